@@ -1,0 +1,244 @@
+"""The shapes every game engine shares.
+
+A game engine is pure: no I/O, no clock, no global randomness. Everything follows from
+(game type, player count, options, seed) and the list of actions applied since, so any game
+can be replayed and checked by anyone who holds its record.
+
+The vocabulary, in the spirit of python-chess:
+
+- a *state* is a game-specific mutable object (like ``chess.Board``); ``Game.apply`` changes
+  it in place and returns the events the action caused, or raises ``IllegalAction`` and
+  leaves it untouched;
+- an *action* is a small frozen dataclass with a compact text notation (``Game.notation`` and
+  ``Game.parse`` round-trip);
+- an *event* is what happened, with its audience: public, or only some seats;
+- a *decision* says who must act next and how: an open move, a sealed choice (stored unseen
+  until every sealed choice of the same step is in), or a resolution that the ``SYSTEM``
+  actor (the service's worker) performs once all sealed choices have arrived.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, Generic, Literal, TypeVar
+
+#: The actor that resolves sealed decisions once every choice is in. Never a player.
+SYSTEM: Final = -1
+
+DecisionKind = Literal["move", "sealed", "resolve"]
+
+
+class IllegalAction(Exception):
+    """An action the rules do not allow, with a stable machine-readable reason code."""
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.details}
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened. ``audience`` None means every seat and spectators see it."""
+
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    audience: tuple[int, ...] | None = None
+
+    def visible_to(self, seat: int | None) -> bool:
+        return self.audience is None or (seat is not None and seat in self.audience)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "data": dict(self.data)}
+        if self.audience is not None:
+            out["audience"] = list(self.audience)
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Event:
+        audience = raw.get("audience")
+        return cls(raw["kind"], raw.get("data", {}), None if audience is None else tuple(audience))
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision the game waits for.
+
+    ``step`` names the game-specific step (e.g. ``play_card``, ``conflict_cards``) so clients
+    can prompt for it; ``kind`` says how the service must treat the answer.
+    """
+
+    seat: int
+    kind: DecisionKind
+    step: str
+    #: Identifies the sealed step (e.g. ``conflict-3``) for commitments and job ids; "" if none.
+    ref: str = ""
+
+    @property
+    def sealed(self) -> bool:
+        return self.kind == "sealed"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "step": self.step}
+        if self.ref:
+            out["ref"] = self.ref
+        return out
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """A named rule option (the spec's UPPER_SNAKE names) with its default and choices."""
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...]
+    description: str
+
+    def check(self, value: Any) -> Any:
+        if value not in self.choices or type(value) is not type(self.default):
+            raise IllegalAction(
+                "bad-option",
+                f"option {self.name} takes one of {list(self.choices)}",
+                option=self.name,
+                value=value,
+            )
+        return value
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "default": self.default,
+            "choices": list(self.choices),
+            "description": self.description,
+        }
+
+
+def seeded_rng(seed: str, *purpose: object) -> random.Random:
+    """A random generator that depends only on the game seed and what it is used for."""
+    return random.Random("/".join([seed, *map(str, purpose)]))
+
+
+State = TypeVar("State")
+Action = TypeVar("Action")
+
+
+class Game(ABC, Generic[State, Action]):
+    """One game type's rules. Stateless: every method takes the state it works on."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    #: Bumped whenever a rule change could make a stored game replay differently.
+    rules_version: ClassVar[str]
+    options: ClassVar[tuple[OptionSpec, ...]]
+
+    # -- setup -------------------------------------------------------------------------------
+
+    def resolve_options(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The full option set: defaults overridden by ``given``; unknown names are refused."""
+        specs = {spec.name: spec for spec in self.options}
+        unknown = sorted(set(given or {}) - set(specs))
+        if unknown:
+            raise IllegalAction("unknown-option", f"unknown option {unknown[0]}", option=unknown[0])
+        chosen = {name: spec.default for name, spec in specs.items()}
+        for name, value in (given or {}).items():
+            chosen[name] = specs[name].check(value)
+        return chosen
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise IllegalAction(
+                "bad-player-count",
+                f"{self.title} takes {self.min_players} to {self.max_players} players",
+                players=players,
+            )
+
+    @abstractmethod
+    def new_state(
+        self, players: int, seed: str, options: Mapping[str, Any] | None = None
+    ) -> State: ...
+
+    # -- play --------------------------------------------------------------------------------
+
+    @abstractmethod
+    def pending(self, state: State) -> list[Decision]:
+        """Every decision the game waits for now; empty once the game is over."""
+
+    @abstractmethod
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        """The actions ``seat`` may take now (``SYSTEM`` for resolutions)."""
+
+    @abstractmethod
+    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        """Apply ``action`` by ``seat`` in place and return its events.
+
+        Raises ``IllegalAction`` (leaving ``state`` untouched) when the rules forbid it.
+        """
+
+    @abstractmethod
+    def is_over(self, state: State) -> bool: ...
+
+    # -- notation and serialisation ------------------------------------------------------------
+
+    @abstractmethod
+    def notation(self, action: Action) -> str:
+        """The canonical compact text of an action (``parse`` reads it back)."""
+
+    @abstractmethod
+    def parse(self, text: str) -> Action:
+        """Read an action from its notation; raises ``IllegalAction('bad-notation')``."""
+
+    @abstractmethod
+    def action_to_json(self, action: Action) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def action_from_json(self, raw: Mapping[str, Any]) -> Action:
+        """Read an action object; raises ``IllegalAction('bad-action')`` on malformed input."""
+
+    @abstractmethod
+    def dump(self, state: State) -> dict[str, Any]:
+        """The whole state, hidden parts included, as JSON-compatible data (for storage)."""
+
+    @abstractmethod
+    def load(self, raw: Mapping[str, Any]) -> State: ...
+
+    @abstractmethod
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may see (``None``: a spectator). Never another player's secrets."""
+
+    @abstractmethod
+    def result(self, state: State) -> dict[str, Any] | None:
+        """Final scores and winners once the game is over, else ``None``."""
+
+    # -- derived helpers ----------------------------------------------------------------------
+
+    def decision_for(self, state: State, seat: int) -> Decision | None:
+        return next((d for d in self.pending(state) if d.seat == seat), None)
+
+    def apply_notation(self, state: State, seat: int, text: str) -> list[Event]:
+        return self.apply(state, seat, self.parse(text))
+
+    def replay(
+        self,
+        players: int,
+        seed: str,
+        options: Mapping[str, Any] | None,
+        moves: Iterable[tuple[int, str]],
+    ) -> State:
+        """Rebuild a game from its record: (seat, notation) pairs in the order applied."""
+        state = self.new_state(players, seed, options)
+        for seat, text in moves:
+            self.apply_notation(state, seat, text)
+        return state
+
+
+def visible_events(events: Sequence[Event], seat: int | None) -> list[Event]:
+    return [event for event in events if event.visible_to(seat)]

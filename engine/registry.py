@@ -1,0 +1,27 @@
+"""The game registry: game type id -> engine. New games plug in with one line here."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import import_module
+from typing import Any
+
+from engine.core import Game, IllegalAction
+
+#: Game type id -> "module:attribute" of its engine instance, imported on first use.
+_ENGINES: dict[str, str] = {
+    "attila": "engine.attila.game:GAME",
+}
+
+
+def game_ids() -> list[str]:
+    return sorted(_ENGINES)
+
+
+@cache
+def get_game(game_id: str) -> Game[Any, Any]:
+    target = _ENGINES.get(game_id)
+    if target is None:
+        raise IllegalAction("unknown-game-type", f"no game type {game_id!r}", game_type=game_id)
+    module, attribute = target.split(":")
+    return getattr(import_module(module), attribute)
