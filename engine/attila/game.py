@@ -1,0 +1,159 @@
+"""Attila (Hans im Glück, 2000) as a ``Game``: options, views and the engine entry points."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from engine.attila.actions import AttilaAction, Notation
+from engine.attila.board import Board, load_board
+from engine.attila.rules import Rules
+from engine.attila.state import AttilaState, dump_state, load_state
+from engine.core import Decision, Event, Game, IllegalAction, OptionSpec
+
+
+def _option_specs(board: Board) -> tuple[OptionSpec, ...]:
+    specs = []
+    for name, raw in board.raw["rule_options"].items():
+        if name == "note":
+            continue
+        choices = (raw["default"], *raw.get("alternatives", ()))
+        specs.append(OptionSpec(name, raw["default"], choices, raw["description"]))
+    return tuple(specs)
+
+
+class AttilaGame(Game[AttilaState, AttilaAction]):
+    id: ClassVar[str] = "attila"
+    title: ClassVar[str] = "Attila"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 5
+    rules_version: ClassVar[str] = "attila-1"
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.rules = Rules(board)
+        self.notation_ = Notation(board)
+        type(self).options = _option_specs(board)
+
+    # -- setup and play ---------------------------------------------------------------------
+
+    def new_state(
+        self, players: int, seed: str, options: Mapping[str, Any] | None = None
+    ) -> AttilaState:
+        self.check_players(players)
+        return self.rules.new_state(players, seed, self.resolve_options(options))
+
+    def pending(self, state: AttilaState) -> list[Decision]:
+        return self.rules.pending(state)
+
+    def legal_actions(self, state: AttilaState, seat: int) -> list[AttilaAction]:
+        return self.rules.legal_actions(state, seat)
+
+    def apply(self, state: AttilaState, seat: int, action: AttilaAction) -> list[Event]:
+        return self.rules.apply(state, seat, action)
+
+    def is_over(self, state: AttilaState) -> bool:
+        return state.result is not None
+
+    def result(self, state: AttilaState) -> dict[str, Any] | None:
+        return state.result
+
+    # -- notation and storage ----------------------------------------------------------------
+
+    def notation(self, action: AttilaAction) -> str:
+        return self.notation_.format(action)
+
+    def parse(self, text: str) -> AttilaAction:
+        return self.notation_.parse(text)
+
+    def action_to_json(self, action: AttilaAction) -> dict[str, Any]:
+        return self.notation_.to_json(action)
+
+    def action_from_json(self, raw: Mapping[str, Any]) -> AttilaAction:
+        if not isinstance(raw, Mapping):
+            raise IllegalAction("bad-action", "an action is a JSON object with a 'type'")
+        return self.notation_.from_json(raw)
+
+    def dump(self, state: AttilaState) -> dict[str, Any]:
+        return dump_state(state)
+
+    def load(self, raw: Mapping[str, Any]) -> AttilaState:
+        return load_state(dict(raw))
+
+    # -- views -----------------------------------------------------------------------------
+
+    def view(self, state: AttilaState, seat: int | None) -> dict[str, Any]:
+        """The board and every public counter; the hand and own conflict cards of ``seat``."""
+        b = self.board
+        ids = [p.id for p in b.peoples]
+        century = self.rules.current_century(state)
+        out: dict[str, Any] = {
+            "seat": seat,
+            "players": state.players,
+            "turn": state.turn,
+            "active": state.active,
+            "step": state.step,
+            "pending": [d.to_json() for d in self.pending(state)],
+            "provinces": {
+                p.id: {
+                    "stones": {ids[i]: n for i, n in enumerate(state.stones[p.index]) if n},
+                    "pacified": state.pacified[p.index] or None,
+                }
+                for p in b.provinces
+            },
+            "supply": dict(zip(ids, state.supply, strict=True)),
+            "century": b.first_century + century,
+            "influence_per_stone": b.influence_steps[century],
+            "pacification_tiles": {
+                str(b.first_century + i): n for i, n in enumerate(state.tiles_left)
+            },
+            "influence": {
+                ids[i]: [state.influence[s][i] for s in range(state.players)]
+                for i in range(len(ids))
+            },
+            "scores": list(state.scores),
+            "action_tiles": [list(tiles) for tiles in state.action_tiles],
+            "tile_used_this_turn": state.tile_used,
+            "cards_left_this_turn": state.cards_left if state.step != "over" else 0,
+            "current_people": ids[state.people] if state.people >= 0 else None,
+            "hand_counts": self._hand_counts(state),
+            "draw_pile": len(state.deck),
+            "discard_pile": dict(Counter(ids[c] for c in state.discard)),
+            "conflict": self._conflict_view(state, seat),
+            "result": state.result,
+        }
+        if seat is not None and 0 <= seat < state.players:
+            out["hand"] = [ids[c] for c in state.hands[seat]]
+        return out
+
+    def _hand_counts(self, state: AttilaState) -> list[int]:
+        counts = [len(hand) for hand in state.hands]
+        if state.conflict and state.options["CONFLICT_COMMIT_ORDER"] == "simultaneous":
+            # Counts would betray how many cards a seat laid before the joint reveal.
+            for seat, cards in state.conflict.commits.items():
+                counts[seat] += len(cards)
+        return counts
+
+    def _conflict_view(self, state: AttilaState, seat: int | None) -> dict[str, Any] | None:
+        conflict = state.conflict
+        if conflict is None:
+            return None
+        public_counts = state.options["CONFLICT_COMMIT_ORDER"] != "simultaneous"
+        ids = [p.id for p in self.board.peoples]
+        out: dict[str, Any] = {
+            "ref": conflict.ref,
+            "province": self.board.provinces[conflict.province].id,
+            "peoples": [ids[p] for p in conflict.present],
+            "order": list(conflict.order),
+            "committed": {
+                str(s): (len(cards) if public_counts else True)
+                for s, cards in conflict.commits.items()
+            },
+        }
+        if seat in conflict.commits:
+            out["own_cards"] = [ids[c] for c in conflict.commits[seat]]
+        return out
+
+
+GAME = AttilaGame(load_board())
