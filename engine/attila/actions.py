@@ -170,7 +170,8 @@ class Notation:
             return self.board.province(key).index
         except KeyError:
             raise IllegalAction(
-                "unknown-province", f"no province {key.upper()!r} in {text.strip()!r}",
+                "unknown-province",
+                f"no province {key.upper()!r} in {text.strip()!r}",
                 province=key.upper(),
             ) from None
 
@@ -235,11 +236,19 @@ class Notation:
         return tuple(sorted(self._json_people(card) for card in _json_list(value)))
 
 
-_SIMPLE = {"influence": TakeInfluence(), "double": DoubleTurn(), "end": EndTurn(),
-           "resolve": Resolve()}
+_SIMPLE = {
+    "influence": TakeInfluence(),
+    "double": DoubleTurn(),
+    "end": EndTurn(),
+    "resolve": Resolve(),
+}
 _JSON_FIELDS: dict[str, tuple[str, ...]] = {
-    "play": ("people", "province"), "waive": ("province",), "commit": ("cards",),
-    "swap": ("cards",), "boost": ("peoples",), "discard": ("people",),
+    "play": ("people", "province"),
+    "waive": ("province",),
+    "commit": ("cards",),
+    "swap": ("cards",),
+    "boost": ("peoples",),
+    "discard": ("people",),
     **{kind: () for kind in _SIMPLE},
 }
 

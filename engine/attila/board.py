@@ -88,8 +88,14 @@ def parse_board(raw: dict[str, Any]) -> Board:
     order = raw["scoring_order"]["order"]
     by_id = {p["id"]: p for p in raw["peoples"]}
     peoples = tuple(
-        People(i, pid, by_id[pid]["letter"], by_id[pid]["name_de"], by_id[pid]["name_en"],
-               by_id[pid]["colour"])
+        People(
+            i,
+            pid,
+            by_id[pid]["letter"],
+            by_id[pid]["name_de"],
+            by_id[pid]["name_en"],
+            by_id[pid]["colour"],
+        )
         for i, pid in enumerate(order)
     )
     board = raw["board"]

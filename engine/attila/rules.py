@@ -37,8 +37,9 @@ class Rules:
 
     def __init__(self, board: Board) -> None:
         self.board = board
-        self._plays = [[Play(p, q) for q in range(len(board.provinces))] for p in
-                       range(len(board.peoples))]
+        self._plays = [
+            [Play(p, q) for q in range(len(board.provinces))] for p in range(len(board.peoples))
+        ]
         self._waives = [Waive(q) for q in range(len(board.provinces))]
         self._boosts = [Boost((p,)) for p in range(len(board.peoples))] + [
             Boost(pair) for pair in combinations(range(len(board.peoples)), 2)
@@ -182,12 +183,15 @@ class Rules:
             raise IllegalAction("game-over", "the game is over")
         if decision is None:
             waiting = [d.seat for d in self.pending(state)]
-            raise IllegalAction("not-your-turn", "you have no decision to make now",
-                                seat=seat, waiting_for=waiting)
+            raise IllegalAction(
+                "not-your-turn", "you have no decision to make now", seat=seat, waiting_for=waiting
+            )
         if (decision.kind == "resolve") != isinstance(action, Resolve):
             raise IllegalAction(
-                "wrong-step", "only the server resolves a conflict, once every card is laid",
-                step=decision.step, action=action.kind,
+                "wrong-step",
+                "only the server resolves a conflict, once every card is laid",
+                step=decision.step,
+                action=action.kind,
             )
         events: list[Event] = []
         if type(action) in TILE_OF:
@@ -196,8 +200,10 @@ class Rules:
             handler = _HANDLERS.get((state.step, type(action)))
             if handler is None:
                 raise IllegalAction(
-                    "wrong-step", f"{action.kind!r} is not possible at step {state.step!r}",
-                    step=state.step, action=action.kind,
+                    "wrong-step",
+                    f"{action.kind!r} is not possible at step {state.step!r}",
+                    step=state.step,
+                    action=action.kind,
                 )
             handler(self, state, seat, action, events)
         return events
@@ -207,8 +213,11 @@ class Rules:
     def _play(self, state: AttilaState, seat: int, action: Play, events: list[Event]) -> None:
         hand = state.hands[seat]
         if action.people not in hand:
-            raise IllegalAction("card-not-in-hand", "you hold no card of that people",
-                                people=self._people_id(action.people))
+            raise IllegalAction(
+                "card-not-in-hand",
+                "you hold no card of that people",
+                people=self._people_id(action.people),
+            )
         self._check_placement(state, action.people, action.province)
         hand.remove(action.people)
         state.discard.append(action.people)
@@ -221,12 +230,17 @@ class Rules:
 
     def _check_placement(self, state: AttilaState, people: int, province: int) -> None:
         if not state.supply[people]:
-            raise IllegalAction("supply-empty", "no stone of that people is left in the supply",
-                                people=self._people_id(people))
+            raise IllegalAction(
+                "supply-empty",
+                "no stone of that people is left in the supply",
+                people=self._people_id(people),
+            )
         if not self.placement_mask(state, people) >> province & 1:
             raise IllegalAction(
-                "illegal-province", self._placement_reason(state, people, province),
-                people=self._people_id(people), province=self.board.provinces[province].id,
+                "illegal-province",
+                self._placement_reason(state, people, province),
+                people=self._people_id(people),
+                province=self.board.provinces[province].id,
             )
 
     def _placement_reason(self, state: AttilaState, people: int, province: int) -> str:
@@ -238,23 +252,30 @@ class Rules:
             return f"{name} already holds a fifth stone: a sixth is never allowed"
         if count == self.board.province_capacity:
             return f"{name} is full and no pacification tile is left for a conflict"
-        return (f"{name} is not a frontier province and does not hold or border a province "
-                f"holding {self._people_id(people)}")
+        return (
+            f"{name} is not a frontier province and does not hold or border a province "
+            f"holding {self._people_id(people)}"
+        )
 
     def _place(self, state: AttilaState, province: int, events: list[Event]) -> None:
         people = state.people
         state.stones[province][people] += 1
         state.supply[people] -= 1
         state.placed += 1
-        events.append(self._event(
-            "stone_placed", people=self._people_id(people),
-            province=self.board.provinces[province].id, seat=state.active,
-        ))
+        events.append(
+            self._event(
+                "stone_placed",
+                people=self._people_id(people),
+                province=self.board.provinces[province].id,
+                seat=state.active,
+            )
+        )
         if sum(state.stones[province]) > self.board.province_capacity:
             state.queued.append(province)
 
-    def _take_influence(self, state: AttilaState, seat: int, _: TakeInfluence,
-                        events: list[Event]) -> None:
+    def _take_influence(
+        self, state: AttilaState, seat: int, _: TakeInfluence, events: list[Event]
+    ) -> None:
         steps = self.board.influence_steps[self.current_century(state)]
         self._raise_influence(state, seat, state.people, steps, events)
         self._after_placements(state, events)
@@ -265,17 +286,20 @@ class Rules:
         self._place(state, action.province, events)
         self._after_placements(state, events)
 
-    def _discard(self, state: AttilaState, seat: int, action: Discard,
-                 events: list[Event]) -> None:
+    def _discard(self, state: AttilaState, seat: int, action: Discard, events: list[Event]) -> None:
         if action.people not in state.hands[seat]:
-            raise IllegalAction("card-not-in-hand", "you hold no card of that people",
-                                people=self._people_id(action.people))
+            raise IllegalAction(
+                "card-not-in-hand",
+                "you hold no card of that people",
+                people=self._people_id(action.people),
+            )
         if not isinstance(self._card_actions(state)[0], Discard):
             raise IllegalAction("card-playable", "you can play a card, so you may not discard")
         state.hands[seat].remove(action.people)
         state.discard.append(action.people)
-        events.append(self._event("card_discarded", seat=seat,
-                                  people=self._people_id(action.people)))
+        events.append(
+            self._event("card_discarded", seat=seat, people=self._people_id(action.people))
+        )
         state.cards_left = 1  # no other card is playable either: the turn ends
         state.conflict_this_card = False
         self._card_done(state, events)
@@ -283,8 +307,9 @@ class Rules:
     def _end(self, state: AttilaState, seat: int, _: EndTurn, events: list[Event]) -> None:
         self._end_turn(state, events)
 
-    def _raise_influence(self, state: AttilaState, seat: int, people: int, steps: int,
-                         events: list[Event]) -> None:
+    def _raise_influence(
+        self, state: AttilaState, seat: int, people: int, steps: int, events: list[Event]
+    ) -> None:
         track = state.influence[seat]
         before = track[people]
         if before == 0 and state.options["NEW_COUNTER_ENTRY"] == "entry_consumes_all_steps":
@@ -292,8 +317,15 @@ class Rules:
         else:
             after = min(before + steps, self.board.influence_top)
         track[people] = after
-        events.append(self._event("influence_raised", seat=seat, people=self._people_id(people),
-                                  field=after, steps=after - before))
+        events.append(
+            self._event(
+                "influence_raised",
+                seat=seat,
+                people=self._people_id(people),
+                field=after,
+                steps=after - before,
+            )
+        )
         if after == self.board.influence_top and "influence_top" not in state.end_reasons:
             state.end_reasons.append("influence_top")
 
@@ -313,25 +345,31 @@ class Rules:
         conflict = Conflict(f"conflict-{state.conflicts}", province, present, order)
         state.conflict = conflict
         state.step = CONFLICT
-        events.append(self._event(
-            "conflict_started", ref=conflict.ref, province=self.board.provinces[province].id,
-            peoples=[self._people_id(p) for p in present], order=list(order),
-        ))
+        events.append(
+            self._event(
+                "conflict_started",
+                ref=conflict.ref,
+                province=self.board.provinces[province].id,
+                peoples=[self._people_id(p) for p in present],
+                order=list(order),
+            )
+        )
         # A seat whose hand is empty (public knowledge) can only pass; don't make it wait.
         for seat in order:
             if not state.hands[seat]:
                 conflict.commits[seat] = ()
-                events.append(self._event("conflict_passed_empty_hand", ref=conflict.ref,
-                                          seat=seat))
+                events.append(
+                    self._event("conflict_passed_empty_hand", ref=conflict.ref, seat=seat)
+                )
 
-    def _commit(self, state: AttilaState, seat: int, action: Commit,
-                events: list[Event]) -> None:
+    def _commit(self, state: AttilaState, seat: int, action: Commit, events: list[Event]) -> None:
         conflict = state.conflict
         assert conflict is not None
         wrong = [c for c in action.cards if c not in conflict.present]
         if wrong:
             raise IllegalAction(
-                "people-not-in-conflict", "cards may only be of peoples present in the province",
+                "people-not-in-conflict",
+                "cards may only be of peoples present in the province",
                 people=self._people_id(wrong[0]),
             )
         if Counter(action.cards) - Counter(state.hands[seat]):
@@ -343,9 +381,17 @@ class Rules:
         if state.options["CONFLICT_COMMIT_ORDER"] != "simultaneous":
             public["count"] = len(action.cards)
         events.append(self._event("conflict_committed", **public))
-        events.append(Event("conflict_committed_own", {
-            "ref": conflict.ref, "seat": seat, "cards": self._people_ids(action.cards),
-        }, audience=(seat,)))
+        events.append(
+            Event(
+                "conflict_committed_own",
+                {
+                    "ref": conflict.ref,
+                    "seat": seat,
+                    "cards": self._people_ids(action.cards),
+                },
+                audience=(seat,),
+            )
+        )
 
     def _resolve(self, state: AttilaState, seat: int, _: Resolve, events: list[Event]) -> None:
         conflict = state.conflict
@@ -362,13 +408,16 @@ class Rules:
             stones[people] = 0
         for cards in conflict.commits.values():
             state.discard.extend(cards)
-        events.append(self._event(
-            "conflict_resolved", ref=conflict.ref,
-            province=self.board.provinces[conflict.province].id,
-            cards={str(s): self._people_ids(c) for s, c in sorted(conflict.commits.items())},
-            strength={self._people_id(p): n for p, n in strength.items()},
-            removed=self._people_ids(tuple(leaving)),
-        ))
+        events.append(
+            self._event(
+                "conflict_resolved",
+                ref=conflict.ref,
+                province=self.board.provinces[conflict.province].id,
+                cards={str(s): self._people_ids(c) for s, c in sorted(conflict.commits.items())},
+                strength={self._people_id(p): n for p, n in strength.items()},
+                removed=self._people_ids(tuple(leaving)),
+            )
+        )
         state.conflict = None
         self._pacify(state, conflict.province, events)
         if state.step == OVER:
@@ -382,9 +431,13 @@ class Rules:
         century = self.current_century(state)
         state.tiles_left[century] -= 1
         state.pacified[province] = self.board.first_century + century
-        events.append(self._event("province_pacified",
-                                  province=self.board.provinces[province].id,
-                                  century=self.board.first_century + century))
+        events.append(
+            self._event(
+                "province_pacified",
+                province=self.board.provinces[province].id,
+                century=self.board.first_century + century,
+            )
+        )
         if state.tiles_left[century]:
             return
         if any(state.tiles_left):
@@ -420,8 +473,9 @@ class Rules:
         return not state.tile_used and bool(state.action_tiles[state.active])
 
     def _end_turn(self, state: AttilaState, events: list[Event]) -> None:
-        self._draw(state, state.active, self.board.hand_size - len(state.hands[state.active]),
-                   events)
+        self._draw(
+            state, state.active, self.board.hand_size - len(state.hands[state.active]), events
+        )
         events.append(self._event("turn_ended", seat=state.active, turn=state.turn))
         if any(n == 0 for n in state.supply):
             state.end_reasons.append("supply_empty")
@@ -447,8 +501,11 @@ class Rules:
         winners = [seat for seat, points in enumerate(state.scores) if points == top]
         state.step = OVER
         state.conflict = None
-        state.result = {"scores": list(state.scores), "winners": winners,
-                        "reasons": list(dict.fromkeys(state.end_reasons))}
+        state.result = {
+            "scores": list(state.scores),
+            "winners": winners,
+            "reasons": list(dict.fromkeys(state.end_reasons)),
+        }
         events.append(self._event("game_ended", **state.result, seed=state.seed))
 
     # -- scoring -----------------------------------------------------------------------------
@@ -459,17 +516,23 @@ class Rules:
             awards = self.score_people(state, people)
             for seat, points in awards.items():
                 state.scores[seat] += points
-            lines.append({"people": self._people_id(people),
-                          "points": {str(s): p for s, p in sorted(awards.items())}})
-        events.append(self._event("scored", scoring=kind, peoples=lines,
-                                  scores=list(state.scores), **extra))
+            lines.append(
+                {
+                    "people": self._people_id(people),
+                    "points": {str(s): p for s, p in sorted(awards.items())},
+                }
+            )
+        events.append(
+            self._event("scored", scoring=kind, peoples=lines, scores=list(state.scores), **extra)
+        )
 
     def score_people(self, state: AttilaState, people: int) -> dict[int, int]:
         """Points per seat for one people, rulebook §4 cases (a) to (e) and the 2-player gap."""
         stones = sum(row[people] for row in state.stones)
         provinces = sum(1 for row in state.stones if row[people])
-        fields = {seat: track[people] for seat, track in enumerate(state.influence)
-                  if track[people]}
+        fields = {
+            seat: track[people] for seat, track in enumerate(state.influence) if track[people]
+        }
         if not fields:
             return {}
         ranked = sorted(set(fields.values()), reverse=True)
@@ -493,8 +556,11 @@ class Rules:
     def _apply_tile(self, state: AttilaState, action: AttilaAction, events: list[Event]) -> None:
         tile = TILE_OF[type(action)]
         if state.step not in TILE_STEPS:
-            raise IllegalAction("wrong-step", "action tiles are used in your own turn, "
-                                "never while conflict cards are laid", step=state.step)
+            raise IllegalAction(
+                "wrong-step",
+                "action tiles are used in your own turn, never while conflict cards are laid",
+                step=state.step,
+            )
         if tile not in state.action_tiles[state.active]:
             raise IllegalAction("tile-used-up", f"your {tile} tile is already used", tile=tile)
         if state.tile_used:
@@ -526,8 +592,11 @@ class Rules:
         if Counter(action.cards) - Counter(state.hands[state.active]):
             raise IllegalAction("card-not-in-hand", "you do not hold all of these cards")
         if len(action.cards) > self._drawable(state):
-            raise IllegalAction("swap-too-many", "not that many cards are left to draw",
-                                available=self._drawable(state))
+            raise IllegalAction(
+                "swap-too-many",
+                "not that many cards are left to draw",
+                available=self._drawable(state),
+            )
 
     def _check_boost(self, action: Boost) -> None:
         if len(action.peoples) not in (1, 2) or len(set(action.peoples)) != len(action.peoples):
@@ -539,8 +608,7 @@ class Rules:
         for card in action.cards:
             state.hands[seat].remove(card)
         state.discard.extend(action.cards)
-        events.append(self._event("cards_swapped", seat=seat,
-                                  cards=self._people_ids(action.cards)))
+        events.append(self._event("cards_swapped", seat=seat, cards=self._people_ids(action.cards)))
 
     # -- the draw pile -----------------------------------------------------------------------
 
@@ -555,8 +623,13 @@ class Rules:
         state.hands[seat].extend(drawn)
         state.hands[seat].sort()
         events.append(self._event("cards_drawn", seat=seat, count=len(drawn)))
-        events.append(Event("cards_drawn_own", {"seat": seat, "cards": self._people_ids(
-            tuple(sorted(drawn)))}, audience=(seat,)))
+        events.append(
+            Event(
+                "cards_drawn_own",
+                {"seat": seat, "cards": self._people_ids(tuple(sorted(drawn)))},
+                audience=(seat,),
+            )
+        )
 
     def _reshuffle(self, state: AttilaState, events: list[Event]) -> bool:
         if state.options["DRAW_PILE_EXHAUSTED"] != "reshuffle_discards" or not state.discard:
@@ -605,6 +678,10 @@ def _sub_multisets(cards: list[int], limit: int) -> list[tuple[int, ...]]:
     counts = sorted(Counter(cards).items())
     out: list[tuple[int, ...]] = [()]
     for card, available in counts:
-        out = [prefix + (card,) * k for prefix in out for k in range(available + 1)
-               if len(prefix) + k <= limit]
+        out = [
+            prefix + (card,) * k
+            for prefix in out
+            for k in range(available + 1)
+            if len(prefix) + k <= limit
+        ]
     return out

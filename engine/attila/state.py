@@ -6,7 +6,6 @@ from copy import deepcopy
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-
 # Steps of a turn (the ``step`` of the pending decision).
 PLAY_CARD = "play_card"
 INFLUENCE = "influence"
