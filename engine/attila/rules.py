@@ -126,10 +126,11 @@ class Rules:
     def _card_actions(self, state: AttilaState) -> list[AttilaAction]:
         hand = state.hands[state.active]
         plays: list[AttilaAction] = []
+        present, closed = self._occupation(state)
         for people in sorted(set(hand)):
             if state.supply[people]:
                 row = self._plays[people]
-                plays += [row[q] for q in _bits(self.placement_mask(state, people))]
+                plays += [row[q] for q in _bits(self._reachable(present[people]) & ~closed)]
         return plays or [Discard(people) for people in sorted(set(hand))]
 
     def _tile_actions(self, state: AttilaState) -> list[AttilaAction]:
@@ -148,22 +149,35 @@ class Rules:
 
     def placement_mask(self, state: AttilaState, people: int) -> int:
         """Provinces where a stone of ``people`` may go now, as a bit mask."""
+        present, closed = self._occupation(state)
+        return self._reachable(present[people]) & ~closed
+
+    def _occupation(self, state: AttilaState) -> tuple[list[int], int]:
+        """Per people the provinces holding it, and the provinces no stone may enter."""
         b = self.board
-        present = 0
-        full = 0
-        closed = 0
+        present = [0] * len(b.peoples)
+        full = closed = 0
         for q, row in enumerate(state.stones):
             count = sum(row)
-            if row[people]:
-                present |= 1 << q
-            if count >= b.province_capacity:
-                full |= 1 << q
-            if count > b.province_capacity or state.pacified[q]:
-                closed |= 1 << q
-        reachable = b.frontier_mask | present | b.neighbours_of(present)
+            if count:
+                bit = 1 << q
+                for people, stones in enumerate(row):
+                    if stones:
+                        present[people] |= bit
+                if count >= b.province_capacity:
+                    full |= bit
+                    if count > b.province_capacity:
+                        closed |= bit
+        closed |= self._pacified_mask(state)
         if not self._fifth_stone_allowed(state):
             closed |= full
-        return reachable & ~closed
+        return present, closed
+
+    def _pacified_mask(self, state: AttilaState) -> int:
+        return sum(1 << q for q, century in enumerate(state.pacified) if century)
+
+    def _reachable(self, present: int) -> int:
+        return self.board.frontier_mask | present | self.board.neighbours_of(present)
 
     def _fifth_stone_allowed(self, state: AttilaState) -> bool:
         """A 5th stone needs a pacification tile that no earlier conflict has claimed."""
