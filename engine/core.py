@@ -138,7 +138,7 @@ class Game(ABC, Generic[State, Action]):
     max_players: ClassVar[int]
     #: Bumped whenever a rule change could make a stored game replay differently.
     rules_version: ClassVar[str]
-    options: ClassVar[tuple[OptionSpec, ...]]
+    options: tuple[OptionSpec, ...]
 
     # -- setup -------------------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ class AttilaGame(Game[AttilaState, AttilaAction]):
         self.board = board
         self.rules = Rules(board)
         self.notation_ = Notation(board)
-        type(self).options = _option_specs(board)
+        self.options = _option_specs(board)
 
     # -- setup and play ---------------------------------------------------------------------
 
