@@ -1,0 +1,210 @@
+"""An SVG picture of an Attila game, drawn from the spectator view only.
+
+Drawing from ``GAME.view(state, None)`` means the picture cannot show a hand, the draw pile
+or an unrevealed conflict card, whoever asks for it. The layout (province positions) is a
+data file beside the board, as reconstructed as the board itself.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+from xml.sax.saxutils import escape
+
+from engine.attila.board import Board
+
+PEOPLE_FILL = {
+    "blue": "#2f6fd6",
+    "yellow": "#e9c229",
+    "black": "#2b2b2b",
+    "green": "#2f9a46",
+    "purple": "#8a3fb8",
+    "red": "#d23a2f",
+}
+PLAYER_FILL = ["#d23a2f", "#2f6fd6", "#2f9a46", "#e9c229", "#f4f4f4"]
+PLAYER_NAMES = ["red", "blue", "green", "yellow", "white"]
+NODE_W, NODE_H = 104, 62
+PANEL_H = 250
+ROMAN = {4: "IV", 5: "V", 6: "VI", 7: "VII"}
+
+
+@cache
+def _layout() -> dict[str, Any]:
+    text = resources.files("engine.attila").joinpath("data/layout.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def render(board: Board, view: dict[str, Any], title: str = "Attila") -> str:
+    layout = _layout()
+    width, height = layout["width"], layout["height"] + PANEL_H
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">',
+        f"<title>{escape(title)}</title>",
+        f'<rect width="{width}" height="{layout["height"]}" fill="#cfe3ef"/>',
+        f'<rect y="{layout["height"]}" width="{width}" height="{PANEL_H}" fill="#f6f1e4"/>',
+        '<text x="20" y="34" font-size="24" font-weight="bold" fill="#213547">'
+        f"{escape(title)}</text>",
+        '<text x="20" y="56" font-size="12" fill="#456">Reconstructed board: not the printed '
+        "map (see docs/rules/attila.md)</text>",
+    ]
+    parts += _borders(board, layout)
+    parts += _decorations(layout)
+    parts += [_province(board, layout, p.id, p.frontier, view) for p in board.provinces]
+    parts += _legend(board, view, width)
+    parts += _panel(board, view, layout["height"])
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _borders(board: Board, layout: dict[str, Any]) -> list[str]:
+    pos = layout["provinces"]
+    sea = {frozenset(pair) for pair in board.sea_arrows}
+    out = []
+    for a in board.provinces:
+        for b in board.provinces:
+            if a.index < b.index and board.neighbours[a.index] >> b.index & 1:
+                (x1, y1), (x2, y2) = pos[a.id], pos[b.id]
+                if frozenset((a.index, b.index)) in sea:
+                    style = 'stroke="#3d7ea6" stroke-width="2.5" stroke-dasharray="7 5"'
+                else:
+                    style = 'stroke="#a08a66" stroke-width="3"'
+                out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" {style}/>')
+    return out
+
+
+def _decorations(layout: dict[str, Any]) -> list[str]:
+    out = []
+    for name, (x, y) in layout["decorations"].items():
+        out.append(
+            f'<ellipse cx="{x}" cy="{y}" rx="16" ry="26" fill="#d9d2bf" stroke="#a99f86"/>'
+            f'<text x="{x}" y="{y + 42}" font-size="10" fill="#6b6455" text-anchor="middle">'
+            f"{escape(name.title())} (no stones)</text>"
+        )
+    return out
+
+
+def _province(
+    board: Board, layout: dict[str, Any], pid: str, frontier: bool, view: dict[str, Any]
+) -> str:
+    x, y = layout["provinces"][pid]
+    left, top = x - NODE_W // 2, y - NODE_H // 2
+    info = view["provinces"][pid]
+    century = info["pacified"]
+    fill = "#d8d4c8" if century else "#fbf6e8"
+    stroke = "#b3261e" if frontier else "#6d5d3f"
+    name = board.provinces[board.province(pid).index].name
+    out = [
+        f'<g id="province-{escape(pid)}">',
+        f'<rect x="{left}" y="{top}" width="{NODE_W}" height="{NODE_H}" rx="9" fill="{fill}" '
+        f'stroke="{stroke}" stroke-width="{3 if frontier else 1.5}"/>',
+        f'<text x="{x}" y="{top + 15}" font-size="12" font-weight="bold" text-anchor="middle" '
+        f'fill="#2d2416">{escape(name)}</text>',
+        f'<text x="{left + 6}" y="{top + NODE_H - 6}" font-size="9" fill="#6b5b3e">'
+        f"{escape(pid)}</text>",
+    ]
+    if century:
+        out.append(
+            f'<rect x="{left + NODE_W - 30}" y="{top + NODE_H - 18}" width="26" height="14" '
+            f'rx="3" fill="#5b4a2e"/><text x="{left + NODE_W - 17}" y="{top + NODE_H - 7}" '
+            f'font-size="9" fill="#fff" text-anchor="middle">{ROMAN.get(century, century)}</text>'
+        )
+    out += _stones(board, info["stones"], left + 10, top + 30)
+    out.append("</g>")
+    return "".join(out)
+
+
+def _stones(board: Board, stones: dict[str, int], x: int, y: int) -> list[str]:
+    out = []
+    for people in board.peoples:
+        for _ in range(stones.get(people.id, 0)):
+            colour = PEOPLE_FILL.get(people.colour, "#888")
+            out.append(
+                f'<rect x="{x}" y="{y}" width="15" height="15" rx="3" fill="{colour}" '
+                f'stroke="#fff" stroke-width="1"><title>{escape(people.name_en)}</title></rect>'
+            )
+            x += 18
+    return out
+
+
+def _legend(board: Board, view: dict[str, Any], width: int) -> list[str]:
+    x, y = width - 190, 24
+    out = [
+        f'<rect x="{x - 12}" y="{y - 18}" width="190" height="{52 + 20 * len(board.peoples)}" '
+        'rx="8" fill="#ffffffcc" stroke="#9fb4c2"/>',
+        f'<text x="{x}" y="{y}" font-size="13" font-weight="bold">Peoples (supply)</text>',
+    ]
+    for i, people in enumerate(board.peoples):
+        yy = y + 22 + 20 * i
+        colour = PEOPLE_FILL.get(people.colour, "#888")
+        out.append(
+            f'<rect x="{x}" y="{yy - 12}" width="14" height="14" rx="3" fill="{colour}"/>'
+            f'<text x="{x + 22}" y="{yy}" font-size="12">{people.letter}  '
+            f"{escape(people.name_en)} ({view['supply'][people.id]})</text>"
+        )
+    yy = y + 30 + 20 * len(board.peoples)
+    out.append(
+        f'<text x="{x}" y="{yy}" font-size="10" fill="#456">— land border  - - sea arrow</text>'
+    )
+    return out
+
+
+def _panel(board: Board, view: dict[str, Any], top: int) -> list[str]:
+    players = view["players"]
+    out = [
+        f'<text x="20" y="{top + 28}" font-size="15" font-weight="bold">Century '
+        f"{ROMAN.get(view['century'], view['century'])}: {view['influence_per_stone']} "
+        "influence per stone</text>",
+    ]
+    x = 20
+    for century, tiles in view["pacification_tiles"].items():
+        label = ROMAN.get(int(century), century)
+        out.append(
+            f'<text x="{x}" y="{top + 54}" font-size="12">{label}: '
+            f"{tiles} tile{'s' if tiles != 1 else ''}</text>"
+        )
+        x += 90
+    out += _scores(view, top + 84, players)
+    out += _influence(board, view, top, players)
+    return out
+
+
+def _scores(view: dict[str, Any], y: int, players: int) -> list[str]:
+    out = [f'<text x="20" y="{y}" font-size="15" font-weight="bold">Scores</text>']
+    for seat in range(players):
+        yy = y + 22 + 22 * seat
+        marker = " ◀ to play" if seat == view["active"] and not view["result"] else ""
+        winner = " ★ winner" if view["result"] and seat in view["result"]["winners"] else ""
+        out.append(
+            f'<circle cx="30" cy="{yy - 5}" r="7" fill="{PLAYER_FILL[seat]}" stroke="#333"/>'
+            f'<text x="44" y="{yy}" font-size="13">Seat {seat} ({PLAYER_NAMES[seat]}): '
+            f"{view['scores'][seat]} points, {view['hand_counts'][seat]} cards, tiles: "
+            f"{', '.join(view['action_tiles'][seat]) or 'none'}{marker}{winner}</text>"
+        )
+    return out
+
+
+def _influence(board: Board, view: dict[str, Any], top: int, players: int) -> list[str]:
+    x0, y0 = 640, top + 28
+    out = [f'<text x="{x0}" y="{y0}" font-size="15" font-weight="bold">Influence (of 22)</text>']
+    for seat in range(players):
+        out.append(
+            f'<circle cx="{x0 + 130 + 60 * seat}" cy="{y0 + 18}" r="7" '
+            f'fill="{PLAYER_FILL[seat]}" stroke="#333"/>'
+        )
+    for i, people in enumerate(board.peoples):
+        yy = y0 + 44 + 24 * i
+        colour = PEOPLE_FILL.get(people.colour, "#888")
+        out.append(
+            f'<rect x="{x0}" y="{yy - 12}" width="14" height="14" rx="3" fill="{colour}"/>'
+            f'<text x="{x0 + 22}" y="{yy}" font-size="12">{escape(people.name_en)}</text>'
+        )
+        for seat, field in enumerate(view["influence"][people.id]):
+            text = str(field) if field else "–"
+            out.append(
+                f'<text x="{x0 + 130 + 60 * seat}" y="{yy}" font-size="12" '
+                f'text-anchor="middle">{text}</text>'
+            )
+    return out
