@@ -1,0 +1,1 @@
+"""HTTP layer: one blueprint per resource, thin over ``service.games`` and ``service.store``."""

@@ -1,0 +1,210 @@
+"""Games: create, join, start, list, view, legal actions, actions, events, record."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from flask import Response
+from flask.views import MethodView
+
+from service import games
+from service.api.base import Blueprint
+from service.auth import BEARER_SECURITY, current_player, store
+from service.problems import Problem
+from service.schemas import games as s
+from service.store import MAX_INDEX, GameRecord, Idempotency
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and play")
+
+PUBLIC_OR_BEARER = [{}, *BEARER_SECURITY]  # anonymous callers get the spectator's view
+
+
+def _player() -> dict[str, Any]:
+    player = current_player()
+    assert player is not None
+    return player
+
+
+def _caller_seat(record: GameRecord) -> tuple[int | None, str | None]:
+    player = current_player(required=False)
+    player_id = player["id"] if player else None
+    return record.seat_of(player_id), player_id
+
+
+def _parse_version(value: str) -> int:
+    """``If-Match: "12"`` (quotes and W/ tolerated) -> 12."""
+    text = value.strip().removeprefix("W/").strip('"')
+    if not text.isdigit() or len(text) > 15:
+        raise Problem(400, "invalid-if-match", 'If-Match must be a version such as "12"')
+    return int(text)
+
+
+@blp.route("")
+class GamesView(MethodView):
+    @blp.arguments(s.GameCreate)
+    @blp.response(201, s.GameCreated)
+    @blp.doc(security=BEARER_SECURITY)
+    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Create a game; the creator takes seat 0 and gets the invite code."""
+        outcome = games.create_game(
+            store(), _player(), data["type"], data["options"], data.get("seed"), data["seats"]
+        )
+        return outcome.body
+
+    @blp.arguments(s.GameListQuery, location="query")
+    @blp.response(200, s.GameList)
+    @blp.doc(security=BEARER_SECURITY)
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """The caller's games, oldest first; page with ``next_cursor``."""
+        player = _player()
+        cursor = query.get("cursor")
+        if cursor is not None and not cursor.isdigit():
+            raise Problem(400, "invalid-cursor", "cursor must be a next_cursor from this list")
+        after = int(cursor) if cursor is not None else None
+        rows = store().player_game_ids(player["id"], after)
+        summaries = store().game_summaries([gid for gid, _ in rows])
+        items: list[dict[str, Any]] = []
+        examined = 0
+        for (_, seq), summary in zip(rows, summaries, strict=True):
+            examined, after = examined + 1, seq
+            if summary is not None and query.get("status") in (None, summary["status"]):
+                items.append(_summary(summary, player["id"]))
+            if len(items) == query["limit"]:
+                break
+        # More may follow if we stopped early or the index scan hit its bound.
+        more = examined < len(rows) or len(rows) == MAX_INDEX
+        return {"items": items, "next_cursor": str(after) if more else None}
+
+
+def _summary(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
+    seats = [
+        {"seat": i, "player_id": p, "name": n}
+        for i, (p, n) in enumerate(zip(summary["seats"], summary["names"], strict=True))
+    ]
+    return {
+        "id": summary["id"],
+        "type": summary["type"],
+        "status": summary["status"],
+        "version": int(summary["version"]),
+        "your_seat": summary["seats"].index(player_id),
+        "seats": seats,
+        "max_seats": int(summary["max_seats"]),
+        "waiting_for": summary["pending"],
+        "updated_at": float(summary["updated_at"]),
+    }
+
+
+@blp.route("/<game_id>/seats")
+class SeatsView(MethodView):
+    @blp.arguments(s.JoinRequest)
+    @blp.response(201, s.Joined)
+    @blp.doc(security=BEARER_SECURITY)
+    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """Take the next free seat with the invite code."""
+        return games.join_game(store(), _player(), game_id, data["invite_code"]).body
+
+
+@blp.route("/<game_id>/start")
+class StartView(MethodView):
+    @blp.response(200, s.Started)
+    @blp.doc(security=BEARER_SECURITY)
+    def post(self, game_id: str) -> dict[str, Any]:
+        """Deal and start (the creator, once enough players sit)."""
+        return games.start_game(store(), _player(), game_id).body
+
+
+@blp.route("/<game_id>")
+class GameView(MethodView):
+    @blp.arguments(s.ViewHeaders, location="headers")
+    @blp.response(200, s.GameView, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.alt_response(304, description="Not modified: the version in If-None-Match is current")
+    @blp.doc(security=PUBLIC_OR_BEARER)
+    def get(self, headers: dict[str, Any], game_id: str) -> Any:
+        """The game as the caller may see it (spectator's view without a token).
+
+        The ETag is the version: send it back in If-None-Match to get 304 while nothing moved.
+        """
+        record = store().get_game(game_id)
+        seat, player_id = _caller_seat(record)
+        etag = f'"{record.version}"'
+        cache = {"ETag": etag, "Vary": "Authorization", "Cache-Control": "private, no-cache"}
+        tags = [t.strip() for t in headers.get("if_none_match", "").split(",")]
+        if etag in tags or f"W/{etag}" in tags:
+            return Response(status=304, headers=cache)
+        return games.game_view(record, seat, player_id), 200, cache
+
+
+@blp.route("/<game_id>/legal-actions")
+class LegalActionsView(MethodView):
+    @blp.response(200, s.LegalActions)
+    @blp.doc(security=BEARER_SECURITY)
+    def get(self, game_id: str) -> dict[str, Any]:
+        """The caller's legal actions now, each with its notation."""
+        player = _player()
+        record = store().get_game(game_id)
+        seat = record.seat_of(player["id"])
+        if seat is None:
+            raise Problem(403, "not-a-player", "you have no seat in this game")
+        return games.legal_actions(record, seat)
+
+
+@blp.route("/<game_id>/actions")
+class ActionsView(MethodView):
+    @blp.arguments(s.ActionHeaders, location="headers")
+    @blp.arguments(s.ActionRequest)
+    @blp.response(200, s.ActionResult, description="Applied: the new version and its events")
+    @blp.alt_response(202, schema=s.ActionResult, description="Sealed choice stored unseen")
+    @blp.doc(security=BEARER_SECURITY)
+    def post(self, headers: dict[str, Any], data: dict[str, Any], game_id: str) -> Any:
+        """Play: a notation string or an action object.
+
+        ``Idempotency-Key``: the same key and body replay the first answer; ``If-Match``: a
+        stale version answers 412. Not your turn: 409. Illegal: 422 with the engine's code.
+        """
+        player = _player()
+        if_match = _parse_version(headers["if_match"]) if "if_match" in headers else None
+        idem = None
+        if "idempotency_key" in headers:
+            body = json.dumps(data, sort_keys=True, separators=(",", ":"))
+            idem = Idempotency(
+                player["id"], headers["idempotency_key"], hashlib.sha256(body.encode()).hexdigest()
+            )
+        outcome = games.play(
+            store(),
+            player,
+            game_id,
+            data.get("notation"),
+            data.get("action"),
+            if_match,
+            data.get("expected_version"),
+            idem,
+        )
+        extra = {"Idempotent-Replayed": "true"} if outcome.replayed else {}
+        return outcome.body, outcome.status, extra
+
+
+@blp.route("/<game_id>/events")
+class EventsView(MethodView):
+    @blp.arguments(s.EventsQuery, location="query")
+    @blp.response(200, s.EventPage)
+    @blp.doc(security=PUBLIC_OR_BEARER)
+    def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """The event log after version ``after``, redacted for the caller."""
+        record, entries = store().read_log(game_id, query["after"], query["limit"])
+        seat, _ = _caller_seat(record)
+        items = [games.redact_entry(record, v, entry, seat) for v, entry in entries]
+        last = items[-1]["version"] if items else query["after"]
+        return {"items": items, "next_cursor": str(last)}
+
+
+@blp.route("/<game_id>/record")
+class RecordView(MethodView):
+    @blp.response(200, s.GameRecord)
+    @blp.doc(security=PUBLIC_OR_BEARER)
+    def get(self, game_id: str) -> dict[str, Any]:
+        """The game record: enough to replay the game with the engine and check the result."""
+        record, entries = store().read_log(game_id)
+        seat, _ = _caller_seat(record)
+        return games.game_record(record, entries, seat)

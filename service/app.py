@@ -1,0 +1,54 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from flask import Flask
+from flask_swagger_ui import get_swaggerui_blueprint
+
+from service.problems import Api
+from service.store import Store
+
+API_TITLE = "Kurier"
+API_VERSION = "1"
+#: Bigger bodies are refused with 413 before any parsing: a move is a few bytes.
+MAX_BODY = 64 * 1024
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(
+        API_TITLE=API_TITLE,
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/v1",
+        OPENAPI_JSON_PATH="openapi.json",
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        REDIS_URL=os.environ.get("REDIS_URL"),
+        JSON_SORT_KEYS=False,
+    )
+    app.config.update(config or {})
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    # No connection is opened here: the store connects lazily, after gunicorn forks.
+    app.extensions["kurier.store"] = Store(app.config["REDIS_URL"] or "unix:///nonexistent")
+
+    api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}})
+    api.spec.components.security_scheme(
+        "bearerAuth", {"type": "http", "scheme": "bearer", "description": "kur_pat_… token"}
+    )
+    from service.api import games, meta, players
+
+    for blueprint in (meta.blp, players.blp, games.blp):
+        api.register_blueprint(blueprint)
+    # Interactive docs served from the flask-swagger-ui wheel: works offline, no CDN.
+    app.register_blueprint(get_swaggerui_blueprint("/docs", "/v1/openapi.json"))
+    app.extensions["kurier.api"] = api
+    return app
+
+
+_DESCRIPTION = (
+    "Correspondence board games over HTTP. Errors are RFC 9457 application/problem+json with "
+    "a stable `code`. See docs/api.md for the play loop, idempotency and sealed choices."
+)

@@ -1,0 +1,212 @@
+"""``kurier``: run the service, a worker, the embedded Redis, or make a demo game."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+
+import redis
+
+from service.redis_server import RedisServer, data_dir_from_env, redis_url_or_server
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kurier", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="Redis (embedded or REDIS_URL), one worker, the API")
+    run.add_argument("--host", default=DEFAULT_HOST)
+    run.add_argument("--port", type=int, default=DEFAULT_PORT)
+    worker = commands.add_parser("worker", help="an rq worker with its scheduler (REDIS_URL)")
+    worker.add_argument("--burst", action="store_true", help="exit when the queues are empty")
+    commands.add_parser("redis", help="run only the embedded Redis, in the foreground")
+    demo = commands.add_parser("demo", help="create a 3-player Attila game, print tokens")
+    demo.add_argument("--base-url", default=f"http://{DEFAULT_HOST}:{DEFAULT_PORT}")
+    spec = commands.add_parser("openapi", help="print (or write) the OpenAPI document")
+    spec.add_argument("--output", type=Path)
+    args = parser.parse_args(argv)
+    handler = {
+        "run": cmd_run,
+        "worker": cmd_worker,
+        "redis": cmd_redis,
+        "demo": cmd_demo,
+        "openapi": cmd_openapi,
+    }[args.command]
+    return handler(args)
+
+
+# -- run ----------------------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    url, server = redis_url_or_server()
+    env = {**os.environ, "REDIS_URL": url}
+    children: list[subprocess.Popen[bytes]] = []
+    stopping = False
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        children.append(subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env))
+        children.append(subprocess.Popen(_gunicorn(args.host, args.port), env=env))
+        print(
+            f"Kurier: API on http://{args.host}:{args.port}/v1, "
+            f"docs at http://{args.host}:{args.port}/docs (Redis: {url})",
+            flush=True,
+        )
+        while not stopping and all(child.poll() is None for child in children):
+            time.sleep(0.2)
+    finally:
+        # Web and worker first (the worker finishes its job: warm shutdown), Redis last.
+        for child in reversed(children):
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        for child in children:
+            try:
+                child.wait(timeout=70)
+            except subprocess.TimeoutExpired:
+                child.kill()
+        if server is not None:
+            server.stop()
+    failed = [c.returncode for c in children if c.returncode not in (0, -signal.SIGTERM)]
+    return 0 if stopping or not failed else 1
+
+
+def _gunicorn(host: str, port: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--worker-class",
+        "gthread",
+        "--workers",
+        "2",
+        "--threads",
+        "8",
+        "--timeout",
+        "30",
+        "--max-requests",
+        "2000",
+        "--max-requests-jitter",
+        "200",
+        "--bind",
+        f"{host}:{port}",
+        "service.wsgi:app",
+    ]
+
+
+# -- worker ---------------------------------------------------------------------------------
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from rq import Worker
+    from rq.serializers import JSONSerializer
+
+    from service.store import WORKER_QUEUES, Store
+    from workers.jobs import reconcile
+
+    store = Store.from_env()
+    # Resolutions owed by a worker that died before it committed: enqueue them again.
+    reconcile(store)
+    worker = Worker(list(WORKER_QUEUES), connection=store.raw, serializer=JSONSerializer)
+    worker.work(with_scheduler=True, burst=args.burst)
+    return 0
+
+
+# -- redis -----------------------------------------------------------------------------------
+
+
+def cmd_redis(_args: argparse.Namespace) -> int:
+    server = RedisServer(data_dir_from_env())
+    server.start()
+    print(f"REDIS_URL={server.url}", flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: server.stop())
+    try:
+        assert server.process is not None
+        server.process.wait()
+    except KeyboardInterrupt:
+        server.stop()
+    return 0
+
+
+# -- demo ------------------------------------------------------------------------------------
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from service import games
+    from service.store import Store
+
+    url, server = _demo_redis()
+    try:
+        store = Store(url)
+        players = [store.create_player(name, None) for name in ("Alice", "Bruno", "Chiara")]
+        created = games.create_game(store, players[0][0], "attila", {}, None, 3).body
+        for player, _ in players[1:]:
+            games.join_game(store, player, created["id"], created["invite_code"])
+        games.start_game(store, players[0][0], created["id"])
+        store.close()
+    finally:
+        if server is not None:
+            server.stop()
+    base = args.base_url.rstrip("/")
+    print(f"Demo game {created['id']} (Attila, 3 players) at {base}/v1/games/{created['id']}")
+    for seat, (player, token) in enumerate(players):
+        print(f"  seat {seat} {player['name']}: {token}")
+    token = players[0][1]
+    print("Try:")
+    print(
+        f"  curl -H 'Authorization: Bearer {token}' {base}/v1/games/{created['id']}/legal-actions"
+    )
+    return 0
+
+
+def _demo_redis() -> tuple[str, RedisServer | None]:
+    """The running service's Redis if there is one, else start the embedded one briefly."""
+    if os.environ.get("REDIS_URL"):
+        return os.environ["REDIS_URL"], None
+    server = RedisServer(data_dir_from_env())
+    try:
+        client = redis.Redis(unix_socket_path=str(server.socket), socket_timeout=2, retry=None)
+        client.ping()
+        client.close()
+        return server.url, None
+    except (redis.RedisError, OSError):
+        return server.start(), server
+
+
+# -- openapi -----------------------------------------------------------------------------------
+
+
+def cmd_openapi(args: argparse.Namespace) -> int:
+    text = openapi_text()
+    if args.output:
+        args.output.write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def openapi_text() -> str:
+    from service.app import create_app
+
+    app = create_app({"REDIS_URL": "unix:///nonexistent"})
+    spec = app.extensions["kurier.api"].spec.to_dict()
+    return json.dumps(spec, indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,442 @@
+"""Game operations: what each request changes (mutations for ``Store.transact``) and what each
+caller may see of a game (redaction). Generic over game types through ``engine.registry``.
+
+Secrets and who may see them:
+- the engine state: only through ``Game.view(state, seat)``;
+- the seed: its SHA-256 from creation on, the seed itself once the game is over;
+- a sealed choice: its commitment at once; the choice and salt to its author, and to everyone in
+  the reveal that the resolution appends;
+- the invite code: to the creator only.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
+from engine.registry import get_game
+from service import sealed
+from service.problems import Problem
+from service.store import (
+    Change,
+    GameRecord,
+    Idempotency,
+    NothingToDo,
+    Outcome,
+    Store,
+    engine_problem,
+    events_json,
+    game_not_found,
+)
+
+ACTION_KINDS = ("move", "sealed", "resolve")
+
+
+def _event(kind: str, **data: Any) -> dict[str, Any]:
+    return Event(kind, data).to_json()
+
+
+def game_type(type_id: str) -> Game[Any, Any]:
+    try:
+        return get_game(type_id)
+    except IllegalAction as error:
+        raise engine_problem(error) from None
+
+
+# -- creating, joining, starting ---------------------------------------------------------------
+
+
+def create_game(
+    store: Store,
+    creator: Mapping[str, Any],
+    type_id: str,
+    options: Mapping[str, Any] | None,
+    seed: str | None,
+    seats: int,
+) -> Outcome:
+    game = game_type(type_id)
+    try:
+        chosen = game.resolve_options(options)
+        game.check_players(seats)
+    except IllegalAction as error:
+        raise engine_problem(error) from None
+    game_id = secrets.token_hex(8)
+    seq = int(store.r.incr("kurier:seq:games"))
+    seed = seed or sealed.new_seed()
+
+    def mutate(record: GameRecord | None, version: int) -> Change:
+        if record is not None:  # a 64-bit id collision: refuse rather than overwrite
+            raise Problem(409, "game-id-collision", "please retry")
+        now = time.time()
+        record = GameRecord(
+            id=game_id,
+            type=game.id,
+            rules_version=game.rules_version,
+            status="open",
+            version=version,
+            max_seats=seats,
+            options=chosen,
+            seed=seed,
+            seed_commitment=sealed.seed_commitment(seed),
+            seats=[creator["id"]],
+            names=[creator["name"]],
+            creator=creator["id"],
+            invite=secrets.token_urlsafe(9),
+            seq=seq,
+            created_at=now,
+            updated_at=now,
+        )
+        body = {"id": game_id, "version": version, "seat": 0, "invite_code": record.invite}
+        created = _event(
+            "game_created",
+            type=game.id,
+            options=chosen,
+            seats=seats,
+            seed_commitment=record.seed_commitment,
+        )
+        return Change(
+            record,
+            "created",
+            [created, _event("player_joined", seat=0, name=creator["name"])],
+            201,
+            body,
+            index_players=[creator["id"]],
+        )
+
+    return store.transact(game_id, mutate)
+
+
+def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str) -> Outcome:
+    def mutate(record: GameRecord | None, version: int) -> Change:
+        record = _require(record, game_id)
+        if record.seat_of(player["id"]) is not None:
+            raise Problem(409, "already-seated", "you already have a seat in this game")
+        if record.status != "open":
+            raise Problem(409, "game-already-started", "this game no longer takes players")
+        if not secrets.compare_digest(invite.encode(), record.invite.encode()):
+            raise Problem(403, "bad-invite-code", "that invite code does not open this game")
+        if len(record.seats) >= record.max_seats:
+            raise Problem(409, "game-full", "every seat of this game is taken")
+        seat = len(record.seats)
+        record.seats.append(player["id"])
+        record.names.append(player["name"])
+        joined = _event("player_joined", seat=seat, name=player["name"])
+        body = {"id": game_id, "version": version, "seat": seat}
+        return Change(record, "joined", [joined], 201, body, index_players=[player["id"]])
+
+    return store.transact(game_id, mutate)
+
+
+def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
+    def mutate(record: GameRecord | None, version: int) -> Change:
+        record = _require(record, game_id)
+        if record.creator != player["id"]:
+            raise Problem(403, "not-creator", "only the game's creator can start it")
+        if record.status != "open":
+            raise Problem(409, "game-already-started", "this game has already started")
+        game = record.game
+        try:
+            game.check_players(len(record.seats))
+        except IllegalAction as error:
+            raise Problem(
+                409, "not-enough-players", error.message, players=len(record.seats)
+            ) from None
+        state = game.new_state(len(record.seats), record.seed, record.options)
+        record.status = "active"
+        started = _event(
+            "game_started",
+            players=len(record.seats),
+            rules_version=record.rules_version,
+            seed_commitment=record.seed_commitment,
+        )
+        change = Change(record, "started", [started], 200, {"id": game_id, "version": version})
+        _settle(game, state, change)
+        return change
+
+    return store.transact(game_id, mutate)
+
+
+# -- playing -----------------------------------------------------------------------------------
+
+
+def play(
+    store: Store,
+    player: Mapping[str, Any],
+    game_id: str,
+    notation: str | None,
+    action_object: Mapping[str, Any] | None,
+    if_match: int | None,
+    expected_version: int | None,
+    idem: Idempotency | None,
+) -> Outcome:
+    def mutate(record: GameRecord | None, version: int) -> Change:
+        record = _require(record, game_id)
+        seat = record.seat_of(player["id"])
+        if seat is None:
+            raise Problem(403, "not-a-player", "you have no seat in this game")
+        _check_version(record, if_match, expected_version)
+        if record.status != "active":
+            raise Problem(
+                409, "game-not-active", f"the game is {record.status}", game_status=record.status
+            )
+        game = record.game
+        try:
+            action = (
+                game.parse(notation)
+                if notation is not None
+                else (game.action_from_json(action_object or {}))
+            )
+        except IllegalAction as error:
+            raise engine_problem(error) from None
+        state = game.load(record.state or {})
+        decision = game.decision_for(state, seat)
+        if decision is None or decision.kind == "resolve":
+            raise Problem(
+                409,
+                "not-your-turn",
+                "the game is not waiting for you",
+                waiting_for=[d.to_json() for d in game.pending(state)],
+            )
+        try:
+            events = game.apply(state, seat, action)
+        except IllegalAction as error:
+            raise engine_problem(error) from None
+        return _applied(record, game, state, seat, decision, action, events, version)
+
+    return store.transact(game_id, mutate, idem)
+
+
+def resolve(store: Store, game_id: str, ref: str) -> str:
+    """Resolve one sealed step (the worker's job). Safe to run any number of times."""
+
+    def mutate(record: GameRecord | None, version: int) -> Change:
+        if record is None or record.status != "active":
+            raise NothingToDo
+        game = record.game
+        state = game.load(record.state or {})
+        owed = [d for d in game.pending(state) if d.seat == SYSTEM and d.ref == ref]
+        if not owed:
+            raise NothingToDo  # already resolved by an earlier run
+        action = game.legal_actions(state, SYSTEM)[0]
+        events = game.apply(state, SYSTEM, action)
+        return _applied(record, game, state, SYSTEM, owed[0], action, events, version)
+
+    try:
+        store.transact(game_id, mutate)
+    except NothingToDo:
+        store.r.zrem("kurier:resolve:pending", f"{game_id} {ref}")
+        return "already-resolved"
+    return "resolved"
+
+
+def _require(record: GameRecord | None, game_id: str) -> GameRecord:
+    if record is None:
+        raise game_not_found(game_id)
+    return record
+
+
+def _check_version(record: GameRecord, if_match: int | None, expected: int | None) -> None:
+    if if_match is not None and if_match != record.version:
+        raise Problem(
+            412,
+            "stale-version",
+            "the game has moved on since that version",
+            current_version=record.version,
+            headers={"ETag": f'"{record.version}"'},
+        )
+    if expected is not None and expected != record.version:
+        raise Problem(
+            409,
+            "stale-version",
+            "the game has moved on since that version",
+            current_version=record.version,
+        )
+
+
+def _applied(
+    record: GameRecord,
+    game: Game[Any, Any],
+    state: Any,
+    seat: int,
+    decision: Decision,
+    action: Any,
+    events: list[Event],
+    version: int,
+) -> Change:
+    notation = game.notation(action)
+    logged = events_json(events)
+    change = Change(
+        record, decision.kind, logged, 200, {}, seat=seat, action=notation, ref=decision.ref
+    )
+    if decision.kind == "sealed":
+        salt = sealed.new_salt()
+        digest = sealed.commitment(record.id, decision.ref, seat, notation, salt)
+        record.sealed.setdefault(decision.ref, {})[str(seat)] = {
+            "choice": notation,
+            "salt": salt,
+            "commitment": digest,
+        }
+        change.commitment = digest
+        logged.append(_event("sealed_committed", ref=decision.ref, seat=seat, commitment=digest))
+        change.status = 202
+        change.body = {"ref": decision.ref, "commitment": digest, "choice": notation, "salt": salt}
+    elif decision.kind == "resolve":
+        logged.insert(0, _reveal(record, decision.ref))
+        change.resolve_remove.append(decision.ref)
+    _settle(game, state, change)
+    change.body |= {
+        "version": version,
+        "status": record.status,
+        "events": [e for e in change.events if Event.from_json(e).visible_to(seat)],
+    }
+    return change
+
+
+def _reveal(record: GameRecord, ref: str) -> dict[str, Any]:
+    choices = record.sealed.pop(ref, {})
+    listed = [{"seat": int(seat), **choice} for seat, choice in choices.items()]
+    listed.sort(key=lambda c: c["seat"])
+    return _event("sealed_revealed", ref=ref, scheme=sealed.COMMITMENT_SCHEME, choices=listed)
+
+
+def _settle(game: Game[Any, Any], state: Any, change: Change) -> None:
+    """Store the new state and what the game now waits for; schedule resolutions; finish."""
+    record = change.record
+    pending = game.pending(state)
+    record.state = game.dump(state)
+    record.pending = [d.to_json() for d in pending]
+    change.resolve_add = [d.ref for d in pending if d.kind == "resolve" and d.seat == SYSTEM]
+    if game.is_over(state):
+        record.status = "finished"
+        record.result = game.result(state)
+        change.events.append(
+            _event(
+                "game_over",
+                result=record.result,
+                seed=record.seed,
+                seed_commitment=record.seed_commitment,
+            )
+        )
+
+
+# -- what a caller may see -------------------------------------------------------------------
+
+
+def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> dict[str, Any]:
+    game = record.game
+    view = game.view(game.load(record.state), seat) if record.state is not None else None
+    out: dict[str, Any] = {
+        "id": record.id,
+        "type": record.type,
+        "rules_version": record.rules_version,
+        "status": record.status,
+        "version": record.version,
+        "options": record.options,
+        "max_seats": record.max_seats,
+        "seats": _seats(record),
+        "your_seat": seat,
+        "creator_seat": record.seat_of(record.creator),
+        "waiting_for": record.pending,
+        "your_decision": next((d for d in record.pending if d["seat"] == seat), None)
+        if seat is not None
+        else None,
+        "seed_commitment": record.seed_commitment,
+        "view": view,
+        "result": record.result,
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+    }
+    if player_id == record.creator and record.status == "open":
+        out["invite_code"] = record.invite
+    return out
+
+
+def _seats(record: GameRecord) -> list[dict[str, Any]]:
+    pairs = zip(record.seats, record.names, strict=True)
+    return [{"seat": i, "player_id": p, "name": n} for i, (p, n) in enumerate(pairs)]
+
+
+def legal_actions(record: GameRecord, seat: int) -> dict[str, Any]:
+    game = record.game
+    decision: dict[str, Any] | None = None
+    actions: list[dict[str, Any]] = []
+    if record.status == "active" and record.state is not None:
+        state = game.load(record.state)
+        found = game.decision_for(state, seat)
+        if found is not None and found.kind != "resolve":
+            decision = found.to_json()
+            actions = [
+                {"notation": game.notation(a), "action": game.action_to_json(a)}
+                for a in game.legal_actions(state, seat)
+            ]
+    return {"version": record.version, "seat": seat, "decision": decision, "actions": actions}
+
+
+def _action_visible(record: GameRecord, entry: Mapping[str, str], seat: int | None) -> bool:
+    """Open moves are public; a sealed choice only to its author until its reveal."""
+    if entry["kind"] != "sealed" or record.status == "finished":
+        return True
+    author = int(entry["seat"])
+    return author == seat or entry["ref"] not in record.sealed
+
+
+def redact_entry(
+    record: GameRecord, version: int, entry: Mapping[str, str], seat: int | None
+) -> dict[str, Any]:
+    events = [e for e in _loads(entry["events"]) if Event.from_json(e).visible_to(seat)]
+    return {
+        "version": version,
+        "kind": entry["kind"],
+        "seat": int(entry["seat"]) if entry["seat"] != "" else None,
+        "action": entry["action"]
+        if entry["action"] and _action_visible(record, entry, seat)
+        else None,
+        "ref": entry["ref"] or None,
+        "commitment": entry["commitment"] or None,
+        "events": events,
+        "at": float(entry["at"]),
+    }
+
+
+def game_record(
+    record: GameRecord, entries: list[tuple[int, dict[str, str]]], seat: int | None
+) -> dict[str, Any]:
+    actions = []
+    for version, entry in entries:
+        if entry["kind"] not in ACTION_KINDS:
+            continue
+        shown = redact_entry(record, version, entry, seat)
+        actions.append(
+            {k: shown[k] for k in ("version", "seat", "kind", "action", "ref", "commitment")}
+        )
+    reveals = [
+        e["data"]
+        for _, entry in entries
+        for e in _loads(entry["events"])
+        if e["kind"] == "sealed_revealed"
+    ]
+    finished = record.status == "finished"
+    return {
+        "id": record.id,
+        "type": record.type,
+        "rules_version": record.rules_version,
+        "options": record.options,
+        "status": record.status,
+        "players": len(record.seats),
+        "seats": _seats(record),
+        "seed_commitment": record.seed_commitment,
+        "seed": record.seed if finished else None,
+        "commitment_scheme": sealed.COMMITMENT_SCHEME,
+        "actions": actions,
+        "reveals": reveals,
+        "result": record.result,
+        "complete": finished,
+    }
+
+
+def _loads(text: str) -> list[dict[str, Any]]:
+    return json.loads(text)

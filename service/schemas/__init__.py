@@ -1,0 +1,1 @@
+"""Marshmallow schemas, one module per resource: they validate requests and document the API."""

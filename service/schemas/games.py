@@ -1,0 +1,198 @@
+"""Games: creation, seats, views, actions, the event log and the record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import ValidationError, fields, validate, validates_schema
+
+from service.schemas.common import Decision, GameEvent, Seat
+
+STATUSES = ["open", "active", "finished"]
+
+
+class GameCreate(ma.Schema):
+    type = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    seats = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=16),
+        metadata={"description": "How many players the game takes; the creator is seat 0"},
+    )
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    seed = fields.String(
+        validate=validate.Length(min=1, max=128),
+        metadata={"description": "Shuffle seed (default: random). Whoever sets it knows the deal."},
+    )
+
+
+class GameCreated(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    invite_code = fields.String(required=True, metadata={"description": "Give it to the others"})
+
+
+class JoinRequest(ma.Schema):
+    invite_code = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
+class Joined(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+
+
+class Started(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    events = fields.List(fields.Nested(GameEvent), required=True)
+
+
+class GameView(ma.Schema):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    rules_version = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    version = fields.Integer(required=True)
+    options = fields.Dict(required=True)
+    max_seats = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(Seat), required=True)
+    your_seat = fields.Integer(allow_none=True, metadata={"description": "null: spectator"})
+    creator_seat = fields.Integer(allow_none=True)
+    waiting_for = fields.List(fields.Nested(Decision), required=True)
+    your_decision = fields.Nested(Decision, allow_none=True)
+    seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 of seed"})
+    view = fields.Dict(allow_none=True, metadata={"description": "The game, as you may see it"})
+    result = fields.Dict(allow_none=True)
+    invite_code = fields.String(metadata={"description": "To the creator, while open"})
+    created_at = fields.Float(required=True)
+    updated_at = fields.Float(required=True)
+
+
+class GameSummary(ma.Schema):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    status = fields.String(required=True)
+    version = fields.Integer(required=True)
+    your_seat = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(Seat), required=True)
+    max_seats = fields.Integer(required=True)
+    waiting_for = fields.List(fields.Nested(Decision), required=True)
+    updated_at = fields.Float(required=True)
+
+
+class GameListQuery(ma.Schema):
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    cursor = fields.String(validate=validate.Length(max=40))
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class GameList(ma.Schema):
+    items = fields.List(fields.Nested(GameSummary), required=True)
+    next_cursor = fields.String(
+        allow_none=True, metadata={"description": "Pass as cursor for the next page"}
+    )
+
+
+class ViewHeaders(ma.Schema):
+    if_none_match = fields.String(data_key="If-None-Match")
+
+
+class LegalAction(ma.Schema):
+    notation = fields.String(required=True)
+    action = fields.Dict(required=True, metadata={"description": "The same as an action object"})
+
+
+class LegalActions(ma.Schema):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    decision = fields.Nested(Decision, allow_none=True)
+    actions = fields.List(fields.Nested(LegalAction), required=True)
+
+
+class ActionRequest(ma.Schema):
+    notation = fields.String(
+        validate=validate.Length(min=1, max=200), metadata={"description": "e.g. 'V ITA'"}
+    )
+    action = fields.Dict(metadata={"description": "An action object, as in legal-actions"})
+    expected_version = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata={"description": "Refuse with 409 unless this is the current version"},
+    )
+
+    @validates_schema
+    def one_of_notation_or_action(self, data: dict[str, Any], **_: Any) -> None:
+        if ("notation" in data) == ("action" in data):
+            raise ValidationError("give exactly one of notation and action", "_schema")
+
+
+class ActionHeaders(ma.Schema):
+    idempotency_key = fields.String(
+        data_key="Idempotency-Key",
+        validate=validate.Length(min=1, max=200),
+        metadata={"description": "Same key + same body replays the first response"},
+    )
+    if_match = fields.String(
+        data_key="If-Match", metadata={"description": 'The version you saw, e.g. "12"'}
+    )
+
+
+class ActionResult(ma.Schema):
+    version = fields.Integer(required=True, metadata={"description": "The game's new version"})
+    status = fields.String(required=True)
+    events = fields.List(fields.Nested(GameEvent), required=True)
+    ref = fields.String(metadata={"description": "Sealed choices (202): the sealed step"})
+    commitment = fields.String(metadata={"description": "Sealed choices (202): SHA-256"})
+    choice = fields.String(metadata={"description": "Sealed choices (202): canonical notation"})
+    salt = fields.String(metadata={"description": "Sealed choices (202): the salt, for you only"})
+
+
+class EventsQuery(ma.Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+class LogEntry(ma.Schema):
+    version = fields.Integer(required=True)
+    kind = fields.String(
+        required=True, metadata={"description": "created, joined, started, move, sealed or resolve"}
+    )
+    seat = fields.Integer(allow_none=True)
+    action = fields.String(allow_none=True, metadata={"description": "null while sealed"})
+    ref = fields.String(allow_none=True)
+    commitment = fields.String(allow_none=True)
+    events = fields.List(fields.Nested(GameEvent), required=True)
+    at = fields.Float(required=True)
+
+
+class EventPage(ma.Schema):
+    items = fields.List(fields.Nested(LogEntry), required=True)
+    next_cursor = fields.String(required=True, metadata={"description": "Pass as after="})
+
+
+class RecordAction(ma.Schema):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    kind = fields.String(required=True)
+    action = fields.String(allow_none=True)
+    ref = fields.String(allow_none=True)
+    commitment = fields.String(allow_none=True)
+
+
+class GameRecord(ma.Schema):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    rules_version = fields.String(required=True)
+    options = fields.Dict(required=True)
+    status = fields.String(required=True)
+    players = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(Seat), required=True)
+    seed_commitment = fields.String(required=True)
+    seed = fields.String(allow_none=True, metadata={"description": "Revealed at the end"})
+    commitment_scheme = fields.String(required=True)
+    actions = fields.List(fields.Nested(RecordAction), required=True)
+    reveals = fields.List(fields.Dict(), required=True)
+    result = fields.Dict(allow_none=True)
+    complete = fields.Boolean(required=True)

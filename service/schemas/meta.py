@@ -1,0 +1,32 @@
+"""The game-type catalogue and the health check."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields
+
+
+class GameOption(ma.Schema):
+    name = fields.String(required=True)
+    default = fields.Raw(required=True)
+    choices = fields.List(fields.Raw(), required=True)
+    description = fields.String(required=True)
+
+
+class GameType(ma.Schema):
+    id = fields.String(required=True)
+    title = fields.String(required=True)
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    rules_version = fields.String(required=True)
+    options = fields.List(fields.Nested(GameOption), required=True)
+
+
+class GameTypes(ma.Schema):
+    items = fields.List(fields.Nested(GameType), required=True)
+
+
+class Health(ma.Schema):
+    status = fields.String(required=True, metadata={"description": "ok or degraded"})
+    redis = fields.Boolean(required=True)
+    workers = fields.Integer(required=True)

@@ -1,0 +1,485 @@
+"""Everything the service keeps in Redis, and the one place where a game changes.
+
+Data model (every key of one game shares the ``{<game id>}`` hash tag):
+
+- ``kurier:game:{g}`` hash: the game record; ``state``, ``seed``, ``sealed`` and ``invite``
+  are secret and never leave this module unredacted.
+- ``kurier:game:{g}:events`` stream: one entry per version, ID ``<version>-0``.
+- ``kurier:game:{g}:idem:<player>:<sha256(key)>`` string: a replayable response, 24 h.
+- ``kurier:player:{p}`` hash, ``kurier:player:{p}:games`` sorted set (score: creation order).
+- ``kurier:auth:token:<sha256(token)>`` hash: the player a bearer token stands for.
+- ``kurier:resolve:pending`` sorted set: ``"<game> <ref>"`` resolutions owed by the workers.
+
+``Store.transact`` is the only writer of game keys: WATCH the game (and idempotency key),
+read, compute the change in Python, then write record, event, idempotency record and rq jobs
+in one MULTI/EXEC. A concurrent writer makes EXEC fail and we start over from a fresh read, so
+no two changes ever apply to the same version and nothing half-written is ever visible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+from rq import Queue, Worker
+from rq.serializers import JSONSerializer
+
+from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
+from engine.registry import get_game
+from service.problems import Problem
+
+QUEUE_NAME = "default"
+WORKER_QUEUES = ("high", QUEUE_NAME, "low")
+RESOLVE_JOB = "workers.jobs.resolve"
+RESOLVE_INDEX = "kurier:resolve:pending"
+GAME_SEQ = "kurier:seq:games"
+IDEMPOTENCY_TTL = 86_400
+#: A busy game rarely sees more than a couple of EXEC conflicts in a row.
+MAX_TRIES = 8
+TOKEN_PREFIX = "kur_pat_"
+SCOPES = "game:read game:play"
+MAX_INDEX = 1000  # games scanned per listing or inbox: bounded work per request
+
+
+def game_key(game_id: str) -> str:
+    return f"kurier:game:{{{game_id}}}"
+
+
+def events_key(game_id: str) -> str:
+    return f"{game_key(game_id)}:events"
+
+
+def idem_key(game_id: str, player_id: str, key: str) -> str:
+    return f"{game_key(game_id)}:idem:{player_id}:{hashlib.sha256(key.encode()).hexdigest()}"
+
+
+def player_key(player_id: str) -> str:
+    return f"kurier:player:{{{player_id}}}"
+
+
+def player_games_key(player_id: str) -> str:
+    return f"{player_key(player_id)}:games"
+
+
+def token_key(token: str) -> str:
+    return f"kurier:auth:token:{hashlib.sha256(token.encode()).hexdigest()}"
+
+
+def resolve_job_id(game_id: str, ref: str) -> str:
+    # Derived from the conflict, so a second enqueue of the same resolution collapses onto it.
+    return f"resolve-{game_id}-{ref}"
+
+
+def _dumps(value: Any) -> str:
+    # Key order is kept, not sorted: an engine may depend on the order of its dicts (the Attila
+    # engine reveals conflict cards in commit order), and a round trip must not change it.
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _text(value: bytes | str | None) -> str:
+    if value is None:
+        return ""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+# -- the game record ------------------------------------------------------------------------------
+
+
+@dataclass
+class GameRecord:
+    id: str
+    type: str
+    rules_version: str
+    status: str  # open | active | finished
+    version: int
+    max_seats: int
+    options: dict[str, Any]
+    seed: str
+    seed_commitment: str
+    seats: list[str]  # player ids by seat
+    names: list[str]
+    creator: str
+    invite: str
+    seq: int
+    created_at: float
+    updated_at: float
+    state: dict[str, Any] | None = None
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    #: ref -> seat -> {"choice", "salt", "commitment"}: sealed choices not yet revealed.
+    sealed: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    result: dict[str, Any] | None = None
+
+    _JSON = ("options", "seats", "names", "state", "pending", "sealed", "result")
+
+    @classmethod
+    def from_hash(cls, game_id: str, raw: Mapping[Any, Any]) -> GameRecord:
+        h = {_text(k): _text(v) for k, v in raw.items()}
+        data: dict[str, Any] = {name: json.loads(h[name]) for name in cls._JSON if name in h}
+        return cls(
+            id=game_id,
+            type=h["type"],
+            rules_version=h["rules_version"],
+            status=h["status"],
+            version=int(h["version"]),
+            max_seats=int(h["max_seats"]),
+            seed=h["seed"],
+            seed_commitment=h["seed_commitment"],
+            creator=h["creator"],
+            invite=h["invite"],
+            seq=int(h["seq"]),
+            created_at=float(h["created_at"]),
+            updated_at=float(h["updated_at"]),
+            **data,
+        )
+
+    def to_hash(self) -> dict[str, str]:
+        plain = ("type", "rules_version", "status", "version", "max_seats", "seed")
+        out = {name: str(getattr(self, name)) for name in plain}
+        out |= {
+            "seed_commitment": self.seed_commitment,
+            "creator": self.creator,
+            "invite": self.invite,
+            "seq": str(self.seq),
+            "created_at": repr(self.created_at),
+            "updated_at": repr(self.updated_at),
+        }
+        out |= {name: _dumps(getattr(self, name)) for name in self._JSON}
+        return out
+
+    @property
+    def game(self) -> Game[Any, Any]:
+        return get_game(self.type)
+
+    def seat_of(self, player_id: str | None) -> int | None:
+        return self.seats.index(player_id) if player_id in self.seats else None
+
+    def decisions(self) -> list[Decision]:
+        return [Decision(d["seat"], d["kind"], d["step"], d.get("ref", "")) for d in self.pending]
+
+
+@dataclass
+class Change:
+    """What one transaction writes besides the record, and what the caller is answered."""
+
+    record: GameRecord
+    entry_kind: str  # created | joined | started | move | sealed | resolve
+    events: list[dict[str, Any]]
+    status: int
+    body: dict[str, Any]
+    seat: int | None = None
+    action: str = ""
+    ref: str = ""
+    commitment: str = ""
+    index_players: list[str] = field(default_factory=list)
+    resolve_add: list[str] = field(default_factory=list)
+    resolve_remove: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    player_id: str
+    key: str
+    fingerprint: str  # SHA-256 of the canonical request body
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+class NothingToDo(Exception):
+    """Raised inside a transaction that finds its work already done (e.g. a resolution)."""
+
+
+Mutation = Callable[[GameRecord | None, int], Change]
+
+
+# -- the store ----------------------------------------------------------------------------------
+
+
+class Store:
+    """Redis access for the API and the workers. Clients are made lazily, after any fork."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._clients: dict[str, Any] = {}
+
+    @classmethod
+    def from_env(cls) -> Store:
+        url = os.environ.get("REDIS_URL")
+        if not url:
+            raise RuntimeError("REDIS_URL is not set")
+        return cls(url)
+
+    def _client(self, name: str, **kwargs: Any) -> Any:
+        key = f"{name}:{os.getpid()}"
+        if key not in self._clients:
+            pool = redis.BlockingConnectionPool.from_url(self.url, max_connections=64, **kwargs)
+            self._clients[key] = redis.Redis(connection_pool=pool)
+        return self._clients[key]
+
+    @property
+    def r(self) -> redis.Redis:
+        """Text client for reads and simple writes."""
+        return self._client("app", decode_responses=True, socket_timeout=5)
+
+    @property
+    def raw(self) -> redis.Redis:
+        """Bytes client: rq needs it, so game transactions (which enqueue jobs) use it too."""
+        return self._client("raw", socket_timeout=10)
+
+    @property
+    def queue(self) -> Queue:
+        return Queue(QUEUE_NAME, connection=self.raw, serializer=JSONSerializer)
+
+    def close(self) -> None:
+        for client in self._clients.values():
+            client.close()
+        self._clients.clear()
+
+    # -- the one writer ------------------------------------------------------------------------
+
+    def transact(self, game_id: str, mutate: Mutation, idem: Idempotency | None = None) -> Outcome:
+        """Apply ``mutate`` to the current record atomically (see the module docstring).
+
+        ``mutate(record, next_version)`` must not touch Redis; it raises ``Problem`` to refuse,
+        which leaves everything unchanged.
+        """
+        gkey = game_key(game_id)
+        ikey = idem_key(game_id, idem.player_id, idem.key) if idem else None
+        for _ in range(MAX_TRIES):
+            with self.raw.pipeline() as pipe:
+                try:
+                    pipe.watch(*[k for k in (gkey, ikey) if k])
+                    if ikey and idem:
+                        cached = pipe.get(ikey)
+                        if cached is not None:
+                            return self._replay(cached, idem)
+                    raw = pipe.hgetall(gkey)
+                    record = GameRecord.from_hash(game_id, raw) if raw else None
+                    version = record.version + 1 if record else 1
+                    change = mutate(record, version)
+                    pipe.multi()
+                    self._write(pipe, change, version)
+                    if ikey and idem:
+                        saved = {
+                            "fp": idem.fingerprint,
+                            "status": change.status,
+                            "body": change.body,
+                        }
+                        pipe.set(ikey, _dumps(saved), ex=IDEMPOTENCY_TTL, nx=True)
+                    pipe.execute()
+                    return Outcome(change.status, change.body)
+                except redis.WatchError:
+                    continue  # someone else committed first: start over from a fresh read
+        raise Problem(
+            409, "concurrent-update", "the game kept changing under this request; retry it"
+        )
+
+    @staticmethod
+    def _replay(cached: bytes, idem: Idempotency) -> Outcome:
+        saved = json.loads(cached)
+        if saved["fp"] != idem.fingerprint:
+            raise Problem(
+                422,
+                "idempotency-key-reused",
+                "this Idempotency-Key was already used with a different request body",
+            )
+        return Outcome(saved["status"], saved["body"], replayed=True)
+
+    def _write(self, pipe: Any, change: Change, version: int) -> None:
+        record = change.record
+        record.version = version
+        record.updated_at = time.time()
+        gid = record.id
+        pipe.hset(game_key(gid), mapping=record.to_hash())
+        entry = {
+            "kind": change.entry_kind,
+            "seat": "" if change.seat is None else str(change.seat),
+            "action": change.action,
+            "ref": change.ref,
+            "commitment": change.commitment,
+            "events": _dumps(change.events),
+            "at": repr(record.updated_at),
+        }
+        # The explicit ID is a second guard: XADD at or below the top ID fails the EXEC.
+        pipe.xadd(events_key(gid), entry, id=f"{version}-0")
+        for player_id in change.index_players:
+            pipe.zadd(player_games_key(player_id), {gid: record.seq})
+        for ref in change.resolve_remove:
+            pipe.zrem(RESOLVE_INDEX, f"{gid} {ref}")
+        if change.resolve_add:
+            pipe.zadd(
+                RESOLVE_INDEX, {f"{gid} {ref}": record.updated_at for ref in change.resolve_add}
+            )
+            jobs = [self._resolve_job(gid, ref) for ref in change.resolve_add]
+            self.queue.enqueue_many(jobs, pipeline=pipe)
+
+    @staticmethod
+    def _resolve_job(game_id: str, ref: str) -> Any:
+        return Queue.prepare_data(
+            RESOLVE_JOB,
+            args=(game_id, ref),
+            job_id=resolve_job_id(game_id, ref),
+            timeout=60,
+            result_ttl=3600,
+            failure_ttl=7 * 86_400,
+            description=f"resolve {ref} of game {game_id}",
+        )
+
+    # -- players and tokens ----------------------------------------------------------------------
+
+    def create_player(self, name: str, email: str | None) -> tuple[dict[str, Any], str]:
+        player_id = "p_" + secrets.token_hex(8)
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        player = {"id": player_id, "name": name, "email": email or "", "created_at": time.time()}
+        with self.r.pipeline(transaction=True) as pipe:
+            pipe.hset(player_key(player_id), mapping={k: str(v) for k, v in player.items()})
+            # Only the token's hash is stored: a database leak yields no usable token.
+            pipe.hset(token_key(token), mapping={"player": player_id, "scopes": SCOPES})
+            pipe.execute()
+        return self._player_out(player), token
+
+    def player_for_token(self, token: str) -> dict[str, Any] | None:
+        player_id = self.r.hget(token_key(token), "player")
+        return self.get_player(player_id) if player_id else None
+
+    def get_player(self, player_id: str) -> dict[str, Any] | None:
+        raw = self.r.hgetall(player_key(player_id))
+        return self._player_out(raw) if raw else None
+
+    def update_player(self, player_id: str, changes: Mapping[str, Any]) -> dict[str, Any]:
+        if changes:
+            values = {k: "" if v is None else str(v) for k, v in changes.items()}
+            self.r.hset(player_key(player_id), mapping=values)
+        player = self.get_player(player_id)
+        assert player is not None
+        return player
+
+    @staticmethod
+    def _player_out(raw: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "id": raw["id"],
+            "name": raw["name"],
+            "email": raw.get("email") or None,
+            "created_at": float(raw["created_at"]),
+        }
+
+    # -- reading games -------------------------------------------------------------------------
+
+    def get_game(self, game_id: str) -> GameRecord:
+        raw = self.r.hgetall(game_key(game_id))
+        if not raw:
+            raise game_not_found(game_id)
+        return GameRecord.from_hash(game_id, raw)
+
+    def read_log(
+        self, game_id: str, after: int = 0, count: int | None = None
+    ) -> tuple[GameRecord, list[tuple[int, dict[str, str]]]]:
+        """The record and stream entries after version ``after``, read in one MULTI so that
+        the redaction (which depends on the record's unrevealed choices) matches the entries."""
+        with self.r.pipeline(transaction=True) as pipe:
+            pipe.hgetall(game_key(game_id))
+            pipe.xrange(events_key(game_id), min=f"({after}-0", max="+", count=count)
+            raw, entries = pipe.execute()
+        if not raw:
+            raise game_not_found(game_id)
+        out = [(int(entry_id.split("-")[0]), fields) for entry_id, fields in entries]
+        return GameRecord.from_hash(game_id, raw), out
+
+    def player_game_ids(self, player_id: str, after_seq: int | None) -> list[tuple[str, int]]:
+        low = f"({after_seq}" if after_seq is not None else "-inf"
+        rows = self.r.zrange(
+            player_games_key(player_id),
+            low,
+            "+inf",
+            byscore=True,
+            withscores=True,
+            offset=0,
+            num=MAX_INDEX,
+        )
+        return [(gid, int(score)) for gid, score in rows]
+
+    def game_summaries(self, game_ids: Iterable[str]) -> list[dict[str, Any] | None]:
+        fields = (
+            "type",
+            "status",
+            "version",
+            "seats",
+            "names",
+            "pending",
+            "max_seats",
+            "updated_at",
+            "created_at",
+            "creator",
+        )
+        with self.r.pipeline(transaction=False) as pipe:
+            for gid in game_ids:
+                pipe.hmget(game_key(gid), fields)
+            rows = pipe.execute()
+        out: list[dict[str, Any] | None] = []
+        for gid, row in zip(game_ids, rows, strict=True):
+            if row[0] is None:
+                out.append(None)
+                continue
+            item = dict(zip(fields, row, strict=True))
+            for name in ("seats", "names", "pending"):
+                item[name] = json.loads(item[name])
+            item["id"] = gid
+            out.append(item)
+        return out
+
+    def pending_resolutions(self, older_than: float = 0.0) -> list[tuple[str, str]]:
+        members = self.r.zrange(RESOLVE_INDEX, "-inf", time.time() - older_than, byscore=True)
+        return [tuple(m.split(" ", 1)) for m in members]  # type: ignore[misc]
+
+    def enqueue_resolution(self, game_id: str, ref: str) -> None:
+        self.queue.enqueue_many([self._resolve_job(game_id, ref)])
+
+    def health(self) -> dict[str, Any]:
+        redis_ok = False
+        workers = 0
+        try:
+            redis_ok = bool(self.r.ping())
+            workers = Worker.count(connection=self.raw)
+        except redis.RedisError:
+            pass
+        return {"redis": redis_ok, "workers": workers}
+
+
+def game_not_found(game_id: str) -> Problem:
+    return Problem(404, "game-not-found", f"no game {game_id!r}", game_id=game_id)
+
+
+def engine_problem(error: IllegalAction, status: int = 422) -> Problem:
+    return Problem(status, error.code, error.message, **_safe_details(error.details))
+
+
+def _safe_details(details: Mapping[str, Any]) -> dict[str, Any]:
+    # Problem members must not shadow the RFC 9457 ones.
+    reserved = {"type", "title", "status", "detail", "code", "errors"}
+    return {k if k not in reserved else f"engine_{k}": v for k, v in details.items()}
+
+
+def events_json(events: Iterable[Event]) -> list[dict[str, Any]]:
+    return [event.to_json() for event in events]
+
+
+__all__ = [
+    "SYSTEM",
+    "Change",
+    "GameRecord",
+    "Idempotency",
+    "NothingToDo",
+    "Outcome",
+    "Store",
+]
