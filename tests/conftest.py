@@ -1,0 +1,101 @@
+"""Real servers for the service tests: redis-server (the project's launcher, or REDIS_URL), an
+rq worker subprocess (``kurier worker``), and the app served on 127.0.0.1 by werkzeug."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from rq import Worker
+from werkzeug.serving import make_server
+
+from service.app import create_app
+from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.store import Store
+from tests.client import Kurier
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _short_tmp(prefix: str) -> Path:
+    # Unix socket paths must stay short; pytest's tmp_path can be long.
+    return Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    server = RedisServer(_short_tmp("kur-redis-"), EPHEMERAL_FLAGS)
+    server.start()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def store(redis_url: str) -> Iterator[Store]:
+    store = Store(redis_url)
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="session")
+def app(redis_url: str) -> Flask:
+    return create_app({"REDIS_URL": redis_url})
+
+
+@pytest.fixture(scope="session")
+def base_url(app: Flask) -> Iterator[str]:
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(10)
+
+
+@pytest.fixture(scope="session")
+def worker(redis_url: str, store: Store) -> Iterator[subprocess.Popen[bytes]]:
+    """One real ``kurier worker`` process (forks a work-horse per job, like production)."""
+    env = {**os.environ, "REDIS_URL": redis_url}
+    log = open(_short_tmp("kur-worker-") / "worker.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT, stdout=log, stderr=log
+    )
+    deadline = time.monotonic() + 30
+    while Worker.count(connection=store.raw) < 1:
+        assert proc.poll() is None, "the worker exited at start"
+        assert time.monotonic() < deadline, "the worker did not register within 30 s"
+        time.sleep(0.1)
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture
+def kurier(base_url: str, worker: subprocess.Popen[bytes]) -> Kurier:
+    return Kurier(base_url)
+
+
+@pytest.fixture
+def isolated_redis() -> Iterator[Store]:
+    """A Redis of its own, with no worker: for tests that run jobs by hand."""
+    server = RedisServer(_short_tmp("kur-iso-"), EPHEMERAL_FLAGS)
+    server.start()
+    store = Store(server.url)
+    yield store
+    store.close()
+    server.stop()
