@@ -108,16 +108,22 @@ def fresh(
 
 
 def set_hands(state: AttilaState, hands: list[list[int]] | dict[int, list[int]]) -> None:
-    """Give seats these hands; every other card of the 54 goes to the draw pile (conserving)."""
+    """Give seats these hands; the other seats are dealt anew from the remaining cards (same
+    hand sizes) and the rest is the draw pile, so the 54 cards stay conserved."""
     if isinstance(hands, list):
         hands = dict(enumerate(hands))
-    for seat, hand in hands.items():
-        state.hands[seat] = sorted(hand)
-    used = Counter(c for hand in state.hands for c in hand) + Counter(state.discard)
-    rest = Counter({p: B.cards_per_people for p in PEOPLES}) - used
-    assert not used - Counter({p: B.cards_per_people for p in PEOPLES}), "too many cards"
-    state.deck = sorted(rest.elements())
-    random.Random(7).shuffle(state.deck)
+    full = Counter({p: B.cards_per_people for p in PEOPLES})
+    used = Counter(c for hand in hands.values() for c in hand) + Counter(state.discard)
+    assert not used - full, "more cards of a people than exist"
+    rest = sorted((full - used).elements())
+    random.Random(7).shuffle(rest)
+    for seat in range(state.players):
+        if seat in hands:
+            state.hands[seat] = sorted(hands[seat])
+        else:
+            size = len(state.hands[seat])
+            state.hands[seat], rest = sorted(rest[:size]), rest[size:]
+    state.deck = rest
 
 
 def put(state: AttilaState, province: int, people: int, n: int = 1) -> None:
