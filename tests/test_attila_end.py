@@ -131,6 +131,7 @@ def test_last_tile_score_twice_option() -> None:
     events = do(state, 0, f"V {qid(t)}", "inf") + everybody_passes(state) + do(state, 0, "end")
     assert [e.data["scoring"] for e in events if e.kind == "scored"] == ["century", "final"]
     assert state.scores == [0, 6, 0]
+    assert state.result["reasons"] == ["last_tile"]
 
 
 def test_last_tile_score_at_once_and_end_option() -> None:
@@ -138,6 +139,7 @@ def test_last_tile_score_at_once_and_end_option() -> None:
     events = do(state, 0, f"V {qid(t)}", "inf") + everybody_passes(state)
     assert [e.data["scoring"] for e in events if e.kind == "scored"] == ["century"]
     assert G.is_over(state) and state.scores == [0, 3, 0]
+    assert state.result["reasons"] == ["last_tile"]
 
 
 def test_century_scoring_before_last_tile_is_separate_from_final() -> None:

@@ -460,10 +460,9 @@ class Rules:
         rule = state.options["LAST_TILE_FINAL_SCORING"]
         if rule != "single_scoring_after_turn":
             self._score(state, "century", events, century=self.board.first_century + century)
+        state.end_reasons.append("last_tile")
         if rule == "score_at_once_and_end":
             self._finish_game(state, events, score=False)
-        else:
-            state.end_reasons.append("last_tile")
 
     # -- the end of a card, a turn and the game -------------------------------------------------
 
