@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean openapi
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
+
+# Regenerate the committed OpenAPI document after an API change (a test checks it is current).
+openapi: $(STAMP)
+	$(BIN)/kurier openapi --output openapi/openapi.json
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_engine.py

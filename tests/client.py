@@ -68,8 +68,9 @@ class Kurier:
         entries: list[dict[str, Any]] = []
         cursor = "0"
         for _ in range(1000):  # bounded: 500 entries a page
-            r = self.call("GET", f"/v1/games/{game_id}/events", player,
-                          params={"after": cursor, "limit": 500})  # fmt: skip
+            r = self.call(
+                "GET", f"/v1/games/{game_id}/events", player, params={"after": cursor, "limit": 500}
+            )
             assert r.status_code == 200, r.text
             page = r.json()
             if not page["items"]:
@@ -107,16 +108,21 @@ class Verifier:
             key = (data["ref"], choice["seat"])
             assert key in self.seen, f"reveal of {key} that was never committed"
             expected = self.seen[key]
-            got = commitment(self.game_id, data["ref"], choice["seat"], choice["choice"],
-                             choice["salt"])  # fmt: skip
+            got = commitment(
+                self.game_id, data["ref"], choice["seat"], choice["choice"], choice["salt"]
+            )
             assert got == expected, f"commitment mismatch for {key}"
             self.verified += 1
 
 
 def play_to_end(
-    k: Kurier, game_id: str, players: list[Player], rng: random.Random, max_steps: int = 3000,
+    k: Kurier,
+    game_id: str,
+    players: list[Player],
+    rng: random.Random,
+    max_steps: int = 3000,
     max_seconds: float = 240,
-) -> tuple[dict[str, Any], Verifier, int]:  # fmt: skip
+) -> tuple[dict[str, Any], Verifier, int]:
     """Play random legal moves (from legal-actions) until the game ends; follow the log as a
     spectator and verify every reveal. Returns the final view, the verifier, sealed count."""
     verifier = Verifier(game_id)
@@ -141,10 +147,16 @@ def play_to_end(
         assert legal["actions"], legal
         choice = rng.choice(legal["actions"])
         # Half the moves as notation, half as action objects: both must work.
-        body = {"notation": choice["notation"]} if rng.random() < 0.5 else {
-            "action": choice["action"]}  # fmt: skip
-        r = k.call("POST", f"/v1/games/{game_id}/actions", player, json=body,
-                   headers={"If-Match": f'"{view["version"]}"'})  # fmt: skip
+        body = (
+            {"notation": choice["notation"]} if rng.random() < 0.5 else {"action": choice["action"]}
+        )
+        r = k.call(
+            "POST",
+            f"/v1/games/{game_id}/actions",
+            player,
+            json=body,
+            headers={"If-Match": f'"{view["version"]}"'},
+        )
         if decision["kind"] == "sealed":
             assert r.status_code == 202, r.text
             sealed += 1

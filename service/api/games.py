@@ -10,7 +10,7 @@ from flask import Response
 from flask.views import MethodView
 
 from service import games
-from service.api.base import Blueprint
+from service.api.base import Blueprint, problems
 from service.auth import BEARER_SECURITY, current_player, store
 from service.problems import Problem
 from service.schemas import games as s
@@ -46,6 +46,7 @@ class GamesView(MethodView):
     @blp.arguments(s.GameCreate)
     @blp.response(201, s.GameCreated)
     @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 401)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a game; the creator takes seat 0 and gets the invite code."""
         outcome = games.create_game(
@@ -56,6 +57,7 @@ class GamesView(MethodView):
     @blp.arguments(s.GameListQuery, location="query")
     @blp.response(200, s.GameList)
     @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 400, 401)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """The caller's games, oldest first; page with ``next_cursor``."""
         player = _player()
@@ -101,6 +103,7 @@ class SeatsView(MethodView):
     @blp.arguments(s.JoinRequest)
     @blp.response(201, s.Joined)
     @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 401, 403, 404, 409)
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Take the next free seat with the invite code."""
         return games.join_game(store(), _player(), game_id, data["invite_code"]).body
@@ -110,6 +113,7 @@ class SeatsView(MethodView):
 class StartView(MethodView):
     @blp.response(200, s.Started)
     @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 401, 403, 404, 409)
     def post(self, game_id: str) -> dict[str, Any]:
         """Deal and start (the creator, once enough players sit)."""
         return games.start_game(store(), _player(), game_id).body
@@ -121,6 +125,7 @@ class GameView(MethodView):
     @blp.response(200, s.GameView, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.alt_response(304, description="Not modified: the version in If-None-Match is current")
     @blp.doc(security=PUBLIC_OR_BEARER)
+    @problems(blp, 401, 404)
     def get(self, headers: dict[str, Any], game_id: str) -> Any:
         """The game as the caller may see it (spectator's view without a token).
 
@@ -140,6 +145,7 @@ class GameView(MethodView):
 class LegalActionsView(MethodView):
     @blp.response(200, s.LegalActions)
     @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 401, 403, 404)
     def get(self, game_id: str) -> dict[str, Any]:
         """The caller's legal actions now, each with its notation."""
         player = _player()
@@ -157,6 +163,7 @@ class ActionsView(MethodView):
     @blp.response(200, s.ActionResult, description="Applied: the new version and its events")
     @blp.alt_response(202, schema=s.ActionResult, description="Sealed choice stored unseen")
     @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 400, 401, 403, 404, 409, 412, 413)
     def post(self, headers: dict[str, Any], data: dict[str, Any], game_id: str) -> Any:
         """Play: a notation string or an action object.
 
@@ -190,6 +197,7 @@ class EventsView(MethodView):
     @blp.arguments(s.EventsQuery, location="query")
     @blp.response(200, s.EventPage)
     @blp.doc(security=PUBLIC_OR_BEARER)
+    @problems(blp, 401, 404)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """The event log after version ``after``, redacted for the caller."""
         record, entries = store().read_log(game_id, query["after"], query["limit"])
@@ -203,6 +211,7 @@ class EventsView(MethodView):
 class RecordView(MethodView):
     @blp.response(200, s.GameRecord)
     @blp.doc(security=PUBLIC_OR_BEARER)
+    @problems(blp, 401, 404)
     def get(self, game_id: str) -> dict[str, Any]:
         """The game record: enough to replay the game with the engine and check the result."""
         record, entries = store().read_log(game_id)

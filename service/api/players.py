@@ -6,7 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 
-from service.api.base import Blueprint
+from service.api.base import Blueprint, problems
 from service.auth import BEARER_SECURITY, current_player, store
 from service.schemas.players import Inbox, Player, PlayerCreate, PlayerCreated, PlayerPatch
 
@@ -27,6 +27,7 @@ class PlayersView(MethodView):
 class MeView(MethodView):
     @blp.response(200, Player)
     @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 401)
     def get(self) -> dict[str, Any]:
         """The caller."""
         player = current_player()
@@ -36,6 +37,7 @@ class MeView(MethodView):
     @blp.arguments(PlayerPatch)
     @blp.response(200, Player)
     @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 401)
     def patch(self, data: dict[str, Any]) -> dict[str, Any]:
         """Change the caller's name or email."""
         player = current_player()
@@ -47,6 +49,7 @@ class MeView(MethodView):
 class InboxView(MethodView):
     @blp.response(200, Inbox)
     @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 401)
     def get(self) -> dict[str, Any]:
         """Every decision the caller owes, across games, the longest waiting first."""
         player = current_player()
