@@ -221,6 +221,26 @@ def test_empty_hand_skips_the_turn() -> None:
     assert [e.data["seat"] for e in events if e.kind == "turn_started"] == [1, 2]
 
 
+def test_player_who_laid_every_card_in_a_conflict_skips_the_turn_and_refills() -> None:
+    """Rulebook: only the active player refills. A seat that laid its whole hand in someone
+    else's conflict has no card at its own turn: the turn passes (NO_PLAYABLE_CARD), then the
+    usual refill at the end of that turn."""
+    state = fresh(3)
+    t = frontier()[0]
+    put(state, t, S, 2)
+    put(state, t, F, 2)
+    set_hands(state, {0: [V] * 6, 1: [S, S, S, F, F, F], 2: [H] * 6})
+    state.action_tiles[0] = []
+    do(state, 0, f"V {qid(t)}", "inf", "pass")
+    do(state, 1, "commit SSSFFF")
+    do(state, 2, "pass")
+    resolve(state)
+    # seat 0 ended its turn; seat 1 holds nothing, so its turn passes with a refill
+    assert state.active == 2
+    assert len(state.hands[1]) == B.hand_size
+    assert len(state.hands[0]) == B.hand_size
+
+
 @pytest.mark.xfail(
     strict=True,
     raises=RecursionError,

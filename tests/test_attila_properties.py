@@ -55,7 +55,7 @@ def test_random_play_ends_and_keeps_invariants(seed, players, choices, options) 
     rng = random.Random(choices)
     check_invariants(state)
     scores = list(state.scores)
-    for count in range(MAX_ACTIONS):  # noqa: B007
+    for count in range(MAX_ACTIONS):
         if G.is_over(state):
             break
         random_step(state, rng)

@@ -301,3 +301,24 @@ def test_both_piles_empty_hand_stays_short() -> None:
     # only the played card could be reshuffled and drawn back
     assert len(state.hands[0]) == 4 and not state.deck and not state.discard
     assert state.active == 1
+
+
+def test_double_turn_first_card_fully_resolved_before_second() -> None:
+    """Card 1's conflict, pacification and century scoring come before card 2, whose
+    influence then uses the new century; the refill comes last."""
+    state = fresh(3)
+    t = frontier()[0]
+    put(state, t, S, 4)
+    set_hands(state, {0: [V, V, V, F, F, F]})
+    state.influence[1][S] = 1  # seat 1 alone on the Saxons
+    events = do(state, 0, "double", f"V {qid(t)}", "inf")
+    for seat in state.conflict.order:
+        events += do(state, seat, "pass")
+    events += resolve(state)
+    assert state.tiles_left[0] == 0 and state.scores[1] == 4 + 1
+    assert state.step == "play_card" and state.active == 0
+    events += do(state, 0, f"F {qid(frontier()[1])}", "inf")
+    assert state.influence[0][F] == B.influence_steps[1]  # 5th century now
+    names = kinds(events)
+    assert names.index("scored") < names.index("cards_drawn")
+    assert names.count("cards_drawn") == 1 and state.active == 1
