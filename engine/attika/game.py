@@ -1,0 +1,167 @@
+"""Attika (Hans im Glück, 2003) as a ``Game``: options, views and the engine entry points."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from engine.attika.actions import AttikaAction, Notation, format_hex
+from engine.attika.board import Board, load_board
+from engine.attika.rules import Rules
+from engine.attika.state import NO_MODE, OVER, REVEALED, AttikaState, dump_state, load_state
+from engine.core import Decision, Event, Game, IllegalAction, OptionSpec
+
+
+def _option_specs(board: Board) -> tuple[OptionSpec, ...]:
+    specs = []
+    for name, raw in board.raw["options"].items():
+        if name == "note":
+            continue
+        choices = (raw["default"], *raw.get("alternatives", ()))
+        specs.append(OptionSpec(name, raw["default"], choices, raw["description"]))
+    return tuple(specs)
+
+
+class AttikaGame(Game[AttikaState, AttikaAction]):
+    id: ClassVar[str] = "attika"
+    title: ClassVar[str] = "Attika"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    rules_version: ClassVar[str] = "attika-1"
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.rules = Rules(board)
+        self.notation_ = Notation(board)
+        type(self).options = _option_specs(board)
+        type(self).min_players = min(board.layouts)
+        type(self).max_players = max(board.layouts)
+
+    # -- setup and play ---------------------------------------------------------------------
+
+    def new_state(
+        self, players: int, seed: str, options: Mapping[str, Any] | None = None
+    ) -> AttikaState:
+        self.check_players(players)
+        return self.rules.new_state(players, seed, self.resolve_options(options))
+
+    def pending(self, state: AttikaState) -> list[Decision]:
+        return self.rules.pending(state)
+
+    def legal_actions(self, state: AttikaState, seat: int) -> list[AttikaAction]:
+        return self.rules.legal_actions(state, seat)
+
+    def apply(self, state: AttikaState, seat: int, action: AttikaAction) -> list[Event]:
+        return self.rules.apply(state, seat, action)
+
+    def is_over(self, state: AttikaState) -> bool:
+        return state.result is not None
+
+    def result(self, state: AttikaState) -> dict[str, Any] | None:
+        return state.result
+
+    # -- notation and storage ----------------------------------------------------------------
+
+    def notation(self, action: AttikaAction) -> str:
+        return self.notation_.format(action)
+
+    def parse(self, text: str) -> AttikaAction:
+        return self.notation_.parse(text)
+
+    def action_to_json(self, action: AttikaAction) -> dict[str, Any]:
+        return self.notation_.to_json(action)
+
+    def action_from_json(self, raw: Mapping[str, Any]) -> AttikaAction:
+        if not isinstance(raw, Mapping):
+            raise IllegalAction("bad-action", "an action is a JSON object with a 'type'")
+        return self.notation_.from_json(raw)
+
+    def dump(self, state: AttikaState) -> dict[str, Any]:
+        return dump_state(state)
+
+    def load(self, raw: Mapping[str, Any]) -> AttikaState:
+        return load_state(dict(raw))
+
+    # -- views -----------------------------------------------------------------------------
+
+    def view(self, state: AttikaState, seat: int | None) -> dict[str, Any]:
+        """Everything public, and the hand of ``seat``. Never the order of any stack, the
+        composition of a single stack, the deck, the tile pile or another player's hand."""
+        b = self.board
+        ids = [r.id for r in b.resources]
+        rules = self.rules
+        out: dict[str, Any] = {
+            "seat": seat,
+            "players": state.players,
+            "data_version": state.data_version,
+            "turn": state.turn,
+            "active": state.active,
+            "step": state.step,
+            "mode": state.mode or None,
+            "actions_left": self._actions_left(state),
+            "pending": [d.to_json() for d in self.pending(state)],
+            "map": [
+                {
+                    "hex": format_hex(h),
+                    "q": h[0],
+                    "r": h[1],
+                    "landscape": ids[kind] if kind >= 0 else None,
+                    "building": self._occupant(state, h),
+                }
+                for h, kind in sorted(state.land.items(), key=lambda item: item[0][::-1])
+            ],
+            "shrines": [format_hex(h) for h in state.shrines],
+            "tiles": [
+                {"tile": b.tiles[t].id, "centre": format_hex((q, r)), "rotation": k}
+                for t, q, r, k in state.tiles
+            ],
+            "tile_pile": len(state.tile_pile),
+            "drawn_tile": b.tiles[state.drawn_tile].id if state.drawn_tile >= 0 else None,
+            "revealed": (
+                {"building": self._id(state.current), "stack": state.current_stack + 1}
+                if state.step == REVEALED
+                else None
+            ),
+            "amphora_supply": state.amphora_supply,
+            "deck": len(state.deck),
+            "discard": {ids[k]: n for k, n in sorted(Counter(state.discard).items())},
+            "seats": [
+                {
+                    "storage": [self._id(x) for x in state.boards[s]],
+                    "stacks": [len(stack) for stack in state.stacks[s]],
+                    "in_stacks": [
+                        self._id(x) for x in sorted(x for stack in state.stacks[s] for x in stack)
+                    ],
+                    "built": {self._id(x): format_hex(h) for x, h in state.placed[s].items()},
+                    "settlements": len(rules.settlements(state, s)),
+                    "amphorae": state.amphorae[s],
+                    "groups_complete": [b.groups[g].id for g in state.rewarded[s]],
+                    "cards": sum(state.hands[s]),
+                }
+                for s in range(state.players)
+            ],
+            "result": state.result,
+        }
+        if seat is not None and 0 <= seat < state.players:
+            out["hand"] = dict(zip(ids, state.hands[seat], strict=True))
+        return out
+
+    def _actions_left(self, state: AttikaState) -> dict[str, int]:
+        if state.step == OVER:
+            return {}
+        if state.mode == NO_MODE:
+            return {"reveal": self.board.reveal_actions, "build": self.board.build_actions}
+        return {state.mode: state.actions_left}
+
+    def _occupant(self, state: AttikaState, h: tuple[int, int]) -> dict[str, Any] | None:
+        owner = state.occupant.get(h)
+        if owner is None:
+            return None
+        return {"seat": owner[0], "building": self._id(owner[1])}
+
+    def _id(self, building: int) -> str:
+        return self.board.buildings[building].id
+
+
+GAME = AttikaGame(load_board())
