@@ -1,0 +1,139 @@
+"""Resolutions by rq jobs: exactly once, even when a worker dies in the middle of one."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rq import Queue, SimpleWorker
+from rq.serializers import JSONSerializer
+
+from service import games
+from service.store import QUEUE_NAME, Store, resolve_job_id
+from workers import jobs
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _game_waiting_for_resolution(store: Store, seed: int) -> tuple[str, str, int]:
+    """Play random legal moves in-process until a resolution is owed (no worker runs here)."""
+    players = [store.create_player(f"W{i}", None)[0] for i in range(3)]
+    created = games.create_game(store, players[0], "attila", {}, None, 3).body
+    for p in players[1:]:
+        games.join_game(store, p, created["id"], created["invite_code"])
+    games.start_game(store, players[0], created["id"])
+    rng = random.Random(seed)
+    for _ in range(2000):
+        owed = store.pending_resolutions()
+        if owed:
+            game_id, ref = owed[0]
+            return game_id, ref, store.get_game(game_id).version
+        record = store.get_game(created["id"])
+        decision = record.pending[0]
+        legal = games.legal_actions(record, decision["seat"])["actions"]
+        move = rng.choice(legal)["notation"]
+        games.play(store, players[decision["seat"]], created["id"], move, None, None, None, None)
+    raise AssertionError("no conflict came up")
+
+
+def _reveals(store: Store, game_id: str, ref: str) -> list[dict[str, Any]]:
+    _, entries = store.read_log(game_id)
+    found = []
+    for _, entry in entries:
+        for event in games._loads(entry["events"]):
+            if event["kind"] == "sealed_revealed" and event["data"]["ref"] == ref:
+                found.append(event)
+    return found
+
+
+@pytest.fixture
+def env_store(isolated_redis: Store, monkeypatch: pytest.MonkeyPatch) -> Store:
+    monkeypatch.setenv("REDIS_URL", isolated_redis.url)
+    monkeypatch.setattr(jobs, "_store", None)
+    return isolated_redis
+
+
+def _burst(store: Store) -> None:
+    queue = Queue(QUEUE_NAME, connection=store.raw, serializer=JSONSerializer)
+    SimpleWorker([queue], connection=store.raw, serializer=JSONSerializer).work(burst=True)
+
+
+def test_the_commit_enqueues_one_job_and_running_it_twice_resolves_once(env_store: Store) -> None:
+    game_id, ref, version = _game_waiting_for_resolution(env_store, 1)
+    queue = Queue(QUEUE_NAME, connection=env_store.raw, serializer=JSONSerializer)
+    assert queue.job_ids == [resolve_job_id(game_id, ref)]
+
+    assert jobs.resolve(game_id, ref) == "resolved"
+    assert jobs.resolve(game_id, ref) == "already-resolved"
+    _burst(env_store)  # the queued copy runs too, and finds nothing to do
+
+    assert env_store.get_game(game_id).version == version + 1
+    assert len(_reveals(env_store, game_id, ref)) == 1
+    assert (game_id, ref) not in env_store.pending_resolutions()
+    assert jobs.reconcile(env_store) == 0
+
+
+_CRASHING_WORKER = textwrap.dedent(
+    """
+    import os, sys
+    import redis.client
+    from rq import Queue, SimpleWorker
+    from rq.serializers import JSONSerializer
+    from service.store import Store, QUEUE_NAME
+
+    real_execute = redis.client.Pipeline.execute
+
+    def execute(self, *args, **kwargs):
+        # Die like a SIGKILL at the worst moment: the resolution is computed and queued in
+        # MULTI, and the EXEC is about to be sent.
+        if any(str(a[0]).upper() == "HSET" and "kurier:game:" in str(a[1])
+               for a, _ in self.command_stack):
+            os._exit(137)
+        return real_execute(self, *args, **kwargs)
+
+    redis.client.Pipeline.execute = execute
+    store = Store.from_env()
+    queue = Queue(QUEUE_NAME, connection=store.raw, serializer=JSONSerializer)
+    SimpleWorker([queue], connection=store.raw, serializer=JSONSerializer).work(burst=True)
+    """
+)
+
+
+def test_worker_killed_mid_resolution_loses_nothing_and_applies_nothing_twice(
+    env_store: Store,
+) -> None:
+    game_id, ref, version = _game_waiting_for_resolution(env_store, 2)
+    env = {**os.environ, "REDIS_URL": env_store.url}
+    crashed = subprocess.run(
+        [sys.executable, "-c", _CRASHING_WORKER],
+        env=env,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+        capture_output=True,
+    )
+    assert crashed.returncode == 137, crashed.stderr.decode()[-2000:]
+    # Nothing of the half-done resolution is visible, and it is still owed.
+    assert env_store.get_game(game_id).version == version
+    assert _reveals(env_store, game_id, ref) == []
+    assert (game_id, ref) in env_store.pending_resolutions()
+
+    # A new worker starts: it re-enqueues what is owed (as `kurier worker` does) and runs it.
+    assert jobs.reconcile(env_store) == 1
+    assert jobs.reconcile(env_store) == 0  # already waiting in the queue: not enqueued twice
+    _burst(env_store)
+
+    assert env_store.get_game(game_id).version == version + 1
+    assert len(_reveals(env_store, game_id, ref)) == 1
+    assert (
+        env_store.pending_resolutions() == []
+        or (game_id, ref) not in env_store.pending_resolutions()
+    )
+    assert jobs.resolve(game_id, ref) == "already-resolved"
+    assert env_store.get_game(game_id).version == version + 1
