@@ -158,18 +158,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
         for player, _ in players[1:]:
             games.join_game(store, player, created["id"], created["invite_code"])
         games.start_game(store, players[0][0], created["id"])
+        to_move = store.get_game(created["id"]).pending[0]["seat"]
         store.close()
     finally:
         if server is not None:
             server.stop()
-    base = args.base_url.rstrip("/")
-    print(f"Demo game {created['id']} (Attila, 3 players) at {base}/v1/games/{created['id']}")
+    game_url = f"{args.base_url.rstrip('/')}/v1/games/{created['id']}"
+    print(f"Demo game {created['id']} (Attila, 3 players): {game_url}")
     for seat, (player, token) in enumerate(players):
         print(f"  seat {seat} {player['name']}: {token}")
-    token = players[0][1]
-    print("Try:")
+    auth = f"-H 'Authorization: Bearer {players[to_move][1]}'"
+    print(f"{players[to_move][0]['name']} moves first. Try:")
+    print(f"  curl {auth} {game_url}/legal-actions")
     print(
-        f"  curl -H 'Authorization: Bearer {token}' {base}/v1/games/{created['id']}/legal-actions"
+        f"  curl {auth} -H 'Content-Type: application/json' "
+        f'-d \'{{"notation": "<one of them>"}}\' {game_url}/actions'
     )
     return 0
 
