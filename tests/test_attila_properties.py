@@ -23,6 +23,7 @@ OPTIONS = st.fixed_dictionaries(
         ),
         "TWO_PLAYER_SECOND_VOID_MIN_DIFFERENCE": st.sampled_from([3, 2]),
         "START_PLAYER": st.sampled_from(["random_from_game_seed", "host_chooses"]),
+        "DRAW_PILE_EXHAUSTED": st.sampled_from(["reshuffle_discards", "stop_drawing"]),
     },
 )
 MAX_ACTIONS = 3000
@@ -72,7 +73,10 @@ def test_random_play_ends_and_keeps_invariants(seed, players, choices, options) 
         "last_tile",
         "supply_empty",
         "influence_top",
+        "no_cards_left",
     }
+    if "no_cards_left" in result["reasons"]:
+        assert options.get("DRAW_PILE_EXHAUSTED") == "stop_drawing"
     assert G.pending(state) == []
 
 

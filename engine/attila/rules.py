@@ -492,6 +492,8 @@ class Rules:
         events.append(self._event("turn_ended", seat=state.active, turn=state.turn))
         if any(n == 0 for n in state.supply):
             state.end_reasons.append("supply_empty")
+        if not any(state.hands) and not self._drawable(state):
+            state.end_reasons.append("no_cards_left")  # nobody can ever play again
         if state.end_reasons:
             self._finish_game(state, events, score=True)
             return
