@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis
-from rq import Queue, Worker
+from rq import Queue, Retry, Worker
 from rq.serializers import JSONSerializer
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
@@ -333,6 +333,8 @@ class Store:
             timeout=60,
             result_ttl=3600,
             failure_ttl=7 * 86_400,
+            # A work-horse that dies fails the job; the scheduler runs it again (idempotent).
+            retry=Retry(max=5, interval=[2, 10, 30, 120, 600]),
             description=f"resolve {ref} of game {game_id}",
         )
 
