@@ -92,8 +92,10 @@ def test_conditional_get_and_listing(kurier: Kurier) -> None:
     again = kurier.call("GET", f"/v1/games/{game_id}", seated[0], headers={"If-None-Match": etag})
     assert again.status_code == 304
     # Paging through one player's games, 1 a page, with a status filter.
-    more = [kurier.call("POST", "/v1/games", seated[0], json={"type": "attila", "seats": 2})
-            for _ in range(3)]  # fmt: skip
+    more = [
+        kurier.call("POST", "/v1/games", seated[0], json={"type": "attila", "seats": 2})
+        for _ in range(3)
+    ]
     assert all(m.status_code == 201 for m in more)
     seen, cursor = [], None
     for _ in range(10):
