@@ -1,0 +1,132 @@
+"""Outgoing email: compose a notification and hand it to SMTP or to the local outbox.
+
+``KURIER_SMTP_URL`` names the relay: ``smtp://host:25`` (plain), ``smtp+starttls://user:pass@
+host:587`` (STARTTLS, then login) or ``smtps://user:pass@host:465`` (TLS from the start).
+Without it (the embedded default) messages go to a maildir outbox, so a club server and
+``make run`` show real mails without a mail server.
+"""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import smtplib
+import ssl
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from html import escape
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+DEFAULT_OUTBOX = ".kurier/outbox"
+SMTP_TIMEOUT = 30
+
+
+@dataclass(frozen=True)
+class Mail:
+    """One message to one player, before it becomes MIME."""
+
+    to: str
+    to_name: str
+    subject: str
+    text: str
+    #: Links shown at the end: (label, url).
+    links: tuple[tuple[str, str], ...] = ()
+    #: The game's thread: every mail of a game references this Message-ID.
+    thread_id: str = ""
+    message_id: str = ""
+    reply_to: str = ""
+    extra_headers: dict[str, str] = field(default_factory=dict)
+
+
+def mail_domain() -> str:
+    return os.environ.get("KURIER_MAIL_DOMAIN", "kurier.localhost")
+
+
+def sender() -> str:
+    return os.environ.get("KURIER_MAIL_FROM", f"Kurier <kurier@{mail_domain()}>")
+
+
+def thread_id(game_id: str) -> str:
+    """The Message-ID every mail of a game points back to, so clients show one conversation."""
+    return f"<game-{game_id}@{mail_domain()}>"
+
+
+def compose(mail: Mail, now: float) -> EmailMessage:
+    message = EmailMessage()
+    message["From"] = sender()
+    message["To"] = f"{mail.to_name} <{mail.to}>" if mail.to_name else mail.to
+    message["Subject"] = mail.subject
+    message["Date"] = format_datetime(datetime.fromtimestamp(now, UTC))
+    message["Message-ID"] = mail.message_id or make_msgid(domain=mail_domain())
+    if mail.thread_id:
+        message["In-Reply-To"] = mail.thread_id
+        message["References"] = mail.thread_id
+    if mail.reply_to:
+        message["Reply-To"] = mail.reply_to
+    message["Auto-Submitted"] = "auto-generated"
+    for name, value in mail.extra_headers.items():
+        message[name] = value
+    message.set_content(_plain(mail))
+    message.add_alternative(_html(mail), subtype="html")
+    return message
+
+
+def _plain(mail: Mail) -> str:
+    links = "".join(f"{label}: {url}\n" for label, url in mail.links)
+    return f"{mail.text.rstrip()}\n\n{links}".rstrip() + "\n"
+
+
+def _html(mail: Mail) -> str:
+    picture = next((url for label, url in mail.links if url.endswith(".svg")), "")
+    image = f'<p><img src="{escape(picture)}" alt="The board" width="620"></p>' if picture else ""
+    links = "".join(
+        f'<li><a href="{escape(url)}">{escape(label)}</a></li>' for label, url in mail.links
+    )
+    return (
+        '<!doctype html><html><body style="font-family: sans-serif">'
+        f'<pre style="font-family: monospace; font-size: 13px">{escape(mail.text)}</pre>'
+        f"{image}<ul>{links}</ul></body></html>\n"
+    )
+
+
+def deliver(message: EmailMessage) -> str:
+    """Send by SMTP when configured, else drop into the outbox. Returns where it went."""
+    url = os.environ.get("KURIER_SMTP_URL", "")
+    if not url:
+        return _to_outbox(message)
+    _send_smtp(message, url)
+    return f"smtp:{urlsplit(url).hostname}"
+
+
+def outbox_path() -> Path:
+    return Path(os.environ.get("KURIER_OUTBOX", DEFAULT_OUTBOX)).resolve()
+
+
+def _to_outbox(message: EmailMessage) -> str:
+    path = outbox_path()
+    path.mkdir(parents=True, exist_ok=True)
+    key = mailbox.Maildir(str(path), create=True).add(message)
+    return f"maildir:{path}/new/{key}"
+
+
+def _send_smtp(message: EmailMessage, url: str) -> None:
+    parts = urlsplit(url)
+    host = parts.hostname or "localhost"
+    scheme = parts.scheme.lower()
+    if scheme not in {"smtp", "smtp+starttls", "smtps"}:
+        raise ValueError(f"KURIER_SMTP_URL: unknown scheme {parts.scheme!r}")
+    if scheme == "smtps":
+        client: smtplib.SMTP = smtplib.SMTP_SSL(
+            host, parts.port or 465, timeout=SMTP_TIMEOUT, context=ssl.create_default_context()
+        )
+    else:
+        client = smtplib.SMTP(host, parts.port or 25, timeout=SMTP_TIMEOUT)
+    with client:
+        if scheme == "smtp+starttls":
+            client.starttls(context=ssl.create_default_context())
+        if parts.username:
+            client.login(unquote(parts.username), unquote(parts.password or ""))
+        client.send_message(message)
