@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+from service.app import create_app
 from service.store import Store
 from tests.client import Kurier
 
@@ -45,3 +46,12 @@ def test_healthz_sees_redis_and_the_worker(kurier: Kurier) -> None:
     r = kurier.call("GET", "/healthz")
     assert r.status_code == 200
     assert r.json()["redis"] is True and r.json()["workers"] >= 1
+
+
+def test_healthz_degraded_without_worker_or_redis(isolated_redis: Store) -> None:
+    no_worker = create_app({"REDIS_URL": isolated_redis.url}).test_client().get("/healthz")
+    assert no_worker.status_code == 503
+    assert no_worker.json == {"status": "degraded", "redis": True, "workers": 0}
+    gone = create_app({"REDIS_URL": "unix:///tmp/kurier-no-such.sock"}).test_client()
+    r = gone.get("/healthz")
+    assert r.status_code == 503 and r.json["redis"] is False
