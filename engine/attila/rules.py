@@ -420,8 +420,8 @@ class Rules:
         for people in leaving:
             state.supply[people] += stones[people]
             stones[people] = 0
-        for cards in conflict.commits.values():
-            state.discard.extend(cards)
+        for seat in conflict.order:  # seat order, not arrival order: replays must not vary
+            state.discard.extend(conflict.commits[seat])
         events.append(
             self._event(
                 "conflict_resolved",
