@@ -1,0 +1,195 @@
+"""The Attila wargame (International Team, 1981) as a ``Game``: options, views, entry points."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from engine.attila_wargame.actions import Notation, WargameAction
+from engine.attila_wargame.board import Board, load_board
+from engine.attila_wargame.rules import Rules
+from engine.attila_wargame.state import WargameState, dump_state, load_state
+from engine.core import Decision, Event, Game, IllegalAction, OptionSpec
+
+_DEFAULT_DESCRIPTION = "proposed ruling for an open point; see docs/rules/attila-wargame.md"
+
+
+def _option_specs(board: Board) -> tuple[OptionSpec, ...]:
+    specs = []
+    for name, raw in board.raw["options"].items():
+        if name == "note":
+            continue
+        choices = (raw["default"], *raw.get("alternatives", ()))
+        specs.append(
+            OptionSpec(name, raw["default"], choices, raw.get("note", _DEFAULT_DESCRIPTION))
+        )
+    return tuple(specs)
+
+
+class WargameGame(Game[WargameState, WargameAction]):
+    id: ClassVar[str] = "attila-wargame"
+    title: ClassVar[str] = "Attila (the wargame)"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    rules_version: ClassVar[str] = "attila-wargame-1"
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.rules = Rules(board)
+        self.notation_ = Notation(board)
+        self.options = _option_specs(board)
+
+    # -- setup and play ---------------------------------------------------------------------
+
+    def new_state(
+        self, players: int, seed: str, options: Mapping[str, Any] | None = None
+    ) -> WargameState:
+        self.check_players(players)
+        return self.rules.new_state(seed, self.resolve_options(options))
+
+    def pending(self, state: WargameState) -> list[Decision]:
+        return self.rules.pending(state)
+
+    def legal_actions(self, state: WargameState, seat: int) -> list[WargameAction]:
+        return self.rules.legal_actions(state, seat)
+
+    def apply(self, state: WargameState, seat: int, action: WargameAction) -> list[Event]:
+        return self.rules.apply(state, seat, action)
+
+    def is_over(self, state: WargameState) -> bool:
+        return state.result is not None
+
+    def result(self, state: WargameState) -> dict[str, Any] | None:
+        return state.result
+
+    # -- notation and storage ----------------------------------------------------------------
+
+    def notation(self, action: WargameAction) -> str:
+        return self.notation_.format(action)
+
+    def parse(self, text: str) -> WargameAction:
+        return self.notation_.parse(text)
+
+    def action_to_json(self, action: WargameAction) -> dict[str, Any]:
+        return self.notation_.to_json(action)
+
+    def action_from_json(self, raw: Mapping[str, Any]) -> WargameAction:
+        if not isinstance(raw, Mapping):
+            raise IllegalAction("bad-action", "an action is a JSON object with a 'type'")
+        return self.notation_.from_json(raw)
+
+    def dump(self, state: WargameState) -> dict[str, Any]:
+        return dump_state(state)
+
+    def load(self, raw: Mapping[str, Any]) -> WargameState:
+        return load_state(dict(raw))
+
+    # -- views -----------------------------------------------------------------------------
+
+    def view(self, state: WargameState, seat: int | None) -> dict[str, Any]:
+        """Everything on the table; the secret notes and sealed cards of ``seat`` only."""
+        b, r = self.board, self.rules
+        lab = b.labels
+        units = {}
+        for unit in sorted(state.pos, key=r.order.__getitem__):
+            entry: dict[str, Any] = {
+                "hex": lab[state.pos[unit]],
+                "people": r.people_of[unit],
+                "side": r.side(state, unit),
+                "combat": r.is_combat[unit],
+                "mf": b.units[unit].mf,
+            }
+            if r.is_combat[unit]:
+                entry |= {"cf": state.cf[unit], "printed_cf": b.units[unit].cf}
+            if unit in state.neutralised:
+                entry["neutralised"] = True
+            if unit in state.moved:
+                entry["moved"] = state.moved[unit]
+            if state.frozen.get(unit, 0) > state.round:
+                entry["moves_from_round"] = state.frozen[unit]
+            units[unit] = entry
+        over = state.result is not None
+        out: dict[str, Any] = {
+            "seat": seat,
+            "sides": list(r.seats),
+            "round": state.round,
+            "season": b.seasons[(state.round - 1) % len(b.seasons)],
+            "phase": state.phase,
+            "step": state.step,
+            "pending": [d.to_json() for d in self.pending(state)],
+            "units": units,
+            "gone": dict(state.gone),
+            "alignment": dict(state.alignment),
+            "devastated": {
+                "temporary": [lab[h] for h in state.temp_devastated],
+                "permanent": [lab[h] for h in state.perm_devastated],
+            },
+            "west_invaded": state.west_invaded,
+            "gaul_invaded": state.gaul_invaded,
+            "cities_taken": list(state.taken),
+            "leo": state.leo,
+            "attila_title": state.attila_title or None,
+            "lugdunum_council_done": state.lugdunum_done,
+            "attila_trail": [lab[h] for h in state.attila_trail],
+            "fought": list(state.fought),
+            "attacked": list(state.attacked),
+            "battle": self._sealed_view(state.battle, seat, battle=True),
+            "council": self._sealed_view(state.council, seat, battle=False),
+            "notes": self._notes_view(state, seat, over),
+            "score": r.score(state) if over else None,
+            "result": state.result,
+        }
+        return out
+
+    def _sealed_view(self, holder: Any, seat: int | None, battle: bool) -> dict[str, Any] | None:
+        if holder is None:
+            return None
+        lab = self.board.labels
+        out: dict[str, Any] = {
+            "ref": holder.ref,
+            "chosen": sorted(int(s) for s in holder.cards),
+        }
+        if battle:
+            out |= {
+                "target": lab[holder.target],
+                "attackers": list(holder.attackers),
+                "defenders": list(holder.defenders),
+                "attack": holder.attack_strength,
+                "defence": holder.defence_strength,
+                "column": holder.column,
+                "result": holder.result,
+                "losers": list(holder.losers),
+                "retreating": list(holder.retreating),
+                "vacated": [lab[h] for h in holder.vacated],
+            }
+            revealed = holder.result is not None
+        else:
+            out["kind"] = holder.kind
+            revealed = holder.result is not None
+        if revealed:
+            out["cards"] = dict(holder.cards)
+        elif seat is not None and str(seat) in holder.cards:
+            out["own_card"] = holder.cards[str(seat)]
+        return out
+
+    def _notes_view(self, state: WargameState, seat: int | None, over: bool) -> dict[str, Any]:
+        notes = state.notes
+        written = sorted(int(s) for s in notes.get("written", {}))
+        out: dict[str, Any] = {"written": written, "fired": list(state.notes_fired)}
+        side = self.rules.seats[seat] if seat is not None and 0 <= seat < 2 else None
+        keys_of = {"barbarian": ("traitor", "aetius"), "roman": ("suborned",)}
+        shown: dict[str, Any] = {}
+        for owner, keys in keys_of.items():
+            for key in keys:
+                if key not in notes:
+                    continue
+                fired = key in state.notes_fired or (
+                    key == "aetius" and "aetius" in state.notes_fired
+                )
+                if over or owner == side or fired:
+                    shown[key] = notes[key]
+        out["known"] = shown
+        return out
+
+
+GAME = WargameGame(load_board())
