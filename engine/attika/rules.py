@@ -176,19 +176,23 @@ class Rules:
         sites = self.sites(state, seat)
         settlements = len(self.settlements(state, seat))
         hand = state.hands[seat]
+        all_neighbours = state.options["ROAD_REDUCTION_AREA"] == "site_and_all_neighbours"
         out = []
         for index in buildings:
             building = self.board.buildings[index]
-            known: dict[tuple[Any, ...], bool] = {}
+            wide = bool(building.any_cost) and all_neighbours
+            chain = 0 if building.main else building.predecessors
+            known: dict[tuple[tuple[int, ...], bool], bool] = {}
             for site in sites:
-                free = not building.main and bool(building.predecessors & site.adjacent)
-                key = (site.area, site.area_all, site.joins, free)
-                ok = known.get(key)
-                if ok is None:
-                    quote = self._quote(state, building, site, settlements)
-                    ok = known[key] = self.auto_payment(hand, quote) is not None
-                if ok:
-                    out.append(Build(index, site.hex, None))
+                if not chain & site.adjacent:
+                    key = (site.area_all if wide else site.area, site.joins)
+                    ok = known.get(key)
+                    if ok is None:
+                        quote = self._quote(state, building, site, settlements)
+                        ok = known[key] = self.affordable(hand, quote)
+                    if not ok:
+                        continue
+                out.append(Build(index, site.hex, None))
         return out
 
     def _distinct(self, board: list[int]) -> list[int]:
@@ -306,10 +310,26 @@ class Rules:
             area = site.area_all
         if not reduce:
             area = (0,) * self.kinds
-        need = tuple(max(0, c - a) for c, a in zip(b.cost, area, strict=True))
-        surplus = sum(max(0, a - c) for c, a in zip(b.cost, area, strict=True))
+        need = []
+        surplus = 0
+        for c, a in zip(b.cost, area, strict=True):
+            if c >= a:
+                need.append(c - a)
+            else:
+                need.append(0)
+                surplus += a - c
         surcharge = 0 if site.joins else settlements
-        return Quote(need, max(0, b.any_cost - surplus) + surcharge, False, surcharge)
+        return Quote(tuple(need), max(0, b.any_cost - surplus) + surcharge, False, surcharge)
+
+    def affordable(self, hand: list[int], quote: Quote) -> bool:
+        matched = missing = 0
+        for n, h in zip(quote.need, hand, strict=True):
+            if n > h:
+                matched += h
+                missing += n - h
+            else:
+                matched += n
+        return sum(hand) - matched >= self.board.joker_cards * missing + quote.any
 
     def auto_payment(self, hand: list[int], quote: Quote) -> list[int] | None:
         """A cheapest payment (fewest cards) from ``hand``, or None if it cannot pay.
