@@ -85,7 +85,6 @@ class WargameState:
     leo: str = "alive"  # alive, dead, driven_out
     attila_title: str = ""  # "", pope, antipope, deposed
     lugdunum_done: bool = False
-    killed: list[str] = field(default_factory=list)  # command units counting for victory
     result: dict[str, Any] | None = None
 
     def copy(self) -> WargameState:
