@@ -113,9 +113,8 @@ class Board:
 
     # -- geometry ------------------------------------------------------------------------------
 
-    def neighbours(self, hex_: Hex) -> list[Hex]:
-        q, r = hex_
-        return [(q + dq, r + dr) for dq, dr in self.directions]
+    def neighbours(self, hex_: Hex) -> tuple[Hex, ...]:
+        return _neighbours(self.directions, hex_)
 
     def tile_hexes(self, tile: int, centre: Hex, rotation: int) -> list[tuple[Hex, int]]:
         """The seven hexes a tile covers and their landscape, rotated ``rotation`` steps
@@ -134,6 +133,12 @@ class Board:
         det = aq * br - ar * bq
         q, r = hex_
         return (q * br - r * bq) % det == 0 and (aq * r - ar * q) % det == 0
+
+
+@cache
+def _neighbours(directions: tuple[Hex, ...], hex_: Hex) -> tuple[Hex, ...]:
+    q, r = hex_
+    return tuple((q + dq, r + dr) for dq, dr in directions)
 
 
 def hex_distance(a: Hex, b: Hex) -> int:
