@@ -45,6 +45,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Interactive docs served from the flask-swagger-ui wheel: works offline, no CDN.
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/v1/openapi.json"))
     app.extensions["kurier.api"] = api
+    # Request ids and JSON access lines first, so the metrics hook runs inside them.
+    from service import logs, metrics
+    from service.store import WORKER_QUEUES
+
+    logs.init_app(app)
+    metrics.init_app(app, WORKER_QUEUES)
     return app
 
 

@@ -1,0 +1,59 @@
+"""gunicorn settings for the API (``kurier web`` and ``kurier run`` pass ``--config`` here).
+
+gthread workers (stack guide §10): a few processes with threads each, since requests wait on
+Redis most of the time; ``max_requests`` with jitter recycles processes slowly. Nothing opens a
+Redis connection at import, and the app is not preloaded: each worker connects after the fork.
+
+Metrics: the processes share counter files in ``PROMETHEUS_MULTIPROC_DIR``. It must be set
+before prometheus_client is first imported (it picks its storage then), which is why it is set
+here, in the master, before the app is loaded by any worker.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+_metrics_dir = os.environ.setdefault(
+    "PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="kurier-metrics-")
+)
+
+worker_class = "gthread"
+workers = int(os.environ.get("KURIER_WEB_WORKERS", "2"))
+threads = int(os.environ.get("KURIER_WEB_THREADS", "8"))
+timeout = 30
+graceful_timeout = 25  # within Docker's stop grace period
+max_requests = 2000
+max_requests_jitter = 200
+accesslog = None  # the app writes its own JSON access lines, with the request id
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "service.logs.JsonFormatter"}},
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "stream": "ext://sys.stderr",
+        }
+    },
+    "root": {"handlers": ["stderr"], "level": os.environ.get("KURIER_LOG_LEVEL", "INFO").upper()},
+    "loggers": {"gunicorn.error": {"handlers": [], "propagate": True}},
+}
+
+
+def on_starting(_server: Any) -> None:
+    # Values left by an earlier run would be added to this one's.
+    path = Path(_metrics_dir)
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+
+
+def child_exit(_server: Any, worker: Any) -> None:
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

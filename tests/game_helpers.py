@@ -1,0 +1,45 @@
+"""Play Attila games in-process through the service's own operations (no HTTP, no worker)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core import SYSTEM
+from service import games
+from service.store import Store
+
+
+@dataclass
+class Table:
+    game_id: str
+    players: list[dict[str, Any]]
+
+
+def new_table(store: Store, seats: int = 3, seed: str | None = "ops-seed") -> Table:
+    players = [store.create_player(f"O{i}", None)[0] for i in range(seats)]
+    created = games.create_game(store, players[0], "attila", {}, seed, seats).body
+    for player in players[1:]:
+        games.join_game(store, player, created["id"], created["invite_code"])
+    games.start_game(store, players[0], created["id"])
+    return Table(created["id"], players)
+
+
+def play_random(store: Store, table: Table, actions: int, seed: int = 0) -> int:
+    """Take up to ``actions`` random legal actions (resolving sealed steps by hand, as the
+    worker would); returns how many were taken before the game ended."""
+    rng = random.Random(seed)
+    for done in range(actions):
+        record = store.get_game(table.game_id)
+        if record.status != "active":
+            return done
+        decision = record.pending[0]
+        if decision["seat"] == SYSTEM:
+            games.resolve(store, table.game_id, decision["ref"])
+            continue
+        legal = games.legal_actions(record, decision["seat"])["actions"]
+        move = rng.choice(legal)["notation"]
+        player = table.players[decision["seat"]]
+        games.play(store, player, table.game_id, move, None, None, None, None)
+    return actions

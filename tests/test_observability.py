@@ -1,0 +1,135 @@
+"""/metrics, request ids and JSON access logs."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+from rq import Queue, SimpleWorker
+from rq.serializers import JSONSerializer
+
+from service import metrics
+from service.app import create_app
+from service.logs import ACCESS_LOGGER, JsonFormatter
+from service.store import Store
+from tests.game_helpers import new_table
+
+
+@pytest.fixture
+def iso_app(isolated_redis: Store) -> Flask:
+    return create_app({"REDIS_URL": isolated_redis.url})
+
+
+@pytest.fixture
+def access_log() -> Iterator[io.StringIO]:
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger(ACCESS_LOGGER)
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield out
+    logger.removeHandler(handler)
+
+
+def _sample(text: str, name: str, **labels: str) -> float:
+    """The value of one sample in the Prometheus text format (0 if absent)."""
+    for line in text.splitlines():
+        if not line.startswith(name + "{") and not line.startswith(name + " "):
+            continue
+        found = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0]))
+        if line.startswith(name + "{") and found != labels:
+            continue
+        return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_request_id_is_taken_from_the_caller_or_made(iso_app: Flask) -> None:
+    client = iso_app.test_client()
+    assert client.get("/v1/game-types", headers={"X-Request-ID": "lb-123.a"}).headers[
+        "X-Request-ID"
+    ] == ("lb-123.a")
+    made = client.get("/v1/game-types").headers["X-Request-ID"]
+    assert re.fullmatch(r"[0-9a-f]{32}", made)
+    # A header that could smuggle text into logs is replaced, not echoed.
+    odd = client.get("/v1/game-types", headers={"X-Request-ID": "x y\tz"}).headers["X-Request-ID"]
+    assert re.fullmatch(r"[0-9a-f]{32}", odd)
+
+
+def test_access_lines_are_json_with_route_and_no_token(
+    iso_app: Flask, isolated_redis: Store, access_log: io.StringIO
+) -> None:
+    _, token = isolated_redis.create_player("Log", None)
+    client = iso_app.test_client()
+    client.get(
+        "/v1/games/abc?x=secret",
+        headers={"Authorization": f"Bearer {token}", "X-Request-ID": "rid-1"},
+    )
+    lines = [json.loads(line) for line in access_log.getvalue().splitlines()]
+    assert lines[-1]["request_id"] == "rid-1"
+    assert lines[-1]["route"] == "/v1/games/<game_id>"
+    assert lines[-1]["status"] == 404
+    assert lines[-1]["method"] == "GET"
+    assert token not in access_log.getvalue()
+    assert "secret" not in access_log.getvalue()
+
+
+def test_metrics_count_requests_by_route_and_moves(iso_app: Flask, isolated_redis: Store) -> None:
+    client = iso_app.test_client()
+    before = client.get("/metrics").text
+    table = new_table(isolated_redis, seats=2)
+    player = table.players[0]
+    client.get(f"/v1/games/{table.game_id}")
+    client.get("/v1/games/nope")
+    _, bearer = isolated_redis.create_player("M", None)
+    client.post(
+        f"/v1/games/{table.game_id}/actions",
+        json={"notation": "pass"},
+        headers={"Authorization": f"Bearer {bearer}"},
+    )  # 403: not a player — still a timed move request
+    after = client.get("/metrics").text
+
+    def delta(name: str, **labels: str) -> float:
+        return _sample(after, name, **labels) - _sample(before, name, **labels)
+
+    route = "/v1/games/<game_id>"
+    assert delta("kurier_http_requests_total", method="GET", route=route, status="200") == 1
+    assert delta("kurier_http_requests_total", method="GET", route=route, status="404") == 1
+    assert delta("kurier_move_duration_seconds_count", status="403") == 1
+    assert player["id"] not in after  # labels are routes, never ids
+
+
+def test_metrics_read_queue_depth_failed_jobs_and_deliveries(
+    iso_app: Flask, isolated_redis: Store
+) -> None:
+    low = Queue("low", connection=isolated_redis.raw, serializer=JSONSerializer)
+    low.enqueue("tests.no_such_module.job", job_id="will-fail")
+    text = iso_app.test_client().get("/metrics").text
+    assert _sample(text, "kurier_redis_up") == 1
+    assert _sample(text, "kurier_queue_jobs", queue="low") == 1
+    assert _sample(text, "kurier_jobs_failed", queue="low") == 0
+
+    worker = SimpleWorker([low], connection=isolated_redis.raw, serializer=JSONSerializer)
+    worker.work(burst=True, max_jobs=1)
+    metrics.record_email_delivery(isolated_redis.r, "delivered")
+    metrics.record_email_delivery(isolated_redis.r, "delivered")
+    metrics.record_webhook_delivery(isolated_redis.r, "retry")
+    text = iso_app.test_client().get("/metrics").text
+    assert _sample(text, "kurier_queue_jobs", queue="low") == 0
+    assert _sample(text, "kurier_jobs_failed", queue="low") == 1
+    assert _sample(text, "kurier_email_deliveries_total", outcome="delivered") == 2
+    assert _sample(text, "kurier_webhook_deliveries_total", outcome="retry") == 1
+    assert _sample(text, "kurier_webhook_deliveries_total", outcome="failed") == 0
+    with pytest.raises(ValueError):
+        metrics.record_email_delivery(isolated_redis.r, "sent-ish")
+
+
+def test_metrics_without_redis_say_so() -> None:
+    app = create_app({"REDIS_URL": "unix:///nonexistent/redis.sock"})
+    text = app.test_client().get("/metrics").text
+    assert _sample(text, "kurier_redis_up") == 0
