@@ -456,8 +456,8 @@ class Rules:
         self._check_aetius(state, events)
         return events
 
-    def _event(self, kind: str, **data: Any) -> Event:
-        return Event(kind, data)
+    def _event(self, name: str, /, **data: Any) -> Event:
+        return Event(name, data)
 
     # -- secret notes ------------------------------------------------------------------------
 
