@@ -11,6 +11,7 @@ from engine.core import Game, IllegalAction
 #: Game type id -> "module:attribute" of its engine instance, imported on first use.
 _ENGINES: dict[str, str] = {
     "attila": "engine.attila.game:GAME",
+    "attila-wargame": "engine.attila_wargame.game:GAME",
     "attika": "engine.attika.game:GAME",
 }
 
