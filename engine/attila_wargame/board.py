@@ -163,6 +163,15 @@ def parse_board(raw: dict[str, Any], map_raw: dict[str, Any], bindings: dict[str
             units[u["id"]] = UnitDef(
                 u["id"], group["people"], True, t["cf"], t["mf"], start, False, len(units)
             )
+    for extra in bindings.get("extra_units", ()):
+        option = raw["options"][extra["option"]]
+        own = [u for u in units.values() if u.people == extra["people"] and u.combat]
+        prefix = own[-1].id.rsplit("-", 1)[0]
+        for k in range(len(own) + 1, max(option["default"], *option.get("alternatives", ())) + 1):
+            uid = f"{prefix}-{k}"
+            units[uid] = UnitDef(
+                uid, own[-1].people, True, own[-1].cf, own[-1].mf, -1, False, len(units)
+            )
     for c in raw["cmus"]:
         start = index_of_qr[tuple(c["hex"])] if c.get("hex") else -1
         units[c["id"]] = UnitDef(

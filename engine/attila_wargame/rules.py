@@ -108,14 +108,20 @@ class Rules:
         return state
 
     def _adjust_people_count(self, state: WargameState, options: dict[str, Any]) -> None:
-        """BURGUNDIAN_COUNT = 6: a sixth Burgundian on the nearest free hex of its homeland."""
+        """Extra counters by option (BURGUNDIAN_COUNT = 6): each on the nearest free hex of
+        the people's area, searched outwards from its first counter."""
         b = self.b
-        people = "burgundians"
-        units = b.unit_ids_of(people, combat=True)
-        wanted = options.get("BURGUNDIAN_COUNT", len(units))
-        if wanted <= len(units):
-            return
-        start = b.units[units[0]].start
+        for extra in b.bindings.get("extra_units", ()):
+            units = b.unit_ids_of(extra["people"], combat=True)
+            placed = [u for u in units if b.units[u].start >= 0]
+            for unit in units[len(placed) : options[extra["option"]]]:
+                h = self._nearest_free(state, b.units[placed[0]].start)
+                if h is not None:
+                    state.pos[unit] = h
+                    state.cf[unit] = b.units[unit].cf
+
+    def _nearest_free(self, state: WargameState, start: int) -> int | None:
+        b = self.b
         taken = set(state.pos.values())
         seen, frontier = {start}, [start]
         while frontier:
@@ -127,11 +133,9 @@ class Rules:
                     seen.add(n)
                     nxt.append(n)
                     if n not in taken and n not in b.city_at and b.region[n] == b.region[start]:
-                        extra = f"{units[0].rsplit('-', 1)[0]}-{len(units) + 1}"
-                        state.pos[extra] = n
-                        state.cf[extra] = b.units[units[0]].cf
-                        return
+                        return n
             frontier = nxt
+        return None
 
     # == who acts ===========================================================================
 
