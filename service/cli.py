@@ -15,6 +15,7 @@ from types import FrameType
 
 import redis
 
+from service import ops
 from service.redis_server import RedisServer, data_dir_from_env, redis_url_or_server
 
 DEFAULT_HOST = "127.0.0.1"
@@ -34,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--base-url", default=f"http://{DEFAULT_HOST}:{DEFAULT_PORT}")
     spec = commands.add_parser("openapi", help="print (or write) the OpenAPI document")
     spec.add_argument("--output", type=Path)
+    operations = ops.add_parsers(commands)  # web, config check, games verify
     args = parser.parse_args(argv)
     handler = {
         "run": cmd_run,
@@ -41,6 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "redis": cmd_redis,
         "demo": cmd_demo,
         "openapi": cmd_openapi,
+        **operations,
     }[args.command]
     return handler(args)
 
@@ -87,26 +90,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _gunicorn(host: str, port: int) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--worker-class",
-        "gthread",
-        "--workers",
-        "2",
-        "--threads",
-        "8",
-        "--timeout",
-        "30",
-        "--max-requests",
-        "2000",
-        "--max-requests-jitter",
-        "200",
-        "--bind",
-        f"{host}:{port}",
-        "service.wsgi:app",
-    ]
+    return ops.gunicorn_argv(host, port)  # the same settings as the image's `kurier web`
 
 
 # -- worker ---------------------------------------------------------------------------------
@@ -116,9 +100,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from rq import Worker
     from rq.serializers import JSONSerializer
 
+    from service.logs import configure_logging
     from service.store import WORKER_QUEUES, Store
     from workers.jobs import reconcile
 
+    configure_logging()  # JSON lines; rq's own log lines go through the same handler
     store = Store.from_env()
     # Resolutions owed by a worker that died before it committed: enqueue them again.
     reconcile(store)

@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
 from engine.registry import get_game
-from service import sealed
+from service import pinning, sealed
 from service.problems import Problem
 from service.store import (
     Change,
@@ -147,6 +147,7 @@ def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome
             ) from None
         state = game.new_state(len(record.seats), record.seed, record.options)
         record.status = "active"
+        record.rules_version = game.rules_version  # pinned from here on (service/pinning.py)
         started = _event(
             "game_started",
             players=len(record.seats),
@@ -183,6 +184,7 @@ def play(
             raise Problem(
                 409, "game-not-active", f"the game is {record.status}", game_status=record.status
             )
+        pinning.check_playable(record)
         game = record.game
         try:
             action = (
@@ -216,6 +218,7 @@ def resolve(store: Store, game_id: str, ref: str) -> str:
     def mutate(record: GameRecord | None, version: int) -> Change:
         if record is None or record.status != "active":
             raise NothingToDo
+        pinning.check_playable(record)  # fails the job; rq retries it, reconcile re-enqueues
         game = record.game
         state = game.load(record.state or {})
         owed = [d for d in game.pending(state) if d.seat == SYSTEM and d.ref == ref]

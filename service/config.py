@@ -1,0 +1,232 @@
+"""Every environment variable Kurier reads, with its default and a check (``kurier config check``).
+
+Configuration comes only from the environment. This table is the one list: docs/operations.md
+shows the same rows (a test compares them), and a test fails when code reads a variable that is
+not listed here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from email.utils import parseaddr
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import redis
+
+#: Schemes ``workers.mail`` understands.
+SMTP_SCHEMES = ("smtp", "smtp+starttls", "smtps")
+WEBHOOK_MODES = ("public", "loopback", "any")
+
+
+class Invalid(ValueError):
+    """A setting's value is wrong; the message says why (and never repeats a secret)."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: str  # shown in the docs; "" = unset
+    help: str
+    check: Callable[[str], str | None] | None = None  # raises Invalid; may return a warning
+    required: bool = False
+    secret: bool = False  # may hold a password: never printed
+
+
+def _int_between(low: int, high: int) -> Callable[[str], None]:
+    def check(value: str) -> None:
+        if not value.strip().isdigit() or not low <= int(value) <= high:
+            raise Invalid(f"must be a whole number from {low} to {high}")
+
+    return check
+
+
+def _one_of(*choices: str) -> Callable[[str], None]:
+    def check(value: str) -> None:
+        if value.lower() not in choices:
+            raise Invalid(f"must be one of {', '.join(choices)}")
+
+    return check
+
+
+def _writable_dir(value: str) -> None:
+    path = Path(value).resolve()
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir() or not os.access(existing, os.W_OK):
+        raise Invalid(f"{existing} is not a writable directory")
+
+
+def check_smtp_url(value: str) -> None:
+    parts = urlsplit(value)
+    if parts.scheme.lower() not in SMTP_SCHEMES:
+        raise Invalid(f"scheme must be one of {', '.join(SMTP_SCHEMES)}")
+    if not parts.hostname:
+        raise Invalid("names no host (smtp://host:port)")
+    try:
+        parts.port  # noqa: B018 - urlsplit checks the port only when asked
+    except ValueError:
+        raise Invalid("has a malformed port") from None
+
+
+def _mail_from(value: str) -> None:
+    if "@" not in parseaddr(value)[1]:
+        raise Invalid("must be an address such as 'Kurier <kurier@example.org>'")
+
+
+def check_redis_url(value: str) -> str | None:
+    """Well-formed and answering PING; warns about settings that risk games."""
+    try:
+        client = redis.Redis.from_url(
+            value, socket_connect_timeout=3, socket_timeout=3, retry=None, decode_responses=True
+        )
+    except ValueError as error:
+        raise Invalid(f"malformed: {error}") from None
+    try:
+        client.ping()
+        return _redis_warnings(client)
+    except redis.RedisError as error:
+        raise Invalid(f"unreachable: {type(error).__name__}") from None
+    finally:
+        client.close()
+
+
+def _redis_warnings(client: redis.Redis) -> str | None:
+    try:
+        config = client.config_get("maxmemory-policy") | client.config_get("appendonly")
+    except redis.ResponseError:
+        return None  # CONFIG is often disabled on managed Redis: nothing to check then
+    problems = []
+    if config.get("maxmemory-policy") != "noeviction":
+        problems.append("maxmemory-policy is not noeviction (games could be evicted)")
+    if config.get("appendonly") != "yes":
+        problems.append("appendonly is off (a crash loses everything since the last RDB)")
+    return "; ".join(problems) or None
+
+
+def _public_url(value: str) -> None:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise Invalid("must be an http(s) URL with a host, e.g. https://kurier.example.org")
+
+
+def _delays(value: str) -> None:
+    try:
+        delays = [float(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise Invalid("must be seconds separated by commas, e.g. 5,300,1800") from None
+    if not delays or any(d < 0 for d in delays):
+        raise Invalid("must list at least one delay, none negative")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "REDIS_URL",
+        "",
+        "The Redis holding every game (`redis://`, `rediss://`, `unix://`). Required by "
+        "`web` and `worker`; unset, `kurier run` starts an embedded Redis",
+        check_redis_url,
+        required=True,
+        secret=True,
+    ),
+    Setting(
+        "KURIER_DATA_DIR",
+        ".kurier/redis",
+        "Data directory of the embedded Redis (`kurier run`, `kurier redis`)",
+        _writable_dir,
+    ),
+    Setting("KURIER_HOST", "127.0.0.1", "Address `kurier web`/`run` listen on (image: 0.0.0.0)"),
+    Setting("KURIER_PORT", "8000", "Port `kurier web`/`run` listen on", _int_between(1, 65535)),
+    Setting(
+        "KURIER_WEB_WORKERS",
+        "2",
+        "gunicorn worker processes (about one per core)",
+        _int_between(1, 64),
+    ),
+    Setting(
+        "KURIER_WEB_THREADS", "8", "Threads per gunicorn worker (gthread)", _int_between(1, 64)
+    ),
+    Setting(
+        "KURIER_LOG_LEVEL",
+        "INFO",
+        "Log level of the JSON logs on stderr",
+        _one_of("debug", "info", "warning", "error", "critical"),
+    ),
+    Setting(
+        "PROMETHEUS_MULTIPROC_DIR",
+        "a new temporary directory",
+        "Where gunicorn's processes share metric values (`kurier web` creates and empties it)",
+        _writable_dir,
+    ),
+    Setting(
+        "KURIER_SMTP_URL",
+        "",
+        "Mail relay: `smtp://host:25`, `smtp+starttls://user:pass@host:587` or "
+        "`smtps://user:pass@host:465`; unset, mail goes to the maildir `KURIER_OUTBOX`",
+        check_smtp_url,
+        secret=True,
+    ),
+    Setting(
+        "KURIER_OUTBOX", ".kurier/outbox", "Maildir for outgoing mail without SMTP", _writable_dir
+    ),
+    Setting("KURIER_MAIL_DOMAIN", "kurier.localhost", "Domain of Message-IDs and the sender"),
+    Setting(
+        "KURIER_MAIL_FROM",
+        "Kurier <kurier@KURIER_MAIL_DOMAIN>",
+        "The From: of outgoing mail",
+        _mail_from,
+    ),
+    Setting(
+        "KURIER_PUBLIC_URL",
+        "http://127.0.0.1:8000",
+        "The API's address as players reach it: links in mails and webhooks",
+        _public_url,
+    ),
+    Setting(
+        "KURIER_WEBHOOK_RETRY_SCHEDULE",
+        "",
+        "Seconds between webhook retries, comma-separated; unset: the built-in schedule",
+        _delays,
+    ),
+    Setting(
+        "KURIER_WEBHOOK_ALLOW",
+        "public",
+        "Webhook targets allowed: `public` (https, public addresses), `loopback`, `any`",
+        _one_of(*WEBHOOK_MODES),
+    ),
+)
+
+BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+@dataclass(frozen=True)
+class Finding:
+    name: str
+    level: str  # ok | warning | error
+    message: str
+
+
+def check(environ: Mapping[str, str]) -> list[Finding]:
+    """Check every setting present in ``environ``; a missing required one is an error."""
+    findings = []
+    for setting in SETTINGS:
+        value = environ.get(setting.name)
+        if not value:
+            level = "error" if setting.required else "ok"
+            note = "missing (required)" if setting.required else f"default: {setting.default}"
+            findings.append(Finding(setting.name, level, note))
+            continue
+        findings.append(_check_one(setting, value))
+    return findings
+
+
+def _check_one(setting: Setting, value: str) -> Finding:
+    shown = "set" if setting.secret else repr(value)
+    try:
+        warning = setting.check(value) if setting.check else None
+    except Invalid as error:
+        return Finding(setting.name, "error", f"{shown}: {error}")
+    if warning:
+        return Finding(setting.name, "warning", f"{shown}: {warning}")
+    return Finding(setting.name, "ok", shown)

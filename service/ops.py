@@ -1,0 +1,95 @@
+"""Operator commands of ``kurier``: ``web``, ``config check``, ``games verify``.
+
+Kept apart from ``service/cli.py`` (which wires them in) so that the production entry points
+are in one place: the container image runs ``kurier web`` and ``kurier worker``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def add_parsers(commands: Any) -> dict[str, Handler]:
+    web = commands.add_parser("web", help="only the API under gunicorn (REDIS_URL)")
+    web.add_argument("--host", help="default: KURIER_HOST or 127.0.0.1")
+    web.add_argument("--port", type=int, help="default: KURIER_PORT or 8000")
+    config = commands.add_parser("config", help="check the environment variables")
+    config.add_argument("action", choices=["check"])
+    config.add_argument("--quiet", action="store_true", help="print only problems")
+    games = commands.add_parser("games", help="replay stored games with this engine")
+    games.add_argument("action", choices=["verify"])
+    games.add_argument(
+        "--upgrade",
+        action="store_true",
+        help="move unfinished games whose replay matches to this engine's rules version",
+    )
+    return {"web": cmd_web, "config": cmd_config, "games": cmd_games}
+
+
+def gunicorn_argv(host: str, port: int) -> list[str]:
+    # Workers, threads, timeouts and the metrics directory: service/gunicorn_conf.py.
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--config",
+        "python:service.gunicorn_conf",
+        "--bind",
+        f"{host}:{port}",
+        "service.wsgi:app",
+    ]
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    if not os.environ.get("REDIS_URL"):
+        print("kurier web: REDIS_URL is not set (kurier run starts its own Redis)", file=sys.stderr)
+        return 2
+    host = args.host or os.environ.get("KURIER_HOST", "127.0.0.1")
+    port = args.port or int(os.environ.get("KURIER_PORT", "8000"))  # `config check` explains
+    argv = gunicorn_argv(host, port)
+    # Replace this process: gunicorn gets the container's signals directly.
+    os.execv(argv[0], argv)
+    return 0  # not reached
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    from service.config import check
+
+    findings = check(os.environ)
+    for finding in findings:
+        if finding.level != "ok" or not args.quiet:
+            print(f"{finding.level:<7} {finding.name}: {finding.message}")
+    errors = sum(f.level == "error" for f in findings)
+    if errors:
+        print(f"{errors} setting(s) wrong or missing (see docs/operations.md)", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    from service import pinning
+    from service.store import Store
+
+    store = Store.from_env()
+    counts: dict[str, int] = {}
+    upgraded = 0
+    for game_id in pinning.game_ids(store):
+        verdict = pinning.verify(store, game_id)
+        counts[verdict.outcome] = counts.get(verdict.outcome, 0) + 1
+        if not verdict.ok:
+            print(
+                f"{verdict.outcome} {game_id} ({verdict.type} {verdict.status}, rules "
+                f"{verdict.rules_version}, engine {verdict.engine_version}): {verdict.detail}"
+            )
+        elif args.upgrade and pinning.upgrade(store, verdict):
+            upgraded += 1
+            print(f"upgraded {game_id}: {verdict.rules_version} -> {verdict.engine_version}")
+    summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "no games"
+    print(f"verified: {summary}; upgraded: {upgraded}")
+    store.close()
+    return 1 if counts.get("mismatch") or counts.get("error") else 0
