@@ -16,6 +16,7 @@ from engine.registry import get_game
 #: game type -> (picture function, summary function), each "module:attribute".
 _PRESENTERS: dict[str, tuple[str, str]] = {
     "attila": ("service.pictures.attila:render", "service.pictures.attila_text:summary"),
+    "attika": ("service.pictures.attika:render", "service.pictures.attika_text:summary"),
 }
 
 

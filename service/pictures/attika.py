@@ -1,0 +1,450 @@
+"""An SVG picture of an Attika game, drawn from the spectator view only.
+
+Drawing from ``GAME.view(state, None)`` means the picture cannot show a hand, the deck, the
+tile pile or the order of any stack, whoever asks for it. Everything else comes from the
+board data: the hex directions, the tile faces, the resources, the buildings and the player
+colours, so a corrected data file needs no change here.
+
+Hexes are pointy-top; each one prints its axial coordinate ``q,r`` (the notation's form) at
+the bottom, so a move like ``build temple at 2,-1`` can be read straight off the picture.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+from xml.sax.saxutils import escape
+
+from engine.attika.board import Board, Hex
+
+R = 42  # hex radius (centre to corner)
+MARGIN = 30
+HEADER = 84  # title band above the map and the panel
+PANEL_W = 380
+SQ3 = math.sqrt(3)
+
+#: Fill of a map hex per landscape (resource id); blank hexes and unknown resources fall back.
+LAND_FILL = {
+    "water": "#bcdcf2",
+    "forest": "#bfe0b0",
+    "hill": "#f0dca0",
+    "mountain": "#d3cfc8",
+}
+BLANK_FILL = "#f4ecd6"
+GLYPH_INK = {
+    "water": "#1f6fb2",
+    "forest": "#2e7d32",
+    "hill": "#a0701c",
+    "mountain": "#5f5a55",
+}
+#: Building colours per player colour name (data: ``player_colours``).
+COLOUR_FILL = {
+    "red": "#c8372d",
+    "yellow": "#e9bd22",
+    "green": "#2f8f46",
+    "blue": "#2d63c8",
+    "white": "#f4f4f4",
+    "black": "#2b2b2b",
+}
+DARK_TEXT = {"yellow", "white"}
+FALLBACK_FILL = ["#c8372d", "#e9bd22", "#2f8f46", "#2d63c8"]
+
+
+def colour_names(board: Board, players: int) -> list[str]:
+    names = list(board.raw.get("player_colours", {}).get("colours", []))
+    return [names[s] if s < len(names) else f"seat {s}" for s in range(players)]
+
+
+def seat_fill(board: Board, seat: int) -> str:
+    name = colour_names(board, seat + 1)[seat]
+    return COLOUR_FILL.get(name, FALLBACK_FILL[seat % len(FALLBACK_FILL)])
+
+
+def parse_hex(text: str) -> Hex:
+    q, r = text.split(",")
+    return int(q), int(r)
+
+
+def _pixel(hex_: Hex) -> tuple[float, float]:
+    q, r = hex_
+    return R * SQ3 * (q + r / 2), R * 1.5 * r
+
+
+def _corners(x: float, y: float, radius: float = R) -> list[tuple[float, float]]:
+    return [
+        (
+            x + radius * math.cos(math.radians(60 * k - 30)),
+            y + radius * math.sin(math.radians(60 * k - 30)),
+        )
+        for k in range(6)
+    ]
+
+
+def _points(corners: list[tuple[float, float]]) -> str:
+    return " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
+
+
+def render(board: Board, view: dict[str, Any], title: str = "Attika") -> str:
+    cells = {parse_hex(c["hex"]): c for c in view["map"]}
+    shrines = [parse_hex(h) for h in view["shrines"]]
+    every = [*cells, *shrines]
+    xs = [_pixel(h)[0] for h in every]
+    ys = [_pixel(h)[1] for h in every]
+    half_w = R * SQ3 / 2
+    ox = MARGIN + half_w - min(xs)
+    oy = HEADER + MARGIN / 2 + R - min(ys)
+    map_w = max(xs) - min(xs) + 2 * half_w + 2 * MARGIN
+    map_h = max(ys) - min(ys) + 2 * R + 1.5 * MARGIN + HEADER
+    panel = _panel(board, view, map_w)
+    width = round(map_w + PANEL_W)
+    height = round(max(map_h, panel.bottom + MARGIN))
+
+    def at(hex_: Hex) -> tuple[float, float]:
+        x, y = _pixel(hex_)
+        return x + ox, y + oy
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">',
+        f"<title>{escape(title)}</title>",
+        f'<rect width="{width}" height="{height}" fill="#dde8ec"/>',
+        f'<rect x="{map_w:.0f}" y="{HEADER}" width="{PANEL_W}" height="{height - HEADER}" '
+        'fill="#f7f2e6"/>',
+        f'<line x1="{map_w:.0f}" y1="{HEADER}" x2="{map_w:.0f}" y2="{height}" stroke="#b9ab8c"/>',
+        f'<rect width="{width}" height="{HEADER}" fill="#213547"/>',
+        f'<text x="{MARGIN}" y="34" font-size="24" font-weight="bold" fill="#fff">'
+        f"{escape(title)}</text>",
+        f'<text x="{MARGIN}" y="56" font-size="12" fill="#cfdbe6">Map data reconstructed, not '
+        "the printed tiles (see docs/rules/attika.md).</text>",
+        f'<text x="{MARGIN}" y="73" font-size="12" fill="#cfdbe6">Each hex shows its q,r as '
+        "written in moves: q grows to the east, r to the south-east.</text>",
+    ]
+    tile_of = _tile_of(board, view)
+    parts.append('<g id="map">')
+    for hex_, cell in cells.items():
+        parts.append(_hex(board, cell, *at(hex_)))
+    parts += _tile_edges(board, cells, tile_of, at)
+    for hex_ in shrines:
+        parts.append(_shrine(hex_, *at(hex_)))
+    for hex_, cell in cells.items():
+        if cell["building"]:
+            parts.append(_building(board, cell, *at(hex_)))
+    parts.append("</g>")
+    parts += panel.parts
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+# -- the map ----------------------------------------------------------------------------------
+
+
+def _tile_of(board: Board, view: dict[str, Any]) -> dict[Hex, int]:
+    """Which laid tile (by the order laid) covers each hex: for the tile outlines."""
+    out: dict[Hex, int] = {}
+    for n, laid in enumerate(view["tiles"]):
+        tile = board.tile(laid["tile"]).index
+        for hex_, _ in board.tile_hexes(tile, parse_hex(laid["centre"]), laid["rotation"]):
+            out[hex_] = n
+    return out
+
+
+def _hex(board: Board, cell: dict[str, Any], x: float, y: float) -> str:
+    land = cell["landscape"]
+    fill = LAND_FILL.get(land, BLANK_FILL) if land else BLANK_FILL
+    out = [
+        f'<g id="hex-{escape(cell["hex"])}">',
+        f'<polygon points="{_points(_corners(x, y))}" fill="{fill}" stroke="#8f8268" '
+        'stroke-width="1"/>',
+    ]
+    if land:
+        out.append(_glyph(board, land, x, y - 21))
+    out.append(
+        f'<text x="{x:.1f}" y="{y + 31:.1f}" font-size="11" text-anchor="middle" '
+        f'fill="#3b3428">{escape(cell["hex"])}</text>'
+    )
+    out.append("</g>")
+    return "".join(out)
+
+
+def _glyph(board: Board, land: str, x: float, y: float) -> str:
+    """A small drawing of a landscape symbol centred at (x, y), about 22 px wide."""
+    ink = GLYPH_INK.get(land, "#333")
+    if land == "water":
+        waves = " ".join(
+            f"M{x - 10:.1f},{yy:.1f} q2.5,-4 5,0 t5,0 t5,0 t5,0" for yy in (y - 2, y + 4)
+        )
+        return (
+            f'<path d="{waves}" fill="none" '
+            f'stroke="{ink}" stroke-width="1.8" stroke-linecap="round"/>'
+        )
+    if land == "forest":
+        return (
+            f'<rect x="{x - 1.5:.1f}" y="{y + 3:.1f}" width="3" height="5" fill="#6b4b2a"/>'
+            f'<polygon points="{x:.1f},{y - 9:.1f} {x + 7:.1f},{y + 4:.1f} {x - 7:.1f},'
+            f'{y + 4:.1f}" fill="{ink}"/>'
+            f'<polygon points="{x - 8:.1f},{y - 3:.1f} {x - 3:.1f},{y + 6:.1f} {x - 13:.1f},'
+            f'{y + 6:.1f}" fill="{ink}" opacity="0.75"/>'
+        )
+    if land == "hill":
+        return (
+            f'<path d="M{x - 12:.1f},{y + 6:.1f} Q{x - 4:.1f},{y - 10:.1f} {x + 3:.1f},'
+            f"{y + 6:.1f} Z M{x - 2:.1f},{y + 6:.1f} Q{x + 6:.1f},{y - 5:.1f} {x + 12:.1f},"
+            f'{y + 6:.1f} Z" fill="{ink}" opacity="0.85"/>'
+        )
+    if land == "mountain":
+        return (
+            f'<polygon points="{x - 12:.1f},{y + 7:.1f} {x - 3:.1f},{y - 9:.1f} '
+            f'{x + 6:.1f},{y + 7:.1f}" fill="{ink}"/>'
+            f'<polygon points="{x - 1:.1f},{y + 7:.1f} {x + 6:.1f},{y - 4:.1f} '
+            f'{x + 13:.1f},{y + 7:.1f}" fill="{ink}" opacity="0.75"/>'
+            f'<polygon points="{x - 5.5:.1f},{y - 5:.1f} {x - 3:.1f},{y - 9:.1f} '
+            f'{x - 0.5:.1f},{y - 5:.1f}" fill="#fff"/>'
+        )
+    letter = board.resource(land).letter
+    return (
+        f'<text x="{x:.1f}" y="{y + 5:.1f}" font-size="14" font-weight="bold" '
+        f'text-anchor="middle" fill="{ink}">{escape(letter)}</text>'
+    )
+
+
+def _tile_edges(board: Board, cells: dict[Hex, Any], tile_of: dict[Hex, int], at: Any) -> list[str]:
+    """A darker line wherever a hex borders a hex of another tile, or no hex at all."""
+    out = []
+    for hex_ in cells:
+        x, y = at(hex_)
+        corners = _corners(x, y)
+        for dq, dr in board.directions:
+            other = (hex_[0] + dq, hex_[1] + dr)
+            if other in cells and tile_of.get(other, -1) == tile_of.get(hex_, -2):
+                continue
+            nx, ny = at(other)
+            vx, vy = nx - x, ny - y
+            a, b = sorted(corners, key=lambda c: -((c[0] - x) * vx + (c[1] - y) * vy))[:2]
+            out.append(
+                f'<line x1="{a[0]:.1f}" y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" '
+                'stroke="#5b4a33" stroke-width="3" stroke-linecap="round"/>'
+            )
+    return out
+
+
+def _shrine(hex_: Hex, x: float, y: float) -> str:
+    label = f"{hex_[0]},{hex_[1]}"
+    return (
+        f'<g id="shrine-{label}">'
+        f'<polygon points="{_points(_corners(x, y))}" fill="#fbf8f1" stroke="#b08a2e" '
+        'stroke-width="3"/>'
+        f'<polygon points="{x - 15:.1f},{y - 16:.1f} {x:.1f},{y - 25:.1f} {x + 15:.1f},'
+        f'{y - 16:.1f}" fill="#b08a2e"/>'
+        + "".join(
+            f'<rect x="{x + dx - 1.8:.1f}" y="{y - 15:.1f}" width="3.6" height="14" '
+            'fill="#b08a2e"/>'
+            for dx in (-11, -4, 4, 11)
+        )
+        + f'<rect x="{x - 16:.1f}" y="{y - 1:.1f}" width="32" height="3" fill="#b08a2e"/>'
+        f'<text x="{x:.1f}" y="{y + 15:.1f}" font-size="11" font-weight="bold" '
+        f'text-anchor="middle" fill="#7a5d17">Shrine</text>'
+        f'<text x="{x:.1f}" y="{y + 31:.1f}" font-size="11" text-anchor="middle" '
+        f'fill="#3b3428">{label}</text></g>'
+    )
+
+
+def _building(board: Board, cell: dict[str, Any], x: float, y: float) -> str:
+    seat = cell["building"]["seat"]
+    building = board.building(cell["building"]["building"])
+    colour = colour_names(board, seat + 1)[seat]
+    fill = seat_fill(board, seat)
+    ink = "#222" if colour in DARK_TEXT else "#fff"
+    label = building.name_en if len(building.name_en) <= 12 else building.name_en[:11] + "."
+    size = min(11.0, round(88 / max(len(label), 1), 1))  # fits the 64 px badge
+    stroke = 'stroke="#7a5d17" stroke-width="2.5"' if building.main else 'stroke="#222"'
+    star = (
+        f'<text x="{x + 26:.1f}" y="{y - 7:.1f}" font-size="11" text-anchor="middle" '
+        f'fill="#7a5d17">★</text>'
+        if building.main
+        else ""
+    )
+    return (
+        f'<g id="building-{seat}-{escape(building.id)}">'
+        f"<title>{escape(building.name_en)} ({escape(building.id)}), seat {seat} "
+        f"({escape(colour)}) at {escape(cell['hex'])}</title>"
+        f'<rect x="{x - 32:.1f}" y="{y - 9:.1f}" width="64" height="22" rx="5" fill="{fill}" '
+        f"{stroke}/>"
+        f'<text x="{x:.1f}" y="{y + 6:.1f}" font-size="{size}" font-weight="bold" '
+        'font-family="DejaVu Sans Condensed, Arial Narrow, sans-serif" '
+        f'text-anchor="middle" fill="{ink}">{escape(label)}</text>{star}</g>'
+    )
+
+
+# -- the side panel -------------------------------------------------------------------------
+
+
+class _Panel:
+    def __init__(self, left: float) -> None:
+        self.x = left + 18
+        self.y = HEADER + 30.0
+        self.parts: list[str] = []
+
+    @property
+    def bottom(self) -> float:
+        return self.y
+
+    def text(self, text: str, size: int = 12, bold: bool = False, dx: float = 0, **kw: str) -> None:
+        weight = ' font-weight="bold"' if bold else ""
+        fill = kw.get("fill", "#222")
+        self.parts.append(
+            f'<text x="{self.x + dx:.1f}" y="{self.y:.1f}" font-size="{size}"{weight} '
+            f'fill="{fill}">{escape(text)}</text>'
+        )
+
+    def gap(self, pixels: float) -> None:
+        self.y += pixels
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return [*lines, line] if line else lines
+
+
+def _panel(board: Board, view: dict[str, Any], left: float) -> _Panel:
+    p = _Panel(left)
+    colours = colour_names(board, view["players"])
+    names = {b.id: b.name_en for b in board.buildings}
+    for line in _wrap(_status(view, colours), 36):
+        p.text(line, 15, bold=True)
+        p.gap(20)
+    for line in _turn_lines(board, view):
+        p.text(line, 12)
+        p.gap(17)
+    discard = ", ".join(
+        f"{n} {board.resource(kind).letter}" for kind, n in view["discard"].items() if n
+    )
+    p.text(
+        f"Deck {view['deck']} cards · discard {discard or 'empty'}",
+        12,
+    )
+    p.gap(17)
+    p.text(f"Amphorae in supply {view['amphora_supply']} · tiles face down {view['tile_pile']}")
+    p.gap(26)
+    result = view["result"] or {}
+    for seat, info in enumerate(view["seats"]):
+        p.parts.append(
+            f'<rect x="{p.x:.1f}" y="{p.y - 12:.1f}" width="16" height="16" rx="3" '
+            f'fill="{seat_fill(board, seat)}" stroke="#333"/>'
+        )
+        to_play = seat == view["active"] and not result
+        badge = " ◀ to play" if to_play else ""
+        if result and seat in result.get("winners", []):
+            badge = " ★ winner"
+        p.text(f"Seat {seat} · {colours[seat]}{badge}", 14, bold=True, dx=24)
+        p.gap(18)
+        p.text(
+            f"{len(info['built'])}/{len(board.buildings)} built · {info['settlements']} "
+            f"settlement{'s' if info['settlements'] != 1 else ''} · {info['amphorae']} "
+            f"amphora{'e' if info['amphorae'] != 1 else ''} · {info['cards']} "
+            f"card{'s' if info['cards'] != 1 else ''}",
+            12,
+            dx=24,
+        )
+        p.gap(16)
+        stacks = " ".join(str(n) for n in info["stacks"])
+        p.text(f"Stacks (1 = main): {stacks}", 12, dx=24)
+        p.gap(16)
+        stored = ", ".join(names[b] for b in info["storage"]) or "empty"
+        for line in _wrap(f"Storage board: {stored}", 46):
+            p.text(line, 12, dx=24)
+            p.gap(16)
+        if info["groups_complete"]:
+            done = ", ".join(
+                board.groups[_group(board, g)].name_en for g in info["groups_complete"]
+            )
+            for line in _wrap(f"Groups complete: {done}", 46):
+                p.text(line, 12, dx=24, fill="#5b4a1e")
+                p.gap(16)
+        p.gap(10)
+    p.gap(6)
+    _legend(board, p)
+    return p
+
+
+def _group(board: Board, group_id: str) -> int:
+    return next(g.index for g in board.groups if g.id == group_id)
+
+
+def _status(view: dict[str, Any], colours: list[str]) -> str:
+    result = view["result"]
+    if result:
+        winners = ", ".join(f"seat {s} ({colours[s]})" for s in result["winners"])
+        reasons = ", ".join(r.replace("_", " ") for r in result.get("reasons", []))
+        return f"Game over: {winners} won" + (f" ({reasons})" if reasons else "")
+    active = view["active"]
+    return f"Turn {view['turn']} · seat {active} ({colours[active]}) to play"
+
+
+def _turn_lines(board: Board, view: dict[str, Any]) -> list[str]:
+    if view["result"]:
+        scores = " · ".join(str(n) for n in view["result"].get("scores", []))
+        return [f"Buildings on the map per seat: {scores}"]
+    out = []
+    left = view["actions_left"]
+    if view["mode"] is None:
+        out.append(
+            f"Choose: up to {left.get('reveal', 0)} reveals or {left.get('build', 0)} builds"
+        )
+    elif view["mode"] == "draw":
+        out.append("Actions turned into cards: spend amphorae or end")
+    else:
+        out.append(f"{view['mode'].title()} turn: {left.get(view['mode'], 0)} action(s) left")
+    if view["revealed"]:
+        name = board.building(view["revealed"]["building"]).name_en
+        out.append(f"Revealed from stack {view['revealed']['stack']}: {name} (build or store)")
+    if view["drawn_tile"]:
+        out.append(f"Map tile {view['drawn_tile']} drawn: to be placed")
+    return out
+
+
+def _legend(board: Board, p: _Panel) -> None:
+    p.text("Legend", 14, bold=True)
+    p.gap(8)
+    for resource in board.resources:
+        fill = LAND_FILL.get(resource.id, BLANK_FILL)
+        p.parts.append(
+            f'<rect x="{p.x:.1f}" y="{p.y:.1f}" width="34" height="24" rx="4" fill="{fill}" '
+            'stroke="#8f8268"/>' + _glyph(board, resource.id, p.x + 17, p.y + 12)
+        )
+        p.gap(17)
+        p.text(f"{resource.letter} · {resource.id} ({resource.name_de})", 12, dx=44)
+        p.gap(13)
+    p.parts.append(
+        f'<rect x="{p.x:.1f}" y="{p.y:.1f}" width="34" height="24" rx="4" fill="{BLANK_FILL}" '
+        'stroke="#8f8268"/>'
+    )
+    p.gap(17)
+    p.text("no landscape symbol", 12, dx=44)
+    p.gap(15)
+    p.parts.append(
+        f'<rect x="{p.x:.1f}" y="{p.y:.1f}" width="34" height="16" rx="4" '
+        f'fill="{seat_fill(board, 0)}" stroke="#7a5d17" stroke-width="2.5"/>'
+        f'<text x="{p.x + 40:.1f}" y="{p.y + 9:.1f}" font-size="11" fill="#7a5d17">★</text>'
+    )
+    p.gap(13)
+    p.text("main building (gold rim, ★)", 12, dx=56)
+    p.gap(18)
+    p.parts.append(
+        f'<line x1="{p.x:.1f}" y1="{p.y - 4:.1f}" x2="{p.x + 34:.1f}" y2="{p.y - 4:.1f}" '
+        'stroke="#5b4a33" stroke-width="3"/>'
+    )
+    p.text("edge of a map tile", 12, dx=44)
+    p.gap(18)
+    for line in _wrap(
+        "Each hex shows its coordinate q,r as used in moves, e.g. build temple at 2,-1. "
+        "Symbols under a building no longer lower costs.",
+        52,
+    ):
+        p.text(line, 11, fill="#456")
+        p.gap(14)
