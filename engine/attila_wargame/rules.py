@@ -411,10 +411,13 @@ class Rules:
         side = self.seats[seat]
         out: list[WargameAction] = []
         neighbours = self.b.neighbours
-        for unit in sorted(state.pos, key=self.order.__getitem__):
+        own = {p for p, s in state.alignment.items() if s == side}
+        for unit in self.b.unit_order:
+            at = state.pos.get(unit)
+            if at is None or self.people_of[unit] not in own:
+                continue
             if not self.movable(state, ctx, unit, side):
                 continue
-            at = state.pos[unit]
             for n in neighbours[at]:
                 if self.may_stand(state, ctx, unit, n):
                     out.append(Move(unit, (n,)))
