@@ -107,7 +107,9 @@ def outbox_path() -> Path:
 
 def _to_outbox(message: EmailMessage) -> str:
     path = outbox_path()
-    path.mkdir(parents=True, exist_ok=True)
+    # Maildir(create=True) makes tmp/new/cur only when the root is new: ensure all of them.
+    for sub in ("tmp", "new", "cur"):
+        (path / sub).mkdir(parents=True, exist_ok=True)
     key = mailbox.Maildir(str(path), create=True).add(message)
     return f"maildir:{path}/new/{key}"
 
