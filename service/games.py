@@ -57,7 +57,10 @@ def create_game(
     options: Mapping[str, Any] | None,
     seed: str | None,
     seats: int,
+    deadline: Mapping[str, Any] | None = None,
 ) -> Outcome:
+    """``deadline`` is service-level (hours, reminder, policy, vacation limit), kept apart
+    from the engine's ``options`` so that no engine ever sees it."""
     game = game_type(type_id)
     try:
         chosen = game.resolve_options(options)
@@ -89,6 +92,7 @@ def create_game(
             seq=seq,
             created_at=now,
             updated_at=now,
+            deadline=dict(deadline or {}),
         )
         body = {"id": game_id, "version": version, "seat": 0, "invite_code": record.invite}
         created = _event(
@@ -97,6 +101,7 @@ def create_game(
             options=chosen,
             seats=seats,
             seed_commitment=record.seed_commitment,
+            deadline=record.deadline or None,
         )
         return Change(
             record,
@@ -236,6 +241,55 @@ def resolve(store: Store, game_id: str, ref: str) -> str:
     return "resolved"
 
 
+def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, Any]) -> str:
+    """A deadline passed with ``decision`` of ``seat`` still open (the deadline job).
+
+    A missing sealed choice counts as the game's pass; a missing move follows the game's
+    policy: ``default_move`` plays a deterministic legal move, ``remind_only`` only logs the
+    timeout (and the clock starts again). Either way the timeout is an event in the log.
+    """
+    from service.notifications import table
+
+    def mutate(record: GameRecord | None, version: int) -> Change:
+        if record is None or record.status != "active":
+            raise NothingToDo
+        if not any(d == dict(decision) for d in record.pending):
+            raise NothingToDo  # answered (or timed out) meanwhile
+        game = record.game
+        state = game.load(record.state or {})
+        policy = record.deadline.get("policy", "default_move")
+        found = game.decision_for(state, seat)
+        assert found is not None
+        timeout = {"seat": seat, "step": found.step, "decision": found.kind, "policy": policy}
+        if found.kind == "move" and policy == "remind_only":
+            events = [_event("timeout_applied", **timeout)]
+            return Change(record, "timeout", events, 200, {}, seat=seat)
+        action = _default_action(game, state, seat, found.kind, table(record.type))
+        events = game.apply(state, seat, action)
+        change = _applied(record, game, state, seat, found, action, events, version)
+        if found.kind == "move":
+            timeout["action"] = change.action  # an open move is public anyway
+        change.events.append(_event("timeout_applied", **timeout))
+        return change
+
+    try:
+        store.transact(game_id, mutate)
+    except NothingToDo:
+        return "stale"
+    return "applied"
+
+
+def _default_action(game: Game[Any, Any], state: Any, seat: int, kind: str, rules: Any) -> Any:
+    """The documented deterministic choice (docs/rules/<game>.md, "Deadlines")."""
+    legal = game.legal_actions(state, seat)
+    by_notation = {game.notation(a): a for a in legal}
+    preferred = (rules.sealed_default,) if kind == "sealed" else rules.move_preference
+    for text in preferred:
+        if text in by_notation:
+            return by_notation[text]
+    return legal[0]
+
+
 def _require(record: GameRecord | None, game_id: str) -> GameRecord:
     if record is None:
         raise game_not_found(game_id)
@@ -350,6 +404,8 @@ def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> di
         "seed_commitment": record.seed_commitment,
         "view": view,
         "result": record.result,
+        "deadline": record.deadline or None,
+        "deadline_at": record.deadline_at,
         "created_at": record.created_at,
         "updated_at": record.updated_at,
     }

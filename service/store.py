@@ -33,6 +33,7 @@ from rq.serializers import JSONSerializer
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
 from engine.registry import get_game
+from service import notifications
 from service.problems import Problem
 
 QUEUE_NAME = "default"
@@ -115,8 +116,12 @@ class GameRecord:
     #: ref -> seat -> {"choice", "salt", "commitment"}: sealed choices not yet revealed.
     sealed: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     result: dict[str, Any] | None = None
+    #: Service-level deadline settings (hours, remind_before_hours, policy, vacation_max_days).
+    deadline: dict[str, Any] = field(default_factory=dict)
+    #: When the pending players' decisions time out (None: no deadline running).
+    deadline_at: float | None = None
 
-    _JSON = ("options", "seats", "names", "state", "pending", "sealed", "result")
+    _JSON = ("options", "seats", "names", "state", "pending", "sealed", "result", "deadline")
 
     @classmethod
     def from_hash(cls, game_id: str, raw: Mapping[Any, Any]) -> GameRecord:
@@ -136,6 +141,7 @@ class GameRecord:
             seq=int(h["seq"]),
             created_at=float(h["created_at"]),
             updated_at=float(h["updated_at"]),
+            deadline_at=float(h["deadline_at"]) if h.get("deadline_at") else None,
             **data,
         )
 
@@ -149,6 +155,7 @@ class GameRecord:
             "seq": str(self.seq),
             "created_at": repr(self.created_at),
             "updated_at": repr(self.updated_at),
+            "deadline_at": "" if self.deadline_at is None else repr(self.deadline_at),
         }
         out |= {name: _dumps(getattr(self, name)) for name in self._JSON}
         return out
@@ -267,9 +274,13 @@ class Store:
                     raw = pipe.hgetall(gkey)
                     record = GameRecord.from_hash(game_id, raw) if raw else None
                     version = record.version + 1 if record else 1
+                    before = list(record.pending) if record else []
                     change = mutate(record, version)
+                    # Notification and deadline jobs join the same EXEC (service/notifications).
+                    followups = notifications.followups(self, before, change, version)
                     pipe.multi()
                     self._write(pipe, change, version)
+                    followups(pipe)
                     if ikey and idem:
                         saved = {
                             "fp": idem.fingerprint,

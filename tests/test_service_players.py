@@ -25,8 +25,10 @@ def test_player_token_is_shown_once_and_stored_hashed(kurier: Kurier, store: Sto
 
     headers = {"Authorization": f"Bearer {token}"}
     me = kurier.call("GET", "/v1/me", headers=headers).json()
-    assert me == {k: created[k] for k in ("id", "name", "email", "created_at")}
-    assert "token" not in me
+    assert {k: me[k] for k in ("id", "name", "email", "created_at")} == {
+        k: created[k] for k in ("id", "name", "email", "created_at")
+    }
+    assert "token" not in me and "webhook_secret" not in me
     r = kurier.call("PATCH", "/v1/me", headers=headers, json={"name": "Ada L."})
     assert r.status_code == 200 and r.json()["name"] == "Ada L."
     assert kurier.call("GET", "/v1/me", headers=headers).json()["name"] == "Ada L."

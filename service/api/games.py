@@ -9,7 +9,7 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from service import games
+from service import games, pictures
 from service.api.base import Blueprint, problems
 from service.auth import BEARER_SECURITY, current_player, store
 from service.problems import Problem
@@ -50,7 +50,13 @@ class GamesView(MethodView):
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a game; the creator takes seat 0 and gets the invite code."""
         outcome = games.create_game(
-            store(), _player(), data["type"], data["options"], data.get("seed"), data["seats"]
+            store(),
+            _player(),
+            data["type"],
+            data["options"],
+            data.get("seed"),
+            data["seats"],
+            data.get("deadline"),
         )
         return outcome.body
 
@@ -139,6 +145,35 @@ class GameView(MethodView):
         if etag in tags or f"W/{etag}" in tags:
             return Response(status=304, headers=cache)
         return games.game_view(record, seat, player_id), 200, cache
+
+
+@blp.route("/<game_id>/board.svg")
+class BoardPictureView(MethodView):
+    @blp.response(
+        200,
+        {"type": "string"},
+        content_type="image/svg+xml",
+        description="The board as the spectators see it (nothing hidden is drawn)",
+    )
+    @problems(blp, 404, 409)
+    def get(self, game_id: str) -> Response:
+        """A picture of the board (SVG), drawn from the spectator's view; linked from emails."""
+        record = store().get_game(game_id)
+        if not pictures.has_picture(record.type):
+            raise Problem(
+                404,
+                "no-board-picture",
+                f"the game type {record.type!r} has no board picture; see the game view",
+                game_type=record.type,
+            )
+        if record.state is None:
+            raise Problem(409, "game-not-started", "the board exists once the game has started")
+        game = record.game
+        view = game.view(game.load(record.state), None)
+        title = f"{game.title} · game {record.id} · version {record.version}"
+        svg = pictures.board_svg(record.type, view, title)
+        headers = {"Cache-Control": "public, max-age=5", "ETag": f'"{record.version}"'}
+        return Response(svg, mimetype="image/svg+xml", headers=headers)
 
 
 @blp.route("/<game_id>/legal-actions")

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask.views import MethodView
 
+from service import prefs
 from service.api.base import Blueprint, problems
 from service.auth import BEARER_SECURITY, current_player, store
-from service.schemas.players import Inbox, Player, PlayerCreate, PlayerCreated, PlayerPatch
+from service.problems import Problem
+from service.schemas.players import Inbox, Me, PlayerCreate, PlayerCreated, PlayerPatch
+from service.schemas.webhooks import Deliveries, DeliveriesQuery, WebhookSecret, WebhookTest
+from workers import notify, webhooks
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and tokens")
 
@@ -25,24 +30,103 @@ class PlayersView(MethodView):
 
 @blp.route("/me")
 class MeView(MethodView):
-    @blp.response(200, Player)
+    @blp.response(200, Me)
     @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 401)
     def get(self) -> dict[str, Any]:
-        """The caller."""
+        """The caller, with its notification preferences."""
         player = current_player()
         assert player is not None
-        return player
+        return _me(player["id"])
 
     @blp.arguments(PlayerPatch)
-    @blp.response(200, Player)
+    @blp.response(200, Me)
     @blp.doc(security=BEARER_SECURITY)
-    @problems(blp, 401)
+    @problems(blp, 401, 422)
     def patch(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Change the caller's name or email."""
+        """Change the caller's name, email and notification preferences.
+
+        A webhook URL is checked before anything is stored: one that resolves to a private,
+        loopback or link-local address is refused with 422 ``webhook-url-refused`` and no
+        request is sent to it. Setting the first webhook URL issues the signing secret, shown
+        in this answer only.
+        """
         player = current_player()
         assert player is not None
-        return store().update_player(player["id"], data)
+        return _me(player["id"], *_apply_preferences(player["id"], data))
+
+
+def _apply_preferences(player_id: str, data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    changes = {k: v for k, v in data.items() if k in ("name", "email", "timezone")}
+    issued = None
+    if "webhook_url" in data:
+        url = data["webhook_url"]
+        if url:
+            try:
+                webhooks.check_url(url)  # before storing anything: nothing changes on error
+            except webhooks.UnsafeWebhookURL as error:
+                raise Problem(422, "webhook-url-refused", str(error), webhook_url=url) from None
+        changes["webhook_url"] = url
+        changes["webhook_disabled"] = ""  # setting the URL again re-enables deliveries
+        if url and not prefs.read(store(), player_id)["has_webhook_secret"]:
+            issued = changes["webhook_secret"] = webhooks.new_secret()
+    if "notify" in data:
+        changes["notify"] = json.dumps(data["notify"])
+    if "vacation_until" in data:
+        until = data["vacation_until"]
+        changes["vacation_until"] = repr(until.timestamp()) if until else ""
+    store().update_player(player_id, changes)
+    return changes, issued
+
+
+def _me(player_id: str, _changes: dict[str, Any] | None = None, issued: str | None = None) -> dict:
+    player = store().get_player(player_id)
+    assert player is not None
+    out = {**player, **prefs.read(store(), player_id)}
+    if issued:
+        out["webhook_secret"] = issued
+    return out
+
+
+@blp.route("/me/webhook-secret")
+class WebhookSecretView(MethodView):
+    @blp.response(200, WebhookSecret)
+    @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 401)
+    def post(self) -> dict[str, Any]:
+        """Issue a new signing secret (the old one stops working now); shown this once."""
+        player = current_player()
+        assert player is not None
+        secret = webhooks.new_secret()
+        store().update_player(player["id"], {"webhook_secret": secret})
+        return {"webhook_secret": secret}
+
+
+@blp.route("/me/webhook-test")
+class WebhookTestView(MethodView):
+    @blp.response(202, WebhookTest)
+    @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 401, 409)
+    def post(self) -> dict[str, Any]:
+        """Send a ``webhook.test`` event to the caller's webhook (by the worker, with retries)."""
+        player = current_player()
+        assert player is not None
+        if not prefs.read(store(), player["id"])["webhook_url"]:
+            raise Problem(409, "no-webhook", "set webhook_url with PATCH /v1/me first")
+        return {"delivery_id": notify.send_test(store(), player["id"])}
+
+
+@blp.route("/me/webhook-deliveries")
+class WebhookDeliveriesView(MethodView):
+    @blp.arguments(DeliveriesQuery, location="query")
+    @blp.response(200, Deliveries)
+    @blp.doc(security=BEARER_SECURITY)
+    @problems(blp, 401)
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """The caller's latest webhook deliveries, newest first: status, attempts, last error."""
+        player = current_player()
+        assert player is not None
+        return {"items": prefs.list_deliveries(store(), player["id"], query["limit"])}
 
 
 @blp.route("/me/inbox")

@@ -12,6 +12,34 @@ from service.schemas.common import Decision, GameEvent, Seat
 STATUSES = ["open", "active", "finished"]
 
 
+class Deadline(ma.Schema):
+    """Service-level decision deadlines (never passed to the game engine)."""
+
+    hours = fields.Float(
+        required=True,
+        validate=validate.Range(min=0.0005, max=24 * 60),
+        metadata={"description": "Time for each decision, e.g. 72"},
+    )
+    remind_before_hours = fields.Float(
+        load_default=0,
+        validate=validate.Range(min=0, max=24 * 60),
+        metadata={"description": "Send a deadline warning this long before (0: none)"},
+    )
+    policy = fields.String(
+        load_default="default_move",
+        validate=validate.OneOf(["default_move", "remind_only"]),
+        metadata={
+            "description": "A missed move: play the game's documented default, or only log "
+            "the timeout and start the clock again. A missed sealed choice is always a pass."
+        },
+    )
+    vacation_max_days = fields.Float(
+        load_default=14,
+        validate=validate.Range(min=0, max=90),
+        metadata={"description": "How far a player's vacation may push a deadline back"},
+    )
+
+
 class GameCreate(ma.Schema):
     type = fields.String(required=True, validate=validate.Length(min=1, max=40))
     seats = fields.Integer(
@@ -24,6 +52,7 @@ class GameCreate(ma.Schema):
         validate=validate.Length(min=1, max=128),
         metadata={"description": "Shuffle seed (default: random). Whoever sets it knows the deal."},
     )
+    deadline = fields.Nested(Deadline, metadata={"description": "Optional decision deadlines"})
 
 
 class GameCreated(ma.Schema):
@@ -66,6 +95,10 @@ class GameView(ma.Schema):
     seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 of seed"})
     view = fields.Dict(allow_none=True, metadata={"description": "The game, as you may see it"})
     result = fields.Dict(allow_none=True)
+    deadline = fields.Nested(Deadline, allow_none=True)
+    deadline_at = fields.Float(
+        allow_none=True, metadata={"description": "Unix time the pending decisions time out"}
+    )
     invite_code = fields.String(metadata={"description": "To the creator, while open"})
     created_at = fields.Float(required=True)
     updated_at = fields.Float(required=True)

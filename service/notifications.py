@@ -1,0 +1,228 @@
+"""What a committed change notifies, and the deadline jobs it schedules.
+
+``followups`` runs inside ``Store.transact`` (between the read and the EXEC) and returns rq
+jobs that go into the same EXEC as the change: a retried transaction re-plans from its fresh
+read, and deterministic job ids (game, version, type, seat) mean nothing is sent twice.
+
+Generic rules derive "your turn" and "your sealed choice" from the pending decisions before
+and after the change; game-specific event kinds map to notification types through
+``GAME_TABLES``, so no game's vocabulary is hard-coded here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from rq import Queue, Retry
+from rq.job import Job
+from rq.serializers import JSONSerializer
+
+from engine.core import SYSTEM, Event
+
+if TYPE_CHECKING:
+    from service.store import Change, Store
+
+NOTIFY_QUEUE = "low"  # never delays a resolution (default queue)
+DEADLINE_QUEUE = "default"
+NOTIFY_JOB = "workers.notify.notify"
+DEADLINE_JOB = "workers.notify.deadline"
+REMIND_JOB = "workers.notify.remind"
+
+
+@dataclass(frozen=True)
+class GameTable:
+    """Per game type: engine event kinds -> notification types, and the timeout defaults."""
+
+    events: dict[str, str]
+    #: Notation counted for a missing sealed choice ("a pass").
+    sealed_default: str
+    #: Notations preferred, in order, for a missing move under ``default_move``; otherwise the
+    #: first of ``legal_actions`` (the engine's documented order).
+    move_preference: tuple[str, ...] = ()
+
+
+GAME_TABLES: dict[str, GameTable] = {
+    "attila": GameTable(
+        events={
+            "conflict_resolved": "game.conflict_resolved",
+            "scored": "game.scored",
+            "game_ended": "game.ended",
+        },
+        sealed_default="pass",
+        move_preference=("inf", "end"),
+    ),
+}
+_NO_TABLE = GameTable(events={}, sealed_default="pass")
+
+
+def table(game_type: str) -> GameTable:
+    return GAME_TABLES.get(game_type, _NO_TABLE)
+
+
+@dataclass
+class Notice:
+    type: str
+    seat: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def notices(
+    game_type: str, before: list[dict[str, Any]], change: Change, seats: int
+) -> list[Notice]:
+    """Who must hear what about this change (only players concerned, nothing hidden)."""
+    record = change.record
+    out: list[Notice] = []
+    if change.entry_kind == "started":
+        out += [Notice("game.started", seat) for seat in range(seats)]
+    had = {d["seat"]: d for d in before}
+    for decision in record.pending if record.status == "active" else []:
+        seat = decision["seat"]
+        if seat == SYSTEM:
+            continue
+        data = {"step": decision["step"], "ref": decision.get("ref", "")}
+        if decision["kind"] == "move" and seat not in had:
+            out.append(Notice("game.turn_started", seat, data))
+        elif decision["kind"] == "sealed" and had.get(seat, {}).get("ref") != decision.get("ref"):
+            out.append(Notice("game.sealed_needed", seat, data))
+    mapping = table(game_type).events
+    for raw in change.events:
+        event = Event.from_json(raw)
+        if event.kind == "timeout_applied":
+            out.append(Notice("game.timeout_applied", event.data["seat"], dict(event.data)))
+        kind = mapping.get(event.kind)
+        if kind is None:
+            continue
+        audience = range(seats) if event.audience is None else event.audience
+        out += [Notice(kind, seat, {"event": event.kind, **event.data}) for seat in audience]
+    if record.status == "finished" and not any(n.type == "game.ended" for n in out):
+        out += [Notice("game.ended", seat, {"result": record.result}) for seat in range(seats)]
+    return _dedupe(out)
+
+
+def _dedupe(found: list[Notice]) -> list[Notice]:
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for notice in found:
+        if (notice.type, notice.seat) not in seen:
+            seen.add((notice.type, notice.seat))
+            out.append(notice)
+    return out
+
+
+def _queue(store: Store, name: str) -> Queue:
+    return Queue(name, connection=store.raw, serializer=JSONSerializer)
+
+
+def notify_job_id(game_id: str, version: int, kind: str, seat: int) -> str:
+    return f"n-{game_id}-{version}-{kind.removeprefix('game.').replace('.', '_')}-{seat}"
+
+
+def deadline_job_id(game_id: str, version: int) -> str:
+    return f"deadline-{game_id}-{version}"
+
+
+def remind_job_id(game_id: str, version: int) -> str:
+    return f"remind-{game_id}-{version}"
+
+
+def followups(store: Store, before: list[dict[str, Any]], change: Change, version: int) -> Any:
+    """Plan the notification and deadline jobs of a change; set ``record.deadline_at``.
+
+    Returns a callable that writes them into the transaction's pipeline.
+    """
+    record = change.record
+    found = notices(record.type, before, change, len(record.seats))
+    wanted = _wanted(store, record.seats, found)
+    jobs = [
+        Queue.prepare_data(
+            NOTIFY_JOB,
+            args=(record.id, version, n.type, n.seat, n.data),
+            job_id=notify_job_id(record.id, version, n.type, n.seat),
+            timeout=60,
+            result_ttl=600,
+            failure_ttl=7 * 86_400,
+            retry=Retry(max=5, interval=[30, 120, 600, 1800, 3600]),
+            description=f"{n.type} to seat {n.seat} of game {record.id}",
+        )
+        for n in wanted
+    ]
+    previous = record.deadline_at
+    record.deadline_at = _deadline(record)
+
+    def write(pipe: Any) -> None:
+        if jobs:
+            _queue(store, NOTIFY_QUEUE).enqueue_many(jobs, pipeline=pipe)
+        if previous is not None:
+            # The new version's deadline replaces the old one (which would no-op anyway).
+            _unschedule(store, pipe, deadline_job_id(record.id, version - 1))
+            _unschedule(store, pipe, remind_job_id(record.id, version - 1))
+        if record.deadline_at is not None:
+            _schedule_deadline(store, pipe, record.id, version, record.deadline_at, record.deadline)
+
+    return write
+
+
+def _wanted(store: Store, seats: list[str], found: list[Notice]) -> list[Notice]:
+    """Only notices some channel would carry: most players of a test game have none."""
+    from service import prefs
+    from service.store import player_key
+
+    if not found:
+        return []
+    with store.r.pipeline(transaction=False) as pipe:
+        for player_id in seats:
+            pipe.hmget(
+                player_key(player_id), ["email", "webhook_url", "webhook_disabled", "notify"]
+            )
+        rows = pipe.execute()
+    raws = [
+        dict(zip(["email", "webhook_url", "webhook_disabled", "notify"], r, strict=True))
+        for r in rows
+    ]
+    return [n for n in found if prefs.channels_for(raws[n.seat], n.type)]
+
+
+def _deadline(record: Any) -> float | None:
+    settings = record.deadline or {}
+    humans = [d for d in record.pending if d["seat"] != SYSTEM]
+    if record.status != "active" or not settings.get("hours") or not humans:
+        return None
+    return time.time() + float(settings["hours"]) * 3600
+
+
+def _schedule_deadline(
+    store: Store, pipe: Any, game_id: str, version: int, due: float, settings: dict[str, Any]
+) -> None:
+    queue = _queue(store, DEADLINE_QUEUE)
+    queue.enqueue_at(
+        datetime.fromtimestamp(due, UTC),
+        DEADLINE_JOB,
+        args=(game_id, version, due),
+        job_id=deadline_job_id(game_id, version),
+        job_timeout=120,
+        result_ttl=3600,
+        failure_ttl=7 * 86_400,
+        retry=Retry(max=3, interval=[10, 60, 300]),
+        pipeline=pipe,
+    )
+    remind_at = due - float(settings.get("remind_before_hours") or 0) * 3600
+    if settings.get("remind_before_hours") and remind_at > time.time():
+        queue.enqueue_at(
+            datetime.fromtimestamp(remind_at, UTC),
+            REMIND_JOB,
+            args=(game_id, version, due),
+            job_id=remind_job_id(game_id, version),
+            job_timeout=60,
+            result_ttl=3600,
+            pipeline=pipe,
+        )
+
+
+def _unschedule(store: Store, pipe: Any, job_id: str) -> None:
+    from rq.registry import ScheduledJobRegistry
+
+    pipe.zrem(ScheduledJobRegistry(queue=_queue(store, DEADLINE_QUEUE)).key, job_id)
+    pipe.delete(Job.key_for(job_id))

@@ -1,0 +1,135 @@
+"""A player's notification preferences and webhook delivery log.
+
+Preferences live in the player hash ``kurier:player:{p}`` beside name and email:
+
+- ``webhook_url``, ``webhook_secret`` (``whsec_…``, never shown again after it is issued),
+  ``webhook_disabled`` (why deliveries stopped, "" while enabled);
+- ``notify``: JSON, event type -> channels (``email``, ``webhook``); a missing type means both;
+- ``timezone`` (IANA name, for the times in emails), ``vacation_until`` (Unix time, "" if none).
+
+Deliveries: ``kurier:player:{p}:deliveries`` sorted set (id -> created time, newest kept) and
+``kurier:player:{p}:delivery:<id>`` hash (type, body, status, attempts, last status and error).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from service.store import Store, player_key
+
+CHANNELS = ("email", "webhook")
+#: Every notification type (webhook ``type`` and the ``notify`` preference keys).
+EVENT_TYPES = (
+    "game.started",
+    "game.turn_started",
+    "game.sealed_needed",
+    "game.conflict_resolved",
+    "game.scored",
+    "game.deadline_warning",
+    "game.timeout_applied",
+    "game.ended",
+)
+DELIVERY_KEEP = 200
+DELIVERY_TTL = 14 * 86_400
+
+
+def deliveries_key(player_id: str) -> str:
+    return f"{player_key(player_id)}:deliveries"
+
+
+def delivery_key(player_id: str, delivery_id: str) -> str:
+    return f"{player_key(player_id)}:delivery:{delivery_id}"
+
+
+def read(store: Store, player_id: str) -> dict[str, Any]:
+    """The preferences as the API shows them to their owner (never the secret)."""
+    raw = store.r.hgetall(player_key(player_id))
+    vacation = raw.get("vacation_until") or ""
+    return {
+        "email": raw.get("email") or None,
+        "webhook_url": raw.get("webhook_url") or None,
+        "webhook_enabled": bool(raw.get("webhook_url")) and not raw.get("webhook_disabled"),
+        "webhook_disabled_reason": raw.get("webhook_disabled") or None,
+        "has_webhook_secret": bool(raw.get("webhook_secret")),
+        "notify": channels_by_type(raw),
+        "timezone": raw.get("timezone") or "UTC",
+        "vacation_until": float(vacation) if vacation else None,
+    }
+
+
+def channels_by_type(raw: dict[str, Any]) -> dict[str, list[str]]:
+    chosen = json.loads(raw.get("notify") or "{}")
+    return {kind: list(chosen.get(kind, CHANNELS)) for kind in EVENT_TYPES}
+
+
+def channels_for(raw: dict[str, Any], kind: str) -> list[str]:
+    """The channels that would carry ``kind`` to this player now (configured and wanted)."""
+    wanted = channels_by_type(raw).get(kind, list(CHANNELS))
+    out = []
+    if "email" in wanted and raw.get("email"):
+        out.append("email")
+    if "webhook" in wanted and raw.get("webhook_url") and not raw.get("webhook_disabled"):
+        out.append("webhook")
+    return out
+
+
+def on_vacation(raw: dict[str, Any], now: float) -> float | None:
+    """The end of the player's vacation if it is running now, else None."""
+    until = float(raw.get("vacation_until") or 0)
+    return until if until > now else None
+
+
+def record_delivery(store: Store, player_id: str, delivery_id: str, fields: dict[str, Any]) -> bool:
+    """Create a delivery once (False if it already exists: a job that ran twice)."""
+    key = delivery_key(player_id, delivery_id)
+    if not store.r.hsetnx(key, "id", delivery_id):
+        return False
+    now = time.time()
+    values = {k: str(v) for k, v in fields.items()}
+    with store.r.pipeline(transaction=True) as pipe:
+        pipe.hset(key, mapping={**values, "created_at": repr(now), "updated_at": repr(now)})
+        pipe.expire(key, DELIVERY_TTL)
+        pipe.zadd(deliveries_key(player_id), {delivery_id: now})
+        # Keep the newest DELIVERY_KEEP; older hashes expire on their own.
+        pipe.zremrangebyrank(deliveries_key(player_id), 0, -DELIVERY_KEEP - 1)
+        pipe.execute()
+    return True
+
+
+def update_delivery(store: Store, player_id: str, delivery_id: str, **fields: Any) -> None:
+    values = {k: "" if v is None else str(v) for k, v in fields.items()}
+    store.r.hset(
+        delivery_key(player_id, delivery_id), mapping={**values, "updated_at": repr(time.time())}
+    )
+
+
+def get_delivery(store: Store, player_id: str, delivery_id: str) -> dict[str, str]:
+    return store.r.hgetall(delivery_key(player_id, delivery_id))
+
+
+def list_deliveries(store: Store, player_id: str, limit: int) -> list[dict[str, Any]]:
+    ids = store.r.zrevrange(deliveries_key(player_id), 0, limit - 1)
+    with store.r.pipeline(transaction=False) as pipe:
+        for delivery_id in ids:
+            pipe.hgetall(delivery_key(player_id, delivery_id))
+        rows = pipe.execute()
+    out = []
+    for row in rows:
+        if not row:
+            continue  # expired
+        out.append(
+            {
+                "id": row["id"],
+                "type": row.get("type", ""),
+                "game_id": row.get("game_id") or None,
+                "status": row.get("status", "pending"),
+                "attempts": int(row.get("attempts") or 0),
+                "last_status": int(row["last_status"]) if row.get("last_status") else None,
+                "last_error": row.get("last_error") or None,
+                "created_at": float(row["created_at"]),
+                "updated_at": float(row["updated_at"]),
+            }
+        )
+    return out
