@@ -1,0 +1,129 @@
+"""A whole notification stack for tests and the benchmark, loopback only: its own Redis, the
+API (werkzeug, threaded), an SMTP sink, and ``kurier worker`` subprocesses (with scheduler)
+whose environment points mail at the sink and allows loopback webhooks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from rq import Worker
+from werkzeug.serving import make_server
+
+from service.app import create_app
+from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.store import Store
+from tests.client import Kurier, Player
+from tests.receivers import SmtpSink
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class NotifyStack:
+    def __init__(self, retry_schedule: str = "0.3,0.3") -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="kur-notify-", dir="/tmp"))
+        self.redis = RedisServer(self.tmp / "r", EPHEMERAL_FLAGS)
+        self.smtp = SmtpSink()
+        self.retry_schedule = retry_schedule
+        self.workers: list[subprocess.Popen[bytes]] = []
+        self.store: Store | None = None
+        self.base = ""
+
+    def start(self) -> NotifyStack:
+        url = self.redis.start()
+        self.store = Store(url)
+        self.smtp.start()
+        app = create_app({"REDIS_URL": url})
+        self.http = make_server("127.0.0.1", 0, app, threaded=True)
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+        self.base = f"http://127.0.0.1:{self.http.server_port}"
+        self.start_worker()
+        return self
+
+    @property
+    def env(self) -> dict[str, str]:
+        assert self.store is not None
+        return {
+            **os.environ,
+            "REDIS_URL": self.store.url,
+            "KURIER_SMTP_URL": self.smtp.url,
+            "KURIER_WEBHOOK_ALLOW": "loopback",
+            "KURIER_WEBHOOK_RETRY_SCHEDULE": self.retry_schedule,
+            "KURIER_PUBLIC_URL": self.base,
+        }
+
+    def start_worker(self) -> subprocess.Popen[bytes]:
+        assert self.store is not None
+        before = Worker.count(connection=self.store.raw)
+        log = open(self.tmp / f"worker{len(self.workers)}.log", "wb")  # noqa: SIM115
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker"],
+            env=self.env,
+            cwd=ROOT,
+            stdout=log,
+            stderr=log,
+        )
+        self.workers.append(proc)
+        deadline = time.monotonic() + 30
+        while Worker.count(connection=self.store.raw) <= before:
+            assert proc.poll() is None, "the worker exited at start"
+            assert time.monotonic() < deadline, "the worker did not register within 30 s"
+            time.sleep(0.05)
+        return proc
+
+    def stop_worker(self, proc: subprocess.Popen[bytes]) -> None:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+    def stop(self) -> None:
+        for proc in self.workers:
+            if proc.poll() is None:
+                self.stop_worker(proc)
+        self.http.shutdown()
+        self.smtp.stop()
+        if self.store is not None:
+            self.store.close()
+        self.redis.stop()
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    @property
+    def client(self) -> Kurier:
+        return Kurier(self.base)
+
+    def player(self, name: str, **preferences: Any) -> tuple[Player, dict[str, Any]]:
+        k = self.client
+        player = k.new_player(name)
+        me = {}
+        if preferences:
+            r = k.call("PATCH", "/v1/me", player, json=preferences)
+            assert r.status_code == 200, r.text
+            me = r.json()
+        return player, me
+
+    def game(
+        self, players: list[Player], deadline: dict[str, Any] | None = None, seed: str = "n1"
+    ) -> str:
+        k = self.client
+        body: dict[str, Any] = {"type": "attila", "seats": len(players), "seed": seed}
+        if deadline:
+            body["deadline"] = deadline
+        r = k.call("POST", "/v1/games", players[0], json=body)
+        assert r.status_code == 201, r.text
+        game_id, invite = r.json()["id"], r.json()["invite_code"]
+        for p in players[1:]:
+            r = k.call("POST", f"/v1/games/{game_id}/seats", p, json={"invite_code": invite})
+            assert r.status_code == 201, r.text
+        r = k.call("POST", f"/v1/games/{game_id}/start", players[0])
+        assert r.status_code == 200, r.text
+        return game_id

@@ -1,0 +1,120 @@
+"""Real receivers on loopback for notification tests and the benchmark: an SMTP server
+(aiosmtpd) and a webhook endpoint (http.server), each recording what arrived and when."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from aiosmtpd.controller import Controller
+
+
+def free_port() -> int:
+    # aiosmtpd cannot start on port 0 (stack guide, pitfall 9): pick a free port first.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(predicate: Callable[[], Any], seconds: float, what: str) -> Any:
+    """Poll until ``predicate()`` is truthy; bounded in time (and so in count)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+
+
+@dataclass
+class Received:
+    at: float
+    message: EmailMessage
+
+
+class SmtpSink:
+    """aiosmtpd on 127.0.0.1 collecting every message."""
+
+    def __init__(self) -> None:
+        self.messages: list[Received] = []
+        self.lock = threading.Lock()
+        self.port = free_port()
+        self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        with self.lock:
+            self.messages.append(Received(time.monotonic(), message))  # type: ignore[arg-type]
+        return "250 OK"
+
+    @property
+    def url(self) -> str:
+        return f"smtp://127.0.0.1:{self.port}"
+
+    def to(self, address: str) -> list[EmailMessage]:
+        with self.lock:
+            return [r.message for r in self.messages if address in str(r.message["To"])]
+
+    def start(self) -> SmtpSink:
+        self.controller.start()
+        return self
+
+    def stop(self) -> None:
+        self.controller.stop()
+
+
+@dataclass
+class Hook:
+    at: float
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class HookSink:
+    """A webhook receiver: answers the queued statuses first, then 204; records every call."""
+
+    statuses: list[int] = field(default_factory=list)
+    calls: list[Hook] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    server: ThreadingHTTPServer | None = None
+
+    def start(self) -> HookSink:
+        sink = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(min(length, 65536))
+                with sink.lock:
+                    sink.calls.append(Hook(time.monotonic(), dict(self.headers.items()), body))
+                    status = sink.statuses.pop(0) if sink.statuses else 204
+                self.send_response(status)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.server_port}/hook"
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()

@@ -1,0 +1,275 @@
+"""Notifications end to end: real SMTP (aiosmtpd), a real webhook receiver on loopback, the
+real worker with its scheduler; deadlines, the board picture, refused webhook URLs."""
+
+from __future__ import annotations
+
+import json
+import logging
+import mailbox
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from standardwebhooks.webhooks import Webhook
+
+from engine.registry import game_ids, get_game
+from service import games
+from service.pictures import has_picture, text_summary
+from tests.notify_stack import NotifyStack
+from tests.receivers import HookSink, wait_for
+from workers import notify
+
+GAME = get_game("attila")
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[NotifyStack]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KURIER_WEBHOOK_ALLOW", "loopback")  # the API's URL check, in this process
+        s = NotifyStack().start()
+        yield s
+        s.stop()
+
+
+@pytest.fixture
+def hooks() -> Iterator[HookSink]:
+    sink = HookSink().start()
+    yield sink
+    sink.stop()
+
+
+def _plain(message: EmailMessage) -> str:
+    part = message.get_body(("plain",))
+    assert part is not None
+    return part.get_content().replace("\r\n", "\n")
+
+
+def _moves(text: str) -> list[str]:
+    lines = text.splitlines()
+    start = lines.index("Your legal moves (send one as notation):") + 1
+    out = []
+    for line in lines[start:]:
+        if not line.startswith("  "):
+            break
+        out.append(line.strip())
+    return out
+
+
+def test_emails_show_only_the_recipients_view_parse_back_and_thread(stack: NotifyStack) -> None:
+    k = stack.client
+    seated = [stack.player(f"M{i}", email=f"m{i}@mail.test")[0] for i in range(3)]
+    game_id = stack.game(seated, seed="mail-1")
+    view = k.view(game_id)
+    to_move = view["waiting_for"][0]["seat"]
+    address = [f"m{i}@mail.test" for i in range(3)]
+    # Everyone hears the game started; the seat to move hears it is their turn.
+    wait_for(lambda: all(stack.smtp.to(a) for a in address), 20, "game-started mails")
+    turn = wait_for(
+        lambda: [m for m in stack.smtp.to(address[to_move]) if "your turn" in m["Subject"]],
+        20,
+        "the turn mail",
+    )[0]
+    assert game_id in turn["Subject"] and "Attila" in turn["Subject"]
+
+    hands = {}
+    for seat, player in enumerate(seated):
+        own = k.view(game_id, player)["view"]
+        hands[seat] = " ".join(GAME.board.people(p).letter for p in own["hand"])
+    text = _plain(turn)
+    own_view = k.view(game_id, seated[to_move])["view"]
+    # The body is the recipient's own view: their hand, and nobody else's.
+    assert text_summary("attila", own_view).rstrip() in text
+    assert [line for line in text.splitlines() if "hand" in line.lower()] == [
+        f"Your hand: {hands[to_move]}"
+    ]
+    for seat, hand in hands.items():
+        if seat != to_move and hand != hands[to_move]:
+            assert f"Your hand: {hand}" not in text
+
+    # Every listed move parses back into one of the legal actions, and all are listed.
+    legal = k.call("GET", f"/v1/games/{game_id}/legal-actions", seated[to_move]).json()
+    listed = _moves(text)
+    assert listed
+    assert {GAME.notation(GAME.parse(line)) for line in listed} == {
+        a["notation"] for a in legal["actions"]
+    }
+    assert f"{stack.base}/v1/games/{game_id}/board.svg" in text
+    html = turn.get_body(("html",))
+    assert html is not None and "board.svg" in html.get_content()
+
+    # Threading: one conversation per game, a distinct Message-ID per notification.
+    mails = [m for a in address for m in stack.smtp.to(a)]
+    ids = [m["Message-ID"] for m in mails]
+    assert len(set(ids)) == len(ids) == 4
+    thread = f"<game-{game_id}@kurier.localhost>"
+    assert all(m["In-Reply-To"] == thread and m["References"] == thread for m in mails)
+    assert all(m["Auto-Submitted"] == "auto-generated" for m in mails)
+
+
+def test_webhook_signed_retried_after_two_500s_and_logged(
+    stack: NotifyStack, hooks: HookSink
+) -> None:
+    k = stack.client
+    player, me = stack.player("H", webhook_url=hooks.url)
+    secret = me["webhook_secret"]
+    assert (
+        secret.startswith("whsec_")
+        and "webhook_secret" not in k.call("GET", "/v1/me", player).json()
+    )
+    hooks.statuses += [500, 500]
+    r = k.call("POST", "/v1/me/webhook-test", player)
+    assert r.status_code == 202, r.text
+    delivery = r.json()["delivery_id"]
+
+    wait_for(lambda: len(hooks.calls) >= 3, 20, "three attempts")
+    verifier = Webhook(secret)
+    for call in hooks.calls:
+        payload = verifier.verify(call.body, call.headers)  # raises if the signature is wrong
+        assert payload["type"] == "webhook.test"
+        assert call.headers["webhook-id"] == delivery  # stable across retries
+    with pytest.raises(Exception):  # noqa: B017 - any verification failure
+        Webhook(secret).verify(hooks.calls[0].body + b" ", hooks.calls[0].headers)
+
+    def logged() -> dict[str, Any] | None:
+        items = k.call("GET", "/v1/me/webhook-deliveries", player).json()["items"]
+        found = [i for i in items if i["id"] == delivery and i["status"] == "delivered"]
+        return found[0] if found else None
+
+    entry = wait_for(logged, 10, "the delivery log")
+    assert entry["attempts"] == 3 and entry["last_status"] == 204
+
+
+def test_turn_webhook_is_thin_and_410_disables_and_tells_the_owner(
+    stack: NotifyStack, hooks: HookSink
+) -> None:
+    k = stack.client
+    a, _ = stack.player("WA", webhook_url=hooks.url, email="wa@mail.test")
+    b, _ = stack.player("WB", webhook_url=hooks.url)
+    game_id = stack.game([a, b], seed="hook-1")
+    seat = k.view(game_id)["waiting_for"][0]["seat"]
+    wait_for(lambda: any(b"turn_started" in c.body for c in hooks.calls), 20, "a turn webhook")
+    turn = next(json.loads(c.body) for c in hooks.calls if b"turn_started" in c.body)
+    assert turn["type"] == "game.turn_started"
+    assert set(turn["data"]) == {"game_id", "game_type", "version", "seat", "link"}
+    assert turn["data"]["seat"] == seat and turn["data"]["game_id"] == game_id
+
+    hooks.statuses += [410]
+    calls = len(hooks.calls)
+    assert k.call("POST", "/v1/me/webhook-test", a).status_code == 202
+    wait_for(lambda: not k.call("GET", "/v1/me", a).json()["webhook_enabled"], 20, "disable")
+    assert "410" in k.call("GET", "/v1/me", a).json()["webhook_disabled_reason"]
+    wait_for(
+        lambda: [m for m in stack.smtp.to("wa@mail.test") if "disabled" in m["Subject"]],
+        20,
+        "the owner's mail",
+    )
+    # Disabled: a further test event is not sent (it is cancelled).
+    assert k.call("POST", "/v1/me/webhook-test", a).status_code == 202
+    wait_for(
+        lambda: (
+            k.call("GET", "/v1/me/webhook-deliveries", a).json()["items"][0]["status"]
+            == "cancelled"
+        ),
+        10,
+        "cancellation",
+    )
+    assert len(hooks.calls) == calls + 1
+
+
+def test_private_webhook_url_is_refused_with_422_and_nothing_changes(stack: NotifyStack) -> None:
+    k = stack.client
+    player, _ = stack.player("R")
+    r = k.call("PATCH", "/v1/me", player, json={"webhook_url": "http://10.0.0.1/hook"})
+    assert r.status_code == 422
+    assert r.headers["Content-Type"] == "application/problem+json"
+    assert r.json()["code"] == "webhook-url-refused"
+    me = k.call("GET", "/v1/me", player).json()
+    assert me["webhook_url"] is None and me["has_webhook_secret"] is False
+    r = k.call("PATCH", "/v1/me", player, json={"timezone": "Mars/Olympus"})
+    assert r.status_code == 422 and r.json()["code"] == "invalid-json"
+
+
+def test_deadline_fires_the_default_after_a_worker_restart_and_notifies_the_next(
+    stack: NotifyStack,
+) -> None:
+    k = stack.client
+    seated = [stack.player(f"D{i}", email=f"d{i}@mail.test")[0] for i in range(2)]
+    deadline = {"hours": 0.0006, "remind_before_hours": 0.0003, "policy": "default_move"}
+    game_id = stack.game(seated, deadline, seed="deadline-1")
+    view = k.view(game_id)
+    first = view["waiting_for"][0]["seat"]
+    assert view["deadline_at"] is not None and view["deadline"]["hours"] == 0.0006
+    # The scheduled deadline lives in Redis: a new worker fires it.
+    stack.stop_worker(stack.workers[0])
+    stack.start_worker()
+    other = f"d{1 - first}@mail.test"
+    wait_for(
+        lambda: [m for m in stack.smtp.to(other) if "your turn" in m["Subject"]],
+        30,
+        "the next player's turn mail",
+    )
+    log = k.all_events(game_id)
+    timeouts = [e for entry in log for e in entry["events"] if e["kind"] == "timeout_applied"]
+    assert timeouts and all(t["data"]["seat"] == first for t in timeouts)
+    assert timeouts[0]["data"]["policy"] == "default_move"
+    played = [entry["action"] for entry in log if entry["kind"] == "move"]
+    first_legal = GAME.legal_actions(GAME.new_state(2, "deadline-1"), first)
+    assert played[0] == GAME.notation(first_legal[0])  # the documented default
+    subjects = [m["Subject"] for m in stack.smtp.to(f"d{first}@mail.test")]
+    assert any("deadline is near" in s for s in subjects)
+    assert any("deadline passed" in s for s in subjects)
+
+
+def test_board_picture_endpoint(stack: NotifyStack) -> None:
+    k = stack.client
+    seated = [stack.player(f"B{i}")[0] for i in range(2)]
+    game_id = stack.game(seated, seed="board-1")
+    r = k.call("GET", f"/v1/games/{game_id}/board.svg")
+    assert r.status_code == 200
+    assert r.headers["Content-Type"].startswith("image/svg+xml")
+    assert ET.fromstring(r.content).tag == "{http://www.w3.org/2000/svg}svg"
+    r = k.call("GET", "/v1/games/nope/board.svg")
+    assert r.status_code == 404 and r.json()["code"] == "game-not-found"
+    r = k.call("GET", f"/v1/games/{game_id}/board.svg", seated[0])
+    assert r.status_code == 200  # the same spectator picture for a player
+    without = [t for t in game_ids() if not has_picture(t)]
+    if not without:
+        pytest.skip("every game type has a picture now")
+    body = {"type": without[0], "seats": get_game(without[0]).max_players}
+    other = k.call("POST", "/v1/games", seated[0], json=body).json()["id"]
+    r = k.call("GET", f"/v1/games/{other}/board.svg")
+    assert r.status_code == 404 and r.json()["code"] == "no-board-picture"
+    assert r.headers["Content-Type"] == "application/problem+json"
+
+
+def test_mail_without_smtp_goes_to_the_logged_maildir(
+    stack: NotifyStack,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    assert stack.store is not None
+    monkeypatch.delenv("KURIER_SMTP_URL", raising=False)
+    monkeypatch.setenv("KURIER_OUTBOX", str(tmp_path / "outbox"))
+    monkeypatch.setattr(notify, "_store", stack.store)
+    player, _ = stack.player("O", email="o@mail.test")
+    other, _ = stack.player("O2")
+    game_id = stack.game([player, other], seed="outbox-1")
+    record = stack.store.get_game(game_id)
+    seat = record.seat_of(player.id)
+    assert seat is not None
+    with caplog.at_level(logging.INFO, logger="kurier.notify"):
+        assert notify.notify(game_id, record.version, "game.ended", seat, {}) == "email"
+    box = mailbox.Maildir(str(tmp_path / "outbox"), create=False)
+    messages = list(box)
+    assert len(messages) == 1 and "o@mail.test" in messages[0]["To"]
+    assert str(tmp_path / "outbox") in caplog.text
+    # Idempotent: the same notification again sends nothing.
+    notify.notify(game_id, record.version, "game.ended", seat, {})
+    assert len(list(box)) == 1
+    assert not os.environ.get("KURIER_SMTP_URL")
+    assert games.game_view(record, seat, player.id)["deadline"] is None
