@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean openapi
+.PHONY: run test lint bench bench-api clean openapi
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ openapi: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_engine.py
+
+# API moves/s and Redis bytes per game on loopback (docs/operations.md, Capacity).
+bench-api: $(STAMP)
+	$(BIN)/python scripts/bench_api.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .kurier
