@@ -240,5 +240,62 @@ class Game(ABC, Generic[State, Action]):
         return state
 
 
+def options_from_data(
+    raw: Mapping[str, Any], fallback_description: str = ""
+) -> tuple[OptionSpec, ...]:
+    """Option specs from a data file's options block (``default``, ``alternatives``, text)."""
+    return tuple(
+        OptionSpec(
+            name,
+            spec["default"],
+            (spec["default"], *spec.get("alternatives", ())),
+            spec.get("description") or spec.get("note") or fallback_description,
+        )
+        for name, spec in raw.items()
+        if name != "note"
+    )
+
+
+class RulesGame(Game[State, Action]):
+    """A game whose rules live in ``self.rules`` and notation in ``self.notation_``.
+
+    The three engines share this wiring: ``rules`` has ``pending``, ``legal_actions`` and
+    ``apply``; ``notation_`` has ``format``, ``parse``, ``to_json`` and ``from_json``; a state
+    has a ``result`` that stays ``None`` until the game is over.
+    """
+
+    rules: Any
+    notation_: Any
+
+    def pending(self, state: State) -> list[Decision]:
+        return self.rules.pending(state)
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        return self.rules.legal_actions(state, seat)
+
+    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        return self.rules.apply(state, seat, action)
+
+    def is_over(self, state: State) -> bool:
+        return self.result(state) is not None
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        return state.result  # type: ignore[attr-defined]
+
+    def notation(self, action: Action) -> str:
+        return self.notation_.format(action)
+
+    def parse(self, text: str) -> Action:
+        return self.notation_.parse(text)
+
+    def action_to_json(self, action: Action) -> dict[str, Any]:
+        return self.notation_.to_json(action)
+
+    def action_from_json(self, raw: Mapping[str, Any]) -> Action:
+        if not isinstance(raw, Mapping):
+            raise IllegalAction("bad-action", "an action is a JSON object with a 'type'")
+        return self.notation_.from_json(raw)
+
+
 def visible_events(events: Sequence[Event], seat: int | None) -> list[Event]:
     return [event for event in events if event.visible_to(seat)]

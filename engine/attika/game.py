@@ -10,20 +10,10 @@ from engine.attika.actions import AttikaAction, Notation, format_hex
 from engine.attika.board import Board, load_board
 from engine.attika.rules import Rules
 from engine.attika.state import NO_MODE, OVER, REVEALED, AttikaState, dump_state, load_state
-from engine.core import Decision, Event, Game, IllegalAction, OptionSpec
+from engine.core import RulesGame, options_from_data
 
 
-def _option_specs(board: Board) -> tuple[OptionSpec, ...]:
-    specs = []
-    for name, raw in board.raw["options"].items():
-        if name == "note":
-            continue
-        choices = (raw["default"], *raw.get("alternatives", ()))
-        specs.append(OptionSpec(name, raw["default"], choices, raw["description"]))
-    return tuple(specs)
-
-
-class AttikaGame(Game[AttikaState, AttikaAction]):
+class AttikaGame(RulesGame[AttikaState, AttikaAction]):
     id: ClassVar[str] = "attika"
     title: ClassVar[str] = "Attika"
     min_players: ClassVar[int] = 2
@@ -34,7 +24,7 @@ class AttikaGame(Game[AttikaState, AttikaAction]):
         self.board = board
         self.rules = Rules(board)
         self.notation_ = Notation(board)
-        type(self).options = _option_specs(board)
+        self.options = options_from_data(board.raw["options"])
         type(self).min_players = min(board.layouts)
         type(self).max_players = max(board.layouts)
 
@@ -45,37 +35,6 @@ class AttikaGame(Game[AttikaState, AttikaAction]):
     ) -> AttikaState:
         self.check_players(players)
         return self.rules.new_state(players, seed, self.resolve_options(options))
-
-    def pending(self, state: AttikaState) -> list[Decision]:
-        return self.rules.pending(state)
-
-    def legal_actions(self, state: AttikaState, seat: int) -> list[AttikaAction]:
-        return self.rules.legal_actions(state, seat)
-
-    def apply(self, state: AttikaState, seat: int, action: AttikaAction) -> list[Event]:
-        return self.rules.apply(state, seat, action)
-
-    def is_over(self, state: AttikaState) -> bool:
-        return state.result is not None
-
-    def result(self, state: AttikaState) -> dict[str, Any] | None:
-        return state.result
-
-    # -- notation and storage ----------------------------------------------------------------
-
-    def notation(self, action: AttikaAction) -> str:
-        return self.notation_.format(action)
-
-    def parse(self, text: str) -> AttikaAction:
-        return self.notation_.parse(text)
-
-    def action_to_json(self, action: AttikaAction) -> dict[str, Any]:
-        return self.notation_.to_json(action)
-
-    def action_from_json(self, raw: Mapping[str, Any]) -> AttikaAction:
-        if not isinstance(raw, Mapping):
-            raise IllegalAction("bad-action", "an action is a JSON object with a 'type'")
-        return self.notation_.from_json(raw)
 
     def dump(self, state: AttikaState) -> dict[str, Any]:
         return dump_state(state)

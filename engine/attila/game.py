@@ -10,20 +10,10 @@ from engine.attila.actions import AttilaAction, Notation
 from engine.attila.board import Board, load_board
 from engine.attila.rules import Rules
 from engine.attila.state import AttilaState, dump_state, load_state
-from engine.core import Decision, Event, Game, IllegalAction, OptionSpec
+from engine.core import RulesGame, options_from_data
 
 
-def _option_specs(board: Board) -> tuple[OptionSpec, ...]:
-    specs = []
-    for name, raw in board.raw["rule_options"].items():
-        if name == "note":
-            continue
-        choices = (raw["default"], *raw.get("alternatives", ()))
-        specs.append(OptionSpec(name, raw["default"], choices, raw["description"]))
-    return tuple(specs)
-
-
-class AttilaGame(Game[AttilaState, AttilaAction]):
+class AttilaGame(RulesGame[AttilaState, AttilaAction]):
     id: ClassVar[str] = "attila"
     title: ClassVar[str] = "Attila"
     min_players: ClassVar[int] = 2
@@ -34,7 +24,7 @@ class AttilaGame(Game[AttilaState, AttilaAction]):
         self.board = board
         self.rules = Rules(board)
         self.notation_ = Notation(board)
-        self.options = _option_specs(board)
+        self.options = options_from_data(board.raw["rule_options"])
 
     # -- setup and play ---------------------------------------------------------------------
 
@@ -43,37 +33,6 @@ class AttilaGame(Game[AttilaState, AttilaAction]):
     ) -> AttilaState:
         self.check_players(players)
         return self.rules.new_state(players, seed, self.resolve_options(options))
-
-    def pending(self, state: AttilaState) -> list[Decision]:
-        return self.rules.pending(state)
-
-    def legal_actions(self, state: AttilaState, seat: int) -> list[AttilaAction]:
-        return self.rules.legal_actions(state, seat)
-
-    def apply(self, state: AttilaState, seat: int, action: AttilaAction) -> list[Event]:
-        return self.rules.apply(state, seat, action)
-
-    def is_over(self, state: AttilaState) -> bool:
-        return state.result is not None
-
-    def result(self, state: AttilaState) -> dict[str, Any] | None:
-        return state.result
-
-    # -- notation and storage ----------------------------------------------------------------
-
-    def notation(self, action: AttilaAction) -> str:
-        return self.notation_.format(action)
-
-    def parse(self, text: str) -> AttilaAction:
-        return self.notation_.parse(text)
-
-    def action_to_json(self, action: AttilaAction) -> dict[str, Any]:
-        return self.notation_.to_json(action)
-
-    def action_from_json(self, raw: Mapping[str, Any]) -> AttilaAction:
-        if not isinstance(raw, Mapping):
-            raise IllegalAction("bad-action", "an action is a JSON object with a 'type'")
-        return self.notation_.from_json(raw)
 
     def dump(self, state: AttilaState) -> dict[str, Any]:
         return dump_state(state)

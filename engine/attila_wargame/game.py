@@ -9,24 +9,12 @@ from engine.attila_wargame.actions import Notation, WargameAction
 from engine.attila_wargame.board import Board, load_board
 from engine.attila_wargame.rules import Rules
 from engine.attila_wargame.state import WargameState, dump_state, load_state
-from engine.core import Decision, Event, Game, IllegalAction, OptionSpec
+from engine.core import RulesGame, options_from_data
 
 _DEFAULT_DESCRIPTION = "proposed ruling for an open point; see docs/rules/attila-wargame.md"
 
 
-def _option_specs(board: Board) -> tuple[OptionSpec, ...]:
-    specs = []
-    for name, raw in board.raw["options"].items():
-        if name == "note":
-            continue
-        choices = (raw["default"], *raw.get("alternatives", ()))
-        specs.append(
-            OptionSpec(name, raw["default"], choices, raw.get("note", _DEFAULT_DESCRIPTION))
-        )
-    return tuple(specs)
-
-
-class WargameGame(Game[WargameState, WargameAction]):
+class WargameGame(RulesGame[WargameState, WargameAction]):
     id: ClassVar[str] = "attila-wargame"
     title: ClassVar[str] = "Attila (the wargame)"
     min_players: ClassVar[int] = 2
@@ -37,7 +25,7 @@ class WargameGame(Game[WargameState, WargameAction]):
         self.board = board
         self.rules = Rules(board)
         self.notation_ = Notation(board)
-        self.options = _option_specs(board)
+        self.options = options_from_data(board.raw["options"], _DEFAULT_DESCRIPTION)
 
     # -- setup and play ---------------------------------------------------------------------
 
@@ -46,37 +34,6 @@ class WargameGame(Game[WargameState, WargameAction]):
     ) -> WargameState:
         self.check_players(players)
         return self.rules.new_state(seed, self.resolve_options(options))
-
-    def pending(self, state: WargameState) -> list[Decision]:
-        return self.rules.pending(state)
-
-    def legal_actions(self, state: WargameState, seat: int) -> list[WargameAction]:
-        return self.rules.legal_actions(state, seat)
-
-    def apply(self, state: WargameState, seat: int, action: WargameAction) -> list[Event]:
-        return self.rules.apply(state, seat, action)
-
-    def is_over(self, state: WargameState) -> bool:
-        return state.result is not None
-
-    def result(self, state: WargameState) -> dict[str, Any] | None:
-        return state.result
-
-    # -- notation and storage ----------------------------------------------------------------
-
-    def notation(self, action: WargameAction) -> str:
-        return self.notation_.format(action)
-
-    def parse(self, text: str) -> WargameAction:
-        return self.notation_.parse(text)
-
-    def action_to_json(self, action: WargameAction) -> dict[str, Any]:
-        return self.notation_.to_json(action)
-
-    def action_from_json(self, raw: Mapping[str, Any]) -> WargameAction:
-        if not isinstance(raw, Mapping):
-            raise IllegalAction("bad-action", "an action is a JSON object with a 'type'")
-        return self.notation_.from_json(raw)
 
     def dump(self, state: WargameState) -> dict[str, Any]:
         return dump_state(state)
