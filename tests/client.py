@@ -43,10 +43,14 @@ class Kurier:
         return Player(r.json()["id"], name, r.json()["token"])
 
     def new_game(
-        self, n: int, options: dict[str, Any] | None = None, seed: str | None = None
+        self,
+        n: int,
+        options: dict[str, Any] | None = None,
+        seed: str | None = None,
+        game_type: str = "attila",
     ) -> tuple[str, list[Player]]:
         players = [self.new_player(f"P{i}") for i in range(n)]
-        body: dict[str, Any] = {"type": "attila", "seats": n, "options": options or {}}
+        body: dict[str, Any] = {"type": game_type, "seats": n, "options": options or {}}
         if seed:
             body["seed"] = seed
         r = self.call("POST", "/v1/games", players[0], json=body)
