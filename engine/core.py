@@ -120,6 +120,19 @@ class OptionSpec:
         }
 
 
+JsonT = TypeVar("JsonT")
+
+
+def expect_json(value: Any, kind: type[JsonT]) -> JsonT:
+    """A value read from a JSON action object, of the expected type (``bool`` is no ``int``).
+
+    Raises ``TypeError``, which the notation classes turn into an ``IllegalAction``.
+    """
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
 def seeded_rng(seed: str, *purpose: object) -> random.Random:
     """A random generator that depends only on the game seed and what it is used for."""
     return random.Random("/".join([seed, *map(str, purpose)]))

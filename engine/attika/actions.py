@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.attika.board import Board, Hex
-from engine.core import IllegalAction
+from engine.core import IllegalAction, expect_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,18 +205,18 @@ class Notation:
             raise ValueError(f"{kind!r} takes exactly the fields {['type', *fields]}")
         match kind:
             case "reveal":
-                return Reveal(self._stack(_json_int(raw["stack"]), str(raw["stack"])))
+                return Reveal(self._stack(expect_json(raw["stack"], int), str(raw["stack"])))
             case "build":
-                building = self._building(_json_str(raw["building"]), str(raw["building"]))
+                building = self._building(expect_json(raw["building"], str), str(raw["building"]))
                 pay = raw["pay"]
                 if pay == "auto":
                     cards = None
                 else:
-                    names = [_json_str(card) for card in _json_list(pay)]
+                    names = [expect_json(card, str) for card in expect_json(pay, list)]
                     cards = tuple(sorted(self._resource(name, str(pay)) for name in names))
                 return Build(building, _json_hex(raw["hex"]), cards)
             case "tile":
-                return PlaceTile(_json_hex(raw["hex"]), _json_int(raw["rotation"]))
+                return PlaceTile(_json_hex(raw["hex"]), expect_json(raw["rotation"], int))
         return _BARE[kind]
 
 
@@ -228,26 +228,8 @@ _JSON_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _json_str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}")
-    return value
-
-
-def _json_int(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"expected an integer, got {type(value).__name__}")
-    return value
-
-
-def _json_list(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise TypeError(f"expected a list, got {type(value).__name__}")
-    return value
-
-
 def _json_hex(value: Any) -> Hex:
-    items = _json_list(value)
+    items = expect_json(value, list)
     if len(items) != 2:
         raise ValueError("a hex is a list [q, r]")
-    return (_json_int(items[0]), _json_int(items[1]))
+    return (expect_json(items[0], int), expect_json(items[1], int))

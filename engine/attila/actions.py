@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.attila.board import Board
-from engine.core import IllegalAction
+from engine.core import IllegalAction, expect_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,19 +221,19 @@ class Notation:
             case "swap":
                 return Swap(self._json_cards(raw["cards"]))
             case "boost":
-                return Boost(tuple(self._json_people(p) for p in _json_list(raw["peoples"])))
+                return Boost(tuple(self._json_people(p) for p in expect_json(raw["peoples"], list)))
             case "discard":
                 return Discard(self._json_people(raw["people"]))
         return _SIMPLE[kind]
 
     def _json_people(self, value: Any) -> int:
-        return self._people(_json_str(value), str(value))
+        return self._people(expect_json(value, str), str(value))
 
     def _json_province(self, value: Any) -> int:
-        return self._province(_json_str(value), str(value))
+        return self._province(expect_json(value, str), str(value))
 
     def _json_cards(self, value: Any) -> tuple[int, ...]:
-        return tuple(sorted(self._json_people(card) for card in _json_list(value)))
+        return tuple(sorted(self._json_people(card) for card in expect_json(value, list)))
 
 
 _SIMPLE = {
@@ -251,15 +251,3 @@ _JSON_FIELDS: dict[str, tuple[str, ...]] = {
     "discard": ("people",),
     **{kind: () for kind in _SIMPLE},
 }
-
-
-def _json_str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}")
-    return value
-
-
-def _json_list(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise TypeError(f"expected a list, got {type(value).__name__}")
-    return value

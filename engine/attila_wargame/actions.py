@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.attila_wargame.board import Board
-from engine.core import IllegalAction
+from engine.core import IllegalAction, expect_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,33 +247,43 @@ class Notation:
                 aetius = raw.get("aetius")
                 if aetius is not None and (not isinstance(aetius, int) or isinstance(aetius, bool)):
                     raise TypeError("aetius is a round number")
-                return Note(self.unit(_str(raw["unit"])), aetius)
+                return Note(self.unit(expect_json(raw["unit"], str)), aetius)
             case "move":
                 return Move(
-                    self.unit(_str(raw["unit"])),
-                    tuple(self.hex(_str(h)) for h in _list(raw["path"])),
+                    self.unit(expect_json(raw["unit"], str)),
+                    tuple(self.hex(expect_json(h, str)) for h in expect_json(raw["path"], list)),
                 )
             case "raze":
-                return Raze(tuple(sorted({self.hex(_str(h)) for h in _list(raw["hexes"])})))
+                return Raze(
+                    tuple(
+                        sorted(
+                            {self.hex(expect_json(h, str)) for h in expect_json(raw["hexes"], list)}
+                        )
+                    )
+                )
             case "attack":
                 return Attack(
-                    self.hex(_str(raw["target"])),
-                    self.units([_str(u) for u in _list(raw["attackers"])]),
+                    self.hex(expect_json(raw["target"], str)),
+                    self.units([expect_json(u, str) for u in expect_json(raw["attackers"], list)]),
                 )
             case "card":
-                return Card(_str(raw["card"]).lower())
+                return Card(expect_json(raw["card"], str).lower())
             case "push":
-                return Push(_bool(raw["push"]))
+                return Push(expect_json(raw["push"], bool))
             case "retreat":
-                return Retreat(self.unit(_str(raw["unit"])), self.hex(_str(raw["to"])))
+                return Retreat(
+                    self.unit(expect_json(raw["unit"], str)), self.hex(expect_json(raw["to"], str))
+                )
             case "advance":
                 if raw["unit"] is None:
                     if raw["to"] is not None:
                         raise ValueError("'stay' has no hex")
                     return Advance(None)
-                return Advance(self.unit(_str(raw["unit"])), self.hex(_str(raw["to"])))
+                return Advance(
+                    self.unit(expect_json(raw["unit"], str)), self.hex(expect_json(raw["to"], str))
+                )
             case "convene":
-                return Convene(_bool(raw["convene"]))
+                return Convene(expect_json(raw["convene"], bool))
         return _SIMPLE[kind]
 
 
@@ -290,21 +300,3 @@ _JSON_FIELDS: dict[str, tuple[str, ...]] = {
     "convene": ("convene",),
     **{kind: () for kind in _SIMPLE},
 }
-
-
-def _str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}")
-    return value
-
-
-def _bool(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"expected true or false, got {type(value).__name__}")
-    return value
-
-
-def _list(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise TypeError(f"expected a list, got {type(value).__name__}")
-    return value
