@@ -1,0 +1,138 @@
+"""Signed reply addresses and reading a reply's body, for play by email.
+
+Every notification carries a Reply-To address that names one seat of one game and is signed
+with the server's key, e.g.::
+
+    play+g4f2a9c1d0e3b5a67.2.k3v9q2.lz8m1c.a.5dxv3b7q2mfk8c1z@reply.example.org
+
+= ``<game>.<seat>.<nonce>.<expiry>.<key id>.<mac>``. The MAC is the first 16 characters of the
+lower-case base32 HMAC-SHA256 of everything before it, so nothing in the address can be
+changed without the key. The key id lets an operator rotate keys while older mails still
+work. Whether a token was already used is for the caller to check (the nonce is its name).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from email.message import EmailMessage, Message
+
+from mailparser_reply import EmailReplyParser
+
+LOCAL_PREFIX = "play+"
+MAC_LENGTH = 16
+#: Long enough for a slow correspondence game, short enough that an old leaked mail expires.
+DEFAULT_LIFETIME = 60 * 86_400
+_TOKEN = re.compile(
+    r"^(?P<game>[a-z0-9]{1,24})\.(?P<seat>\d{1,2})\.(?P<nonce>[a-z0-9]{4,12})\."
+    r"(?P<expiry>[a-z0-9]{1,10})\.(?P<kid>[a-z0-9]{1,4})\.(?P<mac>[a-z2-7]{16})$"
+)
+MAX_BODY_LINES = 20
+
+
+class ReplyRejected(Exception):
+    """A reply address that cannot be trusted; ``code`` says why (for the answer mail)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ReplyToken:
+    game_id: str
+    seat: int
+    nonce: str
+    expires_at: int
+    key_id: str
+
+
+def _mac(key: bytes, signed: str) -> str:
+    digest = hmac.new(key, signed.encode(), hashlib.sha256).digest()
+    return base64.b32encode(digest).decode().lower()[:MAC_LENGTH]
+
+
+def reply_address(
+    keys: dict[str, bytes],
+    key_id: str,
+    game_id: str,
+    seat: int,
+    now: float,
+    domain: str,
+    lifetime: int = DEFAULT_LIFETIME,
+) -> tuple[str, str]:
+    """A fresh signed address and its nonce."""
+    nonce = base64.b32encode(secrets.token_bytes(5)).decode().lower()
+    expiry = _base36(int(now) + lifetime)
+    signed = f"{game_id}.{seat}.{nonce}.{expiry}.{key_id}"
+    local = f"{LOCAL_PREFIX}{signed}.{_mac(keys[key_id], signed)}"
+    assert len(local) <= 64, "RFC 5321 limits the local part to 64 octets"
+    return f"{local}@{domain}", nonce
+
+
+def read_address(address: str, keys: dict[str, bytes], now: float) -> ReplyToken:
+    """Check a reply address; raises ``ReplyRejected`` when it is forged, altered or expired."""
+    local = address.strip().strip("<>").rpartition("@")[0].lower()
+    if not local.startswith(LOCAL_PREFIX):
+        raise ReplyRejected("unknown-address", "this address does not belong to a game")
+    match = _TOKEN.match(local.removeprefix(LOCAL_PREFIX))
+    if match is None:
+        raise ReplyRejected("malformed-token", "the reply address is damaged")
+    key = keys.get(match["kid"])
+    signed = local.removeprefix(LOCAL_PREFIX).rpartition(".")[0]
+    if key is None or not hmac.compare_digest(_mac(key, signed), match["mac"]):
+        raise ReplyRejected("bad-signature", "the reply address was not issued by this server")
+    expires_at = int(match["expiry"], 36)
+    if expires_at < now:
+        raise ReplyRejected("expired-token", "the mail you answered is too old; use a newer one")
+    return ReplyToken(match["game"], int(match["seat"]), match["nonce"], expires_at, match["kid"])
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while number:
+        number, rest = divmod(number, 36)
+        out = digits[rest] + out
+    return out or "0"
+
+
+def reply_lines(message: Message | EmailMessage) -> list[str]:
+    """The lines a player wrote: plain text only, quotes and signatures removed, bounded."""
+    text = _plain_text(message)
+    latest = EmailReplyParser(languages=["en", "de", "fr", "it"]).parse_reply(text)
+    lines = []
+    for raw in latest.splitlines():
+        line = raw.strip()
+        if line == "--" or line.startswith("-- "):
+            break  # a signature starts
+        if line and not line.startswith(">"):
+            lines.append(line)
+    return lines[:MAX_BODY_LINES]
+
+
+def _plain_text(message: Message | EmailMessage) -> str:
+    if isinstance(message, EmailMessage):
+        part = message.get_body(preferencelist=("plain",))
+        if part is not None:
+            return _decoded(part)
+    for part in message.walk():
+        if part.get_content_type() == "text/plain" and not part.get_filename():
+            return _decoded(part)
+    return ""
+
+
+def _decoded(part: Message) -> str:
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    charset = part.get_content_charset() or "utf-8"
+    try:
+        return payload.decode(charset, errors="replace")
+    except LookupError:  # an unknown charset name: read what can be read
+        return payload.decode("utf-8", errors="replace")
