@@ -370,6 +370,10 @@ def _settle(game: Game[Any, Any], state: Any, change: Change) -> None:
     if game.is_over(state):
         record.status = "finished"
         record.result = game.result(state)
+        # Choices no resolution ever revealed (e.g. the wargame's secret notes) are revealed
+        # now, with their salts, so every commitment of the game can be checked.
+        for ref in sorted(record.sealed):
+            change.events.append(_reveal(record, ref))
         change.events.append(
             _event(
                 "game_over",

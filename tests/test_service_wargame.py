@@ -1,0 +1,314 @@
+"""A whole Attila wargame played only through HTTP: secret notes and battle cards sealed,
+battles and the Lugdunum council resolved by the real worker, the record replayed.
+
+Random legal play takes some 3,600 actions; this test plays a steered policy instead (see
+``Policy``) that ends phases early but moves units into contact, so battles happen, and walks
+Leo I to Lugdunum, so the council is called.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.attila_wargame.game import GAME as G
+from tests.client import Kurier, Player, Verifier, commitment
+
+B = G.board
+ROLES = B.bindings["roles"]
+LEO, ATTILA = ROLES["pope"], ROLES["attila"]
+LUGDUNUM = B.labels[B.city_by_id[B.bindings["council"]["city"]].hex]
+SIDES = list(B.bindings["seats"])  # seat -> side
+ROMAN, BARBARIAN = SIDES.index("roman"), SIDES.index("barbarian")
+MAX_ACTIONS = 1500
+MAX_SECONDS = 240
+
+
+def _distances(goal: str, blocked: set[str]) -> dict[str, int]:
+    """Steps from every in-play hex to ``goal``, not through ``blocked`` hexes."""
+    start = B.index_of_label[goal]
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        h = queue.popleft()
+        for n in B.neighbours[h]:
+            if n not in dist and B.passable[n] and B.labels[n] not in blocked:
+                dist[n] = dist[h] + 1
+                queue.append(n)
+    return {B.labels[h]: d for h, d in dist.items()}
+
+
+@dataclass
+class Policy:
+    """Chooses among the legal actions a client was offered, from its view only.
+
+    Movement: Leo I heads for Lugdunum until the council has been held; Attila heads for the
+    unit the Roman suborned (the Roman told us: both seats are ours), which fires that note
+    mid-game; up to ``pushes`` other steps per phase move a combat unit closer to the nearest
+    enemy; then ``end``. Combat: attack whenever offered (``end`` half the time when it is
+    allowed). Everything else (cards, retreats, advances, razing) at random.
+    """
+
+    rng: random.Random
+    suborned: str
+    pushes: int = 4
+    used: dict[tuple[int, str], int] = field(default_factory=dict)
+
+    def notes(self, seat: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
+        if seat == ROMAN:
+            return next(a for a in actions if a["action"]["unit"] == self.suborned)
+        # The traitor is an Eastern unit: Leo, a Western unit, never meets it.
+        eastern = [a for a in actions if a["action"]["unit"].startswith("E-")]
+        return self.rng.choice(eastern)
+
+    def choose(self, view: dict[str, Any], seat: int, legal: dict[str, Any]) -> dict[str, Any]:
+        actions = legal["actions"]
+        step = legal["decision"]["step"]
+        if step == "secret_notes":
+            return self.notes(seat, actions)
+        if step == "movement":
+            return self._movement(view, seat, actions)
+        if step == "combat":
+            attacks = [a for a in actions if a["action"]["type"] == "attack"]
+            ends = [a for a in actions if a["action"]["type"] == "end"]
+            if ends and (not attacks or self.rng.random() < 0.5):
+                return ends[0]
+            singles = [a for a in attacks if len(a["action"]["attackers"]) == 1]
+            return self.rng.choice(singles or attacks)
+        return self.rng.choice(actions)
+
+    def _movement(
+        self, view: dict[str, Any], seat: int, actions: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        units = view["units"]
+        side = SIDES[seat]
+        moves = [a for a in actions if a["action"]["type"] == "move"]
+        end = next(a for a in actions if a["action"]["type"] == "end")
+        if side == "roman" and not view["lugdunum_council_done"]:
+            step = self._towards(units, LEO, LUGDUNUM, moves, side)
+            if step is not None:
+                return step
+        if side == "barbarian" and self.suborned in units:
+            step = self._towards(units, ATTILA, units[self.suborned]["hex"], moves, side)
+            if step is not None:
+                return step
+        key = (view["round"], view["phase"])
+        if self.used.get(key, 0) >= self.pushes:
+            return end
+        enemies = [
+            u["hex"] for u in units.values() if u["combat"] and u["side"] not in (side, "neutral")
+        ]
+        best, gain = None, 0
+        for a in moves:
+            unit = a["action"]["unit"]
+            if not units[unit]["combat"]:
+                continue
+            here, there = units[unit]["hex"], a["action"]["path"][-1]
+            before = min(self._dist(here, e) for e in enemies)
+            after = min(self._dist(there, e) for e in enemies)
+            if before - after > gain or (before - after == gain > 0 and self.rng.random() < 0.3):
+                best, gain = a, before - after
+        if best is None:
+            return end
+        self.used[key] = self.used.get(key, 0) + 1
+        return best
+
+    @staticmethod
+    def _dist(a: str, b: str) -> int:
+        return B.distance(B.index_of_label[a], B.index_of_label[b])
+
+    def _towards(
+        self,
+        units: dict[str, Any],
+        unit: str,
+        goal: str,
+        moves: list[dict[str, Any]],
+        side: str,
+    ) -> dict[str, Any] | None:
+        if unit not in units or units[unit]["hex"] == goal:
+            return None
+        blocked = {u["hex"] for u in units.values() if u["side"] != side} - {goal}
+        dist = _distances(goal, blocked)
+        here = dist.get(units[unit]["hex"], 10_000)
+        steps = [a for a in moves if a["action"]["unit"] == unit]
+        best = min(steps, key=lambda a: dist.get(a["action"]["path"][-1], 10_000), default=None)
+        if best is None or dist.get(best["action"]["path"][-1], 10_000) >= here:
+            return None
+        return best
+
+
+# -- playing over HTTP ----------------------------------------------------------------------
+
+
+@dataclass
+class Secret:
+    """A sealed choice of one seat, as its author was answered (202)."""
+
+    seat: int
+    ref: str
+    choice: str
+    salt: str
+    commitment: str
+
+
+def _hidden_from_the_other(k: Kurier, game_id: str, viewer: Player, seat: int, s: Secret) -> None:
+    """What ``viewer`` (seat ``seat``, not the author) sees shows nothing of ``s`` yet."""
+    view = k.view(game_id, viewer)
+    text = json.dumps(view)
+    assert s.salt not in text and s.choice not in text
+    inner = view["view"]
+    known = inner["notes"]["known"]
+    fired = set(inner["notes"]["fired"])
+    if seat == ROMAN:
+        assert not ({"traitor", "aetius"} - fired) & set(known), known
+    else:
+        assert "suborned" not in known or "suborned" in fired, known
+    for holder in (inner["battle"], inner["council"]):
+        if holder and holder["ref"] == s.ref:
+            card = s.choice.split()[-1]
+            assert "cards" not in holder
+            assert f'"{card}"' not in json.dumps(holder), holder
+    r = k.call("GET", f"/v1/games/{game_id}/events", viewer, params={"after": 0, "limit": 500})
+    page = r.text
+    assert s.salt not in page
+    for entry in r.json()["items"]:
+        if entry["ref"] == s.ref and entry["seat"] == s.seat:
+            assert entry["action"] is None, entry
+
+
+def _wait_for_version(k: Kurier, game_id: str, version: int, deadline: float) -> None:
+    while time.monotonic() < deadline:
+        r = k.call("GET", f"/v1/games/{game_id}", headers={"If-None-Match": f'"{version}"'})
+        if r.status_code == 200:
+            return
+        assert r.status_code == 304, r.text
+        time.sleep(0.01)
+    raise AssertionError("the worker did not resolve in time")
+
+
+def _play(
+    k: Kurier, game_id: str, players: list[Player], policy: Policy
+) -> tuple[dict[str, Any], list[Secret], int]:
+    secrets: list[Secret] = []
+    deadline = time.monotonic() + MAX_SECONDS
+    resolutions_waited = 0
+    for count in range(MAX_ACTIONS):
+        assert time.monotonic() < deadline, f"not finished after {count} actions"
+        game = k.view(game_id)
+        if game["status"] == "finished":
+            return game, secrets, resolutions_waited
+        humans = [d for d in game["waiting_for"] if d["seat"] >= 0]
+        if not humans:  # only the worker can go on: a battle or the council to resolve
+            assert {d["kind"] for d in game["waiting_for"]} == {"resolve"}
+            resolutions_waited += 1
+            _wait_for_version(k, game_id, game["version"], deadline)
+            continue
+        seat = humans[0]["seat"]
+        player = players[seat]
+        legal = k.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
+        assert legal["actions"], legal
+        mine = k.view(game_id, player)["view"]
+        choice = policy.choose(mine, seat, legal)
+        body = {"notation": choice["notation"]} if count % 2 else {"action": choice["action"]}
+        r = k.call("POST", f"/v1/games/{game_id}/actions", player, json=body)
+        if humans[0]["kind"] == "sealed":
+            assert r.status_code == 202, r.text
+            got = r.json()
+            assert (
+                commitment(game_id, got["ref"], seat, got["choice"], got["salt"])
+                == got["commitment"]
+            )
+            secret = Secret(seat, got["ref"], got["choice"], got["salt"], got["commitment"])
+            secrets.append(secret)
+            # Right after a sealed choice, the other seat and a spectator see none of it.
+            _hidden_from_the_other(k, game_id, players[1 - seat], 1 - seat, secret)
+        else:
+            assert r.status_code == 200, r.text
+    raise AssertionError(f"not finished within {MAX_ACTIONS} actions")
+
+
+def test_complete_wargame_over_http(kurier: Kurier) -> None:
+    started = time.monotonic()
+    game_id, players = kurier.new_game(2, seed="wargame-http", game_type="attila-wargame")
+    policy = Policy(random.Random(17), suborned="OST-1")
+    final, secrets, waited = _play(kurier, game_id, players, policy)
+
+    # The game reached its end: round 16 played out, a winner named.
+    assert final["status"] == "finished"
+    view = final["view"]
+    assert view["round"] == B.rounds and view["phase"] == "over"
+    assert final["result"]["winners"] in ([ROMAN], [BARBARIAN])
+
+    log = kurier.all_events(game_id)
+    kinds = [e["kind"] for entry in log for e in entry["events"]]
+    resolutions = [entry for entry in log if entry["kind"] == "resolve"]
+    # Battles and the Lugdunum council were resolved by the worker (seat -1 "resolve").
+    assert all(entry["seat"] == -1 and entry["action"] == "resolve" for entry in resolutions)
+    battle_refs = {e["ref"] for e in resolutions if e["ref"].startswith("battle-")}
+    council = [
+        e["data"]
+        for entry in resolutions
+        for e in entry["events"]
+        if e["kind"] == "council_resolved" and e["data"]["kind"] == "lugdunum"
+    ]
+    assert len(battle_refs) >= 5, battle_refs
+    assert council, "the Lugdunum council was never resolved"
+    assert "people_joined" in kinds
+    assert waited >= len(battle_refs)
+    # The suborned unit fired mid-game (Attila walked next to it): the engine's reveal.
+    [fired] = [
+        e["data"] for entry in log for e in entry["events"] if e["kind"] == "suborned_revealed"
+    ]
+    assert fired["unit"] == "OST-1"
+
+    # Every commitment, checked by the client as it was published; every sealed choice,
+    # battle cards, council cards and the secret notes alike, revealed with its salt.
+    verifier = Verifier(game_id)
+    for entry in log:
+        verifier.note_entry(entry)
+    assert verifier.verified == len(secrets) == len(verifier.seen)
+    reveals = {
+        (c["seat"], e["data"]["ref"]): c
+        for entry in log
+        for e in entry["events"]
+        if e["kind"] == "sealed_revealed"
+        for c in e["data"]["choices"]
+    }
+    for s in secrets:
+        shown = reveals[(s.seat, s.ref)]
+        assert (shown["choice"], shown["salt"], shown["commitment"]) == (
+            s.choice,
+            s.salt,
+            s.commitment,
+        )
+    # The notes had no resolve step: the service reveals them with the game's end, in the
+    # same log entry as game_over, and they agree with the engine's own reveals.
+    last = log[-1]["events"]
+    assert [e["kind"] for e in last][-1] == "game_over"
+    [notes_reveal] = [e["data"] for e in last if e["kind"] == "sealed_revealed"]
+    assert notes_reveal["ref"] == "notes" and len(notes_reveal["choices"]) == 2
+    noted = {c["seat"]: G.parse(c["choice"]) for c in notes_reveal["choices"]}
+    [engine_notes] = [e["data"] for e in last if e["kind"] == "notes_revealed"]
+    assert noted[ROMAN].unit == engine_notes["suborned"] == fired["unit"]
+    assert noted[BARBARIAN].unit == engine_notes["traitor"]
+    assert noted[BARBARIAN].aetius == engine_notes["aetius"]
+
+    # The record replays with the engine to the same result.
+    record = kurier.call("GET", f"/v1/games/{game_id}/record").json()
+    assert record["complete"] is True and record["seed"] == "wargame-http"
+    assert {(r["ref"]) for r in record["reveals"]} >= {"notes", *battle_refs}
+    moves = [(a["seat"], a["action"]) for a in record["actions"]]
+    state = G.replay(record["players"], record["seed"], record["options"], moves)
+    assert G.result(state) == record["result"] == final["result"]
+
+    # A sealed choice's log entry shows its choice to everyone once the game is over.
+    for seat, player in enumerate(players):
+        own = kurier.all_events(game_id, player)
+        sealed_entries = [e for e in own if e["kind"] == "sealed"]
+        assert sealed_entries and all(e["action"] for e in sealed_entries), seat
+    elapsed = time.monotonic() - started
+    print(f"wargame over HTTP: {len(log)} log entries, {len(secrets)} sealed, {elapsed:.1f} s")
