@@ -190,7 +190,7 @@ def test_private_webhook_url_is_refused_with_422_and_nothing_changes(stack: Noti
     me = k.call("GET", "/v1/me", player).json()
     assert me["webhook_url"] is None and me["has_webhook_secret"] is False
     r = k.call("PATCH", "/v1/me", player, json={"timezone": "Mars/Olympus"})
-    assert r.status_code == 422 and r.json()["code"] == "invalid-json"
+    assert r.status_code == 422 and r.json()["code"] == "invalid-timezone"
 
 
 def test_deadline_fires_the_default_after_a_worker_restart_and_notifies_the_next(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask.views import MethodView
 
@@ -59,6 +60,15 @@ class MeView(MethodView):
 def _apply_preferences(player_id: str, data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     changes = {k: v for k, v in data.items() if k in ("name", "email", "timezone")}
     issued = None
+    if "timezone" in data:
+        # Checked here, after authentication, not in the schema: a caller without a token
+        # must get 401 whatever the body holds.
+        try:
+            ZoneInfo(data["timezone"])
+        except (ZoneInfoNotFoundError, ValueError):
+            raise Problem(
+                422, "invalid-timezone", "timezone is an IANA name such as Europe/Berlin"
+            ) from None
     if "webhook_url" in data:
         url = data["webhook_url"]
         if url:
