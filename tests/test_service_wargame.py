@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import time
+import xml.etree.ElementTree as ET
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ SIDES = list(B.bindings["seats"])  # seat -> side
 ROMAN, BARBARIAN = SIDES.index("roman"), SIDES.index("barbarian")
 MAX_ACTIONS = 1500
 MAX_SECONDS = 240
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _distances(goal: str, blocked: set[str]) -> dict[str, int]:
@@ -310,5 +312,13 @@ def test_complete_wargame_over_http(kurier: Kurier) -> None:
         own = kurier.all_events(game_id, player)
         sealed_entries = [e for e in own if e["kind"] == "sealed"]
         assert sealed_entries and all(e["action"] for e in sealed_entries), seat
+    # The board picture is served for this game type, drawn from the spectator's view.
+    r = kurier.call("GET", f"/v1/games/{game_id}/board.svg")
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("image/svg+xml")
+    root = ET.fromstring(r.text)
+    hexes = [g for g in root.iter(f"{SVG}g") if g.get("id", "").startswith("hex-")]
+    assert len(hexes) == len(B.labels)
+    winner = "Roman" if final["result"]["winner_side"] == "roman" else "Barbarian"
+    assert f"The {winner} player wins" in r.text
     elapsed = time.monotonic() - started
     print(f"wargame over HTTP: {len(log)} log entries, {len(secrets)} sealed, {elapsed:.1f} s")

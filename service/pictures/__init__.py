@@ -17,6 +17,10 @@ from engine.registry import get_game
 _PRESENTERS: dict[str, tuple[str, str]] = {
     "attila": ("service.pictures.attila:render", "service.pictures.attila_text:summary"),
     "attika": ("service.pictures.attika:render", "service.pictures.attika_text:summary"),
+    "attila-wargame": (
+        "service.pictures.attila_wargame:render",
+        "service.pictures.attila_wargame_text:summary",
+    ),
 }
 
 
