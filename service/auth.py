@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
 
-from flask import current_app, request
+from flask import current_app, g, request
+from flask_smorest import Blueprint
 
 from service.problems import Problem
 from service.store import TOKEN_PREFIX, Store
 
 BEARER_SECURITY = [{"bearerAuth": []}]
+PUBLIC_OR_BEARER = [{}, *BEARER_SECURITY]  # anonymous callers get the spectator's view
+View = TypeVar("View", bound=Callable[..., Any])
 
 
 def store() -> Store:
@@ -29,6 +34,8 @@ def current_player(required: bool = True) -> dict[str, Any] | None:
     A token that is present but wrong is always refused: silently treating it as anonymous
     would hide the client's mistake.
     """
+    if "kurier_player" in g:
+        return g.kurier_player
     header = request.headers.get("Authorization")
     if header is None:
         if required:
@@ -41,4 +48,28 @@ def current_player(required: bool = True) -> dict[str, Any] | None:
     player = store().player_for_token(token)
     if player is None:
         raise _unauthorized("invalid-token", "unknown or revoked token")
+    g.kurier_player = player
     return player
+
+
+def _authenticating(required: bool, security: list[dict[str, Any]]) -> Callable[[View], View]:
+    """Authenticate before anything else runs, and document the security requirement.
+
+    Used as the outermost decorator of a view method, so a missing or bad token is answered
+    401 before the request's headers and body are validated (a 422 would tell an anonymous
+    caller what the endpoint expects, and mislead a client whose only problem is the token).
+    """
+
+    def decorate(view: View) -> View:
+        @wraps(view)
+        def authenticated(*args: Any, **kwargs: Any) -> Any:
+            current_player(required)
+            return view(*args, **kwargs)
+
+        return Blueprint.doc(security=security)(authenticated)  # type: ignore[no-any-return]
+
+    return decorate
+
+
+token_required = _authenticating(True, BEARER_SECURITY)
+token_optional = _authenticating(False, PUBLIC_OR_BEARER)

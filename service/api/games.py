@@ -11,14 +11,12 @@ from flask.views import MethodView
 
 from service import games, pictures
 from service.api.base import Blueprint, problems
-from service.auth import BEARER_SECURITY, current_player, store
+from service.auth import current_player, store, token_optional, token_required
 from service.problems import Problem
 from service.schemas import games as s
 from service.store import MAX_INDEX, GameRecord, Idempotency
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and play")
-
-PUBLIC_OR_BEARER = [{}, *BEARER_SECURITY]  # anonymous callers get the spectator's view
 
 
 def _player() -> dict[str, Any]:
@@ -43,9 +41,9 @@ def _parse_version(value: str) -> int:
 
 @blp.route("")
 class GamesView(MethodView):
+    @token_required
     @blp.arguments(s.GameCreate)
     @blp.response(201, s.GameCreated)
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 401)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a game; the creator takes seat 0 and gets the invite code."""
@@ -60,9 +58,9 @@ class GamesView(MethodView):
         )
         return outcome.body
 
+    @token_required
     @blp.arguments(s.GameListQuery, location="query")
     @blp.response(200, s.GameList)
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 400, 401)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """The caller's games, oldest first; page with ``next_cursor``."""
@@ -106,9 +104,9 @@ def _summary(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
 
 @blp.route("/<game_id>/seats")
 class SeatsView(MethodView):
+    @token_required
     @blp.arguments(s.JoinRequest)
     @blp.response(201, s.Joined)
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 401, 403, 404, 409)
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Take the next free seat with the invite code."""
@@ -117,8 +115,8 @@ class SeatsView(MethodView):
 
 @blp.route("/<game_id>/start")
 class StartView(MethodView):
+    @token_required
     @blp.response(200, s.Started)
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 401, 403, 404, 409)
     def post(self, game_id: str) -> dict[str, Any]:
         """Deal and start (the creator, once enough players sit)."""
@@ -127,10 +125,10 @@ class StartView(MethodView):
 
 @blp.route("/<game_id>")
 class GameView(MethodView):
+    @token_optional
     @blp.arguments(s.ViewHeaders, location="headers")
     @blp.response(200, s.GameView, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.alt_response(304, description="Not modified: the version in If-None-Match is current")
-    @blp.doc(security=PUBLIC_OR_BEARER)
     @problems(blp, 401, 404)
     def get(self, headers: dict[str, Any], game_id: str) -> Any:
         """The game as the caller may see it (spectator's view without a token).
@@ -178,8 +176,8 @@ class BoardPictureView(MethodView):
 
 @blp.route("/<game_id>/legal-actions")
 class LegalActionsView(MethodView):
+    @token_required
     @blp.response(200, s.LegalActions)
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 401, 403, 404)
     def get(self, game_id: str) -> dict[str, Any]:
         """The caller's legal actions now, each with its notation."""
@@ -193,11 +191,11 @@ class LegalActionsView(MethodView):
 
 @blp.route("/<game_id>/actions")
 class ActionsView(MethodView):
+    @token_required
     @blp.arguments(s.ActionHeaders, location="headers")
     @blp.arguments(s.ActionRequest)
     @blp.response(200, s.ActionResult, description="Applied: the new version and its events")
     @blp.alt_response(202, schema=s.ActionResult, description="Sealed choice stored unseen")
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 400, 401, 403, 404, 409, 412, 413)
     def post(self, headers: dict[str, Any], data: dict[str, Any], game_id: str) -> Any:
         """Play: a notation string or an action object.
@@ -229,9 +227,9 @@ class ActionsView(MethodView):
 
 @blp.route("/<game_id>/events")
 class EventsView(MethodView):
+    @token_optional
     @blp.arguments(s.EventsQuery, location="query")
     @blp.response(200, s.EventPage)
-    @blp.doc(security=PUBLIC_OR_BEARER)
     @problems(blp, 401, 404)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """The event log after version ``after``, redacted for the caller."""
@@ -244,8 +242,8 @@ class EventsView(MethodView):
 
 @blp.route("/<game_id>/record")
 class RecordView(MethodView):
+    @token_optional
     @blp.response(200, s.GameRecord)
-    @blp.doc(security=PUBLIC_OR_BEARER)
     @problems(blp, 401, 404)
     def get(self, game_id: str) -> dict[str, Any]:
         """The game record: enough to replay the game with the engine and check the result."""

@@ -10,7 +10,7 @@ from flask.views import MethodView
 
 from service import prefs
 from service.api.base import Blueprint, problems
-from service.auth import BEARER_SECURITY, current_player, store
+from service.auth import current_player, store, token_required
 from service.problems import Problem
 from service.schemas.players import Inbox, Me, PlayerCreate, PlayerCreated, PlayerPatch
 from service.schemas.webhooks import Deliveries, DeliveriesQuery, WebhookSecret, WebhookTest
@@ -31,8 +31,8 @@ class PlayersView(MethodView):
 
 @blp.route("/me")
 class MeView(MethodView):
+    @token_required
     @blp.response(200, Me)
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 401)
     def get(self) -> dict[str, Any]:
         """The caller, with its notification preferences."""
@@ -40,9 +40,9 @@ class MeView(MethodView):
         assert player is not None
         return _me(player["id"])
 
+    @token_required
     @blp.arguments(PlayerPatch)
     @blp.response(200, Me)
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 401, 422)
     def patch(self, data: dict[str, Any]) -> dict[str, Any]:
         """Change the caller's name, email and notification preferences.
@@ -100,8 +100,8 @@ def _me(player_id: str, _changes: dict[str, Any] | None = None, issued: str | No
 
 @blp.route("/me/webhook-secret")
 class WebhookSecretView(MethodView):
+    @token_required
     @blp.response(200, WebhookSecret)
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 401)
     def post(self) -> dict[str, Any]:
         """Issue a new signing secret (the old one stops working now); shown this once."""
@@ -114,8 +114,8 @@ class WebhookSecretView(MethodView):
 
 @blp.route("/me/webhook-test")
 class WebhookTestView(MethodView):
+    @token_required
     @blp.response(202, WebhookTest)
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 401, 409)
     def post(self) -> dict[str, Any]:
         """Send a ``webhook.test`` event to the caller's webhook (by the worker, with retries)."""
@@ -128,9 +128,9 @@ class WebhookTestView(MethodView):
 
 @blp.route("/me/webhook-deliveries")
 class WebhookDeliveriesView(MethodView):
+    @token_required
     @blp.arguments(DeliveriesQuery, location="query")
     @blp.response(200, Deliveries)
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 401)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """The caller's latest webhook deliveries, newest first: status, attempts, last error."""
@@ -141,8 +141,8 @@ class WebhookDeliveriesView(MethodView):
 
 @blp.route("/me/inbox")
 class InboxView(MethodView):
+    @token_required
     @blp.response(200, Inbox)
-    @blp.doc(security=BEARER_SECURITY)
     @problems(blp, 401)
     def get(self) -> dict[str, Any]:
         """Every decision the caller owes, across games, the longest waiting first."""
