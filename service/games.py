@@ -255,6 +255,7 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
             raise NothingToDo
         if not any(d == dict(decision) for d in record.pending):
             raise NothingToDo  # answered (or timed out) meanwhile
+        pinning.check_playable(record)  # no default move under other rules: the job fails
         game = record.game
         state = game.load(record.state or {})
         policy = record.deadline.get("policy", "default_move")

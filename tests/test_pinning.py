@@ -111,3 +111,14 @@ def test_the_api_answers_a_pinned_game_with_a_problem(store: Store, app: object)
     assert answer.mimetype == "application/problem+json"
     assert answer.json["code"] == "rules-version-mismatch"
     assert answer.json["server_rules_version"] == "attila-1"
+
+
+def test_a_deadline_applies_no_default_move_under_other_rules(isolated_redis: Store) -> None:
+    table = new_table(isolated_redis)
+    isolated_redis.r.hset(game_key(table.game_id), "rules_version", "attila-0")
+    record = isolated_redis.get_game(table.game_id)
+    decision = record.pending[0]
+    with pytest.raises(Problem) as refused:
+        games.apply_timeout(isolated_redis, table.game_id, decision["seat"], decision)
+    assert refused.value.problem_code == "rules-version-mismatch"
+    assert isolated_redis.get_game(table.game_id).version == record.version
