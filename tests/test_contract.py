@@ -2,8 +2,9 @@
 
 The app runs on loopback (the ``base_url`` fixture) with a real Redis; every generated request
 carries a real player's token, and path parameters that name a game are often that player's
-real game, so the fuzzing reaches past authentication and lookups. A worker runs, so /healthz is healthy. Checked on every response:
-no 5xx, status codes, content types, headers and bodies as documented.
+real game, so the fuzzing reaches past authentication and lookups. A worker runs, so /healthz
+is healthy. Checked on every response: no 5xx, status codes, content types, headers and
+bodies as documented.
 """
 
 from __future__ import annotations
