@@ -20,6 +20,7 @@ from service.redis_server import RedisServer, data_dir_from_env, redis_url_or_se
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+MAILIN_PORT = 2525
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,6 +31,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--port", type=int, default=DEFAULT_PORT)
     worker = commands.add_parser("worker", help="an rq worker with its scheduler (REDIS_URL)")
     worker.add_argument("--burst", action="store_true", help="exit when the queues are empty")
+    mail_in = commands.add_parser("mail-in", help="inbound SMTP for play by email (REDIS_URL)")
+    mail_in.add_argument("--host", default=os.environ.get("KURIER_MAILIN_HOST", DEFAULT_HOST))
+    mail_in.add_argument(
+        "--port", type=int, default=int(os.environ.get("KURIER_MAILIN_PORT", MAILIN_PORT))
+    )
     commands.add_parser("redis", help="run only the embedded Redis, in the foreground")
     demo = commands.add_parser("demo", help="create a 3-player Attila game, print tokens")
     demo.add_argument("--base-url", default=f"http://{DEFAULT_HOST}:{DEFAULT_PORT}")
@@ -40,6 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {
         "run": cmd_run,
         "worker": cmd_worker,
+        "mail-in": cmd_mail_in,
         "redis": cmd_redis,
         "demo": cmd_demo,
         "openapi": cmd_openapi,
@@ -66,6 +73,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         children.append(subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env))
         children.append(subprocess.Popen(_gunicorn(args.host, args.port), env=env))
+        children.append(subprocess.Popen([sys.executable, "-m", "service.cli", "mail-in"], env=env))
         print(
             f"Kurier: API on http://{args.host}:{args.port}/v1, "
             f"docs at http://{args.host}:{args.port}/docs (Redis: {url})",
@@ -110,6 +118,19 @@ def cmd_worker(args: argparse.Namespace) -> int:
     reconcile(store)
     worker = Worker(list(WORKER_QUEUES), connection=store.raw, serializer=JSONSerializer)
     worker.work(with_scheduler=True, burst=args.burst)
+    return 0
+
+
+# -- mail-in ---------------------------------------------------------------------------------
+
+
+def cmd_mail_in(args: argparse.Namespace) -> int:
+    from service.logs import configure_logging
+    from service.mailin import serve
+    from service.store import Store
+
+    configure_logging()
+    serve(Store.from_env(), args.host, args.port)
     return 0
 
 

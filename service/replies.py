@@ -14,12 +14,15 @@ work. Whether a token was already used is for the caller to check (the nonce is 
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import hmac
+import os
 import re
 import secrets
 from dataclasses import dataclass
 from email.message import EmailMessage, Message
+from typing import Any
 
 from mailparser_reply import EmailReplyParser
 
@@ -32,6 +35,9 @@ _TOKEN = re.compile(
     r"(?P<expiry>[a-z0-9]{1,10})\.(?P<kid>[a-z0-9]{1,4})\.(?P<mac>[a-z2-7]{16})$"
 )
 MAX_BODY_LINES = 20
+#: Where the embedded default keeps its generated key, so every process signs alike.
+KEY_IN_REDIS = "kurier:mail:key"
+REDIS_KEY_ID = "r"
 
 
 class ReplyRejected(Exception):
@@ -91,6 +97,46 @@ def read_address(address: str, keys: dict[str, bytes], now: float) -> ReplyToken
     if expires_at < now:
         raise ReplyRejected("expired-token", "the mail you answered is too old; use a newer one")
     return ReplyToken(match["game"], int(match["seat"]), match["nonce"], expires_at, match["kid"])
+
+
+def peek_address(address: str) -> tuple[str, int] | None:
+    """Game and seat named by an address, unverified: only to find whom to warn about it."""
+    local = address.strip().strip("<>").rpartition("@")[0].lower()
+    match = _TOKEN.match(local.removeprefix(LOCAL_PREFIX))
+    if not local.startswith(LOCAL_PREFIX) or match is None:
+        return None
+    return match["game"], int(match["seat"])
+
+
+def load_keys(r: Any) -> tuple[dict[str, bytes], str]:
+    """The signing keys and the current key id.
+
+    ``KURIER_MAIL_KEYS`` = ``id:base64,id:base64`` (the first signs, all verify). Without it a
+    random key is created once in Redis (``SET NX``), so that all processes agree.
+    """
+    text = os.environ.get("KURIER_MAIL_KEYS", "").strip()
+    if text:
+        return parse_keys(text)
+    r.set(KEY_IN_REDIS, base64.b64encode(secrets.token_bytes(32)).decode(), nx=True)
+    stored = r.get(KEY_IN_REDIS)
+    value = stored.decode() if isinstance(stored, bytes) else str(stored)
+    return {REDIS_KEY_ID: base64.b64decode(value)}, REDIS_KEY_ID
+
+
+def parse_keys(text: str) -> tuple[dict[str, bytes], str]:
+    keys: dict[str, bytes] = {}
+    for item in text.split(","):
+        key_id, _, value = item.strip().partition(":")
+        if not re.fullmatch(r"[a-z0-9]{1,4}", key_id):
+            raise ValueError(f"KURIER_MAIL_KEYS: key id {key_id!r} must be 1-4 of a-z, 0-9")
+        try:
+            secret = base64.b64decode(value, validate=True)
+        except binascii.Error:
+            raise ValueError(f"KURIER_MAIL_KEYS: key {key_id!r} is not base64") from None
+        if len(secret) < 16:
+            raise ValueError(f"KURIER_MAIL_KEYS: key {key_id!r} is shorter than 16 bytes")
+        keys[key_id] = secret
+    return keys, next(iter(keys))
 
 
 def _base36(number: int) -> str:

@@ -163,15 +163,17 @@ def _game_mail(
         thread_id=mail.thread_id(record.id),
         message_id=f"<{notifications.notify_job_id(record.id, version, kind, seat)}@{domain}>",
         reply_to=reply_address(record, seat, version),
+        # The version the view and legal moves show (public, like the API's ETag).
+        extra_headers={"X-Kurier-Version": str(record.version)},
     )
 
 
 def reply_address(record: GameRecord, seat: int, version: int) -> str:
-    """ISSUE 5 HOOK: the per-player signed Reply-To (play+<game>.<seat>.<turn>.<mac>@…).
+    """The per-player signed Reply-To (play+<game>.<seat>.<nonce>.<expiry>.<kid>.<mac>@…):
+    a reply to it plays by email (workers/mailin.py)."""
+    from workers import mailin  # mailin imports this module
 
-    Play by email does not exist yet, so no Reply-To is set and replies go to From.
-    """
-    return ""
+    return mailin.issue_address(_shared_store(), record, seat)
 
 
 def _subject(kind: str, data: dict[str, Any]) -> str:

@@ -1,0 +1,130 @@
+"""Play by email end to end, loopback only: the notification stack (Redis, API, SMTP sink,
+workers) plus a real ``kurier mail-in`` process, and players who read the sink's mails and
+answer with smtplib."""
+
+from __future__ import annotations
+
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+from rq.job import Job
+
+from tests.notify_stack import ROOT, NotifyStack
+from tests.receivers import free_port, wait_for
+from workers.mailin import LEGAL_HEADING
+
+DOMAIN = "play.test"
+PLAYERS_DOMAIN = "players.test"
+
+
+class MailStack(NotifyStack):
+    def __init__(self) -> None:
+        super().__init__()
+        self.mail_port = free_port()
+        self.mail_in: subprocess.Popen[bytes] | None = None
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {**super().env, "KURIER_MAIL_DOMAIN": DOMAIN}
+
+    def start(self) -> MailStack:
+        super().start()
+        log = open(self.tmp / "mail-in.log", "wb")  # noqa: SIM115
+        command = [sys.executable, "-m", "service.cli", "mail-in", "--port", str(self.mail_port)]
+        self.mail_in = subprocess.Popen(command, env=self.env, cwd=ROOT, stdout=log, stderr=log)
+        wait_for(self._listening, 30, "kurier mail-in to listen")
+        return self
+
+    def _listening(self) -> bool:
+        assert self.mail_in is not None and self.mail_in.poll() is None, "mail-in exited"
+        try:
+            socket.create_connection(("127.0.0.1", self.mail_port), timeout=1).close()
+        except OSError:
+            return False
+        return True
+
+    def stop(self) -> None:
+        if self.mail_in is not None and self.mail_in.poll() is None:
+            self.mail_in.terminate()
+            self.mail_in.wait(30)
+        super().stop()
+
+    # -- sending ----------------------------------------------------------------------------
+
+    def send(self, message: EmailMessage | bytes, mail_from: str, rcpt: str) -> list[str]:
+        """One SMTP transaction to mail-in; returns the ids of the jobs it queued."""
+        raw = message if isinstance(message, bytes) else as_wire(message)
+        with smtplib.SMTP("127.0.0.1", self.mail_port, timeout=30) as smtp:
+            smtp.ehlo("players.test")
+            code, text = smtp.mail(mail_from)
+            assert code == 250, text
+            code, text = smtp.rcpt(rcpt)
+            assert code == 250, text
+            code, text = smtp.data(raw)
+        assert code == 250, text
+        answer = text.decode()
+        return answer.split("queued as ", 1)[1].split(",") if "queued as" in answer else []
+
+    def job_result(self, job_id: str, seconds: float = 30) -> str:
+        assert self.store is not None
+        store = self.store
+
+        def done() -> str | None:
+            job = Job.fetch(job_id, connection=store.raw)
+            status = job.get_status()
+            assert status != "failed", job.latest_result()
+            return job.return_value() if status == "finished" else None
+
+        return wait_for(done, seconds, f"inbound job {job_id}")
+
+
+def as_wire(message: EmailMessage) -> bytes:
+    """CRLF line ends, as on the wire (``smtplib.SMTP.data`` sends bytes as they are)."""
+    return message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
+
+
+def plain(message: EmailMessage) -> str:
+    part = message.get_body(("plain",))
+    assert part is not None
+    return part.get_content().replace("\r\n", "\n")
+
+
+def legal_moves(message: EmailMessage) -> list[str]:
+    lines = plain(message).splitlines()
+    if LEGAL_HEADING not in lines:
+        return []
+    out = []
+    for line in lines[lines.index(LEGAL_HEADING) + 1 :]:
+        if not line.startswith("  "):
+            break
+        out.append(line.strip())
+    return out
+
+
+def reply_to(
+    original: EmailMessage,
+    sender: str,
+    body: str,
+    charset: str = "utf-8",
+    to: str | None = None,
+) -> EmailMessage:
+    """A reply as a mail client writes it: the answer on top, the original quoted below."""
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to or str(original["Reply-To"])
+    message["Subject"] = f"Re: {original['Subject']}"
+    message["Message-ID"] = make_msgid(domain=PLAYERS_DOMAIN)
+    message["In-Reply-To"] = str(original["Message-ID"])
+    quoted = "\n".join(f"> {line}" for line in plain(original).splitlines()[:30])
+    text = f"{body}\n\nOn {time.strftime('%a, %d %b %Y')}, Kurier wrote:\n{quoted}\n"
+    message.set_content(text, charset=charset, cte="quoted-printable")
+    return message
+
+
+def answers_to(stack: MailStack, address: str, message_id: str) -> list[EmailMessage]:
+    return [m for m in stack.smtp.to(address) if m["In-Reply-To"] == message_id]

@@ -1,0 +1,407 @@
+"""Play by email: the job that reads one inbound mail, plays it, and answers it.
+
+``kurier mail-in`` (service/mailin.py) queues every mail for a ``play+…`` address as
+``process_inbound``. This job:
+
+1. ignores auto-replies (RFC 3834 ``Auto-Submitted``, a null sender, ``Precedence: bulk``);
+2. checks the signed token in the address (service/replies.py): a forged, altered, expired or
+   already used address is refused, and the refusal goes to the registered address of the
+   seat's player, never to the sender (an address that names no seat is only logged);
+3. requires ``From:`` to be the player's registered address (else the player is warned);
+4. plays the body, one action per line, through ``games.play`` (the same checks, sealed
+   commitments, resolution jobs and notifications as over HTTP), the Message-ID (and line
+   number) being the idempotency key; ``legal``, ``board``, ``help`` and ``resign`` are
+   commands;
+5. answers exactly once (a ledger keyed by Message-ID and recipient): what was played, or the
+   line that failed and why, then the player's own view and legal moves, threaded to the
+   player's mail and with a fresh signed Reply-To.
+
+Each address works once (its nonce is claimed with ``SET NX``). A sealed choice is taken only
+from a reply to a mail written while that sealed decision was pending; open moves are checked
+against the current state, whatever mail they answer.
+"""
+
+from __future__ import annotations
+
+import base64
+import email
+import email.policy
+import hashlib
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.utils import getaddresses
+from typing import Any
+
+from service import games, replies
+from service.mailin import SOFT_LIMIT, message_id_of
+from service.pictures import text_summary
+from service.problems import Problem
+from service.store import GameRecord, Idempotency, Store, player_key
+from workers import mail, notify
+
+log = logging.getLogger("kurier.mailin")
+COMMANDS = ("legal", "board", "help", "resign")
+LEGAL_HEADING = "Your legal moves (send one as notation):"
+#: Warnings caused by mail nobody authenticated (forged address, wrong sender): per seat and hour.
+MAX_WARNINGS_PER_HOUR = 10
+_MSGID = re.compile(r"^<[^<>\s]{1,250}>$")
+
+
+def issued_key(nonce: str) -> str:
+    return f"kurier:mail:issued:{nonce}"
+
+
+def nonce_key(nonce: str) -> str:
+    return f"kurier:mail:nonce:{nonce}"
+
+
+def issue_address(store: Store, record: GameRecord, seat: int) -> str:
+    """A fresh signed Reply-To for ``seat``; remembers which decision the mail was about."""
+    keys, key_id = replies.load_keys(store.r)
+    address, nonce = replies.reply_address(
+        keys, key_id, record.id, seat, time.time(), mail.mail_domain()
+    )
+    owed = next((d for d in record.pending if d["seat"] == seat), None) or {}
+    info = {
+        "version": record.version,
+        "kind": owed.get("kind", ""),
+        "step": owed.get("step", ""),
+        "ref": owed.get("ref", ""),
+    }
+    key = issued_key(nonce)
+    store.r.hset(key, mapping=info)
+    store.r.expire(key, replies.DEFAULT_LIFETIME + 86_400)
+    return address
+
+
+# -- the job ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Inbound:
+    mail_from: str
+    recipient: str
+    message: EmailMessage
+    message_id: str
+    size: int
+    oversize: bool
+
+    @property
+    def ledger(self) -> str:
+        digest = hashlib.sha256(f"{self.message_id} {self.recipient.lower()}".encode())
+        return f"answer-{digest.hexdigest()[:32]}"
+
+
+def process_inbound(
+    mail_from: str, recipient: str, raw_b64: str, size: int, oversize: bool = False
+) -> str:
+    """Read, check, play and answer one inbound mail. Idempotent (see the module docstring)."""
+    store = notify._shared_store()
+    raw = base64.b64decode(raw_b64)
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(message, EmailMessage)
+    inbound = Inbound(mail_from, recipient, message, message_id_of(raw), size, oversize)
+    outcome = _process(store, inbound)
+    log.info("inbound mail %s for %s: %s", inbound.message_id, recipient, outcome)
+    return outcome
+
+
+def _process(store: Store, inbound: Inbound) -> str:
+    if is_auto_reply(inbound.mail_from, inbound.message):
+        return "ignored-auto-reply"
+    keys, _ = replies.load_keys(store.r)
+    try:
+        token = replies.read_address(inbound.recipient, keys, time.time())
+    except replies.ReplyRejected as rejected:
+        return _refuse_address(store, inbound, rejected)
+    answer = Answer.for_seat(store, token.game_id, token.seat, inbound)
+    if answer is None:
+        return "no-player-to-answer"
+    sender = sender_address(inbound.message)
+    if sender != answer.registered.lower():
+        return _warn(answer, "wrong-sender", _wrong_sender_text(sender, token.game_id))
+    if not _claim(store, token, inbound.message_id):
+        return answer.send(
+            "reused-token",
+            [
+                "You answered a mail whose reply address was already used; each Kurier mail's "
+                "address works once. Nothing was played. Reply to this mail instead."
+            ],
+        )
+    if inbound.oversize:
+        return answer.send(
+            "too-large",
+            [
+                f"Your mail was {inbound.size / 1_048_576:.1f} MB; Kurier reads mails of up to "
+                f"{SOFT_LIMIT // 1024} KiB. Nothing was played. Send plain text, without "
+                "attachments."
+            ],
+        )
+    issued = store.r.hgetall(issued_key(token.nonce))
+    return _play_lines(store, answer, replies.reply_lines(inbound.message), issued)
+
+
+def is_auto_reply(mail_from: str, message: EmailMessage) -> bool:
+    """RFC 3834: automatic mail is never answered (no mail loops)."""
+    if mail_from.strip() in ("", "<>"):
+        return True
+    auto = str(message.get("Auto-Submitted", "") or "").strip().lower()
+    if auto and not auto.startswith("no"):
+        return True
+    precedence = str(message.get("Precedence", "") or "").strip().lower()
+    return precedence in ("bulk", "junk", "list") or bool(message.get("X-Autoreply"))
+
+
+def sender_address(message: EmailMessage) -> str:
+    """The one ``From:`` address, lower-case; "" when there is none or several."""
+    try:
+        found = message.get_all("From") or []
+        pairs = getaddresses([str(value) for value in found])
+    except (TypeError, ValueError, IndexError):
+        return ""
+    addresses = [address for _, address in pairs if "@" in address]
+    return addresses[0].strip().lower() if len(addresses) == 1 and len(found) == 1 else ""
+
+
+def _claim(store: Store, token: replies.ReplyToken, message_id: str) -> bool:
+    """Use the address once; the same mail again (a job run twice) may go on."""
+    ttl = max(int(token.expires_at - time.time()), 0) + 86_400
+    key = nonce_key(token.nonce)
+    if store.r.set(key, message_id, nx=True, ex=ttl):
+        return True
+    return store.r.get(key) == message_id
+
+
+def _refuse_address(store: Store, inbound: Inbound, rejected: replies.ReplyRejected) -> str:
+    named = replies.peek_address(inbound.recipient)
+    answer = Answer.for_seat(store, *named, inbound) if named else None
+    if answer is None:
+        log.warning(
+            "inbound mail %s refused (%s), nobody to tell", inbound.message_id, rejected.code
+        )
+        return f"{rejected.code}-unanswered"
+    text = [
+        f"A mail to a Kurier reply address of yours was refused: {rejected.message} "
+        f"({rejected.code}). Nothing was played.",
+        "To play, reply to this mail or to the newest mail of the game.",
+    ]
+    if rejected.code == "expired-token":
+        return answer.send(rejected.code, text)
+    return _warn(answer, rejected.code, text)
+
+
+def _warn(answer: Answer, code: str, text: list[str]) -> str:
+    """Tell the player about mail that was not authenticated, at most a few times an hour."""
+    key = f"kurier:mail:warned:{answer.record.id}:{answer.seat}"
+    count = answer.store.r.incr(key)
+    if count == 1:
+        answer.store.r.expire(key, 3600)
+    if count > MAX_WARNINGS_PER_HOUR:
+        return f"{code}-not-told"
+    return answer.send(code, text, show_state=False)
+
+
+def _wrong_sender_text(sender: str, game_id: str) -> list[str]:
+    who = sender or "an unreadable sender"
+    return [
+        f"Someone tried to play for you in game {game_id}: a mail from {who} was sent to your "
+        "reply address. Only mail from your registered address counts; it was ignored and "
+        "nothing was played.",
+        "If that was you, send from your registered address (or change it with PATCH /v1/me).",
+    ]
+
+
+# -- the body -----------------------------------------------------------------------------------
+
+
+class LineRefused(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str, str]) -> str:
+    if not lines:
+        return answer.send(
+            "empty",
+            [
+                "Your mail had no move in it (quoted text and signatures are skipped). Write one "
+                "action per line, e.g. one of the legal moves below, or `help`."
+            ],
+        )
+    report: list[str] = []
+    played = 0
+    player = answer.store.get_player(answer.player_id) or {"id": answer.player_id}
+    for number, line in enumerate(lines, start=1):
+        shown = line[:80]
+        word = line.lower()
+        if word in COMMANDS:
+            report += _command(answer, word)
+            continue
+        try:
+            _check_sealed(store, answer, issued)
+            _play(store, player, answer, line, number)
+        except (Problem, LineRefused) as error:
+            code, reason = _reason(error)
+            report.append(f'Line {number} "{shown}": not played: {reason} ({code}).')
+            if number < len(lines):
+                report.append("The lines after it were not read.")
+            report += _stale_note(answer, issued)
+            return answer.send(f"refused:{code}", report)
+        report.append(f'Line {number} "{shown}": played.')
+        played += 1
+    return answer.send(f"played:{played}" if played else "answered", report)
+
+
+def _play(store: Store, player: dict[str, Any], answer: Answer, line: str, number: int) -> None:
+    fingerprint = hashlib.sha256(line.encode()).hexdigest()
+    idem = Idempotency(answer.player_id, f"mail:{answer.inbound.message_id}:{number}", fingerprint)
+    games.play(store, player, answer.record.id, line, None, None, None, idem)
+
+
+def _check_sealed(store: Store, answer: Answer, issued: dict[str, str]) -> None:
+    """A sealed choice only answers the mail that asked for it (not an older turn's mail)."""
+    record = store.get_game(answer.record.id)
+    owed = next((d for d in record.pending if d["seat"] == answer.seat), None)
+    if owed and owed["kind"] == "sealed" and issued.get("ref", "") != owed.get("ref", ""):
+        raise LineRefused(
+            "sealed-choice-elsewhere",
+            "the game now asks for a sealed choice that the mail you answered did not show; "
+            "reply to the mail that asks for it (this one)",
+        )
+
+
+def _reason(error: Problem | LineRefused) -> tuple[str, str]:
+    if isinstance(error, LineRefused):
+        return error.code, error.message
+    return error.problem_code, str(error.description)
+
+
+def _stale_note(answer: Answer, issued: dict[str, str]) -> list[str]:
+    now = answer.store.get_game(answer.record.id).version
+    then = issued.get("version")
+    if then and int(then) != now:
+        return [f"The mail you answered showed version {then}; the game is now at {now}."]
+    return []
+
+
+def _command(answer: Answer, word: str) -> list[str]:
+    title = answer.record.game.title
+    if word == "resign":
+        return [
+            f"resign: {title} has no resignation (the rules have no way to take a player "
+            "out), so nothing changed. Keep playing, or let the game's deadline play for you."
+        ]
+    if word == "help":
+        return HELP
+    if word == "board":
+        return ["board: your view of the board is below."]
+    return ["legal: your legal moves are below."]
+
+
+HELP = [
+    "help: how to play by email.",
+    "  Reply to a Kurier mail with one action per line, in the game's notation (the legal",
+    "  moves are listed in each mail). Quoted text and your signature are skipped.",
+    "  Sealed choices work the same: reply to the mail asking for them (e.g. `commit VVH`",
+    "  or `pass`); only you see your choice until the reveal.",
+    "  Commands: legal (your legal moves), board (your view), help, resign.",
+    "  Each mail's reply address works once; every answer brings a new one.",
+]
+
+
+# -- answering ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Answer:
+    """One answer to one inbound mail, to the seat's registered address only."""
+
+    store: Store
+    record: GameRecord
+    seat: int
+    player_id: str
+    name: str
+    registered: str
+    inbound: Inbound
+    extra: list[str] = field(default_factory=list)
+
+    @classmethod
+    def for_seat(cls, store: Store, game_id: str, seat: int, inbound: Inbound) -> Answer | None:
+        try:
+            record = store.get_game(game_id)
+        except Problem:
+            return None
+        if not 0 <= seat < len(record.seats):
+            return None
+        raw = store.r.hgetall(player_key(record.seats[seat]))
+        if not raw.get("email"):
+            return None
+        return cls(store, record, seat, raw["id"], raw.get("name", ""), raw["email"], inbound)
+
+    def send(self, outcome: str, lines: list[str], show_state: bool = True) -> str:
+        record = self.store.get_game(self.record.id)
+        text = [f"Hello {self.name},", "", *lines]
+        if show_state:
+            text += ["", *state_lines(record, self.seat)]
+        message = mail.Mail(
+            to=self.registered,
+            to_name=self.name,
+            subject=self._subject(record),
+            text="\n".join(text),
+            links=_links(record.id),
+            message_id=f"<{self.inbound.ledger}@{mail.mail_domain()}>",
+            reply_to=issue_address(self.store, record, self.seat),
+            extra_headers=self._threading(record),
+        )
+        notify._send_mail_once(self.store, self.inbound.ledger, message)
+        return outcome
+
+    def _subject(self, record: GameRecord) -> str:
+        theirs = " ".join(str(self.inbound.message.get("Subject", "") or "").split())[:150]
+        if theirs:
+            return theirs if theirs.lower().startswith("re:") else f"Re: {theirs}"
+        return f"{record.game.title} game {record.id}: your mail"
+
+    def _threading(self, record: GameRecord) -> dict[str, str]:
+        headers = {"X-Kurier-Version": str(record.version)}
+        theirs = self.inbound.message_id
+        thread = mail.thread_id(record.id)
+        if _MSGID.match(theirs):
+            headers |= {"In-Reply-To": theirs, "References": f"{thread} {theirs}"}
+        else:
+            headers |= {"In-Reply-To": thread, "References": thread}
+        return headers
+
+
+def state_lines(record: GameRecord, seat: int) -> list[str]:
+    """The seat's own view, what the game waits for, and the seat's legal moves."""
+    game = record.game
+    out = [f"Game {record.id} ({game.title}), version {record.version}, {record.status}."]
+    if record.state is not None:
+        out.append(text_summary(record.type, game.view(game.load(record.state), seat)).rstrip())
+    if record.status != "active":
+        return out
+    legal = games.legal_actions(record, seat)["actions"]
+    if legal:
+        out += ["", LEGAL_HEADING]
+        out += [f"  {a['notation']}" for a in legal[: notify.LEGAL_MOVES_SHOWN]]
+        if len(legal) > notify.LEGAL_MOVES_SHOWN:
+            out.append(f"  … and {len(legal) - notify.LEGAL_MOVES_SHOWN} more (see legal-actions)")
+        return out
+    waiting = [
+        f"{record.names[d['seat']]} (seat {d['seat']}): {d['step'].replace('_', ' ')}"
+        if 0 <= d["seat"] < len(record.names)
+        else f"the server: {d['step'].replace('_', ' ')}"
+        for d in record.pending
+    ]
+    return [*out, "", "Nothing to do for you now. The game waits for: " + "; ".join(waiting)]
+
+
+def _links(game_id: str) -> tuple[tuple[str, str], ...]:
+    base = f"{notify.public_url()}/v1/games/{game_id}"
+    return (("Board picture", f"{base}/board.svg"), ("Game (API)", base))
