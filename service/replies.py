@@ -153,10 +153,14 @@ def reply_lines(message: Message | EmailMessage) -> list[str]:
     text = _plain_text(message)
     latest = EmailReplyParser(languages=["en", "de", "fr", "it"]).parse_reply(text)
     lines = []
-    for raw in latest.splitlines():
+    raws = latest.splitlines()
+    for index, raw in enumerate(raws):
         line = raw.strip()
         if line == "--" or line.startswith("-- "):
             break  # a signature starts
+        following = raws[index + 1].lstrip() if index + 1 < len(raws) else ""
+        if line.endswith(":") and following.startswith(">"):
+            break  # "On …, … wrote:" above a quote the parser kept (an empty reply)
         if line and not line.startswith(">"):
             lines.append(line)
     return lines[:MAX_BODY_LINES]

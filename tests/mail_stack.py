@@ -13,6 +13,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 
 from rq.job import Job
+from rq.serializers import JSONSerializer
 
 from tests.notify_stack import ROOT, NotifyStack
 from tests.receivers import free_port, wait_for
@@ -75,7 +76,7 @@ class MailStack(NotifyStack):
         store = self.store
 
         def done() -> str | None:
-            job = Job.fetch(job_id, connection=store.raw)
+            job = Job.fetch(job_id, connection=store.raw, serializer=JSONSerializer)
             status = job.get_status()
             assert status != "failed", job.latest_result()
             return job.return_value() if status == "finished" else None
@@ -122,6 +123,7 @@ def reply_to(
     message["In-Reply-To"] = str(original["Message-ID"])
     quoted = "\n".join(f"> {line}" for line in plain(original).splitlines()[:30])
     text = f"{body}\n\nOn {time.strftime('%a, %d %b %Y')}, Kurier wrote:\n{quoted}\n"
+    text = text.encode(charset, "replace").decode(charset)  # a client's charset limits it
     message.set_content(text, charset=charset, cte="quoted-printable")
     return message
 
