@@ -51,6 +51,15 @@ def _one_of(*choices: str) -> Callable[[str], None]:
     return check
 
 
+def _mail_keys(value: str) -> None:
+    from service.replies import parse_keys
+
+    try:
+        parse_keys(value)
+    except ValueError as error:
+        raise Invalid(str(error).removeprefix("KURIER_MAIL_KEYS: ")) from None
+
+
 def _writable_dir(value: str) -> None:
     path = Path(value).resolve()
     existing = next(p for p in (path, *path.parents) if p.exists())
@@ -171,6 +180,18 @@ SETTINGS: tuple[Setting, ...] = (
         "KURIER_OUTBOX", ".kurier/outbox", "Maildir for outgoing mail without SMTP", _writable_dir
     ),
     Setting("KURIER_MAIL_DOMAIN", "kurier.localhost", "Domain of Message-IDs and the sender"),
+    Setting(
+        "KURIER_MAIL_KEYS",
+        "",
+        "Reply-address signing keys `id:base64,…` (first signs, all verify); unset, a random "
+        "key kept in Redis",
+        _mail_keys,
+        secret=True,
+    ),
+    Setting("KURIER_MAILIN_HOST", "127.0.0.1", "Address `kurier mail-in` (SMTP) listens on"),
+    Setting(
+        "KURIER_MAILIN_PORT", "2525", "Port `kurier mail-in` listens on", _int_between(1, 65535)
+    ),
     Setting(
         "KURIER_MAIL_FROM",
         "Kurier <kurier@KURIER_MAIL_DOMAIN>",

@@ -101,6 +101,7 @@ def test_three_players_play_a_whole_attila_game_by_email(stack: MailStack) -> No
         )
         assert len(answer) == 1
         assert f'"{move}": played.' in plain(answer[0])
+        assert "not played" not in plain(answer[0])  # the quoted mail below was not read
         assert answer[0]["Reply-To"].startswith("play+")
         assert message_id in answer[0]["References"]
     # An answer (it echoes a sealed choice) goes to its sender's registered address only.
@@ -262,6 +263,7 @@ def test_a_mail_delivered_twice_plays_once_and_lines_run_in_order(stack: MailSta
     rerun = queue.enqueue(INBOUND_JOB, args=args)
     assert stack.job_result(rerun.id) == "refused:bad-notation"
     text = plain(answer_for(stack, me, reply))
+    assert "The mail you answered showed" not in text  # it was the newest mail
     assert f'Line 1 "{move}": played.' in text
     assert 'Line 3 "zz top": not played' in text and "(bad-notation)" in text
     assert version(stack, game_id) == v + 1

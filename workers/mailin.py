@@ -250,7 +250,7 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
             report.append(f'Line {number} "{shown}": not played: {reason} ({code}).')
             if number < len(lines):
                 report.append("The lines after it were not read.")
-            report += _stale_note(answer, issued)
+            report += _stale_note(answer.record.version, issued)
             return answer.send(f"refused:{code}", report)
         report.append(f'Line {number} "{shown}": played.')
         played += 1
@@ -281,11 +281,14 @@ def _reason(error: Problem | LineRefused) -> tuple[str, str]:
     return error.problem_code, str(error.description)
 
 
-def _stale_note(answer: Answer, issued: dict[str, str]) -> list[str]:
-    now = answer.store.get_game(answer.record.id).version
+def _stale_note(arrived_at: int, issued: dict[str, str]) -> list[str]:
+    """Say so when the mail answered an older version than the one it arrived at."""
     then = issued.get("version")
-    if then and int(then) != now:
-        return [f"The mail you answered showed version {then}; the game is now at {now}."]
+    if then and int(then) != arrived_at:
+        return [
+            f"The mail you answered showed version {then}; the game had moved on to "
+            f"{arrived_at} when it arrived (the current state is below)."
+        ]
     return []
 
 
