@@ -23,7 +23,6 @@ import signal
 import threading
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
-from typing import Any
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
@@ -143,6 +142,9 @@ def controller(store: Store, host: str, port: int, domain: str | None = None) ->
 
 def serve(store: Store, host: str, port: int) -> None:
     """Run until SIGTERM or SIGINT."""
+    # aiosmtpd logs each command at INFO and each DATA line at DEBUG: a body may hold a sealed
+    # choice, so its logger never goes below WARNING, whatever KURIER_LOG_LEVEL says.
+    logging.getLogger("mail.log").setLevel(logging.WARNING)
     server = controller(store, host, port)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -156,4 +158,4 @@ def serve(store: Store, host: str, port: int) -> None:
         server.stop()
 
 
-__all__: list[Any] = ["InboundHandler", "controller", "serve"]
+__all__ = ["InboundHandler", "controller", "serve"]

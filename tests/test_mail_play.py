@@ -111,6 +111,10 @@ def test_three_players_play_a_whole_attila_game_by_email(stack: MailStack) -> No
     for message in everything:
         if message["In-Reply-To"] in senders:
             assert message["To"].addresses[0].addr_spec == senders[message["In-Reply-To"]]
+    # No log line repeats a sealed choice (bodies are never logged; aiosmtpd's log is quiet).
+    logs = "".join(p.read_text(errors="replace") for p in stack.tmp.glob("*.log"))
+    assert "mail-in:" in logs and "inbound mail" in logs
+    assert not [move for move in sealed if move.startswith("commit ") and move in logs]
     log = stack.client.all_events(game_id)
     assert [e["version"] for e in log] == list(range(1, record.version + 1))
     print(f"{len(sent)} moves by mail ({len(sealed)} sealed) in {time.monotonic() - started:.1f} s")
