@@ -267,11 +267,15 @@ class Store:
             with self.raw.pipeline() as pipe:
                 try:
                     pipe.watch(*[k for k in (gkey, ikey) if k])
+                    raw = pipe.hgetall(gkey)
+                    # Read the idempotency record after the game: both are written in one
+                    # EXEC, so a request that sees the game after the first one's move also
+                    # sees its record and replays it, instead of judging the move again
+                    # against the state it itself produced (a spurious 409/422).
                     if ikey and idem:
                         cached = pipe.get(ikey)
                         if cached is not None:
                             return self._replay(cached, idem)
-                    raw = pipe.hgetall(gkey)
                     record = GameRecord.from_hash(game_id, raw) if raw else None
                     version = record.version + 1 if record else 1
                     before = list(record.pending) if record else []
