@@ -7,6 +7,7 @@ the viewer may see. A game type without a presenter gets no picture and a JSON s
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Callable
 from importlib import import_module
 from typing import Any
@@ -27,6 +28,11 @@ _PRESENTERS: dict[str, tuple[str, str]] = {
 def _load(target: str) -> Callable[..., str]:
     module, attribute = target.split(":")
     return getattr(import_module(module), attribute)
+
+
+def wrap_words(text: str, width: int) -> list[str]:
+    """Lines of at most ``width`` characters, broken between words only (labels and panels)."""
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
 
 
 def has_picture(game_type: str) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from engine.attika.board import Board, Hex
+from service.pictures import wrap_words
 
 R = 42  # hex radius (centre to corner)
 MARGIN = 30
@@ -300,22 +301,11 @@ class _Panel:
         self.y += pixels
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    lines, line = [], ""
-    for word in text.split(" "):
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    return [*lines, line] if line else lines
-
-
 def _panel(board: Board, view: dict[str, Any], left: float) -> _Panel:
     p = _Panel(left)
     colours = colour_names(board, view["players"])
     names = {b.id: b.name_en for b in board.buildings}
-    for line in _wrap(_status(view, colours), 36):
+    for line in wrap_words(_status(view, colours), 36):
         p.text(line, 15, bold=True)
         p.gap(20)
     for line in _turn_lines(board, view):
@@ -356,14 +346,14 @@ def _panel(board: Board, view: dict[str, Any], left: float) -> _Panel:
         p.text(f"Stacks (1 = main): {stacks}", 12, dx=24)
         p.gap(16)
         stored = ", ".join(names[b] for b in info["storage"]) or "empty"
-        for line in _wrap(f"Storage board: {stored}", 46):
+        for line in wrap_words(f"Storage board: {stored}", 46):
             p.text(line, 12, dx=24)
             p.gap(16)
         if info["groups_complete"]:
             done = ", ".join(
                 board.groups[_group(board, g)].name_en for g in info["groups_complete"]
             )
-            for line in _wrap(f"Groups complete: {done}", 46):
+            for line in wrap_words(f"Groups complete: {done}", 46):
                 p.text(line, 12, dx=24, fill="#5b4a1e")
                 p.gap(16)
         p.gap(10)
@@ -441,7 +431,7 @@ def _legend(board: Board, p: _Panel) -> None:
     )
     p.text("edge of a map tile", 12, dx=44)
     p.gap(18)
-    for line in _wrap(
+    for line in wrap_words(
         "Each hex shows its coordinate q,r as used in moves, e.g. build temple at 2,-1. "
         "Symbols under a building no longer lower costs.",
         52,

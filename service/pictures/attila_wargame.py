@@ -22,6 +22,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from engine.attila_wargame.board import Board
+from service.pictures import wrap_words
 
 R = 25  # hex radius (centre to corner)
 H = R * math.sqrt(3) / 2  # half the height of a flat-top hex
@@ -583,17 +584,6 @@ class _Panel:
         self.line(text, 14, 20, bold=True, fill="#3a2a44")
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    lines, line = [], ""
-    for word in text.split(" "):
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    return [*lines, line] if line else lines
-
-
 def _panel(board: Board, view: dict[str, Any], left: float) -> _Panel:
     p = _Panel(left)
     _round_track(board, view, p)
@@ -659,7 +649,7 @@ def _phases(board: Board, view: dict[str, Any], p: _Panel) -> None:
                 else f"{SIDE_NAME.get(sides[d['seat']], sides[d['seat']])} (seat {d['seat']})"
             )
             who.append(f"{name}: {d['step'].replace('_', ' ')}")
-        for line in _wrap("Waiting for " + "; ".join(who), 54):
+        for line in wrap_words("Waiting for " + "; ".join(who), 54):
             p.line(line, 11.5, 15, fill="#2b2233")
 
 
@@ -692,7 +682,7 @@ def _situation(board: Board, view: dict[str, Any], p: _Panel) -> None:
     for key, value in notes.get("known", {}).items():
         lines.append(f"Note {key}: {value}")
     for text in lines:
-        for line in _wrap(text, 56):
+        for line in wrap_words(text, 56):
             p.line(line, 11.5, 15)
 
 
@@ -709,7 +699,7 @@ def _battle(board: Board, battle: dict[str, Any], p: _Panel) -> None:
     else:
         lines.append(f"Cards chosen (sealed): {len(battle['chosen'])} of 2")
     for text in lines:
-        for line in _wrap(text, 56):
+        for line in wrap_words(text, 56):
             p.line(line, 11.5, 15)
 
 
@@ -754,7 +744,7 @@ def _lost(board: Board, view: dict[str, Any], p: _Panel) -> None:
     for unit, why in gone.items():
         by_reason[why].append(unit)
     for why, units in sorted(by_reason.items()):
-        for line in _wrap(f"{why}: {', '.join(units)}", 60):
+        for line in wrap_words(f"{why}: {', '.join(units)}", 60):
             p.line(line, 10.5, 14, fill="#444")
 
 
@@ -850,7 +840,7 @@ def _legend(board: Board, p: _Panel) -> None:
     p.y += 14
     p.text("− against the Roman holding it", 11, dx=46)
     p.y += 18
-    for line in _wrap(
+    for line in wrap_words(
         "Each land hex shows its label CCRR (column, row) as written in moves, e.g. "
         "move HUN-7 3110-3111. Eastern units carry Greek letters: Λ·CAV is E-LAMBDA-CAV.",
         62,
