@@ -14,20 +14,14 @@ from engine.attika.state import AttikaState
 from service.pictures import board_svg, has_picture, text_summary
 from service.pictures.attika import render
 from service.pictures.attika_text import summary
+from tests.engine_helpers import play_randomly
 
 SVG = "{http://www.w3.org/2000/svg}"
 B = GAME.board
 
 
 def _played(players: int, moves: int, seed: str = "picture") -> AttikaState:
-    state = GAME.new_state(players, seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if GAME.is_over(state):
-            break
-        seat = GAME.pending(state)[0].seat
-        GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat)))
-    return state
+    return play_randomly(GAME, GAME.new_state(players, seed), moves, seed)
 
 
 def _groups(root: ET.Element, prefix: str) -> dict[str, ET.Element]:

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import random
 import xml.etree.ElementTree as ET
 
 from engine.attila.game import GAME
 from service.pictures.attila import render
+from tests.engine_helpers import play_randomly
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _played(moves: int, seed: str = "picture") -> object:
-    state = GAME.new_state(4, seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if GAME.is_over(state):
-            break
-        seat = GAME.pending(state)[0].seat
-        GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat)))
-    return state
+    return play_randomly(GAME, GAME.new_state(4, seed), moves, seed)
 
 
 def test_picture_is_svg_with_every_province_and_its_stones() -> None:
