@@ -101,8 +101,8 @@ def legal_moves(message: EmailMessage) -> list[str]:
         return []
     out = []
     for line in lines[lines.index(LEGAL_HEADING) + 1 :]:
-        if not line.startswith("  "):
-            break
+        if not line.startswith("  ") or line.strip().startswith("… and "):
+            break  # the end of the list, or the note that it was cut short
         out.append(line.strip())
     return out
 

@@ -112,10 +112,14 @@ class NotifyStack:
         return player, me
 
     def game(
-        self, players: list[Player], deadline: dict[str, Any] | None = None, seed: str = "n1"
+        self,
+        players: list[Player],
+        deadline: dict[str, Any] | None = None,
+        seed: str = "n1",
+        game_type: str = "attila",
     ) -> str:
         k = self.client
-        body: dict[str, Any] = {"type": "attila", "seats": len(players), "seed": seed}
+        body: dict[str, Any] = {"type": game_type, "seats": len(players), "seed": seed}
         if deadline:
             body["deadline"] = deadline
         r = k.call("POST", "/v1/games", players[0], json=body)

@@ -39,6 +39,7 @@ def wait_for(predicate: Callable[[], Any], seconds: float, what: str) -> Any:
 class Received:
     at: float
     message: EmailMessage
+    rcpt_tos: list[str] = field(default_factory=list)  # the envelope's recipients
 
 
 class SmtpSink:
@@ -53,7 +54,7 @@ class SmtpSink:
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         message = email.message_from_bytes(envelope.content, policy=email.policy.default)
         with self.lock:
-            self.messages.append(Received(time.monotonic(), message))  # type: ignore[arg-type]
+            self.messages.append(Received(time.monotonic(), message, list(envelope.rcpt_tos)))  # type: ignore[arg-type]
         return "250 OK"
 
     @property
