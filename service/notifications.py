@@ -11,6 +11,7 @@ and after the change; game-specific event kinds map to notification types throug
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -193,12 +194,18 @@ def _deadline(record: Any) -> float | None:
     return time.time() + float(settings["hours"]) * 3600
 
 
+def run_at(when: float) -> datetime:
+    """When to schedule a job due at ``when``: rq keeps scheduled times in whole seconds,
+    truncated, so round up or a deadline could fire up to a second before it is due."""
+    return datetime.fromtimestamp(math.ceil(when), UTC)
+
+
 def _schedule_deadline(
     store: Store, pipe: Any, game_id: str, version: int, due: float, settings: dict[str, Any]
 ) -> None:
     queue = _queue(store, DEADLINE_QUEUE)
     queue.enqueue_at(
-        datetime.fromtimestamp(due, UTC),
+        run_at(due),
         DEADLINE_JOB,
         args=(game_id, version, due),
         job_id=deadline_job_id(game_id, version),

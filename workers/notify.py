@@ -347,7 +347,7 @@ def deadline(game_id: str, version: int, due: float, first_due: float | None = N
         # Vacation pauses the clock: the full deadline again after the vacation, within the limit.
         new_due = min(max(away) + float(settings["hours"]) * 3600, limit)
         _queue(store, notifications.DEADLINE_QUEUE).enqueue_at(
-            datetime.fromtimestamp(new_due, UTC),
+            notifications.run_at(new_due),
             notifications.DEADLINE_JOB,
             args=(game_id, version, new_due, first_due),
             job_id=f"{notifications.deadline_job_id(game_id, version)}-{int(new_due)}",
