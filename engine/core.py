@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Generic, Literal, TypeVar
 
@@ -131,6 +131,26 @@ def expect_json(value: Any, kind: type[JsonT]) -> JsonT:
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
     return value
+
+
+def dispatch(
+    handlers: Mapping[tuple[str, type], Callable[..., None]],
+    rules: object,
+    state: Any,
+    seat: int,
+    action: Any,
+    events: list[Event],
+) -> None:
+    """Run the handler registered for (the state's step, the action's type), else refuse."""
+    handler = handlers.get((state.step, type(action)))
+    if handler is None:
+        raise IllegalAction(
+            "wrong-step",
+            f"{action.kind!r} is not possible at step {state.step!r}",
+            step=state.step,
+            action=action.kind,
+        )
+    handler(rules, state, seat, action, events)
 
 
 def seeded_rng(seed: str, *purpose: object) -> random.Random:

@@ -33,7 +33,7 @@ from engine.attika.state import (
     TURN,
     AttikaState,
 )
-from engine.core import Decision, Event, IllegalAction, seeded_rng
+from engine.core import Decision, Event, IllegalAction, dispatch, seeded_rng
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,16 +389,8 @@ class Rules:
                 seat=seat,
                 waiting_for=[state.active],
             )
-        handler = _HANDLERS.get((state.step, type(action)))
-        if handler is None:
-            raise IllegalAction(
-                "wrong-step",
-                f"{action.kind!r} is not possible now (step {state.step})",
-                step=state.step,
-                action=action.kind,
-            )
         events: list[Event] = []
-        handler(self, state, seat, action, events)
+        dispatch(_HANDLERS, self, state, seat, action, events)
         return events
 
     # -- reveal, store ------------------------------------------------------------------------

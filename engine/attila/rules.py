@@ -26,7 +26,7 @@ from engine.attila.actions import (
 )
 from engine.attila.board import Board
 from engine.attila.state import CONFLICT, FINISH, INFLUENCE, OVER, PLAY_CARD, AttilaState, Conflict
-from engine.core import SYSTEM, Decision, Event, IllegalAction, seeded_rng
+from engine.core import SYSTEM, Decision, Event, IllegalAction, dispatch, seeded_rng
 
 TILE_OF = {DoubleTurn: "double_turn", Swap: "swap", Boost: "two_influence"}
 TILE_STEPS = (PLAY_CARD, INFLUENCE, FINISH)
@@ -211,15 +211,7 @@ class Rules:
         if type(action) in TILE_OF:
             self._apply_tile(state, action, events)
         else:
-            handler = _HANDLERS.get((state.step, type(action)))
-            if handler is None:
-                raise IllegalAction(
-                    "wrong-step",
-                    f"{action.kind!r} is not possible at step {state.step!r}",
-                    step=state.step,
-                    action=action.kind,
-                )
-            handler(self, state, seat, action, events)
+            dispatch(_HANDLERS, self, state, seat, action, events)
         return events
 
     # -- a card and its stones ---------------------------------------------------------------

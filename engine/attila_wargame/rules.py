@@ -49,7 +49,7 @@ from engine.attila_wargame.state import (
     Council,
     WargameState,
 )
-from engine.core import SYSTEM, Decision, Event, IllegalAction
+from engine.core import SYSTEM, Decision, Event, IllegalAction, dispatch
 
 ROMAN, BARBARIAN, NEUTRAL = "roman", "barbarian", "neutral"
 #: Phase id -> the side that moves or attacks in it (a..f per the calendar).
@@ -450,16 +450,8 @@ class Rules:
                 step=decision.step,
                 action=action.kind,
             )
-        handler = _HANDLERS.get((state.step, type(action)))
-        if handler is None:
-            raise IllegalAction(
-                "wrong-step",
-                f"{action.kind!r} is not possible at step {state.step!r}",
-                step=state.step,
-                action=action.kind,
-            )
         events: list[Event] = []
-        handler(self, state, seat, action, events)
+        dispatch(_HANDLERS, self, state, seat, action, events)
         self._check_aetius(state, events)
         return events
 
