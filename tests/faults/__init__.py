@@ -1,0 +1,1 @@
+"""Fault tests: real processes on loopback, each bounded in count and time."""
