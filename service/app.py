@@ -8,6 +8,7 @@ from typing import Any
 from flask import Flask
 from flask_swagger_ui import get_swaggerui_blueprint
 
+from service import ratelimit
 from service.problems import Api
 from service.store import Store
 
@@ -27,6 +28,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=MAX_BODY,
         REDIS_URL=os.environ.get("REDIS_URL"),
+        RATE_LIMIT=os.environ.get("KURIER_RATE_LIMIT") or ratelimit.DEFAULT_LIMIT,
+        SIGNUP_RATE_LIMIT=(
+            os.environ.get("KURIER_SIGNUP_RATE_LIMIT") or ratelimit.DEFAULT_SIGNUP_LIMIT
+        ),
         JSON_SORT_KEYS=False,
     )
     app.config.update(config or {})
@@ -51,6 +56,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     logs.init_app(app)
     metrics.init_app(app, WORKER_QUEUES)
+    # Last, so a refused request still gets its request id, access line and metrics.
+    ratelimit.init_app(app)
     return app
 
 

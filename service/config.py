@@ -114,6 +114,15 @@ def _redis_warnings(client: redis.Redis) -> str | None:
     return "; ".join(problems) or None
 
 
+def _rate_limit(value: str) -> None:
+    from service.ratelimit import check_limit
+
+    try:
+        check_limit(value)
+    except ValueError:
+        raise Invalid("must be limits such as 120/minute or 10/minute;100/hour") from None
+
+
 def _public_url(value: str) -> None:
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -167,6 +176,19 @@ SETTINGS: tuple[Setting, ...] = (
         "a new temporary directory",
         "Where gunicorn's processes share metric values (`kurier web` creates and empties it)",
         _writable_dir,
+    ),
+    Setting(
+        "KURIER_RATE_LIMIT",
+        "120/minute",
+        "Requests per caller (a token's hash, else the remote address) over all routes, e.g. "
+        "`120/minute;2000/hour`; over it: 429 with Retry-After",
+        _rate_limit,
+    ),
+    Setting(
+        "KURIER_SIGNUP_RATE_LIMIT",
+        "10/minute;100/hour",
+        "`POST /v1/players` per remote address, on top of `KURIER_RATE_LIMIT`",
+        _rate_limit,
     ),
     Setting(
         "KURIER_SMTP_URL",

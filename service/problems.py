@@ -32,7 +32,7 @@ _GENERIC_CODES = {
     415: "unsupported-media-type",
     422: "unprocessable",
     428: "precondition-required",
-    429: "too-many-requests",
+    429: "rate-limited",
 }
 
 

@@ -23,6 +23,7 @@ from service.store import Store
 from tests.client import Kurier
 
 ROOT = Path(__file__).resolve().parent.parent
+UNLIMITED = {"RATE_LIMIT": "1000000/minute", "SIGNUP_RATE_LIMIT": "1000000/minute"}
 
 
 def _short_tmp(prefix: str) -> Path:
@@ -50,7 +51,9 @@ def store(redis_url: str) -> Iterator[Store]:
 
 @pytest.fixture(scope="session")
 def app(redis_url: str) -> Flask:
-    return create_app({"REDIS_URL": redis_url})
+    # Limits high enough for the suite (the contract test alone sends >1000 requests with one
+    # token); tests/test_security.py checks the limits on an app of its own.
+    return create_app({"REDIS_URL": redis_url, **UNLIMITED})
 
 
 @pytest.fixture(scope="session")

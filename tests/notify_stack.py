@@ -20,6 +20,7 @@ from service.app import create_app
 from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from service.store import Store
 from tests.client import Kurier, Player
+from tests.conftest import UNLIMITED
 from tests.receivers import SmtpSink
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +40,7 @@ class NotifyStack:
         url = self.redis.start()
         self.store = Store(url)
         self.smtp.start()
-        app = create_app({"REDIS_URL": url})
+        app = create_app({"REDIS_URL": url, **UNLIMITED})
         self.http = make_server("127.0.0.1", 0, app, threaded=True)
         threading.Thread(target=self.http.serve_forever, daemon=True).start()
         self.base = f"http://127.0.0.1:{self.http.server_port}"

@@ -62,6 +62,8 @@ def test_missing_redis_url_fails(
         ("KURIER_WEBHOOK_ALLOW", "everything", "must be one of public, loopback, any"),
         ("KURIER_LOG_LEVEL", "loud", "must be one of"),
         ("KURIER_MAIL_FROM", "Kurier", "must be an address"),
+        ("KURIER_RATE_LIMIT", "lots", "must be limits such as"),
+        ("KURIER_SIGNUP_RATE_LIMIT", "5 per fortnight", "must be limits such as"),
     ],
 )
 def test_wrong_values_fail_with_a_reason(
