@@ -21,7 +21,7 @@ from service import games
 from service.pictures import text_summary
 from tests.notify_stack import NotifyStack
 from tests.receivers import HookSink, wait_for
-from workers import notify
+from workers import notify, shared
 
 GAME = get_game("attila")
 
@@ -247,7 +247,7 @@ def test_mail_without_smtp_goes_to_the_logged_maildir(
     assert stack.store is not None
     monkeypatch.delenv("KURIER_SMTP_URL", raising=False)
     monkeypatch.setenv("KURIER_OUTBOX", str(tmp_path / "outbox"))
-    monkeypatch.setattr(notify, "_store", stack.store)
+    monkeypatch.setattr(shared, "_store", stack.store)
     player, _ = stack.player("O", email="o@mail.test")
     other, _ = stack.player("O2")
     game_id = stack.game([player, other], seed="outbox-1")

@@ -16,7 +16,7 @@ from rq.serializers import JSONSerializer
 
 from service import games
 from service.store import QUEUE_NAME, Store, resolve_job_id
-from workers import jobs
+from workers import jobs, shared
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,7 +55,7 @@ def _reveals(store: Store, game_id: str, ref: str) -> list[dict[str, Any]]:
 @pytest.fixture
 def env_store(isolated_redis: Store, monkeypatch: pytest.MonkeyPatch) -> Store:
     monkeypatch.setenv("REDIS_URL", isolated_redis.url)
-    monkeypatch.setattr(jobs, "_store", None)
+    monkeypatch.setattr(shared, "_store", None)
     return isolated_redis
 
 

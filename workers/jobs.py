@@ -8,20 +8,12 @@ from rq.job import Job, JobStatus
 
 from service import games
 from service.store import Store, resolve_job_id
-
-_store: Store | None = None
-
-
-def _shared_store() -> Store:
-    global _store
-    if _store is None:
-        _store = Store.from_env()
-    return _store
+from workers.shared import shared_store
 
 
 def resolve(game_id: str, ref: str) -> str:
     """Reveal and resolve the sealed step ``ref`` of a game once every choice is in."""
-    return games.resolve(_shared_store(), game_id, ref)
+    return games.resolve(shared_store(), game_id, ref)
 
 
 def reconcile(store: Store, older_than: float = 0.0) -> int:

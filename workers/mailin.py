@@ -41,6 +41,7 @@ from service.pictures import text_summary
 from service.problems import Problem
 from service.store import GameRecord, Idempotency, Store, player_key
 from workers import mail, notify
+from workers.shared import shared_store
 
 log = logging.getLogger("kurier.mailin")
 COMMANDS = ("legal", "board", "help", "resign")
@@ -99,7 +100,7 @@ def process_inbound(
     mail_from: str, recipient: str, raw_b64: str, size: int, oversize: bool = False
 ) -> str:
     """Read, check, play and answer one inbound mail. Idempotent (see the module docstring)."""
-    store = notify._shared_store()
+    store = shared_store()
     raw = base64.b64decode(raw_b64)
     message = email.message_from_bytes(raw, policy=email.policy.default)
     assert isinstance(message, EmailMessage)

@@ -27,6 +27,7 @@ from service import games, notifications, prefs
 from service.pictures import text_summary
 from service.store import GameRecord, Store, player_key
 from workers import mail, webhooks
+from workers.shared import shared_store
 
 log = logging.getLogger("kurier.notify")
 MAIL_LEDGER_TTL = 30 * 86_400
@@ -35,15 +36,6 @@ DEFAULT_RETRY_SCHEDULE = (5.0, 30.0, 120.0, 300.0, 900.0, 1800.0)
 MAX_RETRY_AFTER = 6 * 3600.0
 WEBHOOK_JOB = "workers.notify.deliver_webhook"
 LEGAL_MOVES_SHOWN = 300
-
-_store: Store | None = None
-
-
-def _shared_store() -> Store:
-    global _store
-    if _store is None:
-        _store = Store.from_env()
-    return _store
 
 
 def public_url() -> str:
@@ -80,7 +72,7 @@ ASKING = ("game.turn_started", "game.sealed_needed", "game.deadline_warning")
 
 def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any]) -> str:
     """Email and/or webhook for one notice, per the player's preferences."""
-    store = _shared_store()
+    store = shared_store()
     record = store.get_game(game_id)
     if kind in ASKING and not _still_owed(record, seat, data):
         return "stale"
@@ -173,7 +165,7 @@ def reply_address(record: GameRecord, seat: int, version: int) -> str:
     a reply to it plays by email (workers/mailin.py)."""
     from workers import mailin  # mailin imports this module
 
-    return mailin.issue_address(_shared_store(), record, seat)
+    return mailin.issue_address(shared_store(), record, seat)
 
 
 def _subject(kind: str, data: dict[str, Any]) -> str:
@@ -256,7 +248,7 @@ def send_test(store: Store, player_id: str) -> str:
 
 def deliver_webhook(player_id: str, delivery_id: str, attempt: int) -> str:
     """Attempt ``attempt`` of one delivery; schedules the next attempt on failure."""
-    store = _shared_store()
+    store = shared_store()
     delivery = prefs.get_delivery(store, player_id, delivery_id)
     if delivery.get("status") != "pending" or int(delivery.get("attempts") or 0) != attempt - 1:
         return "stale"
@@ -328,7 +320,7 @@ def disable_webhook(store: Store, player_id: str, reason: str) -> None:
 
 def deadline(game_id: str, version: int, due: float, first_due: float | None = None) -> str:
     """The deadline of ``version`` fell due: time out every pending player not on vacation."""
-    store = _shared_store()
+    store = shared_store()
     record = store.get_game(game_id)
     if record.version != version or record.status != "active":
         return "stale"  # someone moved: that version's deadline was replaced
@@ -360,7 +352,7 @@ def deadline(game_id: str, version: int, due: float, first_due: float | None = N
 
 def remind(game_id: str, version: int, due: float) -> str:
     """Warn the pending players that their deadline is near (if nobody moved since)."""
-    store = _shared_store()
+    store = shared_store()
     record = store.get_game(game_id)
     if record.version != version or record.status != "active":
         return "stale"
