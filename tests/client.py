@@ -143,7 +143,7 @@ def play_to_end(
             return view, verifier, sealed
         humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
         if not humans:  # the worker owes a resolution: wait for the version to move
-            _wait_for_version(k, game_id, view["version"], deadline)
+            wait_for_version(k, game_id, view["version"], deadline)
             continue
         decision = rng.choice(humans)
         player = players[decision["seat"]]
@@ -178,7 +178,7 @@ def _events_after(k: Kurier, game_id: str, after: int) -> list[dict[str, Any]]:
     return r.json()["items"]
 
 
-def _wait_for_version(k: Kurier, game_id: str, version: int, deadline: float) -> None:
+def wait_for_version(k: Kurier, game_id: str, version: int, deadline: float) -> None:
     while time.monotonic() < deadline:
         r = k.call("GET", f"/v1/games/{game_id}", headers={"If-None-Match": f'"{version}"'})
         if r.status_code == 200:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.attila_wargame.game import GAME as G
-from tests.client import Kurier, Player, Verifier, commitment
+from tests.client import Kurier, Player, Verifier, commitment, wait_for_version
 
 B = G.board
 ROLES = B.bindings["roles"]
@@ -182,16 +182,6 @@ def _hidden_from_the_other(k: Kurier, game_id: str, viewer: Player, seat: int, s
             assert entry["action"] is None, entry
 
 
-def _wait_for_version(k: Kurier, game_id: str, version: int, deadline: float) -> None:
-    while time.monotonic() < deadline:
-        r = k.call("GET", f"/v1/games/{game_id}", headers={"If-None-Match": f'"{version}"'})
-        if r.status_code == 200:
-            return
-        assert r.status_code == 304, r.text
-        time.sleep(0.01)
-    raise AssertionError("the worker did not resolve in time")
-
-
 def _play(
     k: Kurier, game_id: str, players: list[Player], policy: Policy
 ) -> tuple[dict[str, Any], list[Secret], int]:
@@ -207,7 +197,7 @@ def _play(
         if not humans:  # only the worker can go on: a battle or the council to resolve
             assert {d["kind"] for d in game["waiting_for"]} == {"resolve"}
             resolutions_waited += 1
-            _wait_for_version(k, game_id, game["version"], deadline)
+            wait_for_version(k, game_id, game["version"], deadline)
             continue
         seat = humans[0]["seat"]
         player = players[seat]
