@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -184,3 +185,35 @@ def read_log(base: str, game_id: str) -> list[dict[str, Any]]:
         entries += page["items"]
         cursor = page["next_cursor"]
     raise AssertionError("event log did not end")
+
+
+def acked_total(movers: list[Mover]) -> int:
+    return sum(len(m.acked) for m in movers)
+
+
+def wait_for(movers: list[Mover], count: int, deadline: float, what: str = "moves") -> None:
+    """Until the movers together have ``count`` acknowledged moves; fails at ``deadline``."""
+    while acked_total(movers) < count:
+        assert time.monotonic() < deadline, f"{what}: only {acked_total(movers)} of {count}"
+        time.sleep(0.01)
+
+
+@contextmanager
+def moving(movers: list[Mover], deadline: float) -> Iterator[None]:
+    """Each mover plays in its own thread until the block ends (or ``deadline``)."""
+    stop = threading.Event()
+
+    def play(mover: Mover) -> None:
+        while not stop.is_set() and mover.step(deadline):
+            pass
+
+    threads = [threading.Thread(target=play, args=(m,), daemon=True) for m in movers]
+    for t in threads:
+        t.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(15)
+    assert not any(t.is_alive() for t in threads)

@@ -14,12 +14,20 @@ from __future__ import annotations
 import os
 import random
 import signal
-import threading
 import time
 
 from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from tests.client import Kurier
-from tests.faults.stack import Mover, children, read_log, short_tmp, web
+from tests.faults.stack import (
+    Mover,
+    acked_total,
+    children,
+    moving,
+    read_log,
+    short_tmp,
+    wait_for,
+    web,
+)
 
 GAMES = 8
 KILLS = 3
@@ -52,34 +60,17 @@ def run(base: str, master: int) -> None:
         starts[game_id] = k.view(game_id)["version"]
         movers.append(Mover(base, game_id, players, random.Random(i).choice))
     deadline = time.monotonic() + 45
-    stop = threading.Event()
-
-    def play(mover: Mover) -> None:
-        while not stop.is_set() and mover.step(deadline):
-            pass
-
-    threads = [threading.Thread(target=play, args=(m,), daemon=True) for m in movers]
-    for t in threads:
-        t.start()
     killed = []
-    try:
+    with moving(movers, deadline):
         for n in range(KILLS):
-            target = sum(len(m.acked) for m in movers) + MOVES_BETWEEN_KILLS
-            while sum(len(m.acked) for m in movers) < target:
-                assert time.monotonic() < deadline, "moves stalled"
-                time.sleep(0.01)
+            wait_for(movers, acked_total(movers) + MOVES_BETWEEN_KILLS, deadline, "moves stalled")
             pid = wait_for_workers(master, 2, deadline)[n % 2]
             os.kill(pid, signal.SIGKILL)  # mid-request: 8 clients keep both workers busy
             killed.append(pid)
-        target = sum(len(m.acked) for m in movers) + MOVES_BETWEEN_KILLS
-        while sum(len(m.acked) for m in movers) < target:  # the respawned workers serve
-            assert time.monotonic() < deadline, "moves stalled after the kills"
-            time.sleep(0.01)
-    finally:
-        stop.set()
-        for t in threads:
-            t.join(15)
-    assert not any(t.is_alive() for t in threads)
+        # The respawned workers serve.
+        wait_for(
+            movers, acked_total(movers) + MOVES_BETWEEN_KILLS, deadline, "moves stalled after kills"
+        )
     assert len(wait_for_workers(master, 2, time.monotonic() + 10)) == 2
     failures = sum(m.failures for m in movers)
     assert failures > 0, "no request was cut off by the kills"

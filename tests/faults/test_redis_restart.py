@@ -16,7 +16,6 @@ Bounded: 3 games, one client thread each, at most 45 s in all; loopback and a un
 from __future__ import annotations
 
 import random
-import threading
 import time
 from typing import Any
 
@@ -24,7 +23,7 @@ from service import pinning
 from service.redis_server import PERSISTENT_FLAGS, RedisServer
 from service.store import Store
 from tests.client import Kurier
-from tests.faults.stack import Mover, read_log, short_tmp, web
+from tests.faults.stack import Mover, acked_total, moving, read_log, short_tmp, wait_for, web
 
 DURABLE_FLAGS = tuple("always" if f == "everysec" else f for f in PERSISTENT_FLAGS)
 GAMES = 3
@@ -49,16 +48,6 @@ def public(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in events if "audience" not in e]
 
 
-def acked_total(movers: list[Mover]) -> int:
-    return sum(len(m.acked) for m in movers)
-
-
-def wait_for(movers: list[Mover], count: int, deadline: float) -> None:
-    while acked_total(movers) < count:
-        assert time.monotonic() < deadline, f"only {acked_total(movers)} of {count} moves"
-        time.sleep(0.02)
-
-
 def run(base: str, redis_server: RedisServer) -> None:
     k = Kurier(base)
     movers = []
@@ -67,16 +56,7 @@ def run(base: str, redis_server: RedisServer) -> None:
         rng = random.Random(i)
         movers.append(Mover(base, game_id, players, rng.choice))
     deadline = time.monotonic() + 45
-    stop = threading.Event()
-
-    def play(mover: Mover) -> None:
-        while not stop.is_set() and mover.step(deadline):
-            pass
-
-    threads = [threading.Thread(target=play, args=(m,), daemon=True) for m in movers]
-    for t in threads:
-        t.start()
-    try:
+    with moving(movers, deadline):
         wait_for(movers, BEFORE, deadline)
         redis_server.process.kill()  # type: ignore[union-attr]  # SIGKILL, mid-stream
         redis_server.process.wait()  # type: ignore[union-attr]
@@ -84,11 +64,6 @@ def run(base: str, redis_server: RedisServer) -> None:
         time.sleep(0.5)  # the API answers errors meanwhile; the clients keep retrying
         redis_server.start()  # same data directory, same flags: the AOF is replayed
         wait_for(movers, killed_at + AFTER, deadline)
-    finally:
-        stop.set()
-        for t in threads:
-            t.join(15)
-    assert not any(t.is_alive() for t in threads)
     assert sum(m.failures for m in movers) > 0, "the kill was never noticed by a client"
 
     store = Store(redis_server.url)
