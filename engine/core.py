@@ -19,6 +19,7 @@ The vocabulary, in the spirit of python-chess:
 
 from __future__ import annotations
 
+import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -121,6 +122,13 @@ class OptionSpec:
 
 
 JsonT = TypeVar("JsonT")
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON data (tuples become lists, keys strings), much faster than
+    ``copy.deepcopy``: the C encoder and decoder do the work. Loading and dumping a state happen
+    on every move the service applies."""
+    return json.loads(json.dumps(value))
 
 
 def expect_json(value: Any, kind: type[JsonT]) -> JsonT:

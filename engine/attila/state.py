@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from copy import deepcopy
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+from engine.core import json_copy
 
 # Steps of a turn (the ``step`` of the pending decision).
 PLAY_CARD = "play_card"
@@ -64,17 +65,16 @@ class AttilaState:
 
 
 def dump_state(state: AttilaState) -> dict[str, Any]:
-    """JSON-compatible data (tuples become lists, seat keys strings once encoded)."""
-    out = asdict(state)
+    """JSON-compatible data (tuples become lists, seat keys strings), sharing nothing with
+    ``state``."""
+    out = {name: getattr(state, name) for name in _FIELDS}
     if state.conflict is not None:
-        out["conflict"]["commits"] = {
-            str(seat): list(cards) for seat, cards in state.conflict.commits.items()
-        }
-    return out
+        out["conflict"] = {name: getattr(state.conflict, name) for name in _CONFLICT_FIELDS}
+    return json_copy(out)  # type: ignore[no-any-return]
 
 
 def load_state(raw: dict[str, Any]) -> AttilaState:
-    data = deepcopy({k: v for k, v in raw.items() if k != "conflict"})
+    data = json_copy({k: v for k, v in raw.items() if k != "conflict"})
     state = AttilaState(**data)
     c = raw.get("conflict")
     if c is not None:
@@ -86,3 +86,7 @@ def load_state(raw: dict[str, Any]) -> AttilaState:
             {int(seat): tuple(cards) for seat, cards in c["commits"].items()},
         )
     return state
+
+
+_FIELDS = tuple(f.name for f in fields(AttilaState))
+_CONFLICT_FIELDS = tuple(f.name for f in fields(Conflict))
