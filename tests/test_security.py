@@ -32,6 +32,7 @@ def limited(redis_url: str, worker: Any) -> Iterator[Kurier]:
             "RATE_LIMIT": "5/minute",
             "SIGNUP_RATE_LIMIT": "3/minute",
             "RATELIMIT_KEY_PREFIX": f"kurier:ratelimit-test-{uuid.uuid4().hex[:8]}",
+            "RATE_LIMIT_HEADERS": True,
         }
     )
     server = make_server("127.0.0.1", 0, app, threaded=True)
@@ -69,6 +70,13 @@ def test_over_the_limit_is_429_with_retry_after_and_changes_nothing(
     for _ in range(8):
         assert limited.call("GET", "/healthz").status_code in (200, 503)
         assert limited.call("GET", "/metrics").status_code == 200
+
+
+def test_budget_headers_are_opt_in(kurier: Kurier) -> None:
+    # The suite's app has the default settings: no X-RateLimit-* (a Redis call per request).
+    r = kurier.call("GET", "/v1/me", kurier.new_player("Quiet"))
+    assert r.status_code == 200, r.text
+    assert not [name for name in r.headers if name.lower().startswith("x-ratelimit")]
 
 
 def test_made_up_tokens_share_the_address_budget(limited: Kurier) -> None:
