@@ -126,7 +126,9 @@ def init_app(app: Flask) -> Limiter:
             ),
         ],
         headers_enabled=app.config["RATE_LIMIT_HEADERS"],
-        strategy="moving-window",
+        # Two counters per caller and window, O(1) in time and memory; a moving window keeps
+        # one list entry per request of the window (a busy bot: thousands) and reads it by index.
+        strategy="sliding-window-counter",
     )
     limiter.init_app(app)
     limiter.request_filter(_exempt)
