@@ -11,7 +11,6 @@ Secrets and who may see them:
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from collections.abc import Mapping
@@ -19,7 +18,7 @@ from typing import Any
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
 from engine.registry import get_game
-from service import pinning, sealed
+from service import eventlog, pinning, sealed
 from service.problems import Problem
 from service.store import (
     Change,
@@ -93,6 +92,7 @@ def create_game(
             created_at=now,
             updated_at=now,
             deadline=dict(deadline or {}),
+            log_codec=eventlog.codec_for(game.id),
         )
         body = {"id": game_id, "version": version, "seat": 0, "invite_code": record.invite}
         created = _event(
@@ -451,7 +451,7 @@ def _action_visible(record: GameRecord, entry: Mapping[str, str], seat: int | No
 def redact_entry(
     record: GameRecord, version: int, entry: Mapping[str, str], seat: int | None
 ) -> dict[str, Any]:
-    events = [e for e in _loads(entry["events"]) if Event.from_json(e).visible_to(seat)]
+    events = [e for e in entry["events"] if Event.from_json(e).visible_to(seat)]
     return {
         "version": version,
         "kind": entry["kind"],
@@ -478,10 +478,7 @@ def game_record(
             {k: shown[k] for k in ("version", "seat", "kind", "action", "ref", "commitment")}
         )
     reveals = [
-        e["data"]
-        for _, entry in entries
-        for e in _loads(entry["events"])
-        if e["kind"] == "sealed_revealed"
+        e["data"] for _, entry in entries for e in entry["events"] if e["kind"] == "sealed_revealed"
     ]
     finished = record.status == "finished"
     return {
@@ -500,7 +497,3 @@ def game_record(
         "result": record.result,
         "complete": finished,
     }
-
-
-def _loads(text: str) -> list[dict[str, Any]]:
-    return json.loads(text)

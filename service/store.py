@@ -4,8 +4,11 @@ Data model (every key of one game shares the ``{<game id>}`` hash tag):
 
 - ``kurier:game:{g}`` hash: the game record; ``state``, ``seed``, ``sealed`` and ``invite``
   are secret and never leave this module unredacted.
-- ``kurier:game:{g}:events`` stream: one entry per version, ID ``<version>-0``.
-- ``kurier:game:{g}:idem:<player>:<sha256(key)>`` string: a replayable response, 24 h.
+- ``kurier:game:{g}:events`` stream: one entry per version, ID ``<version>-0``: one field ``z``,
+  the entry compressed with the record's ``log_codec`` (service/eventlog.py), or for games
+  without a codec the fields themselves (kind, seat, action, ref, commitment, events, at).
+- ``kurier:game:{g}:idem:<player>:<sha256(key)>`` string: a replayable response, 24 h
+  (compressed with the game's codec, behind the ``z:`` prefix).
 - ``kurier:player:{p}`` hash, ``kurier:player:{p}:games`` sorted set (score: creation order).
 - ``kurier:auth:token:<sha256(token)>`` hash: the player a bearer token stands for.
 - ``kurier:resolve:pending`` sorted set: ``"<game> <ref>"`` resolutions owed by the workers.
@@ -18,6 +21,7 @@ no two changes ever apply to the same version and nothing half-written is ever v
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -33,7 +37,7 @@ from rq.serializers import JSONSerializer
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
 from engine.registry import get_game
-from service import notifications
+from service import eventlog, notifications
 from service.problems import Problem
 
 QUEUE_NAME = "default"
@@ -47,6 +51,12 @@ MAX_TRIES = 8
 TOKEN_PREFIX = "kur_pat_"
 SCOPES = "game:read game:play"
 TOKEN_CACHE_SECONDS = 60.0
+#: The one field of a log entry stored with a codec (service/eventlog.py).
+PACKED = "z"
+PACKED_KEY = PACKED.encode()
+#: Marks a record field stored compressed (base64: the record is also read as text); JSON
+#: never starts with it, so fields written plain (older games, tests) still read.
+PACKED_PREFIX = "z:"
 MAX_INDEX = 1000  # games scanned per listing or inbox: bounded work per request
 
 
@@ -85,6 +95,19 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def _pack_saved(codec: str, saved: dict[str, Any]) -> bytes | str:
+    """An idempotency record: the response replayed for 24 h, compressed like the log."""
+    if not codec:
+        return _dumps(saved)
+    return PACKED_PREFIX.encode() + eventlog.pack(codec, saved)
+
+
+def _unpack_field(codec: str, stored: str) -> Any:
+    if stored.startswith(PACKED_PREFIX):
+        return eventlog.unpack(codec, base64.b64decode(stored[len(PACKED_PREFIX) :]))
+    return json.loads(stored)
+
+
 def _text(value: bytes | str | None) -> str:
     if value is None:
         return ""
@@ -121,13 +144,20 @@ class GameRecord:
     deadline: dict[str, Any] = field(default_factory=dict)
     #: When the pending players' decisions time out (None: no deadline running).
     deadline_at: float | None = None
+    #: How the event log's events are stored (service/eventlog.py); "" is plain JSON.
+    log_codec: str = ""
 
     _JSON = ("options", "seats", "names", "state", "pending", "sealed", "result", "deadline")
+    #: The big ones, stored compressed (with the log's codec) in games that have one.
+    _PACKED = ("options", "state")
 
     @classmethod
     def from_hash(cls, game_id: str, raw: Mapping[Any, Any]) -> GameRecord:
         h = {_text(k): _text(v) for k, v in raw.items()}
-        data: dict[str, Any] = {name: json.loads(h[name]) for name in cls._JSON if name in h}
+        codec = h.get("log_codec", "")
+        data: dict[str, Any] = {
+            name: _unpack_field(codec, h[name]) for name in cls._JSON if name in h
+        }
         return cls(
             id=game_id,
             type=h["type"],
@@ -143,6 +173,7 @@ class GameRecord:
             created_at=float(h["created_at"]),
             updated_at=float(h["updated_at"]),
             deadline_at=float(h["deadline_at"]) if h.get("deadline_at") else None,
+            log_codec=h.get("log_codec", ""),
             **data,
         )
 
@@ -157,8 +188,14 @@ class GameRecord:
             "created_at": repr(self.created_at),
             "updated_at": repr(self.updated_at),
             "deadline_at": "" if self.deadline_at is None else repr(self.deadline_at),
+            "log_codec": self.log_codec,
         }
         out |= {name: _dumps(getattr(self, name)) for name in self._JSON}
+        if self.log_codec:
+            for name in self._PACKED:
+                out[name] = PACKED_PREFIX + base64.b64encode(
+                    eventlog.pack(self.log_codec, getattr(self, name))
+                ).decode("ascii")
         return out
 
     @property
@@ -302,7 +339,7 @@ class Store:
                     if ikey and idem:
                         cached = pipe.get(ikey)
                         if cached is not None:
-                            return self._replay(cached, idem)
+                            return self._replay(cached, idem, _text(raw.get(b"log_codec")))
                     record = GameRecord.from_hash(game_id, raw) if raw else None
                     version = record.version + 1 if record else 1
                     before = list(record.pending) if record else []
@@ -318,7 +355,12 @@ class Store:
                             "status": change.status,
                             "body": change.body,
                         }
-                        pipe.set(ikey, _dumps(saved), ex=IDEMPOTENCY_TTL, nx=True)
+                        pipe.set(
+                            ikey,
+                            _pack_saved(change.record.log_codec, saved),
+                            ex=IDEMPOTENCY_TTL,
+                            nx=True,
+                        )
                     pipe.execute()
                     return Outcome(change.status, change.body)
                 except redis.WatchError:
@@ -328,8 +370,11 @@ class Store:
         )
 
     @staticmethod
-    def _replay(cached: bytes, idem: Idempotency) -> Outcome:
-        saved = json.loads(cached)
+    def _replay(cached: bytes, idem: Idempotency, codec: str) -> Outcome:
+        if cached.startswith(PACKED_PREFIX.encode()):
+            saved = eventlog.unpack(codec, cached[len(PACKED_PREFIX) :])
+        else:
+            saved = json.loads(cached)
         if saved["fp"] != idem.fingerprint:
             raise Problem(
                 422,
@@ -344,17 +389,21 @@ class Store:
         record.updated_at = time.time()
         gid = record.id
         pipe.hset(game_key(gid), mapping=record.to_hash())
-        entry = {
+        entry: dict[str, Any] = {
             "kind": change.entry_kind,
             "seat": "" if change.seat is None else str(change.seat),
             "action": change.action,
             "ref": change.ref,
             "commitment": change.commitment,
-            "events": _dumps(change.events),
+            "events": change.events,
             "at": repr(record.updated_at),
         }
+        if record.log_codec:
+            stored = {PACKED: eventlog.pack(record.log_codec, entry)}
+        else:
+            stored = entry | {"events": _dumps(change.events)}
         # The explicit ID is a second guard: XADD at or below the top ID fails the EXEC.
-        pipe.xadd(events_key(gid), entry, id=f"{version}-0")
+        pipe.xadd(events_key(gid), stored, id=f"{version}-0")
         for player_id in change.index_players:
             pipe.zadd(player_games_key(player_id), {gid: record.seq})
         for ref in change.resolve_remove:
@@ -435,15 +484,28 @@ class Store:
         self, game_id: str, after: int = 0, count: int | None = None
     ) -> tuple[GameRecord, list[tuple[int, dict[str, str]]]]:
         """The record and stream entries after version ``after``, read in one MULTI so that
-        the redaction (which depends on the record's unrevealed choices) matches the entries."""
-        with self.r.pipeline(transaction=True) as pipe:
+        the redaction (which depends on the record's unrevealed choices) matches the entries.
+        Each entry's ``events`` is a list; its other fields are strings."""
+        with self.raw.pipeline(transaction=True) as pipe:
             pipe.hgetall(game_key(game_id))
             pipe.xrange(events_key(game_id), min=f"({after}-0", max="+", count=count)
             raw, entries = pipe.execute()
         if not raw:
             raise game_not_found(game_id)
-        out = [(int(entry_id.split("-")[0]), fields) for entry_id, fields in entries]
-        return GameRecord.from_hash(game_id, raw), out
+        record = GameRecord.from_hash(game_id, raw)
+        out = [
+            (int(entry_id.split(b"-")[0]), self._entry(record, fields))
+            for entry_id, fields in entries
+        ]
+        return record, out
+
+    @staticmethod
+    def _entry(record: GameRecord, fields: dict[bytes, bytes]) -> dict[str, Any]:
+        if PACKED_KEY in fields:
+            return eventlog.unpack(record.log_codec, fields[PACKED_KEY])
+        entry: dict[str, Any] = {_text(k): _text(v) for k, v in fields.items()}
+        entry["events"] = json.loads(entry["events"])
+        return entry
 
     def player_game_ids(self, player_id: str, after_seq: int | None) -> list[tuple[str, int]]:
         low = f"({after_seq}" if after_seq is not None else "-inf"

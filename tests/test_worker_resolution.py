@@ -46,7 +46,7 @@ def _reveals(store: Store, game_id: str, ref: str) -> list[dict[str, Any]]:
     _, entries = store.read_log(game_id)
     found = []
     for _, entry in entries:
-        for event in games._loads(entry["events"]):
+        for event in entry["events"]:
             if event["kind"] == "sealed_revealed" and event["data"]["ref"] == ref:
                 found.append(event)
     return found

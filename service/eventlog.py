@@ -1,0 +1,57 @@
+"""Compact storage of the event log: each entry deflated against a preset dictionary.
+
+A game's log entries repeat the same kinds and keys (``{"kind":"move","seat":"1","action":
+"V ITA",...,"events":[{"kind":"stone_placed","data":{"people":...``), so an entry compressed
+alone gains little, but compressed against a dictionary of typical entries of its game type it
+shrinks several times over. That keeps Redis memory per active game within the budget of
+docs/performance.md.
+
+Each entry is stored as one field ``z``: the deflate of its fields' compact JSON. A game records
+its codec (``GameRecord.log_codec``) when it is created, and keeps it: an entry is always read
+with the codec it was written with. Games without one (created before codecs, or of a type
+without a dictionary) store plain fields. A dictionary file is therefore never changed: a better
+one is a new codec id (``attila-2``) used by new games only; tests pin every file's SHA-256. The
+dictionaries are made by ``scripts/make_zdict.py`` from random engine games.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+ZDICT_DIR = Path(__file__).resolve().parent / "zdicts"
+#: The codec new games of each type get; a type missing here stores plain JSON.
+CURRENT = {"attila": "attila-1", "attika": "attika-1", "attila-wargame": "attila-wargame-1"}
+_WBITS = -15  # raw deflate: no zlib header or checksum (Redis keeps the bytes intact)
+
+
+@cache
+def dictionary(codec: str) -> bytes:
+    return (ZDICT_DIR / f"{codec}.zdict").read_bytes()
+
+
+def codec_for(game_type: str) -> str:
+    """The codec for a new game of ``game_type`` ("" for plain JSON)."""
+    codec = CURRENT.get(game_type, "")
+    return codec if codec and (ZDICT_DIR / f"{codec}.zdict").exists() else ""
+
+
+def pack(codec: str, entry: dict[str, Any]) -> bytes:
+    """One log entry (its fields, ``events`` as a list) as stored: its compact JSON deflated
+    against the codec's dictionary, in one stream field (one field, not seven: a stream entry
+    pays a few bytes per field)."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, _WBITS, 9, zdict=dictionary(codec))
+    return compressor.compress(_compact(entry).encode()) + compressor.flush()
+
+
+def unpack(codec: str, stored: bytes) -> dict[str, Any]:
+    decompressor = zlib.decompressobj(_WBITS, zdict=dictionary(codec))
+    data: dict[str, Any] = json.loads(decompressor.decompress(stored) + decompressor.flush())
+    return data
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
