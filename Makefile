@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench bench-api clean openapi
+.PHONY: run test lint bench bench-load clean openapi
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,9 +27,9 @@ openapi: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_engine.py
 
-# API moves/s and Redis bytes per game on loopback (docs/operations.md, Capacity).
-bench-api: $(STAMP)
-	$(BIN)/python scripts/bench_api.py
+# Many concurrent Attila games through gunicorn, Redis and rq on loopback (docs/performance.md).
+bench-load: $(STAMP)
+	$(BIN)/python benchmarks/load.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .kurier

@@ -1,0 +1,525 @@
+"""Load benchmark: many concurrent Attila games through the real stack, on loopback.
+
+Starts its own stack exactly as ``kurier run`` does (Redis from the project's launcher with the
+production flags, ``kurier worker`` processes, ``kurier web`` = gunicorn), creates ``--games``
+Attila games over HTTP and then measures, in one run:
+
+1. ``redis``: raw Redis round trips (PING through redis-py on the service's socket);
+2. ``trivial``: an authenticated trivial endpoint (``GET /v1/me``), closed loop at
+   ``--concurrency`` requests in flight: the stack's ceiling in requests/s;
+3. ``saturate``: moves, closed loop at the same concurrency: the ceiling in moves/s, and the
+   ratio moves/s : trivial requests/s;
+4. ``open``: moves offered at a fixed ``--rate`` spread over all ``--games`` (open loop, so a
+   slow server cannot slow the offered load down): moves/s, p50/p95/p99 latency, errors;
+5. sealed-conflict resolution latency (the last sealed choice's commit to the worker's
+   resolution, both timestamps written by the server in their transactions);
+6. Redis memory per active game (``used_memory`` growth over the games, and per key kind).
+
+Every game follows a script made beforehand by the engine from the game's seed (random legal
+actions, as in scripts/bench_engine.py): the client needs no extra request to choose a move,
+and every move is still judged by the server. A move that arrives while the worker has not yet
+resolved a conflict gets 409 ``not-your-turn``; the client tries again 5 ms later (counted as
+``waits``, not as errors). Bounded in time (``--seconds`` per phase) and count (``--games``);
+sends traffic only to 127.0.0.1. Not a test: ``.venv/bin/python benchmarks/load.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import redis
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.core import SYSTEM  # noqa: E402
+from engine.registry import get_game  # noqa: E402
+from service.redis_server import PERSISTENT_FLAGS, RedisServer  # noqa: E402
+from service.store import Store  # noqa: E402
+
+GAME_TYPE = "attila"
+#: A move refused while the worker resolves a conflict is tried again this much later.
+RETRY_WAIT = 0.025
+
+
+# -- the stack ----------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Stack:
+    """Redis, rq workers and gunicorn as ``kurier run`` starts them, on loopback."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="kur-load-", dir="/tmp"))
+        self.redis = RedisServer(self.dir / "redis", PERSISTENT_FLAGS)
+        self.port = free_port()
+        self.args = args
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.redis.start()
+        env = {
+            **os.environ,
+            "REDIS_URL": self.redis.url,
+            "KURIER_HOST": "127.0.0.1",
+            "KURIER_PORT": str(self.port),
+            "KURIER_WEB_WORKERS": str(self.args.web_workers),
+            "KURIER_WEB_THREADS": str(self.args.web_threads),
+            # Every request is still counted by the limiter; the budget is just out of reach.
+            "KURIER_RATE_LIMIT": "1000000/minute",
+            "KURIER_SIGNUP_RATE_LIMIT": "1000000/minute",
+        }
+        log = open(self.dir / "stack.log", "wb")  # noqa: SIM115 - lives as long as the stack
+        kurier = [sys.executable, "-m", "service.cli"]
+        for _ in range(self.args.workers):
+            self.procs.append(
+                subprocess.Popen([*kurier, "worker"], env=env, stdout=log, stderr=log)
+            )
+        self.procs.append(subprocess.Popen([*kurier, "web"], env=env, stdout=log, stderr=log))
+
+    def cpu_parts(self) -> dict[str, list[int]]:
+        assert self.redis.process is not None
+        return {
+            "client": [os.getpid()],
+            "gunicorn": [self.procs[-1].pid],
+            "rq": [proc.pid for proc in self.procs[:-1]],
+            "redis": [self.redis.process.pid],
+        }
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        self.redis.stop()
+
+
+def _proc_stat(pid: int) -> tuple[int, float] | None:
+    """(parent pid, CPU seconds used) of a live process, from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # utime, stime, and those of the children it has reaped (rq's work-horses).
+    ticks = sum(int(value) for value in fields[11:15])
+    return int(fields[1]), ticks / os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """CPU seconds used by each part of the stack: its processes and their descendants, but for
+    the client (this process, whose descendants are the stack)."""
+
+    def __init__(self, parts: dict[str, list[int]]) -> None:
+        self.parts = parts
+        self.last = self.sample()
+
+    def sample(self) -> dict[str, float]:
+        pids = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+        stats = {pid: _proc_stat(pid) for pid in pids}
+        children: dict[int, list[int]] = {}
+        for pid, stat in stats.items():
+            if stat:
+                children.setdefault(stat[0], []).append(pid)
+        out = {}
+        for name, roots in self.parts.items():
+            todo, total = list(roots), 0.0
+            while todo:
+                pid = todo.pop()
+                total += (stats.get(pid) or (0, 0.0))[1]
+                if name != "client":
+                    todo.extend(children.get(pid, []))
+            out[name] = total
+        return out
+
+    def since_last(self, seconds: float) -> str:
+        now = self.sample()
+        used = {name: (now[name] - self.last[name]) / seconds for name in now}
+        self.last = now
+        return "CPU cores used: " + ", ".join(f"{name} {share:.2f}" for name, share in used.items())
+
+
+# -- scripts: the moves each game will make -----------------------------------------------------
+
+
+def make_script(players: int, seed: str) -> list[tuple[int, str]]:
+    """(seat, notation) of every player action of a random game; the worker's resolutions are
+    left out (the server makes them)."""
+    game = get_game(GAME_TYPE)
+    state = game.new_state(players, seed, game.resolve_options(None))
+    rng = random.Random(seed)
+    script: list[tuple[int, str]] = []
+    while decisions := game.pending(state):
+        seat = decisions[0].seat
+        action = rng.choice(game.legal_actions(state, seat))
+        if seat != SYSTEM:
+            script.append((seat, game.notation(action)))
+        game.apply(state, seat, action)
+    return script
+
+
+# -- the client ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    """One game as the load generator plays it."""
+
+    id: str
+    tokens: list[str]
+    script: list[tuple[int, str]]
+    next: int = 0
+    #: Until then the game waits for the worker (a conflict being resolved).
+    blocked_until: float = 0.0
+
+    @property
+    def done(self) -> bool:
+        return self.next >= len(self.script)
+
+
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)
+    moves: int = 0
+    waits: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+
+    def error(self, what: str) -> None:
+        self.errors[what] = self.errors.get(what, 0) + 1
+
+
+class Client:
+    def __init__(self, session: aiohttp.ClientSession, base: str) -> None:
+        self.http = session
+        self.base = base
+
+    async def call(
+        self, method: str, path: str, token: str | None = None, body: Any = None
+    ) -> tuple[int, Any]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        async with self.http.request(
+            method, self.base + path, json=body, headers=headers
+        ) as response:
+            return response.status, await response.json(content_type=None)
+
+    async def new_table(self, number: int, players: int, script: list[tuple[int, str]], seed: str):
+        tokens = []
+        for seat in range(players):
+            status, body = await self.call(
+                "POST", "/v1/players", body={"name": f"L{number}-{seat}"}
+            )
+            assert status == 201, body
+            tokens.append(body["token"])
+        spec = {"type": GAME_TYPE, "seats": players, "seed": seed}
+        status, game = await self.call("POST", "/v1/games", tokens[0], spec)
+        assert status == 201, game
+        for token in tokens[1:]:
+            joined = {"invite_code": game["invite_code"]}
+            status, body = await self.call("POST", f"/v1/games/{game['id']}/seats", token, joined)
+            assert status == 201, body
+        status, body = await self.call("POST", f"/v1/games/{game['id']}/start", tokens[0])
+        assert status == 200, body
+        return Table(game["id"], tokens, script)
+
+    async def move(self, table: Table, tally: Tally, deadline: float, wait: bool = True) -> bool:
+        """Play the table's next scripted move; True once the server took it. While the worker
+        resolves a conflict, try again ``RETRY_WAIT`` later (``wait``) or give up for now."""
+        seat, notation = table.script[table.next]
+        path = f"/v1/games/{table.id}/actions"
+        while time.monotonic() < deadline:
+            started = time.perf_counter()
+            try:
+                status, body = await self.call(
+                    "POST", path, table.tokens[seat], {"notation": notation}
+                )
+            except (aiohttp.ClientError, TimeoutError) as error:
+                tally.error(type(error).__name__)
+                return False
+            if status in (200, 202):
+                tally.latencies.append(time.perf_counter() - started)
+                tally.moves += 1
+                table.next += 1
+                return True
+            if status == 409 and body.get("code") == "not-your-turn":
+                tally.waits += 1  # the worker has not resolved the conflict yet
+                if not wait:
+                    table.blocked_until = time.monotonic() + RETRY_WAIT
+                    return False
+                await asyncio.sleep(RETRY_WAIT)
+                continue
+            tally.error(f"{status} {body.get('code')}")
+            table.next = len(table.script)  # the script no longer fits: leave this game
+            return False
+        return False
+
+
+async def run_closed(
+    concurrency: int, seconds: float, one: Callable[[int], Awaitable[bool]]
+) -> tuple[int, float]:
+    """``concurrency`` loops calling ``one(i)`` for ``seconds``; (completed calls, elapsed)."""
+    deadline = time.monotonic() + seconds
+    done = 0
+
+    async def loop(i: int) -> None:
+        nonlocal done
+        while time.monotonic() < deadline:
+            if await one(i):
+                done += 1
+
+    started = time.perf_counter()
+    await asyncio.gather(*(loop(i) for i in range(concurrency)))
+    return done, time.perf_counter() - started
+
+
+async def run_open(client: Client, tables: list[Table], rate: float, seconds: float) -> Tally:
+    """Each table moves every ``len(tables) / rate`` seconds, whatever the server does."""
+    tally = Tally()
+    interval = len(tables) / rate
+    start = time.monotonic()
+    deadline = start + seconds
+    rng = random.Random(1)
+
+    async def play(table: Table) -> None:
+        due = start + rng.uniform(0, interval)
+        while not table.done and due < deadline:
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
+            await client.move(table, tally, deadline + 5)
+            due += interval
+
+    await asyncio.gather(*(play(table) for table in tables))
+    return tally
+
+
+# -- measuring -----------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def latency_line(values: list[float]) -> str:
+    ms = [v * 1000 for v in values]
+    return (
+        f"p50 {percentile(ms, 0.50):.1f} ms  p95 {percentile(ms, 0.95):.1f} ms  "
+        f"p99 {percentile(ms, 0.99):.1f} ms  max {max(ms, default=float('nan')):.1f} ms"
+    )
+
+
+def redis_round_trips(url: str, count: int = 5000) -> list[float]:
+    client = redis.Redis.from_url(url)
+    samples = []
+    for _ in range(count):
+        started = time.perf_counter()
+        client.ping()
+        samples.append(time.perf_counter() - started)
+    client.close()
+    return samples
+
+
+def resolution_latencies(store: Store, game_ids: list[str]) -> list[float]:
+    """Last sealed choice's commit to its resolution, from the event log's server timestamps."""
+    out = []
+    for game_id in game_ids:
+        last_sealed: dict[str, float] = {}
+        for _version, entry in store.read_log(game_id)[1]:
+            if entry["kind"] == "sealed":
+                last_sealed[entry["ref"]] = float(entry["at"])
+            elif entry["kind"] == "resolve" and entry["ref"] in last_sealed:
+                out.append(float(entry["at"]) - last_sealed.pop(entry["ref"]))
+    return out
+
+
+def memory_by_kind(client: redis.Redis, games: int, limit: int = 50_000) -> dict[str, float]:
+    """MEMORY USAGE of every key (at most ``limit``) by kind of key, per game."""
+    totals: dict[str, int] = {}
+    for number, key in enumerate(client.scan_iter(count=1000)):
+        if number >= limit:
+            break
+        kind = KEY_KIND.sub("*", key.decode())
+        totals[kind] = totals.get(kind, 0) + (client.memory_usage(key, samples=0) or 0)
+    ranked = sorted(totals.items(), key=lambda item: -item[1])
+    return {kind: total / games for kind, total in ranked}
+
+
+#: Ids and hashes in key names, so that keys of one kind add up.
+KEY_KIND = re.compile(r"(?<=[{:])[A-Za-z0-9_-]{8,}(?=[}:]|$)|(?<=resolve-)[^:]+")
+
+
+async def wait_ready(client: Client, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            status, body = await client.call("GET", "/healthz")
+            if status == 200 and body.get("workers"):
+                return
+        except aiohttp.ClientError:
+            pass
+        await asyncio.sleep(0.2)
+    raise SystemExit("the stack did not come up (see its log)")
+
+
+# -- main ------------------------------------------------------------------------------------------
+
+
+async def bench(args: argparse.Namespace, stack: Stack) -> None:
+    connector = aiohttp.TCPConnector(limit=args.connections)
+    timeout = aiohttp.ClientTimeout(total=30)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        client = Client(session, stack.base)
+        await wait_ready(client)
+        rtt = redis_round_trips(stack.redis.url)
+        print(f"redis     PING round trip: {latency_line(rtt)}", flush=True)
+
+        db = redis.Redis.from_url(stack.redis.url)
+        memory_before = db.info("memory")
+        started = time.perf_counter()
+        scripts = [make_script(args.players, f"load-{n}") for n in range(args.scripts)]
+        print(f"scripts   {len(scripts)} in {time.perf_counter() - started:.1f} s", flush=True)
+        started = time.perf_counter()
+        setup = asyncio.Semaphore(args.concurrency)
+
+        async def new(n: int) -> Table:
+            async with setup:
+                seed = f"load-{n % args.scripts}"
+                return await client.new_table(n, args.players, scripts[n % args.scripts], seed)
+
+        tables = await asyncio.gather(*(new(n) for n in range(args.games)))
+        print(
+            f"setup     {len(tables)} games of {args.players} players in "
+            f"{time.perf_counter() - started:.1f} s",
+            flush=True,
+        )
+
+        me_token = tables[0].tokens[0]
+        cpu = CpuMeter(stack.cpu_parts())
+
+        async def trivial(_i: int) -> bool:
+            status, _ = await client.call("GET", "/v1/me", me_token)
+            return status == 200
+
+        count, elapsed = await run_closed(args.concurrency, args.seconds, trivial)
+        trivial_rate = count / elapsed
+        print(f"trivial   GET /v1/me: {trivial_rate:.0f} requests/s", flush=True)
+        print(f"          {cpu.since_last(elapsed)}", flush=True)
+
+        # Saturation: each loop plays its own share of the games, one move at a time.
+        sat_tables = tables[: max(args.concurrency * 4, 1)]
+        sat_tally = Tally()
+        deadline = time.monotonic() + args.seconds
+
+        async def one_move(i: int) -> bool:
+            now = time.monotonic()
+            mine = [t for t in sat_tables[i :: args.concurrency] if not t.done]
+            ready = [t for t in mine if t.blocked_until <= now]
+            if not ready:
+                await asyncio.sleep(RETRY_WAIT if mine else args.seconds)
+                return False
+            return await client.move(random.choice(ready), sat_tally, deadline, wait=False)
+
+        count, elapsed = await run_closed(args.concurrency, args.seconds, one_move)
+        moves_rate = count / elapsed
+        print(
+            f"saturate  moves: {moves_rate:.0f} moves/s at {args.concurrency} in flight, "
+            f"ratio to trivial {moves_rate / trivial_rate:.2f}; {latency_line(sat_tally.latencies)}"
+            f"; waits {sat_tally.waits}, errors {sat_tally.errors or 0}",
+            flush=True,
+        )
+        print(f"          {cpu.since_last(elapsed)}", flush=True)
+
+        started = time.perf_counter()
+        tally = await run_open(client, list(tables), args.rate, args.seconds)
+        elapsed = time.perf_counter() - started
+        print(
+            f"open      {tally.moves / elapsed:.0f} moves/s offered {args.rate:.0f}/s over "
+            f"{len(tables)} games; {latency_line(tally.latencies)}; waits {tally.waits}, "
+            f"errors {tally.errors or 0}",
+            flush=True,
+        )
+        print(f"          {cpu.since_last(elapsed)}", flush=True)
+
+        game_ids = [t.id for t in tables]
+        resolved = resolution_latencies(Store(stack.redis.url), game_ids)
+        print(f"resolve   {len(resolved)} conflicts: {latency_line(resolved)}", flush=True)
+        memory_after = db.info("memory")
+
+        def growth(field: str) -> float:
+            return (memory_after[field] - memory_before[field]) / len(tables) / 1024
+
+        versions = statistics.mean(
+            int(db.hget(f"kurier:game:{{{g}}}", "version")) for g in game_ids
+        )
+        kinds = memory_by_kind(db, len(tables))
+        print(
+            f"memory    per game at {versions:.0f} versions on average: "
+            f"{growth('used_memory_dataset'):.1f} KiB of data (used_memory_dataset growth: "
+            f"players, tokens, limiter counters and finished jobs included; used_memory "
+            f"{growth('used_memory'):.1f} KiB, with connection buffers); by key:\n          "
+            + "\n          ".join(
+                f"{size / 1024:6.2f} KiB  {kind}" for kind, size in kinds.items() if size >= 10
+            ),
+            flush=True,
+        )
+        db.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=500, help="concurrent games (≤ 5000)")
+    parser.add_argument("--players", type=int, default=3, choices=range(2, 6))
+    parser.add_argument("--rate", type=float, default=1000.0, help="moves/s offered (open loop)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
+    parser.add_argument("--concurrency", type=int, default=32, help="requests in flight (closed)")
+    parser.add_argument("--connections", type=int, default=128, help="client connection pool")
+    parser.add_argument("--scripts", type=int, default=50, help="distinct game scripts")
+    parser.add_argument("--workers", type=int, default=1, help="rq worker processes")
+    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn processes")
+    parser.add_argument("--web-threads", type=int, default=8, help="threads per process")
+    args = parser.parse_args()
+    args.games = min(args.games, 5000)
+    args.seconds = min(args.seconds, 300.0)
+    stack = Stack(args)
+    stack.start()
+    try:
+        print(
+            f"machine   {os.cpu_count()} cores, Python {sys.version.split()[0]}; stack: "
+            f"{args.web_workers}x{args.web_threads} gunicorn gthread, {args.workers} rq "
+            f"worker(s), Redis {stack.redis.url}",
+            flush=True,
+        )
+        asyncio.run(bench(args, stack))
+    finally:
+        stack.stop()
+
+
+if __name__ == "__main__":
+    main()

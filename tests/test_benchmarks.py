@@ -1,0 +1,50 @@
+"""The load benchmark still runs: a tiny run of benchmarks/load.py through the real stack.
+
+Figures are not asserted (they belong in docs/performance.md, measured on a quiet machine); what
+is asserted is that every phase reports, every move the scripts make is accepted, and the
+conflicts get resolved by the worker."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_load_benchmark_smoke_run() -> None:
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "load.py"),
+            *("--games", "6", "--players", "2", "--seconds", "2", "--rate", "30"),
+            *("--concurrency", "2", "--connections", "8", "--web-workers", "1"),
+            *("--web-threads", "2", "--scripts", "3"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    out = run.stdout
+    assert run.returncode == 0, out + run.stderr[-3000:]
+    labels = [line.split()[0] for line in out.splitlines() if line and not line.startswith(" ")]
+    assert labels == [
+        "machine",
+        "redis",
+        "scripts",
+        "setup",
+        "trivial",
+        "saturate",
+        "open",
+        "resolve",
+        "memory",
+    ], out
+    for phase in ("saturate", "open"):
+        line = next(line for line in out.splitlines() if line.startswith(phase))
+        assert "errors 0" in line, line
+        assert float(re.search(r"([\d.]+) moves/s", line).group(1)) > 0, line
+    assert re.search(r"KiB  kurier:game:\{\*\}:events", out), out
