@@ -422,7 +422,9 @@ class Store:
             args=(game_id, ref),
             job_id=resolve_job_id(game_id, ref),
             timeout=60,
-            result_ttl=3600,
+            # The game's log records the resolution; a result kept by rq would cost more Redis
+            # memory than the whole game (a few KB for an hour; docs/performance.md).
+            result_ttl=0,
             failure_ttl=7 * 86_400,
             # A work-horse that dies fails the job; the scheduler runs it again (idempotent).
             retry=Retry(max=5, interval=[2, 10, 30, 120, 600]),
