@@ -233,6 +233,13 @@ SETTINGS: tuple[Setting, ...] = (
         _delays,
     ),
     Setting(
+        "KURIER_WEBHOOK_TIMEOUT",
+        "10",
+        "Seconds one webhook attempt may take in all (connect, request, the whole answer); "
+        "slower is a failed attempt, retried on the schedule",
+        _int_between(1, 60),
+    ),
+    Setting(
         "KURIER_WEBHOOK_ALLOW",
         "public",
         "Webhook targets allowed: `public` (https, public addresses), `loopback`, `any`",

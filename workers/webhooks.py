@@ -5,6 +5,10 @@ and link-local addresses and then connects to the address it checked, so a DNS a
 changes between the check and the connection cannot smuggle a request inside. The operator
 widens this with ``KURIER_WEBHOOK_ALLOW``: ``public`` (default), ``loopback`` (tests, a
 receiver on the same host) or ``any``.
+
+Each attempt ends within ``KURIER_WEBHOOK_TIMEOUT`` seconds of wall-clock time (``post``), so a
+receiver that stalls or trickles its answer costs a worker that long at most; the caller
+records it as a failed attempt and retries later.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ import ipaddress
 import os
 import secrets
 import socket
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,9 +28,14 @@ from urllib.parse import urlsplit
 import requests
 from requests_hardened import Config, Manager
 from standardwebhooks.webhooks import Webhook
+from urllib3.exceptions import HTTPError as TransportError
 
-#: Connect and read timeouts: the whole delivery stays within about 10 s.
+#: Connect and per-read timeouts. They bound each socket operation, not the answer: a receiver
+#: sending a byte every few seconds never trips them, hence the cap on the whole attempt below.
 TIMEOUT = (3.0, 7.0)
+#: Seconds one attempt may take in all (KURIER_WEBHOOK_TIMEOUT), and the range allowed.
+DEFAULT_ATTEMPT_TIMEOUT = 10
+ATTEMPT_TIMEOUT_RANGE = (1, 60)
 MAX_RESPONSE_BYTES = 4096
 SECRET_PREFIX = "whsec_"
 
@@ -51,6 +62,16 @@ def new_secret() -> str:
 def allow_mode() -> str:
     mode = os.environ.get("KURIER_WEBHOOK_ALLOW", "public")
     return mode if mode in {"public", "loopback", "any"} else "public"
+
+
+def attempt_timeout() -> int:
+    """The wall-clock cap on one attempt; a bad value falls back to the default (and
+    ``kurier config check`` reports it)."""
+    text = os.environ.get("KURIER_WEBHOOK_TIMEOUT", "").strip()
+    low, high = ATTEMPT_TIMEOUT_RANGE
+    if text.isdigit() and low <= int(text) <= high:
+        return int(text)
+    return DEFAULT_ATTEMPT_TIMEOUT
 
 
 def check_url(url: str, mode: str | None = None) -> None:
@@ -94,27 +115,92 @@ def sign(secret: str, message_id: str, body: str, when: datetime | None = None) 
 
 
 def post(url: str, secret: str, message_id: str, body: str) -> Attempt:
-    """One delivery attempt. Never raises for network trouble: the caller decides on retries."""
+    """One delivery attempt, over within ``attempt_timeout()`` seconds whatever the receiver
+    does. Never raises for network trouble: the caller decides on retries.
+
+    The request runs in a helper thread that we stop waiting for at the deadline: socket
+    timeouts bound each read, not the whole answer, and name resolution has none. The status
+    and headers decide the attempt; the body is read (a few KB) only until the same deadline. A
+    helper still waiting for the answer at the deadline is left behind: it ends when the
+    receiver gives up or, in an rq work-horse (one process per job), when the horse exits.
+    """
+    limit = attempt_timeout()
+    deadline = time.monotonic() + limit
     headers = {"content-type": "application/json", **sign(secret, message_id, body)}
-    mode = allow_mode()
-    manager = Manager(
-        Config(
-            ip_filter_enable=mode != "any",
-            ip_filter_allow_loopback_ips=mode == "loopback",
-            never_redirect=True,
-            default_timeout=TIMEOUT,
-            user_agent_override="Kurier-Webhooks/1",
+    exchange = _Exchange(url, headers, body.encode(), deadline)
+    helper = threading.Thread(target=exchange.run, name="webhook-attempt", daemon=True)
+    helper.start()
+    if not exchange.answered.wait(limit):
+        return Attempt(False, None, f"Timeout: no answer within {limit} s")
+    helper.join(max(0.0, deadline - time.monotonic()))  # the body: politeness, same deadline
+    return exchange.outcome()
+
+
+@dataclass
+class _Exchange:
+    """One request and its answer, run by the helper thread of ``post``."""
+
+    url: str
+    headers: dict[str, str]
+    body: bytes
+    deadline: float
+    answered: threading.Event = field(default_factory=threading.Event)
+    attempt: Attempt | None = None
+    error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            response = self._send()
+        except requests.RequestException as error:
+            self._decide(Attempt(False, None, f"{type(error).__name__}: {error}"[:300]))
+            return
+        except BaseException as error:  # a bug, not the network: the caller's thread raises it
+            self.error = error
+            self.answered.set()
+            return
+        with response:
+            self._decide(_attempt(response))  # the status and headers decide
+            _read_some(response, self.deadline)
+
+    def _send(self) -> requests.Response:
+        mode = allow_mode()
+        left = self.deadline - time.monotonic()
+        manager = Manager(
+            Config(
+                ip_filter_enable=mode != "any",
+                ip_filter_allow_loopback_ips=mode == "loopback",
+                never_redirect=True,
+                default_timeout=(min(TIMEOUT[0], left), min(TIMEOUT[1], left)),
+                user_agent_override="Kurier-Webhooks/1",
+            )
         )
-    )
+        return manager.send_request(
+            "POST", self.url, data=self.body, headers=self.headers, stream=True
+        )
+
+    def _decide(self, attempt: Attempt) -> None:
+        self.attempt = attempt
+        self.answered.set()
+
+    def outcome(self) -> Attempt:
+        if self.error is not None:
+            raise self.error
+        assert self.attempt is not None
+        return self.attempt
+
+
+def _read_some(response: requests.Response, deadline: float) -> None:
+    """Read at most MAX_RESPONSE_BYTES of the body, until the deadline: the status decides,
+    the body only lets the receiver finish its answer."""
+    read = 0
     try:
-        response = manager.send_request(
-            "POST", url, data=body.encode(), headers=headers, stream=True
-        )
-    except requests.RequestException as error:
-        return Attempt(False, None, f"{type(error).__name__}: {error}"[:300])
-    with response:
-        response.raw.read(MAX_RESPONSE_BYTES, decode_content=False)
-        return _attempt(response)
+        while read < MAX_RESPONSE_BYTES and time.monotonic() < deadline:
+            chunk = response.raw.read1(MAX_RESPONSE_BYTES - read, decode_content=False)
+            if not chunk:
+                return
+            read += len(chunk)
+    except (TransportError, requests.RequestException, OSError, ValueError):
+        return  # the status is already in: a stalled or broken body does not change it
 
 
 def _attempt(response: Any) -> Attempt:
