@@ -1,6 +1,7 @@
-# Kurier: one image, three commands (docs/operations.md):
+# Kurier: one image, one command per role (docs/operations.md):
 #   kurier web      the API under gunicorn (gthread), port 8000 (default command)
-#   kurier worker   an rq worker with its scheduler
+#   kurier worker   an rq worker with its scheduler (game work: queues high default low)
+#   kurier worker --queues webhooks --processes 4   the webhook workers
 #   kurier mail-in  the mail receiver (comes with issue 5; not in this release)
 # Configuration only through environment variables; `kurier config check` tells what is wrong.
 

@@ -52,10 +52,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["kurier.api"] = api
     # Request ids and JSON access lines first, so the metrics hook runs inside them.
     from service import logs, metrics
+    from service.notifications import WEBHOOK_QUEUE
     from service.store import WORKER_QUEUES
 
     logs.init_app(app)
-    metrics.init_app(app, WORKER_QUEUES)
+    metrics.init_app(app, (*WORKER_QUEUES, WEBHOOK_QUEUE))
     # Last, so a refused request still gets its request id, access line and metrics.
     ratelimit.init_app(app)
     return app

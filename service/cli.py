@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -16,21 +17,32 @@ from types import FrameType
 import redis
 
 from service import ops
+from service.notifications import WEBHOOK_QUEUE
 from service.redis_server import RedisServer, data_dir_from_env, redis_url_or_server
+from service.store import QUEUE_NAME, WORKER_QUEUES, Store
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 MAILIN_PORT = 2525
+MAX_PROCESSES = 64
+#: The workers one installation runs (`kurier run`; docker-compose.yml has the same roles):
+#: game work, and webhook deliveries on workers of their own, several side by side, because
+#: a delivery waits on someone else's server (up to KURIER_WEBHOOK_TIMEOUT).
+WORKER_ROLES: tuple[tuple[str, ...], ...] = (
+    ("worker",),
+    ("worker", "--queues", WEBHOOK_QUEUE, "--processes", "2"),
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kurier", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="Redis (embedded or REDIS_URL), one worker, the API")
+    run = commands.add_parser("run", help="Redis (embedded or REDIS_URL), the workers, the API")
     run.add_argument("--host", default=DEFAULT_HOST)
     run.add_argument("--port", type=int, default=DEFAULT_PORT)
-    worker = commands.add_parser("worker", help="an rq worker with its scheduler (REDIS_URL)")
-    worker.add_argument("--burst", action="store_true", help="exit when the queues are empty")
+    commands.add_parser(
+        "worker", parents=[worker_options()], help="rq workers with their scheduler (REDIS_URL)"
+    )
     mail_in = commands.add_parser("mail-in", help="inbound SMTP for play by email (REDIS_URL)")
     mail_in.add_argument("--host", default=os.environ.get("KURIER_MAILIN_HOST", DEFAULT_HOST))
     mail_in.add_argument(
@@ -71,7 +83,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     try:
-        children.append(subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env))
+        for role in WORKER_ROLES:
+            children.append(subprocess.Popen([sys.executable, "-m", "service.cli", *role], env=env))
         children.append(subprocess.Popen(_gunicorn(args.host, args.port), env=env))
         children.append(subprocess.Popen([sys.executable, "-m", "service.cli", "mail-in"], env=env))
         print(
@@ -104,21 +117,69 @@ def _gunicorn(host: str, port: int) -> list[str]:
 # -- worker ---------------------------------------------------------------------------------
 
 
-def cmd_worker(args: argparse.Namespace) -> int:
-    from rq import Worker
-    from rq.serializers import JSONSerializer
+def worker_options() -> argparse.ArgumentParser:
+    """The options of ``kurier worker`` (the deployment tests read roles with them too)."""
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--burst", action="store_true", help="exit when the queues are empty")
+    options.add_argument(
+        "--queues",
+        nargs="+",
+        choices=[*WORKER_QUEUES, WEBHOOK_QUEUE],
+        default=list(WORKER_QUEUES),
+        metavar="QUEUE",
+        help=f"queues to serve, in priority order (default: {' '.join(WORKER_QUEUES)}); "
+        f"webhook deliveries are on '{WEBHOOK_QUEUE}', served by workers of their own",
+    )
+    options.add_argument(
+        "--processes",
+        type=_processes,
+        default=1,
+        help="workers side by side, each running one job at a time (default 1)",
+    )
+    return options
 
+
+def _processes(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= MAX_PROCESSES:
+        raise argparse.ArgumentTypeError(f"a whole number from 1 to {MAX_PROCESSES}")
+    return int(text)
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
     from service.logs import configure_logging
-    from service.store import WORKER_QUEUES, Store
     from workers.jobs import reconcile
 
     configure_logging()  # JSON lines; rq's own log lines go through the same handler
     store = Store.from_env()
-    # Resolutions owed by a worker that died before it committed: enqueue them again.
-    reconcile(store)
-    worker = Worker(list(WORKER_QUEUES), connection=store.raw, serializer=JSONSerializer)
-    worker.work(with_scheduler=True, burst=args.burst)
+    if QUEUE_NAME in args.queues:
+        # Resolutions owed by a worker that died before it committed: enqueue them again.
+        reconcile(store)
+    if args.processes == 1:
+        _work(store, args.queues, args.burst)
+    else:
+        _work_pool(store, args.queues, args.processes, args.burst)
     return 0
+
+
+def _work(store: Store, queues: list[str], burst: bool) -> None:
+    from rq import Worker
+    from rq.serializers import JSONSerializer
+
+    worker = Worker(queues, connection=store.raw, serializer=JSONSerializer)
+    worker.work(with_scheduler=True, burst=burst)
+
+
+def _work_pool(store: Store, queues: list[str], processes: int, burst: bool) -> None:
+    """rq's WorkerPool: forked workers, each with its scheduler, restarted if one dies; SIGTERM
+    stops them all warmly (each finishes its job)."""
+    from rq.serializers import JSONSerializer
+    from rq.worker_pool import WorkerPool
+
+    pool = WorkerPool(
+        queues, connection=store.raw, num_workers=processes, serializer=JSONSerializer
+    )
+    level = logging.getLevelName(logging.getLogger().getEffectiveLevel())
+    pool.start(burst=burst, logging_level=level)
 
 
 # -- mail-in ---------------------------------------------------------------------------------
@@ -127,7 +188,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_mail_in(args: argparse.Namespace) -> int:
     from service.logs import configure_logging
     from service.mailin import serve
-    from service.store import Store
 
     configure_logging()
     serve(Store.from_env(), args.host, args.port)
@@ -155,7 +215,6 @@ def cmd_redis(_args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from service import games
-    from service.store import Store
 
     url, server = _demo_redis()
     try:

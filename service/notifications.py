@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from service.store import Change, Store
 
 NOTIFY_QUEUE = "low"  # never delays a resolution (default queue)
+#: Webhook attempts wait on other people's servers: their own queue and workers
+#: (`kurier worker --queues webhooks`), so a slow receiver holds up no game work.
+WEBHOOK_QUEUE = "webhooks"
 DEADLINE_QUEUE = "default"
 NOTIFY_JOB = "workers.notify.notify"
 DEADLINE_JOB = "workers.notify.deadline"

@@ -1,6 +1,7 @@
 """A whole notification stack for tests and the benchmark, loopback only: its own Redis, the
-API (werkzeug, threaded), an SMTP sink, and ``kurier worker`` subprocesses (with scheduler)
-whose environment points mail at the sink and allows loopback webhooks."""
+API (werkzeug, threaded), an SMTP sink, and the ``kurier worker`` subprocesses ``kurier run``
+starts (``WORKER_ROLES``: game work, and the webhook workers), whose environment points mail at
+the sink and allows loopback webhooks. ``workers[0]`` is the game worker."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from rq import Worker
 from werkzeug.serving import make_server
 
 from service.app import create_app
+from service.cli import WORKER_ROLES, worker_options
 from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from service.store import Store
 from tests.client import Kurier, Player
@@ -27,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class NotifyStack:
-    def __init__(self, retry_schedule: str = "0.3,0.3") -> None:
+    def __init__(self, retry_schedule: str = "0.3,0.3", env: dict[str, str] | None = None) -> None:
+        self.extra_env = env or {}
         self.tmp = Path(tempfile.mkdtemp(prefix="kur-notify-", dir="/tmp"))
         self.redis = RedisServer(self.tmp / "r", EPHEMERAL_FLAGS)
         self.smtp = SmtpSink()
@@ -44,7 +47,8 @@ class NotifyStack:
         self.http = make_server("127.0.0.1", 0, app, threaded=True)
         threading.Thread(target=self.http.serve_forever, daemon=True).start()
         self.base = f"http://127.0.0.1:{self.http.server_port}"
-        self.start_worker()
+        for role in WORKER_ROLES:
+            self.start_worker(role)
         return self
 
     @property
@@ -57,14 +61,16 @@ class NotifyStack:
             "KURIER_WEBHOOK_ALLOW": "loopback",
             "KURIER_WEBHOOK_RETRY_SCHEDULE": self.retry_schedule,
             "KURIER_PUBLIC_URL": self.base,
+            **self.extra_env,
         }
 
-    def start_worker(self) -> subprocess.Popen[bytes]:
+    def start_worker(self, role: tuple[str, ...] = ("worker",)) -> subprocess.Popen[bytes]:
+        """``kurier <role>``; waits until each of its rq workers has registered."""
         assert self.store is not None
-        before = Worker.count(connection=self.store.raw)
+        expected = Worker.count(connection=self.store.raw) + _workers_of(role)
         log = open(self.tmp / f"worker{len(self.workers)}.log", "wb")  # noqa: SIM115
         proc = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker"],
+            [sys.executable, "-m", "service.cli", *role],
             env=self.env,
             cwd=ROOT,
             stdout=log,
@@ -72,7 +78,7 @@ class NotifyStack:
         )
         self.workers.append(proc)
         deadline = time.monotonic() + 30
-        while Worker.count(connection=self.store.raw) <= before:
+        while Worker.count(connection=self.store.raw) < expected:
             assert proc.poll() is None, "the worker exited at start"
             assert time.monotonic() < deadline, "the worker did not register within 30 s"
             time.sleep(0.05)
@@ -132,3 +138,7 @@ class NotifyStack:
         r = k.call("POST", f"/v1/games/{game_id}/start", players[0])
         assert r.status_code == 200, r.text
         return game_id
+
+
+def _workers_of(role: tuple[str, ...]) -> int:
+    return int(worker_options().parse_args(role[1:]).processes)

@@ -29,10 +29,12 @@ import pytest
 import requests
 
 from service.app import create_app
-from service.cli import main
+from service.cli import WORKER_ROLES, main, worker_options
 from service.config import SETTINGS
+from service.notifications import WEBHOOK_QUEUE
 from service.redis_server import PERSISTENT_FLAGS
-from service.store import Store
+from service.store import WORKER_QUEUES, Store
+from workers import notify, webhooks
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -139,7 +141,7 @@ def test_entrypoint_and_commands_are_kurier_subcommands(compose: dict[str, Any])
     commands = [_exec_form(steps["CMD"])]
     image = compose["services"]["api"]["image"]
     ours = [s for s in compose["services"].values() if s.get("image") == image]
-    assert len(ours) >= 2  # api, worker (and mail-in once issue 5 adds it)
+    assert len(ours) >= 3  # api, worker, webhooks (and mail-in once issue 5 adds it)
     commands += [service["command"] for service in ours]
     for service in compose["services"].values():
         test = service.get("healthcheck", {}).get("test", [])
@@ -191,13 +193,39 @@ def test_redis_is_durable_private_and_on_a_volume(compose: dict[str, Any]) -> No
 
 
 def test_workers_scale_and_finish_their_longest_job(compose: dict[str, Any]) -> None:
-    worker = compose["services"]["worker"]
-    assert "ports" not in worker and "container_name" not in worker  # --scale worker=N
-    longest = Store._resolve_job("g", "r").timeout
-    grace = worker["stop_grace_period"]  # a Go duration, e.g. 1m30s
-    units = {"h": 3600, "m": 60, "s": 1}
-    seconds = sum(int(n) * units[u] for n, u in re.findall(r"(\d+)([hms])", grace))
-    assert seconds >= longest + 10, grace
+    longest = {
+        "worker": Store._resolve_job("g", "r").timeout,
+        "webhooks": webhooks.attempt_timeout() + notify.WEBHOOK_JOB_MARGIN,
+    }
+    for name, job_timeout in longest.items():
+        worker = compose["services"][name]
+        assert "ports" not in worker and "container_name" not in worker  # --scale worker=N
+        grace = worker["stop_grace_period"]  # a Go duration, e.g. 1m30s
+        units = {"h": 3600, "m": 60, "s": 1}
+        seconds = sum(int(n) * units[u] for n, u in re.findall(r"(\d+)([hms])", grace))
+        assert job_timeout is not None and seconds >= job_timeout + 10, (name, grace)
+
+
+def _queues_served(commands: list[list[str]]) -> set[str]:
+    served: set[str] = set()
+    for argv in commands:
+        if argv[0] == "worker":
+            served |= set(worker_options().parse_args(argv[1:]).queues)
+    return served
+
+
+def test_every_queue_has_workers_in_compose_and_in_kurier_run(compose: dict[str, Any]) -> None:
+    """A queue nobody serves would hold its jobs forever: webhooks have their own workers."""
+    every = {*WORKER_QUEUES, WEBHOOK_QUEUE}
+    image = compose["services"]["api"]["image"]
+    ours = [s["command"] for s in compose["services"].values() if s.get("image") == image]
+    assert _queues_served(ours) == every
+    assert _queues_served([list(role) for role in WORKER_ROLES]) == every
+    # Game work never shares a worker with webhook deliveries, which may wait on slow servers.
+    for argv in [*ours, *WORKER_ROLES]:
+        if argv[0] == "worker":
+            queues = set(worker_options().parse_args(argv[1:]).queues)
+            assert queues == {WEBHOOK_QUEUE} or WEBHOOK_QUEUE not in queues, argv
 
 
 def test_api_port_matches_the_image(compose: dict[str, Any]) -> None:
@@ -208,7 +236,7 @@ def test_api_port_matches_the_image(compose: dict[str, Any]) -> None:
 
 def test_compose_sets_only_documented_variables(compose: dict[str, Any]) -> None:
     known = {s.name for s in SETTINGS}
-    for name in ("api", "worker"):
+    for name in ("api", "worker", "webhooks"):
         assert set(compose["services"][name]["environment"]) <= known
 
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from rq import Queue
+from rq import Queue, RateLimit
 from rq.serializers import JSONSerializer
 
 from engine.core import SYSTEM
@@ -35,6 +35,8 @@ MAIL_LEDGER_TTL = 30 * 86_400
 DEFAULT_RETRY_SCHEDULE = (5.0, 30.0, 120.0, 300.0, 900.0, 1800.0)
 MAX_RETRY_AFTER = 6 * 3600.0
 WEBHOOK_JOB = "workers.notify.deliver_webhook"
+#: Seconds a webhook job may run beyond its attempt's cap (reading Redis, scheduling a retry).
+WEBHOOK_JOB_MARGIN = 30
 LEGAL_MOVES_SHOWN = 300
 
 
@@ -226,12 +228,8 @@ def start_delivery(
     prefs.record_delivery(store, player_id, delivery_id, fields)
     current = prefs.get_delivery(store, player_id, delivery_id)
     if current.get("status") == "pending" and current.get("attempts") == "0":
-        _queue(store, notifications.NOTIFY_QUEUE).enqueue(
-            WEBHOOK_JOB,
-            args=(player_id, delivery_id, 1),
-            job_id=f"wh-{delivery_id}-1",
-            job_timeout=60,
-            result_ttl=600,
+        _queue(store, notifications.WEBHOOK_QUEUE).enqueue(
+            WEBHOOK_JOB, **_attempt_job(store, player_id, delivery_id, 1)
         )
 
 
@@ -280,15 +278,26 @@ def deliver_webhook(player_id: str, delivery_id: str, attempt: int) -> str:
         next_attempt_at=time.time() + delay,
         **state,
     )
-    _queue(store, notifications.NOTIFY_QUEUE).enqueue_in(
+    _queue(store, notifications.WEBHOOK_QUEUE).enqueue_in(
         timedelta(seconds=delay),
         WEBHOOK_JOB,
-        args=(player_id, delivery_id, attempt + 1),
-        job_id=f"wh-{delivery_id}-{attempt + 1}",
-        job_timeout=60,
-        result_ttl=600,
+        **_attempt_job(store, player_id, delivery_id, attempt + 1),
     )
     return "retrying"
+
+
+def _attempt_job(store: Store, player_id: str, delivery_id: str, attempt: int) -> dict[str, Any]:
+    """rq options of one attempt's job: on the webhook queue, at most one attempt in flight per
+    receiver (RateLimit), so one slow receiver ties up one webhook worker, never all of them."""
+    url = store.r.hget(player_key(player_id), "webhook_url") or ""
+    return {
+        "args": (player_id, delivery_id, attempt),
+        "job_id": f"wh-{delivery_id}-{attempt}",
+        # The attempt's own cap ends it first; rq's timeout is the backstop.
+        "job_timeout": webhooks.attempt_timeout() + WEBHOOK_JOB_MARGIN,
+        "result_ttl": 600,
+        "rate_limit": RateLimit(webhooks.receiver_key(url), concurrency=1),
+    }
 
 
 def disable_webhook(store: Store, player_id: str, reason: str) -> None:

@@ -103,6 +103,17 @@ def _address_allowed(address: ipaddress.IPv4Address | ipaddress.IPv6Address, mod
     return address.is_global
 
 
+def receiver_key(url: str) -> str:
+    """Who answers ``url``: its scheme, host and port (paths on one server share its speed)."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    port = port or (443 if parts.scheme == "https" else 80)
+    return f"webhook:{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
 def sign(secret: str, message_id: str, body: str, when: datetime | None = None) -> dict[str, str]:
     """The three Standard Webhooks headers for ``body``."""
     timestamp = when or datetime.now(UTC)  # must be UTC: the library drops the tz offset
