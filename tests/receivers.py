@@ -119,3 +119,77 @@ class HookSink:
         if self.server is not None:
             self.server.shutdown()
             self.server.server_close()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client hanging up on a stalled answer is the expected end, not an error
+
+
+@dataclass
+class SlowSink:
+    """A webhook receiver that stalls: its first ``stalls`` requests get an answer that never
+    completes (``begin``, then ``drip`` every ``interval`` seconds; by default a status
+    line and then a header a byte at a time, which no per-read timeout ends) until the client
+    hangs up, or for ``limit`` seconds (so that a test of a client without a cap still ends);
+    later requests get 204 at once. Records every request, and when the client hung up on each
+    stalled answer."""
+
+    stalls: int = 1
+    interval: float = 0.5
+    limit: float = 30.0
+    begin: bytes = b"HTTP/1.1 200 OK\r\nX-Slow: "
+    drip: bytes = b"a"
+    calls: list[Hook] = field(default_factory=list)
+    hung_up: list[float] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    server: ThreadingHTTPServer | None = None
+
+    def start(self) -> SlowSink:
+        sink = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(min(length, 65536))
+                with sink.lock:
+                    stall = len(sink.calls) < sink.stalls
+                    sink.calls.append(Hook(time.monotonic(), dict(self.headers.items()), body))
+                if stall:
+                    sink.trickle(self)
+                    return
+                self.send_response(204)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = _QuietServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def trickle(self, handler: BaseHTTPRequestHandler) -> None:
+        handler.close_connection = True
+        try:
+            handler.wfile.write(self.begin)
+            ends = time.monotonic() + self.limit
+            while time.monotonic() < ends and not self.stopping.wait(self.interval):
+                handler.wfile.write(self.drip)  # a byte: the client's read timeout never fires
+        except OSError:  # the client closed the connection: the next write fails
+            with self.lock:
+                self.hung_up.append(time.monotonic())
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.server_port}/hook"
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
