@@ -185,6 +185,13 @@ SETTINGS: tuple[Setting, ...] = (
         _rate_limit,
     ),
     Setting(
+        "KURIER_RATE_LIMIT_HEADERS",
+        "",
+        "`1`: every response carries `X-RateLimit-Limit`, `-Remaining` and `-Reset` (a second "
+        "Redis call per request); unset, only a 429 says when to retry",
+        _one_of("", "0", "1", "true", "false", "yes", "no", "on", "off"),
+    ),
+    Setting(
         "KURIER_SIGNUP_RATE_LIMIT",
         "10/minute;100/hour",
         "`POST /v1/players` per remote address, on top of `KURIER_RATE_LIMIT`",
