@@ -26,8 +26,10 @@ workers = int(os.environ.get("KURIER_WEB_WORKERS", "2"))
 threads = int(os.environ.get("KURIER_WEB_THREADS", "8"))
 timeout = 30
 graceful_timeout = 25  # within Docker's stop grace period
-max_requests = 2000
-max_requests_jitter = 200
+# A recycled worker costs a second or more of CPU to boot and drops its keep-alive connections:
+# at 2,000 requests a busy worker restarted every few seconds under load (docs/performance.md).
+max_requests = 100_000
+max_requests_jitter = 10_000
 accesslog = None  # the app writes its own JSON access lines, with the request id
 logconfig_dict = {
     "version": 1,
