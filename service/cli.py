@@ -162,10 +162,15 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def _work(store: Store, queues: list[str], burst: bool) -> None:
-    from rq import Worker
+    """Game work runs in the worker's own process (rq's SimpleWorker): a fork per job would
+    cost more than a resolution itself (tens of ms; docs/performance.md), and game jobs are
+    short, idempotent and bounded by their job timeout. Webhook deliveries keep one forked
+    work-horse per job: an attempt abandoned at its deadline dies with its horse."""
+    from rq import SimpleWorker, Worker
     from rq.serializers import JSONSerializer
 
-    worker = Worker(queues, connection=store.raw, serializer=JSONSerializer)
+    worker_class = Worker if WEBHOOK_QUEUE in queues else SimpleWorker
+    worker = worker_class(queues, connection=store.raw, serializer=JSONSerializer)
     worker.work(with_scheduler=True, burst=burst)
 
 
