@@ -7,6 +7,7 @@ import json
 import logging
 import mailbox
 import os
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -120,6 +121,8 @@ def test_webhook_signed_retried_after_two_500s_and_logged(
         secret.startswith("whsec_")
         and "webhook_secret" not in k.call("GET", "/v1/me", player).json()
     )
+    retries_before = _counter(k, "kurier_webhook_deliveries", "retry")
+    delivered_before = _counter(k, "kurier_webhook_deliveries", "delivered")
     hooks.statuses += [500, 500]
     r = k.call("POST", "/v1/me/webhook-test", player)
     assert r.status_code == 202, r.text
@@ -141,6 +144,15 @@ def test_webhook_signed_retried_after_two_500s_and_logged(
 
     entry = wait_for(logged, 10, "the delivery log")
     assert entry["attempts"] == 3 and entry["last_status"] == 204
+    # /metrics counts the attempts (kept in Redis by the webhook workers).
+    assert _counter(k, "kurier_webhook_deliveries", "retry") >= retries_before + 2
+    assert _counter(k, "kurier_webhook_deliveries", "delivered") >= delivered_before + 1
+
+
+def _counter(k: Any, name: str, outcome: str) -> float:
+    text = k.call("GET", "/metrics").text
+    found = re.search(rf'^{name}_total{{outcome="{outcome}"}} ([0-9.e+]+)$', text, re.MULTILINE)
+    return float(found.group(1)) if found else 0.0
 
 
 def test_turn_webhook_is_thin_and_410_disables_and_tells_the_owner(

@@ -23,7 +23,7 @@ from rq import Queue, RateLimit
 from rq.serializers import JSONSerializer
 
 from engine.core import SYSTEM
-from service import games, notifications, prefs
+from service import games, metrics, notifications, prefs
 from service.pictures import text_summary
 from service.store import GameRecord, Store, player_key
 from workers import mail, webhooks
@@ -117,7 +117,9 @@ def _send_mail_once(store: Store, key: str, message: mail.Mail) -> None:
         where = mail.deliver(mail.compose(message, time.time()))
     except Exception:
         store.r.delete(ledger)  # not sent: let rq's retry send it
+        metrics.record_email_delivery(store.r, "retry")
         raise
+    metrics.record_email_delivery(store.r, "delivered")
     log.info("mail %s to %s delivered to %s", message.message_id, message.to, where)
 
 
@@ -260,13 +262,16 @@ def deliver_webhook(player_id: str, delivery_id: str, attempt: int) -> str:
     state = {"attempts": attempt, "last_status": result.status, "last_error": result.error}
     if result.ok:
         prefs.update_delivery(store, player_id, delivery_id, status="delivered", **state)
+        metrics.record_webhook_delivery(store.r, "delivered")
         return "delivered"
     schedule = retry_schedule()
     if result.gone or attempt > len(schedule):
         prefs.update_delivery(store, player_id, delivery_id, status="failed", **state)
+        metrics.record_webhook_delivery(store.r, "failed")
         why = "the receiver answered 410 Gone" if result.gone else f"{attempt} attempts failed"
         disable_webhook(store, player_id, f"{why} (last: {result.error})")
         return "failed"
+    metrics.record_webhook_delivery(store.r, "retry")
     delay = schedule[attempt - 1] * random.uniform(1.0, 1.1)  # jitter spreads a burst
     if result.retry_after is not None:
         delay = max(delay, min(result.retry_after, MAX_RETRY_AFTER))
@@ -306,6 +311,7 @@ def disable_webhook(store: Store, player_id: str, reason: str) -> None:
     if store.r.hget(key, "webhook_disabled"):
         return
     store.r.hset(key, "webhook_disabled", reason)
+    metrics.record_webhook_delivery(store.r, "disabled")
     raw = store.r.hgetall(key)
     log.warning("webhook of %s disabled: %s", player_id, reason)
     if raw.get("email"):
