@@ -32,7 +32,7 @@ from service.app import create_app
 from service.cli import WORKER_ROLES, main, worker_options
 from service.config import SETTINGS
 from service.notifications import WEBHOOK_QUEUE
-from service.redis_server import PERSISTENT_FLAGS
+from service.redis_server import COMPACT_FLAGS, PERSISTENT_FLAGS
 from service.store import WORKER_QUEUES, Store
 from workers import notify, webhooks
 
@@ -187,6 +187,9 @@ def test_redis_is_durable_private_and_on_a_volume(compose: dict[str, Any]) -> No
     flags = redis["command"][1:]
     assert " ".join(PERSISTENT_FLAGS) in " ".join(flags)  # the launcher's durability flags
     assert "--maxmemory-policy noeviction" in " ".join(flags)
+    # The launcher's compact-record setting, under Redis 7's name for it.
+    value = dict(zip(COMPACT_FLAGS[::2], COMPACT_FLAGS[1::2], strict=True))
+    assert f"--hash-max-listpack-value {value['--hash-max-ziplist-value']}" in " ".join(flags)
     assert "ports" not in redis
     assert [v["type"] for v in redis["volumes"]] == ["volume"]
     assert redis["volumes"][0]["target"] == "/data"
