@@ -158,8 +158,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("KURIER_PORT", "8000", "Port `kurier web`/`run` listen on", _int_between(1, 65535)),
     Setting(
         "KURIER_WEB_WORKERS",
-        "2",
-        "gunicorn worker processes (about one per core)",
+        "",
+        "gunicorn worker processes; unset: two per CPU core (docs/performance.md)",
         _int_between(1, 64),
     ),
     Setting(

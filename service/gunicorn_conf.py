@@ -22,7 +22,9 @@ _metrics_dir = os.environ.setdefault(
 )
 
 worker_class = "gthread"
-workers = int(os.environ.get("KURIER_WEB_WORKERS", "2"))
+# Two per core: one process is held to one core by the GIL, and its threads also wait on Redis
+# (docs/performance.md: one process per core left a third of the machine idle).
+workers = int(os.environ.get("KURIER_WEB_WORKERS") or 2 * (os.cpu_count() or 1))
 threads = int(os.environ.get("KURIER_WEB_THREADS", "8"))
 timeout = 30
 graceful_timeout = 25  # within Docker's stop grace period
