@@ -163,6 +163,13 @@ SETTINGS: tuple[Setting, ...] = (
         _int_between(1, 64),
     ),
     Setting(
+        "KURIER_WEB_NICE",
+        "5",
+        "CPU niceness of the API processes: above the workers' 0, so that under load conflict "
+        "resolutions and notifications are not starved",
+        _int_between(0, 19),
+    ),
+    Setting(
         "KURIER_WEB_THREADS", "8", "Threads per gunicorn worker (gthread)", _int_between(1, 64)
     ),
     Setting(

@@ -22,6 +22,7 @@ _metrics_dir = os.environ.setdefault(
 )
 
 worker_class = "gthread"
+DEFAULT_NICE = 5
 # Two per core: one process is held to one core by the GIL, and its threads also wait on Redis
 # (docs/performance.md: one process per core left a third of the machine idle).
 workers = int(os.environ.get("KURIER_WEB_WORKERS") or 2 * (os.cpu_count() or 1))
@@ -55,6 +56,10 @@ def on_starting(_server: Any) -> None:
     if path.exists():
         shutil.rmtree(path)
     path.mkdir(parents=True)
+    # A CPU-bound API must not starve the workers on a shared host: a conflict waiting for its
+    # resolution stops a whole game (docs/performance.md: resolution p95 2.9 s instead of 49 ms
+    # at 400 moves/s on 2 cores). The workers inherit it.
+    os.nice(int(os.environ.get("KURIER_WEB_NICE") or DEFAULT_NICE))
 
 
 def child_exit(_server: Any, worker: Any) -> None:
