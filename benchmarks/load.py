@@ -88,7 +88,7 @@ class Stack:
             "REDIS_URL": self.redis.url,
             "KURIER_HOST": "127.0.0.1",
             "KURIER_PORT": str(self.port),
-            "KURIER_WEB_WORKERS": str(self.args.web_workers),
+            "KURIER_WEB_WORKERS": str(self.args.web_workers or ""),
             "KURIER_WEB_THREADS": str(self.args.web_threads),
             # Every request is still counted by the limiter; the budget is just out of reach.
             "KURIER_RATE_LIMIT": "1000000/minute",
@@ -100,7 +100,9 @@ class Stack:
             self.procs.append(
                 subprocess.Popen([*kurier, "worker"], env=env, stdout=log, stderr=log)
             )
-        self.procs.append(subprocess.Popen([*kurier, "web"], env=env, stdout=log, stderr=log))
+        self.procs.append(
+            subprocess.Popen([*kurier, "web"], env=env, stdout=log, stderr=log)
+        )
 
     def cpu_parts(self) -> dict[str, list[int]]:
         assert self.redis.process is not None
@@ -346,8 +348,9 @@ def redis_round_trips(url: str, count: int = 5000) -> list[float]:
     return samples
 
 
-def resolution_latencies(store: Store, game_ids: list[str]) -> list[float]:
-    """Last sealed choice's commit to its resolution, from the event log's server timestamps."""
+def resolution_latencies(store: Store, game_ids: list[str]) -> list[tuple[float, float]]:
+    """(when, seconds) from each last sealed choice's commit to its resolution, from the event
+    log's server timestamps."""
     out = []
     for game_id in game_ids:
         last_sealed: dict[str, float] = {}
@@ -355,7 +358,8 @@ def resolution_latencies(store: Store, game_ids: list[str]) -> list[float]:
             if entry["kind"] == "sealed":
                 last_sealed[entry["ref"]] = float(entry["at"])
             elif entry["kind"] == "resolve" and entry["ref"] in last_sealed:
-                out.append(float(entry["at"]) - last_sealed.pop(entry["ref"]))
+                committed = last_sealed.pop(entry["ref"])
+                out.append((committed, float(entry["at"]) - committed))
     return out
 
 
@@ -446,6 +450,7 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
                 return False
             return await client.move(random.choice(ready), sat_tally, deadline, wait=False)
 
+        windows = {"saturate": (time.time(), time.time() + args.seconds)}
         count, elapsed = await run_closed(args.concurrency, args.seconds, one_move)
         moves_rate = count / elapsed
         print(
@@ -457,6 +462,7 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
         print(f"          {cpu.since_last(elapsed)}", flush=True)
 
         started = time.perf_counter()
+        windows["open"] = (time.time(), time.time() + args.seconds)
         tally = await run_open(client, list(tables), args.rate, args.seconds)
         elapsed = time.perf_counter() - started
         print(
@@ -469,7 +475,9 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
 
         game_ids = [t.id for t in tables]
         resolved = resolution_latencies(Store(stack.redis.url), game_ids)
-        print(f"resolve   {len(resolved)} conflicts: {latency_line(resolved)}", flush=True)
+        for phase, (begin, end) in windows.items():
+            during = [seconds for when, seconds in resolved if begin <= when < end]
+            print(f"resolve   {phase}: {len(during)} conflicts, {latency_line(during)}", flush=True)
         memory_after = db.info("memory")
 
         def growth(field: str) -> float:
@@ -502,7 +510,9 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=128, help="client connection pool")
     parser.add_argument("--scripts", type=int, default=50, help="distinct game scripts")
     parser.add_argument("--workers", type=int, default=1, help="rq worker processes")
-    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn processes")
+    parser.add_argument(
+        "--web-workers", type=int, default=0, help="gunicorn processes (0: the default)"
+    )
     parser.add_argument("--web-threads", type=int, default=8, help="threads per process")
     args = parser.parse_args()
     args.games = min(args.games, 5000)
@@ -512,7 +522,8 @@ def main() -> None:
     try:
         print(
             f"machine   {os.cpu_count()} cores, Python {sys.version.split()[0]}; stack: "
-            f"{args.web_workers}x{args.web_threads} gunicorn gthread, {args.workers} rq "
+            f"{args.web_workers or 2 * (os.cpu_count() or 1)}x{args.web_threads} gunicorn "
+            f"gthread, {args.workers} rq "
             f"worker(s), Redis {stack.redis.url}",
             flush=True,
         )

@@ -41,6 +41,7 @@ def test_load_benchmark_smoke_run() -> None:
         "saturate",
         "open",
         "resolve",
+        "resolve",
         "memory",
     ], out
     for phase in ("saturate", "open"):
