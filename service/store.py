@@ -22,6 +22,7 @@ no two changes ever apply to the same version and nothing half-written is ever v
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import os
@@ -102,6 +103,16 @@ def _pack_saved(codec: str, saved: dict[str, Any]) -> bytes | str:
     return PACKED_PREFIX.encode() + eventlog.pack(codec, saved)
 
 
+def _packed_field(codec: str, text: str) -> str:
+    return PACKED_PREFIX + base64.b64encode(eventlog.pack_text(codec, text)).decode("ascii")
+
+
+@functools.lru_cache(maxsize=1024)
+def _packed_constant(codec: str, text: str) -> str:
+    """A game's options never change after creation: packed once per process, not per move."""
+    return _packed_field(codec, text)
+
+
 def _unpack_field(codec: str, stored: str) -> Any:
     if stored.startswith(PACKED_PREFIX):
         return eventlog.unpack(codec, base64.b64decode(stored[len(PACKED_PREFIX) :]))
@@ -147,9 +158,9 @@ class GameRecord:
     #: How the event log's events are stored (service/eventlog.py); "" is plain JSON.
     log_codec: str = ""
 
+    #: Of these, ``state`` and ``options`` are stored compressed (with the log's codec) in
+    #: games that have one: they are by far the biggest.
     _JSON = ("options", "seats", "names", "state", "pending", "sealed", "result", "deadline")
-    #: The big ones, stored compressed (with the log's codec) in games that have one.
-    _PACKED = ("options", "state")
 
     @classmethod
     def from_hash(cls, game_id: str, raw: Mapping[Any, Any]) -> GameRecord:
@@ -192,10 +203,8 @@ class GameRecord:
         }
         out |= {name: _dumps(getattr(self, name)) for name in self._JSON}
         if self.log_codec:
-            for name in self._PACKED:
-                out[name] = PACKED_PREFIX + base64.b64encode(
-                    eventlog.pack(self.log_codec, getattr(self, name))
-                ).decode("ascii")
+            out["state"] = _packed_field(self.log_codec, out["state"])
+            out["options"] = _packed_constant(self.log_codec, out["options"])
         return out
 
     @property
