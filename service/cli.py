@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import redis
 
@@ -29,7 +30,9 @@ MAX_PROCESSES = 64
 #: game work, and webhook deliveries on workers of their own, several side by side, because
 #: a delivery waits on someone else's server (up to KURIER_WEBHOOK_TIMEOUT).
 WORKER_ROLES: tuple[tuple[str, ...], ...] = (
-    ("worker",),
+    # Two game workers: resolutions keep their latency while the API saturates the machine
+    # (docs/performance.md), and one survives the other's crash.
+    ("worker", "--processes", "2"),
     ("worker", "--queues", WEBHOOK_QUEUE, "--processes", "2"),
 )
 
@@ -161,16 +164,20 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
-def _work(store: Store, queues: list[str], burst: bool) -> None:
+def _worker_class(queues: list[str]) -> Any:
     """Game work runs in the worker's own process (rq's SimpleWorker): a fork per job would
     cost more than a resolution itself (tens of ms; docs/performance.md), and game jobs are
     short, idempotent and bounded by their job timeout. Webhook deliveries keep one forked
     work-horse per job: an attempt abandoned at its deadline dies with its horse."""
     from rq import SimpleWorker, Worker
+
+    return Worker if WEBHOOK_QUEUE in queues else SimpleWorker
+
+
+def _work(store: Store, queues: list[str], burst: bool) -> None:
     from rq.serializers import JSONSerializer
 
-    worker_class = Worker if WEBHOOK_QUEUE in queues else SimpleWorker
-    worker = worker_class(queues, connection=store.raw, serializer=JSONSerializer)
+    worker = _worker_class(queues)(queues, connection=store.raw, serializer=JSONSerializer)
     worker.work(with_scheduler=True, burst=burst)
 
 
@@ -181,7 +188,11 @@ def _work_pool(store: Store, queues: list[str], processes: int, burst: bool) -> 
     from rq.worker_pool import WorkerPool
 
     pool = WorkerPool(
-        queues, connection=store.raw, num_workers=processes, serializer=JSONSerializer
+        queues,
+        connection=store.raw,
+        num_workers=processes,
+        worker_class=_worker_class(queues),
+        serializer=JSONSerializer,
     )
     level = logging.getLevelName(logging.getLogger().getEffectiveLevel())
     pool.start(burst=burst, logging_level=level)
