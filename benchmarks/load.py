@@ -513,7 +513,7 @@ def main() -> None:
     parser.add_argument(
         "--web-workers", type=int, default=0, help="gunicorn processes (0: the default)"
     )
-    parser.add_argument("--web-threads", type=int, default=8, help="threads per process")
+    parser.add_argument("--web-threads", type=int, default=4, help="threads per process")
     args = parser.parse_args()
     args.games = min(args.games, 5000)
     args.seconds = min(args.seconds, 300.0)

@@ -170,7 +170,7 @@ SETTINGS: tuple[Setting, ...] = (
         _int_between(0, 19),
     ),
     Setting(
-        "KURIER_WEB_THREADS", "8", "Threads per gunicorn worker (gthread)", _int_between(1, 64)
+        "KURIER_WEB_THREADS", "4", "Threads per gunicorn worker (gthread)", _int_between(1, 64)
     ),
     Setting(
         "KURIER_LOG_LEVEL",

@@ -26,7 +26,9 @@ DEFAULT_NICE = 5
 # Two per core: one process is held to one core by the GIL, and its threads also wait on Redis
 # (docs/performance.md: one process per core left a third of the machine idle).
 workers = int(os.environ.get("KURIER_WEB_WORKERS") or 2 * (os.cpu_count() or 1))
-threads = int(os.environ.get("KURIER_WEB_THREADS", "8"))
+# Four: more threads per process only queue behind the GIL (p99 145 ms instead of 63 ms at
+# 250 moves/s on 2 cores, docs/performance.md).
+threads = int(os.environ.get("KURIER_WEB_THREADS", "4"))
 timeout = 30
 graceful_timeout = 25  # within Docker's stop grace period
 # A recycled worker costs a second or more of CPU to boot and drops its keep-alive connections:
