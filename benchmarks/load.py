@@ -100,9 +100,7 @@ class Stack:
             self.procs.append(
                 subprocess.Popen([*kurier, "worker"], env=env, stdout=log, stderr=log)
             )
-        self.procs.append(
-            subprocess.Popen([*kurier, "web"], env=env, stdout=log, stderr=log)
-        )
+        self.procs.append(subprocess.Popen([*kurier, "web"], env=env, stdout=log, stderr=log))
 
     def cpu_parts(self) -> dict[str, list[int]]:
         assert self.redis.process is not None

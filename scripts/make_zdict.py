@@ -75,8 +75,10 @@ def main() -> None:
     # States first (stored once per version, read from further back), entries nearest.
     head = "".join(states[:4]).encode()[-STATE_SHARE:]
     target.write_bytes(head + "".join(entries).encode()[-(WINDOW - len(head)) :])
-    print(f"{target}: {len(entries)} entries and {len(states)} states sampled, "
-          f"{target.stat().st_size} bytes")
+    print(
+        f"{target}: {len(entries)} entries and {len(states)} states sampled, "
+        f"{target.stat().st_size} bytes"
+    )
 
 
 if __name__ == "__main__":
