@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 from aiosmtpd.controller import Controller
 
@@ -80,16 +80,25 @@ class Hook:
     body: bytes
 
 
-@dataclass
-class HookSink:
-    """A webhook receiver: answers the queued statuses first, then 204; records every call."""
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
 
-    statuses: list[int] = field(default_factory=list)
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client hanging up on a stalled answer is the expected end, not an error
+
+
+@dataclass
+class _Receiver:
+    """A webhook receiver on 127.0.0.1: records every call, answers with ``answer``."""
+
     calls: list[Hook] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: ThreadingHTTPServer | None = None
 
-    def start(self) -> HookSink:
+    def answer(self, handler: BaseHTTPRequestHandler, index: int) -> None:
+        raise NotImplementedError
+
+    def start(self) -> Self:
         sink = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -97,16 +106,14 @@ class HookSink:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(min(length, 65536))
                 with sink.lock:
+                    index = len(sink.calls)
                     sink.calls.append(Hook(time.monotonic(), dict(self.headers.items()), body))
-                    status = sink.statuses.pop(0) if sink.statuses else 204
-                self.send_response(status)
-                self.send_header("content-length", "0")
-                self.end_headers()
+                sink.answer(self, index)
 
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self
 
@@ -121,56 +128,45 @@ class HookSink:
             self.server.server_close()
 
 
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a client hanging up on a stalled answer is the expected end, not an error
+def _no_content(handler: BaseHTTPRequestHandler, status: int = 204) -> None:
+    handler.send_response(status)
+    handler.send_header("content-length", "0")
+    handler.end_headers()
 
 
 @dataclass
-class SlowSink:
-    """A webhook receiver that stalls: its first ``stalls`` requests get an answer that never
+class HookSink(_Receiver):
+    """Answers the queued statuses first, then 204."""
+
+    statuses: list[int] = field(default_factory=list)
+
+    def answer(self, handler: BaseHTTPRequestHandler, index: int) -> None:
+        with self.lock:
+            status = self.statuses.pop(0) if self.statuses else 204
+        _no_content(handler, status)
+
+
+@dataclass
+class SlowSink(_Receiver):
+    """A receiver that stalls: its first ``stalls`` requests get an answer that never
     completes (``begin``, then ``drip`` every ``interval`` seconds; by default a status
     line and then a header a byte at a time, which no per-read timeout ends) until the client
     hangs up, or for ``limit`` seconds (so that a test of a client without a cap still ends);
-    later requests get 204 at once. Records every request, and when the client hung up on each
-    stalled answer."""
+    later requests get 204 at once. Records when the client hung up on each stalled answer."""
 
     stalls: int = 1
     interval: float = 0.5
     limit: float = 30.0
     begin: bytes = b"HTTP/1.1 200 OK\r\nX-Slow: "
     drip: bytes = b"a"
-    calls: list[Hook] = field(default_factory=list)
     hung_up: list[float] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
-    server: ThreadingHTTPServer | None = None
 
-    def start(self) -> SlowSink:
-        sink = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                body = self.rfile.read(min(length, 65536))
-                with sink.lock:
-                    stall = len(sink.calls) < sink.stalls
-                    sink.calls.append(Hook(time.monotonic(), dict(self.headers.items()), body))
-                if stall:
-                    sink.trickle(self)
-                    return
-                self.send_response(204)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = _QuietServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
+    def answer(self, handler: BaseHTTPRequestHandler, index: int) -> None:
+        if index < self.stalls:
+            self.trickle(handler)
+        else:
+            _no_content(handler)
 
     def trickle(self, handler: BaseHTTPRequestHandler) -> None:
         handler.close_connection = True
@@ -183,13 +179,6 @@ class SlowSink:
             with self.lock:
                 self.hung_up.append(time.monotonic())
 
-    @property
-    def url(self) -> str:
-        assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_port}/hook"
-
     def stop(self) -> None:
         self.stopping.set()
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
+        super().stop()
