@@ -102,7 +102,11 @@ class RedisServer:
         if len(str(self.socket).encode()) > MAX_SOCKET_PATH:
             raise RedisLaunchError(f"socket path too long for a unix socket: {self.socket}")
         self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL)
+        # A session of its own: Ctrl-C in a terminal signals the whole foreground group, and
+        # Redis must outlive the workers' warm shutdown; whoever started it stops it last.
+        self.process = subprocess.Popen(
+            self.command(), stdin=subprocess.DEVNULL, start_new_session=True
+        )
         self._wait_for_ping(timeout)
         return self.url
 
