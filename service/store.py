@@ -155,7 +155,8 @@ class GameRecord:
     deadline: dict[str, Any] = field(default_factory=dict)
     #: When the pending players' decisions time out (None: no deadline running).
     deadline_at: float | None = None
-    #: How the event log's events are stored (service/eventlog.py); "" is plain JSON.
+    #: How this game's log entries, state, options and idempotency records are compressed
+    #: (service/eventlog.py); "" is plain JSON.
     log_codec: str = ""
 
     #: Of these, ``state`` and ``options`` are stored compressed (with the log's codec) in
