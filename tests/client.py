@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -186,3 +187,15 @@ def wait_for_version(k: Kurier, game_id: str, version: int, deadline: float) -> 
         assert r.status_code == 304, r.text
         time.sleep(0.02)
     raise AssertionError("the worker did not resolve in time")
+
+
+def metric_sample(text: str, name: str, **labels: str) -> float:
+    """The value of one sample in the Prometheus text format (0 if absent)."""
+    for line in text.splitlines():
+        if not line.startswith(name + "{") and not line.startswith(name + " "):
+            continue
+        found = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0]))
+        if line.startswith(name + "{") and found != labels:
+            continue
+        return float(line.rsplit(" ", 1)[1])
+    return 0.0

@@ -7,7 +7,6 @@ import json
 import logging
 import mailbox
 import os
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -20,6 +19,7 @@ from standardwebhooks.webhooks import Webhook
 from engine.registry import get_game
 from service import games
 from service.pictures import text_summary
+from tests.client import metric_sample
 from tests.notify_stack import NotifyStack
 from tests.receivers import HookSink, wait_for
 from workers import notify, shared
@@ -150,9 +150,7 @@ def test_webhook_signed_retried_after_two_500s_and_logged(
 
 
 def _counter(k: Any, name: str, outcome: str) -> float:
-    text = k.call("GET", "/metrics").text
-    found = re.search(rf'^{name}_total{{outcome="{outcome}"}} ([0-9.e+]+)$', text, re.MULTILINE)
-    return float(found.group(1)) if found else 0.0
+    return metric_sample(k.call("GET", "/metrics").text, f"{name}_total", outcome=outcome)
 
 
 def test_turn_webhook_is_thin_and_410_disables_and_tells_the_owner(

@@ -17,6 +17,7 @@ from service import metrics
 from service.app import create_app
 from service.logs import ACCESS_LOGGER, JsonFormatter
 from service.store import Store
+from tests.client import metric_sample
 from tests.game_helpers import new_table
 
 
@@ -35,18 +36,6 @@ def access_log() -> Iterator[io.StringIO]:
     logger.setLevel(logging.INFO)
     yield out
     logger.removeHandler(handler)
-
-
-def _sample(text: str, name: str, **labels: str) -> float:
-    """The value of one sample in the Prometheus text format (0 if absent)."""
-    for line in text.splitlines():
-        if not line.startswith(name + "{") and not line.startswith(name + " "):
-            continue
-        found = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0]))
-        if line.startswith(name + "{") and found != labels:
-            continue
-        return float(line.rsplit(" ", 1)[1])
-    return 0.0
 
 
 def test_request_id_is_taken_from_the_caller_or_made(iso_app: Flask) -> None:
@@ -95,7 +84,7 @@ def test_metrics_count_requests_by_route_and_moves(iso_app: Flask, isolated_redi
     after = client.get("/metrics").text
 
     def delta(name: str, **labels: str) -> float:
-        return _sample(after, name, **labels) - _sample(before, name, **labels)
+        return metric_sample(after, name, **labels) - metric_sample(before, name, **labels)
 
     route = "/v1/games/<game_id>"
     assert delta("kurier_http_requests_total", method="GET", route=route, status="200") == 1
@@ -110,9 +99,9 @@ def test_metrics_read_queue_depth_failed_jobs_and_deliveries(
     low = Queue("low", connection=isolated_redis.raw, serializer=JSONSerializer)
     low.enqueue("tests.no_such_module.job", job_id="will-fail")
     text = iso_app.test_client().get("/metrics").text
-    assert _sample(text, "kurier_redis_up") == 1
-    assert _sample(text, "kurier_queue_jobs", queue="low") == 1
-    assert _sample(text, "kurier_jobs_failed", queue="low") == 0
+    assert metric_sample(text, "kurier_redis_up") == 1
+    assert metric_sample(text, "kurier_queue_jobs", queue="low") == 1
+    assert metric_sample(text, "kurier_jobs_failed", queue="low") == 0
 
     worker = SimpleWorker([low], connection=isolated_redis.raw, serializer=JSONSerializer)
     worker.work(burst=True, max_jobs=1)
@@ -120,11 +109,11 @@ def test_metrics_read_queue_depth_failed_jobs_and_deliveries(
     metrics.record_email_delivery(isolated_redis.r, "delivered")
     metrics.record_webhook_delivery(isolated_redis.r, "retry")
     text = iso_app.test_client().get("/metrics").text
-    assert _sample(text, "kurier_queue_jobs", queue="low") == 0
-    assert _sample(text, "kurier_jobs_failed", queue="low") == 1
-    assert _sample(text, "kurier_email_deliveries_total", outcome="delivered") == 2
-    assert _sample(text, "kurier_webhook_deliveries_total", outcome="retry") == 1
-    assert _sample(text, "kurier_webhook_deliveries_total", outcome="failed") == 0
+    assert metric_sample(text, "kurier_queue_jobs", queue="low") == 0
+    assert metric_sample(text, "kurier_jobs_failed", queue="low") == 1
+    assert metric_sample(text, "kurier_email_deliveries_total", outcome="delivered") == 2
+    assert metric_sample(text, "kurier_webhook_deliveries_total", outcome="retry") == 1
+    assert metric_sample(text, "kurier_webhook_deliveries_total", outcome="failed") == 0
     with pytest.raises(ValueError):
         metrics.record_email_delivery(isolated_redis.r, "sent-ish")
 
@@ -132,4 +121,4 @@ def test_metrics_read_queue_depth_failed_jobs_and_deliveries(
 def test_metrics_without_redis_say_so() -> None:
     app = create_app({"REDIS_URL": "unix:///nonexistent/redis.sock"})
     text = app.test_client().get("/metrics").text
-    assert _sample(text, "kurier_redis_up") == 0
+    assert metric_sample(text, "kurier_redis_up") == 0
