@@ -52,8 +52,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["kurier.api"] = api
     # Request ids and JSON access lines first, so the metrics hook runs inside them.
     from service import logs, metrics
-    from service.notifications import WEBHOOK_QUEUE
-    from service.store import WORKER_QUEUES
+    from service.queues import WEBHOOK_QUEUE, WORKER_QUEUES
 
     logs.init_app(app)
     metrics.init_app(app, (*WORKER_QUEUES, WEBHOOK_QUEUE))

@@ -18,9 +18,9 @@ from typing import Any
 import redis
 
 from service import ops
-from service.notifications import WEBHOOK_QUEUE
+from service.queues import DEFAULT_QUEUE, WEBHOOK_QUEUE, WORKER_QUEUES
 from service.redis_server import RedisServer, data_dir_from_env, redis_url_or_server
-from service.store import QUEUE_NAME, WORKER_QUEUES, Store
+from service.store import Store
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -154,7 +154,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     configure_logging()  # JSON lines; rq's own log lines go through the same handler
     store = Store.from_env()
-    if QUEUE_NAME in args.queues:
+    if DEFAULT_QUEUE in args.queues:
         # Resolutions owed by a worker that died before it committed: enqueue them again.
         reconcile(store)
     if args.processes == 1:

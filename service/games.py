@@ -13,26 +13,32 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
 from engine.registry import get_game
-from service import eventlog, pinning, sealed
-from service.problems import Problem
-from service.store import (
-    Change,
-    GameRecord,
-    Idempotency,
-    NothingToDo,
-    Outcome,
-    Store,
-    engine_problem,
-    events_json,
-    game_not_found,
-)
+from service import eventlog, notifications, pinning, sealed
+from service.keys import GAME_SEQ, RESOLVE_INDEX, resolve_member
+from service.problems import Problem, game_not_found
+from service.record import Change, GameRecord, Idempotency, Mutation, NothingToDo, Outcome
+from service.store import Store
 
 ACTION_KINDS = ("move", "sealed", "resolve")
+
+
+def engine_problem(error: IllegalAction, status: int = 422) -> Problem:
+    return Problem(status, error.code, error.message, **_safe_details(error.details))
+
+
+def _safe_details(details: Mapping[str, Any]) -> dict[str, Any]:
+    # Problem members must not shadow the RFC 9457 ones.
+    reserved = {"type", "title", "status", "detail", "code", "errors"}
+    return {k if k not in reserved else f"engine_{k}": v for k, v in details.items()}
+
+
+def events_json(events: Iterable[Event]) -> list[dict[str, Any]]:
+    return [event.to_json() for event in events]
 
 
 def _event(kind: str, **data: Any) -> dict[str, Any]:
@@ -67,7 +73,7 @@ def create_game(
     except IllegalAction as error:
         raise engine_problem(error) from None
     game_id = secrets.token_hex(8)
-    seq = int(store.r.incr("kurier:seq:games"))
+    seq = int(store.r.incr(GAME_SEQ))
     seed = seed or sealed.new_seed()
 
     def mutate(record: GameRecord | None, version: int) -> Change:
@@ -112,7 +118,7 @@ def create_game(
             index_players=[creator["id"]],
         )
 
-    return store.transact(game_id, mutate)
+    return _commit(store, game_id, mutate)
 
 
 def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str) -> Outcome:
@@ -133,7 +139,7 @@ def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str
         body = {"id": game_id, "version": version, "seat": seat}
         return Change(record, "joined", [joined], 201, body, index_players=[player["id"]])
 
-    return store.transact(game_id, mutate)
+    return _commit(store, game_id, mutate)
 
 
 def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
@@ -163,7 +169,7 @@ def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome
         _settle(game, state, change)
         return change
 
-    return store.transact(game_id, mutate)
+    return _commit(store, game_id, mutate)
 
 
 # -- playing -----------------------------------------------------------------------------------
@@ -214,7 +220,7 @@ def play(
             raise engine_problem(error) from None
         return _applied(record, game, state, seat, decision, action, events, version)
 
-    return store.transact(game_id, mutate, idem)
+    return _commit(store, game_id, mutate, idem)
 
 
 def resolve(store: Store, game_id: str, ref: str) -> str:
@@ -234,9 +240,9 @@ def resolve(store: Store, game_id: str, ref: str) -> str:
         return _applied(record, game, state, SYSTEM, owed[0], action, events, version)
 
     try:
-        store.transact(game_id, mutate)
+        _commit(store, game_id, mutate)
     except NothingToDo:
-        store.r.zrem("kurier:resolve:pending", f"{game_id} {ref}")
+        store.r.zrem(RESOLVE_INDEX, resolve_member(game_id, ref))
         return "already-resolved"
     return "resolved"
 
@@ -274,7 +280,7 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
         return change
 
     try:
-        store.transact(game_id, mutate)
+        _commit(store, game_id, mutate)
     except NothingToDo:
         return "stale"
     return "applied"
@@ -289,6 +295,13 @@ def _default_action(game: Game[Any, Any], state: Any, seat: int, kind: str, rule
         if text in by_notation:
             return by_notation[text]
     return legal[0]
+
+
+def _commit(
+    store: Store, game_id: str, mutate: Mutation, idem: Idempotency | None = None
+) -> Outcome:
+    """The one write path, with the notification and deadline jobs every change brings."""
+    return store.transact(game_id, mutate, idem, notifications.planner(store))
 
 
 def _require(record: GameRecord | None, game_id: str) -> GameRecord:

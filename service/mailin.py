@@ -26,11 +26,10 @@ from email.policy import default as default_policy
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
-from rq import Queue
-from rq.serializers import JSONSerializer
 
+from service.queues import INBOUND_JOB, queue
 from service.replies import LOCAL_PREFIX
-from service.store import QUEUE_NAME, Store
+from service.store import Store
 
 log = logging.getLogger("kurier.mailin")
 DEFAULT_HOST = "127.0.0.1"
@@ -39,7 +38,6 @@ SOFT_LIMIT = 256 * 1024
 HARD_LIMIT = 4 * 1024 * 1024
 MAX_RECIPIENTS = 5
 SEEN_TTL = 30 * 86_400
-INBOUND_JOB = "workers.mailin.process_inbound"
 
 
 def mail_domain() -> str:
@@ -108,8 +106,7 @@ class InboundHandler:
         return f"250 2.0.0 OK: queued as {','.join(queued)}" if queued else "250 2.0.0 OK: seen"
 
     def enqueue(self, mail_from: str, recipient: str, raw: bytes, size: int, oversize: bool) -> str:
-        queue = Queue(QUEUE_NAME, connection=self.store.raw, serializer=JSONSerializer)
-        job = queue.enqueue(
+        job = queue(self.store.raw).enqueue(
             INBOUND_JOB,
             args=(mail_from, recipient, base64.b64encode(raw).decode(), size, oversize),
             job_timeout=60,

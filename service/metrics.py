@@ -37,8 +37,8 @@ from prometheus_client import (
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from rq import Queue
 
+from service import queues
 from service.logs import route_label
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ class RedisCollector(Collector):
             "kurier_jobs_failed", "Jobs in rq's failed registry (kept 7 days)", labels=["queue"]
         )
         for name in self.queues:
-            queue = Queue(name, connection=self.store.raw)
+            queue = queues.queue(self.store.raw, name)
             depth.add_metric([name], queue.count)
             running.add_metric([name], queue.started_job_registry.count)
             failed.add_metric([name], queue.failed_job_registry.count)

@@ -11,29 +11,33 @@ and after the change; game-specific event kinds map to notification types throug
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rq import Queue, Retry
 from rq.job import Job
-from rq.serializers import JSONSerializer
+from rq.registry import ScheduledJobRegistry
 
 from engine.core import SYSTEM, Event
-
-if TYPE_CHECKING:
-    from service.store import Change, Store
-
-NOTIFY_QUEUE = "low"  # never delays a resolution (default queue)
-#: Webhook attempts wait on other people's servers: their own queue and workers
-#: (`kurier worker --queues webhooks`), so a slow receiver holds up no game work.
-WEBHOOK_QUEUE = "webhooks"
-DEADLINE_QUEUE = "default"
-NOTIFY_JOB = "workers.notify.notify"
-DEADLINE_JOB = "workers.notify.deadline"
-REMIND_JOB = "workers.notify.remind"
+from service import prefs
+from service.keys import player_key
+from service.queues import (
+    DEADLINE_JOB,
+    DEADLINE_QUEUE,
+    NOTIFY_JOB,
+    NOTIFY_QUEUE,
+    REMIND_JOB,
+    deadline_job_id,
+    notify_job_id,
+    queue,
+    remind_job_id,
+)
+from service.record import Change
+from service.store import Followups, Store
 
 
 @dataclass(frozen=True)
@@ -116,20 +120,9 @@ def _dedupe(found: list[Notice]) -> list[Notice]:
     return out
 
 
-def _queue(store: Store, name: str) -> Queue:
-    return Queue(name, connection=store.raw, serializer=JSONSerializer)
-
-
-def notify_job_id(game_id: str, version: int, kind: str, seat: int) -> str:
-    return f"n-{game_id}-{version}-{kind.removeprefix('game.').replace('.', '_')}-{seat}"
-
-
-def deadline_job_id(game_id: str, version: int) -> str:
-    return f"deadline-{game_id}-{version}"
-
-
-def remind_job_id(game_id: str, version: int) -> str:
-    return f"remind-{game_id}-{version}"
+def planner(store: Store) -> Followups:
+    """What ``Store.transact`` calls to plan a change's jobs (see ``followups``)."""
+    return functools.partial(followups, store)
 
 
 def followups(store: Store, before: list[dict[str, Any]], change: Change, version: int) -> Any:
@@ -158,7 +151,7 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
 
     def write(pipe: Any) -> None:
         if jobs:
-            _queue(store, NOTIFY_QUEUE).enqueue_many(jobs, pipeline=pipe)
+            queue(store.raw, NOTIFY_QUEUE).enqueue_many(jobs, pipeline=pipe)
         if previous is not None:
             # The new version's deadline replaces the old one (which would no-op anyway).
             _unschedule(store, pipe, deadline_job_id(record.id, version - 1))
@@ -171,9 +164,6 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
 
 def _wanted(store: Store, seats: list[str], found: list[Notice]) -> list[Notice]:
     """Only notices some channel would carry: most players of a test game have none."""
-    from service import prefs
-    from service.store import player_key
-
     if not found:
         return []
     with store.r.pipeline(transaction=False) as pipe:
@@ -206,8 +196,8 @@ def run_at(when: float) -> datetime:
 def _schedule_deadline(
     store: Store, pipe: Any, game_id: str, version: int, due: float, settings: dict[str, Any]
 ) -> None:
-    queue = _queue(store, DEADLINE_QUEUE)
-    queue.enqueue_at(
+    deadlines = queue(store.raw, DEADLINE_QUEUE)
+    deadlines.enqueue_at(
         run_at(due),
         DEADLINE_JOB,
         args=(game_id, version, due),
@@ -220,7 +210,7 @@ def _schedule_deadline(
     )
     remind_at = due - float(settings.get("remind_before_hours") or 0) * 3600
     if settings.get("remind_before_hours") and remind_at > time.time():
-        queue.enqueue_at(
+        deadlines.enqueue_at(
             datetime.fromtimestamp(remind_at, UTC),
             REMIND_JOB,
             args=(game_id, version, due),
@@ -232,7 +222,5 @@ def _schedule_deadline(
 
 
 def _unschedule(store: Store, pipe: Any, job_id: str) -> None:
-    from rq.registry import ScheduledJobRegistry
-
-    pipe.zrem(ScheduledJobRegistry(queue=_queue(store, DEADLINE_QUEUE)).key, job_id)
+    pipe.zrem(ScheduledJobRegistry(queue=queue(store.raw, DEADLINE_QUEUE)).key, job_id)
     pipe.delete(Job.key_for(job_id))

@@ -14,17 +14,18 @@ the action entries of the event stream (a sealed choice's entry holds its notati
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from engine.core import Event, IllegalAction
+from service import notifications
+from service.keys import GAME_KEY_PATTERN, game_id_of
 from service.problems import Problem
-from service.store import Change, GameRecord, NothingToDo, Store
+from service.record import Change, GameRecord, NothingToDo
+from service.store import Store
 
 ACTION_KINDS = ("move", "sealed", "resolve")
-_GAME_KEY = re.compile(r"^kurier:game:\{([^}]+)\}$")
 SCAN_BATCH = 500
 
 
@@ -59,10 +60,10 @@ class Verdict:
 
 def game_ids(store: Store) -> Iterator[str]:
     """Every stored game, by SCAN (bounded batches; no KEYS on a live server)."""
-    for key in store.r.scan_iter(match="kurier:game:{*}", count=SCAN_BATCH, _type="hash"):
-        found = _GAME_KEY.match(key)
-        if found:
-            yield found.group(1)
+    for key in store.r.scan_iter(match=GAME_KEY_PATTERN, count=SCAN_BATCH, _type="hash"):
+        game_id = game_id_of(key)
+        if game_id:
+            yield game_id
 
 
 def replayed_state(record: GameRecord, entries: list[tuple[int, dict[str, str]]]) -> Any:
@@ -112,7 +113,7 @@ def upgrade(store: Store, verdict: Verdict) -> bool:
     # A pinned game takes no moves, so nothing can change between verify and this commit
     # except another upgrade run, which the check inside the transaction catches.
     try:
-        store.transact(verdict.game_id, mutate)
+        store.transact(verdict.game_id, mutate, followups=notifications.planner(store))
     except NothingToDo:
         return False
     return True

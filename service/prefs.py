@@ -17,7 +17,8 @@ import json
 import time
 from typing import Any
 
-from service.store import Store, player_key
+from service.keys import player_key
+from service.store import Store
 
 CHANNELS = ("email", "webhook")
 #: Every notification type (webhook ``type`` and the ``notify`` preference keys).

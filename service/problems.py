@@ -155,3 +155,7 @@ class Api(flask_smorest.Api):
         response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
         prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
+
+
+def game_not_found(game_id: str) -> Problem:
+    return Problem(404, "game-not-found", f"no game {game_id!r}", game_id=game_id)

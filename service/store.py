@@ -1,6 +1,7 @@
 """Everything the service keeps in Redis, and the one place where a game changes.
 
-Data model (every key of one game shares the ``{<game id>}`` hash tag):
+Data model (key names in service/keys.py; every key of one game shares the ``{<game id>}``
+hash tag; what the bytes mean is in service/record.py):
 
 - ``kurier:game:{g}`` hash: the game record; ``state``, ``seed``, ``sealed`` and ``invite``
   are secret and never leave this module unredacted.
@@ -15,247 +16,66 @@ Data model (every key of one game shares the ``{<game id>}`` hash tag):
 
 ``Store.transact`` is the only writer of game keys: WATCH the game (and idempotency key),
 read, compute the change in Python, then write record, event, idempotency record and rq jobs
-in one MULTI/EXEC. A concurrent writer makes EXEC fail and we start over from a fresh read, so
-no two changes ever apply to the same version and nothing half-written is ever visible.
+(service/queues.py; the caller's ``followups`` add notification and deadline jobs) in one
+MULTI/EXEC. A concurrent writer makes EXEC fail and we start over from a fresh read, so no two
+changes ever apply to the same version and nothing half-written is ever visible.
 """
 
 from __future__ import annotations
 
-import base64
-import functools
-import hashlib
 import json
 import os
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import redis
 from rq import Queue, Retry, Worker
-from rq.serializers import JSONSerializer
 
-from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
-from engine.registry import get_game
-from service import eventlog, notifications
-from service.problems import Problem
+from service import queues
+from service.keys import (
+    RESOLVE_INDEX,
+    events_key,
+    game_key,
+    idem_key,
+    player_games_key,
+    player_key,
+    resolve_member,
+    token_key,
+)
+from service.problems import Problem, game_not_found
+from service.queues import RESOLVE_JOB, resolve_job_id
+from service.record import (
+    Change,
+    GameRecord,
+    Idempotency,
+    Mutation,
+    Outcome,
+    as_text,
+    pack_entry,
+    pack_saved,
+    unpack_entry,
+    unpack_saved,
+)
 
-QUEUE_NAME = "default"
-WORKER_QUEUES = ("high", QUEUE_NAME, "low")
-RESOLVE_JOB = "workers.jobs.resolve"
-RESOLVE_INDEX = "kurier:resolve:pending"
-GAME_SEQ = "kurier:seq:games"
 IDEMPOTENCY_TTL = 86_400
 #: A busy game rarely sees more than a couple of EXEC conflicts in a row.
 MAX_TRIES = 8
 TOKEN_PREFIX = "kur_pat_"
 SCOPES = "game:read game:play"
 TOKEN_CACHE_SECONDS = 60.0
-#: The one field of a log entry stored with a codec (service/eventlog.py).
-PACKED = "z"
-PACKED_KEY = PACKED.encode()
-#: Marks a record field stored compressed (base64: the record is also read as text); JSON
-#: never starts with it, so fields written plain (older games, tests) still read.
-PACKED_PREFIX = "z:"
 MAX_INDEX = 1000  # games scanned per listing or inbox: bounded work per request
 
-
-def game_key(game_id: str) -> str:
-    return f"kurier:game:{{{game_id}}}"
-
-
-def events_key(game_id: str) -> str:
-    return f"{game_key(game_id)}:events"
+#: Plans what a change brings along (notification and deadline jobs) from the pending decisions
+#: before it, the change and its version; returns what writes them into the transaction's
+#: pipeline. Passed in by the caller (service/games.py gives service/notifications.followups),
+#: so the store knows nothing of notifications.
+Followups = Callable[[list[dict[str, Any]], Change, int], Callable[[Any], None]]
 
 
-def idem_key(game_id: str, player_id: str, key: str) -> str:
-    return f"{game_key(game_id)}:idem:{player_id}:{hashlib.sha256(key.encode()).hexdigest()}"
-
-
-def player_key(player_id: str) -> str:
-    return f"kurier:player:{{{player_id}}}"
-
-
-def player_games_key(player_id: str) -> str:
-    return f"{player_key(player_id)}:games"
-
-
-def token_key(token: str) -> str:
-    return f"kurier:auth:token:{hashlib.sha256(token.encode()).hexdigest()}"
-
-
-def resolve_job_id(game_id: str, ref: str) -> str:
-    # Derived from the conflict, so a second enqueue of the same resolution collapses onto it.
-    return f"resolve-{game_id}-{ref}"
-
-
-def _dumps(value: Any) -> str:
-    # Key order is kept, not sorted: an engine may depend on the order of its dicts (the Attila
-    # engine reveals conflict cards in commit order), and a round trip must not change it.
-    return json.dumps(value, separators=(",", ":"))
-
-
-def _pack_saved(codec: str, saved: dict[str, Any]) -> bytes | str:
-    """An idempotency record: the response replayed for 24 h, compressed like the log."""
-    if not codec:
-        return _dumps(saved)
-    return PACKED_PREFIX.encode() + eventlog.pack(codec, saved)
-
-
-def _packed_field(codec: str, text: str) -> str:
-    return PACKED_PREFIX + base64.b64encode(eventlog.pack_text(codec, text)).decode("ascii")
-
-
-@functools.lru_cache(maxsize=1024)
-def _packed_constant(codec: str, text: str) -> str:
-    """A game's options never change after creation: packed once per process, not per move."""
-    return _packed_field(codec, text)
-
-
-def _unpack_field(codec: str, stored: str) -> Any:
-    if stored.startswith(PACKED_PREFIX):
-        return eventlog.unpack(codec, base64.b64decode(stored[len(PACKED_PREFIX) :]))
-    return json.loads(stored)
-
-
-def _text(value: bytes | str | None) -> str:
-    if value is None:
-        return ""
-    return value.decode() if isinstance(value, bytes) else value
-
-
-# -- the game record ------------------------------------------------------------------------------
-
-
-@dataclass
-class GameRecord:
-    id: str
-    type: str
-    rules_version: str
-    status: str  # open | active | finished
-    version: int
-    max_seats: int
-    options: dict[str, Any]
-    seed: str
-    seed_commitment: str
-    seats: list[str]  # player ids by seat
-    names: list[str]
-    creator: str
-    invite: str
-    seq: int
-    created_at: float
-    updated_at: float
-    state: dict[str, Any] | None = None
-    pending: list[dict[str, Any]] = field(default_factory=list)
-    #: ref -> seat -> {"choice", "salt", "commitment"}: sealed choices not yet revealed.
-    sealed: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
-    result: dict[str, Any] | None = None
-    #: Service-level deadline settings (hours, remind_before_hours, policy, vacation_max_days).
-    deadline: dict[str, Any] = field(default_factory=dict)
-    #: When the pending players' decisions time out (None: no deadline running).
-    deadline_at: float | None = None
-    #: How this game's log entries, state, options and idempotency records are compressed
-    #: (service/eventlog.py); "" is plain JSON.
-    log_codec: str = ""
-
-    #: Of these, ``state`` and ``options`` are stored compressed (with the log's codec) in
-    #: games that have one: they are by far the biggest.
-    _JSON = ("options", "seats", "names", "state", "pending", "sealed", "result", "deadline")
-
-    @classmethod
-    def from_hash(cls, game_id: str, raw: Mapping[Any, Any]) -> GameRecord:
-        h = {_text(k): _text(v) for k, v in raw.items()}
-        codec = h.get("log_codec", "")
-        data: dict[str, Any] = {
-            name: _unpack_field(codec, h[name]) for name in cls._JSON if name in h
-        }
-        return cls(
-            id=game_id,
-            type=h["type"],
-            rules_version=h["rules_version"],
-            status=h["status"],
-            version=int(h["version"]),
-            max_seats=int(h["max_seats"]),
-            seed=h["seed"],
-            seed_commitment=h["seed_commitment"],
-            creator=h["creator"],
-            invite=h["invite"],
-            seq=int(h["seq"]),
-            created_at=float(h["created_at"]),
-            updated_at=float(h["updated_at"]),
-            deadline_at=float(h["deadline_at"]) if h.get("deadline_at") else None,
-            log_codec=h.get("log_codec", ""),
-            **data,
-        )
-
-    def to_hash(self) -> dict[str, str]:
-        plain = ("type", "rules_version", "status", "version", "max_seats", "seed")
-        out = {name: str(getattr(self, name)) for name in plain}
-        out |= {
-            "seed_commitment": self.seed_commitment,
-            "creator": self.creator,
-            "invite": self.invite,
-            "seq": str(self.seq),
-            "created_at": repr(self.created_at),
-            "updated_at": repr(self.updated_at),
-            "deadline_at": "" if self.deadline_at is None else repr(self.deadline_at),
-            "log_codec": self.log_codec,
-        }
-        out |= {name: _dumps(getattr(self, name)) for name in self._JSON}
-        if self.log_codec:
-            out["state"] = _packed_field(self.log_codec, out["state"])
-            out["options"] = _packed_constant(self.log_codec, out["options"])
-        return out
-
-    @property
-    def game(self) -> Game[Any, Any]:
-        return get_game(self.type)
-
-    def seat_of(self, player_id: str | None) -> int | None:
-        return self.seats.index(player_id) if player_id in self.seats else None
-
-    def decisions(self) -> list[Decision]:
-        return [Decision(d["seat"], d["kind"], d["step"], d.get("ref", "")) for d in self.pending]
-
-
-@dataclass
-class Change:
-    """What one transaction writes besides the record, and what the caller is answered."""
-
-    record: GameRecord
-    entry_kind: str  # created | joined | started | move | sealed | resolve
-    events: list[dict[str, Any]]
-    status: int
-    body: dict[str, Any]
-    seat: int | None = None
-    action: str = ""
-    ref: str = ""
-    commitment: str = ""
-    index_players: list[str] = field(default_factory=list)
-    resolve_add: list[str] = field(default_factory=list)
-    resolve_remove: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Idempotency:
-    player_id: str
-    key: str
-    fingerprint: str  # SHA-256 of the canonical request body
-
-
-@dataclass(frozen=True)
-class Outcome:
-    status: int
-    body: dict[str, Any]
-    replayed: bool = False
-
-
-class NothingToDo(Exception):
-    """Raised inside a transaction that finds its work already done (e.g. a resolution)."""
-
-
-Mutation = Callable[[GameRecord | None, int], Change]
+def _no_followups(_before: list[dict[str, Any]], _change: Change, _version: int) -> Any:
+    return lambda _pipe: None
 
 
 class TokenCache:
@@ -320,7 +140,7 @@ class Store:
 
     @property
     def queue(self) -> Queue:
-        return Queue(QUEUE_NAME, connection=self.raw, serializer=JSONSerializer)
+        return queues.queue(self.raw)
 
     def close(self) -> None:
         for client in self._clients.values():
@@ -329,11 +149,17 @@ class Store:
 
     # -- the one writer ------------------------------------------------------------------------
 
-    def transact(self, game_id: str, mutate: Mutation, idem: Idempotency | None = None) -> Outcome:
+    def transact(
+        self,
+        game_id: str,
+        mutate: Mutation,
+        idem: Idempotency | None = None,
+        followups: Followups = _no_followups,
+    ) -> Outcome:
         """Apply ``mutate`` to the current record atomically (see the module docstring).
 
         ``mutate(record, next_version)`` must not touch Redis; it raises ``Problem`` to refuse,
-        which leaves everything unchanged.
+        which leaves everything unchanged. ``followups`` plans the jobs that join the same EXEC.
         """
         gkey = game_key(game_id)
         ikey = idem_key(game_id, idem.player_id, idem.key) if idem else None
@@ -349,16 +175,16 @@ class Store:
                     if ikey and idem:
                         cached = pipe.get(ikey)
                         if cached is not None:
-                            return self._replay(cached, idem, _text(raw.get(b"log_codec")))
+                            return self._replay(cached, idem, as_text(raw.get(b"log_codec")))
                     record = GameRecord.from_hash(game_id, raw) if raw else None
                     version = record.version + 1 if record else 1
                     before = list(record.pending) if record else []
                     change = mutate(record, version)
-                    # Notification and deadline jobs join the same EXEC (service/notifications).
-                    followups = notifications.followups(self, before, change, version)
+                    # Notification and deadline jobs join the same EXEC.
+                    write_followups = followups(before, change, version)
                     pipe.multi()
                     self._write(pipe, change, version)
-                    followups(pipe)
+                    write_followups(pipe)
                     if ikey and idem:
                         saved = {
                             "fp": idem.fingerprint,
@@ -367,7 +193,7 @@ class Store:
                         }
                         pipe.set(
                             ikey,
-                            _pack_saved(change.record.log_codec, saved),
+                            pack_saved(change.record.log_codec, saved),
                             ex=IDEMPOTENCY_TTL,
                             nx=True,
                         )
@@ -381,10 +207,7 @@ class Store:
 
     @staticmethod
     def _replay(cached: bytes, idem: Idempotency, codec: str) -> Outcome:
-        if cached.startswith(PACKED_PREFIX.encode()):
-            saved = eventlog.unpack(codec, cached[len(PACKED_PREFIX) :])
-        else:
-            saved = json.loads(cached)
+        saved = unpack_saved(codec, cached)
         if saved["fp"] != idem.fingerprint:
             raise Problem(
                 422,
@@ -408,19 +231,16 @@ class Store:
             "events": change.events,
             "at": repr(record.updated_at),
         }
-        if record.log_codec:
-            stored = {PACKED: eventlog.pack(record.log_codec, entry)}
-        else:
-            stored = entry | {"events": _dumps(change.events)}
         # The explicit ID is a second guard: XADD at or below the top ID fails the EXEC.
-        pipe.xadd(events_key(gid), stored, id=f"{version}-0")
+        pipe.xadd(events_key(gid), pack_entry(record.log_codec, entry), id=f"{version}-0")
         for player_id in change.index_players:
             pipe.zadd(player_games_key(player_id), {gid: record.seq})
         for ref in change.resolve_remove:
-            pipe.zrem(RESOLVE_INDEX, f"{gid} {ref}")
+            pipe.zrem(RESOLVE_INDEX, resolve_member(gid, ref))
         if change.resolve_add:
             pipe.zadd(
-                RESOLVE_INDEX, {f"{gid} {ref}": record.updated_at for ref in change.resolve_add}
+                RESOLVE_INDEX,
+                {resolve_member(gid, ref): record.updated_at for ref in change.resolve_add},
             )
             jobs = [self._resolve_job(gid, ref) for ref in change.resolve_add]
             self.queue.enqueue_many(jobs, pipeline=pipe)
@@ -506,18 +326,10 @@ class Store:
             raise game_not_found(game_id)
         record = GameRecord.from_hash(game_id, raw)
         out = [
-            (int(entry_id.split(b"-")[0]), self._entry(record, fields))
+            (int(entry_id.split(b"-")[0]), unpack_entry(record.log_codec, fields))
             for entry_id, fields in entries
         ]
         return record, out
-
-    @staticmethod
-    def _entry(record: GameRecord, fields: dict[bytes, bytes]) -> dict[str, Any]:
-        if PACKED_KEY in fields:
-            return eventlog.unpack(record.log_codec, fields[PACKED_KEY])
-        entry: dict[str, Any] = {_text(k): _text(v) for k, v in fields.items()}
-        entry["events"] = json.loads(entry["events"])
-        return entry
 
     def player_game_ids(self, player_id: str, after_seq: int | None) -> list[tuple[str, int]]:
         low = f"({after_seq}" if after_seq is not None else "-inf"
@@ -577,32 +389,3 @@ class Store:
         except redis.RedisError:
             pass
         return {"redis": redis_ok, "workers": workers}
-
-
-def game_not_found(game_id: str) -> Problem:
-    return Problem(404, "game-not-found", f"no game {game_id!r}", game_id=game_id)
-
-
-def engine_problem(error: IllegalAction, status: int = 422) -> Problem:
-    return Problem(status, error.code, error.message, **_safe_details(error.details))
-
-
-def _safe_details(details: Mapping[str, Any]) -> dict[str, Any]:
-    # Problem members must not shadow the RFC 9457 ones.
-    reserved = {"type", "title", "status", "detail", "code", "errors"}
-    return {k if k not in reserved else f"engine_{k}": v for k, v in details.items()}
-
-
-def events_json(events: Iterable[Event]) -> list[dict[str, Any]]:
-    return [event.to_json() for event in events]
-
-
-__all__ = [
-    "SYSTEM",
-    "Change",
-    "GameRecord",
-    "Idempotency",
-    "NothingToDo",
-    "Outcome",
-    "Store",
-]

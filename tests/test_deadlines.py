@@ -20,7 +20,7 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from service import notifications
+from service import queues
 from tests.client import Player
 from tests.notify_stack import NotifyStack
 from tests.receivers import wait_for
@@ -60,8 +60,8 @@ def _runs(stack: NotifyStack, job_id: str) -> list[Any]:
 def _postponed(stack: NotifyStack, game_id: str, version: int) -> dict[str, float]:
     """The postponed deadline jobs of ``version`` still scheduled: id -> due time."""
     assert stack.store is not None
-    queue = notifications._queue(stack.store, notifications.DEADLINE_QUEUE)
-    prefix = f"{notifications.deadline_job_id(game_id, version)}-"
+    queue = queues.queue(stack.store.raw, queues.DEADLINE_QUEUE)
+    prefix = f"{queues.deadline_job_id(game_id, version)}-"
     ids = [i for i in ScheduledJobRegistry(queue=queue).get_job_ids() if i.startswith(prefix)]
     return {i: float(_job(stack, i).args[2]) for i in ids}
 
@@ -105,7 +105,7 @@ def test_vacation_postpones_the_deadline_to_the_games_limit(stack: NotifyStack) 
     _go_on_vacation(stack, seated[seat], time.time() + 86_400, first_due)  # far past the limit
 
     # The original deadline passes: its job postpones to the limit, nothing is played.
-    original = notifications.deadline_job_id(game_id, version)
+    original = queues.deadline_job_id(game_id, version)
     assert wait_for(lambda: _runs(stack, original), 3.6 + LATE, "the deadline job") == ["postponed"]
     assert _job(stack, original).started_at.replace(tzinfo=UTC).timestamp() >= first_due
     limit = first_due + limit_s
@@ -145,7 +145,7 @@ def test_vacation_ending_before_the_limit_gives_the_full_deadline_again(
     until = first_due + 3.4  # still away when the original deadline falls due
     _go_on_vacation(stack, seated[seat], until, first_due)
 
-    original = notifications.deadline_job_id(game_id, version)
+    original = queues.deadline_job_id(game_id, version)
     assert wait_for(lambda: _runs(stack, original), 3.6 + LATE, "the deadline job") == ["postponed"]
     new_due = until + HOURS * 3600  # the whole deadline again, from the vacation's end
     assert list(_postponed(stack, game_id, version).values()) == [pytest.approx(new_due, abs=1e-3)]

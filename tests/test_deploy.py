@@ -31,9 +31,9 @@ import requests
 from service.app import create_app
 from service.cli import WORKER_ROLES, main, worker_options
 from service.config import SETTINGS
-from service.notifications import WEBHOOK_QUEUE
+from service.queues import WEBHOOK_QUEUE, WORKER_QUEUES
 from service.redis_server import COMPACT_FLAGS, PERSISTENT_FLAGS
-from service.store import WORKER_QUEUES, Store
+from service.store import Store
 from workers import notify, webhooks
 
 ROOT = Path(__file__).resolve().parent.parent

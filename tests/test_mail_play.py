@@ -10,14 +10,12 @@ from collections.abc import Iterator
 from email.message import EmailMessage
 
 import pytest
-from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from engine.core import SYSTEM
 from service import replies
-from service.mailin import INBOUND_JOB
-from service.store import QUEUE_NAME
+from service.queues import INBOUND_JOB, queue
 from tests.mail_stack import (
     DOMAIN,
     MailStack,
@@ -262,9 +260,9 @@ def test_a_mail_delivered_twice_plays_once_and_lines_run_in_order(stack: MailSta
     assert stack.send(raw, me, str(mail["Reply-To"])) == []  # the same Message-ID: dropped
     assert stack.job_result(job) == "refused:bad-notation"
     # The job itself run twice (as rq may after a crash): replayed, not played or answered again.
-    queue = Queue(QUEUE_NAME, connection=stack.store.raw, serializer=JSONSerializer)
+    inbound = queue(stack.store.raw)
     args = Job.fetch(job, connection=stack.store.raw, serializer=JSONSerializer).args
-    rerun = queue.enqueue(INBOUND_JOB, args=args)
+    rerun = inbound.enqueue(INBOUND_JOB, args=args)
     assert stack.job_result(rerun.id) == "refused:bad-notation"
     text = plain(answer_for(stack, me, reply))
     assert "The mail you answered showed" not in text  # it was the newest mail

@@ -9,8 +9,9 @@ import pytest
 
 from service import games, pinning
 from service.cli import main
+from service.keys import game_key
 from service.problems import Problem
-from service.store import Store, game_key
+from service.store import Store
 from tests.game_helpers import new_table, play_random
 
 

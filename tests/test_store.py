@@ -6,7 +6,8 @@ import pytest
 
 from service import games
 from service.problems import Problem
-from service.store import Change, GameRecord, Store
+from service.record import Change, GameRecord
+from service.store import Store
 
 
 def test_a_commit_after_our_read_makes_us_start_over(isolated_redis: Store) -> None:

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rq import Queue, SimpleWorker
+from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from service import games
-from service.store import QUEUE_NAME, Store, resolve_job_id
+from service.queues import queue, resolve_job_id
+from service.store import Store
 from workers import jobs, shared
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,14 +61,14 @@ def env_store(isolated_redis: Store, monkeypatch: pytest.MonkeyPatch) -> Store:
 
 
 def _burst(store: Store) -> None:
-    queue = Queue(QUEUE_NAME, connection=store.raw, serializer=JSONSerializer)
-    SimpleWorker([queue], connection=store.raw, serializer=JSONSerializer).work(burst=True)
+    default = queue(store.raw)
+    SimpleWorker([default], connection=store.raw, serializer=JSONSerializer).work(burst=True)
 
 
 def test_the_commit_enqueues_one_job_and_running_it_twice_resolves_once(env_store: Store) -> None:
     game_id, ref, version = _game_waiting_for_resolution(env_store, 1)
-    queue = Queue(QUEUE_NAME, connection=env_store.raw, serializer=JSONSerializer)
-    assert queue.job_ids == [resolve_job_id(game_id, ref)]
+    default = queue(env_store.raw)
+    assert default.job_ids == [resolve_job_id(game_id, ref)]
 
     assert jobs.resolve(game_id, ref) == "resolved"
     assert jobs.resolve(game_id, ref) == "already-resolved"
@@ -85,7 +86,8 @@ _CRASHING_WORKER = textwrap.dedent(
     import redis.client
     from rq import Queue, SimpleWorker
     from rq.serializers import JSONSerializer
-    from service.store import Store, QUEUE_NAME
+    from service.queues import queue
+    from service.store import Store
 
     real_execute = redis.client.Pipeline.execute
 
@@ -99,8 +101,8 @@ _CRASHING_WORKER = textwrap.dedent(
 
     redis.client.Pipeline.execute = execute
     store = Store.from_env()
-    queue = Queue(QUEUE_NAME, connection=store.raw, serializer=JSONSerializer)
-    SimpleWorker([queue], connection=store.raw, serializer=JSONSerializer).work(burst=True)
+    default = queue(store.raw)
+    SimpleWorker([default], connection=store.raw, serializer=JSONSerializer).work(burst=True)
     """
 )
 

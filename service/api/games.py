@@ -13,8 +13,9 @@ from service import games, pictures
 from service.api.base import Blueprint, problems
 from service.auth import current_player, store, token_optional, token_required
 from service.problems import Problem
+from service.record import GameRecord, Idempotency
 from service.schemas import games as s
-from service.store import MAX_INDEX, GameRecord, Idempotency
+from service.store import MAX_INDEX
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and play")
 

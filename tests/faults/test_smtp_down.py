@@ -16,7 +16,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from rq.registry import ScheduledJobRegistry
 
-from service.notifications import NOTIFY_QUEUE
+from service.queues import NOTIFY_QUEUE
 from tests.notify_stack import NotifyStack
 from tests.receivers import SmtpSink, wait_for
 

@@ -1,0 +1,54 @@
+"""Every Redis key of a game or a player, built in one place.
+
+All keys of one game share the ``{<game id>}`` hash tag, and all keys of one player the
+``{<player id>}`` tag, so each group lives in one Redis Cluster slot and commits in one
+transaction. What each key holds is described in service/store.py's module docstring.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+#: The next game's sequence number (a game's creation order, used to page listings).
+GAME_SEQ = "kurier:seq:games"
+#: Sorted set of ``"<game> <ref>"``: resolutions owed by the workers (score: owed since).
+RESOLVE_INDEX = "kurier:resolve:pending"
+#: Matches a game record's key and captures the game id (``SCAN`` over stored games).
+GAME_KEY_PATTERN = "kurier:game:{*}"
+_GAME_KEY = re.compile(r"^kurier:game:\{([^}]+)\}$")
+
+
+def game_key(game_id: str) -> str:
+    return f"kurier:game:{{{game_id}}}"
+
+
+def game_id_of(key: str) -> str | None:
+    """The game id in a record key found by ``GAME_KEY_PATTERN``, None for its other keys."""
+    found = _GAME_KEY.match(key)
+    return found.group(1) if found else None
+
+
+def events_key(game_id: str) -> str:
+    return f"{game_key(game_id)}:events"
+
+
+def idem_key(game_id: str, player_id: str, key: str) -> str:
+    return f"{game_key(game_id)}:idem:{player_id}:{hashlib.sha256(key.encode()).hexdigest()}"
+
+
+def player_key(player_id: str) -> str:
+    return f"kurier:player:{{{player_id}}}"
+
+
+def player_games_key(player_id: str) -> str:
+    return f"{player_key(player_id)}:games"
+
+
+def token_key(token: str) -> str:
+    return f"kurier:auth:token:{hashlib.sha256(token.encode()).hexdigest()}"
+
+
+def resolve_member(game_id: str, ref: str) -> str:
+    """A resolution's member of ``RESOLVE_INDEX``."""
+    return f"{game_id} {ref}"

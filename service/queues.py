@@ -1,0 +1,52 @@
+"""The rq queues, the jobs the service enqueues (by dotted path, so nothing here imports a
+worker) and their ids.
+
+Job arguments are JSON (``JSONSerializer``: no pickle from Redis), and job ids are derived from
+what the job does, so enqueueing the same work twice collapses onto one job.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rq import Queue
+from rq.serializers import JSONSerializer
+
+#: Resolutions, deadlines and mail in.
+DEFAULT_QUEUE = "default"
+#: Notifications: never delay a resolution.
+NOTIFY_QUEUE = "low"
+DEADLINE_QUEUE = DEFAULT_QUEUE
+#: Webhook attempts wait on other people's servers: their own queue and workers
+#: (`kurier worker --queues webhooks`), so a slow receiver holds up no game work.
+WEBHOOK_QUEUE = "webhooks"
+#: What a game worker serves, in priority order.
+WORKER_QUEUES = ("high", DEFAULT_QUEUE, NOTIFY_QUEUE)
+
+RESOLVE_JOB = "workers.jobs.resolve"
+NOTIFY_JOB = "workers.notify.notify"
+DEADLINE_JOB = "workers.notify.deadline"
+REMIND_JOB = "workers.notify.remind"
+WEBHOOK_JOB = "workers.notify.deliver_webhook"
+INBOUND_JOB = "workers.mailin.process_inbound"
+
+
+def queue(connection: Any, name: str = DEFAULT_QUEUE) -> Queue:
+    """A queue on ``connection`` (a bytes client: rq needs one) with the JSON serializer."""
+    return Queue(name, connection=connection, serializer=JSONSerializer)
+
+
+def resolve_job_id(game_id: str, ref: str) -> str:
+    return f"resolve-{game_id}-{ref}"
+
+
+def notify_job_id(game_id: str, version: int, kind: str, seat: int) -> str:
+    return f"n-{game_id}-{version}-{kind.removeprefix('game.').replace('.', '_')}-{seat}"
+
+
+def deadline_job_id(game_id: str, version: int) -> str:
+    return f"deadline-{game_id}-{version}"
+
+
+def remind_job_id(game_id: str, version: int) -> str:
+    return f"remind-{game_id}-{version}"
