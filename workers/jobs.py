@@ -7,7 +7,8 @@ from __future__ import annotations
 from rq.job import Job, JobStatus
 
 from service import games
-from service.store import Store, resolve_job_id
+from service.queues import resolve_job_id
+from service.store import Store
 from workers.shared import shared_store
 
 

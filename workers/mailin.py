@@ -36,10 +36,12 @@ from email.utils import getaddresses
 from typing import Any
 
 from service import games, replies
+from service.keys import player_key
 from service.mailin import SOFT_LIMIT, message_id_of
 from service.pictures import text_summary
 from service.problems import Problem
-from service.store import GameRecord, Idempotency, Store, player_key
+from service.record import GameRecord, Idempotency
+from service.store import Store
 from workers import mail, notify
 from workers.shared import shared_store
 

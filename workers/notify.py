@@ -19,13 +19,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from rq import Queue, RateLimit
-from rq.serializers import JSONSerializer
+from rq import RateLimit
 
 from engine.core import SYSTEM
-from service import games, metrics, notifications, prefs
+from service import games, metrics, notifications, prefs, queues
+from service.keys import player_key
 from service.pictures import text_summary
-from service.store import GameRecord, Store, player_key
+from service.record import GameRecord
+from service.store import Store
 from workers import mail, webhooks
 from workers.shared import shared_store
 
@@ -34,7 +35,6 @@ MAIL_LEDGER_TTL = 30 * 86_400
 #: Seconds between webhook attempts: now, then these (about an hour in all), then disable.
 DEFAULT_RETRY_SCHEDULE = (5.0, 30.0, 120.0, 300.0, 900.0, 1800.0)
 MAX_RETRY_AFTER = 6 * 3600.0
-WEBHOOK_JOB = "workers.notify.deliver_webhook"
 #: Seconds a webhook job may run beyond its attempt's cap (reading Redis, scheduling a retry).
 WEBHOOK_JOB_MARGIN = 30
 LEGAL_MOVES_SHOWN = 300
@@ -49,10 +49,6 @@ def retry_schedule() -> tuple[float, ...]:
     if not text:
         return DEFAULT_RETRY_SCHEDULE
     return tuple(float(part) for part in text.split(",") if part.strip())
-
-
-def _queue(store: Store, name: str) -> Queue:
-    return Queue(name, connection=store.raw, serializer=JSONSerializer)
 
 
 # -- one notification to one seat ---------------------------------------------------------------
@@ -81,7 +77,7 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
     player_id = record.seats[seat]
     raw = store.r.hgetall(player_key(player_id))
     channels = prefs.channels_for(raw, kind)
-    key = notifications.notify_job_id(game_id, version, kind, seat)
+    key = queues.notify_job_id(game_id, version, kind, seat)
     if "email" in channels:
         _send_mail_once(store, key, _game_mail(store, record, version, kind, seat, data, raw))
     if "webhook" in channels:
@@ -157,7 +153,7 @@ def _game_mail(
             ("Your legal moves (API)", f"{base}/legal-actions"),
         ),
         thread_id=mail.thread_id(record.id),
-        message_id=f"<{notifications.notify_job_id(record.id, version, kind, seat)}@{domain}>",
+        message_id=f"<{queues.notify_job_id(record.id, version, kind, seat)}@{domain}>",
         reply_to=reply_address(record, seat, version),
         # The version the view and legal moves show (public, like the API's ETag).
         extra_headers={"X-Kurier-Version": str(record.version)},
@@ -230,8 +226,8 @@ def start_delivery(
     prefs.record_delivery(store, player_id, delivery_id, fields)
     current = prefs.get_delivery(store, player_id, delivery_id)
     if current.get("status") == "pending" and current.get("attempts") == "0":
-        _queue(store, notifications.WEBHOOK_QUEUE).enqueue(
-            WEBHOOK_JOB, **_attempt_job(store, player_id, delivery_id, 1)
+        queues.queue(store.raw, queues.WEBHOOK_QUEUE).enqueue(
+            queues.WEBHOOK_JOB, **_attempt_job(store, player_id, delivery_id, 1)
         )
 
 
@@ -283,9 +279,9 @@ def deliver_webhook(player_id: str, delivery_id: str, attempt: int) -> str:
         next_attempt_at=time.time() + delay,
         **state,
     )
-    _queue(store, notifications.WEBHOOK_QUEUE).enqueue_in(
+    queues.queue(store.raw, queues.WEBHOOK_QUEUE).enqueue_in(
         timedelta(seconds=delay),
-        WEBHOOK_JOB,
+        queues.WEBHOOK_JOB,
         **_attempt_job(store, player_id, delivery_id, attempt + 1),
     )
     return "retrying"
@@ -353,11 +349,11 @@ def deadline(game_id: str, version: int, due: float, first_due: float | None = N
     if away:
         # Vacation pauses the clock: the full deadline again after the vacation, within the limit.
         new_due = min(max(away) + float(settings["hours"]) * 3600, limit)
-        _queue(store, notifications.DEADLINE_QUEUE).enqueue_at(
+        queues.queue(store.raw, queues.DEADLINE_QUEUE).enqueue_at(
             notifications.run_at(new_due),
-            notifications.DEADLINE_JOB,
+            queues.DEADLINE_JOB,
             args=(game_id, version, new_due, first_due),
-            job_id=f"{notifications.deadline_job_id(game_id, version)}-{int(new_due)}",
+            job_id=f"{queues.deadline_job_id(game_id, version)}-{int(new_due)}",
             job_timeout=120,
         )
         return "postponed"
