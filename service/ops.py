@@ -29,7 +29,11 @@ def add_parsers(commands: Any) -> dict[str, Handler]:
         action="store_true",
         help="move unfinished games whose replay matches to this engine's rules version",
     )
-    return {"web": cmd_web, "config": cmd_config, "games": cmd_games}
+    verify = commands.add_parser(
+        "verify", help="check finished games' records offline (seed, sealed choices, replay)"
+    )
+    verify.add_argument("records", nargs="+", metavar="RECORD.json")
+    return {"web": cmd_web, "config": cmd_config, "games": cmd_games, "verify": cmd_verify}
 
 
 def gunicorn_argv(host: str, port: int) -> list[str]:
@@ -93,3 +97,9 @@ def cmd_games(args: argparse.Namespace) -> int:
     print(f"verified: {summary}; upgraded: {upgraded}")
     store.close()
     return 1 if counts.get("mismatch") or counts.get("error") else 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from engine.verify import main
+
+    return main(args.records)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from engine.registry import get_game
+from engine.verify import verify_record
 from tests.client import Kurier, play_to_end
 
 
@@ -41,6 +42,8 @@ def test_complete_game_over_http(
     moves = [(a["seat"], a["action"]) for a in record["actions"]]
     state = game.replay(record["players"], record["seed"], record["options"], moves)
     assert game.result(state) == record["result"] == view["result"]
+    # The same checks as a client runs them offline (kurier verify RECORD.json).
+    assert verify_record(record).ok, verify_record(record).problems
 
     log = kurier.all_events(game_id)
     assert [e["version"] for e in log] == list(range(1, view["version"] + 1))
