@@ -75,12 +75,12 @@ TEMPLATES: dict[str, Template] = {
     ),
     "siege_loss": "{unit} is besieged in {city}.",
     "devastated": Plural(
-        "{count} field was devastated: hex {hexes}.",
-        "{count} fields were devastated: hexes {hexes}.",
+        "The Barbarians devastated {count} field: hex {hexes}.",
+        "The Barbarians devastated {count} fields: hexes {hexes}.",
     ),
     "recovered": Plural(
-        "{count} field recovered: hex {hexes}.",
-        "{count} fields recovered: hexes {hexes}.",
+        "The Romans recovered {count} field: hex {hexes}.",
+        "The Romans recovered {count} fields: hexes {hexes}.",
     ),
     "razed": Plural(
         "Attila devastated {count} field for good: hex {hexes}.",
