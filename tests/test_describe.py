@@ -144,6 +144,15 @@ def test_attila_data_names_are_all_covered() -> None:
         assert f"action_tile_used.{tile}" in attila_words.TEMPLATES
 
 
+def test_wargame_removal_reasons_all_have_sentences() -> None:
+    source = (ENGINE / "attila_wargame" / "rules.py").read_text()
+    reasons = set(re.findall(r'_remove\(\s*state,\s*\w+,\s*"([a-z_]+)"', source))
+    assert reasons >= {"eliminated", "killed"}
+    for reason in reasons:
+        assert f"unit_removed.{reason}" in wargame_words.TEMPLATES, reason
+        assert f"unit_removed.{reason}.off_map" in wargame_words.TEMPLATES, reason
+
+
 def test_wargame_data_names_are_all_covered() -> None:
     words = WARGAME.describer
     b = WARGAME.board
@@ -212,6 +221,10 @@ def test_attila_sentences() -> None:
         == "The game is over: Anna, Bruno share the win with 30 points."
     )
     assert say(G, "action_tile_used", seat=1, tile="swap") == "Bruno used the swap tile."
+    assert (
+        say(G, "influence_raised", seat=1, people="vandals", field=22, steps=0)
+        == "Bruno is already on the top field for the Vandals."
+    )
     assert say(G, "card_discarded", seat=0, people="teutons") == (
         "Anna could play no card and discarded a Teuton card."
     )
@@ -220,6 +233,19 @@ def test_attila_sentences() -> None:
 def test_attila_a_simultaneous_commitment_says_nothing_of_the_cards() -> None:
     text = say(ATTILA, "conflict_committed", ref="c", seat=1)
     assert text == "Bruno made a secret choice for the conflict."
+
+
+def test_attila_simultaneous_conflicts_keep_the_number_of_cards_out_of_public_sentences() -> None:
+    state = ATTILA.new_state(3, "describe-secret", {"CONFLICT_COMMIT_ORDER": "simultaneous"})
+    rng = random.Random(3)
+    secret = 0
+    while not ATTILA.is_over(state):
+        for event in random_step(state, rng)[2]:
+            if event.kind == "conflict_committed":
+                text = ATTILA.describe(event, NAMES)
+                assert text is not None and not re.search(r"\d| card", text), text
+                secret += 1
+    assert secret
 
 
 def test_attika_sentences() -> None:

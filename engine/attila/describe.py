@@ -28,6 +28,7 @@ TEMPLATES: dict[str, Template] = {
         "{player} took {count} step of influence with the {peoples} (now field {field}).",
         "{player} took {count} steps of influence with the {peoples} (now field {field}).",
     ),
+    "influence_raised.top": "{player} is already on the top field for the {peoples}.",
     "influence_waived": "{player} waived influence to place a second stone.",
     "card_discarded": "{player} could play no card and discarded a {people} card.",
     "conflict_started": "Conflict in {province} between {peoples}.",
@@ -157,6 +158,12 @@ class Describe:
 
     def _influence_raised(self, event: Event, names: Sequence[str]) -> str:
         d = event.data
+        if not d["steps"]:
+            return fill(
+                TEMPLATES["influence_raised.top"],
+                player=player(names, d["seat"]),
+                peoples=self._peoples(d["people"]),
+            )
         return fill(
             TEMPLATES["influence_raised"],
             d["steps"],
