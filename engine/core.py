@@ -280,6 +280,17 @@ class Game(ABC, Generic[State, Action]):
             self.apply_notation(state, seat, text)
         return state
 
+    # -- words (docs/describe.md) -------------------------------------------------------------
+
+    @abstractmethod
+    def describe(self, event: Event, names: Sequence[str]) -> str | None:
+        """One short English sentence saying what ``event`` means, seats named by ``names``
+        (display names by seat); ``None`` for bookkeeping events not worth a sentence.
+
+        Uses only what the event carries. The caller shows an event with an ``audience``
+        only to that audience; a public event's sentence never holds a hidden value.
+        """
+
 
 def options_from_data(
     raw: Mapping[str, Any], fallback_description: str = ""
@@ -336,6 +347,12 @@ class RulesGame(Game[State, Action]):
         if not isinstance(raw, Mapping):
             raise IllegalAction("bad-action", "an action is a JSON object with a 'type'")
         return self.notation_.from_json(raw)
+
+    #: The game's ``describe`` (its ``engine/<game>/describe.py``).
+    describer: Callable[[Event, Sequence[str]], str | None]
+
+    def describe(self, event: Event, names: Sequence[str]) -> str | None:
+        return self.describer(event, names)
 
 
 def visible_events(events: Sequence[Event], seat: int | None) -> list[Event]:

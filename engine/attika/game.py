@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from engine.attika.actions import AttikaAction, Notation, format_hex
 from engine.attika.board import Board, load_board
+from engine.attika.describe import Describe
 from engine.attika.rules import Rules
 from engine.attika.state import NO_MODE, OVER, REVEALED, AttikaState, dump_state, load_state
 from engine.core import RulesGame, options_from_data
@@ -24,6 +25,7 @@ class AttikaGame(RulesGame[AttikaState, AttikaAction]):
         self.board = board
         self.rules = Rules(board)
         self.notation_ = Notation(board)
+        self.describer = Describe(board)
         self.options = options_from_data(board.raw["options"])
         type(self).min_players = min(board.layouts)
         type(self).max_players = max(board.layouts)

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from engine.attila.actions import AttilaAction, Notation
 from engine.attila.board import Board, load_board
+from engine.attila.describe import Describe
 from engine.attila.rules import Rules
 from engine.attila.state import AttilaState, dump_state, load_state
 from engine.core import RulesGame, options_from_data
@@ -24,6 +25,7 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
         self.board = board
         self.rules = Rules(board)
         self.notation_ = Notation(board)
+        self.describer = Describe(board)
         self.options = options_from_data(board.raw["rule_options"])
 
     # -- setup and play ---------------------------------------------------------------------

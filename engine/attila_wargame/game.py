@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from engine.attila_wargame.actions import Notation, WargameAction
 from engine.attila_wargame.board import Board, load_board
+from engine.attila_wargame.describe import Describe
 from engine.attila_wargame.rules import Rules
 from engine.attila_wargame.state import WargameState, dump_state, load_state
 from engine.core import RulesGame, options_from_data
@@ -25,6 +26,7 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
         self.board = board
         self.rules = Rules(board)
         self.notation_ = Notation(board)
+        self.describer = Describe(board)
         self.options = options_from_data(board.raw["options"], _DEFAULT_DESCRIPTION)
 
     # -- setup and play ---------------------------------------------------------------------
