@@ -90,6 +90,8 @@ BAD_URLS = [
     ("redis+cluster://n1:7000/0", "only database 0"),
     ("redis+cluster://n1", "needs a port"),
     ("redis+cluster://n1:0", "port 0"),
+    ("redis+cluster://[::1:7000", "malformed Redis URL"),
+    ("redis://h1:6379,h2:6379", "no valid port"),
     ("rediss+cluster://n1:7000", "TLS works only with a single rediss://"),
 ]
 
