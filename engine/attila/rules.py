@@ -115,7 +115,7 @@ class Rules:
         if step == PLAY_CARD:
             actions = self._card_actions(state)
         elif step == INFLUENCE:
-            actions = [TakeInfluence()]
+            actions = [TakeInfluence(), Waive()]  # `inf` first: the deadline default
             if state.supply[state.people]:
                 masks = self.placement_mask(state, state.people)
                 actions += [self._waives[q] for q in _bits(masks)]
@@ -287,9 +287,12 @@ class Rules:
         self._after_placements(state, events)
 
     def _waive(self, state: AttilaState, seat: int, action: Waive, events: list[Event]) -> None:
-        self._check_placement(state, state.people, action.province)
+        # §2: after waiving the player *may* set a second stone (``waive ROM``), or none.
+        if action.province is not None:
+            self._check_placement(state, state.people, action.province)
         events.append(self._event("influence_waived", seat=seat))
-        self._place(state, action.province, events)
+        if action.province is not None:
+            self._place(state, action.province, events)
         self._after_placements(state, events)
 
     def _discard(self, state: AttilaState, seat: int, action: Discard, events: list[Event]) -> None:
@@ -459,6 +462,12 @@ class Rules:
     # -- the end of a card, a turn and the game -------------------------------------------------
 
     def _card_done(self, state: AttilaState, events: list[Event]) -> None:
+        # §6 "sobald": checked once the card's stones are set and its conflicts resolved
+        # (short rules: "nach Befriedung"), so that only §8's case — the last stone set as a
+        # 5th stone and sent back by its own conflict — escapes; a later card of the same
+        # turn that sends stones back does not undo the end.
+        if 0 in state.supply and "supply_empty" not in state.end_reasons:
+            state.end_reasons.append("supply_empty")
         state.cards_left -= 1
         state.people = -1
         if state.cards_left > 0:
@@ -470,20 +479,27 @@ class Rules:
             self._end_turn(state, events)
 
     def _skip_if_handless(self, state: AttilaState, events: list[Event]) -> None:
+        """With no card to play the turn is over, but §5 lets the player use an action tile
+        "jederzeit in seinem Zug": if one is usable without a card, wait for it or ``end``."""
         if not state.hands[state.active]:
             state.cards_left = 0
-            self._end_turn(state, events)
+            if self._cardless_tile_usable(state):
+                state.step = FINISH
+            else:
+                self._end_turn(state, events)
 
     def _tile_usable(self, state: AttilaState) -> bool:
         return not state.tile_used and bool(state.action_tiles[state.active])
+
+    def _cardless_tile_usable(self, state: AttilaState) -> bool:
+        """Two influence needs no card; double turn needs one to play, swap one to give."""
+        return not state.tile_used and "two_influence" in state.action_tiles[state.active]
 
     def _end_turn(self, state: AttilaState, events: list[Event]) -> None:
         self._draw(
             state, state.active, self.board.hand_size - len(state.hands[state.active]), events
         )
         events.append(self._event("turn_ended", seat=state.active, turn=state.turn))
-        if any(n == 0 for n in state.supply):
-            state.end_reasons.append("supply_empty")
         if not any(state.hands) and not self._drawable(state):
             state.end_reasons.append("no_cards_left")  # nobody can ever play again
         if state.end_reasons:
