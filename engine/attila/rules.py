@@ -26,7 +26,15 @@ from engine.attila.actions import (
 )
 from engine.attila.board import Board
 from engine.attila.state import CONFLICT, FINISH, INFLUENCE, OVER, PLAY_CARD, AttilaState, Conflict
-from engine.core import SYSTEM, Decision, Event, IllegalAction, dispatch, seeded_rng
+from engine.core import (
+    SYSTEM,
+    Decision,
+    Event,
+    IllegalAction,
+    check_turn,
+    dispatch,
+    seeded_rng,
+)
 
 TILE_OF = {DoubleTurn: "double_turn", Swap: "swap", Boost: "two_influence"}
 TILE_STEPS = (PLAY_CARD, INFLUENCE, FINISH)
@@ -192,21 +200,13 @@ class Rules:
     # == applying ===============================================================================
 
     def apply(self, state: AttilaState, seat: int, action: AttilaAction) -> list[Event]:
-        decision = next((d for d in self.pending(state) if d.seat == seat), None)
-        if state.step == OVER:
-            raise IllegalAction("game-over", "the game is over")
-        if decision is None:
-            waiting = [d.seat for d in self.pending(state)]
-            raise IllegalAction(
-                "not-your-turn", "you have no decision to make now", seat=seat, waiting_for=waiting
-            )
-        if (decision.kind == "resolve") != isinstance(action, Resolve):
-            raise IllegalAction(
-                "wrong-step",
-                "only the server resolves a conflict, once every card is laid",
-                step=decision.step,
-                action=action.kind,
-            )
+        check_turn(
+            self.pending(state),
+            state.step == OVER,
+            seat,
+            action,
+            "only the server resolves a conflict, once every card is laid",
+        )
         events: list[Event] = []
         if type(action) in TILE_OF:
             self._apply_tile(state, action, events)
