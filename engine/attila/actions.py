@@ -91,7 +91,6 @@ class Resolve:
 AttilaAction = (
     Play | TakeInfluence | Waive | Commit | DoubleTurn | Swap | Boost | Discard | EndTurn | Resolve
 )
-TILE_ACTIONS = {DoubleTurn: "double_turn", Swap: "swap", Boost: "two_influence"}
 
 _BARE = {"inf": TakeInfluence(), "double": DoubleTurn(), "end": EndTurn(), "resolve": Resolve()}
 _BARE["pass"] = Commit(())

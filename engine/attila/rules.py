@@ -1,8 +1,9 @@
 """Attila's rules: setup, legal actions, applying actions, conflicts and scoring.
 
-Every ``apply_*`` function validates completely before it changes anything, so an illegal
-action leaves the state as it was. Rule decisions beyond the rulebook are options (see
-``engine.attila.options``) and are written down in docs/rules/attila.md.
+Every action handler validates completely before it changes anything, so an illegal
+action leaves the state as it was. Rule decisions beyond the rulebook are options (the
+``rule_options`` of engine/attila/data/board.json, read in ``engine.attila.game``) and are
+written down in docs/rules/attila.md.
 """
 
 from __future__ import annotations
