@@ -13,7 +13,7 @@ Notation (case-insensitive, one action per line; people by letter, provinces by 
 ``swap VF``        action tile Tausch: swap these hand cards for as many from the pile
 ``boost V``        action tile 2 Einfluss: +2 on one people (``boost V H``: +1 on two)
 ``discard V``      no card can be played: discard one, the turn ends
-``end``            end the turn (offered after a conflict while an action tile is usable)
+``end``            end the turn without a tile (after a conflict, or with an empty hand)
 ``resolve``        reveal and resolve the conflict (the server does this, never a player)
 =================  ==========================================================
 
