@@ -24,7 +24,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Final, Generic, Literal, Protocol, TypeVar
 
 #: The actor that resolves sealed decisions once every choice is in. Never a player.
 SYSTEM: Final = -1
@@ -161,6 +161,31 @@ def dispatch(
     handler(rules, state, seat, action, events)
 
 
+def check_turn(
+    pending: Sequence[Decision],
+    over: bool,
+    seat: int,
+    action: Any,
+    resolve_rule: str = "only the server resolves sealed choices, once every one is in",
+) -> Decision:
+    """The decision ``seat`` answers with ``action``, or the refusal every engine gives first:
+    the game is over, ``seat`` has nothing to decide now, or a player tries a resolution (or
+    the server anything else). ``resolve_rule`` words the last refusal for the game."""
+    if over:
+        raise IllegalAction("game-over", "the game is over")
+    decision = next((d for d in pending if d.seat == seat), None)
+    if decision is None:
+        raise IllegalAction(
+            "not-your-turn",
+            "you have no decision to make now",
+            seat=seat,
+            waiting_for=[d.seat for d in pending],
+        )
+    if (decision.kind == "resolve") != (action.kind == "resolve"):
+        raise IllegalAction("wrong-step", resolve_rule, step=decision.step, action=action.kind)
+    return decision
+
+
 def seeded_rng(seed: str, *purpose: object) -> random.Random:
     """A random generator that depends only on the game seed and what it is used for."""
     return random.Random("/".join([seed, *map(str, purpose)]))
@@ -168,6 +193,29 @@ def seeded_rng(seed: str, *purpose: object) -> random.Random:
 
 State = TypeVar("State")
 Action = TypeVar("Action")
+StateIn = TypeVar("StateIn", contravariant=True)
+
+
+class GameRules(Protocol[StateIn, Action]):
+    """What ``RulesGame`` needs of a game's rules object."""
+
+    def pending(self, state: StateIn) -> list[Decision]: ...
+
+    def legal_actions(self, state: StateIn, seat: int) -> list[Action]: ...
+
+    def apply(self, state: StateIn, seat: int, action: Action) -> list[Event]: ...
+
+
+class GameNotation(Protocol[Action]):
+    """What ``RulesGame`` needs of a game's notation object."""
+
+    def format(self, action: Action) -> str: ...
+
+    def parse(self, text: str) -> Action: ...
+
+    def to_json(self, action: Action) -> dict[str, Any]: ...
+
+    def from_json(self, raw: Mapping[str, Any]) -> Action: ...
 
 
 class Game(ABC, Generic[State, Action]):
@@ -311,13 +359,12 @@ def options_from_data(
 class RulesGame(Game[State, Action]):
     """A game whose rules live in ``self.rules`` and notation in ``self.notation_``.
 
-    The three engines share this wiring: ``rules`` has ``pending``, ``legal_actions`` and
-    ``apply``; ``notation_`` has ``format``, ``parse``, ``to_json`` and ``from_json``; a state
-    has a ``result`` that stays ``None`` until the game is over.
+    The three engines share this wiring (``GameRules``, ``GameNotation``); a state has a
+    ``result`` that stays ``None`` until the game is over.
     """
 
-    rules: Any
-    notation_: Any
+    rules: GameRules[State, Action]
+    notation_: GameNotation[Action]
 
     def pending(self, state: State) -> list[Decision]:
         return self.rules.pending(state)

@@ -212,8 +212,11 @@ def test_only_playable_cards_offered_when_some_are_blocked() -> None:
 
 
 def test_empty_hand_skips_the_turn() -> None:
+    """Without the two influence tile (the only one usable without a card) nothing is left
+    to decide. With it, see test_attila_tiles."""
     state = fresh(3, options={"DRAW_PILE_EXHAUSTED": "stop_drawing"})
     set_hands(state, {0: [V] * 6, 1: []})
+    state.action_tiles[1] = ["double_turn", "swap"]
     state.hands[2] = sorted(state.hands[2] + state.deck)
     state.deck = []
     events = do(state, 0, f"V {qid(frontier()[0])}", "inf")
@@ -224,13 +227,15 @@ def test_empty_hand_skips_the_turn() -> None:
 def test_player_who_laid_every_card_in_a_conflict_skips_the_turn_and_refills() -> None:
     """Rulebook: only the active player refills. A seat that laid its whole hand in someone
     else's conflict has no card at its own turn: the turn passes (NO_PLAYABLE_CARD), then the
-    usual refill at the end of that turn."""
+    usual refill at the end of that turn. (Here seat 1 has used its two influence tile; with
+    it the turn waits for `boost` or `end` first, see test_attila_tiles.)"""
     state = fresh(3)
     t = frontier()[0]
     put(state, t, S, 2)
     put(state, t, F, 2)
     set_hands(state, {0: [V] * 6, 1: [S, S, S, F, F, F], 2: [H] * 6})
     state.action_tiles[0] = []
+    state.action_tiles[1] = ["double_turn", "swap"]
     do(state, 0, f"V {qid(t)}", "inf", "pass")
     do(state, 1, "commit SSSFFF")
     do(state, 2, "pass")
@@ -249,3 +254,28 @@ def test_stop_drawing_all_hands_empty_does_not_crash() -> None:
     do(state, 0, f"V {qid(frontier()[0])}", "inf")  # nobody holds a card any more
     assert G.is_over(state)
     assert state.result["reasons"] == ["no_cards_left"]
+
+
+def test_supply_emptied_by_the_first_card_ends_the_game_though_the_second_refills_it() -> None:
+    """§6: the game ends "sobald von einem Volk kein Spielstein mehr im Vorrat ist" (short
+    rules: "nach Befriedung"); §8's only exception is the last stone set as a 5th stone and
+    sent back by its own conflict. 2 players: card 1 `F BEL` sets the last Frank, no conflict;
+    card 2 `H MOE` makes a 5th stone in MOE (F1 S3 H1) whose conflict sends a Frank back.
+    The end was already reached after card 1: the turn is finished, then the game ends."""
+    state = fresh(2)
+    bel, moe = B.province("BEL").index, B.province("MOE").index
+    put(state, moe, F, 1)
+    put(state, moe, S, CAPACITY - 1)
+    spread(state, F, B.stones_per_people - 2, {bel, moe})
+    assert state.supply[F] == 1
+    set_hands(state, {0: [F, F, H, H, H, H], 1: [Go] * 6})
+    state.action_tiles[0] = []  # no `finish` step
+    events = do(state, 0, "F BEL", "inf")
+    assert state.supply[F] == 0 and not G.is_over(state)  # the turn goes on with card 2
+    events += do(state, 0, "H MOE", "inf")
+    events += everybody_passes(state)  # H1 = F1 < S3: Huns and the Frank leave MOE
+    assert state.supply[F] == 1
+    assert G.is_over(state)
+    assert state.result["reasons"] == ["supply_empty"]
+    # MOE took the 4th century's only tile: its scoring, then the final one
+    assert [e.data["scoring"] for e in events if e.kind == "scored"] == ["century", "final"]

@@ -138,7 +138,7 @@ def test_waived_stone_follows_placement_rules() -> None:
     assert state.stones[target][V] == 1
 
 
-def test_no_waive_when_supply_is_empty_after_the_first_stone() -> None:
+def test_no_second_stone_when_supply_is_empty_after_the_first_stone() -> None:
     state = fresh()
     set_hands(state, {0: [V] * 6})
     a = frontier()[0]
@@ -151,5 +151,53 @@ def test_no_waive_when_supply_is_empty_after_the_first_stone() -> None:
     assert state.supply[V] == 1
     do(state, 0, f"V {qid(a)}")
     legal = G.legal_actions(state, 0)
-    assert TakeInfluence() in legal
-    assert not any(isinstance(x, Waive) for x in legal)
+    assert TakeInfluence() in legal and Waive() in legal  # waiving alone stays possible
+    assert not any(isinstance(x, Waive) and x.province is not None for x in legal)
+
+
+def frank_supply_emptied_by_f_bel():
+    """Every Frank but one is on the board (never in or next to BEL); seat 0 plays `F BEL`,
+    which sets the last one: the Frank supply is empty at the influence decision."""
+    state = fresh()
+    F = P("F")
+    bel = B.province("BEL").index
+    spare = [q for q in range(len(B.provinces)) if q != bel and not B.neighbours[q] >> bel & 1]
+    left = B.stones_per_people - 1
+    for q in spare:
+        n = min(3, left)
+        state.stones[q][F] += n
+        state.supply[F] -= n
+        left -= n
+    assert not left
+    set_hands(state, {0: [F] * 6})
+    do(state, 0, "F BEL")
+    assert state.supply[F] == 0 and state.step == "influence"
+    return state
+
+
+def test_waive_without_a_second_stone_when_the_supply_is_empty() -> None:
+    """§2: "Dann *darf* er … einen zweiten Spielstein setzen": waiving does not oblige a
+    second stone. After `F BEL` set the last Frank, `waive` is still offered (e.g. to stay
+    off field 22 or out of a tie) and sets nothing."""
+    state = frank_supply_emptied_by_f_bel()
+    assert Waive() in G.legal_actions(state, 0)
+    events = do(state, 0, "waive")
+    assert "influence_waived" in [e.kind for e in events]
+    assert "influence_raised" not in [e.kind for e in events]
+    assert "stone_placed" not in [e.kind for e in events]
+    assert all(f == 0 for track in state.influence for f in track)
+    assert G.is_over(state)  # the empty Frank supply ends the game after this turn
+    assert state.result["reasons"] == ["supply_empty"]
+
+
+def test_waive_without_a_second_stone_is_offered_beside_the_second_stones() -> None:
+    state = fresh()
+    set_hands(state, {0: [V] * 6})
+    a = frontier()[0]
+    do(state, 0, f"V {qid(a)}")
+    legal = G.legal_actions(state, 0)
+    assert legal[:2] == [TakeInfluence(), Waive()]  # `inf` stays the first (deadline default)
+    assert any(isinstance(x, Waive) and x.province is not None for x in legal)
+    do(state, 0, "waive")
+    assert state.stones[a][V] == 1 and state.supply[V] == B.stones_per_people - 1
+    assert state.influence[0][V] == 0 and state.active == 1

@@ -42,6 +42,7 @@ def test_examples_from_the_notation_table() -> None:
     assert G.parse(f"V {q}") == Play(V, ita)
     assert G.parse("inf") == TakeInfluence()
     assert G.parse(f"waive {q}") == Waive(ita)
+    assert G.parse("waive") == Waive()
     assert G.parse("commit VVH") == Commit(tuple(sorted((V, V, H))))
     assert G.parse("pass") == Commit(())
     assert G.parse("double") == DoubleTurn()
@@ -112,6 +113,8 @@ def test_round_trip_every_legal_action_in_random_games(players: int) -> None:
         {"type": "play", "people": "vandals"},
         {"type": "play", "people": 5, "province": "ITA"},
         {"type": "influence", "extra": 1},
+        {"type": "waive", "province": "ITA", "extra": 1},
+        {"type": "waive", "province": None},
         {"type": "commit", "cards": "VV"},
         {"type": "boost", "peoples": None},
     ],
@@ -121,6 +124,15 @@ def test_bad_json_action(raw: dict) -> None:
     with pytest.raises(IllegalAction) as error:
         G.action_from_json(raw)
     assert error.value.code == "bad-action"
+
+
+def test_waive_without_a_second_stone_in_notation_and_json() -> None:
+    assert G.notation(Waive()) == "waive" and G.parse("WAIVE ") == Waive()
+    assert G.action_to_json(Waive()) == {"type": "waive"}
+    assert G.action_from_json({"type": "waive"}) == Waive()
+    ita = inland()[0]
+    assert G.action_to_json(Waive(ita)) == {"type": "waive", "province": qid(ita)}
+    assert G.action_from_json({"type": "waive", "province": qid(ita)}) == Waive(ita)
 
 
 def test_json_action_not_an_object() -> None:

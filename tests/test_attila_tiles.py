@@ -322,3 +322,50 @@ def test_double_turn_first_card_fully_resolved_before_second() -> None:
     names = kinds(events)
     assert names.index("scored") < names.index("cards_drawn")
     assert names.count("cards_drawn") == 1 and state.active == 1
+
+
+# -- an empty hand at the own turn ----------------------------------------------------------
+
+
+def seat_1_laid_its_whole_hand():
+    """Seat 0 starts a conflict in a frontier province (Saxons 2, Franks 2, one Vandal);
+    seat 1 lays its whole hand (SSSFFF) in it. Then seat 1's turn comes with no card."""
+    state = fresh(3)
+    t = frontier()[0]
+    put(state, t, S, 2)
+    put(state, t, F, 2)
+    set_hands(state, {0: [V] * 6, 1: [S, S, S, F, F, F], 2: [H] * 6})
+    state.action_tiles[0] = []
+    do(state, 0, f"V {qid(t)}", "inf", "pass")
+    do(state, 1, "commit SSSFFF")
+    do(state, 2, "pass")
+    resolve(state)
+    assert state.active == 1 and not state.hands[1]
+    return state
+
+
+def test_empty_hand_at_turn_start_may_still_use_the_two_influence_tile() -> None:
+    """§5: "Der aktive Spieler kann jederzeit in seinem Zug seine Aktions-Plättchen
+    einsetzen." The 2-influence tile needs no card, so an empty hand must not cost it: the
+    turn waits for `boost …` or `end` before the refill. Swap needs a card to give; double
+    turn stays legal as everywhere else, but with no card it would only spend the tile."""
+    state = seat_1_laid_its_whole_hand()
+    assert state.step == "finish"
+    assert [d.seat for d in G.pending(state)] == [1]
+    legal = G.legal_actions(state, 1)
+    assert legal[0] == EndTurn()
+    assert Boost((S,)) in legal and Boost((F, S)) in legal
+    assert not any(isinstance(a, Swap) for a in legal)
+    events = do(state, 1, "boost S")
+    assert state.influence[1][S] == 2
+    assert state.action_tiles[1] == ["double_turn", "swap"]
+    assert "cards_drawn" in kinds(events)
+    assert len(state.hands[1]) == B.hand_size and state.active == 2
+
+
+def test_empty_hand_at_turn_start_may_decline_with_end() -> None:
+    state = seat_1_laid_its_whole_hand()
+    events = do(state, 1, "end")
+    assert kinds(events)[:2] == ["cards_drawn", "cards_drawn_own"]
+    assert len(state.hands[1]) == B.hand_size and state.active == 2
+    assert len(state.action_tiles[1]) == 3

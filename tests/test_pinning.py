@@ -7,12 +7,16 @@ import json
 
 import pytest
 
+from engine.registry import get_game
 from service import games, pinning
 from service.cli import main
 from service.keys import game_key
 from service.problems import Problem
 from service.store import Store
 from tests.game_helpers import new_table, play_random
+
+#: The running engine's Attila rules; "attila-0" below stands for an older release's.
+CURRENT = get_game("attila").rules_version
 
 
 def _move(store: Store, table: object) -> None:
@@ -22,7 +26,7 @@ def _move(store: Store, table: object) -> None:
 def test_a_started_game_records_the_engine_rules_version(isolated_redis: Store) -> None:
     table = new_table(isolated_redis)
     record = isolated_redis.get_game(table.game_id)
-    assert record.rules_version == record.game.rules_version == "attila-1"
+    assert record.rules_version == record.game.rules_version == CURRENT
 
 
 def test_stored_games_replay_to_their_stored_state(isolated_redis: Store) -> None:
@@ -65,15 +69,15 @@ def test_moves_are_refused_under_other_rules_until_upgraded(
     assert refused.value.problem_code == "rules-version-mismatch"
     assert refused.value.extra == {
         "game_rules_version": "attila-0",
-        "server_rules_version": "attila-1",
+        "server_rules_version": CURRENT,
     }
     assert isolated_redis.get_game(table.game_id).version == version  # nothing changed
 
     monkeypatch.setenv("REDIS_URL", isolated_redis.url)
     assert main(["games", "verify", "--upgrade"]) == 0
-    assert f"upgraded {table.game_id}: attila-0 -> attila-1" in capsys.readouterr().out
+    assert f"upgraded {table.game_id}: attila-0 -> {CURRENT}" in capsys.readouterr().out
     record, entries = isolated_redis.read_log(table.game_id)
-    assert record.rules_version == "attila-1"
+    assert record.rules_version == CURRENT
     assert entries[-1][1]["kind"] == "rules_upgraded"
     _move(isolated_redis, table)  # plays again
     assert isolated_redis.get_game(table.game_id).version > version + 1
@@ -111,7 +115,7 @@ def test_the_api_answers_a_pinned_game_with_a_problem(store: Store, app: object)
     assert answer.status_code == 409
     assert answer.mimetype == "application/problem+json"
     assert answer.json["code"] == "rules-version-mismatch"
-    assert answer.json["server_rules_version"] == "attila-1"
+    assert answer.json["server_rules_version"] == CURRENT
 
 
 def test_a_deadline_applies_no_default_move_under_other_rules(isolated_redis: Store) -> None:

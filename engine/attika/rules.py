@@ -33,7 +33,7 @@ from engine.attika.state import (
     TURN,
     AttikaState,
 )
-from engine.core import Decision, Event, IllegalAction, dispatch, seeded_rng
+from engine.core import Decision, Event, IllegalAction, check_turn, dispatch, seeded_rng
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,15 +380,7 @@ class Rules:
     # == applying =============================================================================
 
     def apply(self, state: AttikaState, seat: int, action: AttikaAction) -> list[Event]:
-        if state.step == OVER:
-            raise IllegalAction("game-over", "the game is over")
-        if seat != state.active:
-            raise IllegalAction(
-                "not-your-turn",
-                "you have no decision to make now",
-                seat=seat,
-                waiting_for=[state.active],
-            )
+        check_turn(self.pending(state), state.step == OVER, seat, action)
         events: list[Event] = []
         dispatch(_HANDLERS, self, state, seat, action, events)
         return events

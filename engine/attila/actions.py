@@ -6,13 +6,14 @@ Notation (case-insensitive, one action per line; people by letter, provinces by 
 ``V ITA``          play a Vandals card and set a Vandals stone into ITA
 ``inf``            take the influence for the stone just set
 ``waive ROM``      waive the influence; set a second stone of that people into ROM
+``waive``          waive the influence and set no second stone
 ``commit VVH``     lay these cards face down in the current conflict (sealed)
 ``pass``           lay no card in the current conflict (sealed)
 ``double``         action tile Doppelzug: one more card this turn
 ``swap VF``        action tile Tausch: swap these hand cards for as many from the pile
 ``boost V``        action tile 2 Einfluss: +2 on one people (``boost V H``: +1 on two)
 ``discard V``      no card can be played: discard one, the turn ends
-``end``            end the turn (offered after a conflict while an action tile is usable)
+``end``            end the turn without a tile (after a conflict, or with an empty hand)
 ``resolve``        reveal and resolve the conflict (the server does this, never a player)
 =================  ==========================================================
 
@@ -45,7 +46,7 @@ class TakeInfluence:
 @dataclass(frozen=True, slots=True)
 class Waive:
     kind: ClassVar[str] = "waive"
-    province: int
+    province: int | None = None  # None: no second stone (rulebook §2, "darf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +91,10 @@ class Resolve:
 AttilaAction = (
     Play | TakeInfluence | Waive | Commit | DoubleTurn | Swap | Boost | Discard | EndTurn | Resolve
 )
-TILE_ACTIONS = {DoubleTurn: "double_turn", Swap: "swap", Boost: "two_influence"}
 
 _BARE = {"inf": TakeInfluence(), "double": DoubleTurn(), "end": EndTurn(), "resolve": Resolve()}
 _BARE["pass"] = Commit(())
+_BARE["waive"] = Waive()
 _WORD = re.compile(r"^(waive|commit|swap|boost|discard)\s+(.+)$")
 _PLAY = re.compile(r"^(?:play\s+)?([a-z])\s*[\s@-]\s*([a-z]+)$")
 
@@ -114,7 +115,7 @@ class Notation:
         match action:
             case Play(people, where):
                 return f"{self.board.peoples[people].letter} {province[where].id}"
-            case Waive(where):
+            case Waive(where) if where is not None:
                 return f"waive {province[where].id}"
             case Commit(cards):
                 return f"commit {self.letters(cards)}" if cards else "pass"
@@ -142,7 +143,7 @@ class Notation:
             return Play(self._people(play.group(1), text), self._province(play.group(2), text))
         raise IllegalAction(
             "bad-notation",
-            f"cannot read {text.strip()!r}: expected e.g. 'V ITA', 'inf', 'waive ROM', "
+            f"cannot read {text.strip()!r}: expected e.g. 'V ITA', 'inf', 'waive ROM', 'waive', "
             "'commit VVH', 'pass', 'double', 'swap VF', 'boost V', 'discard V' or 'end'",
             text=text.strip(),
         )
@@ -186,7 +187,7 @@ class Notation:
         match action:
             case Play(people, where):
                 out |= {"people": ids[people], "province": self.board.provinces[where].id}
-            case Waive(where):
+            case Waive(where) if where is not None:
                 out["province"] = self.board.provinces[where].id
             case Commit(cards) | Swap(cards):
                 out["cards"] = [ids[c] for c in cards]
@@ -209,12 +210,14 @@ class Notation:
         fields = _JSON_FIELDS.get(kind)
         if fields is None:
             raise ValueError(f"unknown type {kind!r}; one of {sorted(_JSON_FIELDS)}")
-        if set(raw) != {"type", *fields}:
-            raise ValueError(f"{kind!r} takes exactly the fields {['type', *fields]}")
+        optional = _OPTIONAL_JSON_FIELDS.get(kind, ())
+        if not {"type", *fields} - set(optional) <= set(raw) <= {"type", *fields}:
+            leave_out = f" ({', '.join(optional)} may be left out)" if optional else ""
+            raise ValueError(f"{kind!r} takes exactly the fields {['type', *fields]}{leave_out}")
         match kind:
             case "play":
                 return Play(self._json_people(raw["people"]), self._json_province(raw["province"]))
-            case "waive":
+            case "waive" if "province" in raw:
                 return Waive(self._json_province(raw["province"]))
             case "commit":
                 return Commit(self._json_cards(raw["cards"]))
@@ -236,11 +239,14 @@ class Notation:
         return tuple(sorted(self._json_people(card) for card in expect_json(value, list)))
 
 
+#: Fields an action object may leave out (then it is the ``_SIMPLE`` action of its type).
+_OPTIONAL_JSON_FIELDS: dict[str, tuple[str, ...]] = {"waive": ("province",)}
 _SIMPLE = {
     "influence": TakeInfluence(),
     "double": DoubleTurn(),
     "end": EndTurn(),
     "resolve": Resolve(),
+    "waive": Waive(),  # without "province": no second stone
 }
 _JSON_FIELDS: dict[str, tuple[str, ...]] = {
     "play": ("people", "province"),
@@ -249,5 +255,5 @@ _JSON_FIELDS: dict[str, tuple[str, ...]] = {
     "swap": ("cards",),
     "boost": ("peoples",),
     "discard": ("people",),
-    **{kind: () for kind in _SIMPLE},
+    **{kind: () for kind in _SIMPLE if kind not in _OPTIONAL_JSON_FIELDS},
 }

@@ -19,7 +19,8 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
     title: ClassVar[str] = "Attila"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
-    rules_version: ClassVar[str] = "attila-1"
+    rules_version: ClassVar[str] = "attila-2"
+    rules: Rules  # the full rules object, beyond what RulesGame needs of it
 
     def __init__(self, board: Board) -> None:
         self.board = board

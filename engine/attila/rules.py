@@ -1,8 +1,9 @@
 """Attila's rules: setup, legal actions, applying actions, conflicts and scoring.
 
-Every ``apply_*`` function validates completely before it changes anything, so an illegal
-action leaves the state as it was. Rule decisions beyond the rulebook are options (see
-``engine.attila.options``) and are written down in docs/rules/attila.md.
+Every action handler validates completely before it changes anything, so an illegal
+action leaves the state as it was. Rule decisions beyond the rulebook are options (the
+``rule_options`` of engine/attila/data/board.json, read in ``engine.attila.game``) and are
+written down in docs/rules/attila.md.
 """
 
 from __future__ import annotations
@@ -26,7 +27,15 @@ from engine.attila.actions import (
 )
 from engine.attila.board import Board
 from engine.attila.state import CONFLICT, FINISH, INFLUENCE, OVER, PLAY_CARD, AttilaState, Conflict
-from engine.core import SYSTEM, Decision, Event, IllegalAction, dispatch, seeded_rng
+from engine.core import (
+    SYSTEM,
+    Decision,
+    Event,
+    IllegalAction,
+    check_turn,
+    dispatch,
+    seeded_rng,
+)
 
 TILE_OF = {DoubleTurn: "double_turn", Swap: "swap", Boost: "two_influence"}
 TILE_STEPS = (PLAY_CARD, INFLUENCE, FINISH)
@@ -115,7 +124,7 @@ class Rules:
         if step == PLAY_CARD:
             actions = self._card_actions(state)
         elif step == INFLUENCE:
-            actions = [TakeInfluence()]
+            actions = [TakeInfluence(), Waive()]  # `inf` first: the deadline default
             if state.supply[state.people]:
                 masks = self.placement_mask(state, state.people)
                 actions += [self._waives[q] for q in _bits(masks)]
@@ -192,21 +201,13 @@ class Rules:
     # == applying ===============================================================================
 
     def apply(self, state: AttilaState, seat: int, action: AttilaAction) -> list[Event]:
-        decision = next((d for d in self.pending(state) if d.seat == seat), None)
-        if state.step == OVER:
-            raise IllegalAction("game-over", "the game is over")
-        if decision is None:
-            waiting = [d.seat for d in self.pending(state)]
-            raise IllegalAction(
-                "not-your-turn", "you have no decision to make now", seat=seat, waiting_for=waiting
-            )
-        if (decision.kind == "resolve") != isinstance(action, Resolve):
-            raise IllegalAction(
-                "wrong-step",
-                "only the server resolves a conflict, once every card is laid",
-                step=decision.step,
-                action=action.kind,
-            )
+        check_turn(
+            self.pending(state),
+            state.step == OVER,
+            seat,
+            action,
+            "only the server resolves a conflict, once every card is laid",
+        )
         events: list[Event] = []
         if type(action) in TILE_OF:
             self._apply_tile(state, action, events)
@@ -287,9 +288,12 @@ class Rules:
         self._after_placements(state, events)
 
     def _waive(self, state: AttilaState, seat: int, action: Waive, events: list[Event]) -> None:
-        self._check_placement(state, state.people, action.province)
+        # §2: after waiving the player *may* set a second stone (``waive ROM``), or none.
+        if action.province is not None:
+            self._check_placement(state, state.people, action.province)
         events.append(self._event("influence_waived", seat=seat))
-        self._place(state, action.province, events)
+        if action.province is not None:
+            self._place(state, action.province, events)
         self._after_placements(state, events)
 
     def _discard(self, state: AttilaState, seat: int, action: Discard, events: list[Event]) -> None:
@@ -459,6 +463,12 @@ class Rules:
     # -- the end of a card, a turn and the game -------------------------------------------------
 
     def _card_done(self, state: AttilaState, events: list[Event]) -> None:
+        # §6 "sobald": checked once the card's stones are set and its conflicts resolved
+        # (short rules: "nach Befriedung"), so that only §8's case — the last stone set as a
+        # 5th stone and sent back by its own conflict — escapes; a later card of the same
+        # turn that sends stones back does not undo the end.
+        if 0 in state.supply and "supply_empty" not in state.end_reasons:
+            state.end_reasons.append("supply_empty")
         state.cards_left -= 1
         state.people = -1
         if state.cards_left > 0:
@@ -470,20 +480,27 @@ class Rules:
             self._end_turn(state, events)
 
     def _skip_if_handless(self, state: AttilaState, events: list[Event]) -> None:
+        """With no card to play the turn is over, but §5 lets the player use an action tile
+        "jederzeit in seinem Zug": if one is usable without a card, wait for it or ``end``."""
         if not state.hands[state.active]:
             state.cards_left = 0
-            self._end_turn(state, events)
+            if self._cardless_tile_usable(state):
+                state.step = FINISH
+            else:
+                self._end_turn(state, events)
 
     def _tile_usable(self, state: AttilaState) -> bool:
         return not state.tile_used and bool(state.action_tiles[state.active])
+
+    def _cardless_tile_usable(self, state: AttilaState) -> bool:
+        """Two influence needs no card; double turn needs one to play, swap one to give."""
+        return not state.tile_used and "two_influence" in state.action_tiles[state.active]
 
     def _end_turn(self, state: AttilaState, events: list[Event]) -> None:
         self._draw(
             state, state.active, self.board.hand_size - len(state.hands[state.active]), events
         )
         events.append(self._event("turn_ended", seat=state.active, turn=state.turn))
-        if any(n == 0 for n in state.supply):
-            state.end_reasons.append("supply_empty")
         if not any(state.hands) and not self._drawable(state):
             state.end_reasons.append("no_cards_left")  # nobody can ever play again
         if state.end_reasons:

@@ -21,6 +21,7 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
     rules_version: ClassVar[str] = "attila-wargame-1"
+    rules: Rules  # the full rules object, beyond what RulesGame needs of it
 
     def __init__(self, board: Board) -> None:
         self.board = board

@@ -49,7 +49,7 @@ from engine.attila_wargame.state import (
     Council,
     WargameState,
 )
-from engine.core import SYSTEM, Decision, Event, IllegalAction, dispatch
+from engine.core import SYSTEM, Decision, Event, IllegalAction, check_turn, dispatch
 
 ROMAN, BARBARIAN, NEUTRAL = "roman", "barbarian", "neutral"
 #: Phase id -> the side that moves or attacks in it (a..f per the calendar).
@@ -432,24 +432,7 @@ class Rules:
     # == applying =============================================================================
 
     def apply(self, state: WargameState, seat: int, action: WargameAction) -> list[Event]:
-        if state.step == OVER:
-            raise IllegalAction("game-over", "the game is over")
-        decisions = self.pending(state)
-        decision = next((d for d in decisions if d.seat == seat), None)
-        if decision is None:
-            raise IllegalAction(
-                "not-your-turn",
-                "you have no decision to make now",
-                seat=seat,
-                waiting_for=[d.seat for d in decisions],
-            )
-        if (decision.kind == "resolve") != isinstance(action, Resolve):
-            raise IllegalAction(
-                "wrong-step",
-                "only the server resolves sealed choices, once every one is in",
-                step=decision.step,
-                action=action.kind,
-            )
+        check_turn(self.pending(state), state.step == OVER, seat, action)
         events: list[Event] = []
         dispatch(_HANDLERS, self, state, seat, action, events)
         self._check_aetius(state, events)
