@@ -29,7 +29,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from rq import Queue
 from rq.serializers import JSONSerializer
 
-from service.replies import LOCAL_PREFIX
+from service.replies import LOCAL_PREFIX, fingerprint
 from service.store import QUEUE_NAME, Store
 
 log = logging.getLogger("kurier.mailin")
@@ -115,7 +115,9 @@ class InboundHandler:
             job_timeout=60,
             result_ttl=3600,
             failure_ttl=7 * 86_400,
-            description=f"inbound mail for {recipient}",
+            # rq logs the description: never the signed address, which would let a log
+            # reader play it.
+            description=f"inbound mail for {fingerprint(recipient)}",
         )
         return job.id
 

@@ -7,7 +7,8 @@
 2. checks the signed token in the address (service/replies.py): a forged, altered, expired or
    already used address is refused, and the refusal goes to the registered address of the
    seat's player, never to the sender (an address that names no seat is only logged);
-3. requires ``From:`` to be the player's registered address (else the player is warned);
+3. requires the sender to be the player (service/mailauth.py: ``From:``, the envelope sender
+   and, when configured, the relay's Authentication-Results), else the player is warned;
 4. plays the body, one action per line, through ``games.play`` (the same checks, sealed
    commitments, resolution jobs and notifications as over HTTP), the Message-ID (and line
    number) being the idempotency key; ``legal``, ``board``, ``help`` and ``resign`` are
@@ -19,6 +20,11 @@
 Each address works once (its nonce is claimed with ``SET NX``). A sealed choice is taken only
 from a reply to a mail written while that sealed decision was pending; open moves are checked
 against the current state, whatever mail they answer.
+
+Nothing goes back to the sender, and whoever sends, the SMTP answer is the same: a sender
+learns nothing about an address. A mail nobody authenticated makes Kurier write to the player
+at most once per seat and day (``WARNING_INTERVAL``). Logs name an address only by
+``replies.fingerprint``: the address itself is a key to the seat.
 """
 
 from __future__ import annotations
@@ -32,10 +38,9 @@ import re
 import time
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from email.utils import getaddresses
 from typing import Any
 
-from service import games, replies
+from service import games, mailauth, replies
 from service.mailin import SOFT_LIMIT, message_id_of
 from service.pictures import text_summary
 from service.problems import Problem
@@ -46,8 +51,9 @@ from workers.shared import shared_store
 log = logging.getLogger("kurier.mailin")
 COMMANDS = ("legal", "board", "help", "resign")
 LEGAL_HEADING = "Your legal moves (send one as notation):"
-#: Warnings caused by mail nobody authenticated (forged address, wrong sender): per seat and hour.
-MAX_WARNINGS_PER_HOUR = 10
+#: Seconds between two warnings to a seat about mail nobody authenticated (forged address,
+#: wrong sender): anyone who knows a game id can cause them, so at most one a day.
+WARNING_INTERVAL = 86_400
 _MSGID = re.compile(r"^<[^<>\s]{1,250}>$")
 
 
@@ -106,7 +112,9 @@ def process_inbound(
     assert isinstance(message, EmailMessage)
     inbound = Inbound(mail_from, recipient, message, message_id_of(raw), size, oversize)
     outcome = _process(store, inbound)
-    log.info("inbound mail %s for %s: %s", inbound.message_id, recipient, outcome)
+    log.info(
+        "inbound mail %s for %s: %s", inbound.message_id, replies.fingerprint(recipient), outcome
+    )
     return outcome
 
 
@@ -121,9 +129,9 @@ def _process(store: Store, inbound: Inbound) -> str:
     answer = Answer.for_seat(store, token.game_id, token.seat, inbound)
     if answer is None:
         return "no-player-to-answer"
-    sender = sender_address(inbound.message)
-    if sender != answer.registered.lower():
-        return _warn(answer, "wrong-sender", _wrong_sender_text(sender, token.game_id))
+    doubt = _doubt(inbound, answer)
+    if doubt is not None:
+        return _warn(answer, doubt.code, _unauthenticated_text(doubt, token.game_id))
     if not _claim(store, token, inbound.message_id):
         return answer.send(
             "reused-token",
@@ -156,15 +164,10 @@ def is_auto_reply(mail_from: str, message: EmailMessage) -> bool:
     return precedence in ("bulk", "junk", "list") or bool(message.get("X-Autoreply"))
 
 
-def sender_address(message: EmailMessage) -> str:
-    """The one ``From:`` address, lower-case; "" when there is none or several."""
-    try:
-        found = message.get_all("From") or []
-        pairs = getaddresses([str(value) for value in found])
-    except (TypeError, ValueError, IndexError):
-        return ""
-    addresses = [address for _, address in pairs if "@" in address]
-    return addresses[0].strip().lower() if len(addresses) == 1 and len(found) == 1 else ""
+def _doubt(inbound: Inbound, answer: Answer) -> mailauth.Doubt | None:
+    return mailauth.doubt(
+        inbound.mail_from, inbound.message, answer.registered, mailauth.trusted_authserv_id()
+    )
 
 
 def _claim(store: Store, token: replies.ReplyToken, message_id: str) -> bool:
@@ -189,29 +192,30 @@ def _refuse_address(store: Store, inbound: Inbound, rejected: replies.ReplyRejec
         f"({rejected.code}). Nothing was played.",
         "To play, reply to this mail or to the newest mail of the game.",
     ]
-    if rejected.code == "expired-token":
+    # An expired address was once real: its owner's mistake is answered. Any other refusal
+    # (an address this server never signed) may come from anyone: a warning, once a day.
+    if rejected.code == "expired-token" and _doubt(inbound, answer) is None:
         return answer.send(rejected.code, text)
     return _warn(answer, rejected.code, text)
 
 
 def _warn(answer: Answer, code: str, text: list[str]) -> str:
-    """Tell the player about mail that was not authenticated, at most a few times an hour."""
+    """Tell the player about mail that was not authenticated, at most once per seat and day."""
     key = f"kurier:mail:warned:{answer.record.id}:{answer.seat}"
-    count = answer.store.r.incr(key)
-    if count == 1:
-        answer.store.r.expire(key, 3600)
-    if count > MAX_WARNINGS_PER_HOUR:
+    first = answer.store.r.set(key, answer.inbound.message_id, nx=True, ex=WARNING_INTERVAL)
+    # The same mail again (a job run twice) may go on: its answer's ledger sends it once.
+    if not first and answer.store.r.get(key) != answer.inbound.message_id:
         return f"{code}-not-told"
     return answer.send(code, text, show_state=False)
 
 
-def _wrong_sender_text(sender: str, game_id: str) -> list[str]:
-    who = sender or "an unreadable sender"
+def _unauthenticated_text(doubt: mailauth.Doubt, game_id: str) -> list[str]:
     return [
-        f"Someone tried to play for you in game {game_id}: a mail from {who} was sent to your "
-        "reply address. Only mail from your registered address counts; it was ignored and "
-        "nothing was played.",
-        "If that was you, send from your registered address (or change it with PATCH /v1/me).",
+        f"Someone tried to play for you in game {game_id}: {doubt.detail} was sent to your "
+        "reply address. Only mail from your registered address, sent by your own mail "
+        f"provider, counts; it was ignored and nothing was played ({doubt.code}).",
+        "If that was you, send from your registered address (or change it with PATCH /v1/me). "
+        "Kurier tells you about such mails at most once a day.",
     ]
 
 
