@@ -17,7 +17,6 @@ import asyncio
 import base64
 import hashlib
 import logging
-import os
 import re
 import signal
 import threading
@@ -29,7 +28,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from rq import Queue
 from rq.serializers import JSONSerializer
 
-from service.replies import LOCAL_PREFIX, fingerprint
+from service.replies import LOCAL_PREFIX, fingerprint, mail_domain
 from service.store import QUEUE_NAME, Store
 
 log = logging.getLogger("kurier.mailin")
@@ -40,10 +39,6 @@ HARD_LIMIT = 4 * 1024 * 1024
 MAX_RECIPIENTS = 5
 SEEN_TTL = 30 * 86_400
 INBOUND_JOB = "workers.mailin.process_inbound"
-
-
-def mail_domain() -> str:
-    return os.environ.get("KURIER_MAIL_DOMAIN", "kurier.localhost").lower()
 
 
 def seen_key(message_id: str, recipient: str) -> str:

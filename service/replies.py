@@ -108,6 +108,12 @@ def peek_address(address: str) -> tuple[str, int] | None:
     return match["game"], int(match["seat"])
 
 
+def mail_domain() -> str:
+    """The domain of reply addresses, Message-IDs and the default sender. Lower-case: mail-in
+    matches recipients against it, and domains are case-insensitive anyway."""
+    return os.environ.get("KURIER_MAIL_DOMAIN", "kurier.localhost").strip().lower()
+
+
 def fingerprint(address: str) -> str:
     """What a log may say about a reply address: its game and seat and a short hash that tells
     addresses apart, never the nonce and MAC that would let a log reader play with it."""

@@ -17,7 +17,7 @@ from rq.serializers import JSONSerializer
 
 from tests.notify_stack import ROOT, NotifyStack
 from tests.receivers import free_port, wait_for
-from workers.mailin import LEGAL_HEADING
+from workers.seatmail import LEGAL_HEADING
 
 DOMAIN = "play.test"
 PLAYERS_DOMAIN = "players.test"

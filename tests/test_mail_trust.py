@@ -1,10 +1,13 @@
 """Who may play by email, with real servers (a real ``kurier mail-in``, workers and an aiosmtpd
 sink) behind a relay that vouches for senders with Authentication-Results: the envelope
 sender and the relay's verdict count, not only ``From:``; a sender learns nothing about an
-address; the player is warned at most once a day; logs never hold a usable address."""
+address; the player is warned at most once a day; logs never hold a usable address; a mail
+reads the game once."""
 
 from __future__ import annotations
 
+import email
+import email.policy
 import re
 import time
 from collections.abc import Iterator
@@ -14,8 +17,11 @@ import pytest
 
 from service import replies
 from service.mailauth import parse_authentication_results, trusted_results, vouched
+from service.mailin import message_id_of
+from service.store import GameRecord, Store
 from tests.mail_stack import DOMAIN, MailStack, as_wire, legal_moves, plain, reply_to
 from tests.test_mail_play import answer_for, new_game, turn, version
+from workers.mailin import Inbound, _process
 
 RELAY = "mx.play.test"
 PASS = f"{RELAY}; dkim=pass header.d=players.test; spf=pass smtp.mailfrom=players.test"
@@ -139,3 +145,36 @@ def test_authentication_results_are_read_as_rfc_8601_writes_them() -> None:
     message["Authentication-Results"] = f"{RELAY}; spf=fail smtp.mailfrom=players.test"
     message["Authentication-Results"] = PASS  # lower down: came with the mail
     assert not vouched(trusted_results(message, RELAY), "players.test")
+
+
+class CountingStore(Store):
+    """The real store, counting how often the game is read."""
+
+    reads = 0
+
+    def get_game(self, game_id: str) -> GameRecord:
+        self.reads += 1
+        return super().get_game(game_id)
+
+
+def test_a_mail_reads_the_game_once_and_again_only_after_its_own_move(
+    stack: MailStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert stack.store is not None
+    for name in ("KURIER_SMTP_URL", "KURIER_MAIL_DOMAIN", "KURIER_MAIL_AUTHSERV_ID"):
+        monkeypatch.setenv(name, stack.env[name])
+    game_id, mails = new_game(stack, "reads", "mail-reads-1")
+    seat, v, mail = turn(stack, game_id, mails)
+    me, token, move = mails[seat], str(mail["Reply-To"]), legal_moves(mail)[0]
+    raw = relayed(reply_to(mail, me, f"legal\nboard\n{move}\nhelp\nlegal"), PASS)
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(message, EmailMessage)
+    store = CountingStore(stack.store.url)
+    try:
+        inbound = Inbound(me, token, message, message_id_of(raw), len(raw), False)
+        assert _process(store, inbound) == "played:1"
+    finally:
+        store.close()
+    # Once when the mail arrives, once after its move (Store.transact reads for itself).
+    assert store.reads == 2
+    assert version(stack, game_id) > v

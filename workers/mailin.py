@@ -42,46 +42,21 @@ from typing import Any
 
 from service import games, mailauth, replies
 from service.mailin import SOFT_LIMIT, message_id_of
-from service.pictures import text_summary
 from service.problems import Problem
 from service.store import GameRecord, Idempotency, Store, player_key
-from workers import mail, notify
+from workers import mail, seatmail
 from workers.shared import shared_store
 
 log = logging.getLogger("kurier.mailin")
 COMMANDS = ("legal", "board", "help", "resign")
-LEGAL_HEADING = "Your legal moves (send one as notation):"
 #: Seconds between two warnings to a seat about mail nobody authenticated (forged address,
 #: wrong sender): anyone who knows a game id can cause them, so at most one a day.
 WARNING_INTERVAL = 86_400
 _MSGID = re.compile(r"^<[^<>\s]{1,250}>$")
 
 
-def issued_key(nonce: str) -> str:
-    return f"kurier:mail:issued:{nonce}"
-
-
 def nonce_key(nonce: str) -> str:
     return f"kurier:mail:nonce:{nonce}"
-
-
-def issue_address(store: Store, record: GameRecord, seat: int) -> str:
-    """A fresh signed Reply-To for ``seat``; remembers which decision the mail was about."""
-    keys, key_id = replies.load_keys(store.r)
-    address, nonce = replies.reply_address(
-        keys, key_id, record.id, seat, time.time(), mail.mail_domain()
-    )
-    owed = next((d for d in record.pending if d["seat"] == seat), None) or {}
-    info = {
-        "version": record.version,
-        "kind": owed.get("kind", ""),
-        "step": owed.get("step", ""),
-        "ref": owed.get("ref", ""),
-    }
-    key = issued_key(nonce)
-    store.r.hset(key, mapping=info)
-    store.r.expire(key, replies.DEFAULT_LIFETIME + 86_400)
-    return address
 
 
 # -- the job ------------------------------------------------------------------------------------
@@ -149,7 +124,7 @@ def _process(store: Store, inbound: Inbound) -> str:
                 "attachments."
             ],
         )
-    issued = store.r.hgetall(issued_key(token.nonce))
+    issued = store.r.hgetall(seatmail.issued_key(token.nonce))
     return _play_lines(store, answer, replies.reply_lines(inbound.message), issued)
 
 
@@ -240,6 +215,7 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
         )
     report: list[str] = []
     played = 0
+    arrived_at = answer.record.version
     player = answer.store.get_player(answer.player_id) or {"id": answer.player_id}
     for number, line in enumerate(lines, start=1):
         shown = line[:80]
@@ -248,14 +224,14 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
             report += _command(answer, word)
             continue
         try:
-            _check_sealed(store, answer, issued)
+            _check_sealed(answer, issued)
             _play(store, player, answer, line, number)
         except (Problem, LineRefused) as error:
             code, reason = _reason(error)
             report.append(f'Line {number} "{shown}": not played: {reason} ({code}).')
             if number < len(lines):
                 report.append("The lines after it were not read.")
-            report += _stale_note(answer.record.version, issued)
+            report += _stale_note(arrived_at, issued)
             return answer.send(f"refused:{code}", report)
         report.append(f'Line {number} "{shown}": played.')
         played += 1
@@ -266,11 +242,12 @@ def _play(store: Store, player: dict[str, Any], answer: Answer, line: str, numbe
     fingerprint = hashlib.sha256(line.encode()).hexdigest()
     idem = Idempotency(answer.player_id, f"mail:{answer.inbound.message_id}:{number}", fingerprint)
     games.play(store, player, answer.record.id, line, None, None, None, idem)
+    answer.stale = True
 
 
-def _check_sealed(store: Store, answer: Answer, issued: dict[str, str]) -> None:
+def _check_sealed(answer: Answer, issued: dict[str, str]) -> None:
     """A sealed choice only answers the mail that asked for it (not an older turn's mail)."""
-    record = store.get_game(answer.record.id)
+    record = answer.current()
     owed = next((d for d in record.pending if d["seat"] == answer.seat), None)
     if owed and owed["kind"] == "sealed" and issued.get("ref", "") != owed.get("ref", ""):
         raise LineRefused(
@@ -337,6 +314,8 @@ class Answer:
     registered: str
     inbound: Inbound
     extra: list[str] = field(default_factory=list)
+    #: This mail's own move changed the game since ``record`` was read.
+    stale: bool = False
 
     @classmethod
     def for_seat(cls, store: Store, game_id: str, seat: int, inbound: Inbound) -> Answer | None:
@@ -351,8 +330,16 @@ class Answer:
             return None
         return cls(store, record, seat, raw["id"], raw.get("name", ""), raw["email"], inbound)
 
+    def current(self) -> GameRecord:
+        """The game as it is now. Read once per mail, and again only after the mail's own move
+        (which ``Store.transact`` judged against a fresh read of its own)."""
+        if self.stale:
+            self.record = self.store.get_game(self.record.id)
+            self.stale = False
+        return self.record
+
     def send(self, outcome: str, lines: list[str], show_state: bool = True) -> str:
-        record = self.store.get_game(self.record.id)
+        record = self.current()
         text = [f"Hello {self.name},", "", *lines]
         if show_state:
             text += ["", *state_lines(record, self.seat)]
@@ -363,10 +350,10 @@ class Answer:
             text="\n".join(text),
             links=_links(record.id),
             message_id=f"<{self.inbound.ledger}@{mail.mail_domain()}>",
-            reply_to=issue_address(self.store, record, self.seat),
+            reply_to=seatmail.issue_address(self.store, record, self.seat),
             extra_headers=self._threading(record),
         )
-        notify._send_mail_once(self.store, self.inbound.ledger, message)
+        seatmail.send_once(self.store, self.inbound.ledger, message)
         return outcome
 
     def _subject(self, record: GameRecord) -> str:
@@ -388,19 +375,14 @@ class Answer:
 
 def state_lines(record: GameRecord, seat: int) -> list[str]:
     """The seat's own view, what the game waits for, and the seat's legal moves."""
-    game = record.game
-    out = [f"Game {record.id} ({game.title}), version {record.version}, {record.status}."]
-    if record.state is not None:
-        out.append(text_summary(record.type, game.view(game.load(record.state), seat)).rstrip())
+    title = record.game.title
+    out = [f"Game {record.id} ({title}), version {record.version}, {record.status}."]
+    out += seatmail.seat_view(record, seat)
     if record.status != "active":
         return out
-    legal = games.legal_actions(record, seat)["actions"]
-    if legal:
-        out += ["", LEGAL_HEADING]
-        out += [f"  {a['notation']}" for a in legal[: notify.LEGAL_MOVES_SHOWN]]
-        if len(legal) > notify.LEGAL_MOVES_SHOWN:
-            out.append(f"  … and {len(legal) - notify.LEGAL_MOVES_SHOWN} more (see legal-actions)")
-        return out
+    moves = seatmail.legal_moves(record, seat)
+    if moves:
+        return [*out, "", *moves]
     waiting = [
         f"{record.names[d['seat']]} (seat {d['seat']}): {d['step'].replace('_', ' ')}"
         if 0 <= d["seat"] < len(record.names)
@@ -411,5 +393,5 @@ def state_lines(record: GameRecord, seat: int) -> list[str]:
 
 
 def _links(game_id: str) -> tuple[tuple[str, str], ...]:
-    base = f"{notify.public_url()}/v1/games/{game_id}"
+    base = f"{seatmail.public_url()}/v1/games/{game_id}"
     return (("Board picture", f"{base}/board.svg"), ("Game (API)", base))
