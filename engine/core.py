@@ -307,6 +307,12 @@ class Game(ABC, Generic[State, Action]):
     def result(self, state: State) -> dict[str, Any] | None:
         """Final scores and winners once the game is over, else ``None``."""
 
+    def event_words(self, kind: str, data: Mapping[str, Any]) -> tuple[str, str] | None:
+        """What to tell players about this game's public event ``kind`` (its ``data`` as the
+        event carries it): a short subject and a sentence, in the game's own words, for
+        notifications; ``None`` lets the notifier say it in generic words."""
+        return None
+
     # -- derived helpers ----------------------------------------------------------------------
 
     def decision_for(self, state: State, seat: int) -> Decision | None:

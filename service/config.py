@@ -229,6 +229,12 @@ SETTINGS: tuple[Setting, ...] = (
         "KURIER_MAILIN_PORT", "2525", "Port `kurier mail-in` listens on", _int_between(1, 65535)
     ),
     Setting(
+        "KURIER_MAIL_AUTHSERV_ID",
+        "",
+        "authserv-id of the relay in front of `kurier mail-in` that checks DKIM/SPF/DMARC and "
+        "prepends Authentication-Results; set, a mail plays only with its pass",
+    ),
+    Setting(
         "KURIER_MAIL_FROM",
         "Kurier <kurier@KURIER_MAIL_DOMAIN>",
         "The From: of outgoing mail",

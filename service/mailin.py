@@ -17,7 +17,6 @@ import asyncio
 import base64
 import hashlib
 import logging
-import os
 import re
 import signal
 import threading
@@ -28,7 +27,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from service.queues import INBOUND_JOB, queue
-from service.replies import LOCAL_PREFIX
+from service.replies import LOCAL_PREFIX, fingerprint, mail_domain
 from service.store import Store
 
 log = logging.getLogger("kurier.mailin")
@@ -38,10 +37,6 @@ SOFT_LIMIT = 256 * 1024
 HARD_LIMIT = 4 * 1024 * 1024
 MAX_RECIPIENTS = 5
 SEEN_TTL = 30 * 86_400
-
-
-def mail_domain() -> str:
-    return os.environ.get("KURIER_MAIL_DOMAIN", "kurier.localhost").lower()
 
 
 def seen_key(message_id: str, recipient: str) -> str:
@@ -112,7 +107,9 @@ class InboundHandler:
             job_timeout=60,
             result_ttl=3600,
             failure_ttl=7 * 86_400,
-            description=f"inbound mail for {recipient}",
+            # rq logs the description: never the signed address, which would let a log
+            # reader play it.
+            description=f"inbound mail for {fingerprint(recipient)}",
         )
         return job.id
 

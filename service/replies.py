@@ -108,6 +108,20 @@ def peek_address(address: str) -> tuple[str, int] | None:
     return match["game"], int(match["seat"])
 
 
+def mail_domain() -> str:
+    """The domain of reply addresses, Message-IDs and the default sender. Lower-case: mail-in
+    matches recipients against it, and domains are case-insensitive anyway."""
+    return os.environ.get("KURIER_MAIL_DOMAIN", "kurier.localhost").strip().lower()
+
+
+def fingerprint(address: str) -> str:
+    """What a log may say about a reply address: its game and seat and a short hash that tells
+    addresses apart, never the nonce and MAC that would let a log reader play with it."""
+    digest = hashlib.sha256(address.strip().strip("<>").lower().encode()).hexdigest()[:12]
+    named = peek_address(address)
+    return f"{LOCAL_PREFIX}{named[0]}.{named[1]}#{digest}" if named else f"#{digest}"
+
+
 def load_keys(r: Any) -> tuple[dict[str, bytes], str]:
     """The signing keys and the current key id.
 

@@ -17,15 +17,15 @@ from rq.serializers import JSONSerializer
 
 from tests.notify_stack import ROOT, NotifyStack
 from tests.receivers import free_port, wait_for
-from workers.mailin import LEGAL_HEADING
+from workers.seatmail import LEGAL_HEADING
 
 DOMAIN = "play.test"
 PLAYERS_DOMAIN = "players.test"
 
 
 class MailStack(NotifyStack):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        super().__init__(env=env)
         self.mail_port = free_port()
         self.mail_in: subprocess.Popen[bytes] | None = None
 
@@ -59,17 +59,20 @@ class MailStack(NotifyStack):
 
     def send(self, message: EmailMessage | bytes, mail_from: str, rcpt: str) -> list[str]:
         """One SMTP transaction to mail-in; returns the ids of the jobs it queued."""
+        replies = self.transcript(message, mail_from, rcpt)
+        assert all(code == 250 for code, _ in replies), replies
+        answer = replies[-1][1]
+        return answer.split("queued as ", 1)[1].split(",") if "queued as" in answer else []
+
+    def transcript(
+        self, message: EmailMessage | bytes, mail_from: str, rcpt: str
+    ) -> list[tuple[int, str]]:
+        """What mail-in answers to MAIL, RCPT and DATA: all a sender ever learns."""
         raw = message if isinstance(message, bytes) else as_wire(message)
         with smtplib.SMTP("127.0.0.1", self.mail_port, timeout=30) as smtp:
             smtp.ehlo("players.test")
-            code, text = smtp.mail(mail_from)
-            assert code == 250, text
-            code, text = smtp.rcpt(rcpt)
-            assert code == 250, text
-            code, text = smtp.data(raw)
-        assert code == 250, text
-        answer = text.decode()
-        return answer.split("queued as ", 1)[1].split(",") if "queued as" in answer else []
+            replies = [smtp.mail(mail_from), smtp.rcpt(rcpt), smtp.data(raw)]
+        return [(code, text.decode()) for code, text in replies]
 
     def job_result(self, job_id: str, seconds: float = 30) -> str:
         assert self.store is not None

@@ -20,7 +20,7 @@ from service.pictures import text_summary
 from tests.mail_stack import MailStack, answers_to, legal_moves, plain, reply_to
 from tests.receivers import wait_for
 from tests.test_service_attika import _hidden_changed
-from workers.notify import LEGAL_MOVES_SHOWN
+from workers.seatmail import LEGAL_MOVES_SHOWN
 
 GAME_SECONDS = 150  # a bound, not the expectation: about 200 moves take about 70 s
 MAX_MOVES = 600

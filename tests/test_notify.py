@@ -275,3 +275,22 @@ def test_mail_without_smtp_goes_to_the_logged_maildir(
     assert len(list(box)) == 1
     assert not os.environ.get("KURIER_SMTP_URL")
     assert games.game_view(record, seat, player.id)["deadline"] is None
+
+
+def test_a_games_own_words_come_from_its_engine_package() -> None:
+    """workers/ and service/ hold no game's vocabulary: the notifier asks the game."""
+    resolved = {"province": "ITA", "cards": {"0": ["V", "V"], "1": []}, "removed": ["H"]}
+    assert GAME.event_words("conflict_resolved", resolved) == (
+        "a conflict was resolved",
+        "The conflict in ITA was resolved. Revealed cards: seat 0: V V; seat 1: nothing. "
+        "Removed: H.",
+    )
+    assert GAME.event_words("scored", {"scoring": "final", "scores": [3, 5]}) == (
+        "final scoring",
+        "Final scoring. Scores: [3, 5].",
+    )
+    assert GAME.event_words("no_such_event", {}) is None
+    assert get_game("attika").event_words("conflict_resolved", resolved) is None
+    for path in ("workers/notify.py", "service/notifications.py", "workers/mailin.py"):
+        source = (Path(__file__).parent.parent / path).read_text()
+        assert "Revealed cards" not in source and "conflict in" not in source

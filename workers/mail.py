@@ -20,6 +20,8 @@ from html import escape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from service.replies import mail_domain
+
 DEFAULT_OUTBOX = ".kurier/outbox"
 SMTP_TIMEOUT = 30
 
@@ -39,10 +41,6 @@ class Mail:
     message_id: str = ""
     reply_to: str = ""
     extra_headers: dict[str, str] = field(default_factory=dict)
-
-
-def mail_domain() -> str:
-    return os.environ.get("KURIER_MAIL_DOMAIN", "kurier.localhost")
 
 
 def sender() -> str:

@@ -7,7 +7,8 @@
 2. checks the signed token in the address (service/replies.py): a forged, altered, expired or
    already used address is refused, and the refusal goes to the registered address of the
    seat's player, never to the sender (an address that names no seat is only logged);
-3. requires ``From:`` to be the player's registered address (else the player is warned);
+3. requires the sender to be the player (service/mailauth.py: ``From:``, the envelope sender
+   and, when configured, the relay's Authentication-Results), else the player is warned;
 4. plays the body, one action per line, through ``games.play`` (the same checks, sealed
    commitments, resolution jobs and notifications as over HTTP), the Message-ID (and line
    number) being the idempotency key; ``legal``, ``board``, ``help`` and ``resign`` are
@@ -19,6 +20,11 @@
 Each address works once (its nonce is claimed with ``SET NX``). A sealed choice is taken only
 from a reply to a mail written while that sealed decision was pending; open moves are checked
 against the current state, whatever mail they answer.
+
+Nothing goes back to the sender, and whoever sends, the SMTP answer is the same: a sender
+learns nothing about an address. A mail nobody authenticated makes Kurier write to the player
+at most once per seat and day (``WARNING_INTERVAL``). Logs name an address only by
+``replies.fingerprint``: the address itself is a key to the seat.
 """
 
 from __future__ import annotations
@@ -32,52 +38,27 @@ import re
 import time
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from email.utils import getaddresses
 from typing import Any
 
-from service import games, replies
+from service import games, mailauth, replies
 from service.keys import player_key
 from service.mailin import SOFT_LIMIT, message_id_of
-from service.pictures import text_summary
 from service.problems import Problem
 from service.record import GameRecord, Idempotency
 from service.store import Store
-from workers import mail, notify
+from workers import mail, seatmail
 from workers.shared import shared_store
 
 log = logging.getLogger("kurier.mailin")
 COMMANDS = ("legal", "board", "help", "resign")
-LEGAL_HEADING = "Your legal moves (send one as notation):"
-#: Warnings caused by mail nobody authenticated (forged address, wrong sender): per seat and hour.
-MAX_WARNINGS_PER_HOUR = 10
+#: Seconds between two warnings to a seat about mail nobody authenticated (forged address,
+#: wrong sender): anyone who knows a game id can cause them, so at most one a day.
+WARNING_INTERVAL = 86_400
 _MSGID = re.compile(r"^<[^<>\s]{1,250}>$")
-
-
-def issued_key(nonce: str) -> str:
-    return f"kurier:mail:issued:{nonce}"
 
 
 def nonce_key(nonce: str) -> str:
     return f"kurier:mail:nonce:{nonce}"
-
-
-def issue_address(store: Store, record: GameRecord, seat: int) -> str:
-    """A fresh signed Reply-To for ``seat``; remembers which decision the mail was about."""
-    keys, key_id = replies.load_keys(store.r)
-    address, nonce = replies.reply_address(
-        keys, key_id, record.id, seat, time.time(), mail.mail_domain()
-    )
-    owed = next((d for d in record.pending if d["seat"] == seat), None) or {}
-    info = {
-        "version": record.version,
-        "kind": owed.get("kind", ""),
-        "step": owed.get("step", ""),
-        "ref": owed.get("ref", ""),
-    }
-    key = issued_key(nonce)
-    store.r.hset(key, mapping=info)
-    store.r.expire(key, replies.DEFAULT_LIFETIME + 86_400)
-    return address
 
 
 # -- the job ------------------------------------------------------------------------------------
@@ -108,7 +89,9 @@ def process_inbound(
     assert isinstance(message, EmailMessage)
     inbound = Inbound(mail_from, recipient, message, message_id_of(raw), size, oversize)
     outcome = _process(store, inbound)
-    log.info("inbound mail %s for %s: %s", inbound.message_id, recipient, outcome)
+    log.info(
+        "inbound mail %s for %s: %s", inbound.message_id, replies.fingerprint(recipient), outcome
+    )
     return outcome
 
 
@@ -123,9 +106,9 @@ def _process(store: Store, inbound: Inbound) -> str:
     answer = Answer.for_seat(store, token.game_id, token.seat, inbound)
     if answer is None:
         return "no-player-to-answer"
-    sender = sender_address(inbound.message)
-    if sender != answer.registered.lower():
-        return _warn(answer, "wrong-sender", _wrong_sender_text(sender, token.game_id))
+    doubt = _doubt(inbound, answer)
+    if doubt is not None:
+        return _warn(answer, doubt.code, _unauthenticated_text(doubt, token.game_id))
     if not _claim(store, token, inbound.message_id):
         return answer.send(
             "reused-token",
@@ -143,7 +126,7 @@ def _process(store: Store, inbound: Inbound) -> str:
                 "attachments."
             ],
         )
-    issued = store.r.hgetall(issued_key(token.nonce))
+    issued = store.r.hgetall(seatmail.issued_key(token.nonce))
     return _play_lines(store, answer, replies.reply_lines(inbound.message), issued)
 
 
@@ -158,15 +141,10 @@ def is_auto_reply(mail_from: str, message: EmailMessage) -> bool:
     return precedence in ("bulk", "junk", "list") or bool(message.get("X-Autoreply"))
 
 
-def sender_address(message: EmailMessage) -> str:
-    """The one ``From:`` address, lower-case; "" when there is none or several."""
-    try:
-        found = message.get_all("From") or []
-        pairs = getaddresses([str(value) for value in found])
-    except (TypeError, ValueError, IndexError):
-        return ""
-    addresses = [address for _, address in pairs if "@" in address]
-    return addresses[0].strip().lower() if len(addresses) == 1 and len(found) == 1 else ""
+def _doubt(inbound: Inbound, answer: Answer) -> mailauth.Doubt | None:
+    return mailauth.doubt(
+        inbound.mail_from, inbound.message, answer.registered, mailauth.trusted_authserv_id()
+    )
 
 
 def _claim(store: Store, token: replies.ReplyToken, message_id: str) -> bool:
@@ -191,29 +169,30 @@ def _refuse_address(store: Store, inbound: Inbound, rejected: replies.ReplyRejec
         f"({rejected.code}). Nothing was played.",
         "To play, reply to this mail or to the newest mail of the game.",
     ]
-    if rejected.code == "expired-token":
+    # An expired address was once real: its owner's mistake is answered. Any other refusal
+    # (an address this server never signed) may come from anyone: a warning, once a day.
+    if rejected.code == "expired-token" and _doubt(inbound, answer) is None:
         return answer.send(rejected.code, text)
     return _warn(answer, rejected.code, text)
 
 
 def _warn(answer: Answer, code: str, text: list[str]) -> str:
-    """Tell the player about mail that was not authenticated, at most a few times an hour."""
+    """Tell the player about mail that was not authenticated, at most once per seat and day."""
     key = f"kurier:mail:warned:{answer.record.id}:{answer.seat}"
-    count = answer.store.r.incr(key)
-    if count == 1:
-        answer.store.r.expire(key, 3600)
-    if count > MAX_WARNINGS_PER_HOUR:
+    first = answer.store.r.set(key, answer.inbound.message_id, nx=True, ex=WARNING_INTERVAL)
+    # The same mail again (a job run twice) may go on: its answer's ledger sends it once.
+    if not first and answer.store.r.get(key) != answer.inbound.message_id:
         return f"{code}-not-told"
     return answer.send(code, text, show_state=False)
 
 
-def _wrong_sender_text(sender: str, game_id: str) -> list[str]:
-    who = sender or "an unreadable sender"
+def _unauthenticated_text(doubt: mailauth.Doubt, game_id: str) -> list[str]:
     return [
-        f"Someone tried to play for you in game {game_id}: a mail from {who} was sent to your "
-        "reply address. Only mail from your registered address counts; it was ignored and "
-        "nothing was played.",
-        "If that was you, send from your registered address (or change it with PATCH /v1/me).",
+        f"Someone tried to play for you in game {game_id}: {doubt.detail} was sent to your "
+        "reply address. Only mail from your registered address, sent by your own mail "
+        f"provider, counts; it was ignored and nothing was played ({doubt.code}).",
+        "If that was you, send from your registered address (or change it with PATCH /v1/me). "
+        "Kurier tells you about such mails at most once a day.",
     ]
 
 
@@ -238,6 +217,7 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
         )
     report: list[str] = []
     played = 0
+    arrived_at = answer.record.version
     player = answer.store.get_player(answer.player_id) or {"id": answer.player_id}
     for number, line in enumerate(lines, start=1):
         shown = line[:80]
@@ -246,14 +226,14 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
             report += _command(answer, word)
             continue
         try:
-            _check_sealed(store, answer, issued)
+            _check_sealed(answer, issued)
             _play(store, player, answer, line, number)
         except (Problem, LineRefused) as error:
             code, reason = _reason(error)
             report.append(f'Line {number} "{shown}": not played: {reason} ({code}).')
             if number < len(lines):
                 report.append("The lines after it were not read.")
-            report += _stale_note(answer.record.version, issued)
+            report += _stale_note(arrived_at, issued)
             return answer.send(f"refused:{code}", report)
         report.append(f'Line {number} "{shown}": played.')
         played += 1
@@ -264,11 +244,12 @@ def _play(store: Store, player: dict[str, Any], answer: Answer, line: str, numbe
     fingerprint = hashlib.sha256(line.encode()).hexdigest()
     idem = Idempotency(answer.player_id, f"mail:{answer.inbound.message_id}:{number}", fingerprint)
     games.play(store, player, answer.record.id, line, None, None, None, idem)
+    answer.stale = True
 
 
-def _check_sealed(store: Store, answer: Answer, issued: dict[str, str]) -> None:
+def _check_sealed(answer: Answer, issued: dict[str, str]) -> None:
     """A sealed choice only answers the mail that asked for it (not an older turn's mail)."""
-    record = store.get_game(answer.record.id)
+    record = answer.current()
     owed = next((d for d in record.pending if d["seat"] == answer.seat), None)
     if owed and owed["kind"] == "sealed" and issued.get("ref", "") != owed.get("ref", ""):
         raise LineRefused(
@@ -335,6 +316,8 @@ class Answer:
     registered: str
     inbound: Inbound
     extra: list[str] = field(default_factory=list)
+    #: This mail's own move changed the game since ``record`` was read.
+    stale: bool = False
 
     @classmethod
     def for_seat(cls, store: Store, game_id: str, seat: int, inbound: Inbound) -> Answer | None:
@@ -349,8 +332,16 @@ class Answer:
             return None
         return cls(store, record, seat, raw["id"], raw.get("name", ""), raw["email"], inbound)
 
+    def current(self) -> GameRecord:
+        """The game as it is now. Read once per mail, and again only after the mail's own move
+        (which ``Store.transact`` judged against a fresh read of its own)."""
+        if self.stale:
+            self.record = self.store.get_game(self.record.id)
+            self.stale = False
+        return self.record
+
     def send(self, outcome: str, lines: list[str], show_state: bool = True) -> str:
-        record = self.store.get_game(self.record.id)
+        record = self.current()
         text = [f"Hello {self.name},", "", *lines]
         if show_state:
             text += ["", *state_lines(record, self.seat)]
@@ -361,10 +352,10 @@ class Answer:
             text="\n".join(text),
             links=_links(record.id),
             message_id=f"<{self.inbound.ledger}@{mail.mail_domain()}>",
-            reply_to=issue_address(self.store, record, self.seat),
+            reply_to=seatmail.issue_address(self.store, record, self.seat),
             extra_headers=self._threading(record),
         )
-        notify._send_mail_once(self.store, self.inbound.ledger, message)
+        seatmail.send_once(self.store, self.inbound.ledger, message)
         return outcome
 
     def _subject(self, record: GameRecord) -> str:
@@ -386,19 +377,14 @@ class Answer:
 
 def state_lines(record: GameRecord, seat: int) -> list[str]:
     """The seat's own view, what the game waits for, and the seat's legal moves."""
-    game = record.game
-    out = [f"Game {record.id} ({game.title}), version {record.version}, {record.status}."]
-    if record.state is not None:
-        out.append(text_summary(record.type, game.view(game.load(record.state), seat)).rstrip())
+    title = record.game.title
+    out = [f"Game {record.id} ({title}), version {record.version}, {record.status}."]
+    out += seatmail.seat_view(record, seat)
     if record.status != "active":
         return out
-    legal = games.legal_actions(record, seat)["actions"]
-    if legal:
-        out += ["", LEGAL_HEADING]
-        out += [f"  {a['notation']}" for a in legal[: notify.LEGAL_MOVES_SHOWN]]
-        if len(legal) > notify.LEGAL_MOVES_SHOWN:
-            out.append(f"  … and {len(legal) - notify.LEGAL_MOVES_SHOWN} more (see legal-actions)")
-        return out
+    moves = seatmail.legal_moves(record, seat)
+    if moves:
+        return [*out, "", *moves]
     waiting = [
         f"{record.names[d['seat']]} (seat {d['seat']}): {d['step'].replace('_', ' ')}"
         if 0 <= d["seat"] < len(record.names)
@@ -409,5 +395,5 @@ def state_lines(record: GameRecord, seat: int) -> list[str]:
 
 
 def _links(game_id: str) -> tuple[tuple[str, str], ...]:
-    base = f"{notify.public_url()}/v1/games/{game_id}"
+    base = f"{seatmail.public_url()}/v1/games/{game_id}"
     return (("Board picture", f"{base}/board.svg"), ("Game (API)", base))

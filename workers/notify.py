@@ -24,24 +24,18 @@ from rq import RateLimit
 from engine.core import SYSTEM
 from service import games, metrics, notifications, prefs, queues
 from service.keys import player_key
-from service.pictures import text_summary
 from service.record import GameRecord
 from service.store import Store
-from workers import mail, webhooks
+from workers import mail, seatmail, webhooks
+from workers.seatmail import public_url
 from workers.shared import shared_store
 
 log = logging.getLogger("kurier.notify")
-MAIL_LEDGER_TTL = 30 * 86_400
 #: Seconds between webhook attempts: now, then these (about an hour in all), then disable.
 DEFAULT_RETRY_SCHEDULE = (5.0, 30.0, 120.0, 300.0, 900.0, 1800.0)
 MAX_RETRY_AFTER = 6 * 3600.0
 #: Seconds a webhook job may run beyond its attempt's cap (reading Redis, scheduling a retry).
 WEBHOOK_JOB_MARGIN = 30
-LEGAL_MOVES_SHOWN = 300
-
-
-def public_url() -> str:
-    return os.environ.get("KURIER_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
 
 
 def retry_schedule() -> tuple[float, ...]:
@@ -79,7 +73,7 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
     channels = prefs.channels_for(raw, kind)
     key = queues.notify_job_id(game_id, version, kind, seat)
     if "email" in channels:
-        _send_mail_once(store, key, _game_mail(store, record, version, kind, seat, data, raw))
+        seatmail.send_once(store, key, _game_mail(store, record, version, kind, seat, data, raw))
     if "webhook" in channels:
         payload = {
             "type": kind,
@@ -105,20 +99,6 @@ def _still_owed(record: GameRecord, seat: int, data: dict[str, Any]) -> bool:
     )
 
 
-def _send_mail_once(store: Store, key: str, message: mail.Mail) -> None:
-    ledger = f"kurier:mailed:{key}"
-    if not store.r.set(ledger, "1", nx=True, ex=MAIL_LEDGER_TTL):
-        return  # sent by an earlier run of this job
-    try:
-        where = mail.deliver(mail.compose(message, time.time()))
-    except Exception:
-        store.r.delete(ledger)  # not sent: let rq's retry send it
-        metrics.record_email_delivery(store.r, "retry")
-        raise
-    metrics.record_email_delivery(store.r, "delivered")
-    log.info("mail %s to %s delivered to %s", message.message_id, message.to, where)
-
-
 def _game_mail(
     store: Store,
     record: GameRecord,
@@ -128,24 +108,17 @@ def _game_mail(
     data: dict[str, Any],
     raw: dict[str, str],
 ) -> mail.Mail:
-    game = record.game
-    state = game.load(record.state) if record.state is not None else None
-    view = game.view(state, seat) if state is not None else None
     base = f"{public_url()}/v1/games/{record.id}"
     lines = [f"Hello {raw.get('name', '')},", "", _headline(kind, data, record, raw), ""]
-    if view is not None:
-        lines.append(text_summary(record.type, view).rstrip())
-    legal = games.legal_actions(record, seat)["actions"] if kind in ASKING else []
-    if legal:
-        lines += ["", "Your legal moves (send one as notation):"]
-        lines += [f"  {a['notation']}" for a in legal[:LEGAL_MOVES_SHOWN]]
-        if len(legal) > LEGAL_MOVES_SHOWN:
-            lines.append(f"  … and {len(legal) - LEGAL_MOVES_SHOWN} more (see legal-actions)")
+    lines += seatmail.seat_view(record, seat)
+    moves = seatmail.legal_moves(record, seat) if kind in ASKING else []
+    if moves:
+        lines += ["", *moves]
     domain = mail.mail_domain()
     return mail.Mail(
         to=raw["email"],
         to_name=raw.get("name", ""),
-        subject=f"{game.title} game {record.id}: {_subject(kind, data)}",
+        subject=f"{record.game.title} game {record.id}: {_subject(kind, data, record)}",
         text="\n".join(lines),
         links=(
             ("Board picture", f"{base}/board.svg"),
@@ -154,24 +127,20 @@ def _game_mail(
         ),
         thread_id=mail.thread_id(record.id),
         message_id=f"<{queues.notify_job_id(record.id, version, kind, seat)}@{domain}>",
-        reply_to=reply_address(record, seat, version),
+        reply_to=seatmail.issue_address(store, record, seat),
         # The version the view and legal moves show (public, like the API's ETag).
         extra_headers={"X-Kurier-Version": str(record.version)},
     )
 
 
-def reply_address(record: GameRecord, seat: int, version: int) -> str:
-    """The per-player signed Reply-To (play+<game>.<seat>.<nonce>.<expiry>.<kid>.<mac>@…):
-    a reply to it plays by email (workers/mailin.py)."""
-    from workers import mailin  # mailin imports this module
-
-    return mailin.issue_address(shared_store(), record, seat)
+def _game_words(record: GameRecord, data: dict[str, Any]) -> tuple[str, str] | None:
+    """The game's own words for the engine event behind a notice (its kind is in ``event``)."""
+    return record.game.event_words(data["event"], data) if data.get("event") else None
 
 
-def _subject(kind: str, data: dict[str, Any]) -> str:
-    text = SUBJECTS.get(kind, kind)
-    if kind == "game.scored" and data.get("scoring"):
-        text = f"{data['scoring']} scoring"
+def _subject(kind: str, data: dict[str, Any], record: GameRecord) -> str:
+    words = _game_words(record, data)
+    text = words[0] if words else SUBJECTS.get(kind, kind)
     if kind in ("game.turn_started", "game.sealed_needed") and data.get("step"):
         text += f" ({data['step'].replace('_', ' ')})"
     return text
@@ -181,17 +150,9 @@ def _headline(kind: str, data: dict[str, Any], record: GameRecord, raw: dict[str
     due = ""
     if record.deadline_at and kind in ASKING:
         due = f" Decide before {_local(record.deadline_at, raw.get('timezone') or 'UTC')}."
-    if kind == "game.conflict_resolved":
-        cards = "; ".join(
-            f"seat {s}: {' '.join(c) or 'nothing'}" for s, c in data.get("cards", {}).items()
-        )
-        removed = ", ".join(data.get("removed", [])) or "nobody"
-        return (
-            f"The conflict in {data.get('province')} was resolved. Revealed cards: {cards}. "
-            f"Removed: {removed}."
-        )
-    if kind == "game.scored":
-        return f"{str(data.get('scoring', '')).capitalize()} scoring. Scores: {data.get('scores')}."
+    words = _game_words(record, data)
+    if words:
+        return words[1]
     if kind == "game.timeout_applied":
         what = data.get("action") or ("a pass" if data.get("decision") == "sealed" else "no move")
         return f"Your deadline for {data.get('step')} passed; the server played {what}."
@@ -323,7 +284,7 @@ def disable_webhook(store: Store, player_id: str, reason: str) -> None:
             text=text,
             message_id=f"<webhook-disabled-{player_id}-{int(time.time())}@{mail.mail_domain()}>",
         )
-        _send_mail_once(store, f"disabled-{player_id}-{int(time.time())}", message)
+        seatmail.send_once(store, f"disabled-{player_id}-{int(time.time())}", message)
 
 
 # -- deadlines ----------------------------------------------------------------------------------

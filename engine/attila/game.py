@@ -29,6 +29,27 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
         self.describer = Describe(board)
         self.options = options_from_data(board.raw["rule_options"])
 
+    # -- words for players --------------------------------------------------------------------
+
+    def event_words(self, kind: str, data: Mapping[str, Any]) -> tuple[str, str] | None:
+        if kind == "conflict_resolved":
+            cards = "; ".join(
+                f"seat {s}: {' '.join(c) or 'nothing'}" for s, c in data.get("cards", {}).items()
+            )
+            removed = ", ".join(data.get("removed", [])) or "nobody"
+            return (
+                "a conflict was resolved",
+                f"The conflict in {data.get('province')} was resolved. Revealed cards: {cards}. "
+                f"Removed: {removed}.",
+            )
+        if kind == "scored":
+            scoring = str(data.get("scoring", ""))
+            return (
+                f"{scoring} scoring" if scoring else "scoring",
+                f"{scoring.capitalize()} scoring. Scores: {data.get('scores')}.",
+            )
+        return None
+
     # -- setup and play ---------------------------------------------------------------------
 
     def new_state(

@@ -1,0 +1,89 @@
+"""A mail to one seat: what every Kurier mail to a player holds, and sending it once.
+
+Notifications (workers/notify.py) and answers to a player's mail (workers/mailin.py) both
+write to one seat of one game: the seat's own view, its legal moves in notation, links, and a
+fresh signed Reply-To that makes a reply a move. Both build and send through here, so neither
+job module imports the other.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from service import games, metrics, replies
+from service.pictures import text_summary
+from service.record import GameRecord
+from service.store import Store
+from workers import mail
+
+log = logging.getLogger("kurier.notify")
+#: How long "this mail was sent" is remembered: longer than any job is retried.
+MAIL_LEDGER_TTL = 30 * 86_400
+LEGAL_MOVES_SHOWN = 300
+LEGAL_HEADING = "Your legal moves (send one as notation):"
+
+
+def public_url() -> str:
+    return os.environ.get("KURIER_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+
+
+def issued_key(nonce: str) -> str:
+    return f"kurier:mail:issued:{nonce}"
+
+
+def issue_address(store: Store, record: GameRecord, seat: int) -> str:
+    """A fresh signed Reply-To for ``seat`` (play+<game>.<seat>.<nonce>.<expiry>.<kid>.<mac>@…);
+    remembers which version and decision the mail shows, for the reply (workers/mailin.py)."""
+    keys, key_id = replies.load_keys(store.r)
+    address, nonce = replies.reply_address(
+        keys, key_id, record.id, seat, time.time(), mail.mail_domain()
+    )
+    owed = next((d for d in record.pending if d["seat"] == seat), None) or {}
+    info = {
+        "version": record.version,
+        "kind": owed.get("kind", ""),
+        "step": owed.get("step", ""),
+        "ref": owed.get("ref", ""),
+    }
+    key = issued_key(nonce)
+    store.r.hset(key, mapping=info)
+    store.r.expire(key, replies.DEFAULT_LIFETIME + 86_400)
+    return address
+
+
+def seat_view(record: GameRecord, seat: int) -> list[str]:
+    """The seat's own view of the game as text (nothing another seat hides), or nothing."""
+    if record.state is None:
+        return []
+    game = record.game
+    return [text_summary(record.type, game.view(game.load(record.state), seat)).rstrip()]
+
+
+def legal_moves(record: GameRecord, seat: int) -> list[str]:
+    """The seat's legal moves in notation under ``LEGAL_HEADING``, at most
+    ``LEGAL_MOVES_SHOWN`` of them; nothing when the seat has nothing to do."""
+    legal = games.legal_actions(record, seat)["actions"]
+    if not legal:
+        return []
+    out = [LEGAL_HEADING, *(f"  {a['notation']}" for a in legal[:LEGAL_MOVES_SHOWN])]
+    if len(legal) > LEGAL_MOVES_SHOWN:
+        out.append(f"  … and {len(legal) - LEGAL_MOVES_SHOWN} more (see legal-actions)")
+    return out
+
+
+def send_once(store: Store, key: str, message: mail.Mail) -> None:
+    """Send ``message`` unless a mail with ``key`` was sent (a ``SET NX`` ledger): a job run
+    twice sends once; a failed delivery clears the mark so that rq's retry sends it."""
+    ledger = f"kurier:mailed:{key}"
+    if not store.r.set(ledger, "1", nx=True, ex=MAIL_LEDGER_TTL):
+        return  # sent by an earlier run of this job
+    try:
+        where = mail.deliver(mail.compose(message, time.time()))
+    except Exception:
+        store.r.delete(ledger)  # not sent: let rq's retry send it
+        metrics.record_email_delivery(store.r, "retry")
+        raise
+    metrics.record_email_delivery(store.r, "delivered")
+    log.info("mail %s to %s delivered to %s", message.message_id, message.to, where)
