@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
 from engine.registry import get_game
-from service import eventlog, pinning, sealed
+from service import eventlog, owed, pinning, sealed
 from service.problems import Problem
 from service.store import (
     Change,
@@ -30,6 +30,7 @@ from service.store import (
     engine_problem,
     events_json,
     game_not_found,
+    resolve_job_id,
 )
 
 ACTION_KINDS = ("move", "sealed", "resolve")
@@ -223,7 +224,7 @@ def resolve(store: Store, game_id: str, ref: str) -> str:
     def mutate(record: GameRecord | None, version: int) -> Change:
         if record is None or record.status != "active":
             raise NothingToDo
-        pinning.check_playable(record)  # fails the job; rq retries it, reconcile re-enqueues
+        pinning.check_playable(record)  # fails the job; rq retries it, a worker's start again
         game = record.game
         state = game.load(record.state or {})
         owed = [d for d in game.pending(state) if d.seat == SYSTEM and d.ref == ref]
@@ -236,7 +237,7 @@ def resolve(store: Store, game_id: str, ref: str) -> str:
     try:
         store.transact(game_id, mutate)
     except NothingToDo:
-        store.r.zrem("kurier:resolve:pending", f"{game_id} {ref}")
+        owed.settle(store.r, resolve_job_id(game_id, ref))  # e.g. the game ended meanwhile
         return "already-resolved"
     return "resolved"
 

@@ -23,7 +23,7 @@ from rq import Queue, RateLimit
 from rq.serializers import JSONSerializer
 
 from engine.core import SYSTEM
-from service import games, metrics, notifications, prefs
+from service import games, metrics, notifications, owed, prefs
 from service.pictures import text_summary
 from service.store import GameRecord, Store, player_key
 from workers import mail, webhooks
@@ -344,8 +344,8 @@ def deadline(game_id: str, version: int, due: float, first_due: float | None = N
     limit = first_due + float(settings.get("vacation_max_days", 14)) * 86_400
     now = time.time()
     away: list[float] = []
-    owed = [d for d in record.pending if d["seat"] != SYSTEM]
-    for decision in owed:
+    open_decisions = [d for d in record.pending if d["seat"] != SYSTEM]
+    for decision in open_decisions:
         raw = store.r.hgetall(player_key(record.seats[decision["seat"]]))
         until = prefs.on_vacation(raw, now)
         if until is not None and now < limit:
@@ -353,15 +353,13 @@ def deadline(game_id: str, version: int, due: float, first_due: float | None = N
     if away:
         # Vacation pauses the clock: the full deadline again after the vacation, within the limit.
         new_due = min(max(away) + float(settings["hours"]) * 3600, limit)
-        _queue(store, notifications.DEADLINE_QUEUE).enqueue_at(
-            notifications.run_at(new_due),
-            notifications.DEADLINE_JOB,
-            args=(game_id, version, new_due, first_due),
-            job_id=f"{notifications.deadline_job_id(game_id, version)}-{int(new_due)}",
-            job_timeout=120,
-        )
+        job_id = f"{notifications.deadline_job_id(game_id, version)}-{int(new_due)}"
+        later = notifications.deadline_job(game_id, version, new_due, first_due, job_id)
+        with store.raw.pipeline() as pipe:
+            owed.owe(pipe, later, store.raw)
+            pipe.execute()
         return "postponed"
-    results = [games.apply_timeout(store, game_id, d["seat"], d) for d in owed]
+    results = [games.apply_timeout(store, game_id, d["seat"], d) for d in open_decisions]
     return ",".join(results)
 
 
