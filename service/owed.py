@@ -42,6 +42,9 @@ SWEEP_LOCK = "kurier:owed:sweeping"
 #: milliseconds between a worker's dequeue and the start it records, and the scheduler's tick.
 GRACE_SECONDS = 2.0
 SWEEP_SECONDS = 2.0
+#: More for a job still in the scheduled registry: rq's scheduler moves it within a second or
+#: so, but a busy machine can delay that, and a deadline run twice is wasted work.
+SCHEDULER_SLACK_SECONDS = 3.0
 MAX_SWEPT = 1000  # owed jobs looked at per sweep: bounded work; the next sweep takes the rest
 SETTLE_CALLBACK = "service.owed.settle_on_success"
 
@@ -177,7 +180,7 @@ def _lost(
         scheduled, failed = found[len(queues) + 2 * index : len(queues) + 2 * index + 2]
         if job.id in waiting or job.id in running:
             continue
-        if scheduled is not None and scheduled >= due_before:
+        if scheduled is not None and scheduled >= due_before - SCHEDULER_SLACK_SECONDS:
             continue  # a retry's back-off, or a scheduler tick away: not lost yet
         if failed is not None and not include_failed:
             continue

@@ -81,11 +81,12 @@ def test_a_dead_workers_job_is_swept_a_live_workers_is_not(env_store: Store) -> 
 
 
 def test_an_overdue_scheduled_job_is_moved_a_future_one_and_a_failed_one_are_not(
-    env_store: Store,
+    env_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A deadline must fire even when no scheduler moves it (its worker killed while holding
     the scheduler lock); a retry's back-off is respected; a job that failed for good is left
     to the operator except at a worker's start."""
+    monkeypatch.setattr(owed, "SCHEDULER_SLACK_SECONDS", 0.0)  # no scheduler runs here anyway
     soon, later, failed = (
         _job("g3", at=time.time() + 1),
         _job("g4", at=time.time() + 60),
