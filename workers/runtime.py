@@ -85,11 +85,15 @@ class Sweeper:
         self._stop.set()
 
     def _run(self) -> None:
+        down = False  # one line per Redis outage, not one per sweep
         while not self._stop.wait(owed.SWEEP_SECONDS):
             try:
                 found = owed.try_sweep(self.client, self.owner)
             except redis.RedisError as error:
-                log.warning("sweep skipped: %s", error)
+                if not down:
+                    log.warning("sweeps skipped while Redis is unreachable: %s", error)
+                down = True
                 continue
+            down = False
             if found:
                 log.warning("enqueued again %d lost job(s): %s", len(found), " ".join(found))
