@@ -36,13 +36,15 @@ class _Beating:
     _stop_beating: threading.Event | None = None
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
-        super().bootstrap(*args, **kwargs)  # type: ignore[misc]
         stop = threading.Event()
         self._stop_beating = stop
         client = _own_client(self.connection)  # type: ignore[attr-defined]
         name: str = self.name  # type: ignore[attr-defined]
         queues: list[str] = self.queue_names()  # type: ignore[attr-defined]
         pid = os.getpid()
+        # Alive before rq registers the worker: whoever sees it registered sees it alive.
+        liveness.beat(client, name, queues)
+        super().bootstrap(*args, **kwargs)  # type: ignore[misc]
 
         def beat() -> None:
             while not stop.is_set() and os.getpid() == pid:
