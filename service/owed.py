@@ -109,6 +109,15 @@ def owed_jobs(client: Any, func: str | None = None, due_before: float = math.inf
     return [j for j in jobs if func is None or j.func == func]
 
 
+def backlog(client: Any) -> tuple[int, float]:
+    """How many jobs are owed, and how long the oldest has been due (0 if none is)."""
+    with client.pipeline(transaction=False) as pipe:
+        pipe.zcard(OWED_INDEX)
+        pipe.zrange(OWED_INDEX, 0, 0, withscores=True)
+        count, oldest = pipe.execute()
+    return int(count), max(0.0, time.time() - oldest[0][1]) if oldest else 0.0
+
+
 def _queue(name: str, connection: Any) -> Queue:
     return Queue(name, connection=connection, serializer=JSONSerializer)
 
