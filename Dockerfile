@@ -41,7 +41,7 @@ ENV PATH=/opt/kurier/bin:$PATH \
 USER 10001:10001
 WORKDIR /home/kurier
 EXPOSE 8000
-# /healthz answers 503 while Redis is unreachable or no worker is registered.
+# /healthz answers 503 while Redis is unreachable or no game worker is alive (heartbeats).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('KURIER_PORT', '8000') + '/healthz', timeout=4)"]
 ENTRYPOINT ["kurier"]

@@ -382,7 +382,7 @@ async def wait_ready(client: Client, seconds: float = 60) -> None:
     while time.monotonic() < deadline:
         try:
             status, body = await client.call("GET", "/healthz")
-            if status == 200 and body.get("workers"):
+            if status == 200 and body.get("game_workers"):
                 return
         except aiohttp.ClientError:
             pass

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask
 from flask_swagger_ui import get_swaggerui_blueprint
 
-from service import ratelimit
+from service import outage, ratelimit
 from service.problems import Api
 from service.store import Store
 
@@ -56,6 +56,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     logs.init_app(app)
     metrics.init_app(app, (*WORKER_QUEUES, WEBHOOK_QUEUE))
+    # Redis down: 503 with Retry-After, logged once per outage (service/outage.py).
+    outage.init_app(app)
     # Last, so a refused request still gets its request id, access line and metrics.
     ratelimit.init_app(app)
     return app

@@ -151,16 +151,25 @@ def _processes(text: str) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     from service.logs import configure_logging
     from workers.jobs import reconcile
+    from workers.runtime import Sweeper
 
     configure_logging()  # JSON lines; rq's own log lines go through the same handler
     store = Store.from_env()
+    sweeper = None
     if DEFAULT_QUEUE in args.queues:
-        # Resolutions owed by a worker that died before it committed: enqueue them again.
+        # Jobs owed but lost by workers that died (service/owed.py): enqueue them again now,
+        # and every few seconds while this process serves the game queue.
         reconcile(store)
-    if args.processes == 1:
-        _work(store, args.queues, args.burst)
-    else:
-        _work_pool(store, args.queues, args.processes, args.burst)
+        if not args.burst:
+            sweeper = Sweeper(store.raw).start()
+    try:
+        if args.processes == 1:
+            _work(store, args.queues, args.burst)
+        else:
+            _work_pool(store, args.queues, args.processes, args.burst)
+    finally:
+        if sweeper is not None:
+            sweeper.stop()
     return 0
 
 
@@ -168,10 +177,11 @@ def _worker_class(queues: list[str]) -> Any:
     """Game work runs in the worker's own process (rq's SimpleWorker): a fork per job would
     cost more than a resolution itself (tens of ms; docs/performance.md), and game jobs are
     short, idempotent and bounded by their job timeout. Webhook deliveries keep one forked
-    work-horse per job: an attempt abandoned at its deadline dies with its horse."""
-    from rq import SimpleWorker, Worker
+    work-horse per job: an attempt abandoned at its deadline dies with its horse. Both beat a
+    heartbeat of their own (service/liveness.py)."""
+    from workers.runtime import GameWorker, WebhookWorker
 
-    return Worker if WEBHOOK_QUEUE in queues else SimpleWorker
+    return WebhookWorker if WEBHOOK_QUEUE in queues else GameWorker
 
 
 def _work(store: Store, queues: list[str], burst: bool) -> None:
@@ -183,7 +193,7 @@ def _work(store: Store, queues: list[str], burst: bool) -> None:
 
 def _work_pool(store: Store, queues: list[str], processes: int, burst: bool) -> None:
     """rq's WorkerPool: forked workers, each with its scheduler, restarted if one dies; SIGTERM
-    stops them all warmly (each finishes its job)."""
+    stops them all warmly (each finishes its job). What a dead one held, the sweep recovers."""
     from rq.serializers import JSONSerializer
     from rq.worker_pool import WorkerPool
 

@@ -18,9 +18,10 @@ from typing import Any
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
 from engine.registry import get_game
-from service import eventlog, notifications, pinning, sealed
-from service.keys import GAME_SEQ, RESOLVE_INDEX, resolve_member
+from service import eventlog, notifications, owed, pinning, sealed
+from service.keys import GAME_SEQ
 from service.problems import Problem, game_not_found
+from service.queues import resolve_job_id
 from service.record import Change, GameRecord, Idempotency, Mutation, NothingToDo, Outcome
 from service.store import Store
 
@@ -229,20 +230,20 @@ def resolve(store: Store, game_id: str, ref: str) -> str:
     def mutate(record: GameRecord | None, version: int) -> Change:
         if record is None or record.status != "active":
             raise NothingToDo
-        pinning.check_playable(record)  # fails the job; rq retries it, reconcile re-enqueues
+        pinning.check_playable(record)  # fails the job; rq retries it, a worker's start again
         game = record.game
         state = game.load(record.state or {})
-        owed = [d for d in game.pending(state) if d.seat == SYSTEM and d.ref == ref]
-        if not owed:
+        due = [d for d in game.pending(state) if d.seat == SYSTEM and d.ref == ref]
+        if not due:
             raise NothingToDo  # already resolved by an earlier run
         action = game.legal_actions(state, SYSTEM)[0]
         events = game.apply(state, SYSTEM, action)
-        return _applied(record, game, state, SYSTEM, owed[0], action, events, version)
+        return _applied(record, game, state, SYSTEM, due[0], action, events, version)
 
     try:
         _commit(store, game_id, mutate)
     except NothingToDo:
-        store.r.zrem(RESOLVE_INDEX, resolve_member(game_id, ref))
+        owed.settle(store.r, resolve_job_id(game_id, ref))  # e.g. the game ended meanwhile
         return "already-resolved"
     return "resolved"
 

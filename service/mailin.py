@@ -20,20 +20,17 @@ import logging
 import re
 import signal
 import threading
-from email.parser import BytesHeaderParser
-from email.policy import default as default_policy
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from service.queues import INBOUND_JOB, queue
-from service.replies import LOCAL_PREFIX, fingerprint, mail_domain
+from service.replies import LOCAL_PREFIX, SOFT_LIMIT, fingerprint, mail_domain, message_id_of
 from service.store import Store
 
 log = logging.getLogger("kurier.mailin")
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 2525
-SOFT_LIMIT = 256 * 1024
 HARD_LIMIT = 4 * 1024 * 1024
 MAX_RECIPIENTS = 5
 SEEN_TTL = 30 * 86_400
@@ -42,13 +39,6 @@ SEEN_TTL = 30 * 86_400
 def seen_key(message_id: str, recipient: str) -> str:
     digest = hashlib.sha256(f"{message_id} {recipient.lower()}".encode()).hexdigest()
     return f"kurier:mail:seen:{digest}"
-
-
-def message_id_of(raw: bytes) -> str:
-    """The mail's Message-ID, or a stable stand-in (its hash) when it has none."""
-    headers = BytesHeaderParser(policy=default_policy).parsebytes(raw)
-    found = str(headers.get("Message-ID", "") or "").strip()
-    return found[:250] if found else f"<sha256-{hashlib.sha256(raw).hexdigest()}@kurier>"
 
 
 class InboundHandler:

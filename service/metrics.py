@@ -7,7 +7,8 @@ Two kinds, because API processes and rq work-horses live and die differently:
   ``PROMETHEUS_MULTIPROC_DIR`` is set (``kurier web`` and ``kurier run`` set it) each process
   writes its values to files there and a scrape adds them up (``service/gunicorn_conf.py``
   cleans up after dead workers).
-- **Cluster-wide, kept in Redis** (queue depth, failed jobs, email and webhook deliveries):
+- **Cluster-wide, kept in Redis** (queue depth, failed jobs, owed jobs, email and webhook
+  deliveries):
   read at scrape time. rq forks a short-lived work-horse per job, on any number of hosts, so
   a delivery counter lives in the Redis hash ``kurier:metrics:counters`` (HINCRBY), where any
   API replica can export it and it survives restarts. Prometheus handles the rare reset (a
@@ -38,7 +39,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from service import queues
+from service import owed, queues
 from service.logs import route_label
 
 log = logging.getLogger(__name__)
@@ -101,7 +102,7 @@ class RedisCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         up = GaugeMetricFamily("kurier_redis_up", "1 if the scrape could read Redis")
         try:
-            metrics = [*self._queue_metrics(), *self._counters()]
+            metrics = [*self._queue_metrics(), *self._counters(), *self._owed_metrics()]
         except redis.RedisError:
             up.add_metric([], 0)
             yield up
@@ -135,6 +136,19 @@ class RedisCollector(Collector):
             for outcome in DELIVERY_OUTCOMES:
                 family.add_metric([outcome], int(raw.get(f"{name}|{outcome}", 0)))
         return list(families.values())
+
+    def _owed_metrics(self) -> list[Metric]:
+        count, oldest = owed.backlog(self.store.raw)
+        owed_jobs = GaugeMetricFamily(
+            "kurier_owed_jobs", "Jobs owed (resolutions, notifications, deadlines) not yet done"
+        )
+        owed_jobs.add_metric([], count)
+        age = GaugeMetricFamily(
+            "kurier_owed_oldest_due_seconds",
+            "How long the oldest owed job has been due; a few seconds at most while workers live",
+        )
+        age.add_metric([], oldest)
+        return [owed_jobs, age]
 
 
 # -- the Flask side --------------------------------------------------------------------------

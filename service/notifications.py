@@ -1,8 +1,9 @@
 """What a committed change notifies, and the deadline jobs it schedules.
 
-``followups`` runs inside ``Store.transact`` (between the read and the EXEC) and returns rq
-jobs that go into the same EXEC as the change: a retried transaction re-plans from its fresh
-read, and deterministic job ids (game, version, type, seat) mean nothing is sent twice.
+``followups`` runs inside ``Store.transact`` (between the read and the EXEC) and returns the
+owed jobs (service/owed.py) that go into the same EXEC as the change: a retried transaction
+re-plans from its fresh read, and deterministic job ids (game, version, type, seat) mean
+nothing is sent twice.
 
 Generic rules derive "your turn" and "your sealed choice" from the pending decisions before
 and after the change; game-specific event kinds map to notification types through
@@ -12,19 +13,17 @@ and after the change; game-specific event kinds map to notification types throug
 from __future__ import annotations
 
 import functools
-import math
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
-from rq import Queue, Retry
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from engine.core import SYSTEM, Event
-from service import prefs
+from service import owed, prefs
 from service.keys import player_key
+from service.owed import OwedJob
 from service.queues import (
     DEADLINE_JOB,
     DEADLINE_QUEUE,
@@ -134,14 +133,15 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
     found = notices(record.type, before, change, len(record.seats))
     wanted = _wanted(store, record.seats, found)
     jobs = [
-        Queue.prepare_data(
-            NOTIFY_JOB,
+        OwedJob(
+            id=notify_job_id(record.id, version, n.type, n.seat),
+            func=NOTIFY_JOB,
             args=(record.id, version, n.type, n.seat, n.data),
-            job_id=notify_job_id(record.id, version, n.type, n.seat),
+            queue=NOTIFY_QUEUE,
             timeout=60,
             result_ttl=600,
             failure_ttl=7 * 86_400,
-            retry=Retry(max=5, interval=[30, 120, 600, 1800, 3600]),
+            retry=(30, 120, 600, 1800, 3600),
             description=f"{n.type} to seat {n.seat} of game {record.id}",
         )
         for n in wanted
@@ -150,8 +150,8 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
     record.deadline_at = _deadline(record)
 
     def write(pipe: Any) -> None:
-        if jobs:
-            queue(store.raw, NOTIFY_QUEUE).enqueue_many(jobs, pipeline=pipe)
+        for job in jobs:
+            owed.owe(pipe, job, store.raw)
         if previous is not None:
             # The new version's deadline replaces the old one (which would no-op anyway).
             _unschedule(store, pipe, deadline_job_id(record.id, version - 1))
@@ -187,40 +187,43 @@ def _deadline(record: Any) -> float | None:
     return time.time() + float(settings["hours"]) * 3600
 
 
-def run_at(when: float) -> datetime:
-    """When to schedule a job due at ``when``: rq keeps scheduled times in whole seconds,
-    truncated, so round up or a deadline could fire up to a second before it is due."""
-    return datetime.fromtimestamp(math.ceil(when), UTC)
+def deadline_job(
+    game_id: str, version: int, due: float, first_due: float | None = None, job_id: str = ""
+) -> OwedJob:
+    """The deadline of ``version``, due at ``due`` (``first_due``: before any postponement)."""
+    args = (game_id, version, due) if first_due is None else (game_id, version, due, first_due)
+    return OwedJob(
+        id=job_id or deadline_job_id(game_id, version),
+        func=DEADLINE_JOB,
+        args=args,
+        queue=DEADLINE_QUEUE,
+        timeout=120,
+        result_ttl=3600,
+        failure_ttl=7 * 86_400,
+        retry=(10, 60, 300),
+        at=due,
+    )
 
 
 def _schedule_deadline(
     store: Store, pipe: Any, game_id: str, version: int, due: float, settings: dict[str, Any]
 ) -> None:
-    deadlines = queue(store.raw, DEADLINE_QUEUE)
-    deadlines.enqueue_at(
-        run_at(due),
-        DEADLINE_JOB,
-        args=(game_id, version, due),
-        job_id=deadline_job_id(game_id, version),
-        job_timeout=120,
-        result_ttl=3600,
-        failure_ttl=7 * 86_400,
-        retry=Retry(max=3, interval=[10, 60, 300]),
-        pipeline=pipe,
-    )
+    owed.owe(pipe, deadline_job(game_id, version, due), store.raw)
     remind_at = due - float(settings.get("remind_before_hours") or 0) * 3600
     if settings.get("remind_before_hours") and remind_at > time.time():
-        deadlines.enqueue_at(
-            datetime.fromtimestamp(remind_at, UTC),
-            REMIND_JOB,
+        remind = OwedJob(
+            id=remind_job_id(game_id, version),
+            func=REMIND_JOB,
             args=(game_id, version, due),
-            job_id=remind_job_id(game_id, version),
-            job_timeout=60,
+            queue=DEADLINE_QUEUE,
+            timeout=60,
             result_ttl=3600,
-            pipeline=pipe,
+            at=remind_at,
         )
+        owed.owe(pipe, remind, store.raw)
 
 
 def _unschedule(store: Store, pipe: Any, job_id: str) -> None:
     pipe.zrem(ScheduledJobRegistry(queue=queue(store.raw, DEADLINE_QUEUE)).key, job_id)
     pipe.delete(Job.key_for(job_id))
+    owed.settle(pipe, job_id)

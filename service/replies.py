@@ -22,6 +22,8 @@ import re
 import secrets
 from dataclasses import dataclass
 from email.message import EmailMessage, Message
+from email.parser import BytesHeaderParser
+from email.policy import default as default_policy
 from typing import Any
 
 from mailparser_reply import EmailReplyParser
@@ -200,3 +202,14 @@ def _decoded(part: Message) -> str:
         return payload.decode(charset, errors="replace")
     except LookupError:  # an unknown charset name: read what can be read
         return payload.decode("utf-8", errors="replace")
+
+
+#: A reply bigger than this is not read for moves (it is answered with a note instead).
+SOFT_LIMIT = 256 * 1024
+
+
+def message_id_of(raw: bytes) -> str:
+    """The mail's Message-ID, or a stable stand-in (its hash) when it has none."""
+    headers = BytesHeaderParser(policy=default_policy).parsebytes(raw)
+    found = str(headers.get("Message-ID", "") or "").strip()
+    return found[:250] if found else f"<sha256-{hashlib.sha256(raw).hexdigest()}@kurier>"

@@ -12,11 +12,12 @@ hash tag; what the bytes mean is in service/record.py):
   (compressed with the game's codec, behind the ``z:`` prefix).
 - ``kurier:player:{p}`` hash, ``kurier:player:{p}:games`` sorted set (score: creation order).
 - ``kurier:auth:token:<sha256(token)>`` hash: the player a bearer token stands for.
-- ``kurier:resolve:pending`` sorted set: ``"<game> <ref>"`` resolutions owed by the workers.
+- ``kurier:owed`` sorted set and ``kurier:owed:jobs`` hash: the jobs owed (resolutions,
+  notifications, deadlines), written in the commit that makes them due (service/owed.py).
 
 ``Store.transact`` is the only writer of game keys: WATCH the game (and idempotency key),
-read, compute the change in Python, then write record, event, idempotency record and rq jobs
-(service/queues.py; the caller's ``followups`` add notification and deadline jobs) in one
+read, compute the change in Python, then write record, event, idempotency record and owed jobs
+(service/owed.py; the caller's ``followups`` add notification and deadline jobs) in one
 MULTI/EXEC. A concurrent writer makes EXEC fail and we start over from a fresh read, so no two
 changes ever apply to the same version and nothing half-written is ever visible.
 """
@@ -31,21 +32,19 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import redis
-from rq import Queue, Retry, Worker
+from rq import Queue
 
-from service import queues
+from service import liveness, owed, queues
 from service.keys import (
-    RESOLVE_INDEX,
     events_key,
     game_key,
     idem_key,
     player_games_key,
     player_key,
-    resolve_member,
     token_key,
 )
 from service.problems import Problem, game_not_found
-from service.queues import RESOLVE_JOB, resolve_job_id
+from service.queues import DEFAULT_QUEUE, RESOLVE_JOB, WEBHOOK_QUEUE, resolve_job_id
 from service.record import (
     Change,
     GameRecord,
@@ -235,31 +234,12 @@ class Store:
         pipe.xadd(events_key(gid), pack_entry(record.log_codec, entry), id=f"{version}-0")
         for player_id in change.index_players:
             pipe.zadd(player_games_key(player_id), {gid: record.seq})
+        # A resolution is settled by the commit that applies it: no window in which it is
+        # done but still owed.
         for ref in change.resolve_remove:
-            pipe.zrem(RESOLVE_INDEX, resolve_member(gid, ref))
-        if change.resolve_add:
-            pipe.zadd(
-                RESOLVE_INDEX,
-                {resolve_member(gid, ref): record.updated_at for ref in change.resolve_add},
-            )
-            jobs = [self._resolve_job(gid, ref) for ref in change.resolve_add]
-            self.queue.enqueue_many(jobs, pipeline=pipe)
-
-    @staticmethod
-    def _resolve_job(game_id: str, ref: str) -> Any:
-        return Queue.prepare_data(
-            RESOLVE_JOB,
-            args=(game_id, ref),
-            job_id=resolve_job_id(game_id, ref),
-            timeout=60,
-            # The game's log records the resolution; a result kept by rq would cost more Redis
-            # memory than the whole game (a few KB for an hour; docs/performance.md).
-            result_ttl=0,
-            failure_ttl=7 * 86_400,
-            # A work-horse that dies fails the job; the scheduler runs it again (idempotent).
-            retry=Retry(max=5, interval=[2, 10, 30, 120, 600]),
-            description=f"resolve {ref} of game {game_id}",
-        )
+            owed.settle(pipe, resolve_job_id(gid, ref))
+        for ref in change.resolve_add:
+            owed.owe(pipe, resolve_job(gid, ref), self.raw)
 
     # -- players and tokens ----------------------------------------------------------------------
 
@@ -374,18 +354,36 @@ class Store:
         return out
 
     def pending_resolutions(self, older_than: float = 0.0) -> list[tuple[str, str]]:
-        members = self.r.zrange(RESOLVE_INDEX, "-inf", time.time() - older_than, byscore=True)
-        return [tuple(m.split(" ", 1)) for m in members]  # type: ignore[misc]
-
-    def enqueue_resolution(self, game_id: str, ref: str) -> None:
-        self.queue.enqueue_many([self._resolve_job(game_id, ref)])
+        """(game, ref) of the resolutions owed for at least ``older_than`` seconds."""
+        jobs = owed.owed_jobs(self.raw, RESOLVE_JOB, time.time() - older_than)
+        return [(job.args[0], job.args[1]) for job in jobs]
 
     def health(self) -> dict[str, Any]:
+        """Redis reachable, and the workers alive now by queue role (live heartbeats only)."""
         redis_ok = False
-        workers = 0
+        live: list[liveness.LiveWorker] = []
         try:
             redis_ok = bool(self.r.ping())
-            workers = Worker.count(connection=self.raw)
+            live = liveness.live_workers(self.r)
         except redis.RedisError:
             pass
-        return {"redis": redis_ok, "workers": workers}
+        game = sum(DEFAULT_QUEUE in w.queues for w in live)
+        webhook = sum(WEBHOOK_QUEUE in w.queues for w in live)
+        return {"redis": redis_ok, "game_workers": game, "webhook_workers": webhook}
+
+
+def resolve_job(game_id: str, ref: str) -> owed.OwedJob:
+    return owed.OwedJob(
+        id=resolve_job_id(game_id, ref),
+        func=RESOLVE_JOB,
+        args=(game_id, ref),
+        queue=DEFAULT_QUEUE,
+        timeout=60,
+        # The game's log records the resolution; a result kept by rq would cost more Redis
+        # memory than the whole game (a few KB for an hour; docs/performance.md).
+        result_ttl=0,
+        failure_ttl=7 * 86_400,
+        # A failed run (e.g. rules not deployed yet) is retried; a lost one is swept.
+        retry=(2, 10, 30, 120, 600),
+        description=f"resolve {ref} of game {game_id}",
+    )

@@ -6,6 +6,7 @@ import io
 import json
 import logging
 import re
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -13,9 +14,10 @@ from flask import Flask
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 
-from service import metrics
+from service import metrics, owed
 from service.app import create_app
 from service.logs import ACCESS_LOGGER, JsonFormatter
+from service.queues import RESOLVE_JOB
 from service.store import Store
 from tests.client import metric_sample
 from tests.game_helpers import new_table
@@ -116,6 +118,21 @@ def test_metrics_read_queue_depth_failed_jobs_and_deliveries(
     assert metric_sample(text, "kurier_webhook_deliveries_total", outcome="failed") == 0
     with pytest.raises(ValueError):
         metrics.record_email_delivery(isolated_redis.r, "sent-ish")
+
+
+def test_metrics_show_the_owed_jobs_and_how_long_the_oldest_is_due(
+    iso_app: Flask, isolated_redis: Store
+) -> None:
+    text = iso_app.test_client().get("/metrics").text
+    assert metric_sample(text, "kurier_owed_jobs") == 0
+    assert metric_sample(text, "kurier_owed_oldest_due_seconds") == 0
+    job = owed.OwedJob("resolve-g-r", RESOLVE_JOB, ("g", "r"), "default", 30, at=time.time() - 60)
+    with isolated_redis.raw.pipeline() as pipe:
+        owed.owe(pipe, job, isolated_redis.raw)
+        pipe.execute()
+    text = iso_app.test_client().get("/metrics").text
+    assert metric_sample(text, "kurier_owed_jobs") == 1
+    assert 60 <= metric_sample(text, "kurier_owed_oldest_due_seconds") < 120
 
 
 def test_metrics_without_redis_say_so() -> None:

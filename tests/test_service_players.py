@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
+from typing import Any
+
+from rq import Worker
 
 from service.app import create_app
 from service.store import Store
 from tests.client import Kurier
+from tests.conftest import ROOT
+from tests.receivers import wait_for
 
 
 def test_player_token_is_shown_once_and_stored_hashed(kurier: Kurier, store: Store) -> None:
@@ -47,13 +55,59 @@ def test_game_types_catalogue(kurier: Kurier) -> None:
 def test_healthz_sees_redis_and_the_worker(kurier: Kurier) -> None:
     r = kurier.call("GET", "/healthz")
     assert r.status_code == 200
-    assert r.json()["redis"] is True and r.json()["workers"] >= 1
+    assert r.json()["redis"] is True and r.json()["game_workers"] >= 1
 
 
 def test_healthz_degraded_without_worker_or_redis(isolated_redis: Store) -> None:
     no_worker = create_app({"REDIS_URL": isolated_redis.url}).test_client().get("/healthz")
     assert no_worker.status_code == 503
-    assert no_worker.json == {"status": "degraded", "redis": True, "workers": 0}
+    assert no_worker.json == {
+        "status": "degraded",
+        "redis": True,
+        "game_workers": 0,
+        "webhook_workers": 0,
+    }
     gone = create_app({"REDIS_URL": "unix:///tmp/kurier-no-such.sock"}).test_client()
     r = gone.get("/healthz")
     assert r.status_code == 503 and r.json["redis"] is False
+
+
+def _start(store: Store, *role: str) -> subprocess.Popen[bytes]:
+    before = Worker.count(connection=store.raw)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "worker", *role],
+        env={**os.environ, "REDIS_URL": store.url},
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_for(lambda: Worker.count(connection=store.raw) > before, 30, "the worker's start")
+    return proc
+
+
+def test_healthz_counts_live_game_and_webhook_workers_apart(isolated_redis: Store) -> None:
+    """Issue #17: a dead worker's registration outlives it by minutes, and a webhook worker
+    runs no game: neither may make /healthz say ok."""
+    client = create_app({"REDIS_URL": isolated_redis.url}).test_client()
+    webhook = _start(isolated_redis, "--queues", "webhooks")
+    game = _start(isolated_redis)
+    try:
+        health = wait_for(lambda: _health(client, 200, 1, 1), 10, "both workers alive")
+        assert health["status"] == "ok"
+        game.kill()  # SIGKILL: its rq registration stays behind
+        game.wait(10)
+        health = wait_for(lambda: _health(client, 503, 0, 1), 10, "the dead worker noticed")
+        assert health["status"] == "degraded"
+        assert Worker.count(connection=isolated_redis.raw) == 2  # still registered
+    finally:
+        for proc in (game, webhook):
+            proc.kill()
+            proc.wait(10)
+
+
+def _health(client: Any, status: int, game: int, webhook: int) -> dict[str, Any] | None:
+    r = client.get("/healthz")
+    body = r.json
+    if (r.status_code, body["game_workers"], body["webhook_workers"]) == (status, game, webhook):
+        return body
+    return None

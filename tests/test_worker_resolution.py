@@ -139,3 +139,23 @@ def test_worker_killed_mid_resolution_loses_nothing_and_applies_nothing_twice(
     )
     assert jobs.resolve(game_id, ref) == "already-resolved"
     assert env_store.get_game(game_id).version == version + 1
+
+
+def test_a_job_taken_by_a_worker_that_died_before_starting_it_is_enqueued_again(
+    env_store: Store,
+) -> None:
+    """Issue #17, item 1: Redis served the job to a worker's BLPOP and the worker died before
+    it started the job. The job is in no queue and no registry and its status still says
+    "queued": only the owed record knows it must run."""
+    game_id, ref, version = _game_waiting_for_resolution(env_store, 3)
+    job_id = resolve_job_id(game_id, ref)
+    default = queue(env_store.raw)
+    assert env_store.raw.lpop(default.key) == job_id.encode()  # the dead worker's BLPOP
+    assert default.fetch_job(job_id).get_status() == "queued"
+
+    assert jobs.reconcile(env_store) == 1  # what `kurier worker` does at its start
+    assert default.job_ids == [job_id]
+    _burst(env_store)
+    assert env_store.get_game(game_id).version == version + 1
+    assert len(_reveals(env_store, game_id, ref)) == 1
+    assert env_store.pending_resolutions() == []

@@ -4,11 +4,9 @@ twice, or after a worker died mid-way, changes the game at most once."""
 
 from __future__ import annotations
 
-from rq.job import Job, JobStatus
-
-from service import games
-from service.queues import resolve_job_id
-from service.store import Store
+from service import games, owed
+from service.keys import RESOLVE_INDEX as LEGACY_RESOLVE_INDEX
+from service.store import Store, resolve_job
 from workers.shared import shared_store
 
 
@@ -18,17 +16,20 @@ def resolve(game_id: str, ref: str) -> str:
 
 
 def reconcile(store: Store, older_than: float = 0.0) -> int:
-    """Enqueue again every owed resolution whose job is not waiting in a queue.
+    """A worker's start: enqueue again every owed job that no queue, schedule or live worker
+    holds, failed ones included (their fix may just have been deployed). Returns how many.
 
-    The commit that makes a resolution due enqueues its job in the same EXEC, so this only
-    matters when a worker died with the job in hand. Returns how many were enqueued.
-    """
-    count = 0
-    for game_id, ref in store.pending_resolutions(older_than):
-        job = Job.fetch_many([resolve_job_id(game_id, ref)], connection=store.raw)[0]
-        waiting = (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED)
-        if job is not None and job.get_status(refresh=False) in waiting:
-            continue
-        store.enqueue_resolution(game_id, ref)
-        count += 1
-    return count
+    The periodic sweep (workers/runtime.py) does the same every few seconds, failed jobs
+    excepted."""
+    _adopt_legacy_resolutions(store)
+    return len(owed.sweep(store.raw, grace=older_than, include_failed=True))
+
+
+def _adopt_legacy_resolutions(store: Store) -> None:
+    """Resolutions owed under the index used before service/owed.py: owe them the new way."""
+    for member in store.r.zrange(LEGACY_RESOLVE_INDEX, 0, -1):
+        game_id, ref = member.split(" ", 1)
+        with store.raw.pipeline() as pipe:
+            owed.owe(pipe, resolve_job(game_id, ref), store.raw)
+            pipe.zrem(LEGACY_RESOLVE_INDEX, member)
+            pipe.execute()

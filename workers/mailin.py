@@ -42,9 +42,9 @@ from typing import Any
 
 from service import games, mailauth, replies
 from service.keys import player_key
-from service.mailin import SOFT_LIMIT, message_id_of
 from service.problems import Problem
 from service.record import GameRecord, Idempotency
+from service.replies import SOFT_LIMIT, message_id_of
 from service.store import Store
 from workers import mail, seatmail
 from workers.shared import shared_store

@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 from rq import RateLimit
 
 from engine.core import SYSTEM
-from service import games, metrics, notifications, prefs, queues
+from service import games, metrics, notifications, owed, prefs, queues
 from service.keys import player_key
 from service.record import GameRecord
 from service.store import Store
@@ -301,8 +301,8 @@ def deadline(game_id: str, version: int, due: float, first_due: float | None = N
     limit = first_due + float(settings.get("vacation_max_days", 14)) * 86_400
     now = time.time()
     away: list[float] = []
-    owed = [d for d in record.pending if d["seat"] != SYSTEM]
-    for decision in owed:
+    open_decisions = [d for d in record.pending if d["seat"] != SYSTEM]
+    for decision in open_decisions:
         raw = store.r.hgetall(player_key(record.seats[decision["seat"]]))
         until = prefs.on_vacation(raw, now)
         if until is not None and now < limit:
@@ -310,15 +310,13 @@ def deadline(game_id: str, version: int, due: float, first_due: float | None = N
     if away:
         # Vacation pauses the clock: the full deadline again after the vacation, within the limit.
         new_due = min(max(away) + float(settings["hours"]) * 3600, limit)
-        queues.queue(store.raw, queues.DEADLINE_QUEUE).enqueue_at(
-            notifications.run_at(new_due),
-            queues.DEADLINE_JOB,
-            args=(game_id, version, new_due, first_due),
-            job_id=f"{queues.deadline_job_id(game_id, version)}-{int(new_due)}",
-            job_timeout=120,
-        )
+        job_id = f"{queues.deadline_job_id(game_id, version)}-{int(new_due)}"
+        later = notifications.deadline_job(game_id, version, new_due, first_due, job_id)
+        with store.raw.pipeline() as pipe:
+            owed.owe(pipe, later, store.raw)
+            pipe.execute()
         return "postponed"
-    results = [games.apply_timeout(store, game_id, d["seat"], d) for d in owed]
+    results = [games.apply_timeout(store, game_id, d["seat"], d) for d in open_decisions]
     return ",".join(results)
 
 

@@ -38,9 +38,13 @@ class GameTypesView(MethodView):
 @blp.route("/healthz")
 class HealthView(MethodView):
     @blp.response(200, Health)
-    @blp.alt_response(503, schema=Health, description="Redis unreachable or no worker alive")
+    @blp.alt_response(503, schema=Health, description="Redis unreachable or no game worker alive")
     def get(self) -> tuple[dict[str, Any], int]:
-        """Redis reachable and at least one rq worker alive."""
+        """Redis reachable and at least one game worker alive (counted from live heartbeats).
+
+        No webhook worker alive is ``degraded`` but 200: games go on, deliveries wait."""
         health = store().health()
-        ok = health["redis"] and health["workers"] > 0
-        return {"status": "ok" if ok else "degraded", **health}, 200 if ok else 503
+        up = health["redis"] and health["game_workers"] > 0
+        ok = up and health["webhook_workers"] > 0
+        body = {"status": "ok" if ok else "degraded", **health}
+        return body, 200 if up else 503

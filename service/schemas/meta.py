@@ -27,6 +27,15 @@ class GameTypes(ma.Schema):
 
 
 class Health(ma.Schema):
-    status = fields.String(required=True, metadata={"description": "ok or degraded"})
+    status = fields.String(
+        required=True, metadata={"description": "ok, or degraded when any part is missing"}
+    )
     redis = fields.Boolean(required=True)
-    workers = fields.Integer(required=True)
+    game_workers = fields.Integer(
+        required=True,
+        metadata={"description": "workers serving game jobs with a live heartbeat (none: 503)"},
+    )
+    webhook_workers = fields.Integer(
+        required=True,
+        metadata={"description": "workers delivering webhooks with a live heartbeat"},
+    )

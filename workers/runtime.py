@@ -1,0 +1,101 @@
+"""What runs beside the rq workers of ``kurier worker``: each worker's heartbeat, and the sweep
+that enqueues again the jobs a dead worker lost (service/liveness.py, service/owed.py).
+
+Both threads use Redis clients of their own: a forking worker's work-horse must not inherit a
+connection pool whose lock one of these threads held at the fork.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from typing import Any
+
+import redis
+from rq import SimpleWorker, Worker
+
+from service import liveness, owed
+
+log = logging.getLogger("kurier.worker")
+
+
+def _own_client(connection: redis.Redis) -> redis.Redis:
+    pool = connection.connection_pool
+    return redis.Redis(
+        connection_pool=redis.ConnectionPool(
+            connection_class=pool.connection_class, **pool.connection_kwargs
+        )
+    )
+
+
+class _Beating:
+    """Mixin for rq workers: a live heartbeat (``kurier:alive:<name>``) while the worker runs."""
+
+    _stop_beating: threading.Event | None = None
+
+    def bootstrap(self, *args: Any, **kwargs: Any) -> None:
+        stop = threading.Event()
+        self._stop_beating = stop
+        client = _own_client(self.connection)  # type: ignore[attr-defined]
+        name: str = self.name  # type: ignore[attr-defined]
+        queues: list[str] = self.queue_names()  # type: ignore[attr-defined]
+        pid = os.getpid()
+        # Alive before rq registers the worker: whoever sees it registered sees it alive.
+        liveness.beat(client, name, queues)
+        super().bootstrap(*args, **kwargs)  # type: ignore[misc]
+
+        def beat() -> None:
+            while not stop.is_set() and os.getpid() == pid:
+                # Redis away: the worker's own loop reports it and retries.
+                with contextlib.suppress(redis.RedisError):
+                    liveness.beat(client, name, queues)
+                stop.wait(liveness.BEAT_SECONDS)
+
+        threading.Thread(target=beat, name="kurier-heartbeat", daemon=True).start()
+
+    def teardown(self) -> None:
+        if self._stop_beating is not None:
+            self._stop_beating.set()
+            with contextlib.suppress(redis.RedisError):  # else the key expires on its own
+                liveness.forget(self.connection, self.name)  # type: ignore[attr-defined]
+        super().teardown()  # type: ignore[misc]
+
+
+class GameWorker(_Beating, SimpleWorker):
+    """Game work in the worker's own process (see service/cli.py ``_worker_class``)."""
+
+
+class WebhookWorker(_Beating, Worker):
+    """One forked work-horse per webhook attempt."""
+
+
+class Sweeper:
+    """Every ``owed.SWEEP_SECONDS``, enqueue again the owed jobs no live worker has."""
+
+    def __init__(self, connection: redis.Redis) -> None:
+        self.client = _own_client(connection)
+        self.owner = f"{os.uname().nodename}:{os.getpid()}"
+        self._stop = threading.Event()
+
+    def start(self) -> Sweeper:
+        threading.Thread(target=self._run, name="kurier-sweeper", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        down = False  # one line per Redis outage, not one per sweep
+        while not self._stop.wait(owed.SWEEP_SECONDS):
+            try:
+                found = owed.try_sweep(self.client, self.owner)
+            except redis.RedisError as error:
+                if not down:
+                    log.warning("sweeps skipped while Redis is unreachable: %s", error)
+                down = True
+                continue
+            down = False
+            if found:
+                log.warning("enqueued again %d lost job(s): %s", len(found), " ".join(found))
