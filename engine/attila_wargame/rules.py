@@ -232,9 +232,13 @@ class Rules:
 
     def _people_hostile(self, state: WargameState, p: str, q: str) -> bool:
         """HOSTILE_PAIRS: a pair may fight when some rule names it and every rule naming it
-        allows it now (so federates wait for the invasion of Gaul even against the Huns)."""
+        allows it now (so federates wait for the invasion of Gaul even against the Huns).
+        A people bound by ``fights_only`` (rule 15: the Gepids) fights no one else at all."""
         sp, sq = state.alignment.get(p, NEUTRAL), state.alignment.get(q, NEUTRAL)
         if sp == sq or NEUTRAL in (sp, sq):
+            return False
+        only = self.b.bindings["fights_only"]
+        if q not in only.get(p, (q,)) or p not in only.get(q, (p,)):
             return False
         matched = False
         for rule in state.options["HOSTILE_PAIRS"]:
@@ -351,14 +355,17 @@ class Rules:
             hexes = self._raze_candidates(state)
             return [Raze(c) for k in range(len(hexes) + 1) for c in combinations(hexes, k)]
         if step == COMBAT:
-            options, owed = self._battle_options(state)
-            actions: list[WargameAction] = [
-                Attack(target, subset)
-                for target, attackers in sorted(options.items())
-                for k in range(1, len(attackers) + 1)
-                for subset in combinations(attackers, k)
-            ]
-            return actions if owed else [*actions, End()]
+            options, owed_by = self._battle_duties(state)
+            actions: list[WargameAction] = []
+            for target, attackers in sorted(options.items()):
+                bound = self._must_join(owed_by, target)
+                free = [a for a in attackers if a not in bound]
+                actions += [
+                    Attack(target, tuple(sorted([*bound, *extra], key=self.order.__getitem__)))
+                    for k in range(0 if bound else 1, len(free) + 1)
+                    for extra in combinations(free, k)
+                ]
+            return actions if owed_by else [*actions, End()]
         if step == BATTLE_CARD:
             assert state.battle is not None
             cards = (
@@ -623,6 +630,8 @@ class Rules:
                 if b.empire[h] == "west" and not state.west_invaded:
                     state.west_invaded = True
                     events.append(self._event("west_invaded", unit=unit, hex=b.label(h)))
+                    self._join_sides(state, state.sides_at_west_invasion, events)
+                    state.sides_at_west_invasion = {}
                 if b.region[h] == b.bindings["gaul_region"] and not state.gaul_invaded:
                     state.gaul_invaded = True
                     events.append(self._event("gaul_invaded", unit=unit, hex=b.label(h)))
@@ -884,12 +893,20 @@ class Rules:
 
     def _battle_options(self, state: WargameState) -> tuple[dict[int, tuple[str, ...]], bool]:
         """Target hex -> the attackers that may take part; and whether a battle is owed."""
+        options, owed_by = self._battle_duties(state)
+        return options, bool(owed_by)
+
+    def _battle_duties(
+        self, state: WargameState
+    ) -> tuple[dict[int, tuple[str, ...]], dict[str, set[int]]]:
+        """Target hex -> the attackers that may take part; and, for each unfought unit that
+        owes a battle (4.1, 4.2: neither it nor its enemy in a city), the targets it owes."""
         side = self.phase_side(state)
         ctx = self.ctx(state)
         fought, attacked = set(state.fought), set(state.attacked)
         cities = self.b.city_at
         options: dict[int, tuple[str, ...]] = {}
-        owed = False
+        owed_by: dict[str, set[int]] = {}
         for t, units in ctx.units_at.items():
             defenders = [
                 u
@@ -909,13 +926,19 @@ class Rules:
                 if any(self.contact(ctx, a, n, d, t) for d in (combat or defenders)):
                     eligible.append(a)
                     if combat and n not in cities and t not in cities:
-                        owed = True
+                        owed_by.setdefault(a, set()).add(t)
             if eligible:
                 options[t] = tuple(sorted(eligible, key=self.order.__getitem__))
-        return options, owed
+        return options, owed_by
+
+    @staticmethod
+    def _must_join(owed_by: dict[str, set[int]], target: int) -> list[str]:
+        """4.1: the units that owe a battle to ``target`` and to no other enemy. Each enemy is
+        attacked once, so a battle at ``target`` without them would leave them none to fight."""
+        return sorted(a for a, targets in owed_by.items() if targets == {target})
 
     def _attack(self, state: WargameState, seat: int, action: Attack, events: list[Event]) -> None:
-        options, _ = self._battle_options(state)
+        options, owed_by = self._battle_duties(state)
         eligible = options.get(action.target)
         if eligible is None or state.battle is not None:
             raise IllegalAction(
@@ -930,6 +953,14 @@ class Rules:
                 "attackers must be your combat units next to the target that have not fought "
                 "in this phase and may fight it",
                 units=wrong,
+            )
+        left_out = [u for u in self._must_join(owed_by, action.target) if u not in action.attackers]
+        if left_out:
+            raise IllegalAction(
+                "must-join",
+                "every unit in an enemy zone of control must take part in a combat (4.1): "
+                "these could fight no other enemy, so they join this battle",
+                units=left_out,
             )
         ctx = self.ctx(state)
         t = action.target
@@ -1259,11 +1290,14 @@ class Rules:
         state.council = None
         if council.kind == "lugdunum":
             changes = self.b.bindings["council"]["outcomes"][str(outcome)]
-            for people, side in changes.items():
-                state.alignment[people] = side
-                events.append(self._event("people_joined", people=people, side=side))
             if changes:
                 state.lugdunum_done = True
+            if state.west_invaded:
+                self._join_sides(state, changes, events)
+            elif changes:
+                # 10.1: "ambedue però non prima dell'invasione dell'Occidente".
+                state.sides_at_west_invasion = dict(changes)
+                events.append(self._event("sides_await_west_invasion", sides=dict(changes)))
             self._start_combat(state, "f", events)
             return
         if outcome > 0:
@@ -1272,6 +1306,11 @@ class Rules:
             state.attila_title = "pope"
             state.leo = "driven_out"
         self._finish(state, events)
+
+    def _join_sides(self, state: WargameState, sides: dict[str, str], events: list[Event]) -> None:
+        for people, side in sides.items():
+            state.alignment[people] = side
+            events.append(self._event("people_joined", people=people, side=side))
 
     def _convene(
         self, state: WargameState, seat: int, action: Convene, events: list[Event]
