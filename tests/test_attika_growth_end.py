@@ -259,11 +259,29 @@ def end_turns(state: AttikaState, count: int) -> None:
         G.apply(state, state.active, EndTurn())
 
 
-def test_a_blocked_game_ends_after_two_idle_rounds() -> None:
+def test_idle_rounds_do_not_end_a_game_in_which_builds_are_legal() -> None:
+    """Issue #20: four `end`s in a row ended a 2-player game as "blocked", with both players
+    winning, although building was legal. The manual has only its two wins."""
+    state = G.new_state(2, "blocked")
+    end_turns(state, 4)
+    assert state.result is None and state.step == TURN
+    assert any(isinstance(a, Build) for a in G.legal_actions(state, state.active))
+
+
+def no_room(state: AttikaState) -> AttikaState:
+    """A full map: every map hex built on, and no tile left to grow it."""
+    state.land = {h: k for h, k in state.land.items() if h in state.occupant}
+    state.tile_pile = []
+    return state
+
+
+def test_a_blocked_game_ends_after_two_idle_rounds_when_nobody_can_build() -> None:
     state = G.new_state(2, "blocked")
     seat = state.active
     other = 1 - seat
     put(state, other, state.boards[other][0], (0, 0))
+    no_room(state)
+    assert not any(R.can_still_build(state, s) for s in (0, 1))
     end_turns(state, 3)
     assert state.result is None
     # a reveal resets the count
@@ -278,6 +296,27 @@ def test_a_blocked_game_ends_after_two_idle_rounds() -> None:
     assert state.result["winners"] == [other]
 
 
+def test_what_keeps_a_game_open() -> None:
+    """A player can still build while a building is left to place and either a free hex
+    takes one they can pay now, or the hand or the map can still change."""
+    state = no_room(G.new_state(2, "open"))
+    assert not R.can_still_build(state, 0)
+    state.land[(50, 50)] = -1  # a free hex
+    assert R.can_still_build(state, 0)  # the deck can still give cards
+    state.deck, state.discard = [], []
+    state.hands[0] = [0] * KINDS
+    assert not R.can_still_build(state, 0)  # nothing to pay with, no card to come
+    state.hands[0] = list(RICH)
+    assert R.can_still_build(state, 0)  # ... but a full hand pays now
+    state = no_room(G.new_state(2, "open"))
+    state.tile_pile = [0]
+    assert R.can_still_build(state, 0)  # a stack to empty brings a new tile
+    for s in (0, 1):
+        state.boards[s] = []
+        state.stacks[s] = [[] for _ in state.stacks[s]]
+    assert not R.can_still_build(state, 0)  # nothing left to place, no tile to come
+
+
 def test_blocked_game_tie_breaks() -> None:
     state = G.new_state(2, "ties")
     # equal buildings: fewer settlements wins
@@ -285,8 +324,8 @@ def test_blocked_game_tie_breaks() -> None:
     put(state, 0, 1, (1, 0))
     put(state, 1, 0, (-1, 3))
     put(state, 1, 1, (1, 4))
-    end_turns(state, 4)
+    end_turns(no_room(state), 4)
     assert state.result["winners"] == [0]
     state = G.new_state(2, "ties")
-    end_turns(state, 4)
+    end_turns(no_room(state), 4)
     assert state.result["winners"] == [0, 1]  # nothing separates them: a shared win

@@ -354,3 +354,13 @@ def test_a_seat_without_a_name_still_reads_as_a_person() -> None:
     names: Sequence[str] = ["Anna"]
     text = ATTILA.describe(Event("cards_drawn", {"seat": 1, "count": 2}), names)
     assert text == "Player 2 drew 2 cards."
+
+
+def test_wargame_council_sides_waiting_for_the_invasion() -> None:
+    event = Event(
+        "sides_await_west_invasion", {"sides": {"burgundians": "roman", "thuringians": "barbarian"}}
+    )
+    assert WARGAME.describe(event, ["Anna", "Bruno"]) == (
+        "The council decided the sides of Burgundians (Romans), Thuringians (Barbarians); "
+        "they take them when the West is invaded."
+    )

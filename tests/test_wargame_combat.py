@@ -165,18 +165,43 @@ def test_no_combat_between_peoples_that_may_not_fight() -> None:
     assert G.legal_actions(state, BARB) == [End()]
 
 
-def test_the_attacker_groups_units_and_each_fights_once() -> None:
+def test_every_unit_in_an_enemy_zone_of_control_takes_part_in_a_combat() -> None:
+    """4.1 (issue #20): two Huns next to one Eastern unit in the open, phase c. Each enemy is
+    attacked once, so a battle by one Hun alone would leave the other, still in the enemy's
+    zone of control, with no combat to take part in: both must attack together."""
     state = setup({EAST: (C, 6), HUN: (ring(C, 0), 5), HUN2: (ring(C, 2), 5)}, phase="c")
     actions = G.legal_actions(state, BARB)
-    assert {a for a in actions if isinstance(a, Attack)} == {
-        Attack(C, (HUN,)),
-        Attack(C, (HUN2,)),
-        Attack(C, (HUN, HUN2)),
-    }
+    assert [a for a in actions if isinstance(a, Attack)] == [Attack(C, (HUN, HUN2))]
+    rejects(state, BARB, Attack(C, (HUN,)), "must-join")
+    rejects(state, BARB, Attack(C, (HUN2,)), "must-join")
     G.apply(state, BARB, Attack(C, (HUN, HUN2)))
     battle = state.battle
     assert battle is not None
     assert (battle.attack_strength, battle.defence_strength, battle.column) == (10, 6, "1:1")
+
+
+def test_a_unit_with_another_enemy_next_to_it_may_leave_a_battle_to_others() -> None:
+    """4.1 with a choice: HUN2 stands next to two Eastern units, so HUN may fight the first
+    alone; HUN2 then owes the second a battle, and the phase cannot end before it."""
+    east2 = units_of("romans_east")[1]
+    d = ring(ring(C, 2), 2)
+    state = setup(
+        {EAST: (C, 6), east2: (d, 6), HUN: (ring(C, 0), 5), HUN2: (ring(C, 2), 5)}, phase="c"
+    )
+    assert ring(C, 2) in B.neighbours[d] and ring(C, 0) not in B.neighbours[d]
+    attacks = {a for a in G.legal_actions(state, BARB) if isinstance(a, Attack)}
+    assert Attack(C, (HUN,)) in attacks and Attack(C, (HUN, HUN2)) in attacks
+    assert Attack(d, (HUN2,)) in attacks
+    assert Attack(C, (HUN2,)) not in attacks  # HUN could fight nobody else
+    G.apply(state, BARB, Attack(C, (HUN,)))
+    fight(state, *cards_for(state.battle.column, "AE1"))
+    if state.step == PUSH:
+        G.apply(state, ROMAN, Push(False))
+    assert state.step == COMBAT
+    rejects(state, BARB, End(), "combat-owed")
+    assert [a for a in G.legal_actions(state, BARB) if isinstance(a, Attack)] == [
+        Attack(d, (HUN2,))
+    ]
 
 
 # -- sealed cards -----------------------------------------------------------------------------
@@ -302,9 +327,16 @@ def test_attacker_retreat_lets_the_defender_advance() -> None:
 def _blocked(dfn: int) -> object:
     column = _column_with("DR")
     a, d = (int(x) for x in column.split(":"))
-    # Huns on two opposite sides: every free hex around the defender is in their zones.
+    # One Hun next to the defender, two more a hex further off (so in no enemy zone, owing
+    # no battle): every free hex around the defender is in their zones.
     state = setup(
-        {EAST: (C, dfn), HUN: (ring(C, 0), a * 2 * dfn // d), HUN2: (ring(C, 3), 1), THEODOSIUS: C},
+        {
+            EAST: (C, dfn),
+            HUN: (ring(C, 0), a * 2 * dfn // d),
+            HUN2: (ring(ring(C, 2), 3), 1),
+            HUN3: (ring(ring(C, 3), 4), 1),
+            THEODOSIUS: C,
+        },
         phase="c",
     )
     G.apply(state, BARB, Attack(C, (HUN,)))
@@ -317,7 +349,6 @@ def test_a_blocked_retreat_becomes_a_loss_of_one_point() -> None:
     state = _blocked(4)
     assert state.cf[EAST] == 4 - 1 and state.pos[EAST] == C
     assert state.battle is None
-    # The defender was attacked once this phase: HUN2's obligation lapses (see the notes).
     assert state.step != COMBAT or R._battle_options(state)[0] == {}
 
 

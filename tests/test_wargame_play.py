@@ -121,6 +121,17 @@ def test_dump_is_json_and_load_restores_it_mid_game() -> None:
     assert G.legal_actions(copy, seat) == G.legal_actions(state, seat)
 
 
+def test_a_field_added_by_rules_2_is_stored_only_when_set() -> None:
+    """A game the council-after-invasion rule never touched dumps exactly the fields rules
+    attila-wargame-1 stored, so its replay matches and it can be upgraded."""
+    state = noted_state()
+    assert "sides_at_west_invasion" not in G.dump(state)
+    state.sides_at_west_invasion = {"burgundians": "roman"}
+    raw = json.loads(json.dumps(G.dump(state)))
+    assert raw["sides_at_west_invasion"] == {"burgundians": "roman"}
+    assert G.load(raw).sides_at_west_invasion == {"burgundians": "roman"}
+
+
 def _secrets_hidden(state, seat, action, events) -> None:
     """Views and events never show the other side's notes or unrevealed cards."""
     del seat, action

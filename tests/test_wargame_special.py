@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.attila_wargame.actions import Attack, Card, Convene, End, Resolve
+from engine.attila_wargame.actions import Attack, Card, Convene, End, Move, Resolve
 from engine.attila_wargame.state import CONVENE, COUNCIL_CARD
 from engine.core import SYSTEM
 from tests.test_wargame_helpers import (
@@ -23,6 +23,8 @@ from tests.test_wargame_helpers import (
     land,
     move,
     open_ground,
+    put,
+    rejects,
     setup,
     units_of,
 )
@@ -103,8 +105,9 @@ def test_the_lugdunum_council_is_a_sealed_diplomatic_duel(outcome: int) -> None:
     assert G.pending(state)[0].seat == SYSTEM and G.pending(state)[0].ref == ref
     G.apply(state, SYSTEM, Resolve())
     expected = COUNCIL["outcomes"][str(outcome)]
-    for people in ("burgundians", "thuringians"):
-        assert state.alignment[people] == expected.get(people, "neutral")
+    # The West is not invaded yet: the peoples wait for the invasion to take their sides.
+    assert all(state.alignment[people] == "neutral" for people in ("burgundians", "thuringians"))
+    assert G.view(state, None)["sides_at_west_invasion"] == expected
     assert state.lugdunum_done == bool(expected)
     # Phase f had no battle: the next round began.
     assert (state.round, state.phase) == (2, "a")
@@ -113,6 +116,47 @@ def test_the_lugdunum_council_is_a_sealed_diplomatic_duel(outcome: int) -> None:
     G.apply(state, ROMAN, End())
     # A null result: Leo tries again at the end of a later movement phase.
     assert (state.step == COUNCIL_CARD) == (not expected)
+
+
+def test_the_council_sides_wait_for_the_invasion_of_the_west() -> None:
+    """Rule 10.1 (issue #20, W25): "ambedue però non prima dell'invasione dell'Occidente".
+    Round 1, the West not invaded: a Roman council success must not make the Thuringians
+    Barbarian, so in round 2 the Barbarian can neither move them nor take Colonia with them."""
+    thuringians = units_of("thuringians")
+    colonia = city_hex("colonia")
+    near = next(n for n in land(colonia) if B.empire[n] == "barbarian")
+    state = setup({LEO: approach(COUNCIL["city"]), thuringians[0]: near}, phase="e")
+    move(state, ROMAN, LEO, city_hex(COUNCIL["city"]))
+    G.apply(state, ROMAN, End())
+    roman, barbarian = next(
+        (r, b) for r, row in B.diplomacy.items() for b, v in row.items() if v == 1
+    )
+    G.apply(state, ROMAN, Card(roman))
+    G.apply(state, BARB, Card(barbarian))
+    G.apply(state, SYSTEM, Resolve())
+    assert (state.round, state.phase) == (2, "a") and not state.west_invaded
+    assert state.alignment["thuringians"] == state.alignment["burgundians"] == "neutral"
+    assert not [a for a in G.legal_actions(state, BARB) if getattr(a, "unit", "") in thuringians]
+    rejects(state, BARB, Move(thuringians[0], (colonia,)), "not-your-unit")
+    assert "colonia" not in state.taken
+    # The first Hun in the West brings both peoples in, on the sides the council gave them.
+    hun_at = find_hex(
+        lambda h: (
+            h not in state.pos.values()
+            and any(B.empire[n] == "west" and n not in B.city_at for n in land(h))
+        ),
+        "barbarian",
+    )
+    west = next(n for n in land(hun_at) if B.empire[n] == "west" and n not in B.city_at)
+    put(state, HUN, hun_at)
+    state.round = 9
+    events = move(state, BARB, HUN, west)
+    assert state.west_invaded
+    assert state.alignment["burgundians"] == "roman"
+    assert state.alignment["thuringians"] == "barbarian"
+    joined = {(e.data["people"], e.data["side"]) for e in events if e.kind == "people_joined"}
+    assert joined == {("burgundians", "roman"), ("thuringians", "barbarian")}
+    assert G.view(state, None)["sides_at_west_invasion"] == {}
 
 
 def test_burgundians_and_thuringians_fight_only_after_the_invasion_of_the_west() -> None:
@@ -315,3 +359,24 @@ def test_lone_command_units_can_be_overrun_by_the_attacker() -> None:
     state = setup({theo: c, HUN: ring(c, 0)}, phase="c")
     G.apply(state, BARB, Attack(c, (HUN,)))
     assert state.gone[theo] == "eliminated"
+
+
+def test_gepids_never_fight_the_western_side_even_its_federates() -> None:
+    """Rule 15 (issue #20, W23): the Gepids fight only the East. The federates' pair (against
+    'the Barbarian side') and the Burgundians'/Thuringians' pair (against 'the other side')
+    must not take them in: GEP-1 next to a Roman-side Visigoth in round 10, phase c."""
+    gepid = units_of("gepids")[0]
+    visigoth = units_of("visigoths")[0]
+    thuringian = units_of("thuringians")[0]
+    c = open_ground("barbarian")
+    state = setup({visigoth: c, gepid: ring(c, 0)}, phase="c", round_=10)
+    state.alignment.update(visigoths="roman", thuringians="roman", burgundians="barbarian")
+    state.west_invaded = state.gaul_invaded = True
+    ctx = R.ctx(state)
+    assert not R.hostile(ctx, gepid, visigoth) and not R.hostile(ctx, gepid, thuringian)
+    assert not R.in_enemy_zoc(ctx, gepid, ring(c, 0))
+    assert G.legal_actions(state, BARB) == [End()]
+    G.apply(state, BARB, End())  # no combat is owed
+    assert state.phase != "c"
+    # The Huns beside them still fight the federates.
+    assert R.hostile(ctx, HUN, visigoth)

@@ -19,7 +19,7 @@ class AttikaGame(RulesGame[AttikaState, AttikaAction]):
     title: ClassVar[str] = "Attika"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
-    rules_version: ClassVar[str] = "attika-1"
+    rules_version: ClassVar[str] = "attika-2"
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
 
     def __init__(self, board: Board) -> None:

@@ -686,7 +686,9 @@ class Rules:
         self._draw(state, seat, cards, events)
         events.append(self._event("turn_ended", seat=seat, turn=state.turn))
         state.idle_turns = 0 if state.progress else state.idle_turns + 1
-        if state.idle_turns >= 2 * state.players:
+        if state.idle_turns >= 2 * state.players and not any(
+            self.can_still_build(state, s) for s in range(state.players)
+        ):
             self._finish_blocked(state, events)
             return
         state.turn += 1
@@ -717,6 +719,25 @@ class Rules:
             if len(touched) >= 2:
                 return True
         return False
+
+    def can_still_build(self, state: AttikaState, seat: int) -> bool:
+        """Whether ``seat`` could ever build again (STALEMATE_END ends a game only when no
+        player can): a building left to place (storage board, just revealed, or in a
+        stack), room for it, and cards that pay for it now or may still come."""
+        unplaced = [b for stack in state.stacks[seat] for b in stack] + state.boards[seat]
+        if state.current >= 0 and seat == state.active:
+            unplaced.append(state.current)
+        if not unplaced:
+            return False
+        # Revealing a stack's last building brings a new tile: new hexes, new costs.
+        if state.tile_pile and any(stack for own in state.stacks for stack in own):
+            return True
+        if all(h in state.occupant for h in state.land):
+            return False
+        reshuffle = state.options["DECK_EXHAUSTED"] == "reshuffle_discards"
+        if state.deck or (reshuffle and state.discard):
+            return True
+        return bool(self.build_actions(state, seat, self._distinct(unplaced)))
 
     def _finish_blocked(self, state: AttikaState, events: list[Event]) -> None:
         """STALEMATE_END: most buildings, then fewest settlements, then most amphorae."""

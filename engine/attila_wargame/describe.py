@@ -135,6 +135,13 @@ TEMPLATES: dict[str, Template] = {
     "people_joined.roman": "The {people} joined the Romans.",
     "people_joined.barbarian": "The {people} joined the Barbarians.",
     "people_joined.neutral": "The {people} stay neutral.",
+    # Rule 10.1: a council before the invasion of the West only fixes the sides to come.
+    "sides_await_west_invasion": (
+        "The council decided the sides of {decided}; they take them when the West is invaded."
+    ),
+    "side.roman": "Romans",
+    "side.barbarian": "Barbarians",
+    "side.neutral": "neutral",
     "end_council.yes": "{player} called the final council.",
     "end_council.no": "{player} did not call the final council.",
     "game_ended.barbarian": (
@@ -212,6 +219,7 @@ class Describe:
             "council_called": self._council_called,
             "council_resolved": self._council_resolved,
             "people_joined": self._people_joined,
+            "sides_await_west_invasion": self._sides_await,
             "end_council": self._end_council,
             "game_ended": self._game_ended,
         }
@@ -451,6 +459,13 @@ class Describe:
     def _people_joined(self, event: Event, names: Sequence[str]) -> str:
         d = event.data
         return fill(TEMPLATES[f"people_joined.{d['side']}"], people=self.people_names[d["people"]])
+
+    def _sides_await(self, event: Event, names: Sequence[str]) -> str:
+        decided = join(
+            f"{self.people_names[people]} ({TEMPLATES[f'side.{side}']})"
+            for people, side in event.data["sides"].items()
+        )
+        return fill(TEMPLATES["sides_await_west_invasion"], decided=decided)
 
     def _end_council(self, event: Event, names: Sequence[str]) -> str:
         template = "end_council.yes" if event.data["convened"] else "end_council.no"

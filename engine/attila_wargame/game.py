@@ -20,7 +20,7 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
     title: ClassVar[str] = "Attila (the wargame)"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
-    rules_version: ClassVar[str] = "attila-wargame-1"
+    rules_version: ClassVar[str] = "attila-wargame-2"
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
 
     def __init__(self, board: Board) -> None:
@@ -90,6 +90,7 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
             "leo": state.leo,
             "attila_title": state.attila_title or None,
             "lugdunum_council_done": state.lugdunum_done,
+            "sides_at_west_invasion": dict(state.sides_at_west_invasion),
             "attila_trail": [lab[h] for h in state.attila_trail],
             "fought": list(state.fought),
             "attacked": list(state.attacked),

@@ -13,7 +13,6 @@ it exactly as the same steps taken one after the other.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
 from typing import Any
@@ -33,6 +32,7 @@ from engine.attila_wargame.actions import (
     WargameAction,
 )
 from engine.attila_wargame.board import Board
+from engine.attila_wargame.map_questions import BARBARIAN, NEUTRAL, ROMAN, Ctx, MapQuestions
 from engine.attila_wargame.state import (
     ADVANCE,
     BATTLE_CARD,
@@ -51,37 +51,22 @@ from engine.attila_wargame.state import (
 )
 from engine.core import SYSTEM, Decision, Event, IllegalAction, check_turn, dispatch
 
-ROMAN, BARBARIAN, NEUTRAL = "roman", "barbarian", "neutral"
 #: Phase id -> the side that moves or attacks in it (a..f per the calendar).
 _PHASE_SIDE = {"a": BARBARIAN, "c": BARBARIAN, "e": ROMAN, "f": ROMAN}
 
 
-@dataclass
-class Ctx:
-    """What the rules look up many times while answering one question about a state."""
-
-    combat_at: dict[int, str]
-    units_at: dict[int, list[str]]
-    hostile: dict[tuple[str, str], bool]
-    neutralised: frozenset[str]
-    forbidden: dict[str, frozenset[str]]  # people -> empires it may not enter now
-
-
-class Rules:
-    """The rules on one board. Stateless; every method takes the state."""
+class Rules(MapQuestions):
+    """The rules on one board. Stateless; every method takes the state. The read-only map
+    questions (hostility, territory, zones of control, stacking, strength, sieges) are
+    inherited from ``MapQuestions``."""
 
     def __init__(self, board: Board) -> None:
-        self.b = board
+        super().__init__(board)
         bind = board.bindings
         self.seats: list[str] = list(bind["seats"])
         self.seat_of = {side: i for i, side in enumerate(self.seats)}
         self.roles: dict[str, str] = bind["roles"]
-        self.roman_nations = frozenset(bind["roman_nations"])
         self.barbarian_cmu_peoples = frozenset(bind["barbarian_cmu_peoples"])
-        self.people_of = {u: d.people for u, d in board.units.items()}
-        self.is_combat = {u: d.combat for u, d in board.units.items()}
-        self.order = {u: d.order for u, d in board.units.items()}
-        self._hostility_cache: dict[tuple[Any, ...], dict[tuple[str, str], bool]] = {}
         notes = bind["secret_notes"]
         self.traitor_candidates = [
             u for p in notes["traitor_peoples"] for u in board.unit_ids_of(p, combat=True)
@@ -177,163 +162,12 @@ class Rules:
 
     # == small lookups ========================================================================
 
-    def side(self, state: WargameState, unit: str) -> str:
-        return state.alignment.get(self.people_of[unit], NEUTRAL)
-
     def _seat_of_unit(self, state: WargameState, unit: str) -> int:
         side = self.side(state, unit)
         return self.seat_of.get(side, -2)
 
     def phase_side(self, state: WargameState) -> str:
         return _PHASE_SIDE.get(state.phase, "")
-
-    def ctx(self, state: WargameState) -> Ctx:
-        combat_at: dict[int, str] = {}
-        units_at: dict[int, list[str]] = {}
-        for unit, h in state.pos.items():
-            units_at.setdefault(h, []).append(unit)
-            if self.is_combat[unit]:
-                combat_at[h] = unit
-        return Ctx(
-            combat_at,
-            units_at,
-            self._hostility(state),
-            frozenset(state.neutralised),
-            self._forbidden(state),
-        )
-
-    def _forbidden(self, state: WargameState) -> dict[str, frozenset[str]]:
-        out = {}
-        for people, rule in self.b.bindings["territory"].items():
-            banned = set(rule.get("never", ()))
-            if not state.west_invaded:
-                banned |= set(rule.get("until_west_invaded", ()))
-            banned |= {e for e, r in rule.get("before_round", {}).items() if state.round < r}
-            banned |= {
-                e
-                for e, o in rule.get("never_unless_option", {}).items()
-                if not state.options.get(o)
-            }
-            out[people] = frozenset(banned)
-        return out
-
-    def _hostility(self, state: WargameState) -> dict[tuple[str, str], bool]:
-        peoples = self.b.peoples
-        key = (
-            tuple(state.alignment.get(p) for p in peoples),
-            state.west_invaded,
-            state.gaul_invaded,
-        )
-        cached = self._hostility_cache.get(key)
-        if cached is None:
-            cached = {(p, q): self._people_hostile(state, p, q) for p in peoples for q in peoples}
-            self._hostility_cache[key] = cached
-        return cached
-
-    def _people_hostile(self, state: WargameState, p: str, q: str) -> bool:
-        """HOSTILE_PAIRS: a pair may fight when some rule names it and every rule naming it
-        allows it now (so federates wait for the invasion of Gaul even against the Huns)."""
-        sp, sq = state.alignment.get(p, NEUTRAL), state.alignment.get(q, NEUTRAL)
-        if sp == sq or NEUTRAL in (sp, sq):
-            return False
-        matched = False
-        for rule in state.options["HOSTILE_PAIRS"]:
-            if self._rule_names(state, rule, p, q) or self._rule_names(state, rule, q, p):
-                matched = True
-                if not self._when(state, rule["when"]):
-                    return False
-        return matched
-
-    def _rule_names(self, state: WargameState, rule: dict[str, Any], p: str, q: str) -> bool:
-        return self._in_group(state, rule["a"], p, q) and self._in_group(state, rule["b"], q, p)
-
-    def _in_group(self, state: WargameState, group: Any, p: str, other: str) -> bool:
-        if isinstance(group, list):
-            return p in group
-        if group in self.b.peoples:
-            return p == group
-        spec = self.b.bindings["hostility_groups"].get(group, {"none": True})
-        if spec.get("none"):
-            return False
-        if spec.get("any"):
-            return True
-        side = state.alignment.get(p, NEUTRAL)
-        if spec.get("opposite"):
-            return side != NEUTRAL and side != state.alignment.get(other, NEUTRAL)
-        return side == spec["side"] and p not in spec.get("except", ())
-
-    def _when(self, state: WargameState, when: str) -> bool:
-        return {
-            "always": True,
-            "west_invaded": state.west_invaded,
-            "gaul_invaded": state.gaul_invaded,
-        }.get(when, False)
-
-    def hostile(self, ctx: Ctx, u: str, v: str) -> bool:
-        if u in ctx.neutralised or v in ctx.neutralised:
-            return False
-        return ctx.hostile[(self.people_of[u], self.people_of[v])]
-
-    def may_enter_land(self, ctx: Ctx, people: str, h: int) -> bool:
-        b = self.b
-        return b.passable[h] and b.empire[h] not in ctx.forbidden.get(people, ())
-
-    def may_occupy_city(self, state: WargameState, people: str, h: int) -> bool:
-        city = self.b.city_at.get(h)
-        if city is None:
-            return True
-        rule = self.b.bindings["city_entry"].get(people)
-        if not rule:
-            return True
-        region = city.region
-        if region in rule.get("regions_after_west_invaded", ()) and not state.west_invaded:
-            return False
-        taken = set(state.taken)
-        need_all = rule.get("region_needs_all_of", {}).get(region)
-        if need_all and not all(c.id in taken for c in self.b.cities if c.region == need_all):
-            return False
-        need_one = rule.get("region_needs_one_of", {}).get(region)
-        return not need_one or any(c.id in taken for c in self.b.cities if c.region == need_one)
-
-    def projects(self, ctx: Ctx, unit: str, at: int, into: int) -> bool:
-        """Whether a combat unit's zone of control reaches ``into`` (2.1, 2.2, 2.4)."""
-        b = self.b
-        if unit in ctx.neutralised or at in b.city_at or into in b.city_at:
-            return False
-        if b.river_between(at, into):
-            return False
-        return self.may_enter_land(ctx, self.people_of[unit], into)
-
-    def in_enemy_zoc(self, ctx: Ctx, unit: str, h: int) -> bool:
-        for n in self.b.neighbours[h]:
-            other = ctx.combat_at.get(n)
-            if (
-                other
-                and other != unit
-                and self.hostile(ctx, other, unit)
-                and self.projects(ctx, other, n, h)
-            ):
-                return True
-        return False
-
-    def may_stand(self, state: WargameState, ctx: Ctx, unit: str, h: int) -> bool:
-        """Whether ``unit`` may enter hex ``h`` at all: land, territory, other units, cities."""
-        people = self.people_of[unit]
-        if not self.may_enter_land(ctx, people, h):
-            return False
-        side = state.alignment.get(people)
-        combat = self.is_combat[unit]
-        for other in ctx.units_at.get(h, ()):
-            if other == unit:
-                continue
-            if combat and self.is_combat[other]:
-                return False
-            if other in ctx.neutralised:
-                if combat or people not in self.roman_nations:
-                    return False
-            elif self.side(state, other) != side:
-                return False
-        return not combat or self.may_occupy_city(state, people, h)
 
     # == legal actions ========================================================================
 
@@ -351,14 +185,17 @@ class Rules:
             hexes = self._raze_candidates(state)
             return [Raze(c) for k in range(len(hexes) + 1) for c in combinations(hexes, k)]
         if step == COMBAT:
-            options, owed = self._battle_options(state)
-            actions: list[WargameAction] = [
-                Attack(target, subset)
-                for target, attackers in sorted(options.items())
-                for k in range(1, len(attackers) + 1)
-                for subset in combinations(attackers, k)
-            ]
-            return actions if owed else [*actions, End()]
+            options, owed_by = self._battle_duties(state)
+            actions: list[WargameAction] = []
+            for target, attackers in sorted(options.items()):
+                bound = self._must_join(owed_by, target)
+                free = [a for a in attackers if a not in bound]
+                actions += [
+                    Attack(target, tuple(sorted([*bound, *extra], key=self.order.__getitem__)))
+                    for k in range(0 if bound else 1, len(free) + 1)
+                    for extra in combinations(free, k)
+                ]
+            return actions if owed_by else [*actions, End()]
         if step == BATTLE_CARD:
             assert state.battle is not None
             cards = (
@@ -533,15 +370,6 @@ class Rules:
                 events.append(self._event("move_cut_short", unit=unit))
                 break
 
-    def _without(self, ctx: Ctx, unit: str, at: int) -> Ctx:
-        """The lookup tables with ``unit`` lifted off the map (for the hexes it moves through)."""
-        units_at = dict(ctx.units_at)
-        units_at[at] = [u for u in units_at.get(at, ()) if u != unit]
-        combat_at = ctx.combat_at
-        if combat_at.get(at) == unit:
-            combat_at = {h: u for h, u in combat_at.items() if h != at}
-        return Ctx(combat_at, units_at, ctx.hostile, ctx.neutralised, ctx.forbidden)
-
     def _step_stops(
         self, state: WargameState, ctx: Ctx, unit: str, at: int, into: int, run: set[str]
     ) -> tuple[bool, set[str]]:
@@ -606,6 +434,8 @@ class Rules:
                 if b.empire[h] == "west" and not state.west_invaded:
                     state.west_invaded = True
                     events.append(self._event("west_invaded", unit=unit, hex=b.label(h)))
+                    self._join_sides(state, state.sides_at_west_invasion, events)
+                    state.sides_at_west_invasion = {}
                 if b.region[h] == b.bindings["gaul_region"] and not state.gaul_invaded:
                     state.gaul_invaded = True
                     events.append(self._event("gaul_invaded", unit=unit, hex=b.label(h)))
@@ -755,21 +585,6 @@ class Rules:
 
     # -- devastation -------------------------------------------------------------------------
 
-    def barbarian_holds(self, state: WargameState, ctx: Ctx, h: int) -> bool:
-        """3: occupied by a Barbarian unit, or in a Barbarian zone of control that no Roman
-        unit occupies or controls."""
-        sides = {self.side(state, u) for u in ctx.units_at.get(h, ()) if u not in ctx.neutralised}
-        if BARBARIAN in sides:
-            return True
-        if ROMAN in sides:
-            return False
-        zoc = {
-            self.side(state, u)
-            for n in self.b.neighbours[h]
-            if (u := ctx.combat_at.get(n)) and self.projects(ctx, u, n, h)
-        }
-        return BARBARIAN in zoc and ROMAN not in zoc
-
     def _devastation(self, state: WargameState, events: list[Event]) -> None:
         ctx = self.ctx(state)
         marked = set(state.temp_devastated) | set(state.perm_devastated)
@@ -804,26 +619,6 @@ class Rules:
 
     # -- sieges ------------------------------------------------------------------------------
 
-    def besieged(self, state: WargameState, ctx: Ctx, unit: str) -> bool:
-        """6: a Roman combat unit in a city whose fields are all devastated and (or, by
-        option) one of them is occupied by the enemy."""
-        if self.people_of[unit] not in self.roman_nations or unit not in state.pos:
-            return False
-        city = self.b.city_at.get(state.pos[unit])
-        if city is None:
-            return False
-        fields = self.b.fields[city.id]
-        marked = set(state.temp_devastated) | set(state.perm_devastated)
-        wasted = bool(fields) and all(h in marked for h in fields)
-        occupied = any(
-            self.side(state, u) == BARBARIAN and u not in ctx.neutralised
-            for h in fields
-            for u in ctx.units_at.get(h, ())
-        )
-        if state.options["SIEGE_CONDITION"] == "all_fields_devastated_or_one_enemy_occupied":
-            return wasted or occupied
-        return wasted and occupied
-
     def _sieges(self, state: WargameState, events: list[Event]) -> None:
         ctx = self.ctx(state)
         siege = self.b.bindings["siege"]
@@ -856,23 +651,22 @@ class Rules:
         if not options:
             self._end_combat_phase(state, events)
 
-    def contact(self, ctx: Ctx, a: str, at: int, d: str, dt: int) -> bool:
-        """Attacker ``a`` at ``at`` may fight ``d`` at ``dt``: hostile, adjacent, no river
-        between, and the border between them is open to one of them (2.4)."""
-        if not self.hostile(ctx, a, d) or self.b.river_between(at, dt):
-            return False
-        return self.may_enter_land(ctx, self.people_of[a], dt) or self.may_enter_land(
-            ctx, self.people_of[d], at
-        )
-
     def _battle_options(self, state: WargameState) -> tuple[dict[int, tuple[str, ...]], bool]:
         """Target hex -> the attackers that may take part; and whether a battle is owed."""
+        options, owed_by = self._battle_duties(state)
+        return options, bool(owed_by)
+
+    def _battle_duties(
+        self, state: WargameState
+    ) -> tuple[dict[int, tuple[str, ...]], dict[str, set[int]]]:
+        """Target hex -> the attackers that may take part; and, for each unfought unit that
+        owes a battle (4.1, 4.2: neither it nor its enemy in a city), the targets it owes."""
         side = self.phase_side(state)
         ctx = self.ctx(state)
         fought, attacked = set(state.fought), set(state.attacked)
         cities = self.b.city_at
         options: dict[int, tuple[str, ...]] = {}
-        owed = False
+        owed_by: dict[str, set[int]] = {}
         for t, units in ctx.units_at.items():
             defenders = [
                 u
@@ -892,13 +686,19 @@ class Rules:
                 if any(self.contact(ctx, a, n, d, t) for d in (combat or defenders)):
                     eligible.append(a)
                     if combat and n not in cities and t not in cities:
-                        owed = True
+                        owed_by.setdefault(a, set()).add(t)
             if eligible:
                 options[t] = tuple(sorted(eligible, key=self.order.__getitem__))
-        return options, owed
+        return options, owed_by
+
+    @staticmethod
+    def _must_join(owed_by: dict[str, set[int]], target: int) -> list[str]:
+        """4.1: the units that owe a battle to ``target`` and to no other enemy. Each enemy is
+        attacked once, so a battle at ``target`` without them would leave them none to fight."""
+        return sorted(a for a, targets in owed_by.items() if targets == {target})
 
     def _attack(self, state: WargameState, seat: int, action: Attack, events: list[Event]) -> None:
-        options, _ = self._battle_options(state)
+        options, owed_by = self._battle_duties(state)
         eligible = options.get(action.target)
         if eligible is None or state.battle is not None:
             raise IllegalAction(
@@ -913,6 +713,14 @@ class Rules:
                 "attackers must be your combat units next to the target that have not fought "
                 "in this phase and may fight it",
                 units=wrong,
+            )
+        left_out = [u for u in self._must_join(owed_by, action.target) if u not in action.attackers]
+        if left_out:
+            raise IllegalAction(
+                "must-join",
+                "every unit in an enemy zone of control must take part in a combat (4.1): "
+                "these could fight no other enemy, so they join this battle",
+                units=left_out,
             )
         ctx = self.ctx(state)
         t = action.target
@@ -956,22 +764,6 @@ class Rules:
                 column=column,
             )
         )
-
-    def strength(self, state: WargameState, ctx: Ctx, unit: str, defending: bool) -> int:
-        """A combat unit's factor with the doublings of 4.5 and 4.6 (never more than x2)."""
-        cf = state.cf[unit]
-        at = state.pos[unit]
-        people = self.people_of[unit]
-        led = any(
-            not self.is_combat[c] and self.b.units[c].doubles and self.people_of[c] == people
-            for c in ctx.units_at.get(at, ())
-        )
-        walled = (
-            defending
-            and at in self.b.city_at
-            and not (unit in state.siege_hit and self.besieged(state, ctx, unit))
-        )
-        return cf * 2 if led or walled else cf
 
     def column(self, state: WargameState, attack: int, defence: int) -> str:
         """5.1: the odds column, rounded in the defender's favour, clamped to the table."""
@@ -1052,22 +844,6 @@ class Rules:
             self._continue_retreats(state, events)
         else:
             self._to_advance(state, events)
-
-    def retreat_hexes(self, state: WargameState, ctx: Ctx, unit: str) -> list[int]:
-        """5.5: one hex, not across a river, not onto any combat unit or enemy unit, not into
-        an enemy zone of control."""
-        at = state.pos[unit]
-        out = []
-        moving = self._without(ctx, unit, at)
-        for n in self.b.neighbours[at]:
-            if self.b.river_between(at, n) or n in ctx.combat_at:
-                continue
-            if not self.may_stand(state, moving, unit, n):
-                continue
-            if self.in_enemy_zoc(moving, unit, n):
-                continue
-            out.append(n)
-        return out
 
     def _continue_retreats(self, state: WargameState, events: list[Event]) -> None:
         """Wait while a retreating unit has somewhere to go; then blocked ones lose points."""
@@ -1242,11 +1018,14 @@ class Rules:
         state.council = None
         if council.kind == "lugdunum":
             changes = self.b.bindings["council"]["outcomes"][str(outcome)]
-            for people, side in changes.items():
-                state.alignment[people] = side
-                events.append(self._event("people_joined", people=people, side=side))
             if changes:
                 state.lugdunum_done = True
+            if state.west_invaded:
+                self._join_sides(state, changes, events)
+            elif changes:
+                # 10.1: "ambedue però non prima dell'invasione dell'Occidente".
+                state.sides_at_west_invasion = dict(changes)
+                events.append(self._event("sides_await_west_invasion", sides=dict(changes)))
             self._start_combat(state, "f", events)
             return
         if outcome > 0:
@@ -1255,6 +1034,11 @@ class Rules:
             state.attila_title = "pope"
             state.leo = "driven_out"
         self._finish(state, events)
+
+    def _join_sides(self, state: WargameState, sides: dict[str, str], events: list[Event]) -> None:
+        for people, side in sides.items():
+            state.alignment[people] = side
+            events.append(self._event("people_joined", people=people, side=side))
 
     def _convene(
         self, state: WargameState, seat: int, action: Convene, events: list[Event]
@@ -1348,17 +1132,6 @@ class Rules:
             state.step = CONVENE
             return
         self._finish(state, events)
-
-    def holder(self, state: WargameState, city_id: str) -> str | None:
-        """Who holds a city at the end (VICTORY_CITY_HOLD_TEST)."""
-        if state.options["VICTORY_CITY_HOLD_TEST"] == "last_combat_unit_to_enter":
-            return state.last_in_city.get(city_id)
-        h = self.b.city_by_id[city_id].hex
-        for u, at in state.pos.items():
-            if at == h and self.is_combat[u] and u not in state.neutralised:
-                side = self.side(state, u)
-                return side if side != NEUTRAL else None
-        return None
 
     def score(self, state: WargameState) -> dict[str, Any]:
         """The Barbarian's points and regions (7, 8 and the forces sheet's other points)."""

@@ -85,15 +85,27 @@ class WargameState:
     leo: str = "alive"  # alive, dead, driven_out
     attila_title: str = ""  # "", pope, antipope, deposed
     lugdunum_done: bool = False
+    # 10.1: the sides the council gave, taken only when the West is invaded (people -> side)
+    sides_at_west_invasion: dict[str, str] = field(default_factory=dict)
     result: dict[str, Any] | None = None
 
     def copy(self) -> WargameState:
         return load_state(dump_state(self))
 
 
+#: Fields added after rules ``attila-wargame-1``, stored only when set: a game that never
+#: used them then replays to exactly the state stored under the old rules, so
+#: ``kurier games verify --upgrade`` can move it on (a missing field loads as its default).
+_STORED_WHEN_SET = ("sides_at_west_invasion",)
+
+
 def dump_state(state: WargameState) -> dict[str, Any]:
     """JSON-compatible data; the hex-keyed maps are stored with string keys."""
-    return asdict(state)
+    out = asdict(state)
+    for name in _STORED_WHEN_SET:
+        if not out[name]:
+            del out[name]
+    return out
 
 
 def load_state(raw: dict[str, Any]) -> WargameState:
