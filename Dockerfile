@@ -28,6 +28,13 @@ RUN /opt/kurier/bin/pip install --no-deps . \
 
 # -- runtime: the virtualenv on a clean slim base, as an unprivileged user -------------------------
 FROM ${PYTHON_IMAGE} AS runtime
+# The board pictures' fonts for their PNGs (service/pictures/png.py loads these files only):
+# DejaVu Sans from fonts-dejavu-core, DejaVu Sans Condensed from fonts-dejavu-extra. No PyPI
+# package ships the condensed faces. Pinned to bookworm's version, like the base image.
+RUN apt-get update \
+    && apt-get install --yes --no-install-recommends \
+        fonts-dejavu-core=2.37-6 fonts-dejavu-extra=2.37-6 \
+    && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 kurier \
     && useradd --system --uid 10001 --gid kurier --home-dir /home/kurier --create-home kurier
 COPY --from=build /opt/kurier /opt/kurier
