@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench bench-load clean openapi
+.PHONY: run test lint bench bench-load clean openapi system-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,10 +12,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-run: $(STAMP)
+# System packages the wheels can't bring (fonts for the PNG pictures): installed when run as
+# root on Debian/Ubuntu, otherwise the one command to run is printed (scripts/system-deps).
+system-deps:
+	@scripts/system-deps
+
+run: $(STAMP) system-deps
 	$(BIN)/kurier run
 
-test: $(STAMP)
+test: $(STAMP) system-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
