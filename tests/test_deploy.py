@@ -271,9 +271,10 @@ def web(redis_url: str, worker: subprocess.Popen[bytes], tmp_path: Path) -> Iter
         assert proc.poll() is None, (tmp_path / "web.log").read_text()
         assert time.monotonic() < deadline, "kurier web did not answer within 30 s"
         try:
-            requests.get(base + "/healthz", timeout=2)
+            requests.get(base + "/healthz", timeout=5)
             break
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
+            # Not listening yet, or a worker process still booting on a busy machine.
             time.sleep(0.2)
     yield base
     proc.terminate()
