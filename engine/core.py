@@ -228,6 +228,13 @@ class Game(ABC, Generic[State, Action]):
     #: Bumped whenever a rule change could make a stored game replay differently.
     rules_version: ClassVar[str]
     options: tuple[OptionSpec, ...]
+    #: Public event kinds players are told of, by notification name ("scored" is the API's
+    #: ``game.scored``); every other event reaches them only in the log and their view.
+    notify_events: ClassVar[Mapping[str, str]] = {}
+    #: What a player who let a deadline pass plays (docs/rules/<game>.md, "Deadlines"): the
+    #: first of these notations that is legal, else the first legal action.
+    timeout_sealed: ClassVar[tuple[str, ...]] = ("pass",)
+    timeout_move: ClassVar[tuple[str, ...]] = ()
 
     # -- setup -------------------------------------------------------------------------------
 
@@ -314,6 +321,15 @@ class Game(ABC, Generic[State, Action]):
         return None
 
     # -- derived helpers ----------------------------------------------------------------------
+
+    def default_action(self, state: State, seat: int, kind: str) -> Action:
+        """The deterministic choice made for ``seat`` when its ``kind`` decision times out."""
+        legal = self.legal_actions(state, seat)
+        by_notation = {self.notation(a): a for a in legal}
+        for text in self.timeout_sealed if kind == "sealed" else self.timeout_move:
+            if text in by_notation:
+                return by_notation[text]
+        return legal[0]
 
     def decision_for(self, state: State, seat: int) -> Decision | None:
         return next((d for d in self.pending(state) if d.seat == seat), None)

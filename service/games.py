@@ -255,8 +255,6 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
     policy: ``default_move`` plays a deterministic legal move, ``remind_only`` only logs the
     timeout (and the clock starts again). Either way the timeout is an event in the log.
     """
-    from service.notifications import table
-
     def mutate(record: GameRecord | None, version: int) -> Change:
         if record is None or record.status != "active":
             raise NothingToDo
@@ -272,7 +270,7 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
         if found.kind == "move" and policy == "remind_only":
             events = [_event("timeout_applied", **timeout)]
             return Change(record, "timeout", events, 200, {}, seat=seat)
-        action = _default_action(game, state, seat, found.kind, table(record.type))
+        action = game.default_action(state, seat, found.kind)
         events = game.apply(state, seat, action)
         change = _applied(record, game, state, seat, found, action, events, version)
         if found.kind == "move":
@@ -285,17 +283,6 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
     except NothingToDo:
         return "stale"
     return "applied"
-
-
-def _default_action(game: Game[Any, Any], state: Any, seat: int, kind: str, rules: Any) -> Any:
-    """The documented deterministic choice (docs/rules/<game>.md, "Deadlines")."""
-    legal = game.legal_actions(state, seat)
-    by_notation = {game.notation(a): a for a in legal}
-    preferred = (rules.sealed_default,) if kind == "sealed" else rules.move_preference
-    for text in preferred:
-        if text in by_notation:
-            return by_notation[text]
-    return legal[0]
 
 
 def _commit(

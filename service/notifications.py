@@ -6,8 +6,8 @@ re-plans from its fresh read, and deterministic job ids (game, version, type, se
 nothing is sent twice.
 
 Generic rules derive "your turn" and "your sealed choice" from the pending decisions before
-and after the change; game-specific event kinds map to notification types through
-``GAME_TABLES``, so no game's vocabulary is hard-coded here.
+and after the change; game-specific event kinds map to notification types through each
+game's ``notify_events`` (in its engine package), so no game's vocabulary is written here.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from engine.core import SYSTEM, Event
+from engine.registry import get_game
 from service import owed, prefs
 from service.keys import player_key
 from service.owed import OwedJob
@@ -37,36 +38,6 @@ from service.queues import (
 )
 from service.record import Change
 from service.store import Followups, Store
-
-
-@dataclass(frozen=True)
-class GameTable:
-    """Per game type: engine event kinds -> notification types, and the timeout defaults."""
-
-    events: dict[str, str]
-    #: Notation counted for a missing sealed choice ("a pass").
-    sealed_default: str
-    #: Notations preferred, in order, for a missing move under ``default_move``; otherwise the
-    #: first of ``legal_actions`` (the engine's documented order).
-    move_preference: tuple[str, ...] = ()
-
-
-GAME_TABLES: dict[str, GameTable] = {
-    "attila": GameTable(
-        events={
-            "conflict_resolved": "game.conflict_resolved",
-            "scored": "game.scored",
-            "game_ended": "game.ended",
-        },
-        sealed_default="pass",
-        move_preference=("inf", "end"),
-    ),
-}
-_NO_TABLE = GameTable(events={}, sealed_default="pass")
-
-
-def table(game_type: str) -> GameTable:
-    return GAME_TABLES.get(game_type, _NO_TABLE)
 
 
 @dataclass
@@ -94,14 +65,15 @@ def notices(
             out.append(Notice("game.turn_started", seat, data))
         elif decision["kind"] == "sealed" and had.get(seat, {}).get("ref") != decision.get("ref"):
             out.append(Notice("game.sealed_needed", seat, data))
-    mapping = table(game_type).events
+    mapping = get_game(game_type).notify_events
     for raw in change.events:
         event = Event.from_json(raw)
         if event.kind == "timeout_applied":
             out.append(Notice("game.timeout_applied", event.data["seat"], dict(event.data)))
-        kind = mapping.get(event.kind)
-        if kind is None:
+        name = mapping.get(event.kind)
+        if name is None:
             continue
+        kind = f"game.{name}"
         audience = range(seats) if event.audience is None else event.audience
         out += [Notice(kind, seat, {"event": event.kind, **event.data}) for seat in audience]
     if record.status == "finished" and not any(n.type == "game.ended" for n in out):

@@ -20,6 +20,13 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
     rules_version: ClassVar[str] = "attila-2"
+    notify_events: ClassVar[Mapping[str, str]] = {
+        "conflict_resolved": "conflict_resolved",
+        "scored": "scored",
+        "game_ended": "ended",
+    }
+    # A missed turn takes influence (or ends a turn that has nothing left); docs/rules/attila.md.
+    timeout_move: ClassVar[tuple[str, ...]] = ("inf", "end")
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
 
     def __init__(self, board: Board) -> None:
