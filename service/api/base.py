@@ -1,4 +1,4 @@
-"""Blueprint defaults shared by every resource."""
+"""Blueprint defaults shared by every resource, and the parser that reads JSON bodies."""
 
 from __future__ import annotations
 
@@ -6,12 +6,95 @@ from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any, TypeVar
 
+import flask
 import flask_smorest
+from webargs import core
+from webargs.flaskparser import FlaskParser, is_json_request
+
+from service.problems import Problem
 
 F = TypeVar("F", bound=Callable[..., Any])
+#: Deepest nesting a JSON body may have: real bodies nest a few levels, and every later step
+#: (validation, hashing, storing) recurses over it.
+MAX_JSON_DEPTH = 32
+
+
+class JsonBodyParser(FlaskParser):
+    """webargs' parser, refusing what it would pass on or crash on: a body that is not
+    declared as JSON, no body at all, nesting too deep for Python's recursion, a string that
+    is not Unicode text (a lone surrogate), and a streamed body over the size limit."""
+
+    def _raw_load_json(self, req: flask.Request) -> Any:
+        if not is_json_request(req):
+            raise Problem(
+                415,
+                "unsupported-media-type",
+                "this request takes a JSON body: send the header Content-Type: application/json",
+                header="Content-Type",
+            )
+        data = _read_body(req)
+        if not data:
+            raise Problem(400, "missing-body", "this request takes a JSON body; none was sent")
+        try:
+            value = core.parse_json(data)
+        except RecursionError:
+            raise _too_deep() from None
+        check_json_value(value)
+        return value
+
+
+def _read_body(req: flask.Request) -> bytes:
+    data = req.get_data(cache=True)
+    limit = req.max_content_length
+    if limit is not None and len(data) >= limit:
+        # A chunked body has no Content-Length: werkzeug stops reading at the limit and hands
+        # over the first part. Reading on raises 413 if anything is left.
+        req.stream.read(1)
+    return data
+
+
+def _too_deep() -> Problem:
+    return Problem(
+        400,
+        "json-too-deep",
+        f"the JSON body nests deeper than {MAX_JSON_DEPTH} levels",
+        max_depth=MAX_JSON_DEPTH,
+    )
+
+
+def check_json_value(value: Any) -> None:
+    """Refuse nesting deeper than MAX_JSON_DEPTH and strings that cannot be stored as UTF-8
+    (JSON's ``\\ud800`` escapes decode to lone surrogates). Iterative: no recursion limit."""
+    pending: list[tuple[str, Any, int]] = [("", value, 1)]
+    while pending:
+        path, item, depth = pending.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise _too_deep()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                _check_text(key, path or "(top level)")
+                pending.append((f"{path}.{key}" if path else key, child, depth + 1))
+        elif isinstance(item, list):
+            pending.extend((f"{path}[{i}]", child, depth + 1) for i, child in enumerate(item))
+        elif isinstance(item, str):
+            _check_text(item, path or "(top level)")
+
+
+def _check_text(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Problem(
+            400,
+            "invalid-unicode",
+            f"{where} holds a lone surrogate (a \\ud800-\\udfff escape without its pair); "
+            "strings must be Unicode text",
+            field=where,
+        ) from None
 
 
 class Blueprint(flask_smorest.Blueprint):
+    ARGUMENTS_PARSER = JsonBodyParser()
     # Pages go in the body (``next_cursor``), never in a JSON header (stack guide pitfall 4).
     PAGINATION_HEADER_NAME = None
 

@@ -1,0 +1,190 @@
+"""Hostile input (issue #17, #19): every odd body, header, query or URL gets a clear 4xx
+problem+json naming what is wrong, never a 500 or an HTML page, and nothing changes in Redis."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+
+from service.app import MAX_BODY
+from service.store import Store, player_key
+from tests.client import Kurier, Player
+
+PROBLEM = "application/problem+json"
+
+
+def _problem(r: requests.Response, status: int, code: str) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    assert r.headers["Content-Type"] == PROBLEM, r.text
+    body = r.json()
+    assert body["code"] == code, body
+    return body
+
+
+def _snapshot(store: Store, *ids: str) -> dict[str, Any]:
+    """Every key of these players and games, serialised, and how many players exist."""
+    keys: list[str] = []
+    for some_id in ids:
+        for pattern in (f"kurier:player:{{{some_id}}}*", f"kurier:game:{{{some_id}}}*"):
+            keys.extend(k.decode() for k in store.raw.scan_iter(match=pattern))
+    players = sum(1 for _ in store.raw.scan_iter(match="kurier:player:{*}", count=1000))
+    return {"players": players, **{k: store.raw.dump(k) for k in sorted(keys)}}
+
+
+@pytest.fixture
+def setting(kurier: Kurier) -> Iterator[tuple[str, list[Player], str]]:
+    """An open game (creator seated) and a second player holding its invite code."""
+    creator, joiner = kurier.new_player("H0"), kurier.new_player("H1")
+    r = kurier.call("POST", "/v1/games", creator, json={"type": "attila", "seats": 2})
+    assert r.status_code == 201, r.text
+    yield r.json()["id"], [creator, joiner], r.json()["invite_code"]
+
+
+def _json_endpoints(game_id: str) -> list[tuple[str, str]]:
+    return [
+        ("POST", "/v1/players"),
+        ("PATCH", "/v1/me"),
+        ("POST", "/v1/games"),
+        ("POST", f"/v1/games/{game_id}/seats"),
+        ("POST", f"/v1/games/{game_id}/actions"),
+    ]
+
+
+def test_deeply_nested_json_is_400_everywhere_with_or_without_a_token(
+    kurier: Kurier, store: Store, setting: tuple[str, list[Player], str]
+) -> None:
+    game_id, players, _ = setting
+    before = _snapshot(store, game_id, *(p.id for p in players))
+    for depth in (40, 1000, 20_000):
+        body = "[" * depth + "]" * depth
+        for method, path in _json_endpoints(game_id):
+            for who in (players[1], None):
+                r = kurier.call(
+                    method,
+                    path,
+                    who,
+                    data=body,
+                    headers={"Content-Type": "application/json"},
+                )
+                if who is None and path != "/v1/players":
+                    _problem(r, 401, "missing-token")
+                    continue
+                problem = _problem(r, 400, "json-too-deep")
+                assert "32 levels" in problem["detail"]
+    assert _snapshot(store, game_id, *(p.id for p in players)) == before
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field"),
+    [
+        ("POST", "/v1/players", '{"name": "\\ud800"}', "name"),
+        ("PATCH", "/v1/me", '{"name": "Eve\\udfff"}', "name"),
+        ("POST", "/v1/games", '{"type": "attila", "seats": 2, "seed": "\\ud800"}', "seed"),
+        ("POST", "/v1/games/{game}/seats", '{"invite_code": "\\ud800"}', "invite_code"),
+        (
+            "POST",
+            "/v1/games",
+            '{"type": "attila", "seats": 2, "options": {"\\ud800": 1}}',
+            "options",
+        ),
+    ],
+)
+def test_lone_surrogates_are_400_naming_the_field(
+    kurier: Kurier,
+    store: Store,
+    setting: tuple[str, list[Player], str],
+    method: str,
+    path: str,
+    body: str,
+    field: str,
+) -> None:
+    game_id, players, _ = setting
+    before = _snapshot(store, game_id, *(p.id for p in players))
+    r = kurier.call(
+        method,
+        path.format(game=game_id),
+        players[1],
+        data=body,
+        headers={"Content-Type": "application/json"},
+    )
+    problem = _problem(r, 400, "invalid-unicode")
+    assert problem["field"] == field
+    assert _snapshot(store, game_id, *(p.id for p in players)) == before
+
+
+def test_a_body_without_json_content_type_is_415_naming_the_header(
+    kurier: Kurier, store: Store, setting: tuple[str, list[Player], str]
+) -> None:
+    game_id, players, _ = setting
+    before = _snapshot(store, game_id, *(p.id for p in players))
+    for method, path in _json_endpoints(game_id):
+        for content_type in (None, "text/plain", "application/x-www-form-urlencoded"):
+            headers = {"Content-Type": content_type} if content_type else {}
+            r = kurier.call(method, path, players[1], data=b'{"notation": "end"}', headers=headers)
+            problem = _problem(r, 415, "unsupported-media-type")
+            assert problem["header"] == "Content-Type"
+            assert "application/json" in problem["detail"]
+    assert _snapshot(store, game_id, *(p.id for p in players)) == before
+
+
+def test_a_json_request_without_a_body_is_400(
+    kurier: Kurier, store: Store, setting: tuple[str, list[Player], str]
+) -> None:
+    """The document marks every request body required: PATCH /v1/me without one is refused."""
+    game_id, players, _ = setting
+    before = _snapshot(store, game_id, *(p.id for p in players))
+    for method, path in _json_endpoints(game_id):
+        r = kurier.call(method, path, players[1], headers={"Content-Type": "application/json"})
+        _problem(r, 400, "missing-body")
+    assert _snapshot(store, game_id, *(p.id for p in players)) == before
+
+
+def _chunked(base_url: str, path: str, token: str, body: bytes) -> tuple[int, str, bytes]:
+    """PATCH ``body`` with Transfer-Encoding: chunked (no Content-Length), raw on a socket."""
+    host, port = base_url.removeprefix("http://").split(":")
+    head = (
+        f"PATCH {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n"
+        "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    ).encode()
+    chunks = b"".join(
+        b"%x\r\n%s\r\n" % (len(body[i : i + 4096]), body[i : i + 4096])
+        for i in range(0, len(body), 4096)
+    )
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head + chunks + b"0\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    header, _, payload = answer.partition(b"\r\n\r\n")
+    lines = header.decode("latin-1").split("\r\n")
+    content_type = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in lines
+            if line.lower().startswith("content-type")
+        ),
+        "",
+    )
+    return int(lines[0].split()[1]), content_type, payload
+
+
+def test_a_chunked_body_over_the_limit_is_413(
+    kurier: Kurier, store: Store, setting: tuple[str, list[Player], str]
+) -> None:
+    game_id, players, _ = setting
+    before = _snapshot(store, game_id, *(p.id for p in players))
+    big = ('{"name": "' + "x" * MAX_BODY + '"}').encode()
+    status, content_type, payload = _chunked(kurier.base, "/v1/me", players[1].token, big)
+    assert (status, content_type) == (413, PROBLEM), payload
+    assert b"body-too-large" in payload
+    small = b'{"name": "Chunky"}'
+    status, _, payload = _chunked(kurier.base, "/v1/me", players[1].token, small)
+    assert status == 200, payload
+    changed = player_key(players[1].id)  # the name did change, by the small body
+    after = _snapshot(store, game_id, *(p.id for p in players))
+    del before[changed], after[changed]
+    assert after == before
