@@ -3,6 +3,7 @@ problem+json naming what is wrong, never a 500 or an HTML page, and nothing chan
 
 from __future__ import annotations
 
+import re
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -10,9 +11,11 @@ from typing import Any
 import pytest
 import requests
 
+from service import config
 from service.app import MAX_BODY
 from service.store import Store, player_key
 from tests.client import Kurier, Player
+from workers import webhooks
 
 PROBLEM = "application/problem+json"
 
@@ -188,3 +191,59 @@ def test_a_chunked_body_over_the_limit_is_413(
     after = _snapshot(store, game_id, *(p.id for p in players))
     del before[changed], after[changed]
     assert after == before
+
+
+def _parameter(kurier: Kurier, path: str, method: str, name: str) -> dict[str, Any]:
+    document = kurier.call("GET", "/v1/openapi.json").json()
+    operation = document["paths"][path][method]
+    return next(p for p in operation["parameters"] if p["name"] == name)
+
+
+@pytest.mark.parametrize("value", ["", "²", "１２", "٣", "-1", "1.0", "abc", "1" * 16, "0", "7"])
+def test_cursor_is_ascii_digits_and_the_document_says_so(
+    kurier: Kurier, setting: tuple[str, list[Player], str], value: str
+) -> None:
+    _, players, _ = setting
+    pattern = _parameter(kurier, "/v1/games", "get", "cursor")["schema"]["pattern"]
+    r = kurier.call("GET", "/v1/games", players[0], params={"cursor": value})
+    if re.fullmatch(pattern, value):
+        assert r.status_code == 200, r.text
+    else:
+        assert _problem(r, 400, "invalid-cursor")["parameter"] == "cursor"
+
+
+@pytest.mark.parametrize(
+    "value", ['""', '"²"', "²", '"１２"', '"-1"', "W/", '"1' + "0" * 15 + '"', '"0"', 'W/"3"', "3"]
+)
+def test_if_match_is_ascii_digits_and_the_document_says_so(
+    kurier: Kurier, store: Store, value: str
+) -> None:
+    game_id, players = kurier.new_game(2)
+    path = "/v1/games/{game_id}/actions"
+    pattern = _parameter(kurier, path, "post", "If-Match")["schema"]["pattern"]
+    before = _snapshot(store, game_id, *(p.id for p in players))
+    waiting = kurier.view(game_id)["waiting_for"][0]["seat"]
+    r = kurier.call(
+        "POST",
+        f"/v1/games/{game_id}/actions",
+        players[waiting],
+        json={"notation": "no such move"},
+        headers={"If-Match": value.encode()},  # bytes: a header may hold UTF-8 octets
+    )
+    if re.fullmatch(pattern, value):
+        assert r.status_code in (412, 422), r.text  # read as a version: stale or illegal
+    else:
+        assert _problem(r, 400, "invalid-if-match")["header"] == "If-Match"
+    assert _snapshot(store, game_id, *(p.id for p in players)) == before
+
+
+def test_settings_with_unicode_digits_are_reported_not_crashed_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``"²".isdigit()`` is true and ``int("²")`` raises: every number read from text
+    (settings here, Retry-After in the webhook tests) takes ASCII digits only."""
+    findings = config.check({"KURIER_PORT": "²", "KURIER_WEBHOOK_TIMEOUT": "５"})
+    levels = {f.name: f.level for f in findings}
+    assert levels["KURIER_PORT"] == levels["KURIER_WEBHOOK_TIMEOUT"] == "error"
+    monkeypatch.setenv("KURIER_WEBHOOK_TIMEOUT", "²")
+    assert webhooks.attempt_timeout() == webhooks.DEFAULT_ATTEMPT_TIMEOUT

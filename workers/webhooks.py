@@ -30,6 +30,8 @@ from requests_hardened import Config, Manager
 from standardwebhooks.webhooks import Webhook
 from urllib3.exceptions import HTTPError as TransportError
 
+from service.numbers import is_ascii_digits
+
 #: Connect and per-read timeouts. They bound each socket operation, not the answer: a receiver
 #: sending a byte every few seconds never trips them, hence the cap on the whole attempt below.
 TIMEOUT = (3.0, 7.0)
@@ -69,7 +71,7 @@ def attempt_timeout() -> int:
     ``kurier config check`` reports it)."""
     text = os.environ.get("KURIER_WEBHOOK_TIMEOUT", "").strip()
     low, high = ATTEMPT_TIMEOUT_RANGE
-    if text.isdigit() and low <= int(text) <= high:
+    if is_ascii_digits(text) and low <= int(text) <= high:
         return int(text)
     return DEFAULT_ATTEMPT_TIMEOUT
 
@@ -220,6 +222,6 @@ def _attempt(response: Any) -> Attempt:
         return Attempt(True, status, "")
     retry_after = None
     header = response.headers.get("retry-after", "")
-    if header.isdigit():
+    if is_ascii_digits(header):
         retry_after = float(header)
     return Attempt(False, status, f"HTTP {status}", retry_after, gone=status == 410)

@@ -10,6 +10,10 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from service.schemas.common import Decision, GameEvent, Seat
 
 STATUSES = ["open", "active", "finished"]
+#: What the server reads as a list cursor and as a version in If-Match (ASCII digits only). The
+#: views refuse anything else with 400; the document carries the same patterns.
+CURSOR_PATTERN = r"^[0-9]{1,15}$"
+IF_MATCH_PATTERN = r'^(W/)?"?([0-9]{1,15})"?$'
 
 
 class Deadline(ma.Schema):
@@ -118,7 +122,12 @@ class GameSummary(ma.Schema):
 
 class GameListQuery(ma.Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
-    cursor = fields.String(validate=validate.Length(max=40))
+    cursor = fields.String(
+        metadata={
+            "pattern": CURSOR_PATTERN,
+            "description": "A next_cursor from this list; anything else: 400 invalid-cursor",
+        }
+    )
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
 
 
@@ -168,7 +177,11 @@ class ActionHeaders(ma.Schema):
         metadata={"description": "Same key + same body replays the first response"},
     )
     if_match = fields.String(
-        data_key="If-Match", metadata={"description": 'The version you saw, e.g. "12"'}
+        data_key="If-Match",
+        metadata={
+            "pattern": IF_MATCH_PATTERN,
+            "description": 'The version you saw, e.g. "12"; anything else: 400 invalid-if-match',
+        },
     )
 
 
