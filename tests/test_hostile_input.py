@@ -6,15 +6,18 @@ from __future__ import annotations
 import re
 import socket
 from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 import requests
 
-from service import config
+from service import config, prefs
 from service.app import MAX_BODY
 from service.store import Store, player_key
 from tests.client import Kurier, Player
+from tests.receivers import _Receiver
 from workers import webhooks
 
 PROBLEM = "application/problem+json"
@@ -247,3 +250,123 @@ def test_settings_with_unicode_digits_are_reported_not_crashed_on(
     assert levels["KURIER_PORT"] == levels["KURIER_WEBHOOK_TIMEOUT"] == "error"
     monkeypatch.setenv("KURIER_WEBHOOK_TIMEOUT", "²")
     assert webhooks.attempt_timeout() == webhooks.DEFAULT_ATTEMPT_TIMEOUT
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://127.0.0.1:99999/",
+        "https://example.org:abc/",
+        "https://[::1/",
+        "https://example.org:0/",
+        "https://exa\tmple.org/hook",  # urlsplit drops the tab, the HTTP client does not
+        "https://example.org/ho ok",
+        "https://example.org:４４３/",  # fullwidth port: int() reads it, urllib3 does not
+        "https://ex\u200bample.org/",  # zero-width space
+        "https://exa_mple..org/",
+        "https://１２７.０.０.１/",  # fullwidth loopback: refused as loopback once normalised
+        "ftp://example.org/",
+    ],
+)
+def test_bad_webhook_urls_are_422_naming_the_field(kurier: Kurier, store: Store, url: str) -> None:
+    player = kurier.new_player("W")
+    before = _snapshot(store, player.id)
+    r = kurier.call("PATCH", "/v1/me", player, json={"webhook_url": url, "name": "Changed"})
+    problem = _problem(r, 422, "webhook-url-refused")
+    assert problem["field"] == "webhook_url"
+    assert _snapshot(store, player.id) == before
+
+
+@pytest.mark.parametrize(
+    ("url", "stored"),
+    [
+        ("http://ｌｏｃａｌｈｏｓｔ:8080/hook", "http://localhost:8080/hook"),
+        ("http://１２７.０.０.１:9/x?a=1#frag", "http://127.0.0.1:9/x?a=1"),
+        ("http://LocalHost", "http://localhost/"),
+    ],
+)
+def test_webhook_urls_are_stored_in_the_form_they_are_requested(
+    kurier: Kurier, monkeypatch: pytest.MonkeyPatch, url: str, stored: str
+) -> None:
+    monkeypatch.setenv("KURIER_WEBHOOK_ALLOW", "loopback")  # the app runs in this process
+    player = kurier.new_player("N")
+    r = kurier.call("PATCH", "/v1/me", player, json={"webhook_url": url})
+    assert r.status_code == 200, r.text
+    assert r.json()["webhook_url"] == stored
+
+
+def test_a_unicode_retry_after_is_a_failed_attempt_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """It crashed the attempt's thread, and the attempt was recorded as a timeout."""
+
+    @dataclass
+    class Busy(_Receiver):
+        def answer(self, handler: BaseHTTPRequestHandler, index: int) -> None:
+            handler.send_response(503)
+            handler.send_header("Retry-After", "²")
+            handler.send_header("content-length", "0")
+            handler.end_headers()
+
+    monkeypatch.setenv("KURIER_WEBHOOK_ALLOW", "loopback")
+    monkeypatch.setenv("KURIER_WEBHOOK_TIMEOUT", "3")
+    receiver = Busy().start()
+    try:
+        attempt = webhooks.post(receiver.url, prefs.new_webhook_secret(), "msg_busy", "{}")
+    finally:
+        receiver.stop()
+    assert attempt == webhooks.Attempt(False, 503, "HTTP 503", None)
+
+
+@pytest.mark.parametrize(
+    "text", ["Eve\r\nBcc: x@example.org", "Eve\n", "E\x00ve", "\tEve", "E\u2028"]
+)
+def test_control_characters_in_names_and_codes_are_422_naming_the_field(
+    kurier: Kurier, store: Store, setting: tuple[str, list[Player], str], text: str
+) -> None:
+    game_id, players, invite = setting
+    before = _snapshot(store, game_id, *(p.id for p in players))
+    cases = [
+        ("POST", "/v1/players", None, {"name": text}, "name"),
+        ("PATCH", "/v1/me", players[1], {"name": text}, "name"),
+        ("POST", "/v1/games", players[1], {"type": text, "seats": 2}, "type"),
+        ("POST", "/v1/games", players[1], {"type": "attila", "seats": 2, "seed": text}, "seed"),
+        ("POST", f"/v1/games/{game_id}/seats", players[1], {"invite_code": invite + text}, None),
+    ]
+    for method, path, who, body, field in cases:
+        r = kurier.call(method, path, who, json=body)
+        problem = _problem(r, 422, "invalid-json")
+        assert list(problem["errors"]["json"]) == [field or "invite_code"], problem
+        assert "control characters" in problem["errors"]["json"][field or "invite_code"][0]
+    assert _snapshot(store, game_id, *(p.id for p in players)) == before
+    pattern = kurier.call("GET", "/v1/openapi.json").json()["components"]["schemas"][
+        "PlayerCreate"
+    ]["properties"]["name"]["pattern"]
+    assert not re.fullmatch(pattern, text) and re.fullmatch(pattern, "Zoë O'Neil")
+
+
+def test_patch_me_agrees_with_the_document_on_notify_and_timezone(
+    kurier: Kurier, store: Store
+) -> None:
+    player = kurier.new_player("T")
+    schemas = kurier.call("GET", "/v1/openapi.json").json()["components"]["schemas"]
+    notify = schemas["NotifyPreferences"]
+    assert notify["additionalProperties"] is False
+    assert set(notify["properties"]) == set(prefs.EVENT_TYPES)
+    pattern = schemas["PlayerPatch"]["properties"]["timezone"]["pattern"]
+    before = _snapshot(store, player.id)
+    for body in ({"notify": {"game.nope": ["email"]}}, {"notify": {"game.ended": ["sms"]}}):
+        _problem(kurier.call("PATCH", "/v1/me", player, json=body), 422, "invalid-json")
+    for zone in ("0", "", "Europe/Berlin\n", "/etc/passwd", "../x"):
+        assert not re.fullmatch(pattern, zone)
+        r = kurier.call("PATCH", "/v1/me", player, json={"timezone": zone})
+        assert "timezone" in _problem(r, 422, "invalid-json")["errors"]["json"]
+    # Without a token: 401 whatever the body holds.
+    _problem(kurier.call("PATCH", "/v1/me", json={"timezone": "0"}), 401, "missing-token")
+    assert _snapshot(store, player.id) == before
+    body = {"notify": {"game.ended": ["webhook"], "game.started": []}, "timezone": "Etc/GMT+5"}
+    r = kurier.call("PATCH", "/v1/me", player, json=body)
+    assert r.status_code == 200, r.text
+    assert r.json()["notify"]["game.ended"] == ["webhook"]
+    assert r.json()["notify"]["game.started"] == []
+    assert r.json()["timezone"] == "Etc/GMT+5"

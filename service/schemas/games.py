@@ -7,7 +7,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from service.schemas.common import Decision, GameEvent, Seat
+from service.schemas.common import Decision, GameEvent, Seat, plain_text
 
 STATUSES = ["open", "active", "finished"]
 #: What the server reads as a list cursor and as a version in If-Match (ASCII digits only). The
@@ -45,15 +45,15 @@ class Deadline(ma.Schema):
 
 
 class GameCreate(ma.Schema):
-    type = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    type = plain_text(max_length=40, required=True)
     seats = fields.Integer(
         required=True,
         validate=validate.Range(min=1, max=16),
         metadata={"description": "How many players the game takes; the creator is seat 0"},
     )
     options = fields.Dict(keys=fields.String(), load_default=dict)
-    seed = fields.String(
-        validate=validate.Length(min=1, max=128),
+    seed = plain_text(
+        max_length=128,
         metadata={"description": "Shuffle seed (default: random). Whoever sets it knows the deal."},
     )
     deadline = fields.Nested(Deadline, metadata={"description": "Optional decision deadlines"})
@@ -67,7 +67,7 @@ class GameCreated(ma.Schema):
 
 
 class JoinRequest(ma.Schema):
-    invite_code = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    invite_code = plain_text(max_length=64, required=True)
 
 
 class Joined(ma.Schema):
