@@ -3,8 +3,12 @@ problem+json naming what is wrong, never a 500 or an HTML page, and nothing chan
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import socket
+import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
@@ -13,10 +17,11 @@ from typing import Any
 import pytest
 import requests
 
-from service import config, prefs
+from service import config, ops, prefs
 from service.app import MAX_BODY
 from service.store import Store, player_key
 from tests.client import Kurier, Player
+from tests.conftest import ROOT
 from tests.receivers import _Receiver
 from workers import webhooks
 
@@ -370,3 +375,92 @@ def test_patch_me_agrees_with_the_document_on_notify_and_timezone(
     assert r.json()["notify"]["game.ended"] == ["webhook"]
     assert r.json()["notify"]["game.started"] == []
     assert r.json()["timezone"] == "Etc/GMT+5"
+
+
+@pytest.fixture(scope="module")
+def gunicorn_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The API under gunicorn with the production settings (one process), on loopback."""
+    tmp = tmp_path_factory.mktemp("gunicorn")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "KURIER_WEB_WORKERS": "1",
+        "KURIER_WEB_THREADS": "2",
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp / "metrics"),
+    }
+    log = open(tmp / "web.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen(
+        ops.gunicorn_argv("127.0.0.1", port), env=env, cwd=ROOT, stdout=log, stderr=log
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        assert proc.poll() is None, (tmp / "web.log").read_text()
+        assert time.monotonic() < deadline, "gunicorn did not answer within 30 s"
+        try:
+            requests.get(base + "/healthz", timeout=2)
+            break
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    yield base
+    proc.terminate()
+    proc.wait(30)
+    log.close()
+
+
+def _raw(base_url: str, request: bytes) -> tuple[int, str, bytes]:
+    host, port = base_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    header, _, payload = answer.partition(b"\r\n\r\n")
+    lines = header.decode("latin-1").split("\r\n")
+    content_type = next(
+        (ln.split(":", 1)[1].strip() for ln in lines if ln.lower().startswith("content-type")), ""
+    )
+    return int(lines[0].split()[1]), content_type, payload
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status", "code"),
+    [
+        (b"GET /v1/games?x=" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
+        (
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n",
+            431,
+            "header-fields-too-large",
+        ),
+        (
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+            + b"".join(b"X-%d: 1\r\n" % i for i in range(120))
+            + b"\r\n",
+            431,
+            "header-fields-too-large",
+        ),
+        (b"GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", 400, "bad-request"),
+        (b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n", 400, "bad-request"),
+        (b"G\x01T /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "bad-request"),
+    ],
+    ids=["long-url", "big-header", "many-headers", "no-colon", "space-in-name", "bad-method"],
+)
+def test_what_gunicorn_refuses_itself_is_problem_json(
+    gunicorn_url: str, request_bytes: bytes, status: int, code: str
+) -> None:
+    got_status, content_type, payload = _raw(gunicorn_url, request_bytes)
+    assert (got_status, content_type) == (status, PROBLEM), payload
+    problem = json.loads(payload)
+    assert problem["code"] == code and problem["status"] == status
+    assert problem["detail"]
+
+
+def test_a_chunked_body_over_the_limit_is_413_under_gunicorn_too(gunicorn_url: str) -> None:
+    r = requests.post(gunicorn_url + "/v1/players", json={"name": "G"}, timeout=10)
+    assert r.status_code == 201, r.text
+    big = ('{"name": "' + "x" * MAX_BODY + '"}').encode()
+    status, content_type, payload = _chunked(gunicorn_url, "/v1/me", r.json()["token"], big)
+    assert (status, content_type) == (413, PROBLEM), payload
