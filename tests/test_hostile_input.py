@@ -464,3 +464,17 @@ def test_a_chunked_body_over_the_limit_is_413_under_gunicorn_too(gunicorn_url: s
     big = ('{"name": "' + "x" * MAX_BODY + '"}').encode()
     status, content_type, payload = _chunked(gunicorn_url, "/v1/me", r.json()["token"], big)
     assert (status, content_type) == (413, PROBLEM), payload
+
+
+def test_the_document_lists_the_body_refusals_of_every_json_operation(kurier: Kurier) -> None:
+    document = kurier.call("GET", "/v1/openapi.json").json()
+    operations = [
+        (path, method, operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if "application/json" in operation.get("requestBody", {}).get("content", {})
+    ]
+    assert len(operations) >= 5
+    for path, method, operation in operations:
+        assert operation["requestBody"]["required"] is True, (path, method)
+        assert {"400", "413", "415"} <= set(operation["responses"]), (path, method)

@@ -98,6 +98,14 @@ class Blueprint(flask_smorest.Blueprint):
     # Pages go in the body (``next_cursor``), never in a JSON header (stack guide pitfall 4).
     PAGINATION_HEADER_NAME = None
 
+    def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Any:
+        """flask-smorest's, documenting what JsonBodyParser answers for a JSON body: 400
+        (malformed, missing, too deep, not Unicode), 413 (too large) and 415 (not JSON)."""
+        decorator = super().arguments(schema, location=location, **kwargs)
+        if location != "json":
+            return decorator
+        return lambda view: problems(self, 400, 413, 415)(decorator(view))
+
 
 def problems(blp: flask_smorest.Blueprint, *statuses: int) -> Callable[[F], F]:
     """Document the problem+json answers an operation may give (registered by our Api)."""
