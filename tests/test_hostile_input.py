@@ -23,7 +23,7 @@ from service.store import Store, player_key
 from tests.client import Kurier, Player
 from tests.conftest import ROOT
 from tests.receivers import _Receiver
-from workers import webhooks
+from workers import notify, shared, webhooks
 
 PROBLEM = "application/problem+json"
 
@@ -479,3 +479,27 @@ def test_the_document_lists_the_body_refusals_of_every_json_operation(kurier: Ku
     for path, method, operation in operations:
         assert operation["requestBody"]["required"] is True, (path, method)
         assert {"400", "413", "415"} <= set(operation["responses"]), (path, method)
+
+
+def test_a_stored_url_the_policy_now_refuses_disables_the_webhook_at_once(
+    kurier: Kurier, store: Store, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A URL stored before the checks (here with a tab in the host) would fail every attempt
+    until the retries ran out; the delivery worker applies the same policy and stops at once."""
+    player = kurier.new_player("L")
+    key = player_key(player.id)
+    store.r.hset(
+        key,
+        mapping={
+            "webhook_url": "https://exa\tmple.org/",
+            "webhook_secret": prefs.new_webhook_secret(),
+        },
+    )
+    fields = {"type": "webhook.test", "body": "{}", "game_id": "", "status": "pending"}
+    prefs.record_delivery(store, player.id, "msg_legacy", {**fields, "attempts": 0})
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setattr(shared, "_store", None)  # the worker's store, made from REDIS_URL
+    assert notify.deliver_webhook(player.id, "msg_legacy", 1) == "failed"
+    delivery = prefs.get_delivery(store, player.id, "msg_legacy")
+    assert delivery["status"] == "failed" and "control characters" in delivery["last_error"]
+    assert "not usable" in store.r.hget(key, "webhook_disabled")
