@@ -503,3 +503,21 @@ def test_a_stored_url_the_policy_now_refuses_disables_the_webhook_at_once(
     delivery = prefs.get_delivery(store, player.id, "msg_legacy")
     assert delivery["status"] == "failed" and "control characters" in delivery["last_error"]
     assert "not usable" in store.r.hget(key, "webhook_disabled")
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ('{"name": "a", "x": ' + "1" * 5000 + "}", "unreadable number"),  # int's 4300 digits
+        ('{"name": "a", "x": NaN}', "NaN"),
+        ('{"name": "a", "x": -Infinity}', "Infinity"),
+        ('{"name": "a", "x": 1e400}', "too large"),
+    ],
+)
+def test_numbers_python_reads_but_json_has_not_are_400(
+    kurier: Kurier, store: Store, body: str, says: str
+) -> None:
+    before = _snapshot(store)
+    r = kurier.call("POST", "/v1/players", data=body, headers={"Content-Type": "application/json"})
+    assert says in _problem(r, 400, "malformed-json")["detail"]
+    assert _snapshot(store) == before

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any, TypeVar
 
 import flask
 import flask_smorest
-from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
 
 from service.problems import Problem
@@ -35,12 +36,28 @@ class JsonBodyParser(FlaskParser):
         data = _read_body(req)
         if not data:
             raise Problem(400, "missing-body", "this request takes a JSON body; none was sent")
+        text = data.decode("utf-8")  # webargs answers UnicodeDecodeError: malformed-json
         try:
-            value = core.parse_json(data)
+            value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
         except RecursionError:
             raise _too_deep() from None
+        except json.JSONDecodeError:
+            raise  # webargs answers it: malformed-json
+        except ValueError as error:  # an integer of more than 4300 digits (int's own limit)
+            raise Problem(400, "malformed-json", f"unreadable number: {error}"[:200]) from None
         check_json_value(value)
         return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise Problem(400, "malformed-json", f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400: valid JSON, but no double holds it
+        raise Problem(400, "malformed-json", f"the number {text[:40]} is too large")
+    return value
 
 
 def _read_body(req: flask.Request) -> bytes:
