@@ -521,3 +521,14 @@ def test_numbers_python_reads_but_json_has_not_are_400(
     r = kurier.call("POST", "/v1/players", data=body, headers={"Content-Type": "application/json"})
     assert says in _problem(r, 400, "malformed-json")["detail"]
     assert _snapshot(store) == before
+
+
+def test_the_document_names_the_game_types_and_the_shape_of_webhook_urls(kurier: Kurier) -> None:
+    schemas = kurier.call("GET", "/v1/openapi.json").json()["components"]["schemas"]
+    listed = kurier.call("GET", "/v1/game-types").json()
+    ids = {item["id"] for item in (listed["items"] if isinstance(listed, dict) else listed)}
+    assert set(schemas["GameCreate"]["properties"]["type"]["enum"]) == ids
+    pattern = schemas["PlayerPatch"]["properties"]["webhook_url"]["pattern"]
+    assert re.fullmatch(pattern, "https://hooks.example.org/k?x=1")
+    for url in ("ftp://x.org/", "https://exa\tmple.org/", "https://x.org/a b", "https://x\u2028/"):
+        assert not re.fullmatch(pattern, url), url

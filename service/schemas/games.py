@@ -7,6 +7,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import ValidationError, fields, validate, validates_schema
 
+from engine.registry import game_ids
 from service.schemas.common import Decision, GameEvent, Seat, plain_text
 
 STATUSES = ["open", "active", "finished"]
@@ -45,7 +46,11 @@ class Deadline(ma.Schema):
 
 
 class GameCreate(ma.Schema):
-    type = plain_text(max_length=40, required=True)
+    type = plain_text(
+        max_length=40,
+        required=True,
+        metadata={"enum": game_ids(), "description": "A type from GET /v1/game-types"},
+    )
     seats = fields.Integer(
         required=True,
         validate=validate.Range(min=1, max=16),

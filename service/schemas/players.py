@@ -11,6 +11,8 @@ from service.prefs import CHANNELS, EVENT_TYPES
 from service.schemas.common import Decision, matching, plain_text
 
 NAME_LENGTH = 40
+#: What service.webhook_urls can accept at all, for the document (it checks more: port, host).
+WEBHOOK_URL_PATTERN = r"^https?://[^\x00-\x20\x7f-\x9f\u2028\u2029]+$"
 #: The shape of an IANA zone name (Europe/Berlin, UTC, Etc/GMT+5). The document says it; a
 #: well-formed name the tz database lacks is refused by the view (422 invalid-timezone).
 TIMEZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$"
@@ -47,7 +49,11 @@ class PlayerPatch(ma.Schema):
     webhook_url = fields.String(
         allow_none=True,
         validate=validate.Length(min=1, max=500),
-        metadata={"description": "https URL; a private/loopback/link-local one is refused (422)"},
+        metadata={
+            "description": "https URL; one whose host does not resolve, or resolves to a "
+            "private, loopback or link-local address, is refused (422 webhook-url-refused)",
+            "pattern": WEBHOOK_URL_PATTERN,
+        },
     )
     notify = fields.Nested(
         NotifyPreferences,
