@@ -23,7 +23,8 @@ MAX_JSON_DEPTH = 32
 class JsonBodyParser(FlaskParser):
     """webargs' parser, refusing what it would pass on or crash on: a body that is not
     declared as JSON, no body at all, nesting too deep for Python's recursion, a string that
-    is not Unicode text (a lone surrogate), and a streamed body over the size limit."""
+    is not Unicode text (a lone surrogate), numbers JSON has not (NaN, Infinity, 1e400, an
+    integer over Python's 4300 digits) and a streamed body over the size limit."""
 
     def _raw_load_json(self, req: flask.Request) -> Any:
         if not is_json_request(req):
