@@ -18,6 +18,7 @@ from typing import Any
 import redis
 
 from service import ops
+from service.numbers import is_ascii_digits
 from service.queues import DEFAULT_QUEUE, WEBHOOK_QUEUE, WORKER_QUEUES
 from service.redis_server import RedisServer, data_dir_from_env, redis_url_or_server
 from service.store import Store
@@ -143,7 +144,7 @@ def worker_options() -> argparse.ArgumentParser:
 
 
 def _processes(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= MAX_PROCESSES:
+    if not is_ascii_digits(text) or not 1 <= int(text) <= MAX_PROCESSES:
         raise argparse.ArgumentTypeError(f"a whole number from 1 to {MAX_PROCESSES}")
     return int(text)
 

@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 
 import redis
 
+from service.numbers import is_ascii_digits
+
 #: Schemes ``workers.mail`` understands.
 SMTP_SCHEMES = ("smtp", "smtp+starttls", "smtps")
 WEBHOOK_MODES = ("public", "loopback", "any")
@@ -37,7 +39,7 @@ class Setting:
 
 def _int_between(low: int, high: int) -> Callable[[str], None]:
     def check(value: str) -> None:
-        if not value.strip().isdigit() or not low <= int(value) <= high:
+        if not is_ascii_digits(value.strip()) or not low <= int(value) <= high:
             raise Invalid(f"must be a whole number from {low} to {high}")
 
     return check

@@ -255,6 +255,7 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
     policy: ``default_move`` plays a deterministic legal move, ``remind_only`` only logs the
     timeout (and the clock starts again). Either way the timeout is an event in the log.
     """
+
     def mutate(record: GameRecord | None, version: int) -> Change:
         if record is None or record.status != "active":
             raise NothingToDo

@@ -21,7 +21,8 @@ _metrics_dir = os.environ.setdefault(
     "PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="kurier-metrics-")
 )
 
-worker_class = "gthread"
+# gthread, answering what gunicorn refuses itself (414, 431, 400) as problem+json too.
+worker_class = "service.gunicorn_worker.ProblemThreadWorker"
 DEFAULT_NICE = 5
 # Two per core: one process is held to one core by the GIL, and its threads also wait on Redis
 # (docs/performance.md: one process per core left a third of the machine idle).

@@ -13,7 +13,9 @@ Deliveries: ``kurier:player:{p}:deliveries`` sorted set (id -> created time, new
 
 from __future__ import annotations
 
+import base64
 import json
+import secrets
 import time
 from typing import Any
 
@@ -32,6 +34,7 @@ EVENT_TYPES = (
     "game.timeout_applied",
     "game.ended",
 )
+WEBHOOK_SECRET_PREFIX = "whsec_"
 DELIVERY_KEEP = 200
 DELIVERY_TTL = 14 * 86_400
 
@@ -134,3 +137,8 @@ def list_deliveries(store: Store, player_id: str, limit: int) -> list[dict[str, 
             }
         )
     return out
+
+
+def new_webhook_secret() -> str:
+    """A Standard Webhooks signing secret: ``whsec_`` and 24 random bytes in base64."""
+    return WEBHOOK_SECRET_PREFIX + base64.b64encode(secrets.token_bytes(24)).decode()

@@ -30,6 +30,8 @@ from redis.cluster import ClusterNode, RedisCluster
 from redis.retry import Retry
 from redis.sentinel import Sentinel, SentinelConnectionPool
 
+from service.numbers import is_ascii_digits
+
 Mode = Literal["single", "sentinel", "cluster"]
 
 SINGLE_SCHEMES = ("redis", "rediss", "unix")
@@ -251,7 +253,7 @@ def _query(
 
 
 def _db(text: str, what: str) -> int:
-    if not text.isdigit():
+    if not is_ascii_digits(text):
         raise ValueError(f"{what} must be a number 0 or more, not {text!r}")
     return int(text)
 

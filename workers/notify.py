@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 from rq import RateLimit
 
 from engine.core import SYSTEM
-from service import games, metrics, notifications, owed, prefs, queues
+from service import games, metrics, notifications, owed, prefs, queues, webhook_urls
 from service.keys import player_key
 from service.record import GameRecord
 from service.store import Store
@@ -213,9 +213,17 @@ def deliver_webhook(player_id: str, delivery_id: str, attempt: int) -> str:
     if not raw.get("webhook_url") or raw.get("webhook_disabled"):
         prefs.update_delivery(store, player_id, delivery_id, status="cancelled")
         return "cancelled"
-    result = webhooks.post(
-        raw["webhook_url"], raw.get("webhook_secret", ""), delivery_id, delivery["body"]
-    )
+    try:
+        url = webhook_urls.normalise(raw["webhook_url"])
+    except webhook_urls.UnsafeWebhookURL as error:
+        # Stored before the policy refused such URLs: no attempt can reach it, stop now.
+        prefs.update_delivery(
+            store, player_id, delivery_id, status="failed", attempts=attempt, last_error=str(error)
+        )
+        metrics.record_webhook_delivery(store.r, "failed")
+        disable_webhook(store, player_id, f"the URL is not usable: {error}")
+        return "failed"
+    result = webhooks.post(url, raw.get("webhook_secret", ""), delivery_id, delivery["body"])
     state = {"attempts": attempt, "last_status": result.status, "last_error": result.error}
     if result.ok:
         prefs.update_delivery(store, player_id, delivery_id, status="delivered", **state)
@@ -258,7 +266,7 @@ def _attempt_job(store: Store, player_id: str, delivery_id: str, attempt: int) -
         # The attempt's own cap ends it first; rq's timeout is the backstop.
         "job_timeout": webhooks.attempt_timeout() + WEBHOOK_JOB_MARGIN,
         "result_ttl": 600,
-        "rate_limit": RateLimit(webhooks.receiver_key(url), concurrency=1),
+        "rate_limit": RateLimit(webhook_urls.receiver_key(url), concurrency=1),
     }
 
 

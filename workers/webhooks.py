@@ -1,10 +1,9 @@
 """Outgoing webhooks: Standard Webhooks signatures, SSRF-safe delivery.
 
-Delivery goes through requests-hardened, which resolves the host, refuses private, loopback
-and link-local addresses and then connects to the address it checked, so a DNS answer that
-changes between the check and the connection cannot smuggle a request inside. The operator
-widens this with ``KURIER_WEBHOOK_ALLOW``: ``public`` (default), ``loopback`` (tests, a
-receiver on the same host) or ``any``.
+Which URLs are accepted is service.webhook_urls (the API checks them there too). Delivery goes
+through requests-hardened, which resolves the host, refuses private, loopback and link-local
+addresses (per ``KURIER_WEBHOOK_ALLOW``) and then connects to the address it checked, so a DNS
+answer that changes between the check and the connection cannot smuggle a request inside.
 
 Each attempt ends within ``KURIER_WEBHOOK_TIMEOUT`` seconds of wall-clock time (``post``), so a
 receiver that stalls or trickles its answer costs a worker that long at most; the caller
@@ -13,22 +12,20 @@ records it as a failed attempt and retries later.
 
 from __future__ import annotations
 
-import base64
-import ipaddress
 import os
-import secrets
-import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import requests
 from requests_hardened import Config, Manager
 from standardwebhooks.webhooks import Webhook
 from urllib3.exceptions import HTTPError as TransportError
+
+from service.numbers import is_ascii_digits
+from service.webhook_urls import allow_mode
 
 #: Connect and per-read timeouts. They bound each socket operation, not the answer: a receiver
 #: sending a byte every few seconds never trips them, hence the cap on the whole attempt below.
@@ -37,11 +34,6 @@ TIMEOUT = (3.0, 7.0)
 DEFAULT_ATTEMPT_TIMEOUT = 10
 ATTEMPT_TIMEOUT_RANGE = (1, 60)
 MAX_RESPONSE_BYTES = 4096
-SECRET_PREFIX = "whsec_"
-
-
-class UnsafeWebhookURL(ValueError):
-    """The URL is malformed or points where the server must not send requests."""
 
 
 @dataclass(frozen=True)
@@ -55,63 +47,14 @@ class Attempt:
     gone: bool = False
 
 
-def new_secret() -> str:
-    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(24)).decode()
-
-
-def allow_mode() -> str:
-    mode = os.environ.get("KURIER_WEBHOOK_ALLOW", "public")
-    return mode if mode in {"public", "loopback", "any"} else "public"
-
-
 def attempt_timeout() -> int:
     """The wall-clock cap on one attempt; a bad value falls back to the default (and
     ``kurier config check`` reports it)."""
     text = os.environ.get("KURIER_WEBHOOK_TIMEOUT", "").strip()
     low, high = ATTEMPT_TIMEOUT_RANGE
-    if text.isdigit() and low <= int(text) <= high:
+    if is_ascii_digits(text) and low <= int(text) <= high:
         return int(text)
     return DEFAULT_ATTEMPT_TIMEOUT
-
-
-def check_url(url: str, mode: str | None = None) -> None:
-    """Refuse a URL before any traffic: scheme, host, and every address it resolves to."""
-    mode = mode or allow_mode()
-    parts = urlsplit(url)
-    if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise UnsafeWebhookURL("a webhook URL is an http(s) URL with a host")
-    if parts.scheme == "http" and mode == "public":
-        raise UnsafeWebhookURL("webhook URLs must use https")
-    try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or 443, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        raise UnsafeWebhookURL(f"the host {parts.hostname!r} does not resolve") from None
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if not _address_allowed(address, mode):
-            raise UnsafeWebhookURL(
-                f"{parts.hostname} resolves to {address}, a private, loopback or link-local "
-                "address; the server does not send webhooks there"
-            )
-
-
-def _address_allowed(address: ipaddress.IPv4Address | ipaddress.IPv6Address, mode: str) -> bool:
-    if mode == "any":
-        return True
-    if address.is_loopback:
-        return mode == "loopback"
-    return address.is_global
-
-
-def receiver_key(url: str) -> str:
-    """Who answers ``url``: its scheme, host and port (paths on one server share its speed)."""
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    port = port or (443 if parts.scheme == "https" else 80)
-    return f"webhook:{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
 
 
 def sign(secret: str, message_id: str, body: str, when: datetime | None = None) -> dict[str, str]:
@@ -166,12 +109,20 @@ class _Exchange:
             self._decide(Attempt(False, None, f"{type(error).__name__}: {error}"[:300]))
             return
         except BaseException as error:  # a bug, not the network: the caller's thread raises it
-            self.error = error
-            self.answered.set()
+            self._fail(error)
             return
         with response:
-            self._decide(_attempt(response))  # the status and headers decide
+            try:
+                attempt = _attempt(response)  # the status and headers decide
+            except BaseException as error:  # the same: never a silent "Timeout"
+                self._fail(error)
+                return
+            self._decide(attempt)
             _read_some(response, self.deadline)
+
+    def _fail(self, error: BaseException) -> None:
+        self.error = error
+        self.answered.set()
 
     def _send(self) -> requests.Response:
         mode = allow_mode()
@@ -220,6 +171,6 @@ def _attempt(response: Any) -> Attempt:
         return Attempt(True, status, "")
     retry_after = None
     header = response.headers.get("retry-after", "")
-    if header.isdigit():
+    if is_ascii_digits(header):
         retry_after = float(header)
     return Attempt(False, status, f"HTTP {status}", retry_after, gone=status == 410)

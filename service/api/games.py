@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from flask import Response
@@ -34,10 +35,12 @@ def _caller_seat(record: GameRecord) -> tuple[int | None, str | None]:
 
 def _parse_version(value: str) -> int:
     """``If-Match: "12"`` (quotes and W/ tolerated) -> 12."""
-    text = value.strip().removeprefix("W/").strip('"')
-    if not text.isdigit() or len(text) > 15:
-        raise Problem(400, "invalid-if-match", 'If-Match must be a version such as "12"')
-    return int(text)
+    match = re.fullmatch(s.IF_MATCH_PATTERN, value.strip())
+    if match is None:
+        raise Problem(
+            400, "invalid-if-match", 'If-Match must be a version such as "12"', header="If-Match"
+        )
+    return int(match[2])
 
 
 @blp.route("")
@@ -67,8 +70,13 @@ class GamesView(MethodView):
         """The caller's games, oldest first; page with ``next_cursor``."""
         player = _player()
         cursor = query.get("cursor")
-        if cursor is not None and not cursor.isdigit():
-            raise Problem(400, "invalid-cursor", "cursor must be a next_cursor from this list")
+        if cursor is not None and not re.fullmatch(s.CURSOR_PATTERN, cursor):
+            raise Problem(
+                400,
+                "invalid-cursor",
+                "cursor must be a next_cursor from this list",
+                parameter="cursor",
+            )
         after = int(cursor) if cursor is not None else None
         rows = store().player_game_ids(player["id"], after)
         summaries = store().game_summaries([gid for gid, _ in rows])

@@ -8,13 +8,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask.views import MethodView
 
-from service import prefs
+from service import prefs, webhook_urls
 from service.api.base import Blueprint, problems
 from service.auth import current_player, store, token_required
 from service.problems import Problem
 from service.schemas.players import Inbox, Me, PlayerCreate, PlayerCreated, PlayerPatch
 from service.schemas.webhooks import Deliveries, DeliveriesQuery, WebhookSecret, WebhookTest
-from workers import notify, webhooks
+from workers import notify
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and tokens")
 
@@ -73,13 +73,16 @@ def _apply_preferences(player_id: str, data: dict[str, Any]) -> tuple[dict[str, 
         url = data["webhook_url"]
         if url:
             try:
-                webhooks.check_url(url)  # before storing anything: nothing changes on error
-            except webhooks.UnsafeWebhookURL as error:
-                raise Problem(422, "webhook-url-refused", str(error), webhook_url=url) from None
+                # Before storing anything (nothing changes on error); stores the normal form.
+                url = webhook_urls.check(url)
+            except webhook_urls.UnsafeWebhookURL as error:
+                raise Problem(
+                    422, "webhook-url-refused", str(error), field="webhook_url", webhook_url=url
+                ) from None
         changes["webhook_url"] = url
         changes["webhook_disabled"] = ""  # setting the URL again re-enables deliveries
         if url and not prefs.read(store(), player_id)["has_webhook_secret"]:
-            issued = changes["webhook_secret"] = webhooks.new_secret()
+            issued = changes["webhook_secret"] = prefs.new_webhook_secret()
     if "notify" in data:
         changes["notify"] = json.dumps(data["notify"])
     if "vacation_until" in data:
@@ -107,7 +110,7 @@ class WebhookSecretView(MethodView):
         """Issue a new signing secret (the old one stops working now); shown this once."""
         player = current_player()
         assert player is not None
-        secret = webhooks.new_secret()
+        secret = prefs.new_webhook_secret()
         store().update_player(player["id"], {"webhook_secret": secret})
         return {"webhook_secret": secret}
 

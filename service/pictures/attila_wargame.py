@@ -22,6 +22,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from engine.attila_wargame.board import Board
+from service.numbers import is_ascii_digits
 from service.pictures import wrap_words
 
 R = 25  # hex radius (centre to corner)
@@ -166,7 +167,7 @@ def round_name(board: Board, round_: int) -> str:
     """``spring 447`` for round 5, from the calendar's first round and its seasons."""
     seasons = board.seasons
     first = board.raw["calendar"]["round_1"].split()
-    year = int(first[-1]) + (round_ - 1) // len(seasons) if first[-1].isdigit() else None
+    year = int(first[-1]) + (round_ - 1) // len(seasons) if is_ascii_digits(first[-1]) else None
     season = seasons[(round_ - 1) % len(seasons)]
     return f"{season} {year}" if year is not None else season
 

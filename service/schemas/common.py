@@ -2,8 +2,40 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from typing import Any
+
 import marshmallow as ma
-from marshmallow import fields, validate
+from marshmallow import ValidationError, fields, validate
+
+#: Names and codes end up in mail headers, logs and other players' views: no control characters
+#: (CR, LF, tab, NUL, C1, the Unicode line and paragraph separators). Also in the document.
+PLAIN_TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]*$"
+
+
+def matching(pattern: str, error: str) -> Callable[[str], None]:
+    """A validator: the whole value matches ``pattern``. Not ``validate.Regexp``: it uses
+    ``re.match``, where ``$`` also matches before a final newline."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> None:
+        if not compiled.fullmatch(value):
+            raise ValidationError(error)
+
+    return check
+
+
+def plain_text(*, max_length: int, **kwargs: Any) -> fields.String:
+    """A string field for a name-like value: 1 to ``max_length`` characters, no control
+    characters; the document carries the pattern."""
+    metadata = {"pattern": PLAIN_TEXT_PATTERN, **kwargs.pop("metadata", {})}
+    no_controls = matching(
+        PLAIN_TEXT_PATTERN, "control characters (CR, LF, tab, NUL…) are not allowed here"
+    )
+    return fields.String(
+        validate=[validate.Length(min=1, max=max_length), no_controls], metadata=metadata, **kwargs
+    )
 
 
 class Decision(ma.Schema):

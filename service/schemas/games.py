@@ -7,9 +7,14 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from service.schemas.common import Decision, GameEvent, Seat
+from engine.registry import game_ids
+from service.schemas.common import Decision, GameEvent, Seat, plain_text
 
 STATUSES = ["open", "active", "finished"]
+#: What the server reads as a list cursor and as a version in If-Match (ASCII digits only). The
+#: views refuse anything else with 400; the document carries the same patterns.
+CURSOR_PATTERN = r"^[0-9]{1,15}$"
+IF_MATCH_PATTERN = r'^(W/)?"?([0-9]{1,15})"?$'
 
 
 class Deadline(ma.Schema):
@@ -41,15 +46,19 @@ class Deadline(ma.Schema):
 
 
 class GameCreate(ma.Schema):
-    type = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    type = plain_text(
+        max_length=40,
+        required=True,
+        metadata={"enum": game_ids(), "description": "A type from GET /v1/game-types"},
+    )
     seats = fields.Integer(
         required=True,
         validate=validate.Range(min=1, max=16),
         metadata={"description": "How many players the game takes; the creator is seat 0"},
     )
     options = fields.Dict(keys=fields.String(), load_default=dict)
-    seed = fields.String(
-        validate=validate.Length(min=1, max=128),
+    seed = plain_text(
+        max_length=128,
         metadata={"description": "Shuffle seed (default: random). Whoever sets it knows the deal."},
     )
     deadline = fields.Nested(Deadline, metadata={"description": "Optional decision deadlines"})
@@ -63,7 +72,7 @@ class GameCreated(ma.Schema):
 
 
 class JoinRequest(ma.Schema):
-    invite_code = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    invite_code = plain_text(max_length=64, required=True)
 
 
 class Joined(ma.Schema):
@@ -118,7 +127,12 @@ class GameSummary(ma.Schema):
 
 class GameListQuery(ma.Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
-    cursor = fields.String(validate=validate.Length(max=40))
+    cursor = fields.String(
+        metadata={
+            "pattern": CURSOR_PATTERN,
+            "description": "A next_cursor from this list; anything else: 400 invalid-cursor",
+        }
+    )
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
 
 
@@ -168,7 +182,11 @@ class ActionHeaders(ma.Schema):
         metadata={"description": "Same key + same body replays the first response"},
     )
     if_match = fields.String(
-        data_key="If-Match", metadata={"description": 'The version you saw, e.g. "12"'}
+        data_key="If-Match",
+        metadata={
+            "pattern": IF_MATCH_PATTERN,
+            "description": 'The version you saw, e.g. "12"; anything else: 400 invalid-if-match',
+        },
     )
 
 

@@ -2,38 +2,72 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.prefs import CHANNELS, EVENT_TYPES
-from service.schemas.common import Decision
+from service.schemas.common import Decision, matching, plain_text
 
-NAME = validate.Length(min=1, max=40)
+NAME_LENGTH = 40
+#: What service.webhook_urls can accept at all, for the document (it checks more: port, host).
+WEBHOOK_URL_PATTERN = r"^https?://[^\x00-\x20\x7f-\x9f\u2028\u2029]+$"
+#: The shape of an IANA zone name (Europe/Berlin, UTC, Etc/GMT+5). The document says it; a
+#: well-formed name the tz database lacks is refused by the view (422 invalid-timezone).
+TIMEZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$"
+
+
+#: ``notify``: a known event type -> channels; an unknown type is refused (422) and the
+#: document says so (additionalProperties: false).
+class _Notify(ma.Schema):
+    @ma.post_load
+    def by_event_type(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        # Attribute names cannot hold dots (marshmallow would nest them): back to the types.
+        return {self.fields[name].data_key: channels for name, channels in data.items()}
+
+
+NotifyPreferences = _Notify.from_dict(
+    {
+        kind.replace(".", "_"): fields.List(
+            fields.String(validate=validate.OneOf(CHANNELS)), data_key=kind
+        )
+        for kind in EVENT_TYPES
+    },
+    name="NotifyPreferences",
+)
 
 
 class PlayerCreate(ma.Schema):
-    name = fields.String(required=True, validate=NAME)
+    name = plain_text(max_length=NAME_LENGTH, required=True)
     email = fields.Email(allow_none=True, validate=validate.Length(max=254))
 
 
 class PlayerPatch(ma.Schema):
-    name = fields.String(validate=NAME)
+    name = plain_text(max_length=NAME_LENGTH)
     email = fields.Email(allow_none=True, validate=validate.Length(max=254))
     webhook_url = fields.String(
         allow_none=True,
         validate=validate.Length(min=1, max=500),
-        metadata={"description": "https URL; a private/loopback/link-local one is refused (422)"},
+        metadata={
+            "description": "https URL; one whose host does not resolve, or resolves to a "
+            "private, loopback or link-local address, is refused (422 webhook-url-refused)",
+            "pattern": WEBHOOK_URL_PATTERN,
+        },
     )
-    notify = fields.Dict(
-        keys=fields.String(validate=validate.OneOf(EVENT_TYPES)),
-        values=fields.List(fields.String(validate=validate.OneOf(CHANNELS))),
+    notify = fields.Nested(
+        NotifyPreferences,
         metadata={"description": "Event type -> channels (email, webhook); absent type: both"},
     )
     timezone = fields.String(
-        validate=validate.Length(min=1, max=64),
+        validate=[
+            validate.Length(min=1, max=64),
+            matching(TIMEZONE_PATTERN, "an IANA zone name such as Europe/Berlin"),
+        ],
         metadata={
+            "pattern": TIMEZONE_PATTERN,
             "description": "IANA name for times in emails, e.g. Europe/Berlin; an unknown "
-            "name is refused with 422 invalid-timezone"
+            "name is refused with 422 invalid-timezone",
         },
     )
     vacation_until = fields.AwareDateTime(

@@ -26,6 +26,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from engine.core import SYSTEM
+from service import prefs
 from tests.client import Kurier, Player, wait_for_version
 from tests.notify_stack import NotifyStack
 from tests.receivers import HookSink, SlowSink, wait_for
@@ -130,7 +131,7 @@ def test_an_attempt_ends_at_the_cap_however_the_receiver_stalls(
     sink = SlowSink(interval=0.2, limit=5, begin=begin, drip=drip).start()
     try:
         started = time.monotonic()
-        attempt = webhooks.post(sink.url, webhooks.new_secret(), "msg_cap", "{}")
+        attempt = webhooks.post(sink.url, prefs.new_webhook_secret(), "msg_cap", "{}")
         took = time.monotonic() - started
     finally:
         sink.stop()
