@@ -1,8 +1,8 @@
 """The load benchmark still runs: a tiny run of benchmarks/load.py through the real stack.
 
 Figures are not asserted (they belong in docs/performance.md, measured on a quiet machine); what
-is asserted is that every phase reports, every move the scripts make is accepted, and the
-conflicts get resolved by the worker."""
+is asserted is that every phase reports (the bare framework's too, and the ratios to it), every
+move the scripts make is accepted, and the conflicts get resolved by the worker."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ def test_load_benchmark_smoke_run() -> None:
         "redis",
         "scripts",
         "setup",
+        "bare",
         "trivial",
         "saturate",
         "open",
@@ -49,3 +50,9 @@ def test_load_benchmark_smoke_run() -> None:
         assert "errors 0" in line, line
         assert float(re.search(r"([\d.]+) moves/s", line).group(1)) > 0, line
     assert re.search(r"KiB  kurier:game:\{\*\}:events", out), out
+    # The bare framework answered, and the closed-loop phases are set against it.
+    bare = next(line for line in out.splitlines() if line.startswith("bare"))
+    assert float(re.search(r"([\d.]+) requests/s", bare).group(1)) > 0, bare
+    for phase in ("trivial", "saturate"):
+        line = next(line for line in out.splitlines() if line.startswith(phase))
+        assert re.search(r"ratio to bare \d+\.\d\d", line), line
