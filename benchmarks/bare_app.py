@@ -13,7 +13,7 @@ from the repository root.
 
 from __future__ import annotations
 
-import os
+from functools import cache
 from typing import Any
 
 from flask import Flask
@@ -24,9 +24,15 @@ from service.store import Store
 BARE_KEY = "kurier:bench:bare"
 
 app = Flask(__name__)
-store = Store(os.environ.get("REDIS_URL") or "unix:///nonexistent")
+
+
+@cache
+def store() -> Store:
+    # REDIS_URL is read at the first request, not at import (benchmarks/load.py imports BARE_KEY
+    # from here before any Redis exists).
+    return Store.from_env()
 
 
 @app.get("/bare")
 def bare() -> dict[str, Any]:
-    return {"value": store.r.get(BARE_KEY)}
+    return {"value": store().r.get(BARE_KEY)}

@@ -3,11 +3,17 @@
 Not a test: ``.venv/bin/python benchmarks/profile_request.py`` (bounded: ``--requests`` per
 kind and ``--seconds`` per kind, whichever comes first; traffic only to a Redis of its own).
 
+The bare framework of benchmarks/load.py (benchmarks/bare_app.py) is profiled the same way
+first, as the floor the other two are compared with.
+
 Method (what works on this machine, and why):
 
-- py-spy cannot attach to a running process here (no ptrace), and neither py-spy nor
-  pyinstrument is a dependency of the project; cProfile is, but it gives each function's own
-  time, not the stack it ran under, and its per-call cost inflates small Python calls most.
+- py-spy (0.4.3, tried 2026-11-23, installed by hand: not a dependency) works on this machine
+  when it starts the program (``py-spy record -- <command>``) or attaches to a process started
+  by the same shell (a descendant); attaching to an unrelated running process was what failed
+  before. It would need a dependency outside Python and a second pass over its output; cProfile
+  is in the standard library but gives each function's own time, not the stack it ran under,
+  and its per-call cost inflates small Python calls most.
 - So this script samples itself. ``setitimer(ITIMER_PROF)`` sends SIGPROF each time the process
   has used ``--interval`` of CPU (the kernel checks at its clock tick, so in practice about every
   4 ms of CPU here); the handler runs in the main thread at the next bytecode and records the
@@ -24,8 +30,9 @@ Method (what works on this machine, and why):
   around those calls without the profiler. The samples' shares then split that figure.
 - Each sample goes to the first part of the ``PARTS`` list that any frame of its stack belongs
   to, so the order decides nesting: the engine inside ``Store.transact`` counts as the engine,
-  the rate limiter's Redis call as the rate limiter, the player read's Redis call as the player
-  read, ``Store.transact``'s own Redis calls as its round trips.
+  the rate limiter's Redis call as the rate limiter, the token's player read (made by the
+  limiter's key function) as authentication, ``Store.transact``'s own Redis calls as its round
+  trips.
 - Moves: Attila games of 3 players replay scripts made by the engine from their seeds (as in
   benchmarks/load.py); sealed conflicts are resolved between two requests by calling the
   worker's function in this process, outside the measured calls.
@@ -72,6 +79,10 @@ def _function(path: str, name: str) -> Callable[[Frame], bool]:
     return lambda frame: path in frame[0] and frame[1] == name
 
 
+def _in_functions(*names: str) -> Callable[[Frame], bool]:
+    return lambda frame: f"{ROOT}/service/" in frame[0] and frame[1] in names
+
+
 def _redis(frame: Frame) -> bool:
     return "/redis/" in frame[0] or "/hiredis/" in frame[0]
 
@@ -82,11 +93,17 @@ PARTS: list[tuple[str, Callable[[Frame], bool], Callable[[Frame], bool] | None]]
     ("engine (load, validate, apply, dump)", _in(f"{ROOT}/engine/"), None),
     ("notifications planning", _in("service/notifications.py"), None),
     ("rq job building", _in("/rq/", "service/queues.py"), None),
+    # Before the limiter: its key function is what looks the token up first (service/ratelimit.py
+    # caller_key), and the view's authentication then finds the player already in ``g``.
+    (
+        "auth: token -> player read (Redis)",
+        _redis,
+        _function("service/store.py", "player_for_token"),
+    ),
+    ("auth: token check and cache", _in_functions("player_for_token", "current_player"), None),
     ("rate limiter", _in("/flask_limiter/", "/limits/", "service/ratelimit.py"), None),
     ("metrics", _in("service/metrics.py", "/prometheus_client/"), None),
     ("logging (JSON access line)", _in("service/logs.py", "/logging/"), None),
-    ("auth: player read (Redis)", _redis, _function("service/auth.py", "current_player")),
-    ("auth: token check and cache", _function("service/auth.py", "current_player"), None),
     (
         "record and log: encode/decode (zlib, JSON of the state)",
         _in("service/record.py", "service/eventlog.py"),
@@ -103,9 +120,9 @@ PARTS: list[tuple[str, Callable[[Frame], bool], Callable[[Frame], bool] | None]]
 #: wrappers call the view: the view's Redis reads are not the wrapper's).
 LEAVES: list[tuple[str, Callable[[Frame], bool]]] = [
     ("JSON (request and response bodies)", _in("/json/")),
-    ("views: Redis reads (player, preferences)", _redis),
+    ("views: Redis reads", _redis),
     ("marshmallow", _in("/marshmallow/", "/webargs/")),
-    ("views and service functions", _in(f"{ROOT}/service/")),
+    ("views and service functions", _in(f"{ROOT}/service/", "benchmarks/bare_app.py")),
     ("Flask, werkzeug, flask-smorest dispatch", _in("/flask/", "/werkzeug/", "smorest")),
 ]
 #: marshmallow's share is split by what it does: parse the request or shape the response.
@@ -220,6 +237,15 @@ def timed(app: Any, requests: Iterator[dict[str, Any]], measure: Measure | None)
 
 
 # -- what is requested ------------------------------------------------------------------------
+
+
+def bare_requests(count: int, deadline: float) -> Iterator[dict[str, Any]]:
+    for _ in range(count):
+        if time.monotonic() > deadline:
+            return
+        builder = EnvironBuilder(path="/bare")
+        yield builder.get_environ()
+        builder.close()
 
 
 def me_requests(token: str, count: int, deadline: float) -> Iterator[dict[str, Any]]:
@@ -347,6 +373,7 @@ def main() -> None:
     (work / "metrics").mkdir()
     stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # noqa: SIM115 - the app's log
     try:
+        from benchmarks.bare_app import app as bare_app  # after the environment, like the next
         from service.wsgi import app  # after the environment: it reads it at import
 
         sys.stderr = stderr  # the app's log handler keeps /dev/null
@@ -354,6 +381,10 @@ def main() -> None:
         games = Games(app, args.games)
         token = games.tables[0][1][0]
         timed(app, me_requests(token, 200, time.monotonic() + 5), None)  # warm up
+        timed(bare_app, bare_requests(200, time.monotonic() + 5), None)
+        profile(
+            "GET /bare (the bare framework: Flask, one Redis GET)", bare_app, bare_requests, args
+        )
         profile("GET /v1/me", app, lambda n, d: me_requests(token, n, d), args)
         rng = random.Random(1)
         profile(

@@ -56,3 +56,26 @@ def test_load_benchmark_smoke_run() -> None:
     for phase in ("trivial", "saturate"):
         line = next(line for line in out.splitlines() if line.startswith(phase))
         assert re.search(r"ratio to bare \d+\.\d\d", line), line
+
+
+def test_profile_request_smoke_run() -> None:
+    """benchmarks/profile_request.py profiles the three kinds of request and splits their CPU."""
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "profile_request.py"),
+            *("--requests", "40", "--seconds", "6", "--games", "2"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    out = run.stdout
+    assert run.returncode == 0, out + run.stderr[-3000:]
+    for title in ("GET /bare", "GET /v1/me", "POST /v1/games/{id}/actions"):
+        line = next(line for line in out.splitlines() if line.startswith(title))
+        # Every request answered as it should (a move: 200, or 202 for a sealed choice).
+        assert re.search(r"statuses \{(20[02]: \d+(, )?)+\}", line), line
+    assert out.count("| **total CPU** |") == 3, out
