@@ -19,7 +19,9 @@ def test_load_benchmark_smoke_run() -> None:
         [
             sys.executable,
             str(ROOT / "benchmarks" / "load.py"),
-            *("--games", "6", "--players", "2", "--seconds", "2", "--rate", "30"),
+            # 12 games: saturate plays the first 8 (4 per loop in flight), and on a quiet
+            # machine finishes them in its 2 s, so open needs games of its own.
+            *("--games", "12", "--players", "2", "--seconds", "2", "--rate", "30"),
             *("--concurrency", "2", "--connections", "8", "--web-workers", "1"),
             *("--web-threads", "2", "--scripts", "3"),
         ],
