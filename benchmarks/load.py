@@ -5,15 +5,19 @@ production flags, ``kurier worker`` processes, ``kurier web`` = gunicorn), creat
 Attila games over HTTP and then measures, in one run:
 
 1. ``redis``: raw Redis round trips (PING through redis-py on the service's socket);
-2. ``trivial``: an authenticated trivial endpoint (``GET /v1/me``), closed loop at
+2. ``bare``: the bare framework (benchmarks/bare_app.py: a Flask route doing one Redis GET with
+   the service's Redis client), served by gunicorn with the service's settings, driven by the
+   same client at the same concurrency for the same time as ``trivial``; stopped afterwards.
+   The closed-loop phases below are also printed as a ratio to it;
+3. ``trivial``: an authenticated trivial endpoint (``GET /v1/me``), closed loop at
    ``--concurrency`` requests in flight: the stack's ceiling in requests/s;
-3. ``saturate``: moves, closed loop at the same concurrency: the ceiling in moves/s, and the
+4. ``saturate``: moves, closed loop at the same concurrency: the ceiling in moves/s, and the
    ratio moves/s : trivial requests/s;
-4. ``open``: moves offered at a fixed ``--rate`` spread over all ``--games`` (open loop, so a
+5. ``open``: moves offered at a fixed ``--rate`` spread over all ``--games`` (open loop, so a
    slow server cannot slow the offered load down): moves/s, p50/p95/p99 latency, errors;
-5. sealed-conflict resolution latency (the last sealed choice's commit to the worker's
+6. sealed-conflict resolution latency (the last sealed choice's commit to the worker's
    resolution, both timestamps written by the server in their transactions);
-6. Redis memory per active game (``used_memory`` growth over the games, and per key kind).
+7. Redis memory per active game (``used_memory`` growth over the games, and per key kind).
 
 Every game follows a script made beforehand by the engine from the game's seed (random legal
 actions, as in scripts/bench_engine.py): the client needs no extra request to choose a move,
@@ -48,12 +52,16 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bare_app import BARE_KEY  # noqa: E402
 from engine.core import SYSTEM  # noqa: E402
 from engine.registry import get_game  # noqa: E402
+from service.ops import gunicorn_argv  # noqa: E402
 from service.redis_server import PERSISTENT_FLAGS, RedisServer  # noqa: E402
 from service.store import Store  # noqa: E402
 
 GAME_TYPE = "attila"
+#: The bare framework's app (benchmarks/bare_app.py), in place of the service's.
+BARE_APP = "benchmarks.bare_app:app"
 #: A move refused while the worker resolves a conflict is tried again this much later.
 RETRY_WAIT = 0.025
 
@@ -74,12 +82,18 @@ class Stack:
         self.dir = Path(tempfile.mkdtemp(prefix="kur-load-", dir="/tmp"))
         self.redis = RedisServer(self.dir / "redis", PERSISTENT_FLAGS)
         self.port = free_port()
+        self.bare_port = free_port()
         self.args = args
         self.procs: list[subprocess.Popen[bytes]] = []
+        self.bare: subprocess.Popen[bytes] | None = None
 
     @property
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def bare_base(self) -> str:
+        return f"http://127.0.0.1:{self.bare_port}"
 
     def start(self) -> None:
         self.redis.start()
@@ -101,6 +115,28 @@ class Stack:
                 subprocess.Popen([*kurier, "worker"], env=env, stdout=log, stderr=log)
             )
         self.procs.append(subprocess.Popen([*kurier, "web"], env=env, stdout=log, stderr=log))
+        # The bare app under the very command line `kurier web` runs, but for the app: same
+        # gunicorn config (processes, threads, niceness), same environment.
+        argv = gunicorn_argv("127.0.0.1", self.bare_port)
+        assert argv[-1] == "service.wsgi:app", argv
+        self.bare = subprocess.Popen(
+            [*argv[:-1], BARE_APP], env=env, cwd=ROOT, stdout=log, stderr=log
+        )
+
+    def bare_cpu_parts(self) -> dict[str, list[int]]:
+        assert self.redis.process is not None and self.bare is not None
+        return {
+            "client": [os.getpid()],
+            "gunicorn": [self.bare.pid],
+            "redis": [self.redis.process.pid],
+        }
+
+    def stop_bare(self) -> None:
+        """The bare server is measured first and then stopped, so it takes nothing from the
+        service's phases."""
+        if self.bare is not None:
+            _terminate([self.bare])
+            self.bare = None
 
     def cpu_parts(self) -> dict[str, list[int]]:
         assert self.redis.process is not None
@@ -112,14 +148,19 @@ class Stack:
         }
 
     def stop(self) -> None:
-        for proc in self.procs:
-            proc.send_signal(signal.SIGTERM)
-        for proc in self.procs:
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        self.stop_bare()
+        _terminate(self.procs)
         self.redis.stop()
+
+
+def _terminate(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def _proc_stat(pid: int) -> tuple[int, float] | None:
@@ -159,11 +200,16 @@ class CpuMeter:
             out[name] = total
         return out
 
-    def since_last(self, seconds: float) -> str:
+    def since_last(self, seconds: float, requests: int | None = None) -> str:
+        """Cores used by each part since the last call; with ``requests``, also gunicorn's CPU
+        milliseconds per request."""
         now = self.sample()
         used = {name: (now[name] - self.last[name]) / seconds for name in now}
         self.last = now
-        return "CPU cores used: " + ", ".join(f"{name} {share:.2f}" for name, share in used.items())
+        line = "CPU cores used: " + ", ".join(f"{name} {share:.2f}" for name, share in used.items())
+        if requests:
+            line += f"; gunicorn {used['gunicorn'] * seconds / requests * 1000:.2f} ms per request"
+        return line
 
 
 # -- scripts: the moves each game will make -----------------------------------------------------
@@ -377,17 +423,42 @@ def memory_by_kind(client: redis.Redis, games: int, limit: int = 50_000) -> dict
 KEY_KIND = re.compile(r"(?<=[{:])[A-Za-z0-9_-]{8,}(?=[}:]|$)|(?<=resolve-)[^:]+")
 
 
-async def wait_ready(client: Client, seconds: float = 60) -> None:
+async def wait_ready(client: Client, seconds: float = 60, path: str = "/healthz") -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            status, body = await client.call("GET", "/healthz")
-            if status == 200 and body.get("game_workers"):
+            status, body = await client.call("GET", path)
+            if status == 200 and (path != "/healthz" or body.get("game_workers")):
                 return
         except aiohttp.ClientError:
             pass
         await asyncio.sleep(0.2)
     raise SystemExit("the stack did not come up (see its log)")
+
+
+async def bare_phase(
+    args: argparse.Namespace, stack: Stack, session: aiohttp.ClientSession, db: redis.Redis
+) -> float:
+    """The bare framework's requests/s at the trivial phase's concurrency and length; then its
+    server is stopped."""
+    bare = Client(session, stack.bare_base)
+    db.set(BARE_KEY, "x" * 32)
+    await wait_ready(bare, path="/bare")
+    cpu = CpuMeter(stack.bare_cpu_parts())
+
+    async def one(_i: int) -> bool:
+        status, _ = await bare.call("GET", "/bare")
+        return status == 200
+
+    count, elapsed = await run_closed(args.concurrency, args.seconds, one)
+    print(
+        f"bare      GET /bare (Flask, one Redis GET, the service's gunicorn settings): "
+        f"{count / elapsed:.0f} requests/s",
+        flush=True,
+    )
+    print(f"          {cpu.since_last(elapsed, count)}", flush=True)
+    stack.stop_bare()
+    return count / elapsed
 
 
 # -- main ------------------------------------------------------------------------------------------
@@ -422,6 +493,8 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
             flush=True,
         )
 
+        bare_rate = await bare_phase(args, stack, session, db)
+
         me_token = tables[0].tokens[0]
         cpu = CpuMeter(stack.cpu_parts())
 
@@ -431,8 +504,12 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
 
         count, elapsed = await run_closed(args.concurrency, args.seconds, trivial)
         trivial_rate = count / elapsed
-        print(f"trivial   GET /v1/me: {trivial_rate:.0f} requests/s", flush=True)
-        print(f"          {cpu.since_last(elapsed)}", flush=True)
+        print(
+            f"trivial   GET /v1/me: {trivial_rate:.0f} requests/s, "
+            f"ratio to bare {trivial_rate / bare_rate:.2f}",
+            flush=True,
+        )
+        print(f"          {cpu.since_last(elapsed, count)}", flush=True)
 
         # Saturation: each loop plays its own share of the games, one move at a time.
         sat_tables = tables[: max(args.concurrency * 4, 1)]
@@ -453,11 +530,12 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
         moves_rate = count / elapsed
         print(
             f"saturate  moves: {moves_rate:.0f} moves/s at {args.concurrency} in flight, "
-            f"ratio to trivial {moves_rate / trivial_rate:.2f}; {latency_line(sat_tally.latencies)}"
+            f"ratio to trivial {moves_rate / trivial_rate:.2f}, ratio to bare "
+            f"{moves_rate / bare_rate:.2f}; {latency_line(sat_tally.latencies)}"
             f"; waits {sat_tally.waits}, errors {sat_tally.errors or 0}",
             flush=True,
         )
-        print(f"          {cpu.since_last(elapsed)}", flush=True)
+        print(f"          {cpu.since_last(elapsed, count)}", flush=True)
 
         started = time.perf_counter()
         windows["open"] = (time.time(), time.time() + args.seconds)

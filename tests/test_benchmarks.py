@@ -2,8 +2,8 @@
 round of scripts/bench_pictures.py.
 
 Figures are not asserted (they belong in docs/performance.md, measured on a quiet machine); what
-is asserted is that every phase reports, every move the scripts make is accepted, and the
-conflicts get resolved by the worker."""
+is asserted is that every phase reports (the bare framework's too, and the ratios to it), every
+move the scripts make is accepted, and the conflicts get resolved by the worker."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ def test_load_benchmark_smoke_run() -> None:
         [
             sys.executable,
             str(ROOT / "benchmarks" / "load.py"),
-            *("--games", "6", "--players", "2", "--seconds", "2", "--rate", "30"),
+            # 12 games: saturate plays the first 8 (4 per loop in flight), and on a quiet
+            # machine finishes them in its 2 s, so open needs games of its own.
+            *("--games", "12", "--players", "2", "--seconds", "2", "--rate", "30"),
             *("--concurrency", "2", "--connections", "8", "--web-workers", "1"),
             *("--web-threads", "2", "--scripts", "3"),
         ],
@@ -38,6 +40,7 @@ def test_load_benchmark_smoke_run() -> None:
         "redis",
         "scripts",
         "setup",
+        "bare",
         "trivial",
         "saturate",
         "open",
@@ -50,6 +53,12 @@ def test_load_benchmark_smoke_run() -> None:
         assert "errors 0" in line, line
         assert float(re.search(r"([\d.]+) moves/s", line).group(1)) > 0, line
     assert re.search(r"KiB  kurier:game:\{\*\}:events", out), out
+    # The bare framework answered, and the closed-loop phases are set against it.
+    bare = next(line for line in out.splitlines() if line.startswith("bare"))
+    assert float(re.search(r"([\d.]+) requests/s", bare).group(1)) > 0, bare
+    for phase in ("trivial", "saturate"):
+        line = next(line for line in out.splitlines() if line.startswith(phase))
+        assert re.search(r"ratio to bare \d+\.\d\d", line), line
 
 
 def test_pictures_benchmark_smoke_run() -> None:
@@ -67,3 +76,26 @@ def test_pictures_benchmark_smoke_run() -> None:
         rows = [line.split() for line in run.stdout.splitlines()]
         steps = [row[1] for row in rows if row and row[0] == game]
         assert steps == ["baseline", "svg", "png", "png", "rounds"], run.stdout
+
+
+def test_profile_request_smoke_run() -> None:
+    """benchmarks/profile_request.py profiles the three kinds of request and splits their CPU."""
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "profile_request.py"),
+            *("--requests", "40", "--seconds", "6", "--games", "2"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    out = run.stdout
+    assert run.returncode == 0, out + run.stderr[-3000:]
+    for title in ("GET /bare", "GET /v1/me", "POST /v1/games/{id}/actions"):
+        line = next(line for line in out.splitlines() if line.startswith(title))
+        # Every request answered as it should (a move: 200, or 202 for a sealed choice).
+        assert re.search(r"statuses \{(20[02]: \d+(, )?)+\}", line), line
+    assert out.count("| **total CPU** |") == 3, out
