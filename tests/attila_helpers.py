@@ -219,3 +219,23 @@ def play_random(
         steps += 1
         assert steps < max_steps, "random game did not end"
     return steps
+
+
+def whole_hand_laid_in_a_conflict(seat_1_tiles: list[str] | None = None) -> AttilaState:
+    """Seat 0 starts a conflict in a frontier province (Saxons 2, Franks 2, one Vandal); seat 1
+    lays its whole hand (SSSFFF) in it and the conflict is resolved: seat 1 comes next with no
+    card. ``seat_1_tiles``: the action tiles seat 1 still holds (default: all three)."""
+    saxons, franks, vandals, huns = P("S"), P("F"), P("V"), P("H")
+    state = fresh(3)
+    t = frontier()[0]
+    put(state, t, saxons, 2)
+    put(state, t, franks, 2)
+    set_hands(state, {0: [vandals] * 6, 1: [saxons] * 3 + [franks] * 3, 2: [huns] * 6})
+    state.action_tiles[0] = []
+    if seat_1_tiles is not None:
+        state.action_tiles[1] = list(seat_1_tiles)
+    do(state, 0, f"V {qid(t)}", "inf", "pass")
+    do(state, 1, "commit SSSFFF")
+    do(state, 2, "pass")
+    resolve(state)
+    return state

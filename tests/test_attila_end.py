@@ -22,6 +22,7 @@ from tests.attila_helpers import (
     qid,
     resolve,
     set_hands,
+    whole_hand_laid_in_a_conflict,
 )
 
 V, S, F, H, Go, T = P("V"), P("S"), P("F"), P("H"), P("G"), P("T")
@@ -229,17 +230,7 @@ def test_player_who_laid_every_card_in_a_conflict_skips_the_turn_and_refills() -
     else's conflict has no card at its own turn: the turn passes (NO_PLAYABLE_CARD), then the
     usual refill at the end of that turn. (Here seat 1 has used its two influence tile; with
     it the turn waits for `boost` or `end` first, see test_attila_tiles.)"""
-    state = fresh(3)
-    t = frontier()[0]
-    put(state, t, S, 2)
-    put(state, t, F, 2)
-    set_hands(state, {0: [V] * 6, 1: [S, S, S, F, F, F], 2: [H] * 6})
-    state.action_tiles[0] = []
-    state.action_tiles[1] = ["double_turn", "swap"]
-    do(state, 0, f"V {qid(t)}", "inf", "pass")
-    do(state, 1, "commit SSSFFF")
-    do(state, 2, "pass")
-    resolve(state)
+    state = whole_hand_laid_in_a_conflict(seat_1_tiles=["double_turn", "swap"])
     # seat 0 ended its turn; seat 1 holds nothing, so its turn passes with a refill
     assert state.active == 2
     assert len(state.hands[1]) == B.hand_size

@@ -22,6 +22,7 @@ from tests.attila_helpers import (
     qid,
     resolve,
     set_hands,
+    whole_hand_laid_in_a_conflict,
 )
 
 V, S, F, H, Go, T = P("V"), P("S"), P("F"), P("H"), P("G"), P("T")
@@ -328,18 +329,7 @@ def test_double_turn_first_card_fully_resolved_before_second() -> None:
 
 
 def seat_1_laid_its_whole_hand():
-    """Seat 0 starts a conflict in a frontier province (Saxons 2, Franks 2, one Vandal);
-    seat 1 lays its whole hand (SSSFFF) in it. Then seat 1's turn comes with no card."""
-    state = fresh(3)
-    t = frontier()[0]
-    put(state, t, S, 2)
-    put(state, t, F, 2)
-    set_hands(state, {0: [V] * 6, 1: [S, S, S, F, F, F], 2: [H] * 6})
-    state.action_tiles[0] = []
-    do(state, 0, f"V {qid(t)}", "inf", "pass")
-    do(state, 1, "commit SSSFFF")
-    do(state, 2, "pass")
-    resolve(state)
+    state = whole_hand_laid_in_a_conflict()
     assert state.active == 1 and not state.hands[1]
     return state
 
