@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -20,12 +19,9 @@ from typing import Any
 import requests
 
 from tests.client import Player
+from tests.conftest import short_tmp
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def short_tmp(prefix: str) -> Path:
-    return Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))  # unix socket paths must stay short
 
 
 def free_port() -> int:
