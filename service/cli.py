@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,7 +20,12 @@ import redis
 
 from service import ops
 from service.notifications import WEBHOOK_QUEUE
-from service.redis_server import RedisServer, data_dir_from_env, redis_url_or_server
+from service.redis_server import (
+    RedisLaunchError,
+    RedisServer,
+    data_dir_from_env,
+    redis_url_or_server,
+)
 from service.store import QUEUE_NAME, WORKER_QUEUES, Store
 
 DEFAULT_HOST = "127.0.0.1"
@@ -215,15 +221,23 @@ def cmd_mail_in(args: argparse.Namespace) -> int:
 
 def cmd_redis(_args: argparse.Namespace) -> int:
     server = RedisServer(data_dir_from_env())
-    server.start()
-    print(f"REDIS_URL={server.url}", flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: server.stop())
     try:
-        assert server.process is not None
-        server.process.wait()
-    except KeyboardInterrupt:
-        server.stop()
-    return 0
+        server.start()
+    except RedisLaunchError as error:
+        print(f"kurier redis: {error}", file=sys.stderr)
+        return 2
+    print(f"REDIS_URL={server.url}", flush=True)
+    # The handlers only note the signal; the main loop stops Redis. (Stopping it in the handler
+    # meant a Popen.wait inside the interrupted Popen.wait, which never returned.)
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    signal.signal(signal.SIGINT, lambda *_: stopping.set())
+    assert server.process is not None
+    while not stopping.is_set() and server.process.poll() is None:
+        stopping.wait(0.2)
+    crashed = server.process.poll() is not None
+    server.stop()
+    return 1 if crashed else 0
 
 
 # -- demo ------------------------------------------------------------------------------------
