@@ -23,7 +23,7 @@ from rq import Queue, RateLimit
 from rq.serializers import JSONSerializer
 
 from engine.core import SYSTEM
-from service import games, metrics, notifications, prefs
+from service import config, games, metrics, notifications, prefs
 from service.pictures import text_summary
 from service.store import GameRecord, Store, player_key
 from workers import mail, webhooks
@@ -41,7 +41,7 @@ LEGAL_MOVES_SHOWN = 300
 
 
 def public_url() -> str:
-    return os.environ.get("KURIER_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+    return config.public_url(os.environ)
 
 
 def retry_schedule() -> tuple[float, ...]:
