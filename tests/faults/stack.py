@@ -34,6 +34,7 @@ def free_port() -> int:
 def web(redis_url: str, workers: int = 2, threads: int = 4) -> Iterator[tuple[str, int]]:
     """``kurier web`` on 127.0.0.1: yields the base URL and the gunicorn master's pid."""
     port = free_port()
+    tmp = short_tmp("kur-web-")
     env = {
         **os.environ,
         "REDIS_URL": redis_url,
@@ -46,8 +47,9 @@ def web(redis_url: str, workers: int = 2, threads: int = 4) -> Iterator[tuple[st
         "KURIER_RATE_LIMIT": "1000000/minute",
         "KURIER_SIGNUP_RATE_LIMIT": "1000000/minute",
         "PROMETHEUS_MULTIPROC_DIR": str(short_tmp("kur-metrics-")),
+        "KURIER_DATA_DIR": str(tmp),  # gunicorn's control socket: its own, not the work tree's
     }
-    log = open(short_tmp("kur-web-") / "web.log", "wb")  # noqa: SIM115
+    log = open(tmp / "web.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "web"], env=env, cwd=ROOT, stdout=log, stderr=log
     )
