@@ -1,4 +1,4 @@
-"""``kurier``: run the service, a worker, the embedded Redis, or make a demo game."""
+"""kurier: run the service, a worker, the embedded Redis, or make a demo game."""
 
 from __future__ import annotations
 
@@ -9,23 +9,26 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
-
-import redis
+from urllib.parse import urlsplit
 
 from service import ops
+from service.config import Invalid, mailin_address, public_url, url_of
 from service.numbers import is_ascii_digits
 from service.queues import DEFAULT_QUEUE, WEBHOOK_QUEUE, WORKER_QUEUES
-from service.redis_server import RedisServer, data_dir_from_env, redis_url_or_server
+from service.redis_server import (
+    RedisLaunchError,
+    RedisServer,
+    data_dir_from_env,
+    redis_url_or_server,
+)
 from service.store import Store
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8000
-MAILIN_PORT = 2525
 MAX_PROCESSES = 64
 #: The workers one installation runs (`kurier run`; docker-compose.yml has the same roles):
 #: game work, and webhook deliveries on workers of their own, several side by side, because
@@ -36,25 +39,27 @@ WORKER_ROLES: tuple[tuple[str, ...], ...] = (
     ("worker", "--processes", "2"),
     ("worker", "--queues", WEBHOOK_QUEUE, "--processes", "2"),
 )
+#: The demo's players: addresses under a domain reserved for examples (RFC 2606), so their
+#: mails land in the outbox and never reach anyone.
+DEMO_PLAYERS = ("Alice", "Bruno", "Chiara")
+DEMO_MAIL_DOMAIN = "example.org"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kurier", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="Redis (embedded or REDIS_URL), the workers, the API")
-    run.add_argument("--host", default=DEFAULT_HOST)
-    run.add_argument("--port", type=int, default=DEFAULT_PORT)
+    run.add_argument("--host", help="default: KURIER_HOST or 127.0.0.1")
+    run.add_argument("--port", type=int, help="default: KURIER_PORT or 8000")
     commands.add_parser(
         "worker", parents=[worker_options()], help="rq workers with their scheduler (REDIS_URL)"
     )
     mail_in = commands.add_parser("mail-in", help="inbound SMTP for play by email (REDIS_URL)")
-    mail_in.add_argument("--host", default=os.environ.get("KURIER_MAILIN_HOST", DEFAULT_HOST))
-    mail_in.add_argument(
-        "--port", type=int, default=int(os.environ.get("KURIER_MAILIN_PORT", MAILIN_PORT))
-    )
+    mail_in.add_argument("--host", help="default: KURIER_MAILIN_HOST or 127.0.0.1")
+    mail_in.add_argument("--port", type=int, help="default: KURIER_MAILIN_PORT or 2525")
     commands.add_parser("redis", help="run only the embedded Redis, in the foreground")
     demo = commands.add_parser("demo", help="create a 3-player Attila game, print tokens")
-    demo.add_argument("--base-url", default=f"http://{DEFAULT_HOST}:{DEFAULT_PORT}")
+    demo.add_argument("--base-url", help="default: KURIER_PUBLIC_URL, else KURIER_HOST:PORT")
     spec = commands.add_parser("openapi", help="print (or write) the OpenAPI document")
     spec.add_argument("--output", type=Path)
     operations = ops.add_parsers(commands)  # web, config check, games verify
@@ -75,8 +80,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    url, server = redis_url_or_server()
-    env = {**os.environ, "REDIS_URL": url}
+    try:
+        # Both ports before anything starts: a taken one is a line, not a stack that stops.
+        host, port = ops.resolve_listen(args)
+        ops.ensure_free(*mailin_address(os.environ), "KURIER_MAILIN_HOST", "KURIER_MAILIN_PORT")
+        url, server = redis_url_or_server()
+    except (ops.CannotListen, Invalid, RedisLaunchError) as error:
+        print(f"kurier run: {error}", file=sys.stderr)
+        return 2
+    api = url_of(host, port)
+    # Links in mails and webhooks point at the address the API really listens on.
+    listening = {**os.environ, "KURIER_HOST": host, "KURIER_PORT": str(port)}
+    env = {**os.environ, "REDIS_URL": url, "KURIER_PUBLIC_URL": public_url(listening)}
     children: list[subprocess.Popen[bytes]] = []
     stopping = False
 
@@ -89,11 +104,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         for role in WORKER_ROLES:
             children.append(subprocess.Popen([sys.executable, "-m", "service.cli", *role], env=env))
-        children.append(subprocess.Popen(_gunicorn(args.host, args.port), env=env))
+        children.append(subprocess.Popen(_gunicorn(host, port), env=env))
         children.append(subprocess.Popen([sys.executable, "-m", "service.cli", "mail-in"], env=env))
         print(
-            f"Kurier: API on http://{args.host}:{args.port}/v1, "
-            f"docs at http://{args.host}:{args.port}/docs (Redis: {url})",
+            f"Kurier: API on {api}/v1, docs at {api}/docs (Redis: {url}); "
+            f"mail goes to {mail_destination()}",
             flush=True,
         )
         while not stopping and all(child.poll() is None for child in children):
@@ -116,6 +131,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _gunicorn(host: str, port: int) -> list[str]:
     return ops.gunicorn_argv(host, port)  # the same settings as the image's `kurier web`
+
+
+def mail_destination() -> str:
+    """Where notification mail goes with this environment, for people to look."""
+    from workers.mail import outbox_path
+
+    relay = os.environ.get("KURIER_SMTP_URL")
+    return f"the relay {urlsplit(relay).hostname}" if relay else f"the maildir {outbox_path()}/new"
 
 
 # -- worker ---------------------------------------------------------------------------------
@@ -216,8 +239,13 @@ def cmd_mail_in(args: argparse.Namespace) -> int:
     from service.logs import configure_logging
     from service.mailin import serve
 
+    try:
+        host, port = mailin_address(os.environ)
+    except Invalid as error:
+        print(f"kurier mail-in: {error}", file=sys.stderr)
+        return 2
     configure_logging()
-    serve(Store.from_env(), args.host, args.port)
+    serve(Store.from_env(), args.host or host, args.port or port)
     return 0
 
 
@@ -226,15 +254,23 @@ def cmd_mail_in(args: argparse.Namespace) -> int:
 
 def cmd_redis(_args: argparse.Namespace) -> int:
     server = RedisServer(data_dir_from_env())
-    server.start()
-    print(f"REDIS_URL={server.url}", flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: server.stop())
     try:
-        assert server.process is not None
-        server.process.wait()
-    except KeyboardInterrupt:
-        server.stop()
-    return 0
+        server.start()
+    except RedisLaunchError as error:
+        print(f"kurier redis: {error}", file=sys.stderr)
+        return 2
+    print(f"REDIS_URL={server.url}", flush=True)
+    # The handlers only note the signal; the main loop stops Redis. (Stopping it in the handler
+    # meant a Popen.wait inside the interrupted Popen.wait, which never returned.)
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    signal.signal(signal.SIGINT, lambda *_: stopping.set())
+    assert server.process is not None
+    while not stopping.is_set() and server.process.poll() is None:
+        stopping.wait(0.2)
+    crashed = server.process.poll() is not None
+    server.stop()
+    return 1 if crashed else 0
 
 
 # -- demo ------------------------------------------------------------------------------------
@@ -246,7 +282,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     url, server = _demo_redis()
     try:
         store = Store(url)
-        players = [store.create_player(name, None) for name in ("Alice", "Bruno", "Chiara")]
+        players = [
+            store.create_player(name, f"{name.lower()}@{DEMO_MAIL_DOMAIN}") for name in DEMO_PLAYERS
+        ]
         created = games.create_game(store, players[0][0], "attila", {}, None, 3).body
         for player, _ in players[1:]:
             games.join_game(store, player, created["id"], created["invite_code"])
@@ -256,10 +294,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     finally:
         if server is not None:
             server.stop()
-    game_url = f"{args.base_url.rstrip('/')}/v1/games/{created['id']}"
+    base_url = (args.base_url or public_url(os.environ)).rstrip("/")
+    game_url = f"{base_url}/v1/games/{created['id']}"
     print(f"Demo game {created['id']} (Attila, 3 players): {game_url}")
     for seat, (player, token) in enumerate(players):
-        print(f"  seat {seat} {player['name']}: {token}")
+        print(f"  seat {seat} {player['name']} <{player['email']}>: {token}")
     auth = f"-H 'Authorization: Bearer {players[to_move][1]}'"
     print(f"{players[to_move][0]['name']} moves first. Try:")
     print(f"  curl {auth} {game_url}/legal-actions")
@@ -267,6 +306,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"  curl {auth} -H 'Content-Type: application/json' "
         f'-d \'{{"notation": "<one of them>"}}\' {game_url}/actions'
     )
+    print(f"The workers of `kurier run` mail the players; their mails go to {mail_destination()}")
     return 0
 
 
@@ -275,13 +315,9 @@ def _demo_redis() -> tuple[str, RedisServer | None]:
     if os.environ.get("REDIS_URL"):
         return os.environ["REDIS_URL"], None
     server = RedisServer(data_dir_from_env())
-    try:
-        client = redis.Redis(unix_socket_path=str(server.socket), socket_timeout=2, retry=None)
-        client.ping()
-        client.close()
+    if server.answering():
         return server.url, None
-    except (redis.RedisError, OSError):
-        return server.start(), server
+    return server.start(), server
 
 
 # -- openapi -----------------------------------------------------------------------------------

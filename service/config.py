@@ -7,6 +7,7 @@ not listed here.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -17,8 +18,12 @@ from urllib.parse import urlsplit
 import redis
 
 from service.numbers import is_ascii_digits
+from service.redis_server import RedisServer, data_dir_from_env
 
-#: Schemes ``workers.mail`` understands.
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+DEFAULT_MAILIN_PORT = 2525
+#: Schemes `workers.mail` understands.
 SMTP_SCHEMES = ("smtp", "smtp+starttls", "smtps")
 WEBHOOK_MODES = ("public", "loopback", "any")
 
@@ -28,13 +33,21 @@ class Invalid(ValueError):
 
 
 @dataclass(frozen=True)
+class Finding:
+    name: str
+    level: str  # ok | warning | error
+    message: str
+
+
+@dataclass(frozen=True)
 class Setting:
     name: str
     default: str  # shown in the docs; "" = unset
     help: str
     check: Callable[[str], str | None] | None = None  # raises Invalid; may return a warning
-    required: bool = False
     secret: bool = False  # may hold a password: never printed
+    #: What an unset value means, when that depends on the rest of the environment.
+    if_unset: Callable[[Mapping[str, str]], Finding] | None = None
 
 
 def _int_between(low: int, high: int) -> Callable[[str], None]:
@@ -116,6 +129,26 @@ def _redis_warnings(client: redis.Redis) -> str | None:
     return "; ".join(problems) or None
 
 
+def _embedded_redis(environ: Mapping[str, str]) -> Finding:
+    """No REDIS_URL is the embedded default: `kurier run` (`make run`) starts its own Redis.
+    If that one is running, it is checked like any other."""
+    server = RedisServer(data_dir_from_env(environ))
+    if server.socket.exists():
+        try:
+            warning = check_redis_url(server.url)
+        except Invalid:
+            pass  # a socket left by a killed Redis: `kurier run` starts a new one
+        else:
+            level, state = ("warning", warning) if warning else ("ok", "answering")
+            return Finding("REDIS_URL", level, f"unset: the embedded Redis {server.url}: {state}")
+    return Finding(
+        "REDIS_URL",
+        "ok",
+        f"unset: `kurier run` starts the embedded Redis in {server.data_dir} "
+        "(`kurier web`, `worker` and `mail-in` alone need REDIS_URL)",
+    )
+
+
 def _rate_limit(value: str) -> None:
     from service.ratelimit import check_limit
 
@@ -147,8 +180,8 @@ SETTINGS: tuple[Setting, ...] = (
         "The Redis holding every game (`redis://`, `rediss://`, `unix://`). Required by "
         "`web` and `worker`; unset, `kurier run` starts an embedded Redis",
         check_redis_url,
-        required=True,
         secret=True,
+        if_unset=_embedded_redis,
     ),
     Setting(
         "KURIER_DATA_DIR",
@@ -244,8 +277,9 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "KURIER_PUBLIC_URL",
-        "http://127.0.0.1:8000",
-        "The API's address as players reach it: links in mails and webhooks",
+        "http://KURIER_HOST:KURIER_PORT",
+        "The API's address as players reach it: links in mails and webhooks; unset, the "
+        "address `kurier run` listens on (127.0.0.1 for 0.0.0.0)",
         _public_url,
     ),
     Setting(
@@ -272,24 +306,64 @@ SETTINGS: tuple[Setting, ...] = (
 BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
 
 
-@dataclass(frozen=True)
-class Finding:
-    name: str
-    level: str  # ok | warning | error
-    message: str
+def listen_address(
+    environ: Mapping[str, str], host: str | None = None, port: int | None = None
+) -> tuple[str, int]:
+    """Where `kurier web`/`run` listen: the options, else KURIER_HOST and KURIER_PORT.
+    Raises Invalid naming the variable when KURIER_PORT is malformed."""
+    host = host or environ.get("KURIER_HOST") or DEFAULT_HOST
+    return host, port or _port(environ, "KURIER_PORT", DEFAULT_PORT)
+
+
+def mailin_address(environ: Mapping[str, str]) -> tuple[str, int]:
+    """Where `kurier mail-in` listens: KURIER_MAILIN_HOST and KURIER_MAILIN_PORT."""
+    host = environ.get("KURIER_MAILIN_HOST") or DEFAULT_HOST
+    return host, _port(environ, "KURIER_MAILIN_PORT", DEFAULT_MAILIN_PORT)
+
+
+def _port(environ: Mapping[str, str], name: str, default: int) -> int:
+    value = environ.get(name)
+    if not value:
+        return default
+    finding = _check_one(BY_NAME[name], value)
+    if finding.level == "error":
+        raise Invalid(f"{name}: {finding.message}")
+    return int(value)
+
+
+def url_of(host: str, port: int) -> str:
+    """The http URL of a listening address; a wildcard address is reached on loopback."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return f"http://{host}:{port}"  # a name
+    if address.is_unspecified:
+        address = ipaddress.ip_address("::1" if address.version == 6 else DEFAULT_HOST)
+    shown = f"[{address}]" if address.version == 6 else str(address)
+    return f"http://{shown}:{port}"
+
+
+def public_url(environ: Mapping[str, str]) -> str:
+    """KURIER_PUBLIC_URL, else the address `kurier web`/`run` listen on with this environment."""
+    if environ.get("KURIER_PUBLIC_URL"):
+        return environ["KURIER_PUBLIC_URL"].rstrip("/")
+    try:
+        return url_of(*listen_address(environ))
+    except Invalid:  # `config check` says what is wrong with KURIER_PORT
+        return url_of(DEFAULT_HOST, DEFAULT_PORT)
 
 
 def check(environ: Mapping[str, str]) -> list[Finding]:
-    """Check every setting present in ``environ``; a missing required one is an error."""
+    """Check every setting present in `environ`, and what the unset ones will mean."""
     findings = []
     for setting in SETTINGS:
         value = environ.get(setting.name)
-        if not value:
-            level = "error" if setting.required else "ok"
-            note = "missing (required)" if setting.required else f"default: {setting.default}"
-            findings.append(Finding(setting.name, level, note))
-            continue
-        findings.append(_check_one(setting, value))
+        if value:
+            findings.append(_check_one(setting, value))
+        elif setting.if_unset:
+            findings.append(setting.if_unset(environ))
+        else:
+            findings.append(Finding(setting.name, "ok", f"default: {setting.default}"))
     return findings
 
 

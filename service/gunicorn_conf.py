@@ -1,10 +1,10 @@
-"""gunicorn settings for the API (``kurier web`` and ``kurier run`` pass ``--config`` here).
+"""gunicorn settings for the API (`kurier web` and `kurier run` pass `--config` here).
 
 gthread workers (stack guide §10): a few processes with threads each, since requests wait on
-Redis most of the time; ``max_requests`` with jitter recycles processes slowly. Nothing opens a
+Redis most of the time; `max_requests` with jitter recycles processes slowly. Nothing opens a
 Redis connection at import, and the app is not preloaded: each worker connects after the fork.
 
-Metrics: the processes share counter files in ``PROMETHEUS_MULTIPROC_DIR``. It must be set
+Metrics: the processes share counter files in `PROMETHEUS_MULTIPROC_DIR`. It must be set
 before prometheus_client is first imported (it picks its storage then), which is why it is set
 here, in the master, before the app is loaded by any worker.
 """
@@ -17,9 +17,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from service.redis_server import data_dir_from_env
+
+#: A directory made here is ours to remove at exit; one the operator named is not.
+_own_metrics_dir = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
 _metrics_dir = os.environ.setdefault(
     "PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="kurier-metrics-")
 )
+# gunicorn's control socket (for `gunicornc`) defaults to one path per user, so a second stack
+# on the machine would take it over; each installation keeps its own in its data directory.
+control_socket = str(data_dir_from_env() / "gunicorn.ctl")
 
 # gthread, answering what gunicorn refuses itself (414, 431, 400) as problem+json too.
 worker_class = "service.gunicorn_worker.ProblemThreadWorker"
@@ -69,3 +76,8 @@ def child_exit(_server: Any, worker: Any) -> None:
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(_server: Any) -> None:
+    if _own_metrics_dir:
+        shutil.rmtree(_metrics_dir, ignore_errors=True)

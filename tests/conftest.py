@@ -3,7 +3,9 @@ rq worker subprocess (``kurier worker``), and the app served on 127.0.0.1 by wer
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,9 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 UNLIMITED = {"RATE_LIMIT": "1000000/minute", "SIGNUP_RATE_LIMIT": "1000000/minute"}
 
 
-def _short_tmp(prefix: str) -> Path:
-    # Unix socket paths must stay short; pytest's tmp_path can be long.
-    return Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+def short_tmp(prefix: str) -> Path:
+    """A new directory under /tmp (unix socket paths must stay short; pytest's tmp_path can be
+    long), removed when this process exits: no test leaves its sockets, logs or data behind."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -36,7 +41,7 @@ def redis_url() -> Iterator[str]:
     if os.environ.get("REDIS_URL"):
         yield os.environ["REDIS_URL"]
         return
-    server = RedisServer(_short_tmp("kur-redis-"), EPHEMERAL_FLAGS)
+    server = RedisServer(short_tmp("kur-redis-"), EPHEMERAL_FLAGS)
     server.start()
     yield server.url
     server.stop()
@@ -69,8 +74,10 @@ def base_url(app: Flask) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def worker(redis_url: str, store: Store) -> Iterator[subprocess.Popen[bytes]]:
     """One real ``kurier worker`` process (forks a work-horse per job, like production)."""
-    env = {**os.environ, "REDIS_URL": redis_url}
-    log = open(_short_tmp("kur-worker-") / "worker.log", "wb")  # noqa: SIM115
+    tmp = short_tmp("kur-worker-")
+    # Mail to players with an address (the demo's) lands here, not in the work tree's outbox.
+    env = {**os.environ, "REDIS_URL": redis_url, "KURIER_OUTBOX": str(tmp / "outbox")}
+    log = open(tmp / "worker.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT, stdout=log, stderr=log
     )
@@ -96,7 +103,7 @@ def kurier(base_url: str, worker: subprocess.Popen[bytes]) -> Kurier:
 @pytest.fixture
 def isolated_redis() -> Iterator[Store]:
     """A Redis of its own, with no worker: for tests that run jobs by hand."""
-    server = RedisServer(_short_tmp("kur-iso-"), EPHEMERAL_FLAGS)
+    server = RedisServer(short_tmp("kur-iso-"), EPHEMERAL_FLAGS)
     server.start()
     store = Store(server.url)
     yield store

@@ -6,9 +6,9 @@ the sink and allows loopback webhooks. ``workers[0]`` is the game worker."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -22,7 +22,7 @@ from service.cli import WORKER_ROLES, worker_options
 from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from service.store import Store
 from tests.client import Kurier, Player
-from tests.conftest import UNLIMITED
+from tests.conftest import UNLIMITED, short_tmp
 from tests.receivers import SmtpSink
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 class NotifyStack:
     def __init__(self, retry_schedule: str = "0.3,0.3", env: dict[str, str] | None = None) -> None:
         self.extra_env = env or {}
-        self.tmp = Path(tempfile.mkdtemp(prefix="kur-notify-", dir="/tmp"))
+        self.tmp = short_tmp("kur-notify-")
         self.redis = RedisServer(self.tmp / "r", EPHEMERAL_FLAGS)
         self.smtp = SmtpSink()
         self.retry_schedule = retry_schedule
@@ -101,6 +101,8 @@ class NotifyStack:
         if self.store is not None:
             self.store.close()
         self.redis.stop()
+        # Now, not only at exit: the benchmark and test modules start many stacks in one run.
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -4,7 +4,6 @@ the games back, and they go on (the procedure in docs/operations.md, "Backups an
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,11 +13,8 @@ import pytest
 from service import pinning
 from service.redis_server import PERSISTENT_FLAGS, RedisServer
 from service.store import Store
+from tests.conftest import short_tmp
 from tests.game_helpers import Table, new_table, play_random
-
-
-def _dir(prefix: str) -> Path:
-    return Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))  # short unix socket paths
 
 
 def _wait(store: Store, field: str, seconds: float = 20.0) -> None:
@@ -31,7 +27,7 @@ def _wait(store: Store, field: str, seconds: float = 20.0) -> None:
 @pytest.fixture
 def live() -> Iterator[tuple[RedisServer, Store, Table]]:
     """A persistent Redis (the launcher's production flags) with a game in progress."""
-    server = RedisServer(_dir("kur-live-"), PERSISTENT_FLAGS)
+    server = RedisServer(short_tmp("kur-live-"), PERSISTENT_FLAGS)
     server.start()
     store = Store(server.url)
     table = new_table(store, seed="backup")
@@ -66,7 +62,7 @@ def test_an_aof_copy_restores_and_the_game_goes_on(live: tuple[RedisServer, Stor
     server, store, table = live
     _wait(store, "aof_rewrite_in_progress")  # no rewrite is swapping files while we copy
     record = store.get_game(table.game_id)
-    fresh = _dir("kur-aof-")
+    fresh = short_tmp("kur-aof-")
     _copy_aof(server.data_dir, fresh)
     with RedisServer(fresh, PERSISTENT_FLAGS) as restored:
         _goes_on(restored.url, table, record.version, record.state)
@@ -81,7 +77,7 @@ def test_an_rdb_snapshot_restores_and_the_game_goes_on(
     _wait(store, "rdb_bgsave_in_progress")
     assert store.r.info("persistence")["rdb_last_bgsave_status"] == "ok"
     record = store.get_game(table.game_id)
-    fresh = _dir("kur-rdb-")
+    fresh = short_tmp("kur-rdb-")
     shutil.copy2(server.data_dir / "dump.rdb", fresh / "dump.rdb")
     # With appendonly on and no AOF, Redis would start empty: load the RDB with AOF off, then
     # switch AOF on (Redis writes it from memory) before starting with the usual flags.

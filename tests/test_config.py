@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from service.cli import main
-from service.config import SETTINGS
+from service.config import SETTINGS, Invalid, listen_address, public_url
+from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from service.store import Store
+from tests.conftest import short_tmp
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,12 +43,22 @@ def test_a_good_environment_passes_and_warns_about_risky_redis(
     assert "pw@" not in out
 
 
-def test_missing_redis_url_fails(
+def test_unset_redis_url_is_the_embedded_redis_of_kurier_run(
     clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out = _check(capsys)
-    assert code == 1
-    assert "error   REDIS_URL: missing (required)" in out
+    """`make run` users have no REDIS_URL: `kurier run` starts its own, which is fine."""
+    data = short_tmp("kur-cfg-")
+    clean_env.setenv("KURIER_DATA_DIR", str(data))
+    code = main(["config", "check"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"ok      REDIS_URL: unset: `kurier run` starts the embedded Redis in {data}" in out
+    # Once it runs, it is checked like any Redis (this one has no AOF: a warning).
+    with RedisServer(data, EPHEMERAL_FLAGS) as server:
+        code = main(["config", "check"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"warning REDIS_URL: unset: the embedded Redis {server.url}: appendonly is off" in out
 
 
 @pytest.mark.parametrize(
@@ -58,6 +70,8 @@ def test_missing_redis_url_fails(
         ("KURIER_SMTP_URL", "http://relay.example.org", "scheme must be one of"),
         ("KURIER_SMTP_URL", "smtps:///nohost", "names no host"),
         ("KURIER_PORT", "80a", "whole number from 1 to 65535"),
+        # Read when the command line was parsed, it used to stop every command with a traceback.
+        ("KURIER_MAILIN_PORT", "25x", "whole number from 1 to 65535"),
         ("KURIER_WEB_WORKERS", "0", "whole number from 1 to 64"),
         ("KURIER_WEBHOOK_ALLOW", "everything", "must be one of public, loopback, any"),
         ("KURIER_LOG_LEVEL", "loud", "must be one of"),
@@ -115,3 +129,19 @@ def test_the_operations_table_lists_every_setting_with_its_default() -> None:
     for (_, default), setting in zip(rows, SETTINGS, strict=True):
         shown = default.strip().strip("`")
         assert shown == (setting.default or "unset"), setting.name
+
+
+def test_listen_address_and_public_url_follow_host_and_port() -> None:
+    assert listen_address({}) == ("127.0.0.1", 8000)
+    assert listen_address({"KURIER_HOST": "0.0.0.0", "KURIER_PORT": "8080"}) == ("0.0.0.0", 8080)
+    assert listen_address({"KURIER_PORT": "8080"}, "::1", 9000) == ("::1", 9000)  # options win
+    with pytest.raises(Invalid, match="KURIER_PORT: '80a': must be a whole number"):
+        listen_address({"KURIER_PORT": "80a"})
+    assert public_url({}) == "http://127.0.0.1:8000"
+    assert public_url({"KURIER_PORT": "8080"}) == "http://127.0.0.1:8080"
+    # A wildcard address is reached on loopback; IPv6 in brackets; names as they are.
+    assert public_url({"KURIER_HOST": "0.0.0.0", "KURIER_PORT": "81"}) == "http://127.0.0.1:81"
+    assert public_url({"KURIER_HOST": "::", "KURIER_PORT": "81"}) == "http://[::1]:81"
+    assert public_url({"KURIER_HOST": "kurier.lan"}) == "http://kurier.lan:8000"
+    given = {"KURIER_PUBLIC_URL": "https://kurier.example.org/", "KURIER_PORT": "81"}
+    assert public_url(given) == "https://kurier.example.org"

@@ -267,19 +267,20 @@ def web(redis_url: str, worker: subprocess.Popen[bytes], tmp_path: Path) -> Iter
     proc = subprocess.Popen([str(BIN / "kurier"), "web"], env=env, cwd=ROOT, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
-    while True:
-        assert proc.poll() is None, (tmp_path / "web.log").read_text()
-        assert time.monotonic() < deadline, "kurier web did not answer within 30 s"
-        try:
-            requests.get(base + "/healthz", timeout=5)
-            break
-        except (requests.ConnectionError, requests.Timeout):
-            # Not listening yet, or a worker process still booting on a busy machine.
-            time.sleep(0.2)
-    yield base
-    proc.terminate()
-    proc.wait(30)
-    log.close()
+    try:
+        while True:
+            assert proc.poll() is None, (tmp_path / "web.log").read_text()
+            assert time.monotonic() < deadline, "kurier web did not answer within 30 s"
+            try:
+                requests.get(base + "/healthz", timeout=5)
+                break
+            except requests.RequestException:  # also a read timeout while workers boot
+                time.sleep(0.2)
+        yield base
+    finally:  # also when it never answered: no gunicorn left running after the test
+        proc.terminate()
+        proc.wait(30)
+        log.close()
     lines = (tmp_path / "web.log").read_text().splitlines()
     assert lines and all(json.loads(line) for line in lines)  # JSON logs only
 

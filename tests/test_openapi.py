@@ -26,6 +26,7 @@ def test_served_spec_and_docs(app: Flask) -> None:
     spec = served.json
     assert spec["openapi"] == "3.0.3"
     for path in (
+        "/v1",
         "/v1/players",
         "/v1/me",
         "/v1/me/inbox",
@@ -48,3 +49,19 @@ def test_served_spec_and_docs(app: Flask) -> None:
     bundle = client.get("/docs/swagger-ui-bundle.js")
     assert bundle.status_code == 200 and len(bundle.data) > 100_000
     bundle.close()
+
+
+def test_the_document_shows_no_rst_markup() -> None:
+    """View docstrings become summaries and descriptions, rendered as Markdown by /docs."""
+    assert "``" not in COMMITTED.read_text()
+
+
+def test_v1_is_an_index_of_links_that_answer(app: Flask) -> None:
+    client = app.test_client()
+    index = client.get("/v1")
+    assert index.status_code == 200
+    assert index.json["version"] == "1"
+    for name, path in index.json["links"].items():
+        answer = client.get(path)
+        assert answer.status_code in ((200, 503) if name == "health" else (200,)), path
+        answer.close()

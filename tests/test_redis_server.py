@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import stat
-import tempfile
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 import redis
 
-from service.redis_server import RedisLaunchError, RedisServer
+from service.redis_server import EPHEMERAL_FLAGS, RedisLaunchError, RedisServer
+from tests.conftest import short_tmp
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_default_flags_persist_across_restart() -> None:
-    data = Path(tempfile.mkdtemp(prefix="kur-aof-", dir="/tmp"))
+    data = short_tmp("kur-aof-")
     with RedisServer(data) as server:
         client = redis.Redis.from_url(server.url, decode_responses=True)
         config = client.config_get("*")
@@ -35,3 +42,39 @@ def test_socket_path_too_long_is_refused() -> None:
     deep = Path("/tmp") / ("k" * 120)
     with pytest.raises(RedisLaunchError):
         RedisServer(deep).start()
+
+
+def test_a_second_redis_on_a_running_data_dir_is_refused() -> None:
+    """It would take over the socket and write the same AOF (two `kurier run` in one place)."""
+    with RedisServer(short_tmp("kur-two-"), EPHEMERAL_FLAGS) as first:
+        with pytest.raises(RedisLaunchError, match=r"already runs in .*KURIER_DATA_DIR"):
+            RedisServer(first.data_dir, EPHEMERAL_FLAGS).start()
+        assert first.answering()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_kurier_redis_stops_on_a_signal(signum: int) -> None:
+    """Issue 17: its SIGTERM handler waited on Redis inside the interrupted wait: it hung."""
+    data = short_tmp("kur-sig-")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "redis"],
+        env={**os.environ, "KURIER_DATA_DIR": str(data)},
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("REDIS_URL=unix://")  # Redis answers PING
+        client = redis.Redis(unix_socket_path=str(data / "redis.sock"), socket_timeout=5)
+        redis_pid = int(client.info("server")["process_id"])
+        client.close()
+        time.sleep(0.5)  # in its wait loop
+        proc.send_signal(signum)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    with pytest.raises(ProcessLookupError):  # redis-server stopped (and reaped) with it
+        os.kill(redis_pid, 0)

@@ -12,7 +12,7 @@ import logging
 import os
 import time
 
-from service import games, metrics, replies
+from service import config, games, metrics, replies
 from service.pictures import text_summary
 from service.record import GameRecord
 from service.store import Store
@@ -26,7 +26,7 @@ LEGAL_HEADING = "Your legal moves (send one as notation):"
 
 
 def public_url() -> str:
-    return os.environ.get("KURIER_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+    return config.public_url(os.environ)
 
 
 def issued_key(nonce: str) -> str:

@@ -67,7 +67,7 @@ class GamesView(MethodView):
     @blp.response(200, s.GameList)
     @problems(blp, 400, 401)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
-        """The caller's games, oldest first; page with ``next_cursor``."""
+        """The caller's games, oldest first; page with `next_cursor`."""
         player = _player()
         cursor = query.get("cursor")
         if cursor is not None and not re.fullmatch(s.CURSOR_PATTERN, cursor):
@@ -209,7 +209,7 @@ class ActionsView(MethodView):
     def post(self, headers: dict[str, Any], data: dict[str, Any], game_id: str) -> Any:
         """Play: a notation string or an action object.
 
-        ``Idempotency-Key``: the same key and body replay the first answer; ``If-Match``: a
+        `Idempotency-Key`: the same key and body replay the first answer; `If-Match`: a
         stale version answers 412. Not your turn: 409. Illegal: 422 with the engine's code.
         """
         player = _player()
@@ -241,7 +241,7 @@ class EventsView(MethodView):
     @blp.response(200, s.EventPage)
     @problems(blp, 401, 404)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
-        """The event log after version ``after``, redacted for the caller."""
+        """The event log after version `after`, redacted for the caller."""
         record, entries = store().read_log(game_id, query["after"], query["limit"])
         seat, _ = _caller_seat(record)
         items = [games.redact_entry(record, v, entry, seat) for v, entry in entries]

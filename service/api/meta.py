@@ -42,7 +42,7 @@ class HealthView(MethodView):
     def get(self) -> tuple[dict[str, Any], int]:
         """Redis reachable and at least one game worker alive (counted from live heartbeats).
 
-        No webhook worker alive is ``degraded`` but 200: games go on, deliveries wait."""
+        No webhook worker alive is `degraded` but 200: games go on, deliveries wait."""
         health = store().health()
         up = health["redis"] and health["game_workers"] > 0
         ok = up and health["webhook_workers"] > 0

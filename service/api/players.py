@@ -48,7 +48,7 @@ class MeView(MethodView):
         """Change the caller's name, email and notification preferences.
 
         A webhook URL is checked before anything is stored: one that resolves to a private,
-        loopback or link-local address is refused with 422 ``webhook-url-refused`` and no
+        loopback or link-local address is refused with 422 `webhook-url-refused` and no
         request is sent to it. Setting the first webhook URL issues the signing secret, shown
         in this answer only.
         """
@@ -121,7 +121,7 @@ class WebhookTestView(MethodView):
     @blp.response(202, WebhookTest)
     @problems(blp, 401, 409)
     def post(self) -> dict[str, Any]:
-        """Send a ``webhook.test`` event to the caller's webhook (by the worker, with retries)."""
+        """Send a `webhook.test` event to the caller's webhook (by the worker, with retries)."""
         player = current_player()
         assert player is not None
         if not prefs.read(store(), player["id"])["webhook_url"]:

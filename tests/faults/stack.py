@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -20,12 +19,9 @@ from typing import Any
 import requests
 
 from tests.client import Player
+from tests.conftest import short_tmp
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def short_tmp(prefix: str) -> Path:
-    return Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))  # unix socket paths must stay short
 
 
 def free_port() -> int:
@@ -38,6 +34,7 @@ def free_port() -> int:
 def web(redis_url: str, workers: int = 2, threads: int = 4) -> Iterator[tuple[str, int]]:
     """``kurier web`` on 127.0.0.1: yields the base URL and the gunicorn master's pid."""
     port = free_port()
+    tmp = short_tmp("kur-web-")
     env = {
         **os.environ,
         "REDIS_URL": redis_url,
@@ -50,8 +47,9 @@ def web(redis_url: str, workers: int = 2, threads: int = 4) -> Iterator[tuple[st
         "KURIER_RATE_LIMIT": "1000000/minute",
         "KURIER_SIGNUP_RATE_LIMIT": "1000000/minute",
         "PROMETHEUS_MULTIPROC_DIR": str(short_tmp("kur-metrics-")),
+        "KURIER_DATA_DIR": str(tmp),  # gunicorn's control socket: its own, not the work tree's
     }
-    log = open(short_tmp("kur-web-") / "web.log", "wb")  # noqa: SIM115
+    log = open(tmp / "web.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "web"], env=env, cwd=ROOT, stdout=log, stderr=log
     )
