@@ -30,6 +30,7 @@ import asyncio
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -86,6 +87,7 @@ class Stack:
         env = {
             **os.environ,
             "REDIS_URL": self.redis.url,
+            "KURIER_DATA_DIR": str(self.dir),  # gunicorn's control socket: this stack's own
             "KURIER_HOST": "127.0.0.1",
             "KURIER_PORT": str(self.port),
             "KURIER_WEB_WORKERS": str(self.args.web_workers or ""),
@@ -120,6 +122,7 @@ class Stack:
             except subprocess.TimeoutExpired:
                 proc.kill()
         self.redis.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)  # Redis data, log: nothing outlives a run
 
 
 def _proc_stat(pid: int) -> tuple[int, float] | None:
