@@ -34,6 +34,7 @@ import asyncio
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -100,6 +101,7 @@ class Stack:
         env = {
             **os.environ,
             "REDIS_URL": self.redis.url,
+            "KURIER_DATA_DIR": str(self.dir),  # gunicorn's control socket: this stack's own
             "KURIER_HOST": "127.0.0.1",
             "KURIER_PORT": str(self.port),
             "KURIER_WEB_WORKERS": str(self.args.web_workers or ""),
@@ -151,6 +153,7 @@ class Stack:
         self.stop_bare()
         _terminate(self.procs)
         self.redis.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)  # Redis data, log: nothing outlives a run
 
 
 def _terminate(procs: list[subprocess.Popen[bytes]]) -> None:
