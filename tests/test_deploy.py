@@ -28,13 +28,13 @@ from typing import Any
 import pytest
 import requests
 
+from service import deliveries
 from service.app import create_app
 from service.cli import WORKER_ROLES, main, worker_options
 from service.config import SETTINGS
 from service.queues import WEBHOOK_QUEUE, WORKER_QUEUES
 from service.redis_server import COMPACT_FLAGS, PERSISTENT_FLAGS
 from service.store import resolve_job
-from workers import notify, webhooks
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -198,7 +198,7 @@ def test_redis_is_durable_private_and_on_a_volume(compose: dict[str, Any]) -> No
 def test_workers_scale_and_finish_their_longest_job(compose: dict[str, Any]) -> None:
     longest = {
         "worker": resolve_job("g", "r").timeout,
-        "webhooks": webhooks.attempt_timeout() + notify.WEBHOOK_JOB_MARGIN,
+        "webhooks": deliveries.attempt_timeout() + deliveries.WEBHOOK_JOB_MARGIN,
     }
     for name, job_timeout in longest.items():
         worker = compose["services"][name]

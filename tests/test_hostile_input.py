@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import requests
 
-from service import config, ops, prefs
+from service import config, deliveries, ops, prefs
 from service.app import MAX_BODY
 from service.store import Store, player_key
 from tests.client import Kurier, Player
@@ -254,7 +254,7 @@ def test_settings_with_unicode_digits_are_reported_not_crashed_on(
     levels = {f.name: f.level for f in findings}
     assert levels["KURIER_PORT"] == levels["KURIER_WEBHOOK_TIMEOUT"] == "error"
     monkeypatch.setenv("KURIER_WEBHOOK_TIMEOUT", "²")
-    assert webhooks.attempt_timeout() == webhooks.DEFAULT_ATTEMPT_TIMEOUT
+    assert deliveries.attempt_timeout() == deliveries.DEFAULT_ATTEMPT_TIMEOUT
 
 
 @pytest.mark.parametrize(

@@ -9,20 +9,16 @@ they were scheduled for, so a deadline of an older version does nothing.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
-import secrets
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from rq import RateLimit
-
 from engine.core import SYSTEM
-from service import games, metrics, notifications, owed, prefs, queues, webhook_urls
+from service import deliveries, games, metrics, notifications, owed, prefs, queues, webhook_urls
 from service.keys import player_key
 from service.record import GameRecord
 from service.store import Store
@@ -35,7 +31,6 @@ log = logging.getLogger("kurier.notify")
 DEFAULT_RETRY_SCHEDULE = (5.0, 30.0, 120.0, 300.0, 900.0, 1800.0)
 MAX_RETRY_AFTER = 6 * 3600.0
 #: Seconds a webhook job may run beyond its attempt's cap (reading Redis, scheduling a retry).
-WEBHOOK_JOB_MARGIN = 30
 
 
 def retry_schedule() -> tuple[float, ...]:
@@ -86,7 +81,9 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
                 "link": f"{public_url()}/v1/games/{game_id}",
             },
         }
-        start_delivery(store, player_id, f"msg_{key.removeprefix('n-')}", payload, game_id)
+        deliveries.start_delivery(
+            store, player_id, f"msg_{key.removeprefix('n-')}", payload, game_id
+        )
     return ",".join(channels) or "no-channel"
 
 
@@ -172,37 +169,6 @@ def _local(when: float, zone: str) -> str:
 # -- webhooks -----------------------------------------------------------------------------------
 
 
-def start_delivery(
-    store: Store, player_id: str, delivery_id: str, payload: dict[str, Any], game_id: str = ""
-) -> None:
-    """Record a delivery once and enqueue its first attempt (one job per event and endpoint)."""
-    body = json.dumps(payload, separators=(",", ":"))
-    fields = {
-        "type": payload["type"],
-        "body": body,
-        "game_id": game_id,
-        "status": "pending",
-        "attempts": 0,
-    }
-    prefs.record_delivery(store, player_id, delivery_id, fields)
-    current = prefs.get_delivery(store, player_id, delivery_id)
-    if current.get("status") == "pending" and current.get("attempts") == "0":
-        queues.queue(store.raw, queues.WEBHOOK_QUEUE).enqueue(
-            queues.WEBHOOK_JOB, **_attempt_job(store, player_id, delivery_id, 1)
-        )
-
-
-def send_test(store: Store, player_id: str) -> str:
-    delivery_id = "msg_test_" + secrets.token_hex(8)
-    payload = {
-        "type": "webhook.test",
-        "timestamp": datetime.now(UTC).isoformat(),
-        "data": {"player_id": player_id, "link": f"{public_url()}/v1/me"},
-    }
-    start_delivery(store, player_id, delivery_id, payload)
-    return delivery_id
-
-
 def deliver_webhook(player_id: str, delivery_id: str, attempt: int) -> str:
     """Attempt ``attempt`` of one delivery; schedules the next attempt on failure."""
     store = shared_store()
@@ -251,23 +217,9 @@ def deliver_webhook(player_id: str, delivery_id: str, attempt: int) -> str:
     queues.queue(store.raw, queues.WEBHOOK_QUEUE).enqueue_in(
         timedelta(seconds=delay),
         queues.WEBHOOK_JOB,
-        **_attempt_job(store, player_id, delivery_id, attempt + 1),
+        **deliveries.attempt_job(store, player_id, delivery_id, attempt + 1),
     )
     return "retrying"
-
-
-def _attempt_job(store: Store, player_id: str, delivery_id: str, attempt: int) -> dict[str, Any]:
-    """rq options of one attempt's job: on the webhook queue, at most one attempt in flight per
-    receiver (RateLimit), so one slow receiver ties up one webhook worker, never all of them."""
-    url = store.r.hget(player_key(player_id), "webhook_url") or ""
-    return {
-        "args": (player_id, delivery_id, attempt),
-        "job_id": f"wh-{delivery_id}-{attempt}",
-        # The attempt's own cap ends it first; rq's timeout is the backstop.
-        "job_timeout": webhooks.attempt_timeout() + WEBHOOK_JOB_MARGIN,
-        "result_ttl": 600,
-        "rate_limit": RateLimit(webhook_urls.receiver_key(url), concurrency=1),
-    }
 
 
 def disable_webhook(store: Store, player_id: str, reason: str) -> None:

@@ -12,7 +12,6 @@ records it as a failed attempt and retries later.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -24,15 +23,13 @@ from requests_hardened import Config, Manager
 from standardwebhooks.webhooks import Webhook
 from urllib3.exceptions import HTTPError as TransportError
 
+from service.deliveries import attempt_timeout
 from service.numbers import is_ascii_digits
 from service.webhook_urls import allow_mode
 
 #: Connect and per-read timeouts. They bound each socket operation, not the answer: a receiver
 #: sending a byte every few seconds never trips them, hence the cap on the whole attempt below.
 TIMEOUT = (3.0, 7.0)
-#: Seconds one attempt may take in all (KURIER_WEBHOOK_TIMEOUT), and the range allowed.
-DEFAULT_ATTEMPT_TIMEOUT = 10
-ATTEMPT_TIMEOUT_RANGE = (1, 60)
 MAX_RESPONSE_BYTES = 4096
 
 
@@ -45,16 +42,6 @@ class Attempt:
     retry_after: float | None = None
     #: A 410 Gone: the receiver wants no more deliveries.
     gone: bool = False
-
-
-def attempt_timeout() -> int:
-    """The wall-clock cap on one attempt; a bad value falls back to the default (and
-    ``kurier config check`` reports it)."""
-    text = os.environ.get("KURIER_WEBHOOK_TIMEOUT", "").strip()
-    low, high = ATTEMPT_TIMEOUT_RANGE
-    if is_ascii_digits(text) and low <= int(text) <= high:
-        return int(text)
-    return DEFAULT_ATTEMPT_TIMEOUT
 
 
 def sign(secret: str, message_id: str, body: str, when: datetime | None = None) -> dict[str, str]:

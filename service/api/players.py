@@ -8,13 +8,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask.views import MethodView
 
-from service import prefs, webhook_urls
+from service import deliveries, prefs, webhook_urls
 from service.api.base import Blueprint, problems
 from service.auth import current_player, store, token_required
 from service.problems import Problem
 from service.schemas.players import Inbox, Me, PlayerCreate, PlayerCreated, PlayerPatch
 from service.schemas.webhooks import Deliveries, DeliveriesQuery, WebhookSecret, WebhookTest
-from workers import notify
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and tokens")
 
@@ -126,7 +125,7 @@ class WebhookTestView(MethodView):
         assert player is not None
         if not prefs.read(store(), player["id"])["webhook_url"]:
             raise Problem(409, "no-webhook", "set webhook_url with PATCH /v1/me first")
-        return {"delivery_id": notify.send_test(store(), player["id"])}
+        return {"delivery_id": deliveries.send_test(store(), player["id"])}
 
 
 @blp.route("/me/webhook-deliveries")
