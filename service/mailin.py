@@ -24,7 +24,9 @@ import threading
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from service.queues import INBOUND_JOB, queue
+from service import owed
+from service.owed import OwedJob
+from service.queues import DEFAULT_QUEUE, INBOUND_JOB
 from service.replies import LOCAL_PREFIX, SOFT_LIMIT, fingerprint, mail_domain, message_id_of
 from service.store import Store
 
@@ -36,9 +38,13 @@ MAX_RECIPIENTS = 5
 SEEN_TTL = 30 * 86_400
 
 
+def _digest(message_id: str, recipient: str) -> str:
+    """One mail to one recipient: what a relay's retry of the same mail has in common."""
+    return hashlib.sha256(f"{message_id} {recipient.lower()}".encode()).hexdigest()
+
+
 def seen_key(message_id: str, recipient: str) -> str:
-    digest = hashlib.sha256(f"{message_id} {recipient.lower()}".encode()).hexdigest()
-    return f"kurier:mail:seen:{digest}"
+    return f"kurier:mail:seen:{_digest(message_id, recipient)}"
 
 
 class InboundHandler:
@@ -80,8 +86,11 @@ class InboundHandler:
             if not self.store.r.set(key, "1", nx=True, ex=SEEN_TTL):
                 continue  # delivered before: the first copy is (or was) processed
             try:
+                job_id = f"inbound-{_digest(message_id, recipient)[:40]}"
                 queued.append(
-                    self.enqueue(envelope.mail_from or "", recipient, body, len(raw), oversize)
+                    self.enqueue(
+                        job_id, envelope.mail_from or "", recipient, body, len(raw), oversize
+                    )
                 )
             except Exception:
                 self.store.r.delete(key)  # not queued: the sender's retry must get through
@@ -90,17 +99,29 @@ class InboundHandler:
         log.info("mail-in: %s for %d recipient(s), %d queued", message_id, count, len(queued))
         return f"250 2.0.0 OK: queued as {','.join(queued)}" if queued else "250 2.0.0 OK: seen"
 
-    def enqueue(self, mail_from: str, recipient: str, raw: bytes, size: int, oversize: bool) -> str:
-        job = queue(self.store.raw).enqueue(
-            INBOUND_JOB,
+    def enqueue(
+        self, job_id: str, mail_from: str, recipient: str, raw: bytes, size: int, oversize: bool
+    ) -> str:
+        """Owe the job that reads and plays this mail (service/owed.py): once we answered 250
+        the sender forgets the mail, so a job lost by a dying worker must be swept back."""
+        job = OwedJob(
+            id=job_id,
+            func=INBOUND_JOB,
             args=(mail_from, recipient, base64.b64encode(raw).decode(), size, oversize),
-            job_timeout=60,
+            queue=DEFAULT_QUEUE,
+            timeout=60,
             result_ttl=3600,
             failure_ttl=7 * 86_400,
+            # A failed run (the outgoing relay refused the answer) is tried again: the job
+            # plays each line once and answers once, however often it runs.
+            retry=(30, 120, 600),
             # rq logs the description: never the signed address, which would let a log
             # reader play it.
             description=f"inbound mail for {fingerprint(recipient)}",
         )
+        with self.store.raw.pipeline() as pipe:
+            owed.owe(pipe, job, self.store.raw)
+            pipe.execute()
         return job.id
 
 

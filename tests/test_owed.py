@@ -107,3 +107,23 @@ def test_an_overdue_scheduled_job_is_moved_a_future_one_and_a_failed_one_are_not
     assert queue.job_ids == [soon.id]
     assert ScheduledJobRegistry(queue=queue).get_job_ids() == [later.id]
     assert owed.sweep(env_store.raw, grace=0, include_failed=True) == [failed.id]
+
+
+def test_an_inbound_mail_job_lost_by_a_dead_worker_is_swept_back(env_store: Store) -> None:
+    """Mail-in answers 250 once the job is owed: the relay then forgets the mail, so a job a
+    dying worker took off the queue must come back (or a move sent by email would be lost)."""
+    from aiosmtpd.smtp import Envelope
+
+    from service.mailin import InboundHandler
+
+    envelope = Envelope()
+    envelope.mail_from = "ada@example.org"
+    envelope.rcpt_tos = ["play+g1.0.abc@kurier.localhost"]
+    raw = b"Message-ID: <m1@example.org>\r\nFrom: ada@example.org\r\n\r\nF BEL\r\n"
+    answer = InboundHandler(env_store, "kurier.localhost").accept(envelope, raw)
+    assert answer.startswith("250 2.0.0 OK: queued as inbound-")
+    [job_id] = _owed_ids(env_store)
+    assert env_store.raw.lpop(_queue(env_store).key) == job_id.encode()  # a dead worker's BLPOP
+
+    assert owed.sweep(env_store.raw, grace=0) == [job_id]
+    assert _queue(env_store).job_ids == [job_id]
