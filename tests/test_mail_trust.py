@@ -96,7 +96,9 @@ def test_a_forger_causes_one_warning_a_day_and_learns_nothing(stack: MailStack) 
     for address in (unknown, forged, token):
         probe = reply_to(mail, INTRUDER, move, to=address)
         transcript = stack.transcript(relayed(probe, PASS), INTRUDER, address)
-        transcripts.append([(c, re.sub(r"queued as \S+", "queued as <job>", t)) for c, t in transcript])
+        transcripts.append(
+            [(c, re.sub(r"queued as \S+", "queued as <job>", t)) for c, t in transcript]
+        )
         job = transcript[-1][1].split("queued as ")[1]
         assert stack.job_result(job) in {
             "no-player-to-answer",
