@@ -166,8 +166,16 @@ def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome
             rules_version=record.rules_version,
             seed_commitment=record.seed_commitment,
         )
-        change = Change(record, "started", [started], 200, {"id": game_id, "version": version})
+        change = Change(record, "started", [started], 200, {})
         _settle(game, state, change)
+        # What the schema (Started) promises: a generated client reads every field. Only the
+        # public start event: the hands dealt are in each player's view, not here.
+        change.body = {
+            "id": game_id,
+            "version": version,
+            "status": record.status,
+            "events": [started],
+        }
         return change
 
     return _commit(store, game_id, mutate)

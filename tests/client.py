@@ -29,6 +29,8 @@ class Player:
 class Kurier:
     def __init__(self, base_url: str) -> None:
         self.base = base_url
+        #: The answer to the last start ``new_game`` sent (checked against its schema).
+        self.last_start: dict[str, Any] = {}
 
     def call(
         self, method: str, path: str, player: Player | None = None, **kwargs: Any
@@ -62,6 +64,7 @@ class Kurier:
             assert r.status_code == 201, r.text
         r = self.call("POST", f"/v1/games/{game_id}/start", players[0])
         assert r.status_code == 200, r.text
+        self.last_start = r.json()
         return game_id, players
 
     def view(self, game_id: str, player: Player | None = None) -> dict[str, Any]:

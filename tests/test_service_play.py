@@ -111,3 +111,18 @@ def test_conditional_get_and_listing(kurier: Kurier) -> None:
     assert seen == [game_id] + [m.json()["id"] for m in more]
     page = kurier.call("GET", "/v1/games", seated[0], params={"status": "open"}).json()
     assert [g["id"] for g in page["items"]] == [m.json()["id"] for m in more]
+
+
+def test_start_answers_what_its_schema_promises(kurier: Kurier) -> None:
+    """Issue 14: the start answered {id, version} while its schema (Started) requires events and
+    status too, so a client generated from the document failed after the game had started."""
+    game_id, _ = kurier.new_game(2)
+    document = kurier.call("GET", "/v1/openapi.json").json()
+    operation = document["paths"]["/v1/games/{game_id}/start"]["post"]
+    ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    schema = document["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    body = kurier.last_start
+    assert set(schema["required"]) <= set(body), body
+    assert set(body) <= set(schema["properties"]), body
+    assert body["id"] == game_id and body["status"] == "active"
+    assert [e["kind"] for e in body["events"]] == ["game_started"]
