@@ -53,10 +53,11 @@ class MeView(MethodView):
         """
         player = current_player()
         assert player is not None
-        return _me(player["id"], *_apply_preferences(player["id"], data))
+        return _me(player["id"], issued=_apply_preferences(player["id"], data))
 
 
-def _apply_preferences(player_id: str, data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+def _apply_preferences(player_id: str, data: dict[str, Any]) -> str | None:
+    """Store what ``data`` changes; returns a webhook secret issued by it (shown once)."""
     changes = {k: v for k, v in data.items() if k in ("name", "email", "timezone")}
     issued = None
     if "timezone" in data:
@@ -88,10 +89,10 @@ def _apply_preferences(player_id: str, data: dict[str, Any]) -> tuple[dict[str, 
         until = data["vacation_until"]
         changes["vacation_until"] = repr(until.timestamp()) if until else ""
     store().update_player(player_id, changes)
-    return changes, issued
+    return issued
 
 
-def _me(player_id: str, _changes: dict[str, Any] | None = None, issued: str | None = None) -> dict:
+def _me(player_id: str, issued: str | None = None) -> dict[str, Any]:
     player = store().get_player(player_id)
     assert player is not None
     out = {**player, **prefs.read(store(), player_id)}
