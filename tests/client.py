@@ -6,8 +6,10 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import subprocess
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import requests
@@ -202,3 +204,20 @@ def metric_sample(text: str, name: str, **labels: str) -> float:
             continue
         return float(line.rsplit(" ", 1)[1])
     return 0.0
+
+
+def wait_until_answering(
+    proc: subprocess.Popen[bytes], base_url: str, log_path: str, seconds: float = 30.0
+) -> None:
+    """Wait until a server we started answers ``/healthz`` with anything (503 too: up, but
+    without a worker). A refused connection or a read timeout while its processes boot on a
+    busy machine is not an answer yet; the server exiting is a failure that shows its log."""
+    deadline = time.monotonic() + seconds
+    while True:
+        assert proc.poll() is None, "the server exited:\n" + Path(log_path).read_text()
+        assert time.monotonic() < deadline, f"the server did not answer within {seconds} s"
+        try:
+            requests.get(base_url + "/healthz", timeout=5)
+            return
+        except requests.RequestException:
+            time.sleep(0.1)

@@ -19,7 +19,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +34,7 @@ from service.config import SETTINGS
 from service.queues import WEBHOOK_QUEUE, WORKER_QUEUES
 from service.redis_server import COMPACT_FLAGS, PERSISTENT_FLAGS
 from service.store import resolve_job
+from tests.client import wait_until_answering
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -266,16 +266,8 @@ def web(redis_url: str, worker: subprocess.Popen[bytes], tmp_path: Path) -> Iter
     log = open(tmp_path / "web.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen([str(BIN / "kurier"), "web"], env=env, cwd=ROOT, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
     try:
-        while True:
-            assert proc.poll() is None, (tmp_path / "web.log").read_text()
-            assert time.monotonic() < deadline, "kurier web did not answer within 30 s"
-            try:
-                requests.get(base + "/healthz", timeout=5)
-                break
-            except requests.RequestException:  # also a read timeout while workers boot
-                time.sleep(0.2)
+        wait_until_answering(proc, base, str(tmp_path / "web.log"))
         yield base
     finally:  # also when it never answered: no gunicorn left running after the test
         proc.terminate()

@@ -8,7 +8,6 @@ import os
 import re
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
@@ -20,7 +19,7 @@ import requests
 from service import config, deliveries, ops, prefs
 from service.app import MAX_BODY
 from service.store import Store, player_key
-from tests.client import Kurier, Player
+from tests.client import Kurier, Player, wait_until_answering
 from tests.conftest import ROOT
 from tests.receivers import _Receiver
 from workers import notify, shared, webhooks
@@ -396,19 +395,13 @@ def gunicorn_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> It
         ops.gunicorn_argv("127.0.0.1", port), env=env, cwd=ROOT, stdout=log, stderr=log
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        assert proc.poll() is None, (tmp / "web.log").read_text()
-        assert time.monotonic() < deadline, "gunicorn did not answer within 30 s"
-        try:
-            requests.get(base + "/healthz", timeout=2)
-            break
-        except requests.ConnectionError:
-            time.sleep(0.2)
-    yield base
-    proc.terminate()
-    proc.wait(30)
-    log.close()
+    try:
+        wait_until_answering(proc, base, str(tmp / "web.log"))
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
 
 
 def _raw(base_url: str, request: bytes) -> tuple[int, str, bytes]:

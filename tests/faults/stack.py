@@ -18,7 +18,7 @@ from typing import Any
 
 import requests
 
-from tests.client import Player
+from tests.client import Player, wait_until_answering
 from tests.conftest import short_tmp
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,15 +55,7 @@ def web(redis_url: str, workers: int = 2, threads: int = 4) -> Iterator[tuple[st
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:  # /healthz answers 503 without an rq worker: any answer means it is up
-            assert proc.poll() is None, f"kurier web exited; see {log.name}"
-            assert time.monotonic() < deadline, "kurier web did not answer within 30 s"
-            try:
-                requests.get(base + "/healthz", timeout=1)
-                break
-            except requests.RequestException:
-                time.sleep(0.1)
+        wait_until_answering(proc, base, log.name)
         yield base, proc.pid
     finally:
         proc.terminate()
