@@ -14,11 +14,10 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from rq import RateLimit
-
-from service import config, prefs, queues, webhook_urls
+from service import config, owed, prefs, queues, webhook_urls
 from service.keys import player_key
 from service.numbers import is_ascii_digits
+from service.owed import OwedJob
 from service.store import Store
 
 #: Seconds one attempt may take in all (KURIER_WEBHOOK_TIMEOUT), and the range allowed.
@@ -38,18 +37,24 @@ def attempt_timeout() -> int:
     return DEFAULT_ATTEMPT_TIMEOUT
 
 
-def attempt_job(store: Store, player_id: str, delivery_id: str, attempt: int) -> dict[str, Any]:
-    """rq options of one attempt's job: on the webhook queue, at most one attempt in flight per
-    receiver (RateLimit), so one slow receiver ties up one webhook worker, never all of them."""
+def attempt_job(
+    store: Store, player_id: str, delivery_id: str, attempt: int, at: float | None = None
+) -> OwedJob:
+    """One attempt's job: on the webhook queue, at most one attempt in flight per receiver
+    (rq's RateLimit), so one slow receiver ties up one webhook worker, never all of them. It is
+    owed (service/owed.py): an attempt a dying worker took is swept back."""
     url = store.r.hget(player_key(player_id), "webhook_url") or ""
-    return {
-        "args": (player_id, delivery_id, attempt),
-        "job_id": f"wh-{delivery_id}-{attempt}",
+    return OwedJob(
+        id=f"wh-{delivery_id}-{attempt}",
+        func=queues.WEBHOOK_JOB,
+        args=(player_id, delivery_id, attempt),
+        queue=queues.WEBHOOK_QUEUE,
         # The attempt's own cap ends it first; rq's timeout is the backstop.
-        "job_timeout": attempt_timeout() + WEBHOOK_JOB_MARGIN,
-        "result_ttl": 600,
-        "rate_limit": RateLimit(webhook_urls.receiver_key(url), concurrency=1),
-    }
+        timeout=attempt_timeout() + WEBHOOK_JOB_MARGIN,
+        result_ttl=600,
+        at=at,
+        rate_limit=webhook_urls.receiver_key(url),
+    )
 
 
 def start_delivery(
@@ -67,9 +72,7 @@ def start_delivery(
     prefs.record_delivery(store, player_id, delivery_id, fields)
     current = prefs.get_delivery(store, player_id, delivery_id)
     if current.get("status") == "pending" and current.get("attempts") == "0":
-        queues.queue(store.raw, queues.WEBHOOK_QUEUE).enqueue(
-            queues.WEBHOOK_JOB, **attempt_job(store, player_id, delivery_id, 1)
-        )
+        owed.owe_now(store.raw, attempt_job(store, player_id, delivery_id, 1))
 
 
 def send_test(store: Store, player_id: str) -> str:

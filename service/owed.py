@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rq import Callback, Queue, Retry
+from rq.rate_limit import RateLimit, RateLimitRegistry
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
 from service import liveness
@@ -65,6 +66,9 @@ class OwedJob:
     description: str = ""
     #: Not before this time (a deadline); None: now.
     at: float | None = None
+    #: rq's RateLimit key (concurrency 1): one job of this key runs at a time (a webhook
+    #: receiver's attempts). Such a job cannot be enqueued in a transaction: see ``owe_now``.
+    rate_limit: str = ""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -88,6 +92,17 @@ def owe(pipe: Any, job: OwedJob, connection: Any) -> None:
     pipe.zadd(OWED_INDEX, {job.id: job.at or time.time()})
     pipe.hset(OWED_SPECS, job.id, job.to_json())
     _enqueue(pipe, job, connection, now=time.time())
+
+
+def owe_now(client: Any, job: OwedJob) -> None:
+    """Record ``job`` as owed, then enqueue (or schedule) it, outside any transaction: for
+    rate-limited jobs, which rq enqueues only on its own. A crash between the two steps leaves
+    the job owed and not queued: the sweep enqueues it."""
+    with client.pipeline(transaction=True) as pipe:
+        pipe.zadd(OWED_INDEX, {job.id: job.at or time.time()})
+        pipe.hset(OWED_SPECS, job.id, job.to_json())
+        pipe.execute()
+    _enqueue(None, job, client, now=time.time())
 
 
 def settle(client: Any, job_id: str) -> None:
@@ -119,6 +134,8 @@ def backlog(client: Any) -> tuple[int, float]:
 
 
 def _enqueue(pipe: Any, job: OwedJob, connection: Any, now: float) -> None:
+    """Enqueue or schedule ``job`` in ``pipe``, or at once when ``pipe`` is None (the only way
+    for a rate-limited job)."""
     queue = queue_on(connection, job.queue)
     options: dict[str, Any] = {
         "args": job.args,
@@ -130,8 +147,13 @@ def _enqueue(pipe: Any, job: OwedJob, connection: Any, now: float) -> None:
         "retry": Retry(max=len(job.retry), interval=list(job.retry)) if job.retry else None,
         "on_success": Callback(SETTLE_CALLBACK),
     }
+    if job.rate_limit:
+        assert pipe is None, "rq enqueues rate-limited jobs outside a transaction only"
+        options["rate_limit"] = RateLimit(job.rate_limit, concurrency=1)
     if job.at is not None and job.at > now:
         queue.schedule_job(queue.create_job(job.func, **options), run_at(job.at), pipeline=pipe)
+    elif pipe is None:
+        queue.enqueue_job(queue.create_job(job.func, **options))
     else:
         queue.enqueue_many([Queue.prepare_data(job.func, **options)], pipeline=pipe)
 
@@ -178,12 +200,15 @@ def _lost(
             queue = queue_on(client, job.queue)
             pipe.zscore(ScheduledJobRegistry(queue=queue).key, job.id)
             pipe.zscore(FailedJobRegistry(queue=queue).key, job.id)
+            # Waiting for its rate-limit slot (held by another job of the same key): not lost.
+            slot = RateLimitRegistry(job.rate_limit or "-", client).rate_limited_key
+            pipe.zscore(slot, job.id)
         found = pipe.execute()
     waiting = {_text(i) for ids in found[: len(queues)] for i in ids}
     lost = []
     for index, job in enumerate(jobs):
-        scheduled, failed = found[len(queues) + 2 * index : len(queues) + 2 * index + 2]
-        if job.id in waiting or job.id in running:
+        scheduled, failed, held_back = found[len(queues) + 3 * index : len(queues) + 3 * index + 3]
+        if job.id in waiting or job.id in running or (job.rate_limit and held_back is not None):
             continue
         if scheduled is not None and scheduled >= due_before - SCHEDULER_SLACK_SECONDS:
             continue  # a retry's back-off, or a scheduler tick away: not lost yet
@@ -199,10 +224,17 @@ def _enqueue_again(client: Any, job: OwedJob, now: float) -> None:
         # Overdue in the scheduled registry means no scheduler is moving it: we do.
         pipe.zrem(ScheduledJobRegistry(queue=queue).key, job.id)
         pipe.zrem(FailedJobRegistry(queue=queue).key, job.id)
-        _enqueue(pipe, job, client, now)
+        if not job.rate_limit:
+            _enqueue(pipe, job, client, now)
         # Due again from now: the grace then covers the new copy's way to a worker.
         pipe.zadd(OWED_INDEX, {job.id: now}, xx=True)
         pipe.execute()
+    if job.rate_limit:
+        # The lost copy may still hold its key's slot (taken off the queue by a worker that
+        # died before it started it: rq never frees that one): free it, which also promotes
+        # the oldest job waiting for the slot, then queue the new copy behind it.
+        RateLimitRegistry(job.rate_limit, client).release_and_enqueue(job.id)
+        _enqueue(None, job, client, now)
 
 
 def try_sweep(client: Any, owner: str) -> list[str]:

@@ -127,3 +127,40 @@ def test_an_inbound_mail_job_lost_by_a_dead_worker_is_swept_back(env_store: Stor
 
     assert owed.sweep(env_store.raw, grace=0) == [job_id]
     assert _queue(env_store).job_ids == [job_id]
+
+
+def test_a_webhook_attempt_lost_by_a_dead_worker_is_swept_back_and_frees_its_receiver(
+    env_store: Store,
+) -> None:
+    """Webhook attempts are rate-limited (one in flight per receiver). One that waits for its
+    receiver's slot is not lost; one a dead worker took off the queue is enqueued again, and
+    the slot it held is freed, or that receiver would get nothing ever again."""
+    from rq.rate_limit import RateLimitRegistry
+
+    from service.queues import WEBHOOK_JOB, WEBHOOK_QUEUE
+
+    def attempt(n: int) -> owed.OwedJob:
+        return owed.OwedJob(
+            id=f"wh-d{n}-1",
+            func=WEBHOOK_JOB,
+            args=("p", f"d{n}", 1),
+            queue=WEBHOOK_QUEUE,
+            timeout=30,
+            rate_limit="receiver-a",
+        )
+
+    webhooks = Queue(WEBHOOK_QUEUE, connection=env_store.raw, serializer=JSONSerializer)
+    slot = RateLimitRegistry("receiver-a", env_store.raw)
+    first, second = attempt(1), attempt(2)
+    owed.owe_now(env_store.raw, first)
+    owed.owe_now(env_store.raw, second)
+    assert webhooks.job_ids == [first.id]
+    assert slot.get_rate_limited_job_ids() == [second.id]
+    assert owed.sweep(env_store.raw, grace=0) == []  # one queued, one waiting its turn
+
+    assert env_store.raw.lpop(webhooks.key) == first.id.encode()  # a dead worker's BLPOP
+    assert owed.sweep(env_store.raw, grace=0) == [first.id]
+    # The receiver is not blocked: the waiting attempt got the slot, the lost one waits.
+    assert webhooks.job_ids == [second.id]
+    assert slot.get_rate_limited_job_ids() == [first.id]
+    assert sorted(_owed_ids(env_store)) == [first.id, second.id]

@@ -13,7 +13,7 @@ import logging
 import os
 import random
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -214,11 +214,8 @@ def deliver_webhook(player_id: str, delivery_id: str, attempt: int) -> str:
         next_attempt_at=time.time() + delay,
         **state,
     )
-    queues.queue(store.raw, queues.WEBHOOK_QUEUE).enqueue_in(
-        timedelta(seconds=delay),
-        queues.WEBHOOK_JOB,
-        **deliveries.attempt_job(store, player_id, delivery_id, attempt + 1),
-    )
+    later = deliveries.attempt_job(store, player_id, delivery_id, attempt + 1, time.time() + delay)
+    owed.owe_now(store.raw, later)
     return "retrying"
 
 
