@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import redis
 
+from service import webhook_urls
 from service.numbers import is_ascii_digits
 from service.redis_server import RedisServer, data_dir_from_env
 
@@ -25,7 +26,6 @@ DEFAULT_PORT = 8000
 DEFAULT_MAILIN_PORT = 2525
 #: Schemes `workers.mail` understands.
 SMTP_SCHEMES = ("smtp", "smtp+starttls", "smtps")
-WEBHOOK_MODES = ("public", "loopback", "any")
 
 
 class Invalid(ValueError):
@@ -299,7 +299,7 @@ SETTINGS: tuple[Setting, ...] = (
         "KURIER_WEBHOOK_ALLOW",
         "public",
         "Webhook targets allowed: `public` (https, public addresses), `loopback`, `any`",
-        _one_of(*WEBHOOK_MODES),
+        _one_of(*webhook_urls.MODES),
     ),
 )
 
