@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from flask import Flask
@@ -65,3 +66,17 @@ def test_v1_is_an_index_of_links_that_answer(app: Flask) -> None:
         answer = client.get(path)
         assert answer.status_code in ((200, 503) if name == "health" else (200,)), path
         answer.close()
+
+
+def test_every_operation_has_a_stable_snake_case_operation_id() -> None:
+    """Issue 14: generated clients name their functions after operationId (without one:
+    `post_v1_games_game_id_actions`). Each is set on its view, once, in snake_case."""
+    document = json.loads(COMMITTED.read_text())
+    ids = [
+        operation.get("operationId")
+        for item in document["paths"].values()
+        for method, operation in item.items()
+        if method in ("get", "post", "put", "patch", "delete")
+    ]
+    assert all(isinstance(i, str) and re.fullmatch(r"[a-z][a-z0-9_]*", i) for i in ids), ids
+    assert len(set(ids)) == len(ids), ids

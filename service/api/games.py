@@ -45,6 +45,7 @@ def _parse_version(value: str) -> int:
 
 @blp.route("")
 class GamesView(MethodView):
+    @blp.doc(operationId="create_game")
     @token_required
     @blp.arguments(s.GameCreate)
     @blp.response(201, s.GameCreated)
@@ -62,6 +63,7 @@ class GamesView(MethodView):
         )
         return outcome.body
 
+    @blp.doc(operationId="list_my_games")
     @token_required
     @blp.arguments(s.GameListQuery, location="query")
     @blp.response(200, s.GameList)
@@ -113,6 +115,7 @@ def _summary(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
 
 @blp.route("/<game_id>/seats")
 class SeatsView(MethodView):
+    @blp.doc(operationId="join_game")
     @token_required
     @blp.arguments(s.JoinRequest)
     @blp.response(201, s.Joined)
@@ -124,6 +127,7 @@ class SeatsView(MethodView):
 
 @blp.route("/<game_id>/start")
 class StartView(MethodView):
+    @blp.doc(operationId="start_game")
     @token_required
     @blp.response(200, s.Started)
     @problems(blp, 401, 403, 404, 409)
@@ -134,6 +138,7 @@ class StartView(MethodView):
 
 @blp.route("/<game_id>")
 class GameView(MethodView):
+    @blp.doc(operationId="get_game")
     @token_optional
     @blp.arguments(s.ViewHeaders, location="headers")
     @blp.response(200, s.GameView, headers={"ETag": {"schema": {"type": "string"}}})
@@ -162,6 +167,7 @@ class BoardPictureView(MethodView):
         content_type="image/svg+xml",
         description="The board as the spectators see it (nothing hidden is drawn)",
     )
+    @blp.doc(operationId="get_board_svg")
     @problems(blp, 404, 409)
     def get(self, game_id: str) -> Response:
         """A picture of the board (SVG), drawn from the spectator's view; linked from emails."""
@@ -185,6 +191,7 @@ class BoardPictureView(MethodView):
 
 @blp.route("/<game_id>/legal-actions")
 class LegalActionsView(MethodView):
+    @blp.doc(operationId="list_legal_actions")
     @token_required
     @blp.response(200, s.LegalActions)
     @problems(blp, 401, 403, 404)
@@ -200,6 +207,7 @@ class LegalActionsView(MethodView):
 
 @blp.route("/<game_id>/actions")
 class ActionsView(MethodView):
+    @blp.doc(operationId="play")
     @token_required
     @blp.arguments(s.ActionHeaders, location="headers")
     @blp.arguments(s.ActionRequest)
@@ -236,6 +244,7 @@ class ActionsView(MethodView):
 
 @blp.route("/<game_id>/events")
 class EventsView(MethodView):
+    @blp.doc(operationId="list_game_events")
     @token_optional
     @blp.arguments(s.EventsQuery, location="query")
     @blp.response(200, s.EventPage)
@@ -251,6 +260,7 @@ class EventsView(MethodView):
 
 @blp.route("/<game_id>/record")
 class RecordView(MethodView):
+    @blp.doc(operationId="get_game_record")
     @token_optional
     @blp.response(200, s.GameRecord)
     @problems(blp, 401, 404)

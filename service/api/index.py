@@ -15,6 +15,7 @@ blp = Blueprint("index", __name__, description="Where to start")
 
 @blp.route("/v1")
 class IndexView(MethodView):
+    @blp.doc(operationId="get_index")
     @blp.response(200, Index)
     def get(self) -> dict[str, Any]:
         """Links to the docs, this OpenAPI document, the game types and the health check."""

@@ -16,6 +16,7 @@ blp = Blueprint("meta", __name__, description="Catalogue and health")
 
 @blp.route("/v1/game-types")
 class GameTypesView(MethodView):
+    @blp.doc(operationId="list_game_types")
     @blp.response(200, GameTypes)
     def get(self) -> dict[str, Any]:
         """The game types this server runs, with player counts and options."""
@@ -37,6 +38,7 @@ class GameTypesView(MethodView):
 
 @blp.route("/healthz")
 class HealthView(MethodView):
+    @blp.doc(operationId="get_health")
     @blp.response(200, Health)
     @blp.alt_response(503, schema=Health, description="Redis unreachable or no game worker alive")
     def get(self) -> tuple[dict[str, Any], int]:

@@ -20,6 +20,7 @@ blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and 
 
 @blp.route("/players")
 class PlayersView(MethodView):
+    @blp.doc(operationId="create_player")
     @blp.arguments(PlayerCreate)
     @blp.response(201, PlayerCreated)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -30,6 +31,7 @@ class PlayersView(MethodView):
 
 @blp.route("/me")
 class MeView(MethodView):
+    @blp.doc(operationId="get_me")
     @token_required
     @blp.response(200, Me)
     @problems(blp, 401)
@@ -39,6 +41,7 @@ class MeView(MethodView):
         assert player is not None
         return _me(player["id"])
 
+    @blp.doc(operationId="update_me")
     @token_required
     @blp.arguments(PlayerPatch)
     @blp.response(200, Me)
@@ -103,6 +106,7 @@ def _me(player_id: str, issued: str | None = None) -> dict[str, Any]:
 
 @blp.route("/me/webhook-secret")
 class WebhookSecretView(MethodView):
+    @blp.doc(operationId="rotate_webhook_secret")
     @token_required
     @blp.response(200, WebhookSecret)
     @problems(blp, 401)
@@ -117,6 +121,7 @@ class WebhookSecretView(MethodView):
 
 @blp.route("/me/webhook-test")
 class WebhookTestView(MethodView):
+    @blp.doc(operationId="send_webhook_test")
     @token_required
     @blp.response(202, WebhookTest)
     @problems(blp, 401, 409)
@@ -131,6 +136,7 @@ class WebhookTestView(MethodView):
 
 @blp.route("/me/webhook-deliveries")
 class WebhookDeliveriesView(MethodView):
+    @blp.doc(operationId="list_webhook_deliveries")
     @token_required
     @blp.arguments(DeliveriesQuery, location="query")
     @blp.response(200, Deliveries)
@@ -144,6 +150,7 @@ class WebhookDeliveriesView(MethodView):
 
 @blp.route("/me/inbox")
 class InboxView(MethodView):
+    @blp.doc(operationId="get_inbox")
     @token_required
     @blp.response(200, Inbox)
     @problems(blp, 401)
