@@ -228,17 +228,24 @@ class ClusterSetup:
     nodes: list[Node]
     started_in: float
 
-    def master_for(self, key: str) -> Node:
-        """The node now serving ``key``'s slot as master."""
-        for node in self.nodes:
-            if node.process.poll() is not None:
-                continue
-            with node.client() as client:
-                slot = client.cluster("KEYSLOT", key)
-                for start, end, master, *_replicas in client.cluster("SLOTS"):
-                    if start <= slot <= end:
-                        return next(n for n in self.nodes if n.port == int(master[1]))
-        raise AssertionError(f"no live node knows who serves {key!r}")
+    def master_for(self, key: str, seconds: float = 10.0) -> Node:
+        """The live node now serving ``key``'s slot as master. Right after a failover a node
+        may still name the dead master (gossip takes a moment): ask every live node, and wait
+        until one names a live master."""
+        deadline = time.monotonic() + seconds
+        while True:
+            for node in self.nodes:
+                if node.process.poll() is not None:
+                    continue
+                with node.client() as client:
+                    slot = client.cluster("KEYSLOT", key)
+                    for start, end, master, *_replicas in client.cluster("SLOTS"):
+                        if start <= slot <= end:
+                            serving = next(n for n in self.nodes if n.port == int(master[1]))
+                            if serving.process.poll() is None:
+                                return serving
+            assert time.monotonic() < deadline, f"no live node names a live master of {key!r}"
+            time.sleep(0.2)
 
 
 @contextmanager
