@@ -64,7 +64,6 @@ sys.path.insert(0, str(ROOT))
 from werkzeug.test import EnvironBuilder  # noqa: E402
 
 from benchmarks.load import GAME_TYPE, make_script  # noqa: E402
-from service.keys import RESOLVE_INDEX  # noqa: E402
 from service.redis_server import PERSISTENT_FLAGS, RedisServer  # noqa: E402
 
 Frame = tuple[str, str]  # (file, function)
@@ -288,8 +287,7 @@ class Games:
         """What the worker would do: resolve every sealed conflict owed."""
         from service import games
 
-        for member in self.store.r.zrange(RESOLVE_INDEX, 0, -1):
-            game_id, ref = member.split(" ", 1)
+        for game_id, ref in self.store.pending_resolutions():
             games.resolve(self.store, game_id, ref)
 
     def moves(self, count: int, deadline: float, rng: random.Random) -> Iterator[dict[str, Any]]:

@@ -12,8 +12,9 @@ import re
 
 #: The next game's sequence number (a game's creation order, used to page listings).
 GAME_SEQ = "kurier:seq:games"
-#: Sorted set of ``"<game> <ref>"``: resolutions owed by the workers (score: owed since).
-RESOLVE_INDEX = "kurier:resolve:pending"
+#: Sorted set of ``"<game> <ref>"``: where resolutions were owed before service/owed.py; a
+#: worker's start moves what is left there into the owed jobs (workers/jobs.py).
+LEGACY_RESOLVE_INDEX = "kurier:resolve:pending"
 #: Matches a game record's key and captures the game id (``SCAN`` over stored games).
 GAME_KEY_PATTERN = "kurier:game:{*}"
 _GAME_KEY = re.compile(r"^kurier:game:\{([^}]+)\}$")
@@ -47,8 +48,3 @@ def player_games_key(player_id: str) -> str:
 
 def token_key(token: str) -> str:
     return f"kurier:auth:token:{hashlib.sha256(token.encode()).hexdigest()}"
-
-
-def resolve_member(game_id: str, ref: str) -> str:
-    """A resolution's member of ``RESOLVE_INDEX``."""
-    return f"{game_id} {ref}"

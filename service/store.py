@@ -32,9 +32,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import redis
-from rq import Queue
 
-from service import liveness, owed, queues
+from service import liveness, owed
 from service.keys import (
     events_key,
     game_key,
@@ -136,10 +135,6 @@ class Store:
     def raw(self) -> redis.Redis:
         """Bytes client: rq needs it, so game transactions (which enqueue jobs) use it too."""
         return self._client("raw", socket_timeout=10)
-
-    @property
-    def queue(self) -> Queue:
-        return queues.queue(self.raw)
 
     def close(self) -> None:
         for client in self._clients.values():

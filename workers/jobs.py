@@ -5,7 +5,7 @@ twice, or after a worker died mid-way, changes the game at most once."""
 from __future__ import annotations
 
 from service import games, owed
-from service.keys import RESOLVE_INDEX as LEGACY_RESOLVE_INDEX
+from service.keys import LEGACY_RESOLVE_INDEX
 from service.store import Store, resolve_job
 from workers.shared import shared_store
 
