@@ -17,6 +17,8 @@ from rq.executions import WORKER_EXECUTIONS_KEY_TEMPLATE
 from rq.worker import BaseWorker
 from rq.worker_registration import REDIS_WORKER_KEYS
 
+from service.record import as_text
+
 ALIVE_PREFIX = "kurier:alive:"
 BEAT_SECONDS = 1.0
 #: A few missed beats: a busy machine may delay one, a dead worker is noticed within 4 s.
@@ -42,19 +44,15 @@ def forget(client: Any, worker_name: str) -> None:
     client.delete(alive_key(worker_name))
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def live_workers(client: Any) -> list[LiveWorker]:
     """The registered rq workers whose heartbeat is current."""
-    keys = sorted(_text(k) for k in client.smembers(REDIS_WORKER_KEYS))
+    keys = sorted(as_text(k) for k in client.smembers(REDIS_WORKER_KEYS))
     names = [k.removeprefix(RQ_WORKER_PREFIX) for k in keys]
     if not names:
         return []
     values = client.mget([alive_key(n) for n in names])
     return [
-        LiveWorker(name, tuple(_text(value).split(",")))
+        LiveWorker(name, tuple(as_text(value).split(",")))
         for name, value in zip(names, values, strict=True)
         if value is not None
     ]
@@ -69,4 +67,4 @@ def running_job_ids(client: Any, workers: list[LiveWorker]) -> set[str]:
             pipe.smembers(WORKER_EXECUTIONS_KEY_TEMPLATE.format(worker.name))
         found = pipe.execute()
     # Members are "<job id>:<execution id>"; job ids hold no colon (ours are [A-Za-z0-9_-]).
-    return {_text(member).rsplit(":", 1)[0] for members in found for member in members}
+    return {as_text(member).rsplit(":", 1)[0] for members in found for member in members}

@@ -35,6 +35,7 @@ from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
 from service import liveness
 from service.queues import queue as queue_on
+from service.record import as_text
 
 OWED_INDEX = "kurier:owed"
 OWED_SPECS = "kurier:owed:jobs"
@@ -169,7 +170,7 @@ def sweep(client: Any, grace: float = GRACE_SECONDS, include_failed: bool = Fals
     just have been deployed)."""
     now = time.time()
     ids = [
-        _text(i)
+        as_text(i)
         for i in client.zrange(
             OWED_INDEX, "-inf", now - grace, byscore=True, offset=0, num=MAX_SWEPT
         )
@@ -204,7 +205,7 @@ def _lost(
             slot = RateLimitRegistry(job.rate_limit or "-", client).rate_limited_key
             pipe.zscore(slot, job.id)
         found = pipe.execute()
-    waiting = {_text(i) for ids in found[: len(queues)] for i in ids}
+    waiting = {as_text(i) for ids in found[: len(queues)] for i in ids}
     lost = []
     for index, job in enumerate(jobs):
         scheduled, failed, held_back = found[len(queues) + 3 * index : len(queues) + 3 * index + 3]
@@ -242,7 +243,3 @@ def try_sweep(client: Any, owner: str) -> list[str]:
     if not client.set(SWEEP_LOCK, owner, nx=True, px=int(SWEEP_SECONDS * 1000) - 100):
         return []
     return sweep(client)
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
