@@ -185,7 +185,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         # and every few seconds while this process serves the game queue.
         reconcile(store)
         if not args.burst:
-            sweeper = Sweeper(store.raw).start()
+            sweeper = Sweeper(store).start()
     try:
         if args.processes == 1:
             _work(store, args.queues, args.burst)
@@ -211,7 +211,7 @@ def _worker_class(queues: list[str]) -> Any:
 def _work(store: Store, queues: list[str], burst: bool) -> None:
     from rq.serializers import JSONSerializer
 
-    worker = _worker_class(queues)(queues, connection=store.raw, serializer=JSONSerializer)
+    worker = _worker_class(queues)(queues, connection=store.queue_raw, serializer=JSONSerializer)
     worker.work(with_scheduler=True, burst=burst)
 
 
@@ -223,7 +223,7 @@ def _work_pool(store: Store, queues: list[str], processes: int, burst: bool) -> 
 
     pool = WorkerPool(
         queues,
-        connection=store.raw,
+        connection=store.queue_raw,
         num_workers=processes,
         worker_class=_worker_class(queues),
         serializer=JSONSerializer,

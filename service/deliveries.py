@@ -72,7 +72,7 @@ def start_delivery(
     prefs.record_delivery(store, player_id, delivery_id, fields)
     current = prefs.get_delivery(store, player_id, delivery_id)
     if current.get("status") == "pending" and current.get("attempts") == "0":
-        owed.owe_now(store.raw, attempt_job(store, player_id, delivery_id, 1))
+        owed.owe_now(store.queue_raw, attempt_job(store, player_id, delivery_id, 1))
 
 
 def send_test(store: Store, player_id: str) -> str:

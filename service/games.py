@@ -251,7 +251,7 @@ def resolve(store: Store, game_id: str, ref: str) -> str:
     try:
         _commit(store, game_id, mutate)
     except NothingToDo:
-        owed.settle(store.r, resolve_job_id(game_id, ref))  # e.g. the game ended meanwhile
+        owed.settle(store.queue_r, resolve_job_id(game_id, ref))  # e.g. the game ended meanwhile
         return "already-resolved"
     return "resolved"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import zlib
 
 #: The next game's sequence number (a game's creation order, used to page listings).
 GAME_SEQ = "kurier:seq:games"
@@ -48,3 +49,26 @@ def player_games_key(player_id: str) -> str:
 
 def token_key(token: str) -> str:
     return f"kurier:auth:token:{hashlib.sha256(token.encode()).hexdigest()}"
+
+
+def outbox_key(game_id: str) -> str:
+    """Stream of what the game's commits still owe other slots and the queue Redis."""
+    return f"{game_key(game_id)}:outbox"
+
+
+#: Games whose outbox may hold entries, spread over this many sorted sets (cluster slots).
+OUTBOX_BUCKETS = 16
+
+
+def dirty_key(game_id: str) -> str:
+    """The sorted set that marks ``game_id``'s outbox as possibly non-empty."""
+    return dirty_bucket_key(zlib.crc32(game_id.encode()) % OUTBOX_BUCKETS)
+
+
+def dirty_bucket_key(bucket: int) -> str:
+    return f"kurier:outbox:dirty:{{{bucket}}}"
+
+
+def relayed_key(game_id: str) -> str:
+    """On the queue Redis: the last outbox entry (a version) of the game relayed there."""
+    return f"kurier:outbox:relayed:{game_id}"

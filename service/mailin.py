@@ -119,8 +119,8 @@ class InboundHandler:
             # reader play it.
             description=f"inbound mail for {fingerprint(recipient)}",
         )
-        with self.store.raw.pipeline() as pipe:
-            owed.owe(pipe, job, self.store.raw)
+        with self.store.queue_raw.pipeline() as pipe:
+            owed.owe(pipe, job, self.store.queue_raw)
             pipe.execute()
         return job.id
 

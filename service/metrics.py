@@ -120,7 +120,7 @@ class RedisCollector(Collector):
             "kurier_jobs_failed", "Jobs in rq's failed registry (kept 7 days)", labels=["queue"]
         )
         for name in self.queues:
-            queue = queues.queue(self.store.raw, name)
+            queue = queues.queue(self.store.queue_raw, name)
             depth.add_metric([name], queue.count)
             running.add_metric([name], queue.started_job_registry.count)
             failed.add_metric([name], queue.failed_job_registry.count)
@@ -138,7 +138,7 @@ class RedisCollector(Collector):
         return list(families.values())
 
     def _owed_metrics(self) -> list[Metric]:
-        count, oldest = owed.backlog(self.store.raw)
+        count, oldest = owed.backlog(self.store.queue_raw)
         owed_jobs = GaugeMetricFamily(
             "kurier_owed_jobs", "Jobs owed (resolutions, notifications, deadlines) not yet done"
         )

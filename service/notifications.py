@@ -1,7 +1,7 @@
 """What a committed change notifies, and the deadline jobs it schedules.
 
-``followups`` runs inside ``Store.transact`` (between the read and the EXEC) and returns the
-owed jobs (service/owed.py) that go into the same EXEC as the change: a retried transaction
+``followups`` runs inside ``Store.transact`` (between the read and the commit) and returns
+what records the owed jobs (service/owed.py) that the commit brings along: a retried commit
 re-plans from its fresh read, and deterministic job ids (game, version, type, seat) mean
 nothing is sent twice.
 
@@ -38,6 +38,7 @@ from service.queues import (
 )
 from service.record import Change
 from service.store import Followups, Store
+from service.writes import Writes
 
 
 @dataclass
@@ -99,7 +100,7 @@ def planner(store: Store) -> Followups:
 def followups(store: Store, before: list[dict[str, Any]], change: Change, version: int) -> Any:
     """Plan the notification and deadline jobs of a change; set ``record.deadline_at``.
 
-    Returns a callable that writes them into the transaction's pipeline.
+    Returns a callable that records them in the commit's ``Writes`` (service/writes.py).
     """
     record = change.record
     found = notices(record.type, before, change, len(record.seats))
@@ -121,9 +122,10 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
     previous = record.deadline_at
     record.deadline_at = _deadline(record)
 
-    def write(pipe: Any) -> None:
+    def write(writes: Writes) -> None:
+        pipe = writes.queue
         for job in jobs:
-            owed.owe(pipe, job, store.raw)
+            owed.owe(pipe, job, store.queue_raw)
         if previous is not None:
             # The new version's deadline replaces the old one (which would no-op anyway).
             _unschedule(store, pipe, deadline_job_id(record.id, version - 1))
@@ -180,7 +182,7 @@ def deadline_job(
 def _schedule_deadline(
     store: Store, pipe: Any, game_id: str, version: int, due: float, settings: dict[str, Any]
 ) -> None:
-    owed.owe(pipe, deadline_job(game_id, version, due), store.raw)
+    owed.owe(pipe, deadline_job(game_id, version, due), store.queue_raw)
     remind_at = due - float(settings.get("remind_before_hours") or 0) * 3600
     if settings.get("remind_before_hours") and remind_at > time.time():
         remind = OwedJob(
@@ -192,10 +194,10 @@ def _schedule_deadline(
             result_ttl=3600,
             at=remind_at,
         )
-        owed.owe(pipe, remind, store.raw)
+        owed.owe(pipe, remind, store.queue_raw)
 
 
 def _unschedule(store: Store, pipe: Any, job_id: str) -> None:
-    pipe.zrem(ScheduledJobRegistry(queue=queue(store.raw, DEADLINE_QUEUE)).key, job_id)
+    pipe.zrem(ScheduledJobRegistry(queue=queue(store.queue_raw, DEADLINE_QUEUE)).key, job_id)
     pipe.delete(Job.key_for(job_id))
     owed.settle(pipe, job_id)

@@ -238,8 +238,8 @@ def _enqueue_again(client: Any, job: OwedJob, now: float) -> None:
         _enqueue(None, job, client, now)
 
 
-def try_sweep(client: Any, owner: str) -> list[str]:
-    """One periodic sweep, unless another process swept in the last ``SWEEP_SECONDS``."""
+def try_sweep(client: Any, owner: str) -> list[str] | None:
+    """One periodic sweep, unless another process swept in the last ``SWEEP_SECONDS`` (None)."""
     if not client.set(SWEEP_LOCK, owner, nx=True, px=int(SWEEP_SECONDS * 1000) - 100):
-        return []
+        return None
     return sweep(client)

@@ -12,14 +12,27 @@ hash tag; what the bytes mean is in service/record.py):
   (compressed with the game's codec, behind the ``z:`` prefix).
 - ``kurier:player:{p}`` hash, ``kurier:player:{p}:games`` sorted set (score: creation order).
 - ``kurier:auth:token:<sha256(token)>`` hash: the player a bearer token stands for.
-- ``kurier:owed`` sorted set and ``kurier:owed:jobs`` hash: the jobs owed (resolutions,
-  notifications, deadlines), written in the commit that makes them due (service/owed.py).
+- ``kurier:game:{g}:outbox`` stream and ``kurier:outbox:dirty:{n}`` sorted sets: what commits
+  still owe other slots and the queue Redis (service/outbox.py; not used when colocated).
+- On the queue Redis (the same one unless ``KURIER_QUEUE_URL`` says otherwise): rq's keys,
+  ``kurier:owed`` sorted set and ``kurier:owed:jobs`` hash: the jobs owed (resolutions,
+  notifications, deadlines), written with the commit that makes them due (service/owed.py);
+  ``kurier:alive:*`` heartbeats; ``kurier:outbox:relayed:<g>``.
 
-``Store.transact`` is the only writer of game keys: WATCH the game (and idempotency key),
-read, compute the change in Python, then write record, event, idempotency record and owed jobs
-(service/owed.py; the caller's ``followups`` add notification and deadline jobs) in one
-MULTI/EXEC. A concurrent writer makes EXEC fail and we start over from a fresh read, so no two
-changes ever apply to the same version and nothing half-written is ever visible.
+``Store.transact`` is the only writer of game keys: one pipelined read of the record and the
+idempotency record, the change computed in Python, then one server-side script (the commit,
+service/writes.py) that compares the version and writes record, log entry, idempotency record
+and what the commit brings along, or nothing. A concurrent writer moves the version and we start
+over from a fresh read, so no two changes ever apply to the same version and nothing
+half-written is ever visible.
+
+What a commit brings along (owed jobs and rq's entries: service/owed.py; players' game lists)
+is recorded, not sent (service/writes.py). When the game store and the queues are one Redis
+(``colocated``) it runs inside the commit script. Otherwise (a Redis Cluster, or the queues on
+``KURIER_QUEUE_URL``) it goes into the game's outbox in the same script and is relayed right
+after (service/outbox.py): at least once, applied once, swept if the writer dies.
+
+Two round trips per change (read, commit), three or four with an outbox.
 """
 
 from __future__ import annotations
@@ -33,15 +46,17 @@ from typing import Any
 
 import redis
 
-from service import liveness, owed
+from service import liveness, outbox, owed, redis_urls
 from service.keys import (
     events_key,
     game_key,
     idem_key,
+    outbox_key,
     player_games_key,
     player_key,
     token_key,
 )
+from service.outbox import MARK_LIFETIME, Entry, Relay
 from service.problems import Problem, game_not_found
 from service.queues import DEFAULT_QUEUE, RESOLVE_JOB, WEBHOOK_QUEUE, resolve_job_id
 from service.record import (
@@ -55,6 +70,16 @@ from service.record import (
     pack_saved,
     unpack_entry,
     unpack_saved,
+)
+from service.writes import (
+    COMMIT_LUA,
+    COMMITTED,
+    REPLAY,
+    Command,
+    Writes,
+    commands_of,
+    flatten,
+    words,
 )
 
 IDEMPOTENCY_TTL = 86_400
@@ -105,10 +130,23 @@ class TokenCache:
 
 
 class Store:
-    """Redis access for the API and the workers. Clients are made lazily, after any fork."""
+    """Redis access for the API and the workers. Clients are made lazily, after any fork.
 
-    def __init__(self, url: str) -> None:
+    ``url`` is the game store (one Redis, a Sentinel-managed primary or a Redis Cluster:
+    service/redis_urls.py); ``queue_url`` the Redis of the job queues and owed jobs (default:
+    the game store, which must then not be a cluster). ``colocated``: both are one Redis, so a
+    commit and the jobs it makes due are one script; otherwise they meet through the game's
+    outbox (service/outbox.py).
+    """
+
+    def __init__(self, url: str, queue_url: str | None = None) -> None:
         self.url = url
+        self.queue_url = queue_url or redis_urls.queue_url({"REDIS_URL": url})
+        self.mode = _mode(url)
+        self.colocated = self.queue_url == url and self.mode != "cluster"
+        #: Wait for this many replicas to acknowledge a commit before answering (0: don't).
+        self.wait_replicas = 0
+        self.wait_ms = 1000
         self._clients: dict[str, Any] = {}
         self._token_players = TokenCache()
 
@@ -117,28 +155,58 @@ class Store:
         url = os.environ.get("REDIS_URL")
         if not url:
             raise RuntimeError("REDIS_URL is not set")
-        return cls(url)
+        store = cls(url, redis_urls.queue_url(os.environ))
+        store.wait_replicas = int(os.environ.get("KURIER_WAIT_REPLICAS") or 0)
+        store.wait_ms = int(os.environ.get("KURIER_WAIT_MS") or 1000)
+        return store
 
-    def _client(self, name: str, **kwargs: Any) -> Any:
+    def _client(self, name: str, url: str, decode: bool, timeout: float) -> Any:
         key = f"{name}:{os.getpid()}"
         if key not in self._clients:
-            pool = redis.BlockingConnectionPool.from_url(self.url, max_connections=64, **kwargs)
-            self._clients[key] = redis.Redis(connection_pool=pool)
+            self._clients[key] = _connect(url, decode, timeout)
         return self._clients[key]
 
     @property
-    def r(self) -> redis.Redis:
-        """Text client for reads and simple writes."""
-        return self._client("app", decode_responses=True, socket_timeout=5)
+    def r(self) -> Any:
+        """Text client of the game store (a cluster client in cluster mode)."""
+        return self._client("app", self.url, decode=True, timeout=5)
 
     @property
-    def raw(self) -> redis.Redis:
-        """Bytes client: rq needs it, so game transactions (which enqueue jobs) use it too."""
-        return self._client("raw", socket_timeout=10)
+    def raw(self) -> Any:
+        """Bytes client of the game store: game records and logs are bytes."""
+        return self._client("raw", self.url, decode=False, timeout=10)
+
+    @property
+    def queue_r(self) -> redis.Redis:
+        """Text client of the queue Redis (owed jobs, liveness)."""
+        if self.colocated:
+            return self.r  # type: ignore[no-any-return]
+        return self._client("queue", self.queue_url, decode=True, timeout=5)  # type: ignore[no-any-return]
+
+    @property
+    def queue_raw(self) -> redis.Redis:
+        """Bytes client of the queue Redis: rq's connection."""
+        if self.colocated:
+            return self.raw  # type: ignore[no-any-return]
+        return self._client("queue_raw", self.queue_url, decode=False, timeout=10)  # type: ignore[no-any-return]
+
+    def _script(self, name: str, client: Any, lua: str) -> Any:
+        key = f"script:{name}:{os.getpid()}"
+        if key not in self._clients:
+            self._clients[key] = client.register_script(lua)
+        return self._clients[key]
+
+    @property
+    def relay(self) -> Relay:
+        key = f"relay:{os.getpid()}"
+        if key not in self._clients:
+            self._clients[key] = Relay(self.raw, self.queue_raw)
+        return self._clients[key]  # type: ignore[no-any-return]
 
     def close(self) -> None:
         for client in self._clients.values():
-            client.close()
+            if hasattr(client, "close"):
+                client.close()
         self._clients.clear()
 
     # -- the one writer ------------------------------------------------------------------------
@@ -153,51 +221,145 @@ class Store:
         """Apply ``mutate`` to the current record atomically (see the module docstring).
 
         ``mutate(record, next_version)`` must not touch Redis; it raises ``Problem`` to refuse,
-        which leaves everything unchanged. ``followups`` plans the jobs that join the same EXEC.
+        which leaves everything unchanged. ``followups`` plans the jobs the commit brings along.
         """
-        gkey = game_key(game_id)
         ikey = idem_key(game_id, idem.player_id, idem.key) if idem else None
         for _ in range(MAX_TRIES):
-            with self.raw.pipeline() as pipe:
-                try:
-                    pipe.watch(*[k for k in (gkey, ikey) if k])
-                    raw = pipe.hgetall(gkey)
-                    # Read the idempotency record after the game: both are written in one
-                    # EXEC, so a request that sees the game after the first one's move also
-                    # sees its record and replays it, instead of judging the move again
-                    # against the state it itself produced (a spurious 409/422).
-                    if ikey and idem:
-                        cached = pipe.get(ikey)
-                        if cached is not None:
-                            return self._replay(cached, idem, as_text(raw.get(b"log_codec")))
-                    record = GameRecord.from_hash(game_id, raw) if raw else None
-                    version = record.version + 1 if record else 1
-                    before = list(record.pending) if record else []
-                    change = mutate(record, version)
-                    # Notification and deadline jobs join the same EXEC.
-                    write_followups = followups(before, change, version)
-                    pipe.multi()
-                    self._write(pipe, change, version)
-                    write_followups(pipe)
-                    if ikey and idem:
-                        saved = {
-                            "fp": idem.fingerprint,
-                            "status": change.status,
-                            "body": change.body,
-                        }
-                        pipe.set(
-                            ikey,
-                            pack_saved(change.record.log_codec, saved),
-                            ex=IDEMPOTENCY_TTL,
-                            nx=True,
-                        )
-                    pipe.execute()
-                    return Outcome(change.status, change.body)
-                except redis.WatchError:
-                    continue  # someone else committed first: start over from a fresh read
+            raw, cached, marked = self._read(game_id, ikey)
+            # The idempotency record is read with the game: both are written by one script,
+            # so a request that sees the game after the first one's move also sees its record
+            # and replays it, instead of judging the move again against the state it itself
+            # produced (a spurious 409/422).
+            if cached is not None and idem:
+                return self._replay(cached, idem, as_text(raw.get(b"log_codec")))
+            record = GameRecord.from_hash(game_id, raw) if raw else None
+            version = record.version + 1 if record else 1
+            before = list(record.pending) if record else []
+            change = mutate(record, version)
+            writes = Writes()
+            followups(before, change, version)(writes)
+            self._bring_along(writes, change)
+            if marked is not None and time.monotonic() - marked[1] > MARK_LIFETIME:
+                continue  # too slow since the mark: mark again (service/outbox.py)
+            status, detail = self._commit(change, version, ikey, idem, writes)
+            if status == REPLAY and idem:
+                return self._replay(detail, idem, change.record.log_codec)
+            if status != COMMITTED:
+                continue  # someone else committed first: start over from a fresh read
+            if marked is not None:
+                entry = Entry(version, commands_of(writes.queue), self._elsewhere(writes))
+                self.relay.after_commit(game_id, entry, int(detail), marked[0])
+            return Outcome(change.status, change.body)
         raise Problem(
             409, "concurrent-update", "the game kept changing under this request; retry it"
         )
+
+    def _read(
+        self, game_id: str, ikey: str | None
+    ) -> tuple[dict[bytes, bytes], bytes | None, tuple[int, float] | None]:
+        """The record, the idempotency record, and (outbox in use) the mark set before them."""
+        with self.raw.pipeline(transaction=False) as pipe:
+            marked = None
+            if not self.colocated:
+                marked = (outbox.mark(pipe, game_id), time.monotonic())
+            pipe.hgetall(game_key(game_id))
+            if ikey:
+                pipe.get(ikey)
+            found = pipe.execute()
+        found = found[1:] if marked else found
+        return found[0], (found[1] if ikey else None), marked
+
+    def _bring_along(self, writes: Writes, change: Change) -> None:
+        """The change's own cross-key writes: players' game lists, resolutions owed/settled."""
+        gid = change.record.id
+        for player_id in change.index_players:
+            writes.others.zadd(player_games_key(player_id), {gid: change.record.seq})
+        # A resolution is settled by the commit that applies it.
+        for ref in change.resolve_remove:
+            owed.settle(writes.queue, resolve_job_id(gid, ref))
+        for ref in change.resolve_add:
+            owed.owe(writes.queue, resolve_job(gid, ref), self.queue_raw)
+
+    def _elsewhere(self, writes: Writes) -> list[Command]:
+        """Commands for other slots of the store: in the commit unless the store is a cluster."""
+        return commands_of(writes.others) if self.mode == "cluster" else []
+
+    def _commit(
+        self,
+        change: Change,
+        version: int,
+        ikey: str | None,
+        idem: Idempotency | None,
+        writes: Writes,
+    ) -> tuple[int, Any]:
+        record = change.record
+        expected = version - 1  # 0: no record yet
+        record.version = version
+        record.updated_at = time.time()
+        gid = record.id
+        entry: dict[str, Any] = {
+            "kind": change.entry_kind,
+            "seat": "" if change.seat is None else str(change.seat),
+            "action": change.action,
+            "ref": change.ref,
+            "commitment": change.commitment,
+            "events": change.events,
+            "at": repr(record.updated_at),
+        }
+        saved = b""
+        if ikey and idem:
+            body = {"fp": idem.fingerprint, "status": change.status, "body": change.body}
+            saved = _as_bytes(pack_saved(record.log_codec, body))
+        inline = commands_of(writes.others) if self.mode != "cluster" else []
+        outbox_fields: list[Any] = []
+        if self.colocated:
+            inline += commands_of(writes.queue)
+        else:
+            queued = commands_of(writes.queue)
+            elsewhere = self._elsewhere(writes)
+            if queued or elsewhere:
+                outbox_fields = words(Entry(version, queued, elsewhere).fields())
+        fields = words(record.to_hash())
+        log_fields = words(pack_entry(record.log_codec, entry))
+        args = [
+            expected,
+            version,
+            saved,
+            IDEMPOTENCY_TTL,
+            len(fields),
+            *fields,
+            len(log_fields),
+            *log_fields,
+            len(outbox_fields),
+            *outbox_fields,
+            *flatten(inline),
+        ]
+        keys = [game_key(gid), events_key(gid), ikey or game_key(gid), outbox_key(gid)]
+        script = self._script("commit", self.raw, COMMIT_LUA)
+        if not self.wait_replicas:
+            status, detail = script(keys=keys, args=args)
+            return int(status), detail
+        return self._commit_and_wait(script, keys, args)
+
+    def _commit_and_wait(self, script: Any, keys: list[str], args: list[Any]) -> tuple[int, Any]:
+        """Commit, then WAIT on the same connection until a replica has it (or refuse)."""
+        client = self.raw
+        if self.mode == "cluster":
+            client = client.get_redis_connection(client.get_node_from_key(keys[0]))
+        with client.pipeline(transaction=False) as pipe:
+            script(keys=keys, args=args, client=pipe)
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
+            (status, detail), acknowledged = pipe.execute()
+        if int(status) == COMMITTED and int(acknowledged) < self.wait_replicas:
+            raise Problem(
+                503,
+                "not-replicated",
+                f"the change was made but not confirmed by {self.wait_replicas} replica(s) "
+                f"within {self.wait_ms} ms, so it could be lost in a failover; retry with the "
+                "same Idempotency-Key to learn whether it stands",
+                headers={"Retry-After": "1"},
+            )
+        return int(status), detail
 
     @staticmethod
     def _replay(cached: bytes, idem: Idempotency, codec: str) -> Outcome:
@@ -209,32 +371,6 @@ class Store:
                 "this Idempotency-Key was already used with a different request body",
             )
         return Outcome(saved["status"], saved["body"], replayed=True)
-
-    def _write(self, pipe: Any, change: Change, version: int) -> None:
-        record = change.record
-        record.version = version
-        record.updated_at = time.time()
-        gid = record.id
-        pipe.hset(game_key(gid), mapping=record.to_hash())
-        entry: dict[str, Any] = {
-            "kind": change.entry_kind,
-            "seat": "" if change.seat is None else str(change.seat),
-            "action": change.action,
-            "ref": change.ref,
-            "commitment": change.commitment,
-            "events": change.events,
-            "at": repr(record.updated_at),
-        }
-        # The explicit ID is a second guard: XADD at or below the top ID fails the EXEC.
-        pipe.xadd(events_key(gid), pack_entry(record.log_codec, entry), id=f"{version}-0")
-        for player_id in change.index_players:
-            pipe.zadd(player_games_key(player_id), {gid: record.seq})
-        # A resolution is settled by the commit that applies it: no window in which it is
-        # done but still owed.
-        for ref in change.resolve_remove:
-            owed.settle(pipe, resolve_job_id(gid, ref))
-        for ref in change.resolve_add:
-            owed.owe(pipe, resolve_job(gid, ref), self.raw)
 
     # -- players and tokens ----------------------------------------------------------------------
 
@@ -350,7 +486,7 @@ class Store:
 
     def pending_resolutions(self, older_than: float = 0.0) -> list[tuple[str, str]]:
         """(game, ref) of the resolutions owed for at least ``older_than`` seconds."""
-        jobs = owed.owed_jobs(self.raw, RESOLVE_JOB, time.time() - older_than)
+        jobs = owed.owed_jobs(self.queue_raw, RESOLVE_JOB, time.time() - older_than)
         return [(job.args[0], job.args[1]) for job in jobs]
 
     def health(self) -> dict[str, Any]:
@@ -358,13 +494,38 @@ class Store:
         redis_ok = False
         live: list[liveness.LiveWorker] = []
         try:
-            redis_ok = bool(self.r.ping())
-            live = liveness.live_workers(self.r)
+            redis_ok = bool(self.r.ping()) and bool(self.queue_r.ping())
+            live = liveness.live_workers(self.queue_r)
         except redis.RedisError:
             pass
         game = sum(DEFAULT_QUEUE in w.queues for w in live)
         webhook = sum(WEBHOOK_QUEUE in w.queues for w in live)
         return {"redis": redis_ok, "game_workers": game, "webhook_workers": webhook}
+
+
+def _mode(url: str) -> str:
+    try:
+        return redis_urls.parse(url).mode
+    except ValueError:
+        return "single"  # refused at the first command, with redis-py's own message
+
+
+def _connect(url: str, decode: bool, timeout: float) -> Any:
+    """A client for ``url``: one Redis as before (a blocking pool of 64), else through
+    service/redis_urls.py (a Sentinel-managed primary, a cluster)."""
+    if _mode(url) == "single":
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=64, decode_responses=decode, socket_timeout=timeout
+        )
+        return redis.Redis(connection_pool=pool)
+    target = redis_urls.parse(url)
+    return redis_urls.connect(
+        target, decode_responses=decode, socket_timeout=timeout, max_connections=64
+    )
+
+
+def _as_bytes(value: bytes | str) -> bytes:
+    return value.encode() if isinstance(value, str) else value
 
 
 def resolve_job(game_id: str, ref: str) -> owed.OwedJob:

@@ -32,9 +32,11 @@ LAYERS: dict[str, int] = {
     "service.webhook_urls": 1,
     "service.gunicorn_worker": 1,
     "service.mailauth": 1,
+    "service.writes": 1,  # commands recorded for a commit, and the commit script
     "service.store": 2,  # the one writer, and the Redis bookkeeping it writes with:
     "service.owed": 2,  # jobs owed and their sweep
     "service.liveness": 2,  # workers' heartbeats
+    "service.outbox": 2,  # what a commit owes other slots and the queue Redis
     "service": 3,  # service functions: games, notifications, prefs, pinning, auth, ...
     # Adapters: HTTP resources and their schemas, the mail receiver, rq jobs.
     "service.api": 4,

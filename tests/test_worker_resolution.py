@@ -83,23 +83,22 @@ def test_the_commit_enqueues_one_job_and_running_it_twice_resolves_once(env_stor
 _CRASHING_WORKER = textwrap.dedent(
     """
     import os, sys
-    import redis.client
+    import redis.commands.core
     from rq import Queue, SimpleWorker
     from rq.serializers import JSONSerializer
     from service.queues import queue
     from service.store import Store
 
-    real_execute = redis.client.Pipeline.execute
+    real_call = redis.commands.core.Script.__call__
 
-    def execute(self, *args, **kwargs):
-        # Die like a SIGKILL at the worst moment: the resolution is computed and queued in
-        # MULTI, and the EXEC is about to be sent.
-        if any(str(a[0]).upper() == "HSET" and "kurier:game:" in str(a[1])
-               for a, _ in self.command_stack):
+    def call(self, keys=[], args=[], client=None):
+        # Die like a SIGKILL at the worst moment: the resolution is computed, and the commit
+        # (with the jobs it brings along) is about to be sent.
+        if keys and str(keys[0]).startswith("kurier:game:"):
             os._exit(137)
-        return real_execute(self, *args, **kwargs)
+        return real_call(self, keys, args, client)
 
-    redis.client.Pipeline.execute = execute
+    redis.commands.core.Script.__call__ = call
     store = Store.from_env()
     default = queue(store.raw)
     SimpleWorker([default], connection=store.raw, serializer=JSONSerializer).work(burst=True)

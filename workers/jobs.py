@@ -22,14 +22,14 @@ def reconcile(store: Store, older_than: float = 0.0) -> int:
     The periodic sweep (workers/runtime.py) does the same every few seconds, failed jobs
     excepted."""
     _adopt_legacy_resolutions(store)
-    return len(owed.sweep(store.raw, grace=older_than, include_failed=True))
+    return len(owed.sweep(store.queue_raw, grace=older_than, include_failed=True))
 
 
 def _adopt_legacy_resolutions(store: Store) -> None:
     """Resolutions owed under the index used before service/owed.py: owe them the new way."""
     for member in store.r.zrange(LEGACY_RESOLVE_INDEX, 0, -1):
         game_id, ref = member.split(" ", 1)
-        with store.raw.pipeline() as pipe:
-            owed.owe(pipe, resolve_job(game_id, ref), store.raw)
+        with store.queue_raw.pipeline() as pipe:
+            owed.owe(pipe, resolve_job(game_id, ref), store.queue_raw)
             pipe.zrem(LEGACY_RESOLVE_INDEX, member)
             pipe.execute()

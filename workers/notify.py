@@ -215,7 +215,7 @@ def deliver_webhook(player_id: str, delivery_id: str, attempt: int) -> str:
         **state,
     )
     later = deliveries.attempt_job(store, player_id, delivery_id, attempt + 1, time.time() + delay)
-    owed.owe_now(store.raw, later)
+    owed.owe_now(store.queue_raw, later)
     return "retrying"
 
 

@@ -17,6 +17,7 @@ import redis
 from rq import SimpleWorker, Worker
 
 from service import liveness, owed
+from service.store import Store
 
 log = logging.getLogger("kurier.worker")
 
@@ -72,10 +73,11 @@ class WebhookWorker(_Beating, Worker):
 
 
 class Sweeper:
-    """Every ``owed.SWEEP_SECONDS``, enqueue again the owed jobs no live worker has."""
+    """Every ``owed.SWEEP_SECONDS``, enqueue again the owed jobs no live worker has, and relay
+    the outboxes their writers left behind (service/outbox.py)."""
 
-    def __init__(self, connection: redis.Redis) -> None:
-        self.client = _own_client(connection)
+    def __init__(self, store: Store) -> None:
+        self.store = Store(store.url, store.queue_url)  # clients of its own
         self.owner = f"{os.uname().nodename}:{os.getpid()}"
         self._stop = threading.Event()
 
@@ -90,7 +92,8 @@ class Sweeper:
         down = False  # one line per Redis outage, not one per sweep
         while not self._stop.wait(owed.SWEEP_SECONDS):
             try:
-                found = owed.try_sweep(self.client, self.owner)
+                found = owed.try_sweep(self.store.queue_raw, self.owner)
+                relayed = self.store.relay.sweep() if found is not None else []
             except redis.RedisError as error:
                 if not down:
                     log.warning("sweeps skipped while Redis is unreachable: %s", error)
@@ -99,3 +102,7 @@ class Sweeper:
             down = False
             if found:
                 log.warning("enqueued again %d lost job(s): %s", len(found), " ".join(found))
+            if relayed:
+                log.warning(
+                    "relayed %d outbox(es) left behind: %s", len(relayed), " ".join(relayed)
+                )
