@@ -28,6 +28,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=MAX_BODY,
         REDIS_URL=os.environ.get("REDIS_URL"),
+        QUEUE_URL=os.environ.get("KURIER_QUEUE_URL"),
         RATE_LIMIT=os.environ.get("KURIER_RATE_LIMIT") or ratelimit.DEFAULT_LIMIT,
         SIGNUP_RATE_LIMIT=(
             os.environ.get("KURIER_SIGNUP_RATE_LIMIT") or ratelimit.DEFAULT_SIGNUP_LIMIT
@@ -37,7 +38,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(config or {})
     app.json.sort_keys = False  # type: ignore[attr-defined]
     # No connection is opened here: the store connects lazily, after gunicorn forks.
-    app.extensions["kurier.store"] = Store(app.config["REDIS_URL"] or "unix:///nonexistent")
+    app.extensions["kurier.store"] = Store(
+        app.config["REDIS_URL"] or "unix:///nonexistent", app.config["QUEUE_URL"] or None
+    )
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}})
     api.spec.components.security_scheme(

@@ -137,10 +137,11 @@ class Relay:
         if top:
             self.store.xtrim(outbox_key(game_id), minid=f"{top + 1}-0", approximate=False)
 
-    def sweep(self, grace: float = GRACE_SECONDS) -> list[str]:
-        """Relay the outboxes whose writers left them behind; returns the games relayed."""
+    def sweep(self, grace: float | None = None) -> list[str]:
+        """Relay the outboxes whose writers left them behind (marked over ``grace`` seconds
+        ago, default ``GRACE_SECONDS``); returns the games relayed."""
         relayed = []
-        before = now_ms() - int(grace * 1000)
+        before = now_ms() - int((GRACE_SECONDS if grace is None else grace) * 1000)
         for bucket in range(OUTBOX_BUCKETS):
             key = dirty_bucket_key(bucket)
             marks = self.store.zrange(

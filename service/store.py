@@ -83,6 +83,7 @@ from service.writes import (
 )
 
 IDEMPOTENCY_TTL = 86_400
+DEFAULT_WAIT_MS = 1000
 #: A busy game rarely sees more than a couple of EXEC conflicts in a row.
 MAX_TRIES = 8
 TOKEN_PREFIX = "kur_pat_"
@@ -139,14 +140,19 @@ class Store:
     outbox (service/outbox.py).
     """
 
-    def __init__(self, url: str, queue_url: str | None = None) -> None:
+    def __init__(
+        self, url: str, queue_url: str | None = None, wait_replicas: int | None = None
+    ) -> None:
         self.url = url
         self.queue_url = queue_url or redis_urls.queue_url({"REDIS_URL": url})
         self.mode = _mode(url)
         self.colocated = self.queue_url == url and self.mode != "cluster"
-        #: Wait for this many replicas to acknowledge a commit before answering (0: don't).
-        self.wait_replicas = 0
-        self.wait_ms = 1000
+        #: Wait for this many replicas to acknowledge a commit before answering (0: don't), at
+        #: most ``wait_ms`` (KURIER_WAIT_REPLICAS, KURIER_WAIT_MS).
+        if wait_replicas is None:
+            wait_replicas = int(os.environ.get("KURIER_WAIT_REPLICAS") or 0)
+        self.wait_replicas = wait_replicas
+        self.wait_ms = int(os.environ.get("KURIER_WAIT_MS") or DEFAULT_WAIT_MS)
         self._clients: dict[str, Any] = {}
         self._token_players = TokenCache()
 
@@ -155,10 +161,7 @@ class Store:
         url = os.environ.get("REDIS_URL")
         if not url:
             raise RuntimeError("REDIS_URL is not set")
-        store = cls(url, redis_urls.queue_url(os.environ))
-        store.wait_replicas = int(os.environ.get("KURIER_WAIT_REPLICAS") or 0)
-        store.wait_ms = int(os.environ.get("KURIER_WAIT_MS") or 1000)
-        return store
+        return cls(url, redis_urls.queue_url(os.environ))
 
     def _client(self, name: str, url: str, decode: bool, timeout: float) -> Any:
         key = f"{name}:{os.getpid()}"
@@ -378,11 +381,11 @@ class Store:
         player_id = "p_" + secrets.token_hex(8)
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         player = {"id": player_id, "name": name, "email": email or "", "created_at": time.time()}
-        with self.r.pipeline(transaction=True) as pipe:
-            pipe.hset(player_key(player_id), mapping={k: str(v) for k, v in player.items()})
-            # Only the token's hash is stored: a database leak yields no usable token.
-            pipe.hset(token_key(token), mapping={"player": player_id, "scopes": SCOPES})
-            pipe.execute()
+        # Two slots of a cluster, so two writes: the player first, then the token that names
+        # it (a crash in between leaves a player nobody can act as, never a token to nobody).
+        self.r.hset(player_key(player_id), mapping={k: str(v) for k, v in player.items()})
+        # Only the token's hash is stored: a database leak yields no usable token.
+        self.r.hset(token_key(token), mapping={"player": player_id, "scopes": SCOPES})
         return self._player_out(player), token
 
     def player_for_token(self, token: str) -> dict[str, Any] | None:
@@ -435,9 +438,9 @@ class Store:
             raw, entries = pipe.execute()
         if not raw:
             raise game_not_found(game_id)
-        record = GameRecord.from_hash(game_id, raw)
+        record = GameRecord.from_hash(game_id, _as_dict(raw))
         out = [
-            (int(entry_id.split(b"-")[0]), unpack_entry(record.log_codec, fields))
+            (int(entry_id.split(b"-")[0]), unpack_entry(record.log_codec, _as_dict(fields)))
             for entry_id, fields in entries
         ]
         return record, out
@@ -522,6 +525,12 @@ def _connect(url: str, decode: bool, timeout: float) -> Any:
     return redis_urls.connect(
         target, decode_responses=decode, socket_timeout=timeout, max_connections=64
     )
+
+
+def _as_dict(reply: Any) -> Any:
+    """A hash or stream entry as a dict: a cluster client's MULTI leaves replies unparsed
+    (a flat list of names and values)."""
+    return reply if isinstance(reply, dict) else dict(zip(reply[::2], reply[1::2], strict=True))
 
 
 def _as_bytes(value: bytes | str) -> bytes:

@@ -1,0 +1,112 @@
+"""The end-to-end HTTP games, the race tests and the idempotency tests again, on the other
+topologies (issue 18): the queues on a Redis of their own, a Sentinel-managed primary with a
+replica, and a 3-master Redis Cluster with the queues on a single Redis.
+
+The tests are imported from their modules: pytest runs them here with this module's fixtures
+(``store``, ``base_url``, ``worker``), one topology at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+
+import pytest
+from rq import Worker
+from werkzeug.serving import make_server
+
+from service.app import create_app
+from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.store import Store
+from tests.conftest import ROOT, UNLIMITED, short_tmp
+from tests.test_service_attika import test_complete_attika_game_over_http  # noqa: F401
+from tests.test_service_hidden import test_no_endpoint_leaks_hands_or_sealed_choices  # noqa: F401
+from tests.test_service_play import (  # noqa: F401
+    test_complete_game_over_http,
+    test_inbox_lists_what_each_player_owes,
+)
+from tests.test_service_races import (  # noqa: F401
+    test_different_moves_racing_on_one_version_apply_once,
+    test_one_idempotency_key_applies_once,
+    test_replays_never_judge_the_move_again,
+    test_stale_if_match_is_412_and_expected_version_409,
+)
+from tests.test_service_wargame import test_complete_wargame_over_http  # noqa: F401
+from tests.topologies import cluster_setup, sentinel_setup
+
+
+@dataclass(frozen=True)
+class Topology:
+    name: str
+    url: str
+    queue_url: str
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"REDIS_URL": self.url, "KURIER_QUEUE_URL": self.queue_url}
+
+
+def _single(stack: ExitStack, prefix: str) -> str:
+    server = RedisServer(short_tmp(prefix), EPHEMERAL_FLAGS)
+    server.start()
+    stack.callback(server.stop)
+    return server.url
+
+
+@pytest.fixture(scope="module", params=["queues-apart", "sentinel", "cluster"])
+def topology(request: pytest.FixtureRequest) -> Iterator[Topology]:
+    with ExitStack() as stack:
+        if request.param == "queues-apart":
+            state, queues = _single(stack, "kur-state-"), _single(stack, "kur-queues-")
+        elif request.param == "sentinel":
+            state = queues = stack.enter_context(sentinel_setup()).url
+        else:
+            state = stack.enter_context(cluster_setup(3)).url
+            queues = _single(stack, "kur-queues-")
+        yield Topology(request.param, state, queues)
+
+
+@pytest.fixture(scope="module")
+def store(topology: Topology) -> Iterator[Store]:
+    store = Store(topology.url, topology.queue_url)
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def base_url(topology: Topology) -> Iterator[str]:
+    app = create_app({"REDIS_URL": topology.url, "QUEUE_URL": topology.queue_url, **UNLIMITED})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def worker(topology: Topology, store: Store) -> Iterator[subprocess.Popen[bytes]]:
+    tmp = short_tmp("kur-topo-worker-")
+    env = {**os.environ, **topology.env, "KURIER_OUTBOX": str(tmp / "outbox")}
+    log = open(tmp / "worker.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT, stdout=log, stderr=log
+    )
+    deadline = time.monotonic() + 30
+    while Worker.count(connection=store.queue_raw) < 1:
+        assert proc.poll() is None, (tmp / "worker.log").read_text()[-3000:]
+        assert time.monotonic() < deadline, "the worker did not register within 30 s"
+        time.sleep(0.1)
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
