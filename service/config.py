@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import redis
 
-from service import webhook_urls
+from service import redis_urls, webhook_urls
 from service.numbers import is_ascii_digits
 from service.redis_server import RedisServer, data_dir_from_env
 
@@ -99,21 +99,58 @@ def _mail_from(value: str) -> None:
         raise Invalid("must be an address such as 'Kurier <kurier@example.org>'")
 
 
+class Info(str):
+    """What a check found, when all is well but worth saying (e.g. which Redis answered)."""
+
+
 def check_redis_url(value: str) -> str | None:
-    """Well-formed and answering PING; warns about settings that risk games."""
+    """Well-formed, answering, and what the URL says it is (a plain URL to a cluster node,
+    a Sentinel or a replica is refused); says which topology answered; warns about settings
+    that risk games."""
     try:
-        client = redis.Redis.from_url(
-            value, socket_connect_timeout=3, socket_timeout=3, retry=None, decode_responses=True
-        )
+        found = redis_urls.probe(value)
     except ValueError as error:
         raise Invalid(f"malformed: {error}") from None
+    except redis_urls.TopologyError as error:
+        unreachable = isinstance(error.__cause__, (redis.ConnectionError, redis.TimeoutError))
+        raise Invalid(f"unreachable: {error}" if unreachable else str(error)) from None
+    except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
+        raise Invalid(f"unreachable: {type(error).__name__}") from None
+    if redis_urls.parse(value).mode == "cluster":
+        return Info(found)  # CONFIG differs per node: check each node's own settings by hand
+    target = redis_urls.parse(value)
+    client = redis_urls.connect(target, decode_responses=True, socket_timeout=3, max_connections=2)
     try:
-        client.ping()
-        return _redis_warnings(client)
+        warning = _redis_warnings(client)
     except redis.RedisError as error:
         raise Invalid(f"unreachable: {type(error).__name__}") from None
     finally:
         client.close()
+    return f"{found}: {warning}" if warning else Info(found)
+
+
+def check_queue_url(value: str) -> str | None:
+    try:
+        if redis_urls.parse(value).mode == "cluster":
+            raise Invalid("cannot be a Redis Cluster (rq issue 1942): a single Redis or Sentinel")
+    except ValueError as error:
+        raise Invalid(f"malformed: {error}") from None
+    return check_redis_url(value)
+
+
+def _queues_with_state(environ: Mapping[str, str]) -> Finding:
+    state = environ.get("REDIS_URL", "")
+    try:
+        if state and redis_urls.parse(state).mode == "cluster":
+            return Finding(
+                "KURIER_QUEUE_URL",
+                "error",
+                "unset, but REDIS_URL is a Redis Cluster, which cannot hold the job queues: "
+                "set KURIER_QUEUE_URL to a single Redis or a redis+sentinel:// URL",
+            )
+    except ValueError:
+        pass  # REDIS_URL's own finding says what is wrong with it
+    return Finding("KURIER_QUEUE_URL", "ok", "unset: the job queues share REDIS_URL's Redis")
 
 
 def _redis_warnings(client: redis.Redis) -> str | None:
@@ -177,11 +214,34 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "REDIS_URL",
         "",
-        "The Redis holding every game (`redis://`, `rediss://`, `unix://`). Required by "
-        "`web` and `worker`; unset, `kurier run` starts an embedded Redis",
+        "The Redis holding every game: one server (`redis://`, `rediss://`, `unix://`), a "
+        "Sentinel-managed primary (`redis+sentinel://h:p,h:p/<service>`) or a Redis Cluster "
+        "(`redis+cluster://h:p,h:p`). Required by `web` and `worker`; unset, `kurier run` "
+        "starts an embedded Redis",
         check_redis_url,
         secret=True,
         if_unset=_embedded_redis,
+    ),
+    Setting(
+        "KURIER_QUEUE_URL",
+        "",
+        "The Redis of the job queues (one server or `redis+sentinel://`, never a cluster); "
+        "unset: REDIS_URL's, which then must not be a cluster",
+        check_queue_url,
+        secret=True,
+        if_unset=_queues_with_state,
+    ),
+    Setting(
+        "KURIER_WAIT_REPLICAS",
+        "0",
+        "Answer a change only once this many replicas have it (Redis WAIT); 0: don't wait",
+        _int_between(0, 16),
+    ),
+    Setting(
+        "KURIER_WAIT_MS",
+        "1000",
+        "How long a change waits for its replicas before it is answered 503 not-replicated",
+        _int_between(1, 60_000),
     ),
     Setting(
         "KURIER_DATA_DIR",
@@ -373,6 +433,8 @@ def _check_one(setting: Setting, value: str) -> Finding:
         warning = setting.check(value) if setting.check else None
     except Invalid as error:
         return Finding(setting.name, "error", f"{shown}: {error}")
+    if isinstance(warning, Info):
+        return Finding(setting.name, "ok", f"{shown}: {warning}")
     if warning:
         return Finding(setting.name, "warning", f"{shown}: {warning}")
     return Finding(setting.name, "ok", shown)

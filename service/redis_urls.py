@@ -14,7 +14,7 @@
 The job queues never go on a cluster: rq needs multi-key transactions across its own keys
 (rq issue 1942), so they live on ``KURIER_QUEUE_URL`` (:func:`queue_url`).
 
-Not wired into the store yet: ``service/store.py`` still opens ``REDIS_URL`` itself.
+``service/store.py`` opens the game store and the queue Redis through :func:`connect`.
 """
 
 from __future__ import annotations
@@ -456,9 +456,7 @@ def _count(number: int, noun: str) -> str:
 # -- the queues' Redis --------------------------------------------------------------------------
 
 
-#: Not yet a setting in service/config.py (nothing reads it at run time yet): whoever wires
-#: queue_url() adds it there and to the table in docs/operations.md. The settings scan in
-#: tests/test_config.py only sees literal names, so it cannot remind you.
+#: Both are settings in service/config.py (and the table in docs/operations.md).
 QUEUE_URL_VARIABLE = "KURIER_QUEUE_URL"
 STATE_URL_VARIABLE = "REDIS_URL"
 

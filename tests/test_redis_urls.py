@@ -15,6 +15,7 @@ import redis
 from limits.storage import storage_from_string
 from redis.exceptions import ClusterError, CrossSlotTransactionError, RedisClusterException
 
+from service import config
 from service.redis_urls import RedisTarget, TopologyError, connect, parse, probe, queue_url
 from tests.topologies import ClusterSetup, SentinelSetup, cluster_setup, sentinel_setup
 
@@ -375,3 +376,21 @@ def test_cluster_failover_a_replica_takes_over_the_dead_masters_slots() -> None:
             assert client.mget(game, f"{game}:after") == ["moved on", "too"]
         finally:
             client.close()
+
+
+def test_config_check_names_the_mode_and_refuses_a_cluster_node_as_a_plain_url(
+    cluster: ClusterSetup,
+) -> None:
+    found = {f.name: f for f in config.check({"REDIS_URL": cluster.url})}
+    assert found["REDIS_URL"].level == "ok"
+    assert "Redis Cluster, 3 masters" in found["REDIS_URL"].message
+    # rq cannot run on a cluster: the queues need a Redis of their own.
+    assert found["KURIER_QUEUE_URL"].level == "error"
+    assert "KURIER_QUEUE_URL" in found["KURIER_QUEUE_URL"].message
+
+    node = f"redis://{cluster.nodes[0].address}"
+    found = {f.name: f for f in config.check({"REDIS_URL": node})}
+    assert found["REDIS_URL"].level == "error"
+    assert "Redis Cluster node" in found["REDIS_URL"].message
+    found = {f.name: f for f in config.check({"REDIS_URL": node, "KURIER_QUEUE_URL": cluster.url})}
+    assert found["KURIER_QUEUE_URL"].level == "error"
