@@ -21,7 +21,17 @@ from service.problems import Problem, problem_response
 
 #: What "Redis is unreachable" looks like (BusyLoadingError, Redis replaying its AOF after a
 #: restart, is a ConnectionError).
-OUTAGE_ERRORS: tuple[type[Exception], ...] = (redis.ConnectionError, redis.TimeoutError)
+#: A failover looks like one of these for a moment: a demoted primary refusing writes
+#: (ReadOnlyError), a cluster whose dead master's slots are not taken over yet (ClusterDownError,
+#: TryAgainError, SlotNotCoveredError: not a RedisError in redis-py).
+OUTAGE_ERRORS: tuple[type[Exception], ...] = (
+    redis.ConnectionError,
+    redis.TimeoutError,
+    redis.exceptions.ReadOnlyError,
+    redis.exceptions.ClusterError,
+    redis.exceptions.TryAgainError,
+    redis.exceptions.RedisClusterException,
+)
 RETRY_AFTER_SECONDS = 5
 log = logging.getLogger("kurier.outage")
 

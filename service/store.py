@@ -234,6 +234,8 @@ class Store:
             # and replays it, instead of judging the move again against the state it itself
             # produced (a spurious 409/422).
             if cached is not None and idem:
+                if self.wait_replicas and ikey:
+                    self._confirm_replicated(game_id, ikey)
                 return self._replay(cached, idem, as_text(raw.get(b"log_codec")))
             record = GameRecord.from_hash(game_id, raw) if raw else None
             version = record.version + 1 if record else 1
@@ -245,7 +247,9 @@ class Store:
             if marked is not None and time.monotonic() - marked[1] > MARK_LIFETIME:
                 continue  # too slow since the mark: mark again (service/outbox.py)
             status, detail = self._commit(change, version, ikey, idem, writes)
-            if status == REPLAY and idem:
+            if status == REPLAY and idem and ikey:
+                if self.wait_replicas:
+                    self._confirm_replicated(game_id, ikey)
                 return self._replay(detail, idem, change.record.log_codec)
             if status != COMMITTED:
                 continue  # someone else committed first: start over from a fresh read
@@ -345,15 +349,33 @@ class Store:
         return self._commit_and_wait(script, keys, args)
 
     def _commit_and_wait(self, script: Any, keys: list[str], args: list[Any]) -> tuple[int, Any]:
-        """Commit, then WAIT on the same connection until a replica has it (or refuse)."""
-        client = self.raw
-        if self.mode == "cluster":
-            client = client.get_redis_connection(client.get_node_from_key(keys[0]))
-        with client.pipeline(transaction=False) as pipe:
+        """Commit, then WAIT on the same connection until the replicas have it (or refuse)."""
+        with self._node_of(keys[0]).pipeline(transaction=False) as pipe:
             script(keys=keys, args=args, client=pipe)
             pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
             (status, detail), acknowledged = pipe.execute()
-        if int(status) == COMMITTED and int(acknowledged) < self.wait_replicas:
+        if int(status) == COMMITTED:
+            self._replicated_or_refuse(int(acknowledged))
+        return int(status), detail
+
+    def _confirm_replicated(self, game_id: str, ikey: str) -> None:
+        """Before replaying an answer, make sure its change reached the replicas: WAIT covers
+        only a connection's own writes, so write something after it (the idempotency record's
+        TTL, renewed) and wait for that; replication keeps order."""
+        with self._node_of(game_key(game_id)).pipeline(transaction=False) as pipe:
+            pipe.expire(ikey, IDEMPOTENCY_TTL)
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
+            _renewed, acknowledged = pipe.execute()
+        self._replicated_or_refuse(int(acknowledged))
+
+    def _node_of(self, key: str) -> Any:
+        """A client whose pipeline talks to the server holding ``key`` (one connection)."""
+        if self.mode != "cluster":
+            return self.raw
+        return self.raw.get_redis_connection(self.raw.get_node_from_key(key))
+
+    def _replicated_or_refuse(self, acknowledged: int) -> None:
+        if acknowledged < self.wait_replicas:
             raise Problem(
                 503,
                 "not-replicated",
@@ -362,7 +384,6 @@ class Store:
                 "same Idempotency-Key to learn whether it stands",
                 headers={"Retry-After": "1"},
             )
-        return int(status), detail
 
     @staticmethod
     def _replay(cached: bytes, idem: Idempotency, codec: str) -> Outcome:

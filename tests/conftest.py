@@ -12,6 +12,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -71,28 +72,43 @@ def base_url(app: Flask) -> Iterator[str]:
     thread.join(10)
 
 
-@pytest.fixture(scope="session")
-def worker(redis_url: str, store: Store) -> Iterator[subprocess.Popen[bytes]]:
-    """One real ``kurier worker`` process (forks a work-horse per job, like production)."""
+@contextmanager
+def worker_process(store: Store) -> Iterator[subprocess.Popen[bytes]]:
+    """One real ``kurier worker`` process on ``store``'s Redis (and queue Redis), registered
+    before this yields; stopped after."""
     tmp = short_tmp("kur-worker-")
     # Mail to players with an address (the demo's) lands here, not in the work tree's outbox.
-    env = {**os.environ, "REDIS_URL": redis_url, "KURIER_OUTBOX": str(tmp / "outbox")}
+    env = {
+        **os.environ,
+        "REDIS_URL": store.url,
+        "KURIER_QUEUE_URL": store.queue_url,
+        "KURIER_OUTBOX": str(tmp / "outbox"),
+    }
     log = open(tmp / "worker.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT, stdout=log, stderr=log
     )
     deadline = time.monotonic() + 30
-    while Worker.count(connection=store.raw) < 1:
-        assert proc.poll() is None, "the worker exited at start"
-        assert time.monotonic() < deadline, "the worker did not register within 30 s"
-        time.sleep(0.1)
-    yield proc
-    proc.terminate()
     try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        while Worker.count(connection=store.queue_raw) < 1:
+            assert proc.poll() is None, (tmp / "worker.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "the worker did not register within 30 s"
+            time.sleep(0.1)
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def worker(store: Store) -> Iterator[subprocess.Popen[bytes]]:
+    """One real ``kurier worker`` process (forks a work-horse per job, like production)."""
+    with worker_process(store) as proc:
+        yield proc
 
 
 @pytest.fixture

@@ -8,23 +8,19 @@ The tests are imported from their modules: pytest runs them here with this modul
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 
 import pytest
-from rq import Worker
 from werkzeug.serving import make_server
 
 from service.app import create_app
 from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from service.store import Store
-from tests.conftest import ROOT, UNLIMITED, short_tmp
+from tests.conftest import UNLIMITED, short_tmp, worker_process
 from tests.test_service_attika import test_complete_attika_game_over_http  # noqa: F401
 from tests.test_service_hidden import test_no_endpoint_leaks_hands_or_sealed_choices  # noqa: F401
 from tests.test_service_play import (  # noqa: F401
@@ -91,22 +87,6 @@ def base_url(topology: Topology) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def worker(topology: Topology, store: Store) -> Iterator[subprocess.Popen[bytes]]:
-    tmp = short_tmp("kur-topo-worker-")
-    env = {**os.environ, **topology.env, "KURIER_OUTBOX": str(tmp / "outbox")}
-    log = open(tmp / "worker.log", "wb")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT, stdout=log, stderr=log
-    )
-    deadline = time.monotonic() + 30
-    while Worker.count(connection=store.queue_raw) < 1:
-        assert proc.poll() is None, (tmp / "worker.log").read_text()[-3000:]
-        assert time.monotonic() < deadline, "the worker did not register within 30 s"
-        time.sleep(0.1)
-    yield proc
-    proc.terminate()
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+def worker(store: Store) -> Iterator[subprocess.Popen[bytes]]:
+    with worker_process(store) as proc:
+        yield proc

@@ -44,6 +44,7 @@ class Node:
     port: int
     process: subprocess.Popen[bytes]
     log: Path
+    command: Sequence[str] = ()
 
     @property
     def address(self) -> str:
@@ -58,6 +59,13 @@ class Node:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)
         self.process.wait(10)
+
+    def restart(self) -> None:
+        """Start the killed process again, same port, directory and configuration (a cluster
+        node or a Sentinel-managed server comes back as a replica of whoever took over)."""
+        assert self.process.poll() is not None, f"{self.name} is still running"
+        self.process = _spawn(self.command)
+        wait_for(lambda: _answers(self), FORM_TIMEOUT, f"{self.name} to answer PING again")
 
     def log_tail(self, lines: int = 15) -> str:
         try:
@@ -86,10 +94,7 @@ class _Processes:
     def start(self, name: str, args: Sequence[str], port: int) -> Node:
         log = self.tmp / f"{name}.log"
         command = [find_redis_server(), *args, "--logfile", str(log)]
-        process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
-        )
-        node = Node(name, port, process, log)
+        node = Node(name, port, _spawn(command), log, command)
         self.nodes.append(node)
         wait_for(lambda: _answers(node), FORM_TIMEOUT, f"{name} on port {port} to answer PING")
         return node
@@ -105,6 +110,12 @@ class _Processes:
         for node in self.nodes:
             node.kill()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _spawn(command: Sequence[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+    )
 
 
 def _bind_free(port: int) -> int:

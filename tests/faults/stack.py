@@ -31,8 +31,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def web(redis_url: str, workers: int = 2, threads: int = 4) -> Iterator[tuple[str, int]]:
-    """``kurier web`` on 127.0.0.1: yields the base URL and the gunicorn master's pid."""
+def web(
+    redis_url: str, workers: int = 2, threads: int = 4, extra: dict[str, str] | None = None
+) -> Iterator[tuple[str, int]]:
+    """``kurier web`` on 127.0.0.1: yields the base URL and the gunicorn master's pid.
+    ``extra``: more environment (e.g. KURIER_QUEUE_URL)."""
     port = free_port()
     tmp = short_tmp("kur-web-")
     env = {
@@ -48,6 +51,7 @@ def web(redis_url: str, workers: int = 2, threads: int = 4) -> Iterator[tuple[st
         "KURIER_SIGNUP_RATE_LIMIT": "1000000/minute",
         "PROMETHEUS_MULTIPROC_DIR": str(short_tmp("kur-metrics-")),
         "KURIER_DATA_DIR": str(tmp),  # gunicorn's control socket: its own, not the work tree's
+        **(extra or {}),
     }
     log = open(tmp / "web.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(
