@@ -1,4 +1,5 @@
-"""Operator commands of `kurier`: `web`, `config check`, `games verify`.
+"""Operator commands of `kurier`: `web`, `config check`, `games verify`, `verify`, `archive`,
+`restore`.
 
 Kept apart from `service/cli.py` (which wires them in) so that the production entry points
 are in one place: the container image runs `kurier web` and `kurier worker`.
@@ -7,6 +8,7 @@ are in one place: the container image runs `kurier web` and `kurier worker`.
 from __future__ import annotations
 
 import argparse
+import datetime
 import errno
 import os
 import socket
@@ -37,7 +39,32 @@ def add_parsers(commands: Any) -> dict[str, Handler]:
         "verify", help="check finished games' records offline (seed, sealed choices, replay)"
     )
     verify.add_argument("records", nargs="+", metavar="RECORD.json")
-    return {"web": cmd_web, "config": cmd_config, "games": cmd_games, "verify": cmd_verify}
+    archive = commands.add_parser(
+        "archive", help="move finished games out of Redis into a JSON Lines file"
+    )
+    archive.add_argument(
+        "--before", required=True, type=_day, metavar="YYYY-MM-DD",
+        help="games finished before this day (UTC)",
+    )  # fmt: skip
+    archive.add_argument("--dir", default="archive", help="where the file goes (./archive)")
+    restore = commands.add_parser("restore", help="bring archived games back into Redis")
+    restore.add_argument("files", nargs="+", metavar="FILE.jsonl")
+    return {
+        "web": cmd_web,
+        "config": cmd_config,
+        "games": cmd_games,
+        "verify": cmd_verify,
+        "archive": cmd_archive,
+        "restore": cmd_restore,
+    }
+
+
+def _day(text: str) -> float:
+    try:
+        day = datetime.datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=datetime.UTC)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a day like 2026-01-31") from None
+    return day.timestamp()
 
 
 class CannotListen(Exception):
@@ -148,3 +175,38 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from engine.verify import main
 
     return main(args.records)
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from service.archive import archive
+    from service.store import Store
+
+    store = Store.from_env()
+    done = archive(store, args.before, Path(args.dir))
+    store.close()
+    if not done.games and not done.skipped:
+        print("no finished game to archive")
+        return 0
+    print(f"archived {done.games} finished game(s) to {done.path}", end="")
+    print(f"; {done.skipped} changed meanwhile and stay" if done.skipped else "")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from service.archive import restore
+    from service.store import Store
+
+    store = Store.from_env()
+    for name in args.files:
+        try:
+            restored, present = restore(store, Path(name))
+        except (OSError, ValueError) as error:
+            print(f"kurier restore: {error}", file=sys.stderr)
+            return 1
+        print(f"{name}: restored {restored} game(s); {present} already there")
+    store.close()
+    return 0

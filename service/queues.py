@@ -29,6 +29,7 @@ DEADLINE_JOB = "workers.notify.deadline"
 REMIND_JOB = "workers.notify.remind"
 WEBHOOK_JOB = "workers.notify.deliver_webhook"
 INBOUND_JOB = "workers.mailin.process_inbound"
+COMPACT_JOB = "workers.jobs.compact"
 
 
 def queue(connection: Any, name: str = DEFAULT_QUEUE) -> Queue:
@@ -42,6 +43,10 @@ def resolve_job_id(game_id: str, ref: str) -> str:
 
 def notify_job_id(game_id: str, version: int, kind: str, seat: int) -> str:
     return f"n-{game_id}-{version}-{kind.removeprefix('game.').replace('.', '_')}-{seat}"
+
+
+def compact_job_id(game_id: str) -> str:
+    return f"compact-{game_id}"
 
 
 def deadline_job_id(game_id: str, version: int) -> str:

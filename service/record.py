@@ -219,3 +219,21 @@ def unpack_saved(codec: str, stored: bytes) -> dict[str, Any]:
     if stored.startswith(PACKED_PREFIX.encode()):
         return eventlog.unpack(codec, stored[len(PACKED_PREFIX) :])
     return json.loads(stored)
+
+
+# -- a finished game's log, packed into its record -----------------------------------------------
+
+#: The record field holding a compacted game's log (the stream is deleted): service/store.py.
+PACKED_LOG = "log"
+
+Entries = list[tuple[int, dict[str, Any]]]
+
+
+def pack_log(codec: str, entries: Entries) -> str:
+    """A whole log as one record field: ``[[version, entry], ...]``, compressed like ``state``."""
+    text = dumps([[version, entry] for version, entry in entries])
+    return _packed_field(codec, text) if codec else text
+
+
+def unpack_log(codec: str, stored: str) -> Entries:
+    return [(int(version), entry) for version, entry in _unpack_field(codec, stored)]

@@ -58,22 +58,35 @@ from service.keys import (
 )
 from service.outbox import MARK_LIFETIME, Entry, Relay
 from service.problems import Problem, game_not_found
-from service.queues import DEFAULT_QUEUE, RESOLVE_JOB, WEBHOOK_QUEUE, resolve_job_id
+from service.queues import (
+    COMPACT_JOB,
+    DEFAULT_QUEUE,
+    NOTIFY_QUEUE,
+    RESOLVE_JOB,
+    WEBHOOK_QUEUE,
+    compact_job_id,
+    resolve_job_id,
+)
 from service.record import (
+    PACKED_LOG,
     Change,
+    Entries,
     GameRecord,
     Idempotency,
     Mutation,
     Outcome,
     as_text,
     pack_entry,
+    pack_log,
     pack_saved,
     unpack_entry,
+    unpack_log,
     unpack_saved,
 )
 from service.writes import (
     COMMIT_LUA,
     COMMITTED,
+    COMPACT_LUA,
     REPLAY,
     Command,
     Writes,
@@ -286,6 +299,8 @@ class Store:
             owed.settle(writes.queue, resolve_job_id(gid, ref))
         for ref in change.resolve_add:
             owed.owe(writes.queue, resolve_job(gid, ref), self.queue_raw)
+        if change.record.status == "finished":
+            owed.owe(writes.queue, compact_job(gid), self.queue_raw)
 
     def _elsewhere(self, writes: Writes) -> list[Command]:
         """Commands for other slots of the store: in the commit unless the store is a cluster."""
@@ -449,22 +464,40 @@ class Store:
 
     def read_log(
         self, game_id: str, after: int = 0, count: int | None = None
-    ) -> tuple[GameRecord, list[tuple[int, dict[str, str]]]]:
-        """The record and stream entries after version ``after``, read in one MULTI so that
+    ) -> tuple[GameRecord, Entries]:
+        """The record and log entries after version ``after``, read in one MULTI so that
         the redaction (which depends on the record's unrevealed choices) matches the entries.
-        Each entry's ``events`` is a list; its other fields are strings."""
+        Each entry's ``events`` is a list; its other fields are strings. A compacted game's
+        entries come from its record (``compact``), any later ones from the stream."""
         with self.raw.pipeline(transaction=True) as pipe:
             pipe.hgetall(game_key(game_id))
             pipe.xrange(events_key(game_id), min=f"({after}-0", max="+", count=count)
             raw, entries = pipe.execute()
         if not raw:
             raise game_not_found(game_id)
-        record = GameRecord.from_hash(game_id, _as_dict(raw))
+        raw = _as_dict(raw)
+        record = GameRecord.from_hash(game_id, raw)
         out = [
             (int(entry_id.split(b"-")[0]), unpack_entry(record.log_codec, _as_dict(fields)))
             for entry_id, fields in entries
         ]
+        packed = raw.get(PACKED_LOG.encode())
+        if packed:
+            earlier = [e for e in unpack_log(record.log_codec, as_text(packed)) if e[0] > after]
+            out = (earlier + out)[:count] if count is not None else earlier + out
         return record, out
+
+    def compact(self, game_id: str) -> bool:
+        """Pack a finished game's log into its record and delete the stream: one value instead
+        of a stream of entries (docs/operations.md, capacity). False if there was nothing to
+        do (not finished, already compact) or the game changed meanwhile (do it again)."""
+        record, entries = self.read_log(game_id)
+        if record.status != "finished" or not self.raw.exists(events_key(game_id)):
+            return False
+        script = self._script("compact", self.raw, COMPACT_LUA)
+        keys = [game_key(game_id), events_key(game_id)]
+        done = script(keys=keys, args=[record.version, pack_log(record.log_codec, entries)])
+        return bool(done)
 
     def player_game_ids(self, player_id: str, after_seq: int | None) -> list[tuple[str, int]]:
         low = f"({after_seq}" if after_seq is not None else "-inf"
@@ -556,6 +589,20 @@ def _as_dict(reply: Any) -> Any:
 
 def _as_bytes(value: bytes | str) -> bytes:
     return value.encode() if isinstance(value, str) else value
+
+
+def compact_job(game_id: str) -> owed.OwedJob:
+    return owed.OwedJob(
+        id=compact_job_id(game_id),
+        func=COMPACT_JOB,
+        args=(game_id,),
+        queue=NOTIFY_QUEUE,  # never before a resolution
+        timeout=60,
+        result_ttl=0,
+        failure_ttl=7 * 86_400,
+        retry=(10, 60, 600),
+        description=f"compact the log of finished game {game_id}",
+    )
 
 
 def resolve_job(game_id: str, ref: str) -> owed.OwedJob:

@@ -72,6 +72,15 @@ return {1, pending}
 
 COMMITTED, MOVED, REPLAY = 1, 0, 2
 
+#: Compaction of a finished game: its whole log into the record's ``log`` field, the stream
+#: deleted, unless the game moved on since it was read. KEYS: record, log; ARGV: version, log.
+COMPACT_LUA = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'log', ARGV[2])
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
 
 def recorder() -> Pipeline:
     """A pipeline that records commands and is never executed (it has no server)."""

@@ -15,6 +15,11 @@ def resolve(game_id: str, ref: str) -> str:
     return games.resolve(shared_store(), game_id, ref)
 
 
+def compact(game_id: str) -> bool:
+    """Pack a finished game's log into its record (service/store.py ``compact``)."""
+    return shared_store().compact(game_id)
+
+
 def reconcile(store: Store, older_than: float = 0.0) -> int:
     """A worker's start: enqueue again every owed job that no queue, schedule or live worker
     holds, failed ones included (their fix may just have been deployed). Returns how many.
@@ -31,5 +36,5 @@ def _adopt_legacy_resolutions(store: Store) -> None:
         game_id, ref = member.split(" ", 1)
         with store.queue_raw.pipeline() as pipe:
             owed.owe(pipe, resolve_job(game_id, ref), store.queue_raw)
-            pipe.zrem(LEGACY_RESOLVE_INDEX, member)
             pipe.execute()
+        store.r.zrem(LEGACY_RESOLVE_INDEX, member)  # the game store: maybe another Redis

@@ -1,0 +1,160 @@
+"""What a game costs Redis, for the capacity plan in docs/operations.md (issue 18, 16).
+
+Not a test: ``.venv/bin/python benchmarks/footprint.py [--games 20] [--seconds 120]``. Plays
+random 3-player Attila games to the end through the service's own operations (no HTTP, no
+worker: sealed steps resolved in process, as the worker would) on Redis servers of its own, in
+two layouts:
+
+- ``colocated``: game state and queues on one Redis (a club; Sentinel is the same with a
+  replica), where a commit and its jobs are one script;
+- ``queues-apart``: the queues on a second Redis, as a Redis Cluster deployment has them, where
+  a commit writes an outbox entry and the relay moves it (service/outbox.py).
+
+Prints per layout: bytes of one game's keys (record, log, idempotency records none here)
+averaged over its life (sampled at every version) and at its end, after compaction
+(``Store.compact``), the owed-job and queue bytes left behind, and the Redis commands executed
+per change (INFO commandstats, commands inside scripts included) with the round trips the store
+makes per change (counted by wrapping the connection's send). Each layout's figures are also
+printed as a ratio to colocated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from redis.connection import AbstractConnection as Connection
+
+from engine.core import SYSTEM
+from service import games
+from service.keys import events_key, game_key
+from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.store import Store
+
+ROUND_TRIPS = [0]
+_send = Connection.send_packed_command
+
+
+def _counting_send(self: Connection, command: Any, check_health: bool = True) -> None:
+    ROUND_TRIPS[0] += 1
+    _send(self, command, check_health)
+
+
+def _game_bytes(store: Store, game_id: str) -> int:
+    keys = (game_key(game_id), events_key(game_id))
+    return sum(store.raw.memory_usage(key, samples=0) or 0 for key in keys)
+
+
+def _commands(client: Any) -> int:
+    stats = client.info("commandstats")
+    return sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info")
+
+
+def play(store: Store, rng: random.Random) -> tuple[str, list[int], int]:
+    """One game to its end; returns its id, its bytes at every version, and its changes."""
+    players = [store.create_player(f"F{i}", None)[0] for i in range(3)]
+    created = games.create_game(store, players[0], "attila", {}, None, 3).body
+    for player in players[1:]:
+        games.join_game(store, player, created["id"], created["invite_code"])
+    games.start_game(store, players[0], created["id"])
+    game_id, sizes, changes = created["id"], [], 0
+    for _ in range(5000):
+        record = store.get_game(game_id)
+        sizes.append(_game_bytes(store, game_id))
+        if record.status != "active":
+            break
+        decision = record.pending[0]
+        changes += 1
+        if decision["seat"] == SYSTEM:
+            games.resolve(store, game_id, decision["ref"])
+            continue
+        legal = games.legal_actions(record, decision["seat"])["actions"]
+        move = rng.choice(legal)["notation"]
+        games.play(store, players[decision["seat"]], game_id, move, None, None, None, None)
+    return game_id, sizes, changes
+
+
+def measure(store: Store, count: int, seconds: float) -> dict[str, float]:
+    rng = random.Random(1)
+    lives, finished, compacted, changes = [], [], [], 0
+    commands_before = _commands(store.raw) + (0 if store.colocated else _commands(store.queue_raw))
+    trips_before = ROUND_TRIPS[0]
+    deadline = time.monotonic() + seconds
+    ids = []
+    for _ in range(count):
+        if time.monotonic() > deadline:
+            break
+        game_id, sizes, played = play(store, rng)
+        ids.append(game_id)
+        lives.append(statistics.fmean(sizes))
+        finished.append(sizes[-1])
+        changes += played
+    # Reads (get_game, legal_actions) are counted too: take only the store's writes' share by
+    # measuring a read-only pass over the same number of changes below.
+    commands = _commands(store.raw) + (0 if store.colocated else _commands(store.queue_raw))
+    trips = ROUND_TRIPS[0] - trips_before
+    reads_before, trips_reads = _commands(store.raw), ROUND_TRIPS[0]
+    for game_id in ids:
+        for _ in range(max(1, changes // len(ids))):
+            store.get_game(game_id)
+    reads = (_commands(store.raw) - reads_before) / max(1, changes)
+    read_trips = (ROUND_TRIPS[0] - trips_reads) / max(1, changes)
+    for game_id in ids:
+        store.compact(game_id)
+        compacted.append(_game_bytes(store, game_id))
+    return {
+        "games": len(ids),
+        "changes": changes,
+        "life_kb": statistics.fmean(lives) / 1000,
+        "finished_kb": statistics.fmean(finished) / 1000,
+        "compacted_kb": statistics.fmean(compacted) / 1000,
+        # Per change: everything (the play loop's reads included) minus one record read.
+        "commands": (commands - commands_before) / max(1, changes) - reads,
+        "round_trips": trips / max(1, changes) - read_trips,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=120.0)
+    args = parser.parse_args()
+    Connection.send_packed_command = _counting_send  # type: ignore[method-assign]
+    tmp = Path(tempfile.mkdtemp(prefix="kur-fp-"))
+    servers = [RedisServer(tmp / name, EPHEMERAL_FLAGS) for name in ("state", "queues")]
+    for server in servers:
+        server.start()
+    try:
+        results = {}
+        for layout, queues in (("colocated", None), ("queues-apart", servers[1].url)):
+            for server in servers:
+                Store(server.url).raw.flushall()
+            store = Store(servers[0].url, queues)
+            results[layout] = measure(store, args.games, args.seconds / 2)
+            store.close()
+        base = results["colocated"]
+        print(f"{'layout':<14}{'games':>6}{'changes':>8}{'KB life':>9}{'KB end':>8}"
+              f"{'KB compact':>11}{'cmds/chg':>9}{'trips/chg':>10}")  # fmt: skip
+        for layout, r in results.items():
+            print(
+                f"{layout:<14}{r['games']:>6.0f}{r['changes']:>8.0f}{r['life_kb']:>9.1f}"
+                f"{r['finished_kb']:>8.1f}{r['compacted_kb']:>11.1f}{r['commands']:>9.1f}"
+                f"{r['round_trips']:>10.1f}"
+                + ("" if r is base else f"   x{r['commands'] / base['commands']:.2f} commands")
+            )
+    finally:
+        for server in servers:
+            server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
