@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 
 import pytest
+import requests
 from werkzeug.serving import make_server
 
 from service.app import create_app
@@ -90,3 +92,22 @@ def base_url(topology: Topology) -> Iterator[str]:
 def worker(store: Store) -> Iterator[subprocess.Popen[bytes]]:
     with worker_process(store) as proc:
         yield proc
+
+
+def test_health_metrics_and_rate_limits_work_on_every_topology(
+    topology: Topology, base_url: str, worker: subprocess.Popen[bytes]
+) -> None:
+    health = requests.get(f"{base_url}/healthz", timeout=10).json()
+    assert health["redis"] is True and health["game_workers"] >= 1, health
+    metrics = requests.get(f"{base_url}/metrics", timeout=10)
+    assert metrics.status_code == 200 and "kurier_" in metrics.text
+    # The rate limiter counts in the game store, whatever its topology.
+    app = create_app({"REDIS_URL": topology.url, "QUEUE_URL": topology.queue_url,
+                      "SIGNUP_RATE_LIMIT": "2/minute"})  # fmt: skip
+    client = app.test_client()
+    address = {"REMOTE_ADDR": f"10.9.{len(topology.name)}.{time.time_ns() % 250}"}
+    codes = [
+        client.post("/v1/players", json={"name": "N"}, environ_base=address).status_code
+        for _ in range(3)
+    ]
+    assert codes == [201, 201, 429]

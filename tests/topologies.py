@@ -158,6 +158,17 @@ class SentinelSetup:
     sentinels: list[Node]
     started_in: float
 
+    def primary_ports(self) -> set[int | None]:
+        """The primary's port as each Sentinel sees it (None: that one did not answer)."""
+        ports: set[int | None] = set()
+        for sentinel in self.sentinels:
+            try:
+                with sentinel.client() as client:
+                    ports.add(int(client.sentinel_get_master_addr_by_name(SERVICE)[1]))
+            except redis.RedisError:
+                ports.add(None)
+        return ports
+
     def primary_port(self) -> int | None:
         """The primary's port as the first Sentinel that answers sees it."""
         for sentinel in self.sentinels:

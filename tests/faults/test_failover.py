@@ -60,7 +60,9 @@ def _primary_of(setup: SentinelSetup | ClusterSetup, game_id: str) -> Node:
 
 def _failed_over(setup: SentinelSetup | ClusterSetup, victim: Node, game_id: str) -> bool:
     if isinstance(setup, SentinelSetup):
-        return setup.primary_port() not in (None, victim.port)
+        # Every Sentinel must know: one that still names the old primary would send clients
+        # to it once it is back (empty, before the Sentinels make it a replica).
+        return setup.primary_ports() == {setup.replica.port}
     try:
         return setup.master_for(game_key(game_id), seconds=1.0).port != victim.port
     except AssertionError:  # no live master named yet: the failover is still under way
