@@ -13,6 +13,7 @@ they run from ``ARGV`` touch other keys only where the store is one server (``co
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,9 +83,16 @@ return 1
 """
 
 
+@functools.cache
+def _unconnected() -> redis.Redis:
+    # One per process: a client connects only when a command is sent, and building one is
+    # costly (redis-py reads its own package metadata), so pipelines share it.
+    return redis.Redis(host="unused.invalid")
+
+
 def recorder() -> Pipeline:
     """A pipeline that records commands and is never executed (it has no server)."""
-    return redis.Redis(host="unused.invalid").pipeline(transaction=False)
+    return _unconnected().pipeline(transaction=False)
 
 
 def commands_of(pipe: Pipeline) -> list[Command]:
