@@ -38,6 +38,7 @@ Two round trips per change (read, commit), three or four with an outbox.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import time
@@ -45,6 +46,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import redis
+from redis.exceptions import RedisClusterException
 
 from service import liveness, outbox, owed, redis_urls
 from service.keys import (
@@ -94,6 +96,8 @@ from service.writes import (
     flatten,
     words,
 )
+
+log = logging.getLogger("kurier.store")
 
 IDEMPOTENCY_TTL = 86_400
 DEFAULT_WAIT_MS = 1000
@@ -268,11 +272,20 @@ class Store:
                 continue  # someone else committed first: start over from a fresh read
             if marked is not None:
                 entry = Entry(version, commands_of(writes.queue), self._elsewhere(writes))
-                self.relay.after_commit(game_id, entry, int(detail), marked[0])
+                self._relay_now(game_id, entry, int(detail), marked[0])
             return Outcome(change.status, change.body)
         raise Problem(
             409, "concurrent-update", "the game kept changing under this request; retry it"
         )
+
+    def _relay_now(self, game_id: str, entry: Entry, pending: int, marked: int) -> None:
+        """The change is committed whatever happens here: if the queue Redis (or another slot)
+        cannot be reached now, the sweep relays the entry later (service/outbox.py), and the
+        caller is still told the change was made."""
+        try:
+            self.relay.after_commit(game_id, entry, pending, marked)
+        except (redis.RedisError, RedisClusterException) as error:
+            log.warning("outbox of game %s left to the sweep: %s", game_id, error)
 
     def _read(
         self, game_id: str, ikey: str | None

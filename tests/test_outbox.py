@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import redis
 
 from service import outbox
 from service.keys import dirty_key, outbox_key
@@ -120,3 +121,23 @@ def test_the_workers_sweeper_thread_relays_an_outbox_left_behind(
     finally:
         sweeper.stop()
     assert len(_applied(apart)) == 1
+
+
+def test_a_commit_whose_relay_fails_is_still_made_and_the_sweep_relays_it(
+    apart: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The queue Redis unreachable right after the commit: the change stands (the caller is
+    told so) and its entry waits in the outbox for the sweep."""
+    table = new_table(apart, seats=2)
+    version = apart.get_game(table.game_id).version + 1
+
+    def unreachable(*args: Any, **kwargs: Any) -> None:
+        raise redis.ConnectionError("queue Redis down")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Relay, "after_commit", unreachable)
+        outcome = apart.transact(table.game_id, _touch, followups=_noting_version)
+    assert outcome.status == 200 and apart.get_game(table.game_id).version == version
+    assert _applied(apart) == []
+    assert apart.relay.sweep(grace=0) == [table.game_id]
+    assert _applied(apart) == [version]
