@@ -64,9 +64,10 @@ def create_game(
     seed: str | None,
     seats: int,
     deadline: Mapping[str, Any] | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> Outcome:
-    """``deadline`` is service-level (hours, reminder, policy, vacation limit), kept apart
-    from the engine's ``options`` so that no engine ever sees it."""
+    """``deadline`` and ``settings`` (``spectators_see_messages``) are service-level, kept
+    apart from the engine's ``options`` so that no engine ever sees them."""
     game = game_type(type_id)
     try:
         chosen = game.resolve_options(options)
@@ -99,6 +100,7 @@ def create_game(
             created_at=now,
             updated_at=now,
             deadline=dict(deadline or {}),
+            settings=dict(settings or {}),
             log_codec=eventlog.codec_for(game.id),
         )
         body = {"id": game_id, "version": version, "seat": 0, "invite_code": record.invite}

@@ -39,6 +39,21 @@ def idem_key(game_id: str, player_id: str, key: str) -> str:
     return f"{game_key(game_id)}:idem:{player_id}:{hashlib.sha256(key.encode()).hexdigest()}"
 
 
+def messages_key(game_id: str) -> str:
+    """Stream of the game's messages (table and private), ID = when it was posted."""
+    return f"{game_key(game_id)}:messages"
+
+
+def hidden_messages_key(game_id: str) -> str:
+    """Set of the ids of messages the game's creator hid."""
+    return f"{game_key(game_id)}:messages:hidden"
+
+
+def message_rate_key(player_id: str, window: int) -> str:
+    """Messages a player sent in one rate-limit window (a counter that expires)."""
+    return f"kurier:player:{{{player_id}}}:messages:{window}"
+
+
 def player_key(player_id: str) -> str:
     return f"kurier:player:{{{player_id}}}"
 

@@ -33,6 +33,7 @@ EVENT_TYPES = (
     "game.deadline_warning",
     "game.timeout_applied",
     "game.ended",
+    "game.message",
 )
 WEBHOOK_SECRET_PREFIX = "whsec_"
 DELIVERY_KEEP = 200

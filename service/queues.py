@@ -30,6 +30,7 @@ REMIND_JOB = "workers.notify.remind"
 WEBHOOK_JOB = "workers.notify.deliver_webhook"
 INBOUND_JOB = "workers.mailin.process_inbound"
 COMPACT_JOB = "workers.jobs.compact"
+MESSAGE_JOB = "workers.notify.notify_message"
 
 
 def queue(connection: Any, name: str = DEFAULT_QUEUE) -> Queue:
@@ -43,6 +44,10 @@ def resolve_job_id(game_id: str, ref: str) -> str:
 
 def notify_job_id(game_id: str, version: int, kind: str, seat: int) -> str:
     return f"n-{game_id}-{version}-{kind.removeprefix('game.').replace('.', '_')}-{seat}"
+
+
+def message_job_id(game_id: str, message_id: str, seat: int) -> str:
+    return f"m-{game_id}-{message_id.replace('-', '_')}-{seat}"
 
 
 def compact_job_id(game_id: str) -> str:

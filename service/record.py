@@ -95,10 +95,22 @@ class GameRecord:
     #: How this game's log entries, state, options and idempotency records are compressed
     #: (service/eventlog.py); "" is plain JSON.
     log_codec: str = ""
+    #: Service-level choices of the creator beyond deadlines (``spectators_see_messages``).
+    settings: dict[str, Any] = field(default_factory=dict)
 
     #: Of these, ``state`` and ``options`` are stored compressed (with the log's codec) in
     #: games that have one: they are by far the biggest.
-    _JSON = ("options", "seats", "names", "state", "pending", "sealed", "result", "deadline")
+    _JSON = (
+        "options",
+        "seats",
+        "names",
+        "state",
+        "pending",
+        "sealed",
+        "result",
+        "deadline",
+        "settings",
+    )
 
     @classmethod
     def from_hash(cls, game_id: str, raw: Mapping[Any, Any]) -> GameRecord:

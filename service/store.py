@@ -52,7 +52,10 @@ from service import liveness, outbox, owed, redis_urls
 from service.keys import (
     events_key,
     game_key,
+    hidden_messages_key,
     idem_key,
+    message_rate_key,
+    messages_key,
     outbox_key,
     player_games_key,
     player_key,
@@ -511,6 +514,48 @@ class Store:
         keys = [game_key(game_id), events_key(game_id)]
         done = script(keys=keys, args=[record.version, pack_log(record.log_codec, entries)])
         return bool(done)
+
+    # -- messages (beside the game's log: they change no version) ---------------------------------
+
+    def add_message(self, game_id: str, fields: Mapping[str, str]) -> str:
+        """Append a message to the game's message stream; returns its id."""
+        return as_text(self.raw.xadd(messages_key(game_id), dict(fields)))
+
+    def read_messages(
+        self, game_id: str, after: str | None, count: int
+    ) -> tuple[list[tuple[str, dict[str, str]]], set[str]]:
+        """Messages after the id ``after`` (oldest first), and the ids of hidden ones."""
+        low = f"({after}" if after else "-"
+        with self.raw.pipeline(transaction=True) as pipe:  # one slot: the game's
+            pipe.xrange(messages_key(game_id), min=low, max="+", count=count)
+            pipe.smembers(hidden_messages_key(game_id))
+            entries, hidden = pipe.execute()
+        out = [
+            (as_text(entry_id), {as_text(k): as_text(v) for k, v in _as_dict(fields).items()})
+            for entry_id, fields in entries
+        ]
+        return out, {as_text(h) for h in hidden}
+
+    def get_message(self, game_id: str, message_id: str) -> dict[str, str] | None:
+        found = self.raw.xrange(messages_key(game_id), min=message_id, max=message_id)
+        if not found:
+            return None
+        return {as_text(k): as_text(v) for k, v in _as_dict(found[0][1]).items()}
+
+    def hide_message(self, game_id: str, message_id: str) -> None:
+        self.raw.sadd(hidden_messages_key(game_id), message_id)
+
+    def message_hidden(self, game_id: str, message_id: str) -> bool:
+        return bool(self.raw.sismember(hidden_messages_key(game_id), message_id))
+
+    def count_message(self, player_id: str, window: int, seconds: int) -> int:
+        """One more message of ``player_id`` in rate window ``window``; returns the count."""
+        key = message_rate_key(player_id, window)
+        with self.r.pipeline(transaction=False) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, seconds * 2)
+            count, _ = pipe.execute()
+        return int(count)
 
     def player_game_ids(self, player_id: str, after_seq: int | None) -> list[tuple[str, int]]:
         low = f"({after_seq}" if after_seq is not None else "-inf"

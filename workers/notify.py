@@ -18,7 +18,17 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from engine.core import SYSTEM
-from service import deliveries, games, metrics, notifications, owed, prefs, queues, webhook_urls
+from service import (
+    deliveries,
+    games,
+    messages,
+    metrics,
+    notifications,
+    owed,
+    prefs,
+    queues,
+    webhook_urls,
+)
 from service.keys import player_key
 from service.record import GameRecord
 from service.store import Store
@@ -27,6 +37,7 @@ from workers.seatmail import public_url
 from workers.shared import shared_store
 
 log = logging.getLogger("kurier.notify")
+MESSAGE_NOTICE = "game.message"
 #: Seconds between webhook attempts: now, then these (about an hour in all), then disable.
 DEFAULT_RETRY_SCHEDULE = (5.0, 30.0, 120.0, 300.0, 900.0, 1800.0)
 MAX_RETRY_AFTER = 6 * 3600.0
@@ -83,6 +94,50 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
         }
         deliveries.start_delivery(
             store, player_id, f"msg_{key.removeprefix('n-')}", payload, game_id
+        )
+    return ",".join(channels) or "no-channel"
+
+
+def notify_message(game_id: str, message_id: str, seat: int) -> str:
+    """Email and/or webhook telling ``seat`` of a message (service/messages.py): sent once,
+    and not at all if it was hidden meanwhile or is not for that seat."""
+    store = shared_store()
+    record = store.get_game(game_id)
+    shown = messages.message_for(store, record, message_id, seat)
+    if shown is None:
+        return "gone"
+    player_id = record.seats[seat]
+    raw = store.r.hgetall(player_key(player_id))
+    channels = prefs.channels_for(raw, MESSAGE_NOTICE)
+    key = queues.message_job_id(game_id, message_id, seat)
+    sender = record.names[shown["from_seat"]]
+    private = shown["to_seat"] is not None
+    if "email" in channels:
+        heading = (
+            f"{sender} wrote to you privately:" if private else f"{sender} wrote to the table:"
+        )
+        seatmail.send_once(
+            store,
+            key,
+            mail.Mail(
+                to=raw["email"],
+                to_name=raw.get("name", ""),
+                subject=f"{record.game.title} game {record.id}: a message from {sender}",
+                text="\n".join([f"Hello {raw.get('name', '')},", "", heading, "", shown["text"]]),
+                links=(("Messages (API)", f"{public_url()}/v1/games/{game_id}/messages"),),
+                thread_id=mail.thread_id(record.id),
+                message_id=f"<{key}@{mail.mail_domain()}>",
+                reply_to=seatmail.issue_address(store, record, seat),
+            ),
+        )
+    if "webhook" in channels:
+        payload = {
+            "type": MESSAGE_NOTICE,
+            "timestamp": datetime.now(UTC).isoformat(),
+            "data": {"game_id": game_id, "game_type": record.type, "seat": seat, **shown},
+        }
+        deliveries.start_delivery(
+            store, player_id, f"msg_{key.removeprefix('m-')}", payload, game_id
         )
     return ",".join(channels) or "no-channel"
 

@@ -60,6 +60,7 @@ class GamesView(MethodView):
             data.get("seed"),
             data["seats"],
             data.get("deadline"),
+            settings={"spectators_see_messages": data["spectators_see_messages"]},
         )
         return outcome.body
 

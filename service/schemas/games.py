@@ -62,6 +62,10 @@ class GameCreate(ma.Schema):
         metadata={"description": "Shuffle seed (default: random). Whoever sets it knows the deal."},
     )
     deadline = fields.Nested(Deadline, metadata={"description": "Optional decision deadlines"})
+    spectators_see_messages = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Spectators may read the table's messages (never private ones)"},
+    )
 
 
 class GameCreated(ma.Schema):

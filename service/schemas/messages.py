@@ -1,0 +1,58 @@
+"""Messages at a game's table (service/messages.py)."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from service.messages import MAX_TEXT, PAGE
+from service.schemas.common import matching
+
+#: Line breaks are allowed in a message; other control characters are not.
+MESSAGE_TEXT_PATTERN = r"^[^\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]*$"
+MESSAGE_ID_PATTERN = r"^[0-9]{1,20}-[0-9]{1,20}$"
+
+
+class MessagePost(ma.Schema):
+    text = fields.String(
+        required=True,
+        validate=[
+            validate.Length(min=1, max=MAX_TEXT),
+            matching(MESSAGE_TEXT_PATTERN, "control characters other than line breaks"),
+        ],
+        metadata={
+            "description": f"Plain text, 1-{MAX_TEXT} characters; shown as written (escaped)",
+            "pattern": MESSAGE_TEXT_PATTERN,
+        },
+    )
+    to_seat = fields.Integer(
+        allow_none=True,
+        load_default=None,
+        validate=validate.Range(min=0, max=15),
+        metadata={"description": "A seat for a private message; absent or null: the table"},
+    )
+
+
+class Message(ma.Schema):
+    id = fields.String(required=True, metadata={"description": "Also the paging cursor"})
+    from_seat = fields.Integer(required=True)
+    to_seat = fields.Integer(allow_none=True, metadata={"description": "null: to the table"})
+    text = fields.String(
+        allow_none=True, metadata={"description": "null when hidden (except for its sender)"}
+    )
+    hidden = fields.Boolean(required=True, metadata={"description": "hidden by the creator"})
+    at = fields.Float(required=True, metadata={"description": "Unix time it was posted"})
+
+
+class MessagesQuery(ma.Schema):
+    after = fields.String(
+        load_default=None,
+        validate=matching(MESSAGE_ID_PATTERN, "a message id such as 1732400000000-0"),
+        metadata={"description": "next_cursor of the previous page"},
+    )
+    limit = fields.Integer(load_default=PAGE, validate=validate.Range(min=1, max=PAGE))
+
+
+class MessagePage(ma.Schema):
+    items = fields.List(fields.Nested(Message), required=True)
+    next_cursor = fields.String(allow_none=True, required=True)

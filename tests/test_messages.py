@@ -1,0 +1,122 @@
+"""Messages at the table over HTTP (issue 13): who sees what, hiding, limits, notices."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rq.job import Job
+
+from service.queues import message_job_id
+from service.store import Store
+from tests.client import Kurier, Player
+
+PRIVATE = "meet me in Gallia <script>alert(1)</script>"
+
+
+def _game(kurier: Kurier, **extra: Any) -> tuple[str, list[Player]]:
+    players = [kurier.new_player(f"M{i}") for i in range(3)]
+    body = {"type": "attila", "seats": 3, **extra}
+    created = kurier.call("POST", "/v1/games", players[0], json=body).json()
+    for p in players[1:]:
+        r = kurier.call(
+            "POST",
+            f"/v1/games/{created['id']}/seats",
+            p,
+            json={"invite_code": created["invite_code"]},
+        )
+        assert r.status_code == 201, r.text
+    assert kurier.call("POST", f"/v1/games/{created['id']}/start", players[0]).status_code == 200
+    return created["id"], players
+
+
+def _say(kurier: Kurier, game_id: str, who: Player, text: str, to: int | None = None) -> Any:
+    body: dict[str, Any] = {"text": text} if to is None else {"text": text, "to_seat": to}
+    return kurier.call("POST", f"/v1/games/{game_id}/messages", who, json=body)
+
+
+def _texts(kurier: Kurier, game_id: str, who: Player | None) -> list[str | None]:
+    r = kurier.call("GET", f"/v1/games/{game_id}/messages", who)
+    assert r.status_code == 200, r.text
+    return [m["text"] for m in r.json()["items"]]
+
+
+def test_table_and_private_messages_reach_exactly_their_audience(
+    kurier: Kurier, store: Store
+) -> None:
+    game_id, (a, b, c) = _game(kurier)
+    r = _say(kurier, game_id, a, "good luck, all")
+    assert r.status_code == 201, r.text
+    assert r.json()["to_seat"] is None and r.json()["from_seat"] == 0
+    private = _say(kurier, game_id, a, PRIVATE, to=1)
+    assert private.status_code == 201, private.text
+
+    assert _texts(kurier, game_id, a) == ["good luck, all", PRIVATE]
+    assert _texts(kurier, game_id, b) == ["good luck, all", PRIVATE]
+    assert _texts(kurier, game_id, c) == ["good luck, all"]
+    assert _texts(kurier, game_id, None) == []  # spectators: not allowed by the creator
+    # The private text is nowhere else a third player or a spectator can look.
+    for who in (c, None):
+        for path in ("", "/events", "/record", "/messages"):
+            seen = kurier.call("GET", f"/v1/games/{game_id}{path}", who).text
+            assert "Gallia" not in seen, (who, path)
+    # Notices (rq keeps a job's hash for 10 min after it ran): the table message to seats 1
+    # and 2, the private one to seat 1 only.
+    table_id, private_id = r.json()["id"], private.json()["id"]
+
+    def noticed(message_id: str, seat: int) -> bool:
+        job_id = message_job_id(game_id, message_id, seat)
+        return Job.exists(job_id, connection=store.queue_raw)
+
+    assert noticed(table_id, 1) and noticed(table_id, 2) and not noticed(table_id, 0)
+    assert noticed(private_id, 1) and not noticed(private_id, 2)
+
+
+def test_spectators_read_the_table_only_when_the_creator_allowed_it(kurier: Kurier) -> None:
+    game_id, (a, b, _c) = _game(kurier, spectators_see_messages=True)
+    _say(kurier, game_id, a, "hello, watchers")
+    _say(kurier, game_id, b, "just between us", to=0)
+    assert _texts(kurier, game_id, None) == ["hello, watchers"]
+
+
+def test_the_creator_hides_a_message_that_stays_listed(kurier: Kurier) -> None:
+    game_id, (a, b, c) = _game(kurier)
+    rude = _say(kurier, game_id, b, "something rude").json()
+    refused = kurier.call("POST", f"/v1/games/{game_id}/messages/{rude['id']}/hide", c)
+    assert refused.status_code == 403 and refused.json()["code"] == "not-the-creator"
+    hidden = kurier.call("POST", f"/v1/games/{game_id}/messages/{rude['id']}/hide", a)
+    assert hidden.status_code == 200 and hidden.json()["hidden"] is True
+    assert _texts(kurier, game_id, c) == [None]
+    assert _texts(kurier, game_id, b) == ["something rude"]  # its sender still reads it
+    missing = kurier.call("POST", f"/v1/games/{game_id}/messages/1-0/hide", a)
+    assert missing.status_code == 404
+
+
+def test_bad_messages_are_refused_saying_what_and_change_nothing(kurier: Kurier) -> None:
+    game_id, (a, _b, _c) = _game(kurier)
+    outsider = kurier.new_player("Outsider")
+    cases = [
+        (a, {"text": "x" * 2001}, 422),
+        (a, {"text": "bell\x07"}, 422),
+        (a, {"text": "   "}, 422),
+        (a, {"text": "me", "to_seat": 0}, 422),
+        (a, {"text": "nobody", "to_seat": 7}, 422),
+        (outsider, {"text": "let me in"}, 403),
+    ]
+    for who, body, status in cases:
+        r = kurier.call("POST", f"/v1/games/{game_id}/messages", who, json=body)
+        assert r.status_code == status, (body, r.text)
+        assert r.headers["Content-Type"].startswith("application/problem+json")
+    assert _texts(kurier, game_id, a) == []
+    bad_cursor = kurier.call("GET", f"/v1/games/{game_id}/messages?after=zzz", a)
+    assert bad_cursor.status_code in (400, 422)
+
+
+def test_a_player_may_send_ten_messages_a_minute(kurier: Kurier) -> None:
+    game_id, (a, _b, _c) = _game(kurier)
+    # Start at the beginning of a window so that the ten fit in it.
+    time.sleep(max(0.0, 60 - time.time() % 60 + 0.05) if time.time() % 60 > 50 else 0)
+    codes = [_say(kurier, game_id, a, f"line {i}").status_code for i in range(11)]
+    assert codes == [201] * 10 + [429]
+    r = _say(kurier, game_id, a, "one more")
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
