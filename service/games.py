@@ -23,7 +23,7 @@ from service.keys import GAME_SEQ
 from service.problems import Problem, game_not_found
 from service.queues import resolve_job_id
 from service.record import Change, GameRecord, Idempotency, Mutation, NothingToDo, Outcome
-from service.store import Store
+from service.store import MAX_INDEX, Store
 
 ACTION_KINDS = ("move", "sealed", "resolve")
 
@@ -124,14 +124,18 @@ def create_game(
     return _commit(store, game_id, mutate)
 
 
-def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str) -> Outcome:
+def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str | None) -> Outcome:
+    """Take the next free seat: with the invite code, or without one in an open-access game."""
+
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = _require(record, game_id)
         if record.seat_of(player["id"]) is not None:
             raise Problem(409, "already-seated", "you already have a seat in this game")
         if record.status != "open":
             raise Problem(409, "game-already-started", "this game no longer takes players")
-        if not secrets.compare_digest(invite.encode(), record.invite.encode()):
+        if record.settings.get("access") != "open" and not secrets.compare_digest(
+            (invite or "").encode(), record.invite.encode()
+        ):
             raise Problem(403, "bad-invite-code", "that invite code does not open this game")
         if len(record.seats) >= record.max_seats:
             raise Problem(409, "game-full", "every seat of this game is taken")
@@ -143,6 +147,50 @@ def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str
         return Change(record, "joined", [joined], 201, body, index_players=[player["id"]])
 
     return _commit(store, game_id, mutate)
+
+
+def open_games(
+    store: Store, after: int | None, limit: int, filters: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The lobby: open-access games with a free seat, oldest first, matching ``filters``
+    (``type``, ``seats``: the player count, ``deadline``: a policy or ``none``)."""
+    rows = store.open_game_ids(after)
+    summaries = store.game_summaries([gid for gid, _ in rows])
+    items: list[dict[str, Any]] = []
+    examined = 0
+    for (_, seq), summary in zip(rows, summaries, strict=True):
+        examined, after = examined + 1, seq
+        if summary is not None and _wanted(summary, filters):
+            items.append(_lobby_item(summary))
+            if len(items) == limit:
+                break
+    more = examined < len(rows) or len(rows) == MAX_INDEX
+    return {"items": items, "next_cursor": str(after) if more else None}
+
+
+def _wanted(summary: Mapping[str, Any], filters: Mapping[str, Any]) -> bool:
+    if summary["status"] != "open" or len(summary["seats"]) >= int(summary["max_seats"]):
+        return False  # the index lags a commit behind at most: check the record itself
+    if filters.get("type") not in (None, summary["type"]):
+        return False
+    if filters.get("seats") not in (None, int(summary["max_seats"])):
+        return False
+    policy = summary["deadline"].get("policy") if summary["deadline"] else "none"
+    return filters.get("deadline") in (None, policy)
+
+
+def _lobby_item(summary: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "id": summary["id"],
+        "type": summary["type"],
+        "max_seats": int(summary["max_seats"]),
+        "seats": [
+            {"seat": i, "player_id": p, "name": n}
+            for i, (p, n) in enumerate(zip(summary["seats"], summary["names"], strict=True))
+        ],
+        "deadline": summary["deadline"] or None,
+        "created_at": float(summary["created_at"]),
+    }
 
 
 def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:

@@ -13,6 +13,8 @@ import zlib
 
 #: The next game's sequence number (a game's creation order, used to page listings).
 GAME_SEQ = "kurier:seq:games"
+#: Games anyone may join that still have a free seat (member: game id, score: its sequence).
+OPEN_GAMES = "kurier:games:open"
 #: Sorted set of ``"<game> <ref>"``: where resolutions were owed before service/owed.py; a
 #: worker's start moves what is left there into the owed jobs (workers/jobs.py).
 LEGACY_RESOLVE_INDEX = "kurier:resolve:pending"

@@ -50,6 +50,7 @@ from redis.exceptions import RedisClusterException
 
 from service import liveness, outbox, owed, redis_urls
 from service.keys import (
+    OPEN_GAMES,
     events_key,
     game_key,
     hidden_messages_key,
@@ -317,6 +318,17 @@ class Store:
             owed.owe(writes.queue, resolve_job(gid, ref), self.queue_raw)
         if change.record.status == "finished":
             owed.owe(writes.queue, compact_job(gid), self.queue_raw)
+        self._list_if_open(writes, change.record)
+
+    @staticmethod
+    def _list_if_open(writes: Writes, record: GameRecord) -> None:
+        """The lobby's index: an open-access game is listed while it has a free seat."""
+        if record.settings.get("access") != "open":
+            return
+        if record.status == "open" and len(record.seats) < record.max_seats:
+            writes.others.zadd(OPEN_GAMES, {record.id: record.seq})
+        else:
+            writes.others.zrem(OPEN_GAMES, record.id)
 
     def _elsewhere(self, writes: Writes) -> list[Command]:
         """Commands for other slots of the store: in the commit unless the store is a cluster."""
@@ -558,9 +570,16 @@ class Store:
         return int(count)
 
     def player_game_ids(self, player_id: str, after_seq: int | None) -> list[tuple[str, int]]:
+        return self._index_page(player_games_key(player_id), after_seq)
+
+    def open_game_ids(self, after_seq: int | None) -> list[tuple[str, int]]:
+        """The lobby: open-access games with a free seat, in creation order."""
+        return self._index_page(OPEN_GAMES, after_seq)
+
+    def _index_page(self, key: str, after_seq: int | None) -> list[tuple[str, int]]:
         low = f"({after_seq}" if after_seq is not None else "-inf"
         rows = self.r.zrange(
-            player_games_key(player_id),
+            key,
             low,
             "+inf",
             byscore=True,
@@ -582,6 +601,8 @@ class Store:
             "updated_at",
             "created_at",
             "creator",
+            "deadline",
+            "settings",
         )
         with self.r.pipeline(transaction=False) as pipe:
             for gid in game_ids:
@@ -593,8 +614,8 @@ class Store:
                 out.append(None)
                 continue
             item = dict(zip(fields, row, strict=True))
-            for name in ("seats", "names", "pending"):
-                item[name] = json.loads(item[name])
+            for name in ("seats", "names", "pending", "deadline", "settings"):
+                item[name] = json.loads(item[name]) if item[name] else {}
             item["id"] = gid
             out.append(item)
         return out

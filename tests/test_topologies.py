@@ -23,6 +23,12 @@ from service.app import create_app
 from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from service.store import Store
 from tests.conftest import UNLIMITED, short_tmp, worker_process
+from tests.test_lobby import (  # noqa: F401
+    test_an_open_game_is_listed_until_full_and_joined_without_a_code,
+)
+from tests.test_messages import (  # noqa: F401
+    test_table_and_private_messages_reach_exactly_their_audience,
+)
 from tests.test_service_attika import test_complete_attika_game_over_http  # noqa: F401
 from tests.test_service_hidden import test_no_endpoint_leaks_hands_or_sealed_choices  # noqa: F401
 from tests.test_service_play import (  # noqa: F401

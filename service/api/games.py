@@ -60,7 +60,10 @@ class GamesView(MethodView):
             data.get("seed"),
             data["seats"],
             data.get("deadline"),
-            settings={"spectators_see_messages": data["spectators_see_messages"]},
+            settings={
+                "spectators_see_messages": data["spectators_see_messages"],
+                "access": data["access"],
+            },
         )
         return outcome.body
 
@@ -96,6 +99,27 @@ class GamesView(MethodView):
         return {"items": items, "next_cursor": str(after) if more else None}
 
 
+@blp.route("/open")
+class OpenGamesView(MethodView):
+    @blp.doc(operationId="list_open_games")
+    @token_optional
+    @blp.arguments(s.OpenGamesQuery, location="query")
+    @blp.response(200, s.OpenGameList)
+    @problems(blp, 400, 401)
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """The lobby: games anyone may join (created with `"access": "open"`) that still have a
+        free seat, oldest first; filter by `type`, `seats` (player count) and `deadline`
+        policy. Join one with `POST /v1/games/{id}/seats` and no invite code."""
+        cursor = query.get("cursor")
+        if cursor is not None and not re.fullmatch(s.CURSOR_PATTERN, cursor):
+            raise Problem(
+                400, "invalid-cursor", "cursor must be a next_cursor from this list",
+                parameter="cursor",
+            )  # fmt: skip
+        after = int(cursor) if cursor is not None else None
+        return games.open_games(store(), after, query["limit"], query)
+
+
 def _summary(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
     seats = [
         {"seat": i, "player_id": p, "name": n}
@@ -123,7 +147,7 @@ class SeatsView(MethodView):
     @problems(blp, 401, 403, 404, 409)
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Take the next free seat with the invite code."""
-        return games.join_game(store(), _player(), game_id, data["invite_code"]).body
+        return games.join_game(store(), _player(), game_id, data.get("invite_code")).body
 
 
 @blp.route("/<game_id>/start")

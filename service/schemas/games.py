@@ -62,6 +62,14 @@ class GameCreate(ma.Schema):
         metadata={"description": "Shuffle seed (default: random). Whoever sets it knows the deal."},
     )
     deadline = fields.Nested(Deadline, metadata={"description": "Optional decision deadlines"})
+    access = fields.String(
+        load_default="invite",
+        validate=validate.OneOf(["invite", "open"]),
+        metadata={
+            "description": "invite: players join with the invite code; open: anyone may take a "
+            "free seat, and the game is listed in GET /v1/games/open until it is full"
+        },
+    )
     spectators_see_messages = fields.Boolean(
         load_default=False,
         metadata={"description": "Spectators may read the table's messages (never private ones)"},
@@ -76,7 +84,38 @@ class GameCreated(ma.Schema):
 
 
 class JoinRequest(ma.Schema):
-    invite_code = plain_text(max_length=64, required=True)
+    invite_code = plain_text(
+        max_length=64, metadata={"description": "Required unless the game's access is open"}
+    )
+
+
+class OpenGamesQuery(ma.Schema):
+    type = fields.String(validate=validate.OneOf(game_ids()))
+    seats = fields.Integer(
+        validate=validate.Range(min=1, max=16), metadata={"description": "Player count"}
+    )
+    deadline = fields.String(
+        validate=validate.OneOf(["none", "default_move", "remind_only"]),
+        metadata={"description": "Deadline policy; none: games without deadlines"},
+    )
+    cursor = fields.String(
+        metadata={"pattern": CURSOR_PATTERN, "description": "A next_cursor from this list"}
+    )
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class OpenGame(ma.Schema):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    max_seats = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(Seat), required=True, metadata={"description": "Taken"})
+    deadline = fields.Dict(allow_none=True)
+    created_at = fields.Float(required=True)
+
+
+class OpenGameList(ma.Schema):
+    items = fields.List(fields.Nested(OpenGame), required=True)
+    next_cursor = fields.String(allow_none=True)
 
 
 class Joined(ma.Schema):
