@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
 
 import redis
 from flask import Flask, Response, current_app
@@ -92,21 +91,8 @@ def _ends_outage(response: Response) -> Response:
     return response
 
 
-class _SwallowedOutages(logging.Filter):
-    """Flask-Limiter logs a traceback for each request it could not count (it lets the request
-    through, RATELIMIT_SWALLOW_ERRORS): during an outage that is one per request. The outage
-    line says it all."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
-        return not isinstance(error, OUTAGE_ERRORS)
-
-
 def init_app(app: Flask) -> None:
     app.extensions["kurier.outage"] = Outage()
     for error in OUTAGE_ERRORS:
         app.register_error_handler(error, _answer)
     app.after_request(_ends_outage)
-    limiter_log: Any = logging.getLogger("flask-limiter")
-    if not any(isinstance(f, _SwallowedOutages) for f in limiter_log.filters):
-        limiter_log.addFilter(_SwallowedOutages())

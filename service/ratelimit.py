@@ -1,4 +1,4 @@
-"""Rate limits (Flask-Limiter), counted in the app's Redis.
+"""Rate limits, counted in the app's Redis with the ``limits`` library.
 
 Every request is counted against one budget per caller (``KURIER_RATE_LIMIT``, an application
 limit shared by all routes): a caller with a valid bearer token is keyed by the token's SHA-256
@@ -16,13 +16,15 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import threading
 import time
+from dataclasses import dataclass, field
 
 import redis
 from flask import Flask, Response, current_app, g, request
-from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
-from flask_limiter.util import get_remote_address
-from limits import parse_many
+from limits import RateLimitItem, parse_many
+from limits.storage import storage_from_string
+from limits.strategies import SlidingWindowCounterRateLimiter
 
 from service.problems import Problem, problem_response
 from service.store import TOKEN_PREFIX
@@ -64,73 +66,108 @@ def caller_key() -> str:
         if player is not None:
             g.kurier_player = player
             return "token:" + hashlib.sha256(token.encode()).hexdigest()
-    return "addr:" + (get_remote_address() or "unknown")
+    return address_key()
 
 
 def address_key() -> str:
-    return "addr:" + (get_remote_address() or "unknown")
+    return "addr:" + (request.remote_addr or "unknown")
 
 
-def _not_signup() -> bool:
-    return not (request.method == "POST" and request.path == SIGNUP_PATH)
+@dataclass
+class Limits:
+    """The budgets, parsed once, and the counter storage, opened once per process (after a
+    fork). Counting is ``limits``' sliding window counter: two counters per caller and window,
+    one Redis script call per limit (Flask-Limiter did the same, with about 0.2 ms more of
+    Python per request: docs/performance.md)."""
+
+    uri: str
+    prefix: str
+    general: list[RateLimitItem]
+    signup: list[RateLimitItem]
+    headers: bool
+    _strategies: dict[int, SlidingWindowCounterRateLimiter] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def strategy(self) -> SlidingWindowCounterRateLimiter:
+        pid = os.getpid()
+        if pid not in self._strategies:
+            with self._lock:
+                if pid not in self._strategies:
+                    storage = storage_from_string(self.uri, key_prefix=self.prefix)
+                    self._strategies[pid] = SlidingWindowCounterRateLimiter(storage)
+        return self._strategies[pid]
+
+    def check(self) -> tuple[RateLimitItem, str, str] | None:
+        """Count this request; the limit, scope and key it went over, if any."""
+        g.kurier_rate_key = caller_key()
+        budgets = [(self.general, "all", g.kurier_rate_key)]
+        if request.method == "POST" and request.path == SIGNUP_PATH:
+            budgets.append((self.signup, "signup", address_key()))
+        for items, scope, key in budgets:
+            for item in items:
+                if not self.strategy.hit(item, scope, key):
+                    return item, scope, key
+        return None
 
 
-def _exempt() -> bool:
-    return request.path in EXEMPT_PATHS
+def _limits() -> Limits:
+    return current_app.extensions["kurier.limits"]  # type: ignore[no-any-return]
 
 
-def _rate_limited(error: RateLimitExceeded) -> Response:
-    current = current_app.extensions["kurier.limiter"].current_limit
-    retry = max(1, math.ceil(current.reset_at - time.time())) if current else 1
+def _count() -> Response | None:
+    if request.path in EXEMPT_PATHS:
+        return None
+    limits = _limits()
+    try:
+        over = limits.check()
+        if limits.headers:
+            g.kurier_budget = limits.strategy.get_window_stats(
+                limits.general[0], "all", g.kurier_rate_key
+            )
+        if over is None:
+            return None
+        item, scope, key = over
+        stats = limits.strategy.get_window_stats(item, scope, key)
+    except Exception:
+        return None
+    retry = max(1, math.ceil(stats.reset_time - time.time()))
     problem = Problem(
         429,
         "rate-limited",
-        f"too many requests (limit {error.description}); retry after {retry} s",
+        f"too many requests (limit {item}); retry after {retry} s",
         headers={"Retry-After": str(retry)},
         retry_after=retry,
     )
     return problem_response(problem)
 
 
-def _only_429_retries(response: Response) -> Response:
-    # Flask-Limiter puts Retry-After on every limited response; it means something only on 429
-    # (and on a 503 that set its own).
-    if response.status_code < 400 and "Retry-After" in response.headers:
-        del response.headers["Retry-After"]
+def _budget_headers(response: Response) -> Response:
+    stats = g.get("kurier_budget")
+    if stats is not None:
+        response.headers["X-RateLimit-Limit"] = str(_limits().general[0].amount)
+        response.headers["X-RateLimit-Remaining"] = str(max(0, stats.remaining))
+        response.headers["X-RateLimit-Reset"] = str(math.ceil(stats.reset_time))
     return response
 
 
-def init_app(app: Flask) -> Limiter:
+def init_app(app: Flask) -> Limits:
     """Limits from ``app.config``: ``RATE_LIMIT`` and ``SIGNUP_RATE_LIMIT`` (limits strings)."""
-    app.config.setdefault("RATELIMIT_STORAGE_URI", storage_uri(app.config["REDIS_URL"] or ""))
-    app.config.setdefault("RATELIMIT_KEY_PREFIX", "kurier:ratelimit")
-    # X-RateLimit-* on every response costs a second Redis call per request (about 0.4 ms of
-    # a 2-3 ms move, docs/performance.md): opt-in. A refusal always says Retry-After.
-    app.config.setdefault(
-        "RATE_LIMIT_HEADERS", os.environ.get("KURIER_RATE_LIMIT_HEADERS", "") in TRUTHY
+    uri = app.config.get("RATELIMIT_STORAGE_URI") or storage_uri(app.config["REDIS_URL"] or "")
+    # X-RateLimit-* on every response costs a second Redis call per request: opt-in. A
+    # refusal always says Retry-After.
+    headers = app.config.get("RATE_LIMIT_HEADERS")
+    if headers is None:
+        headers = os.environ.get("KURIER_RATE_LIMIT_HEADERS", "") in TRUTHY
+    limits = Limits(
+        uri=uri,
+        prefix=app.config.get("RATELIMIT_KEY_PREFIX", "kurier:ratelimit"),
+        general=list(parse_many(app.config["RATE_LIMIT"])),
+        signup=list(parse_many(app.config["SIGNUP_RATE_LIMIT"])),
+        headers=bool(headers),
     )
-    # Redis down: the request goes on and fails (or not) as it would without limits.
-    app.config.setdefault("RATELIMIT_SWALLOW_ERRORS", True)
-    app.register_error_handler(RateLimitExceeded, _rate_limited)
-    # Registered before the limiter's own hook, so it runs after it.
-    app.after_request(_only_429_retries)
-    limiter = Limiter(
-        key_func=caller_key,
-        application_limits=[
-            ApplicationLimit(lambda: app.config["RATE_LIMIT"]),
-            ApplicationLimit(
-                lambda: app.config["SIGNUP_RATE_LIMIT"],
-                key_function=address_key,
-                scope="signup",
-                exempt_when=_not_signup,
-            ),
-        ],
-        headers_enabled=app.config["RATE_LIMIT_HEADERS"],
-        # Two counters per caller and window, O(1) in time and memory; a moving window keeps
-        # one list entry per request of the window (a busy bot: thousands) and reads it by index.
-        strategy="sliding-window-counter",
-    )
-    limiter.init_app(app)
-    limiter.request_filter(_exempt)
-    app.extensions["kurier.limiter"] = limiter
-    return limiter
+    app.extensions["kurier.limits"] = limits
+    app.before_request(_count)
+    if limits.headers:
+        app.after_request(_budget_headers)
+    return limits
