@@ -50,7 +50,11 @@ def delivery_key(player_id: str, delivery_id: str) -> str:
 
 def read(store: Store, player_id: str) -> dict[str, Any]:
     """The preferences as the API shows them to their owner (never the secret)."""
-    raw = store.r.hgetall(player_key(player_id))
+    return from_hash(store.r.hgetall(player_key(player_id)))
+
+
+def from_hash(raw: dict[str, Any]) -> dict[str, Any]:
+    """The preferences from the player hash already read."""
     vacation = raw.get("vacation_until") or ""
     return {
         "email": raw.get("email") or None,

@@ -465,6 +465,13 @@ class Store:
         raw = self.r.hgetall(player_key(player_id))
         return self._player_out(raw) if raw else None
 
+    def player_hash(self, player_id: str) -> dict[str, str]:
+        """The player's whole hash (record and preferences), read once."""
+        return self.r.hgetall(player_key(player_id))  # type: ignore[no-any-return]
+
+    def player_from_hash(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        return self._player_out(raw)
+
     def update_player(self, player_id: str, changes: Mapping[str, Any]) -> dict[str, Any]:
         if changes:
             values = {k: "" if v is None else str(v) for k, v in changes.items()}

@@ -96,9 +96,8 @@ def _apply_preferences(player_id: str, data: dict[str, Any]) -> str | None:
 
 
 def _me(player_id: str, issued: str | None = None) -> dict[str, Any]:
-    player = store().get_player(player_id)
-    assert player is not None
-    out = {**player, **prefs.read(store(), player_id)}
+    raw = store().player_hash(player_id)  # one read for the player and its preferences
+    out = {**store().player_from_hash(raw), **prefs.from_hash(raw)}
     if issued:
         out["webhook_secret"] = issued
     return out
