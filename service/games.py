@@ -448,6 +448,34 @@ def _settle(game: Game[Any, Any], state: Any, change: Change) -> None:
 # -- what a caller may see -------------------------------------------------------------------
 
 
+#: Log entries a view looks back through for "what happened since your last move", and the
+#: most sentences it shows.
+RECENT_ENTRIES = 60
+RECENT_SENTENCES = 30
+
+
+def since_last_move(
+    record: GameRecord, entries: list[tuple[int, dict[str, Any]]], seat: int | None
+) -> list[dict[str, Any]]:
+    """What happened after ``seat``'s last own move or choice in ``entries`` (all of them for
+    a spectator or a seat that did not act in them), as the game's sentences (engine
+    ``describe``), only from events ``seat`` may see: ``[{"version", "text"}]``."""
+    start = 0
+    for index in range(len(entries) - 1, -1, -1):
+        entry = entries[index][1]
+        if entry["kind"] in ("move", "sealed") and entry["seat"] == str(seat):
+            start = index + 1
+            break
+    sentences = []
+    for version, entry in entries[start:]:
+        for raw in entry["events"]:
+            event = Event.from_json(raw)
+            text = record.game.describe(event, record.names) if event.visible_to(seat) else None
+            if text:
+                sentences.append({"version": version, "text": text})
+    return sentences[-RECENT_SENTENCES:]
+
+
 def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> dict[str, Any]:
     game = record.game
     view = game.view(game.load(record.state), seat) if record.state is not None else None

@@ -522,6 +522,20 @@ class Store:
             out = (earlier + out)[:count] if count is not None else earlier + out
         return record, out
 
+    def log_tail(self, record: GameRecord, count: int) -> Entries:
+        """The last ``count`` log entries up to ``record``'s version, oldest first."""
+        found = self.raw.xrevrange(events_key(record.id), max="+", min="-", count=count)
+        tail = [
+            (int(entry_id.split(b"-")[0]), unpack_entry(record.log_codec, _as_dict(fields)))
+            for entry_id, fields in reversed(found)
+        ]
+        if len(tail) < count:  # a compacted game: the rest is in its record
+            packed = self.raw.hget(game_key(record.id), PACKED_LOG)
+            if packed:
+                earlier = unpack_log(record.log_codec, as_text(packed))
+                tail = (earlier + tail)[-count:]
+        return [(version, entry) for version, entry in tail if version <= record.version]
+
     def compact(self, game_id: str) -> bool:
         """Pack a finished game's log into its record and delete the stream: one value instead
         of a stream of entries (docs/operations.md, capacity). False if there was nothing to

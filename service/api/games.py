@@ -181,7 +181,10 @@ class GameView(MethodView):
         tags = [t.strip() for t in headers.get("if_none_match", "").split(",")]
         if etag in tags or f"W/{etag}" in tags:
             return Response(status=304, headers=cache)
-        return games.game_view(record, seat, player_id), 200, cache
+        view = games.game_view(record, seat, player_id)
+        recent = store().log_tail(record, games.RECENT_ENTRIES)
+        view["since_your_last_move"] = games.since_last_move(record, recent, seat)
+        return view, 200, cache
 
 
 @blp.route("/<game_id>/board.svg")

@@ -131,6 +131,11 @@ class Started(ma.Schema):
     events = fields.List(fields.Nested(GameEvent), required=True)
 
 
+class Sentence(ma.Schema):
+    version = fields.Integer(required=True)
+    text = fields.String(required=True)
+
+
 class GameView(ma.Schema):
     id = fields.String(required=True)
     type = fields.String(required=True)
@@ -154,6 +159,13 @@ class GameView(ma.Schema):
     invite_code = fields.String(metadata={"description": "To the creator, while open"})
     created_at = fields.Float(required=True)
     updated_at = fields.Float(required=True)
+    since_your_last_move = fields.List(
+        fields.Nested(Sentence),
+        metadata={
+            "description": "What happened since the caller's last move or sealed choice (for "
+            "a spectator: lately), one sentence per event the caller may see, with player names"
+        },
+    )
 
 
 class GameSummary(ma.Schema):
