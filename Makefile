@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench bench-load clean openapi system-deps
+.PHONY: run test lint bench bench-load clean openapi system-deps test-system-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,10 +17,13 @@ $(STAMP): pyproject.toml
 system-deps:
 	@scripts/system-deps
 
+test-system-deps:
+	@scripts/system-deps --tests
+
 run: $(STAMP) system-deps
 	$(BIN)/kurier run
 
-test: $(STAMP) system-deps
+test: $(STAMP) test-system-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest

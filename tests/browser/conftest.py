@@ -1,0 +1,48 @@
+"""A real headless Chromium for the browser tests: Debian's ``chromium`` (installed by
+``make test`` as root: scripts/system-deps --tests), driven by Playwright through
+``executable_path`` (Playwright's own browser downloads are not used).
+
+Without Chromium the browser tests are skipped, except where ``KURIER_REQUIRE_BROWSER`` is set
+(``.ci/run``): there a missing browser fails them, so CI never passes without running them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage"]
+#: Screenshots the tests take for people to look at (not committed).
+SHOTS = Path(__file__).resolve().parents[2] / ".kurier" / "screenshots"
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    path = chromium_path()
+    if path is None:
+        message = "no Chromium: run `make test` as root, or apt-get install -y chromium"
+        if os.environ.get("KURIER_REQUIRE_BROWSER"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
