@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import import_module
 from typing import Any
 
+from engine.core import Event
 from engine.registry import get_game
+from engine.sentences import player
 
 #: game type -> (picture function, summary function), each "module:attribute".
 _PRESENTERS: dict[str, tuple[str, str]] = {
@@ -39,9 +41,53 @@ def has_picture(game_type: str) -> bool:
     return game_type in _PRESENTERS
 
 
-def board_svg(game_type: str, view: dict[str, Any], title: str) -> str:
+#: The mark of the last move in every picture: a thick orange frame, a colour none of the
+#: games gives its pieces or players.
+LAST_MOVE = "#ff7a00"
+
+
+def seat_label(names: Sequence[str], seat: int) -> str:
+    """A seat as the pictures name it: the player's display name and the seat number (the
+    API's key for it), or the seat number alone for callers that pass no names."""
+    if 0 <= seat < len(names) and names[seat]:
+        return f"{player(names, seat)} (seat {seat})"
+    return f"Seat {seat}"
+
+
+def visible_events(
+    events: Iterable[Event | Mapping[str, Any]], seat: int | None = None
+) -> list[Event]:
+    """The events as ``Event``s (log entries hold their JSON), keeping only those ``seat``
+    may see (None: the spectators): a picture never tells a hidden event."""
+    out = [e if isinstance(e, Event) else Event.from_json(e) for e in events]
+    return [e for e in out if e.visible_to(seat)]
+
+
+def last_move_sentences(game_type: str, events: Sequence[Event], names: Sequence[str]) -> list[str]:
+    """The last move in words (each game's ``describe``), one sentence per event said."""
     game = get_game(game_type)
-    return _load(_PRESENTERS[game_type][0])(game.board, view, title)  # type: ignore[attr-defined]
+    return [s for e in events if (s := game.describe(e, names))]
+
+
+def board_svg(
+    game_type: str,
+    view: dict[str, Any],
+    title: str,
+    *,
+    names: Sequence[str] = (),
+    last_events: Iterable[Event | Mapping[str, Any]] = (),
+    seat: int | None = None,
+) -> str:
+    """The picture of ``view``. ``names``: the players' display names, one per seat (the
+    record's ``names``). ``last_events``: the events of the last move (a log entry's
+    ``events``), marked on the board and told in the legend; only those ``seat`` (None: a
+    spectator, whose view this must then be) may see are used."""
+    game = get_game(game_type)
+    events = visible_events(last_events, seat)
+    sentences = last_move_sentences(game_type, events, names)
+    render = _load(_PRESENTERS[game_type][0])
+    board = game.board  # type: ignore[attr-defined]
+    return render(board, view, title, names=names, events=events, last_move=sentences)
 
 
 def text_summary(game_type: str, view: dict[str, Any]) -> str:

@@ -18,12 +18,16 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
 from engine.attila_wargame.board import Board
+from engine.attila_wargame.touched import touched, touched_units
+from engine.core import Event
 from service.numbers import is_ascii_digits
-from service.pictures import wrap_words
+from service.pictures import LAST_MOVE, seat_label, wrap_words
 
 R = 25  # hex radius (centre to corner)
 H = R * math.sqrt(3) / 2  # half the height of a flat-top hex
@@ -84,6 +88,8 @@ GREEK = {
     "OMEGA": "Ω",
 }
 CONDENSED = 'font-family="DejaVu Sans Condensed, Arial Narrow, sans-serif"'
+#: A white outline drawn under the letters: a label stays readable on any fill or pattern.
+HALO = 'stroke="#fff" stroke-width="1.6" stroke-opacity="0.85" paint-order="stroke"'
 
 
 # -- geometry -------------------------------------------------------------------------------
@@ -179,9 +185,18 @@ def phase_names(board: Board) -> dict[str, str]:
 # -- the picture ----------------------------------------------------------------------------
 
 
-def render(board: Board, view: dict[str, Any], title: str = "Attila (the wargame)") -> str:
+def render(
+    board: Board,
+    view: dict[str, Any],
+    title: str = "Attila (the wargame)",
+    *,
+    names: Sequence[str] = (),
+    events: Sequence[Event] = (),
+    last_move: Sequence[str] = (),
+) -> str:
     f = _Frame(board)
-    panel = _panel(board, view, f.width)
+    marks = _Marks(touched(board, events), touched_units(events))
+    panel = _panel(board, view, f.width, names, last_move)
     width = round(f.width + PANEL_W)
     height = round(max(f.height, panel.y + MARGIN))
     parts = [
@@ -203,7 +218,7 @@ def render(board: Board, view: dict[str, Any], title: str = "Attila (the wargame
         "Map, factors and start hexes reconstructed, not the printed ones "
         "(see docs/rules/attila-wargame.md)</text>",
     ]
-    parts += _map(board, view, f)
+    parts += _map(board, view, f, marks)
     parts += panel.parts
     parts.append("</svg>")
     return "\n".join(parts)
@@ -251,7 +266,52 @@ def _headline(board: Board, view: dict[str, Any]) -> str:
     )
 
 
-def _map(board: Board, view: dict[str, Any], f: _Frame) -> list[str]:
+@dataclass(frozen=True)
+class _Marks:
+    """What the last move touched: hex labels and unit ids."""
+
+    hexes: frozenset[str]
+    units: frozenset[str]
+
+
+def crop_box(
+    board: Board,
+    view: dict[str, Any],
+    events: Sequence[Event],
+    margin: int = 3,
+) -> tuple[float, float, float, float] | None:
+    """The viewBox (x, y, width, height) around the hexes the last move touched (with the
+    hexes of the units it names), ``margin`` hexes round them; None when it touched none."""
+    hexes = set(touched(board, events))
+    hexes |= {view["units"][u]["hex"] for u in touched_units(events) if u in view["units"]}
+    if not hexes:
+        return None
+    f = _Frame(board)
+    points = [f.at[board.index_of_label[h]] for h in hexes]
+    pad = margin * 2 * H + R
+    left = max(0.0, min(x for x, _ in points) - pad)
+    top = max(float(HEADER), min(y for _, y in points) - pad)
+    right = min(f.width, max(x for x, _ in points) + pad)
+    bottom = min(f.height, max(y for _, y in points) + pad)
+    # Never narrower than 3:2, so the crop reads at mail width like a map, not a strip.
+    if right - left < 1.5 * (bottom - top):
+        grow = (1.5 * (bottom - top) - (right - left)) / 2
+        left, right = max(0.0, left - grow), min(f.width, right + grow)
+    return left, top, right - left, bottom - top
+
+
+def crop_svg(svg: str, box: tuple[float, float, float, float], width: int = 600) -> str:
+    """``svg`` showing only ``box`` (its viewBox), ``width`` pixels wide."""
+    x, y, w, h = box
+    height = round(width * h / w)
+    head, rest = svg.split(">", 1)
+    head = re.sub(r' width="[^"]*"', f' width="{width}"', head, count=1)
+    head = re.sub(r' height="[^"]*"', f' height="{height}"', head, count=1)
+    head = re.sub(r' viewBox="[^"]*"', f' viewBox="{x:.1f} {y:.1f} {w:.1f} {h:.1f}"', head)
+    return head + ">" + rest
+
+
+def _map(board: Board, view: dict[str, Any], f: _Frame, marks: _Marks) -> list[str]:
     temp = {board.index_of_label[h] for h in view["devastated"]["temporary"]}
     perm = {board.index_of_label[h] for h in view["devastated"]["permanent"]}
     out = ['<g id="map">']
@@ -265,10 +325,19 @@ def _map(board: Board, view: dict[str, Any], f: _Frame) -> list[str]:
         out += _battle_marks(board, view, f)
     # Names under the units: a unit next to a city may hide part of its name, never the
     # other way round.
+    out += [_last_move_hex(board, h, f) for h in sorted(marks.hexes)]
     out += [_city_name(board, c.hex, *f.at[c.hex]) for c in board.cities]
-    out += _units(board, view, f)
+    out += _units(board, view, f, marks.units)
     out.append("</g>")
     return out
+
+
+def _last_move_hex(board: Board, label: str, f: _Frame) -> str:
+    x, y = f.at[board.index_of_label[label]]
+    return (
+        f'<polygon id="last-move-{label}" points="{_points(_corners(x, y, R - 2))}" '
+        f'fill="none" stroke="{LAST_MOVE}" stroke-width="3.5" pointer-events="none"/>'
+    )
 
 
 def _battle_marks(board: Board, view: dict[str, Any], f: _Frame) -> list[str]:
@@ -330,7 +399,7 @@ def _hex(board: Board, h: int, x: float, y: float, temp: set[int], perm: set[int
     if board.passable[h]:
         out.append(
             f'<text x="{x:.1f}" y="{y - H + 8.2:.1f}" font-size="6.8" text-anchor="middle" '
-            f'fill="#5e5444" {CONDENSED}>{label}</text>'
+            f'fill="#5e5444" {HALO} {CONDENSED}>{label}</text>'
         )
     out.append("</g>")
     return "".join(out)
@@ -459,7 +528,50 @@ def _devastation_marks(board: Board, f: _Frame, temp: set[int], perm: set[int]) 
     return out
 
 
-def _units(board: Board, view: dict[str, Any], f: _Frame) -> list[str]:
+@dataclass(frozen=True)
+class Spot:
+    """Where one unit of a hex is drawn: its centre relative to the hex's centre, its scale."""
+
+    dx: float
+    dy: float
+    scale: float
+
+
+def stack_spots(combat: int, command: int) -> tuple[list[Spot], list[Spot]]:
+    """Where a hex's combat counters and command discs go so that none hides another, the
+    hex's label (above) or a city's name (below): counters side by side, smaller when there
+    are several, discs in a column on the left (or in a row when there is no counter)."""
+    counters: list[Spot] = []
+    if combat:
+        scale = 1.0 if combat == 1 else min(0.8, 44 / (combat * COUNTER + (combat - 1) * 2))
+        step = COUNTER * scale + 2
+        counters = [Spot((k - (combat - 1) / 2) * step, 2, scale) for k in range(combat)]
+    discs: list[Spot] = []
+    if command and counters:
+        scale = 1.0 if command == 1 else (0.8 if command == 2 else 0.6)
+        step = 2 * DISC * scale + 1
+        x = counters[0].dx - COUNTER * counters[0].scale / 2 - DISC * scale - 1
+        centre = 2 if command <= 2 else -1
+        discs = [Spot(x, centre + (k - (command - 1) / 2) * step, scale) for k in range(command)]
+    elif command:
+        scale = 1.0 if command <= 2 else 0.7
+        step = 2 * DISC * scale + 1
+        discs = [Spot((k - (command - 1) / 2) * step, 2, scale) for k in range(command)]
+    return counters, discs
+
+
+def _scaled(part: str, x: float, y: float, scale: float) -> str:
+    if scale == 1.0:
+        return part
+    return (
+        f'<g transform="translate({x:.1f} {y:.1f}) scale({scale:.2f}) '
+        f'translate({-x:.1f} {-y:.1f})">{part}</g>'
+    )
+
+
+def _units(
+    board: Board, view: dict[str, Any], f: _Frame, marked: frozenset[str] = frozenset()
+) -> list[str]:
     at: dict[str, list[str]] = defaultdict(list)
     for unit, info in view["units"].items():
         at[info["hex"]].append(unit)
@@ -468,17 +580,33 @@ def _units(board: Board, view: dict[str, Any], f: _Frame) -> list[str]:
         x, y = f.at[board.index_of_label[label]]
         combat = [u for u in here if view["units"][u]["combat"]]
         command = [u for u in here if not view["units"][u]["combat"]]
-        for u in combat:
-            out.append(_counter(board, u, view["units"][u], x, y + 2))
-        if combat:  # discs down the hex's left side, clear of the counter
-            n = len(command)
-            spots = [(x - 20, y + 2 + (k - (n - 1) / 2) * 15) for k in range(n)]
-        else:
-            n = len(command)
-            spots = [(x + (k - (n - 1) / 2) * 2 * DISC, y + 2) for k in range(n)]
-        for u, (cx, cy) in zip(command, spots, strict=True):
-            out.append(_disc(board, u, view["units"][u], cx, cy))
+        counters, discs = stack_spots(len(combat), len(command))
+        for u, spot in zip(combat, counters, strict=True):
+            cx, cy = x + spot.dx, y + spot.dy
+            ring = _unit_ring(cx, cy, COUNTER / 2 + 2.5, square=True) if u in marked else ""
+            out.append(
+                _scaled(ring + _counter(board, u, view["units"][u], cx, cy), cx, cy, spot.scale)
+            )
+        for u, spot in zip(command, discs, strict=True):
+            cx, cy = x + spot.dx, y + spot.dy
+            ring = _unit_ring(cx, cy, DISC + 2.5, square=False) if u in marked else ""
+            out.append(
+                _scaled(ring + _disc(board, u, view["units"][u], cx, cy), cx, cy, spot.scale)
+            )
     return out
+
+
+def _unit_ring(x: float, y: float, half: float, square: bool) -> str:
+    """The last move's mark round a unit: an orange frame (square for a counter)."""
+    if square:
+        return (
+            f'<rect x="{x - half:.1f}" y="{y - half:.1f}" width="{2 * half:.1f}" '
+            f'height="{2 * half:.1f}" rx="4" fill="none" stroke="{LAST_MOVE}" stroke-width="3"/>'
+        )
+    return (
+        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{half:.1f}" fill="none" stroke="{LAST_MOVE}" '
+        'stroke-width="3"/>'
+    )
 
 
 def _title(board: Board, unit: str, info: dict[str, Any]) -> str:
@@ -585,10 +713,18 @@ class _Panel:
         self.line(text, 14, 20, bold=True, fill="#3a2a44")
 
 
-def _panel(board: Board, view: dict[str, Any], left: float) -> _Panel:
+def _panel(
+    board: Board,
+    view: dict[str, Any],
+    left: float,
+    names: Sequence[str] = (),
+    last_move: Sequence[str] = (),
+) -> _Panel:
     p = _Panel(left)
+    _players(view, names, p)
+    _last_move(last_move, p)
     _round_track(board, view, p)
-    _phases(board, view, p)
+    _phases(board, view, p, players=names)
     _situation(board, view, p)
     if view.get("battle"):
         _battle(board, view["battle"], p)
@@ -627,7 +763,27 @@ def _round_track(board: Board, view: dict[str, Any], p: _Panel) -> None:
     p.y += 2 * (box_h + 4) + 16
 
 
-def _phases(board: Board, view: dict[str, Any], p: _Panel) -> None:
+def _players(view: dict[str, Any], names: Sequence[str], p: _Panel) -> None:
+    """Who plays which side: the sides' bands are the game's own marks, the names the
+    players'."""
+    for seat, side in enumerate(view["sides"]):
+        p.parts.append(
+            f'<rect x="{p.x:.1f}" y="{p.y - 11:.1f}" width="18" height="12" rx="2" '
+            f'fill="{SIDE_BAND.get(side, "#555")}"/>'
+        )
+        p.line(f"{SIDE_NAME.get(side, side)}: {seat_label(names, seat)}", 13, 18, dx=26, bold=True)
+
+
+def _last_move(last_move: Sequence[str], p: _Panel) -> None:
+    """The last move in words (at most six lines; the game's log has the rest)."""
+    lines = [line for sentence in last_move for line in wrap_words(sentence, 52)]
+    for i, line in enumerate(lines[:6]):
+        p.line(("Last move: " if i == 0 else "") + line, 11.5, 15, fill="#7a3a00")
+    if lines:
+        p.y += 4
+
+
+def _phases(board: Board, view: dict[str, Any], p: _Panel, players: Sequence[str] = ()) -> None:
     names = phase_names(board)
     for pid, name in names.items():
         here = view["phase"] == pid
@@ -647,7 +803,8 @@ def _phases(board: Board, view: dict[str, Any], p: _Panel) -> None:
             name = (
                 "the server"
                 if d["seat"] < 0
-                else f"{SIDE_NAME.get(sides[d['seat']], sides[d['seat']])} (seat {d['seat']})"
+                else f"{SIDE_NAME.get(sides[d['seat']], sides[d['seat']])}, "
+                f"{seat_label(players, d['seat'])}"
             )
             who.append(f"{name}: {d['step'].replace('_', ' ')}")
         for line in wrap_words("Waiting for " + "; ".join(who), 54):
@@ -797,6 +954,14 @@ def _legend(board: Board, p: _Panel) -> None:
     )
     p.text("command unit (first letters of its name)", 11, dx=28)
     p.y += 20
+    p.parts.append(
+        f'<polygon points="{_points(_corners(x + 11, p.y - 4, 11))}" fill="none" '
+        f'stroke="{LAST_MOVE}" stroke-width="3"/>'
+        f'<polygon points="{_points(_corners(x + 40, p.y - 4, 11))}" fill="#d00000" '
+        'fill-opacity="0.12" stroke="#d00000" stroke-width="2.5"/>'
+    )
+    p.text("last move (hexes, units)  ·  battle target", 11, dx=58)
+    p.y += 22
     lines = [
         (f'stroke="{RIVER}" stroke-width="3.6" stroke-linecap="round"', "river hexside"),
         (f'stroke="{BORDER}" stroke-width="3.2" stroke-dasharray="7 3"', "border of an empire"),
