@@ -26,8 +26,17 @@ _PRESENTERS: dict[str, tuple[str, str]] = {
     ),
 }
 
+#: game type -> (crop box function, crop function): the pictures too big to read whole in a
+#: mail (the wargame's map is some 1,600 px wide).
+_CROPS: dict[str, tuple[str, str]] = {
+    "attila-wargame": (
+        "service.pictures.attila_wargame:crop_box",
+        "service.pictures.attila_wargame:crop_svg",
+    ),
+}
 
-def _load(target: str) -> Callable[..., str]:
+
+def _load(target: str) -> Callable[..., Any]:
     module, attribute = target.split(":")
     return getattr(import_module(module), attribute)
 
@@ -88,6 +97,30 @@ def board_svg(
     render = _load(_PRESENTERS[game_type][0])
     board = game.board  # type: ignore[attr-defined]
     return render(board, view, title, names=names, events=events, last_move=sentences)
+
+
+def board_crop_svg(
+    game_type: str,
+    view: dict[str, Any],
+    title: str,
+    *,
+    names: Sequence[str] = (),
+    last_events: Iterable[Event | Mapping[str, Any]] = (),
+    seat: int | None = None,
+    width: int = 600,
+) -> str | None:
+    """The picture cut to where the last move happened, ``width`` pixels wide, for mails to
+    attach beside the whole map; None when the game's picture is small enough whole (Attila,
+    Attika) or the last move touched no place."""
+    if game_type not in _CROPS:
+        return None
+    events = visible_events(last_events, seat)
+    board = get_game(game_type).board  # type: ignore[attr-defined]
+    box = _load(_CROPS[game_type][0])(board, view, events)
+    if box is None:
+        return None
+    svg = board_svg(game_type, view, title, names=names, last_events=events, seat=seat)
+    return _load(_CROPS[game_type][1])(svg, box, width)
 
 
 def text_summary(game_type: str, view: dict[str, Any]) -> str:

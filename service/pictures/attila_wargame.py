@@ -548,11 +548,18 @@ def stack_spots(combat: int, command: int) -> tuple[list[Spot], list[Spot]]:
         counters = [Spot((k - (combat - 1) / 2) * step, 2, scale) for k in range(combat)]
     discs: list[Spot] = []
     if command and counters:
-        scale = 1.0 if command == 1 else (0.8 if command == 2 else 0.6)
+        # One column beside the counters; from three on, two narrower columns, so the discs
+        # stay clear of the city's name below and the neighbouring hexes' units.
+        scale = 1.0 if command == 1 else (0.8 if command == 2 else 0.5)
+        columns = 1 if command <= 2 else 2
+        rows = -(-command // columns)
         step = 2 * DISC * scale + 1
         x = counters[0].dx - COUNTER * counters[0].scale / 2 - DISC * scale - 1
-        centre = 2 if command <= 2 else -1
-        discs = [Spot(x, centre + (k - (command - 1) / 2) * step, scale) for k in range(command)]
+        centre = 2 if columns == 1 else 0
+        discs = [
+            Spot(x - (k // rows) * step, centre + (k % rows - (rows - 1) / 2) * step, scale)
+            for k in range(command)
+        ]
     elif command:
         scale = 1.0 if command <= 2 else 0.7
         step = 2 * DISC * scale + 1
