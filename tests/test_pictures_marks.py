@@ -75,7 +75,7 @@ def test_attila_names_players_marks_seats_by_shape_and_the_last_stone() -> None:
         if shape.tag in (f"{SVG}circle", f"{SVG}polygon"):
             assert (shape.get("fill") or "").lower() not in peoples
     # Every mark is in the legend.
-    for mark in ("frontier province", "pacified (century)", "last move", "players: shapes"):
+    for mark in ("frontier province", "pacified (century)", "last move", "players (by shape)"):
         assert mark in texts
     # The last move: its province framed, its sentence told with the player's name.
     (placed,) = [e for e in events if e.kind == "stone_placed"]

@@ -50,9 +50,10 @@ def has_picture(game_type: str) -> bool:
     return game_type in _PRESENTERS
 
 
-#: The mark of the last move in every picture: a thick orange frame, a colour none of the
-#: games gives its pieces or players.
-LAST_MOVE = "#ff7a00"
+#: The mark of the last move in every picture: a thick magenta frame. No game gives this
+#: colour to a people, a player or another mark (orange is the wargame's Visigoths and its
+#: devastation, red its battles and Attila's frontier).
+LAST_MOVE = "#e0007a"
 
 
 def seat_label(names: Sequence[str], seat: int) -> str:

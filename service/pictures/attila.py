@@ -32,7 +32,7 @@ PEOPLE_FILL = {
 SEAT_SHAPES = ["circle", "square", "triangle", "diamond", "star"]
 FRONTIER = "#b3261e"
 NODE_W, NODE_H = 104, 62
-PANEL_H = 250
+PANEL_H = 360
 ROMAN = {4: "IV", 5: "V", 6: "VI", 7: "VII"}
 
 
@@ -78,7 +78,7 @@ def render(
     layout = _layout()
     marked = touched(events)
     told = _told(last_move)
-    width, height = layout["width"], layout["height"] + PANEL_H + 24 * len(told)
+    width, height = layout["width"], layout["height"] + PANEL_H + 30 * len(told)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">',
@@ -105,7 +105,7 @@ def render(
 def _told(last_move: Sequence[str]) -> list[str]:
     """The last move's sentences as lines the panel fits (at most six: a long turn is
     summed up by its first sentences; the game's log has them all)."""
-    lines = [line for sentence in last_move for line in wrap_words(sentence, 110)]
+    lines = [line for sentence in last_move for line in wrap_words(sentence, 96)]
     return lines[:6]
 
 
@@ -123,7 +123,7 @@ def _last_move(lines: list[str], top: int) -> list[str]:
     for i, line in enumerate(lines):
         label = "Last move: " if i == 0 else ""
         out.append(
-            f'<text x="20" y="{top + 4 + 24 * i}" font-size="14" fill="#7a3a00">'
+            f'<text x="20" y="{top + 4 + 30 * i}" font-size="20" fill="#7a0046">'
             f'<tspan font-weight="bold">{label}</tspan>{escape(line)}</text>'
         )
     return out
@@ -200,52 +200,65 @@ def _stones(board: Board, stones: dict[str, int], x: int, y: int) -> list[str]:
 
 
 def _legend(board: Board, view: dict[str, Any], width: int, marked: bool) -> list[str]:
-    x, y = width - 214, 24
+    """Every mark of the picture, in type readable at mail width (the picture at half size)."""
+    x, y = width - 262, 30
     rows = len(board.peoples)
     out = [
-        f'<rect x="{x - 12}" y="{y - 18}" width="214" height="{140 + 20 * rows}" '
-        'rx="8" fill="#ffffffcc" stroke="#9fb4c2"/>',
-        f'<text x="{x}" y="{y}" font-size="13" font-weight="bold">Peoples (supply)</text>',
+        f'<rect x="{x - 12}" y="{y - 24}" width="268" height="{166 + 24 * rows}" '
+        'rx="8" fill="#ffffffdd" stroke="#9fb4c2"/>',
+        f'<text x="{x}" y="{y}" font-size="17" font-weight="bold">Peoples (supply)</text>',
     ]
     for i, people in enumerate(board.peoples):
-        yy = y + 22 + 20 * i
+        yy = y + 26 + 24 * i
         colour = PEOPLE_FILL.get(people.colour, "#888")
         out.append(
-            f'<rect x="{x}" y="{yy - 12}" width="14" height="14" rx="3" fill="{colour}"/>'
-            f'<text x="{x + 22}" y="{yy}" font-size="12">{people.letter}  '
+            f'<rect x="{x}" y="{yy - 14}" width="17" height="17" rx="3" fill="{colour}"/>'
+            f'<text x="{x + 26}" y="{yy}" font-size="15">{people.letter}  '
             f"{escape(people.name_en)} ({view['supply'][people.id]})</text>"
         )
-    yy = y + 30 + 20 * rows
-    out.append(
-        f'<text x="{x}" y="{yy}" font-size="10" fill="#456">— land border  - - sea arrow</text>'
-    )
-    out.append(
-        f'<rect x="{x}" y="{yy + 8}" width="22" height="14" rx="4" fill="#fbf6e8" '
-        f'stroke="{FRONTIER}" stroke-width="3"/>'
-        f'<text x="{x + 30}" y="{yy + 19}" font-size="11">frontier province</text>'
-    )
-    out.append(
-        f'<rect x="{x}" y="{yy + 30}" width="22" height="14" rx="4" fill="#d8d4c8" '
-        'stroke="#6d5d3f"/>'
-        f'<text x="{x + 30}" y="{yy + 41}" font-size="11">pacified (century)</text>'
-    )
-    out.append(
-        f'<rect x="{x}" y="{yy + 52}" width="22" height="14" rx="4" fill="none" '
-        f'stroke="{LAST_MOVE}" stroke-width="3"/>'
-        f'<text x="{x + 30}" y="{yy + 63}" font-size="11">'
-        f"{'last move (see below)' if marked else 'last move (none shown)'}</text>"
-    )
-    out.append(
-        f"{seat_mark(0, x + 7, yy + 82, 5)}{seat_mark(1, x + 21, yy + 82, 5)}"
-        f'<text x="{x + 32}" y="{yy + 86}" font-size="11">players: shapes, not colours</text>'
-    )
+    yy = y + 24 * rows + 30
+    samples = [
+        (
+            f'<line x1="{x}" y1="{yy - 5}" x2="{x + 24}" y2="{yy - 5}" stroke="#a08a66" '
+            'stroke-width="3"/>',
+            "land border",
+        ),
+        (
+            f'<line x1="{x}" y1="{yy + 19}" x2="{x + 24}" y2="{yy + 19}" stroke="#3d7ea6" '
+            'stroke-width="2.5" stroke-dasharray="7 5"/>',
+            "sea arrow",
+        ),
+        (
+            f'<rect x="{x}" y="{yy + 38}" width="24" height="16" rx="4" fill="#fbf6e8" '
+            f'stroke="{FRONTIER}" stroke-width="3"/>',
+            "frontier province",
+        ),
+        (
+            f'<rect x="{x}" y="{yy + 62}" width="24" height="16" rx="4" fill="#d8d4c8" '
+            'stroke="#6d5d3f"/>',
+            "pacified (century)",
+        ),
+        (
+            f'<rect x="{x}" y="{yy + 86}" width="24" height="16" rx="4" fill="none" '
+            f'stroke="{LAST_MOVE}" stroke-width="3.5"/>',
+            "last move (see below)" if marked else "last move (none shown)",
+        ),
+        (
+            f"{seat_mark(0, x + 6, yy + 115, 6)}{seat_mark(1, x + 21, yy + 115, 6)}",
+            "players (by shape)",
+        ),
+    ]
+    for k, (sample, text) in enumerate(samples):
+        out.append(f'{sample}<text x="{x + 34}" y="{yy + 24 * k}" font-size="15">{text}</text>')
     return out
 
 
 def _panel(board: Board, view: dict[str, Any], top: int, names: Sequence[str]) -> list[str]:
+    """Century, scores and influence, in type that stays readable at mail width (600 px, where
+    the picture is drawn at half size)."""
     players = view["players"]
     out = [
-        f'<text x="20" y="{top + 28}" font-size="15" font-weight="bold">Century '
+        f'<text x="20" y="{top + 34}" font-size="21" font-weight="bold">Century '
         f"{ROMAN.get(view['century'], view['century'])}: {view['influence_per_stone']} "
         "influence per stone</text>",
     ]
@@ -253,26 +266,29 @@ def _panel(board: Board, view: dict[str, Any], top: int, names: Sequence[str]) -
     for century, tiles in view["pacification_tiles"].items():
         label = ROMAN.get(int(century), century)
         out.append(
-            f'<text x="{x}" y="{top + 54}" font-size="12">{label}: '
+            f'<text x="{x}" y="{top + 64}" font-size="17">{label}: '
             f"{tiles} tile{'s' if tiles != 1 else ''}</text>"
         )
-        x += 90
-    out += _scores(view, top + 84, players, names)
+        x += 135
+    out += _scores(view, top + 104, players, names)
     out += _influence(board, view, top, players, names)
     return out
 
 
 def _scores(view: dict[str, Any], y: int, players: int, names: Sequence[str]) -> list[str]:
-    out = [f'<text x="20" y="{y}" font-size="15" font-weight="bold">Scores</text>']
+    out = [f'<text x="20" y="{y}" font-size="21" font-weight="bold">Scores</text>']
     for seat in range(players):
-        yy = y + 22 + 22 * seat
+        yy = y + 30 + 48 * seat
         marker = " ◀ to play" if seat == view["active"] and not view["result"] else ""
         winner = " ★ winner" if view["result"] and seat in view["result"]["winners"] else ""
+        tiles = ", ".join(t.replace("_", " ") for t in view["action_tiles"][seat]) or "none"
         out.append(
-            f"{seat_mark(seat, 30, yy - 5)}"
-            f'<text x="44" y="{yy}" font-size="13">{escape(seat_label(names, seat))}: '
-            f"{view['scores'][seat]} points, {view['hand_counts'][seat]} cards, tiles: "
-            f"{', '.join(view['action_tiles'][seat]) or 'none'}{marker}{winner}</text>"
+            f"{seat_mark(seat, 32, yy - 7, 9)}"
+            f'<text x="50" y="{yy}" font-size="19"><tspan font-weight="bold">'
+            f"{escape(seat_label(names, seat))}</tspan>: {view['scores'][seat]} points"
+            f"{marker}{winner}</text>"
+            f'<text x="50" y="{yy + 21}" font-size="16" fill="#4a4236">'
+            f"{view['hand_counts'][seat]} cards · action tiles: {escape(tiles)}</text>"
         )
     return out
 
@@ -280,27 +296,27 @@ def _scores(view: dict[str, Any], y: int, players: int, names: Sequence[str]) ->
 def _influence(
     board: Board, view: dict[str, Any], top: int, players: int, names: Sequence[str]
 ) -> list[str]:
-    x0, y0 = 640, top + 28
-    out = [f'<text x="{x0}" y="{y0}" font-size="15" font-weight="bold">Influence (of 22)</text>']
+    x0, y0, column = 640, top + 34, 110
+    out = [f'<text x="{x0}" y="{y0}" font-size="21" font-weight="bold">Influence (of 22)</text>']
     for seat in range(players):
-        cx = x0 + 130 + 60 * seat
-        short = names[seat][:7] if seat < len(names) and names[seat] else f"Seat {seat}"
+        cx = x0 + 160 + column * seat
+        short = names[seat][:8] if seat < len(names) and names[seat] else f"Seat {seat}"
         out.append(
-            f"{seat_mark(seat, cx - 4 - 3.3 * len(short), y0 + 16, 5)}"
-            f'<text x="{cx + 4}" y="{y0 + 20}" font-size="10" text-anchor="middle">'
+            f"{seat_mark(seat, cx, y0 + 22, 7)}"
+            f'<text x="{cx}" y="{y0 + 48}" font-size="15" text-anchor="middle">'
             f"{escape(short)}</text>"
         )
     for i, people in enumerate(board.peoples):
-        yy = y0 + 44 + 24 * i
+        yy = y0 + 78 + 30 * i
         colour = PEOPLE_FILL.get(people.colour, "#888")
         out.append(
-            f'<rect x="{x0}" y="{yy - 12}" width="14" height="14" rx="3" fill="{colour}"/>'
-            f'<text x="{x0 + 22}" y="{yy}" font-size="12">{escape(people.name_en)}</text>'
+            f'<rect x="{x0}" y="{yy - 16}" width="18" height="18" rx="3" fill="{colour}"/>'
+            f'<text x="{x0 + 28}" y="{yy}" font-size="18">{escape(people.name_en)}</text>'
         )
         for seat, field in enumerate(view["influence"][people.id]):
             text = str(field) if field else "–"
             out.append(
-                f'<text x="{x0 + 130 + 60 * seat}" y="{yy}" font-size="12" '
+                f'<text x="{x0 + 160 + column * seat}" y="{yy}" font-size="18" '
                 f'text-anchor="middle">{text}</text>'
             )
     return out

@@ -335,8 +335,9 @@ def _map(board: Board, view: dict[str, Any], f: _Frame, marks: _Marks) -> list[s
 def _last_move_hex(board: Board, label: str, f: _Frame) -> str:
     x, y = f.at[board.index_of_label[label]]
     return (
-        f'<polygon id="last-move-{label}" points="{_points(_corners(x, y, R - 2))}" '
-        f'fill="none" stroke="{LAST_MOVE}" stroke-width="3.5" pointer-events="none"/>'
+        f'<polygon id="last-move-{label}" points="{_points(_corners(x, y, R - 1.5))}" '
+        f'fill="{LAST_MOVE}" fill-opacity="0.18" stroke="{LAST_MOVE}" stroke-width="3" '
+        'pointer-events="none"/>'
     )
 
 
@@ -590,15 +591,16 @@ def _units(
         counters, discs = stack_spots(len(combat), len(command))
         for u, spot in zip(combat, counters, strict=True):
             cx, cy = x + spot.dx, y + spot.dy
-            ring = _unit_ring(cx, cy, COUNTER / 2 + 2.5, square=True) if u in marked else ""
+            # Tight round the counter: a wider ring would cover the hex's label above it.
+            ring = _unit_ring(cx, cy, COUNTER / 2 + 0.5, square=True) if u in marked else ""
             out.append(
-                _scaled(ring + _counter(board, u, view["units"][u], cx, cy), cx, cy, spot.scale)
+                _scaled(_counter(board, u, view["units"][u], cx, cy) + ring, cx, cy, spot.scale)
             )
         for u, spot in zip(command, discs, strict=True):
             cx, cy = x + spot.dx, y + spot.dy
-            ring = _unit_ring(cx, cy, DISC + 2.5, square=False) if u in marked else ""
+            ring = _unit_ring(cx, cy, DISC + 0.5, square=False) if u in marked else ""
             out.append(
-                _scaled(ring + _disc(board, u, view["units"][u], cx, cy), cx, cy, spot.scale)
+                _scaled(_disc(board, u, view["units"][u], cx, cy) + ring, cx, cy, spot.scale)
             )
     return out
 
