@@ -19,7 +19,7 @@ from engine.core import Event
 from engine.registry import get_game
 from service.pictures import board_crop_svg, board_svg
 from service.pictures.attila import PEOPLE_FILL
-from service.pictures.attila_wargame import COUNTER, DISC, H, Spot, stack_spots
+from service.pictures.attila_wargame import COUNTER, DISC, H, R, Spot, city_label, stack_spots
 from service.pictures.png import svg_to_png
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -175,10 +175,11 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-#: Relative to the hex's centre: the hex label along the top edge (font 6.8, four digits) and
+#: Relative to the hex's centre: the hex label's digits along the top edge (font 6.8: from
+#: 5 px above the baseline to it) and
 #: a city's name box along the bottom edge (as wide as a short name; long names are wider,
 #: and the test checks the units stay above the box's top).
-LABEL = (-8.0, -H + 1.5, 8.0, -H + 8.2)
+LABEL = (-8.0, -H + 3.2, 8.0, -H + 8.2)
 CITY_NAME_TOP = H - 5.5
 
 
@@ -193,3 +194,22 @@ def test_a_dense_stack_hides_no_unit_label_or_city_name(combat: int, command: in
         assert a[3] <= CITY_NAME_TOP + 0.5, (i, a)
         for b in boxes[i + 1 :]:
             assert not _overlap(a, b), (a, b)
+
+
+def test_city_names_stay_clear_of_the_neighbours_units_and_labels() -> None:
+    """A name box along the city hex's bottom edge reaches into the three hexes below: it
+    must miss their counters and labels (as if every neighbour held a unit). Names are drawn
+    over units, so a command disc beside a counter there may lose an edge, never a name. A
+    name on two lines ("Augusta / Treverorum") covers the label of the hex right below: a
+    known limit, the label is in that hex's tooltip and the crop's neighbours."""
+    one, _ = stack_spots(1, 0)
+    below = [(-1.5 * R, H), (1.5 * R, H), (0.0, 2 * H)]
+    for city in get_game("attila-wargame").board.cities:
+        label = city_label(city.name)
+        box = (label.left, label.top, label.left + label.width, label.top + label.height)
+        assert label.size >= 5.0, city.name  # Costantinopolis, one word, is the smallest
+        for nx, ny in below:
+            assert not _overlap(box, _box(one[0], COUNTER / 2, nx, ny)), (city.name, nx, ny)
+            shifted = (LABEL[0] + nx, LABEL[1] + ny, LABEL[2] + nx, LABEL[3] + ny)
+            if len(label.lines) == 1:
+                assert not _overlap(box, shifted), (city.name, nx, ny)

@@ -323,11 +323,11 @@ def _map(board: Board, view: dict[str, Any], f: _Frame, marks: _Marks) -> list[s
     out += _devastation_marks(board, f, temp, perm)
     if view.get("battle"):
         out += _battle_marks(board, view, f)
-    # Names under the units: a unit next to a city may hide part of its name, never the
-    # other way round.
     out += [_last_move_hex(board, h, f) for h in sorted(marks.hexes)]
-    out += [_city_name(board, c.hex, *f.at[c.hex]) for c in board.cities]
     out += _units(board, view, f, marks.units)
+    # Names over the units, sized (city_label) to miss every counter of the hexes around
+    # them: only a command disc beside a counter in a hex just below a city can lose an edge.
+    out += [_city_name(board, c.hex, *f.at[c.hex]) for c in board.cities]
     out.append("</g>")
     return out
 
@@ -398,9 +398,13 @@ def _hex(board: Board, h: int, x: float, y: float, temp: set[int], perm: set[int
     if terrain == "mountain":
         out.append(_mountain(x, y + 12))
     if board.passable[h]:
+        # The halo only where a pattern runs under the label: on a plain fill it reads
+        # without one, and a stroke on each of some thousand labels costs render time.
+        patterned = h in board.cultivated or h in temp or h in perm or terrain == "mountain"
+        halo = HALO if patterned else ""
         out.append(
             f'<text x="{x:.1f}" y="{y - H + 8.2:.1f}" font-size="6.8" text-anchor="middle" '
-            f'fill="#5e5444" {HALO} {CONDENSED}>{label}</text>'
+            f'fill="#5e5444" {halo} {CONDENSED}>{label}</text>'
         )
     out.append("</g>")
     return "".join(out)
@@ -498,16 +502,52 @@ def _tower(x: float, y: float) -> str:
     )
 
 
+#: A city's name box may be this wide: the counters of the two lower neighbouring hexes start
+#: 24.5 px either side of the city's centre, so a narrower box is never under a unit.
+NAME_MAX_W = 46.0
+#: Width of one condensed bold letter per pixel of font size (DejaVu Sans Condensed Bold).
+LETTER_W = 0.53
+
+
+@dataclass(frozen=True)
+class CityLabel:
+    """A city's name as drawn: its lines, font size and box (relative to the hex's centre)."""
+
+    lines: tuple[str, ...]
+    size: float
+    left: float
+    top: float
+    width: float
+    height: float
+
+
+def city_label(name: str) -> CityLabel:
+    """The name on one line, or on two split at a space, in the largest size up to 8 px that
+    keeps the box within ``NAME_MAX_W``, along the hex's bottom edge."""
+    words = name.split(" ")
+    lines = (name,) if len(words) == 1 or len(name) <= 10 else (words[0], " ".join(words[1:]))
+    longest = max(len(line) for line in lines)
+    # Two lines must end above a counter in the hex right below: a smaller largest size.
+    size = min(7.5 if len(lines) == 1 else 7.0, (NAME_MAX_W - 6) / (LETTER_W * longest))
+    width = LETTER_W * size * longest + 6
+    height = (size + 1) * len(lines) + 1
+    return CityLabel(lines, size, -width / 2, H - 7, width, height)
+
+
 def _city_name(board: Board, h: int, x: float, y: float) -> str:
     city = board.city_at[h]
-    name = city.name
-    w = 4.25 * len(name) + 6
+    label = city_label(city.name)
+    texts = "".join(
+        f'<text x="{x:.1f}" y="{y + label.top + (label.size + 1) * (k + 1) - 0.8:.1f}" '
+        f'font-size="{label.size:.1f}" font-weight="bold" text-anchor="middle" '
+        f'fill="#2a2018" {CONDENSED}>{escape(line)}</text>'
+        for k, line in enumerate(label.lines)
+    )
     return (
         f'<g id="name-{escape(city.id)}">'
-        f'<rect x="{x - w / 2:.1f}" y="{y + H - 5.5:.1f}" width="{w:.1f}" height="10" rx="3" '
-        'fill="#fffdf6" fill-opacity="0.92" stroke="#3a2f24" stroke-width="0.6"/>'
-        f'<text x="{x:.1f}" y="{y + H + 2:.1f}" font-size="8" font-weight="bold" '
-        f'text-anchor="middle" fill="#2a2018" {CONDENSED}>{escape(name)}</text></g>'
+        f'<rect x="{x + label.left:.1f}" y="{y + label.top:.1f}" width="{label.width:.1f}" '
+        f'height="{label.height:.1f}" rx="3" fill="#fffdf6" fill-opacity="0.92" '
+        f'stroke="#3a2f24" stroke-width="0.6"/>{texts}</g>'
     )
 
 
