@@ -26,14 +26,9 @@ _PRESENTERS: dict[str, tuple[str, str]] = {
     ),
 }
 
-#: game type -> (crop box function, crop function): the pictures too big to read whole in a
-#: mail (the wargame's map is some 1,600 px wide).
-_CROPS: dict[str, tuple[str, str]] = {
-    "attila-wargame": (
-        "service.pictures.attila_wargame:crop_box",
-        "service.pictures.attila_wargame:crop_svg",
-    ),
-}
+#: game type -> the function of its picture module that finds the crop round the last move:
+#: the pictures too big to read whole in a mail (the wargame's map is 2,260 px wide).
+_CROPS: dict[str, str] = {"attila-wargame": "service.pictures.attila_wargame:crop_box"}
 
 
 def _load(target: str) -> Callable[..., Any]:
@@ -115,13 +110,24 @@ def board_crop_svg(
     Attika) or the last move touched no place."""
     if game_type not in _CROPS:
         return None
+    game = get_game(game_type)
     events = visible_events(last_events, seat)
-    board = get_game(game_type).board  # type: ignore[attr-defined]
-    box = _load(_CROPS[game_type][0])(board, view, events)
+    board = game.board  # type: ignore[attr-defined]
+    box = _load(_CROPS[game_type])(board, view, events)
     if box is None:
         return None
-    svg = board_svg(game_type, view, title, names=names, last_events=events, seat=seat)
-    return _load(_CROPS[game_type][1])(svg, box, width)
+    render = _load(_PRESENTERS[game_type][0])
+    sentences = last_move_sentences(game_type, events, names)
+    return render(
+        board,
+        view,
+        title,
+        names=names,
+        events=events,
+        last_move=sentences,
+        crop=box,
+        crop_width=width,
+    )
 
 
 def text_summary(game_type: str, view: dict[str, Any]) -> str:

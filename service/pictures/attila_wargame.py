@@ -131,6 +131,17 @@ class _Frame:
         self.width = max(xs) - min(xs) + 2 * R + 2 * MARGIN
         self.height = HEADER + max(ys) - min(ys) + 2 * H + 1.5 * MARGIN
         self.at = [(x + self.ox, y + self.oy) for x, y in zip(xs, ys, strict=True)]
+        self.box: tuple[float, float, float, float] | None = None
+
+    def keep(self, h: int) -> bool:
+        """Whether hex ``h`` is drawn: every hex, or in a crop those that reach into it
+        (a crop draws only those: resvg would lay out the whole map for a corner of it)."""
+        if self.box is None:
+            return True
+        x, y = self.at[h]
+        left, top, width, height = self.box
+        pad = 2 * R
+        return left - pad <= x <= left + width + pad and top - pad <= y <= top + height + pad
 
 
 # -- colours and names ----------------------------------------------------------------------
@@ -193,8 +204,13 @@ def render(
     names: Sequence[str] = (),
     events: Sequence[Event] = (),
     last_move: Sequence[str] = (),
+    crop: tuple[float, float, float, float] | None = None,
+    crop_width: int = 600,
 ) -> str:
+    """The whole picture, or with ``crop`` (a viewBox from ``crop_box``) only that part of
+    the map, ``crop_width`` pixels wide: the hexes outside it are left out, not just hidden."""
     f = _Frame(board)
+    f.box = crop
     marks = _Marks(touched(board, events), touched_units(events))
     panel = _panel(board, view, f.width, names, last_move)
     width = round(f.width + PANEL_W)
@@ -219,9 +235,11 @@ def render(
         "(see docs/rules/attila-wargame.md)</text>",
     ]
     parts += _map(board, view, f, marks)
-    parts += panel.parts
+    if crop is None:
+        parts += panel.parts
     parts.append("</svg>")
-    return "\n".join(parts)
+    svg = "\n".join(parts)
+    return svg if crop is None else crop_svg(svg, crop, crop_width)
 
 
 def _defs() -> str:
@@ -316,10 +334,11 @@ def _map(board: Board, view: dict[str, Any], f: _Frame, marks: _Marks) -> list[s
     perm = {board.index_of_label[h] for h in view["devastated"]["permanent"]}
     out = ['<g id="map">']
     for h, (x, y) in enumerate(f.at):
-        out.append(_hex(board, h, x, y, temp, perm))
+        if f.keep(h):
+            out.append(_hex(board, h, x, y, temp, perm))
     out += _lines(board, f)
     out += _region_names(board, f)
-    out += [_city(board, view, c.hex, *f.at[c.hex]) for c in board.cities]
+    out += [_city(board, view, c.hex, *f.at[c.hex]) for c in board.cities if f.keep(c.hex)]
     out += _devastation_marks(board, f, temp, perm)
     if view.get("battle"):
         out += _battle_marks(board, view, f)
@@ -327,7 +346,7 @@ def _map(board: Board, view: dict[str, Any], f: _Frame, marks: _Marks) -> list[s
     out += _units(board, view, f, marks.units)
     # Names over the units, sized (city_label) to miss every counter of the hexes around
     # them: only a command disc beside a counter in a hex just below a city can lose an edge.
-    out += [_city_name(board, c.hex, *f.at[c.hex]) for c in board.cities]
+    out += [_city_name(board, c.hex, *f.at[c.hex]) for c in board.cities if f.keep(c.hex)]
     out.append("</g>")
     return out
 
@@ -422,6 +441,8 @@ def _lines(board: Board, f: _Frame) -> list[str]:
     """Coasts, region borders, the empires' borders, then the rivers (on top)."""
     coast, regions, empires, rivers = [], [], [], []
     for a, near in enumerate(board.neighbours):
+        if not f.keep(a):
+            continue
         for b in near:
             if b < a:
                 continue
@@ -553,7 +574,7 @@ def _city_name(board: Board, h: int, x: float, y: float) -> str:
 
 def _devastation_marks(board: Board, f: _Frame, temp: set[int], perm: set[int]) -> list[str]:
     out = []
-    for h in sorted(temp | perm):
+    for h in sorted(h for h in temp | perm if f.keep(h)):
         x, y = f.at[h]
         permanent = h in perm
         fill, text = (PERM_MARK, "VP") if permanent else (TEMP_MARK, "VT")
@@ -625,6 +646,8 @@ def _units(
         at[info["hex"]].append(unit)
     out = []
     for label, here in at.items():
+        if not f.keep(board.index_of_label[label]):
+            continue
         x, y = f.at[board.index_of_label[label]]
         combat = [u for u in here if view["units"][u]["combat"]]
         command = [u for u in here if not view["units"][u]["combat"]]
