@@ -17,7 +17,7 @@ from PIL import Image
 from engine.attila_wargame.touched import touched, touched_units
 from engine.core import Event
 from engine.registry import get_game
-from service.pictures import board_crop_svg, board_svg
+from service.pictures import board_crop_svg, board_svg, text_summary
 from service.pictures.attila import PEOPLE_FILL
 from service.pictures.attila_wargame import COUNTER, DISC, H, R, Spot, city_label, stack_spots
 from service.pictures.png import svg_to_png
@@ -213,3 +213,16 @@ def test_city_names_stay_clear_of_the_neighbours_units_and_labels() -> None:
             shifted = (LABEL[0] + nx, LABEL[1] + ny, LABEL[2] + nx, LABEL[3] + ny)
             if len(label.lines) == 1:
                 assert not _overlap(box, shifted), (city.name, nx, ny)
+
+
+@pytest.mark.parametrize(("game_type", "players"), [("attila", 3), ("attika", 3)])
+def test_text_summaries_name_the_players_and_stay_as_they_were_without_names(
+    game_type: str, players: int
+) -> None:
+    game = get_game(game_type)
+    state = game.new_state(players, "names")
+    view = game.view(state, None)
+    named = text_summary(game_type, view, names=NAMES[:players])
+    assert all(f"{name} (seat {seat})" in named for seat, name in enumerate(NAMES[:players]))
+    plain = text_summary(game_type, view)
+    assert "seat 0" in plain and "Anna" not in plain

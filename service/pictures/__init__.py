@@ -59,6 +59,11 @@ def seat_label(names: Sequence[str], seat: int) -> str:
     return f"Seat {seat}"
 
 
+def seat_text(names: Sequence[str], seat: int) -> str:
+    """A seat inside a sentence of the text summaries: "Anna (seat 0)", or "seat 0"."""
+    return seat_label(names, seat) if 0 <= seat < len(names) and names[seat] else f"seat {seat}"
+
+
 def visible_events(
     events: Iterable[Event | Mapping[str, Any]], seat: int | None = None
 ) -> list[Event]:
@@ -130,8 +135,10 @@ def board_crop_svg(
     )
 
 
-def text_summary(game_type: str, view: dict[str, Any]) -> str:
+def text_summary(game_type: str, view: dict[str, Any], *, names: Sequence[str] = ()) -> str:
+    """The view in plain text; ``names`` (one per seat) names the players as the pictures do."""
     if game_type not in _PRESENTERS:
         return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
     game = get_game(game_type)
-    return _load(_PRESENTERS[game_type][1])(game.board, view)  # type: ignore[attr-defined]
+    summary = _load(_PRESENTERS[game_type][1])
+    return summary(game.board, view, names=names)  # type: ignore[attr-defined]
