@@ -296,7 +296,8 @@ def _scores(view: dict[str, Any], y: int, players: int, names: Sequence[str]) ->
 def _influence(
     board: Board, view: dict[str, Any], top: int, players: int, names: Sequence[str]
 ) -> list[str]:
-    x0, y0, column = 640, top + 34, 110
+    x0, y0 = 640, top + 34
+    column = 110 if players <= 4 else 100  # five columns end 40 px inside the picture
     out = [f'<text x="{x0}" y="{y0}" font-size="21" font-weight="bold">Influence (of 22)</text>']
     for seat in range(players):
         cx = x0 + 160 + column * seat
