@@ -1034,6 +1034,15 @@ def _legend(board: Board, p: _Panel) -> None:
     )
     p.text("last move (hexes, units)  ·  battle target", 11, dx=58)
     p.y += 22
+    fx, fy = x + 8, p.y - 4
+    p.parts.append(
+        f'<path d="M{fx:.1f},{fy + 5:.1f} v-10 l7,3 -7,3" fill="#222" stroke="#222" '
+        'stroke-width="1"/>'
+        f'<path d="M{x + 30:.1f},{p.y - 11:.1f} l14,14 m0,-14 l-14,14" stroke="#444" '
+        'stroke-width="2"/>'
+    )
+    p.text("city taken by the Barbarian  ·  neutralised traitor", 11, dx=58)
+    p.y += 22
     lines = [
         (f'stroke="{RIVER}" stroke-width="3.6" stroke-linecap="round"', "river hexside"),
         (f'stroke="{BORDER}" stroke-width="3.2" stroke-dasharray="7 3"', "border of an empire"),
