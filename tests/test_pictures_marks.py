@@ -226,3 +226,18 @@ def test_text_summaries_name_the_players_and_stay_as_they_were_without_names(
     assert all(f"{name} (seat {seat})" in named for seat, name in enumerate(NAMES[:players]))
     plain = text_summary(game_type, view)
     assert "seat 0" in plain and "Anna" not in plain
+
+
+@pytest.mark.parametrize(
+    ("game_type", "players"), [("attila", 3), ("attika", 3), ("attila-wargame", 2)]
+)
+def test_an_event_naming_an_unknown_place_marks_nothing_and_breaks_nothing(
+    game_type: str, players: int
+) -> None:
+    """A newer engine's event (or a service event) naming a place the board lacks."""
+    game = get_game(game_type)
+    view = game.view(game.new_state(players, "odd"), None)
+    odd = [Event("future_kind", {"province": "XXX", "hex": "99,99", "to": "9999", "city": "x"})]
+    root = ET.fromstring(board_svg(game_type, view, "t", names=NAMES, last_events=odd))
+    assert not _ids(root, "last-move-")
+    assert board_crop_svg(game_type, view, "t", last_events=odd) is None

@@ -25,7 +25,8 @@ def touched(board: Board, events: Iterable[Event]) -> frozenset[str]:
         city = e.data.get("city")
         if isinstance(city, str) and city in board.city_by_id:
             out.add(board.label(board.city_by_id[city].hex))
-    return frozenset(out)
+    # Only the board's labels: an event of a newer engine must not break an older picture.
+    return frozenset(out & board.index_of_label.keys())
 
 
 def touched_units(events: Iterable[Event]) -> frozenset[str]:

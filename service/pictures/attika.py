@@ -98,8 +98,9 @@ def render(
     events: Sequence[Event] = (),
     last_move: Sequence[str] = (),
 ) -> str:
-    marked = [parse_hex(h) for h in sorted(touched(events))]
     cells = {parse_hex(c["hex"]): c for c in view["map"]}
+    on_map = {c["hex"] for c in view["map"]}
+    marked = [parse_hex(h) for h in sorted(touched(events) & on_map)]
     shrines = [parse_hex(h) for h in view["shrines"]]
     every = [*cells, *shrines]
     xs = [_pixel(h)[0] for h in every]

@@ -76,7 +76,7 @@ def render(
     last_move: Sequence[str] = (),
 ) -> str:
     layout = _layout()
-    marked = touched(events)
+    marked = touched(events) & layout["provinces"].keys()
     told = _told(last_move)
     width, height = layout["width"], layout["height"] + PANEL_H + 30 * len(told)
     parts = [
