@@ -14,6 +14,7 @@ now). Not a test: it prints p50/p95 and never asserts a time.
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 from collections.abc import Callable
@@ -22,13 +23,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.registry import get_game
-from service.pictures import board_svg
+from service.pictures import board_crop_svg, board_svg
 from service.pictures.png import svg_to_png
 from tests.engine_helpers import play_randomly
 
 #: game type -> (players, random legal moves): a position with pieces on the board.
 POSITIONS = {"attila": (4, 120), "attika": (3, 150), "attila-wargame": (2, 300)}
 MAIL_WIDTH = 600
+NAMES = ["Anna", "Bruno", "Carla", "Dieter", "Emma"]
 
 BASELINE_SVG = (
     '<svg xmlns="http://www.w3.org/2000/svg" width="600" height="100">'
@@ -53,23 +55,34 @@ def measure(
     game_type: str, renders: int, max_seconds: float
 ) -> tuple[dict[str, list[tuple[float, float]]], tuple[float, float, float]]:
     """(CPU ms, wall ms) per step for up to ``renders`` rounds or ``max_seconds``; the SVG's
-    and PNGs' sizes in KB."""
+    and PNGs' sizes in KB. The picture names the players and marks the last move (one more
+    random action after the ``moves``); the wargame's crop round it is timed too."""
     game = get_game(game_type)
     players, moves = POSITIONS[game_type]
-    view = game.view(play_randomly(game, game.new_state(players, "bench"), moves, "bench"), None)
-    svg = board_svg(game_type, view, game_type)
+    state = play_randomly(game, game.new_state(players, "bench"), moves, "bench")
+    decision = game.pending(state)[0]
+    action = random.Random("bench").choice(game.legal_actions(state, decision.seat))
+    last = game.apply(state, decision.seat, action)
+    view = game.view(state, None)
+    marks = {"names": NAMES[:players], "last_events": last}
+    svg = board_svg(game_type, view, game_type, **marks)
+    crop = board_crop_svg(game_type, view, game_type, **marks)
     times: dict[str, list[tuple[float, float]]] = {
         "baseline": [],
         "svg": [],
         "png600": [],
         "full": [],
     }
+    if crop is not None:
+        times["crop"] = []
     stop_at = time.monotonic() + max_seconds
     while len(times["svg"]) < renders and time.monotonic() < stop_at:
         times["baseline"].append(_ms(lambda: svg_to_png(BASELINE_SVG)))
-        times["svg"].append(_ms(lambda: board_svg(game_type, view, game_type)))
+        times["svg"].append(_ms(lambda: board_svg(game_type, view, game_type, **marks)))
         times["png600"].append(_ms(lambda: svg_to_png(svg, MAIL_WIDTH)))
         times["full"].append(_ms(lambda: svg_to_png(svg)))
+        if crop is not None:
+            times["crop"].append(_ms(lambda: svg_to_png(crop, MAIL_WIDTH)))
     sizes = (len(svg) / 1024, len(svg_to_png(svg, MAIL_WIDTH)) / 1024, len(svg_to_png(svg)) / 1024)
     return times, sizes
 
@@ -89,7 +102,11 @@ def main() -> int:
         times, (svg_kb, png600_kb, full_kb) = measure(game_type, args.renders, args.max_seconds)
         base = _pct([cpu for cpu, _ in times["baseline"]], 50)
         for step, values in times.items():
-            label = {"png600": f"png {MAIL_WIDTH} px", "full": "png full size"}.get(step, step)
+            label = {
+                "png600": f"png {MAIL_WIDTH} px",
+                "full": "png full size",
+                "crop": f"crop {MAIL_WIDTH} px",
+            }.get(step, step)
             cpu = [c for c, _ in values]
             wall = [w for _, w in values]
             print(

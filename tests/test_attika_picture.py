@@ -106,7 +106,7 @@ def test_panel_shows_every_players_score_amphorae_and_cards() -> None:
         stacks = " ".join(str(len(s)) for s in state.stacks[seat])
         assert f"Stacks (1 = main): {stacks}" in texts
     assert "2 amphorae" in texts
-    assert f"Turn {state.turn} · seat {state.active}" in texts
+    assert f"Turn {state.turn} · Seat {state.active}" in texts
 
 
 def test_picture_is_the_same_whatever_is_hidden() -> None:

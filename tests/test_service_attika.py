@@ -16,7 +16,7 @@ import pytest
 
 from engine.attika.game import GAME
 from engine.attika.state import AttikaState
-from service.pictures.attika import render
+from service.pictures import board_svg
 from tests.client import Kurier, Player
 
 MAX_STEPS = 1500  # random games need about 200 / 300 / 400 actions for 2 / 3 / 4 players
@@ -212,4 +212,9 @@ def test_complete_attika_game_over_http(kurier: Kurier, players: int, seed: int)
     assert r.status_code == 200 and r.headers["Content-Type"].startswith("image/svg+xml")
     ET.fromstring(r.text)
     title = f"{GAME.title} · game {game_id} · version {final['version']}"
-    assert r.text == render(GAME.board, GAME.view(state, None), title)
+    names = [seat["name"] for seat in final["seats"]]
+    last = kurier.all_events(game_id, None)[-1]["events"]
+    expected = board_svg("attika", GAME.view(state, None), title, names=names, last_events=last)
+    assert r.text == expected
+    assert all(f"{name} (seat {seat})" in r.text for seat, name in enumerate(names))
+    assert "Last move: " in r.text

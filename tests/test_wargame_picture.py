@@ -67,7 +67,7 @@ def test_every_hex_is_drawn_and_every_land_hex_in_play_shows_its_label() -> None
     for city in B.cities:
         sign = "+" if city.plus else "−"
         assert f"{sign}{city.value}" in _texts(cities[city.id])
-        assert _texts(_groups(root, "name-")[city.id]) == [city.name]
+        assert " ".join(_texts(_groups(root, "name-")[city.id])) == city.name
     rivers = root.find(f".//{SVG}g[@id='rivers']")
     assert rivers is not None and len(rivers.findall(f"{SVG}line")) == len(B.river_sides)
 

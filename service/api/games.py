@@ -198,8 +198,11 @@ class BoardPictureView(MethodView):
     @blp.doc(operationId="get_board_svg")
     @problems(blp, 404, 409)
     def get(self, game_id: str) -> Response:
-        """A picture of the board (SVG), drawn from the spectator's view; linked from emails."""
-        record = store().get_game(game_id)
+        """A picture of the board (SVG), drawn from the spectator's view; linked from emails.
+        Players are named by their display names; the last move is marked and told."""
+        latest = store().get_game(game_id)
+        # The record and its last log entry in one read, so the marks match the position.
+        record, entries = store().read_log(game_id, max(latest.version - 1, 0))
         if not pictures.has_picture(record.type):
             raise Problem(
                 404,
@@ -212,7 +215,8 @@ class BoardPictureView(MethodView):
         game = record.game
         view = game.view(game.load(record.state), None)
         title = f"{game.title} · game {record.id} · version {record.version}"
-        svg = pictures.board_svg(record.type, view, title)
+        last = entries[-1][1]["events"] if entries else []
+        svg = pictures.board_svg(record.type, view, title, names=record.names, last_events=last)
         headers = {"Cache-Control": "public, max-age=5", "ETag": f'"{record.version}"'}
         return Response(svg, mimetype="image/svg+xml", headers=headers)
 

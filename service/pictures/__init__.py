@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import import_module
 from typing import Any
 
+from engine.core import Event
 from engine.registry import get_game
+from engine.sentences import player
 
 #: game type -> (picture function, summary function), each "module:attribute".
 _PRESENTERS: dict[str, tuple[str, str]] = {
@@ -24,8 +26,12 @@ _PRESENTERS: dict[str, tuple[str, str]] = {
     ),
 }
 
+#: game type -> the function of its picture module that finds the crop round the last move:
+#: the pictures too big to read whole in a mail (the wargame's map is 2,260 px wide).
+_CROPS: dict[str, str] = {"attila-wargame": "service.pictures.attila_wargame:crop_box"}
 
-def _load(target: str) -> Callable[..., str]:
+
+def _load(target: str) -> Callable[..., Any]:
     module, attribute = target.split(":")
     return getattr(import_module(module), attribute)
 
@@ -39,13 +45,100 @@ def has_picture(game_type: str) -> bool:
     return game_type in _PRESENTERS
 
 
-def board_svg(game_type: str, view: dict[str, Any], title: str) -> str:
+#: The mark of the last move in every picture: a thick magenta frame. No game gives this
+#: colour to a people, a player or another mark (orange is the wargame's Visigoths and its
+#: devastation, red its battles and Attila's frontier).
+LAST_MOVE = "#e0007a"
+
+
+def seat_label(names: Sequence[str], seat: int) -> str:
+    """A seat as the pictures name it: the player's display name and the seat number (the
+    API's key for it), or the seat number alone for callers that pass no names."""
+    if 0 <= seat < len(names) and names[seat]:
+        return f"{player(names, seat)} (seat {seat})"
+    return f"Seat {seat}"
+
+
+def seat_text(names: Sequence[str], seat: int) -> str:
+    """A seat inside a sentence of the text summaries: "Anna (seat 0)", or "seat 0"."""
+    return seat_label(names, seat) if 0 <= seat < len(names) and names[seat] else f"seat {seat}"
+
+
+def visible_events(
+    events: Iterable[Event | Mapping[str, Any]], seat: int | None = None
+) -> list[Event]:
+    """The events as ``Event``s (log entries hold their JSON), keeping only those ``seat``
+    may see (None: the spectators): a picture never tells a hidden event."""
+    out = [e if isinstance(e, Event) else Event.from_json(e) for e in events]
+    return [e for e in out if e.visible_to(seat)]
+
+
+def last_move_sentences(game_type: str, events: Sequence[Event], names: Sequence[str]) -> list[str]:
+    """The last move in words (each game's ``describe``), one sentence per event said."""
     game = get_game(game_type)
-    return _load(_PRESENTERS[game_type][0])(game.board, view, title)  # type: ignore[attr-defined]
+    return [s for e in events if (s := game.describe(e, names))]
 
 
-def text_summary(game_type: str, view: dict[str, Any]) -> str:
+def board_svg(
+    game_type: str,
+    view: dict[str, Any],
+    title: str,
+    *,
+    names: Sequence[str] = (),
+    last_events: Iterable[Event | Mapping[str, Any]] = (),
+    seat: int | None = None,
+) -> str:
+    """The picture of ``view``. ``names``: the players' display names, one per seat (the
+    record's ``names``). ``last_events``: the events of the last move (a log entry's
+    ``events``), marked on the board and told in the legend; only those ``seat`` (None: a
+    spectator, whose view this must then be) may see are used."""
+    game = get_game(game_type)
+    events = visible_events(last_events, seat)
+    sentences = last_move_sentences(game_type, events, names)
+    render = _load(_PRESENTERS[game_type][0])
+    board = game.board  # type: ignore[attr-defined]
+    return render(board, view, title, names=names, events=events, last_move=sentences)
+
+
+def board_crop_svg(
+    game_type: str,
+    view: dict[str, Any],
+    title: str,
+    *,
+    names: Sequence[str] = (),
+    last_events: Iterable[Event | Mapping[str, Any]] = (),
+    seat: int | None = None,
+    width: int = 600,
+) -> str | None:
+    """The picture cut to where the last move happened, ``width`` pixels wide, for mails to
+    attach beside the whole map; None when the game's picture is small enough whole (Attila,
+    Attika) or the last move touched no place."""
+    if game_type not in _CROPS:
+        return None
+    game = get_game(game_type)
+    events = visible_events(last_events, seat)
+    board = game.board  # type: ignore[attr-defined]
+    box = _load(_CROPS[game_type])(board, view, events)
+    if box is None:
+        return None
+    render = _load(_PRESENTERS[game_type][0])
+    sentences = last_move_sentences(game_type, events, names)
+    return render(
+        board,
+        view,
+        title,
+        names=names,
+        events=events,
+        last_move=sentences,
+        crop=box,
+        crop_width=width,
+    )
+
+
+def text_summary(game_type: str, view: dict[str, Any], *, names: Sequence[str] = ()) -> str:
+    """The view in plain text; ``names`` (one per seat) names the players as the pictures do."""
     if game_type not in _PRESENTERS:
         return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
     game = get_game(game_type)
-    return _load(_PRESENTERS[game_type][1])(game.board, view)  # type: ignore[attr-defined]
+    summary = _load(_PRESENTERS[game_type][1])
+    return summary(game.board, view, names=names)  # type: ignore[attr-defined]

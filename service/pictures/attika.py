@@ -12,11 +12,15 @@ the bottom, so a move like ``build temple at 2,-1`` can be read straight off the
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
+from engine.attika.actions import format_hex
 from engine.attika.board import Board, Hex
-from service.pictures import wrap_words
+from engine.attika.touched import touched
+from engine.core import Event
+from service.pictures import LAST_MOVE, seat_label, wrap_words
 
 R = 42  # hex radius (centre to corner)
 MARGIN = 30
@@ -85,8 +89,18 @@ def _points(corners: list[tuple[float, float]]) -> str:
     return " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
 
 
-def render(board: Board, view: dict[str, Any], title: str = "Attika") -> str:
+def render(
+    board: Board,
+    view: dict[str, Any],
+    title: str = "Attika",
+    *,
+    names: Sequence[str] = (),
+    events: Sequence[Event] = (),
+    last_move: Sequence[str] = (),
+) -> str:
     cells = {parse_hex(c["hex"]): c for c in view["map"]}
+    on_map = {c["hex"] for c in view["map"]}
+    marked = [parse_hex(h) for h in sorted(touched(events) & on_map)]
     shrines = [parse_hex(h) for h in view["shrines"]]
     every = [*cells, *shrines]
     xs = [_pixel(h)[0] for h in every]
@@ -96,7 +110,7 @@ def render(board: Board, view: dict[str, Any], title: str = "Attika") -> str:
     oy = HEADER + MARGIN / 2 + R - min(ys)
     map_w = max(xs) - min(xs) + 2 * half_w + 2 * MARGIN
     map_h = max(ys) - min(ys) + 2 * R + 1.5 * MARGIN + HEADER
-    panel = _panel(board, view, map_w)
+    panel = _panel(board, view, map_w, names, last_move)
     width = round(map_w + PANEL_W)
     height = round(max(map_h, panel.bottom + MARGIN))
 
@@ -130,6 +144,8 @@ def render(board: Board, view: dict[str, Any], title: str = "Attika") -> str:
     for hex_, cell in cells.items():
         if cell["building"]:
             parts.append(_building(board, cell, *at(hex_)))
+    for hex_ in marked:
+        parts.append(_last_move_frame(hex_, *at(hex_)))
     parts.append("</g>")
     parts += panel.parts
     parts.append("</svg>")
@@ -137,6 +153,13 @@ def render(board: Board, view: dict[str, Any], title: str = "Attika") -> str:
 
 
 # -- the map ----------------------------------------------------------------------------------
+
+
+def _last_move_frame(hex_: Hex, x: float, y: float) -> str:
+    return (
+        f'<polygon id="last-move-{format_hex(hex_)}" points="{_points(_corners(x, y, R - 3))}" '
+        f'fill="none" stroke="{LAST_MOVE}" stroke-width="5"/>'
+    )
 
 
 def _tile_of(board: Board, view: dict[str, Any]) -> dict[Hex, int]:
@@ -301,13 +324,20 @@ class _Panel:
         self.y += pixels
 
 
-def _panel(board: Board, view: dict[str, Any], left: float) -> _Panel:
+def _panel(
+    board: Board,
+    view: dict[str, Any],
+    left: float,
+    players: Sequence[str],
+    last_move: Sequence[str],
+) -> _Panel:
     p = _Panel(left)
     colours = colour_names(board, view["players"])
     names = {b.id: b.name_en for b in board.buildings}
-    for line in wrap_words(_status(view, colours), 36):
+    for line in wrap_words(_status(view, colours, players), 36):
         p.text(line, 15, bold=True)
         p.gap(20)
+    _last_move(last_move, p)
     for line in _turn_lines(board, view):
         p.text(line, 12)
         p.gap(17)
@@ -331,7 +361,7 @@ def _panel(board: Board, view: dict[str, Any], left: float) -> _Panel:
         badge = " ◀ to play" if to_play else ""
         if result and seat in result.get("winners", []):
             badge = " ★ winner"
-        p.text(f"Seat {seat} · {colours[seat]}{badge}", 14, bold=True, dx=24)
+        p.text(f"{seat_label(players, seat)} · {colours[seat]}{badge}", 14, bold=True, dx=24)
         p.gap(18)
         p.text(
             f"{len(info['built'])}/{len(board.buildings)} built · {info['settlements']} "
@@ -366,14 +396,28 @@ def _group(board: Board, group_id: str) -> int:
     return next(g.index for g in board.groups if g.id == group_id)
 
 
-def _status(view: dict[str, Any], colours: list[str]) -> str:
+def _last_move(last_move: Sequence[str], p: _Panel) -> None:
+    """The last move in words, under the status: at most six lines (the log has the rest)."""
+    lines = [line for sentence in last_move for line in wrap_words(sentence, 44)][:6]
+    for i, line in enumerate(lines):
+        p.text(("Last move: " if i == 0 else "") + line, 12, fill="#7a3a00")
+        p.gap(16)
+    if lines:
+        p.gap(4)
+
+
+def _who(players: Sequence[str], colours: list[str], seat: int) -> str:
+    return f"{seat_label(players, seat)} ({colours[seat]})"
+
+
+def _status(view: dict[str, Any], colours: list[str], players: Sequence[str]) -> str:
     result = view["result"]
     if result:
-        winners = ", ".join(f"seat {s} ({colours[s]})" for s in result["winners"])
+        winners = ", ".join(_who(players, colours, s) for s in result["winners"])
         reasons = ", ".join(r.replace("_", " ") for r in result.get("reasons", []))
         return f"Game over: {winners} won" + (f" ({reasons})" if reasons else "")
     active = view["active"]
-    return f"Turn {view['turn']} · seat {active} ({colours[active]}) to play"
+    return f"Turn {view['turn']} · {_who(players, colours, active)} to play"
 
 
 def _turn_lines(board: Board, view: dict[str, Any]) -> list[str]:
@@ -430,6 +474,12 @@ def _legend(board: Board, p: _Panel) -> None:
         'stroke="#5b4a33" stroke-width="3"/>'
     )
     p.text("edge of a map tile", 12, dx=44)
+    p.gap(18)
+    p.parts.append(
+        f'<rect x="{p.x:.1f}" y="{p.y - 14:.1f}" width="34" height="18" rx="4" fill="none" '
+        f'stroke="{LAST_MOVE}" stroke-width="4"/>'
+    )
+    p.text("hex of the last move", 12, dx=44)
     p.gap(18)
     for line in wrap_words(
         "Each hex shows its coordinate q,r as used in moves, e.g. build temple at 2,-1. "

@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import textwrap
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from engine.attika.board import Board
+from service.pictures import seat_text
 from service.pictures.attika import colour_names
 
 
-def summary(board: Board, view: dict[str, Any]) -> str:
-    colours = colour_names(board, view["players"])
+def summary(board: Board, view: dict[str, Any], *, names: Sequence[str] = ()) -> str:
+    # Each seat as the text names it, "Anna (seat 0) (red)": the colour is the game's own.
+    colours = [
+        f"{seat_text(names, seat)} ({colour})"
+        for seat, colour in enumerate(colour_names(board, view["players"]))
+    ]
     lines = [*_headline(board, view, colours), ""]
     if "hand" in view:
         lines += [f"Your hand: {_hand(board, view['hand'])}", ""]
@@ -27,7 +33,7 @@ def summary(board: Board, view: dict[str, Any]) -> str:
 
 
 def _who(seat: int, colours: list[str]) -> str:
-    return f"seat {seat} ({colours[seat]})"
+    return colours[seat]
 
 
 def _headline(board: Board, view: dict[str, Any], colours: list[str]) -> list[str]:

@@ -8,12 +8,17 @@ data file beside the board, as reconstructed as the board itself.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
 from xml.sax.saxutils import escape
 
 from engine.attila.board import Board
+from engine.attila.touched import touched
+from engine.core import Event
+from service.pictures import LAST_MOVE, seat_label, wrap_words
 
 PEOPLE_FILL = {
     "blue": "#2f6fd6",
@@ -23,10 +28,11 @@ PEOPLE_FILL = {
     "purple": "#8a3fb8",
     "red": "#d23a2f",
 }
-PLAYER_FILL = ["#d23a2f", "#2f6fd6", "#2f9a46", "#e9c229", "#f4f4f4"]
-PLAYER_NAMES = ["red", "blue", "green", "yellow", "white"]
+#: Players are marked by shape, in black and white: the six colours belong to the peoples.
+SEAT_SHAPES = ["circle", "square", "triangle", "diamond", "star"]
+FRONTIER = "#b3261e"
 NODE_W, NODE_H = 104, 62
-PANEL_H = 250
+PANEL_H = 360
 ROMAN = {4: "IV", 5: "V", 6: "VI", 7: "VII"}
 
 
@@ -36,15 +42,50 @@ def _layout() -> dict[str, Any]:
     return json.loads(text)
 
 
-def render(board: Board, view: dict[str, Any], title: str = "Attila") -> str:
+def seat_mark(seat: int, x: float, y: float, r: float = 7) -> str:
+    """The seat's shape centred on (x, y): white with a black outline, never a people's colour."""
+    style = 'fill="#fff" stroke="#222" stroke-width="2"'
+    shape = SEAT_SHAPES[seat % len(SEAT_SHAPES)]
+    if shape == "circle":
+        return f'<circle cx="{x}" cy="{y}" r="{r}" {style}/>'
+    if shape == "square":
+        return f'<rect x="{x - r}" y="{y - r}" width="{2 * r}" height="{2 * r}" {style}/>'
+    if shape == "triangle":
+        points = [(x, y - r * 1.15), (x + r * 1.1, y + r * 0.85), (x - r * 1.1, y + r * 0.85)]
+    elif shape == "diamond":
+        points = [(x, y - r * 1.25), (x + r * 1.1, y), (x, y + r * 1.25), (x - r * 1.1, y)]
+    else:  # a five-pointed star
+        points = [
+            (
+                x + (r * 1.3 if k % 2 == 0 else r * 0.55) * math.sin(k * math.pi / 5),
+                y - (r * 1.3 if k % 2 == 0 else r * 0.55) * math.cos(k * math.pi / 5),
+            )
+            for k in range(10)
+        ]
+    text = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+    return f'<polygon points="{text}" {style}/>'
+
+
+def render(
+    board: Board,
+    view: dict[str, Any],
+    title: str = "Attila",
+    *,
+    names: Sequence[str] = (),
+    events: Sequence[Event] = (),
+    last_move: Sequence[str] = (),
+) -> str:
     layout = _layout()
-    width, height = layout["width"], layout["height"] + PANEL_H
+    marked = touched(events) & layout["provinces"].keys()
+    told = _told(last_move)
+    width, height = layout["width"], layout["height"] + PANEL_H + 30 * len(told)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">',
         f"<title>{escape(title)}</title>",
         f'<rect width="{width}" height="{layout["height"]}" fill="#cfe3ef"/>',
-        f'<rect y="{layout["height"]}" width="{width}" height="{PANEL_H}" fill="#f6f1e4"/>',
+        f'<rect y="{layout["height"]}" width="{width}" height="{height - layout["height"]}" '
+        'fill="#f6f1e4"/>',
         '<text x="20" y="34" font-size="24" font-weight="bold" fill="#213547">'
         f"{escape(title)}</text>",
         '<text x="20" y="56" font-size="12" fill="#456">Reconstructed board: not the printed '
@@ -53,10 +94,39 @@ def render(board: Board, view: dict[str, Any], title: str = "Attila") -> str:
     parts += _borders(board, layout)
     parts += _decorations(layout)
     parts += [_province(board, layout, p.id, p.frontier, view) for p in board.provinces]
-    parts += _legend(board, view, width)
-    parts += _panel(board, view, layout["height"])
+    parts += [_last_move_frame(layout, pid) for pid in sorted(marked)]
+    parts += _legend(board, view, width, bool(marked))
+    parts += _panel(board, view, layout["height"], names)
+    parts += _last_move(told, layout["height"] + PANEL_H)
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _told(last_move: Sequence[str]) -> list[str]:
+    """The last move's sentences as lines the panel fits (at most six: a long turn is
+    summed up by its first sentences; the game's log has them all)."""
+    lines = [line for sentence in last_move for line in wrap_words(sentence, 96)]
+    return lines[:6]
+
+
+def _last_move_frame(layout: dict[str, Any], pid: str) -> str:
+    x, y = layout["provinces"][pid]
+    return (
+        f'<rect id="last-move-{escape(pid)}" x="{x - NODE_W // 2 - 6}" y="{y - NODE_H // 2 - 6}" '
+        f'width="{NODE_W + 12}" height="{NODE_H + 12}" rx="13" fill="none" '
+        f'stroke="{LAST_MOVE}" stroke-width="5"/>'
+    )
+
+
+def _last_move(lines: list[str], top: int) -> list[str]:
+    out = []
+    for i, line in enumerate(lines):
+        label = "Last move: " if i == 0 else ""
+        out.append(
+            f'<text x="20" y="{top + 4 + 30 * i}" font-size="20" fill="#7a0046">'
+            f'<tspan font-weight="bold">{label}</tspan>{escape(line)}</text>'
+        )
+    return out
 
 
 def _borders(board: Board, layout: dict[str, Any]) -> list[str]:
@@ -94,7 +164,7 @@ def _province(
     info = view["provinces"][pid]
     century = info["pacified"]
     fill = "#d8d4c8" if century else "#fbf6e8"
-    stroke = "#b3261e" if frontier else "#6d5d3f"
+    stroke = FRONTIER if frontier else "#6d5d3f"
     name = board.provinces[board.province(pid).index].name
     out = [
         f'<g id="province-{escape(pid)}">',
@@ -129,32 +199,66 @@ def _stones(board: Board, stones: dict[str, int], x: int, y: int) -> list[str]:
     return out
 
 
-def _legend(board: Board, view: dict[str, Any], width: int) -> list[str]:
-    x, y = width - 190, 24
+def _legend(board: Board, view: dict[str, Any], width: int, marked: bool) -> list[str]:
+    """Every mark of the picture, in type readable at mail width (the picture at half size)."""
+    x, y = width - 262, 30
+    rows = len(board.peoples)
     out = [
-        f'<rect x="{x - 12}" y="{y - 18}" width="190" height="{52 + 20 * len(board.peoples)}" '
-        'rx="8" fill="#ffffffcc" stroke="#9fb4c2"/>',
-        f'<text x="{x}" y="{y}" font-size="13" font-weight="bold">Peoples (supply)</text>',
+        f'<rect x="{x - 12}" y="{y - 24}" width="268" height="{166 + 24 * rows}" '
+        'rx="8" fill="#ffffffdd" stroke="#9fb4c2"/>',
+        f'<text x="{x}" y="{y}" font-size="17" font-weight="bold">Peoples (supply)</text>',
     ]
     for i, people in enumerate(board.peoples):
-        yy = y + 22 + 20 * i
+        yy = y + 26 + 24 * i
         colour = PEOPLE_FILL.get(people.colour, "#888")
         out.append(
-            f'<rect x="{x}" y="{yy - 12}" width="14" height="14" rx="3" fill="{colour}"/>'
-            f'<text x="{x + 22}" y="{yy}" font-size="12">{people.letter}  '
+            f'<rect x="{x}" y="{yy - 14}" width="17" height="17" rx="3" fill="{colour}"/>'
+            f'<text x="{x + 26}" y="{yy}" font-size="15">{people.letter}  '
             f"{escape(people.name_en)} ({view['supply'][people.id]})</text>"
         )
-    yy = y + 30 + 20 * len(board.peoples)
-    out.append(
-        f'<text x="{x}" y="{yy}" font-size="10" fill="#456">— land border  - - sea arrow</text>'
-    )
+    yy = y + 24 * rows + 30
+    samples = [
+        (
+            f'<line x1="{x}" y1="{yy - 5}" x2="{x + 24}" y2="{yy - 5}" stroke="#a08a66" '
+            'stroke-width="3"/>',
+            "land border",
+        ),
+        (
+            f'<line x1="{x}" y1="{yy + 19}" x2="{x + 24}" y2="{yy + 19}" stroke="#3d7ea6" '
+            'stroke-width="2.5" stroke-dasharray="7 5"/>',
+            "sea arrow",
+        ),
+        (
+            f'<rect x="{x}" y="{yy + 38}" width="24" height="16" rx="4" fill="#fbf6e8" '
+            f'stroke="{FRONTIER}" stroke-width="3"/>',
+            "frontier province",
+        ),
+        (
+            f'<rect x="{x}" y="{yy + 62}" width="24" height="16" rx="4" fill="#d8d4c8" '
+            'stroke="#6d5d3f"/>',
+            "pacified (century)",
+        ),
+        (
+            f'<rect x="{x}" y="{yy + 86}" width="24" height="16" rx="4" fill="none" '
+            f'stroke="{LAST_MOVE}" stroke-width="3.5"/>',
+            "last move (see below)" if marked else "last move (none shown)",
+        ),
+        (
+            f"{seat_mark(0, x + 6, yy + 115, 6)}{seat_mark(1, x + 21, yy + 115, 6)}",
+            "players (by shape)",
+        ),
+    ]
+    for k, (sample, text) in enumerate(samples):
+        out.append(f'{sample}<text x="{x + 34}" y="{yy + 24 * k}" font-size="15">{text}</text>')
     return out
 
 
-def _panel(board: Board, view: dict[str, Any], top: int) -> list[str]:
+def _panel(board: Board, view: dict[str, Any], top: int, names: Sequence[str]) -> list[str]:
+    """Century, scores and influence, in type that stays readable at mail width (600 px, where
+    the picture is drawn at half size)."""
     players = view["players"]
     out = [
-        f'<text x="20" y="{top + 28}" font-size="15" font-weight="bold">Century '
+        f'<text x="20" y="{top + 34}" font-size="21" font-weight="bold">Century '
         f"{ROMAN.get(view['century'], view['century'])}: {view['influence_per_stone']} "
         "influence per stone</text>",
     ]
@@ -162,49 +266,58 @@ def _panel(board: Board, view: dict[str, Any], top: int) -> list[str]:
     for century, tiles in view["pacification_tiles"].items():
         label = ROMAN.get(int(century), century)
         out.append(
-            f'<text x="{x}" y="{top + 54}" font-size="12">{label}: '
+            f'<text x="{x}" y="{top + 64}" font-size="17">{label}: '
             f"{tiles} tile{'s' if tiles != 1 else ''}</text>"
         )
-        x += 90
-    out += _scores(view, top + 84, players)
-    out += _influence(board, view, top, players)
+        x += 135
+    out += _scores(view, top + 104, players, names)
+    out += _influence(board, view, top, players, names)
     return out
 
 
-def _scores(view: dict[str, Any], y: int, players: int) -> list[str]:
-    out = [f'<text x="20" y="{y}" font-size="15" font-weight="bold">Scores</text>']
+def _scores(view: dict[str, Any], y: int, players: int, names: Sequence[str]) -> list[str]:
+    out = [f'<text x="20" y="{y}" font-size="21" font-weight="bold">Scores</text>']
     for seat in range(players):
-        yy = y + 22 + 22 * seat
+        yy = y + 30 + 48 * seat
         marker = " ◀ to play" if seat == view["active"] and not view["result"] else ""
         winner = " ★ winner" if view["result"] and seat in view["result"]["winners"] else ""
+        tiles = ", ".join(t.replace("_", " ") for t in view["action_tiles"][seat]) or "none"
         out.append(
-            f'<circle cx="30" cy="{yy - 5}" r="7" fill="{PLAYER_FILL[seat]}" stroke="#333"/>'
-            f'<text x="44" y="{yy}" font-size="13">Seat {seat} ({PLAYER_NAMES[seat]}): '
-            f"{view['scores'][seat]} points, {view['hand_counts'][seat]} cards, tiles: "
-            f"{', '.join(view['action_tiles'][seat]) or 'none'}{marker}{winner}</text>"
+            f"{seat_mark(seat, 32, yy - 7, 9)}"
+            f'<text x="50" y="{yy}" font-size="19"><tspan font-weight="bold">'
+            f"{escape(seat_label(names, seat))}</tspan>: {view['scores'][seat]} points"
+            f"{marker}{winner}</text>"
+            f'<text x="50" y="{yy + 21}" font-size="16" fill="#4a4236">'
+            f"{view['hand_counts'][seat]} cards · action tiles: {escape(tiles)}</text>"
         )
     return out
 
 
-def _influence(board: Board, view: dict[str, Any], top: int, players: int) -> list[str]:
-    x0, y0 = 640, top + 28
-    out = [f'<text x="{x0}" y="{y0}" font-size="15" font-weight="bold">Influence (of 22)</text>']
+def _influence(
+    board: Board, view: dict[str, Any], top: int, players: int, names: Sequence[str]
+) -> list[str]:
+    x0, y0 = 640, top + 34
+    column = 110 if players <= 4 else 100  # five columns end 40 px inside the picture
+    out = [f'<text x="{x0}" y="{y0}" font-size="21" font-weight="bold">Influence (of 22)</text>']
     for seat in range(players):
+        cx = x0 + 160 + column * seat
+        short = names[seat][:8] if seat < len(names) and names[seat] else f"Seat {seat}"
         out.append(
-            f'<circle cx="{x0 + 130 + 60 * seat}" cy="{y0 + 18}" r="7" '
-            f'fill="{PLAYER_FILL[seat]}" stroke="#333"/>'
+            f"{seat_mark(seat, cx, y0 + 22, 7)}"
+            f'<text x="{cx}" y="{y0 + 48}" font-size="15" text-anchor="middle">'
+            f"{escape(short)}</text>"
         )
     for i, people in enumerate(board.peoples):
-        yy = y0 + 44 + 24 * i
+        yy = y0 + 78 + 30 * i
         colour = PEOPLE_FILL.get(people.colour, "#888")
         out.append(
-            f'<rect x="{x0}" y="{yy - 12}" width="14" height="14" rx="3" fill="{colour}"/>'
-            f'<text x="{x0 + 22}" y="{yy}" font-size="12">{escape(people.name_en)}</text>'
+            f'<rect x="{x0}" y="{yy - 16}" width="18" height="18" rx="3" fill="{colour}"/>'
+            f'<text x="{x0 + 28}" y="{yy}" font-size="18">{escape(people.name_en)}</text>'
         )
         for seat, field in enumerate(view["influence"][people.id]):
             text = str(field) if field else "–"
             out.append(
-                f'<text x="{x0 + 130 + 60 * seat}" y="{yy}" font-size="12" '
+                f'<text x="{x0 + 160 + column * seat}" y="{yy}" font-size="18" '
                 f'text-anchor="middle">{text}</text>'
             )
     return out

@@ -6,33 +6,35 @@ recipient's own hand and conflict cards, never anyone else's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.attila.board import Board
+from service.pictures import seat_text
 
 ROMAN = {4: "IV", 5: "V", 6: "VI", 7: "VII"}
 
 
-def summary(board: Board, view: dict[str, Any]) -> str:
-    lines = [_headline(view), ""]
+def summary(board: Board, view: dict[str, Any], *, names: Sequence[str] = ()) -> str:
+    lines = [_headline(view, names), ""]
     if "hand" in view:
         lines += [f"Your hand: {_cards(board, view['hand']) or '(empty)'}", ""]
     if view["conflict"]:
-        lines += [*_conflict(board, view["conflict"], view.get("seat")), ""]
-    lines += [*_scores(view), ""]
+        lines += [*_conflict(board, view["conflict"], names), ""]
+    lines += [*_scores(view, names), ""]
     lines += [*_influence(board, view), ""]
     lines += _provinces(board, view)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _headline(view: dict[str, Any]) -> str:
+def _headline(view: dict[str, Any], names: Sequence[str]) -> str:
     if view["result"]:
-        winners = ", ".join(f"seat {s}" for s in view["result"]["winners"])
+        winners = ", ".join(seat_text(names, s) for s in view["result"]["winners"])
         return f"The game is over. Winner: {winners}."
     century = ROMAN.get(view["century"], str(view["century"]))
     tiles = " ".join(f"{ROMAN.get(int(c), c)}:{n}" for c, n in view["pacification_tiles"].items())
     return (
-        f"Turn {view['turn']}, seat {view['active']} to play. Century {century} "
+        f"Turn {view['turn']}, {seat_text(names, view['active'])} to play. Century {century} "
         f"({view['influence_per_stone']} influence per stone). Pacification tiles left: {tiles}. "
         f"Draw pile: {view['draw_pile']} cards."
     )
@@ -42,10 +44,10 @@ def _cards(board: Board, ids: list[str]) -> str:
     return " ".join(board.people(pid).letter for pid in ids)
 
 
-def _conflict(board: Board, conflict: dict[str, Any], seat: int | None) -> list[str]:
+def _conflict(board: Board, conflict: dict[str, Any], names: Sequence[str]) -> list[str]:
     peoples = ", ".join(board.people(p).name_en for p in conflict["peoples"])
     laid = ", ".join(
-        f"seat {s}: " + (f"{n} card(s)" if n is not True else "laid")
+        f"{seat_text(names, int(s))}: " + (f"{n} card(s)" if n is not True else "laid")
         for s, n in conflict["committed"].items()
     )
     out = [f"Conflict in {conflict['province']} between {peoples}. Laid so far: {laid or 'none'}."]
@@ -54,13 +56,13 @@ def _conflict(board: Board, conflict: dict[str, Any], seat: int | None) -> list[
     return out
 
 
-def _scores(view: dict[str, Any]) -> list[str]:
+def _scores(view: dict[str, Any], names: Sequence[str]) -> list[str]:
     out = ["Scores:"]
     for seat, points in enumerate(view["scores"]):
         you = " (you)" if seat == view.get("seat") else ""
         tiles = ", ".join(view["action_tiles"][seat]) or "none"
         out.append(
-            f"  seat {seat}{you}: {points} points, {view['hand_counts'][seat]} cards, "
+            f"  {seat_text(names, seat)}{you}: {points} points, {view['hand_counts'][seat]} cards, "
             f"action tiles: {tiles}"
         )
     return out

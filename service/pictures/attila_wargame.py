@@ -18,12 +18,16 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
 from engine.attila_wargame.board import Board
+from engine.attila_wargame.touched import touched, touched_units
+from engine.core import Event
 from service.numbers import is_ascii_digits
-from service.pictures import wrap_words
+from service.pictures import LAST_MOVE, seat_label, wrap_words
 
 R = 25  # hex radius (centre to corner)
 H = R * math.sqrt(3) / 2  # half the height of a flat-top hex
@@ -84,6 +88,8 @@ GREEK = {
     "OMEGA": "Ω",
 }
 CONDENSED = 'font-family="DejaVu Sans Condensed, Arial Narrow, sans-serif"'
+#: A white outline drawn under the letters: a label stays readable on any fill or pattern.
+HALO = 'stroke="#fff" stroke-width="1.6" stroke-opacity="0.85" paint-order="stroke"'
 
 
 # -- geometry -------------------------------------------------------------------------------
@@ -125,6 +131,17 @@ class _Frame:
         self.width = max(xs) - min(xs) + 2 * R + 2 * MARGIN
         self.height = HEADER + max(ys) - min(ys) + 2 * H + 1.5 * MARGIN
         self.at = [(x + self.ox, y + self.oy) for x, y in zip(xs, ys, strict=True)]
+        self.box: tuple[float, float, float, float] | None = None
+
+    def keep(self, h: int) -> bool:
+        """Whether hex ``h`` is drawn: every hex, or in a crop those that reach into it
+        (a crop draws only those: resvg would lay out the whole map for a corner of it)."""
+        if self.box is None:
+            return True
+        x, y = self.at[h]
+        left, top, width, height = self.box
+        pad = 2 * R
+        return left - pad <= x <= left + width + pad and top - pad <= y <= top + height + pad
 
 
 # -- colours and names ----------------------------------------------------------------------
@@ -179,9 +196,23 @@ def phase_names(board: Board) -> dict[str, str]:
 # -- the picture ----------------------------------------------------------------------------
 
 
-def render(board: Board, view: dict[str, Any], title: str = "Attila (the wargame)") -> str:
+def render(
+    board: Board,
+    view: dict[str, Any],
+    title: str = "Attila (the wargame)",
+    *,
+    names: Sequence[str] = (),
+    events: Sequence[Event] = (),
+    last_move: Sequence[str] = (),
+    crop: tuple[float, float, float, float] | None = None,
+    crop_width: int = 600,
+) -> str:
+    """The whole picture, or with ``crop`` (a viewBox from ``crop_box``) only that part of
+    the map, ``crop_width`` pixels wide: the hexes outside it are left out, not just hidden."""
     f = _Frame(board)
-    panel = _panel(board, view, f.width)
+    f.box = crop
+    marks = _Marks(touched(board, events), touched_units(events))
+    panel = _panel(board, view, f.width, names, last_move)
     width = round(f.width + PANEL_W)
     height = round(max(f.height, panel.y + MARGIN))
     parts = [
@@ -203,10 +234,12 @@ def render(board: Board, view: dict[str, Any], title: str = "Attila (the wargame
         "Map, factors and start hexes reconstructed, not the printed ones "
         "(see docs/rules/attila-wargame.md)</text>",
     ]
-    parts += _map(board, view, f)
-    parts += panel.parts
+    parts += _map(board, view, f, marks)
+    if crop is None:
+        parts += panel.parts
     parts.append("</svg>")
-    return "\n".join(parts)
+    svg = "\n".join(parts)
+    return svg if crop is None else crop_svg(svg, crop, crop_width)
 
 
 def _defs() -> str:
@@ -251,24 +284,80 @@ def _headline(board: Board, view: dict[str, Any]) -> str:
     )
 
 
-def _map(board: Board, view: dict[str, Any], f: _Frame) -> list[str]:
+@dataclass(frozen=True)
+class _Marks:
+    """What the last move touched: hex labels and unit ids."""
+
+    hexes: frozenset[str]
+    units: frozenset[str]
+
+
+def crop_box(
+    board: Board,
+    view: dict[str, Any],
+    events: Sequence[Event],
+    margin: int = 3,
+) -> tuple[float, float, float, float] | None:
+    """The viewBox (x, y, width, height) around the hexes the last move touched (with the
+    hexes of the units it names), ``margin`` hexes round them; None when it touched none."""
+    hexes = set(touched(board, events))
+    hexes |= {view["units"][u]["hex"] for u in touched_units(events) if u in view["units"]}
+    if not hexes:
+        return None
+    f = _Frame(board)
+    points = [f.at[board.index_of_label[h]] for h in hexes]
+    pad = margin * 2 * H + R
+    left = max(0.0, min(x for x, _ in points) - pad)
+    top = max(float(HEADER), min(y for _, y in points) - pad)
+    right = min(f.width, max(x for x, _ in points) + pad)
+    bottom = min(f.height, max(y for _, y in points) + pad)
+    # Never narrower than 3:2, so the crop reads at mail width like a map, not a strip.
+    if right - left < 1.5 * (bottom - top):
+        grow = (1.5 * (bottom - top) - (right - left)) / 2
+        left, right = max(0.0, left - grow), min(f.width, right + grow)
+    return left, top, right - left, bottom - top
+
+
+def crop_svg(svg: str, box: tuple[float, float, float, float], width: int = 600) -> str:
+    """``svg`` showing only ``box`` (its viewBox), ``width`` pixels wide."""
+    x, y, w, h = box
+    height = round(width * h / w)
+    head, rest = svg.split(">", 1)
+    head = re.sub(r' width="[^"]*"', f' width="{width}"', head, count=1)
+    head = re.sub(r' height="[^"]*"', f' height="{height}"', head, count=1)
+    head = re.sub(r' viewBox="[^"]*"', f' viewBox="{x:.1f} {y:.1f} {w:.1f} {h:.1f}"', head)
+    return head + ">" + rest
+
+
+def _map(board: Board, view: dict[str, Any], f: _Frame, marks: _Marks) -> list[str]:
     temp = {board.index_of_label[h] for h in view["devastated"]["temporary"]}
     perm = {board.index_of_label[h] for h in view["devastated"]["permanent"]}
     out = ['<g id="map">']
     for h, (x, y) in enumerate(f.at):
-        out.append(_hex(board, h, x, y, temp, perm))
+        if f.keep(h):
+            out.append(_hex(board, h, x, y, temp, perm))
     out += _lines(board, f)
     out += _region_names(board, f)
-    out += [_city(board, view, c.hex, *f.at[c.hex]) for c in board.cities]
+    out += [_city(board, view, c.hex, *f.at[c.hex]) for c in board.cities if f.keep(c.hex)]
     out += _devastation_marks(board, f, temp, perm)
     if view.get("battle"):
         out += _battle_marks(board, view, f)
-    # Names under the units: a unit next to a city may hide part of its name, never the
-    # other way round.
-    out += [_city_name(board, c.hex, *f.at[c.hex]) for c in board.cities]
-    out += _units(board, view, f)
+    out += [_last_move_hex(board, h, f) for h in sorted(marks.hexes)]
+    out += _units(board, view, f, marks.units)
+    # Names over the units, sized (city_label) to miss every counter of the hexes around
+    # them: only a command disc beside a counter in a hex just below a city can lose an edge.
+    out += [_city_name(board, c.hex, *f.at[c.hex]) for c in board.cities if f.keep(c.hex)]
     out.append("</g>")
     return out
+
+
+def _last_move_hex(board: Board, label: str, f: _Frame) -> str:
+    x, y = f.at[board.index_of_label[label]]
+    return (
+        f'<polygon id="last-move-{label}" points="{_points(_corners(x, y, R - 1.5))}" '
+        f'fill="{LAST_MOVE}" fill-opacity="0.18" stroke="{LAST_MOVE}" stroke-width="3" '
+        'pointer-events="none"/>'
+    )
 
 
 def _battle_marks(board: Board, view: dict[str, Any], f: _Frame) -> list[str]:
@@ -328,9 +417,13 @@ def _hex(board: Board, h: int, x: float, y: float, temp: set[int], perm: set[int
     if terrain == "mountain":
         out.append(_mountain(x, y + 12))
     if board.passable[h]:
+        # The halo only where a pattern runs under the label: on a plain fill it reads
+        # without one, and a stroke on each of some thousand labels costs render time.
+        patterned = h in board.cultivated or h in temp or h in perm or terrain == "mountain"
+        halo = HALO if patterned else ""
         out.append(
             f'<text x="{x:.1f}" y="{y - H + 8.2:.1f}" font-size="6.8" text-anchor="middle" '
-            f'fill="#5e5444" {CONDENSED}>{label}</text>'
+            f'fill="#5e5444" {halo} {CONDENSED}>{label}</text>'
         )
     out.append("</g>")
     return "".join(out)
@@ -348,6 +441,8 @@ def _lines(board: Board, f: _Frame) -> list[str]:
     """Coasts, region borders, the empires' borders, then the rivers (on top)."""
     coast, regions, empires, rivers = [], [], [], []
     for a, near in enumerate(board.neighbours):
+        if not f.keep(a):
+            continue
         for b in near:
             if b < a:
                 continue
@@ -428,22 +523,58 @@ def _tower(x: float, y: float) -> str:
     )
 
 
+#: A city's name box may be this wide: the counters of the two lower neighbouring hexes start
+#: 24.5 px either side of the city's centre, so a narrower box is never under a unit.
+NAME_MAX_W = 46.0
+#: Width of one condensed bold letter per pixel of font size (DejaVu Sans Condensed Bold).
+LETTER_W = 0.53
+
+
+@dataclass(frozen=True)
+class CityLabel:
+    """A city's name as drawn: its lines, font size and box (relative to the hex's centre)."""
+
+    lines: tuple[str, ...]
+    size: float
+    left: float
+    top: float
+    width: float
+    height: float
+
+
+def city_label(name: str) -> CityLabel:
+    """The name on one line, or on two split at a space, in the largest size up to 8 px that
+    keeps the box within ``NAME_MAX_W``, along the hex's bottom edge."""
+    words = name.split(" ")
+    lines = (name,) if len(words) == 1 or len(name) <= 10 else (words[0], " ".join(words[1:]))
+    longest = max(len(line) for line in lines)
+    # Two lines must end above a counter in the hex right below: a smaller largest size.
+    size = min(7.5 if len(lines) == 1 else 7.0, (NAME_MAX_W - 6) / (LETTER_W * longest))
+    width = LETTER_W * size * longest + 6
+    height = (size + 1) * len(lines) + 1
+    return CityLabel(lines, size, -width / 2, H - 7, width, height)
+
+
 def _city_name(board: Board, h: int, x: float, y: float) -> str:
     city = board.city_at[h]
-    name = city.name
-    w = 4.25 * len(name) + 6
+    label = city_label(city.name)
+    texts = "".join(
+        f'<text x="{x:.1f}" y="{y + label.top + (label.size + 1) * (k + 1) - 0.8:.1f}" '
+        f'font-size="{label.size:.1f}" font-weight="bold" text-anchor="middle" '
+        f'fill="#2a2018" {CONDENSED}>{escape(line)}</text>'
+        for k, line in enumerate(label.lines)
+    )
     return (
         f'<g id="name-{escape(city.id)}">'
-        f'<rect x="{x - w / 2:.1f}" y="{y + H - 5.5:.1f}" width="{w:.1f}" height="10" rx="3" '
-        'fill="#fffdf6" fill-opacity="0.92" stroke="#3a2f24" stroke-width="0.6"/>'
-        f'<text x="{x:.1f}" y="{y + H + 2:.1f}" font-size="8" font-weight="bold" '
-        f'text-anchor="middle" fill="#2a2018" {CONDENSED}>{escape(name)}</text></g>'
+        f'<rect x="{x + label.left:.1f}" y="{y + label.top:.1f}" width="{label.width:.1f}" '
+        f'height="{label.height:.1f}" rx="3" fill="#fffdf6" fill-opacity="0.92" '
+        f'stroke="#3a2f24" stroke-width="0.6"/>{texts}</g>'
     )
 
 
 def _devastation_marks(board: Board, f: _Frame, temp: set[int], perm: set[int]) -> list[str]:
     out = []
-    for h in sorted(temp | perm):
+    for h in sorted(h for h in temp | perm if f.keep(h)):
         x, y = f.at[h]
         permanent = h in perm
         fill, text = (PERM_MARK, "VP") if permanent else (TEMP_MARK, "VT")
@@ -459,26 +590,95 @@ def _devastation_marks(board: Board, f: _Frame, temp: set[int], perm: set[int]) 
     return out
 
 
-def _units(board: Board, view: dict[str, Any], f: _Frame) -> list[str]:
+@dataclass(frozen=True)
+class Spot:
+    """Where one unit of a hex is drawn: its centre relative to the hex's centre, its scale."""
+
+    dx: float
+    dy: float
+    scale: float
+
+
+def stack_spots(combat: int, command: int) -> tuple[list[Spot], list[Spot]]:
+    """Where a hex's combat counters and command discs go so that none hides another, the
+    hex's label (above) or a city's name (below): counters side by side, smaller when there
+    are several, discs in a column on the left (or in a row when there is no counter)."""
+    counters: list[Spot] = []
+    if combat:
+        scale = 1.0 if combat == 1 else min(0.8, 44 / (combat * COUNTER + (combat - 1) * 2))
+        step = COUNTER * scale + 2
+        counters = [Spot((k - (combat - 1) / 2) * step, 2, scale) for k in range(combat)]
+    discs: list[Spot] = []
+    if command and counters:
+        # One column beside the counters; from three on, two narrower columns, so the discs
+        # stay clear of the city's name below and the neighbouring hexes' units.
+        scale = 1.0 if command == 1 else (0.8 if command == 2 else 0.5)
+        columns = 1 if command <= 2 else 2
+        rows = -(-command // columns)
+        step = 2 * DISC * scale + 1
+        x = counters[0].dx - COUNTER * counters[0].scale / 2 - DISC * scale - 1
+        centre = 2 if columns == 1 else 0
+        discs = [
+            Spot(x - (k // rows) * step, centre + (k % rows - (rows - 1) / 2) * step, scale)
+            for k in range(command)
+        ]
+    elif command:
+        scale = 1.0 if command <= 2 else 0.7
+        step = 2 * DISC * scale + 1
+        discs = [Spot((k - (command - 1) / 2) * step, 2, scale) for k in range(command)]
+    return counters, discs
+
+
+def _scaled(part: str, x: float, y: float, scale: float) -> str:
+    if scale == 1.0:
+        return part
+    return (
+        f'<g transform="translate({x:.1f} {y:.1f}) scale({scale:.2f}) '
+        f'translate({-x:.1f} {-y:.1f})">{part}</g>'
+    )
+
+
+def _units(
+    board: Board, view: dict[str, Any], f: _Frame, marked: frozenset[str] = frozenset()
+) -> list[str]:
     at: dict[str, list[str]] = defaultdict(list)
     for unit, info in view["units"].items():
         at[info["hex"]].append(unit)
     out = []
     for label, here in at.items():
+        if not f.keep(board.index_of_label[label]):
+            continue
         x, y = f.at[board.index_of_label[label]]
         combat = [u for u in here if view["units"][u]["combat"]]
         command = [u for u in here if not view["units"][u]["combat"]]
-        for u in combat:
-            out.append(_counter(board, u, view["units"][u], x, y + 2))
-        if combat:  # discs down the hex's left side, clear of the counter
-            n = len(command)
-            spots = [(x - 20, y + 2 + (k - (n - 1) / 2) * 15) for k in range(n)]
-        else:
-            n = len(command)
-            spots = [(x + (k - (n - 1) / 2) * 2 * DISC, y + 2) for k in range(n)]
-        for u, (cx, cy) in zip(command, spots, strict=True):
-            out.append(_disc(board, u, view["units"][u], cx, cy))
+        counters, discs = stack_spots(len(combat), len(command))
+        for u, spot in zip(combat, counters, strict=True):
+            cx, cy = x + spot.dx, y + spot.dy
+            # Tight round the counter: a wider ring would cover the hex's label above it.
+            ring = _unit_ring(cx, cy, COUNTER / 2 + 0.5, square=True) if u in marked else ""
+            out.append(
+                _scaled(_counter(board, u, view["units"][u], cx, cy) + ring, cx, cy, spot.scale)
+            )
+        for u, spot in zip(command, discs, strict=True):
+            cx, cy = x + spot.dx, y + spot.dy
+            ring = _unit_ring(cx, cy, DISC + 0.5, square=False) if u in marked else ""
+            out.append(
+                _scaled(_disc(board, u, view["units"][u], cx, cy) + ring, cx, cy, spot.scale)
+            )
     return out
+
+
+def _unit_ring(x: float, y: float, half: float, square: bool) -> str:
+    """The last move's mark round a unit: an orange frame (square for a counter)."""
+    if square:
+        return (
+            f'<rect x="{x - half:.1f}" y="{y - half:.1f}" width="{2 * half:.1f}" '
+            f'height="{2 * half:.1f}" rx="4" fill="none" stroke="{LAST_MOVE}" stroke-width="3"/>'
+        )
+    return (
+        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{half:.1f}" fill="none" stroke="{LAST_MOVE}" '
+        'stroke-width="3"/>'
+    )
 
 
 def _title(board: Board, unit: str, info: dict[str, Any]) -> str:
@@ -585,10 +785,18 @@ class _Panel:
         self.line(text, 14, 20, bold=True, fill="#3a2a44")
 
 
-def _panel(board: Board, view: dict[str, Any], left: float) -> _Panel:
+def _panel(
+    board: Board,
+    view: dict[str, Any],
+    left: float,
+    names: Sequence[str] = (),
+    last_move: Sequence[str] = (),
+) -> _Panel:
     p = _Panel(left)
+    _players(view, names, p)
+    _last_move(last_move, p)
     _round_track(board, view, p)
-    _phases(board, view, p)
+    _phases(board, view, p, players=names)
     _situation(board, view, p)
     if view.get("battle"):
         _battle(board, view["battle"], p)
@@ -627,7 +835,27 @@ def _round_track(board: Board, view: dict[str, Any], p: _Panel) -> None:
     p.y += 2 * (box_h + 4) + 16
 
 
-def _phases(board: Board, view: dict[str, Any], p: _Panel) -> None:
+def _players(view: dict[str, Any], names: Sequence[str], p: _Panel) -> None:
+    """Who plays which side: the sides' bands are the game's own marks, the names the
+    players'."""
+    for seat, side in enumerate(view["sides"]):
+        p.parts.append(
+            f'<rect x="{p.x:.1f}" y="{p.y - 11:.1f}" width="18" height="12" rx="2" '
+            f'fill="{SIDE_BAND.get(side, "#555")}"/>'
+        )
+        p.line(f"{SIDE_NAME.get(side, side)}: {seat_label(names, seat)}", 13, 18, dx=26, bold=True)
+
+
+def _last_move(last_move: Sequence[str], p: _Panel) -> None:
+    """The last move in words (at most six lines; the game's log has the rest)."""
+    lines = [line for sentence in last_move for line in wrap_words(sentence, 52)]
+    for i, line in enumerate(lines[:6]):
+        p.line(("Last move: " if i == 0 else "") + line, 11.5, 15, fill="#7a3a00")
+    if lines:
+        p.y += 4
+
+
+def _phases(board: Board, view: dict[str, Any], p: _Panel, players: Sequence[str] = ()) -> None:
     names = phase_names(board)
     for pid, name in names.items():
         here = view["phase"] == pid
@@ -647,7 +875,8 @@ def _phases(board: Board, view: dict[str, Any], p: _Panel) -> None:
             name = (
                 "the server"
                 if d["seat"] < 0
-                else f"{SIDE_NAME.get(sides[d['seat']], sides[d['seat']])} (seat {d['seat']})"
+                else f"{SIDE_NAME.get(sides[d['seat']], sides[d['seat']])}, "
+                f"{seat_label(players, d['seat'])}"
             )
             who.append(f"{name}: {d['step'].replace('_', ' ')}")
         for line in wrap_words("Waiting for " + "; ".join(who), 54):
@@ -797,6 +1026,23 @@ def _legend(board: Board, p: _Panel) -> None:
     )
     p.text("command unit (first letters of its name)", 11, dx=28)
     p.y += 20
+    p.parts.append(
+        f'<polygon points="{_points(_corners(x + 11, p.y - 4, 11))}" fill="none" '
+        f'stroke="{LAST_MOVE}" stroke-width="3"/>'
+        f'<polygon points="{_points(_corners(x + 40, p.y - 4, 11))}" fill="#d00000" '
+        'fill-opacity="0.12" stroke="#d00000" stroke-width="2.5"/>'
+    )
+    p.text("last move (hexes, units)  ·  battle target", 11, dx=58)
+    p.y += 22
+    fx, fy = x + 8, p.y - 4
+    p.parts.append(
+        f'<path d="M{fx:.1f},{fy + 5:.1f} v-10 l7,3 -7,3" fill="#222" stroke="#222" '
+        'stroke-width="1"/>'
+        f'<path d="M{x + 30:.1f},{p.y - 11:.1f} l14,14 m0,-14 l-14,14" stroke="#444" '
+        'stroke-width="2"/>'
+    )
+    p.text("city taken by the Barbarian  ·  neutralised traitor", 11, dx=58)
+    p.y += 22
     lines = [
         (f'stroke="{RIVER}" stroke-width="3.6" stroke-linecap="round"', "river hexside"),
         (f'stroke="{BORDER}" stroke-width="3.2" stroke-dasharray="7 3"', "border of an empire"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import textwrap
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from engine.attila_wargame.board import Board
@@ -18,8 +19,8 @@ from service.pictures.attila_wargame import SIDE_NAME, people_name, phase_names,
 WIDTH = 92
 
 
-def summary(board: Board, view: dict[str, Any]) -> str:
-    lines = [*_headline(board, view), ""]
+def summary(board: Board, view: dict[str, Any], *, names: Sequence[str] = ()) -> str:
+    lines = [*_headline(board, view, names), ""]
     own = _own_secrets(view)
     if own:
         lines += [*own, ""]
@@ -43,7 +44,7 @@ def _wrap(text: str, indent: str = "  ", later: str = "    ") -> list[str]:
     )
 
 
-def _headline(board: Board, view: dict[str, Any]) -> list[str]:
+def _headline(board: Board, view: dict[str, Any], names: Sequence[str]) -> list[str]:
     result = view.get("result")
     if result:
         side = SIDE_NAME.get(result["winner_side"], result["winner_side"])
@@ -63,7 +64,10 @@ def _headline(board: Board, view: dict[str, Any]) -> list[str]:
             waiting.append("the server (to reveal the sealed cards)")
         else:
             side = SIDE_NAME.get(sides[d["seat"]], sides[d["seat"]])
-            waiting.append(f"the {side} player (seat {d['seat']}): {d['step'].replace('_', ' ')}")
+            who = f"the {side} player (seat {d['seat']})"
+            if d["seat"] < len(names) and names[d["seat"]]:
+                who = f"{names[d['seat']]}, {who}"
+            waiting.append(f"{who}: {d['step'].replace('_', ' ')}")
     if waiting:
         out.append("Waiting for " + "; ".join(waiting) + ".")
     seat = view.get("seat")
