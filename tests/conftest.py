@@ -62,14 +62,33 @@ def app(redis_url: str) -> Flask:
     return create_app({"REDIS_URL": redis_url, **UNLIMITED})
 
 
-@pytest.fixture(scope="session")
-def base_url(app: Flask) -> Iterator[str]:
+@contextmanager
+def serve(app: Flask) -> Iterator[str]:
+    """``app`` served by werkzeug on a free loopback port (threaded); yields its base URL."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(10)
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(10)
+
+
+def stop(proc: subprocess.Popen[bytes], seconds: float = 30) -> None:
+    """SIGTERM, and SIGKILL if it has not ended within ``seconds``."""
+    proc.terminate()
+    try:
+        proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="session")
+def base_url(app: Flask) -> Iterator[str]:
+    with serve(app) as url:
+        yield url
 
 
 @contextmanager
@@ -96,11 +115,7 @@ def worker_process(store: Store) -> Iterator[subprocess.Popen[bytes]]:
             time.sleep(0.1)
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         log.close()
 
 

@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis
-from werkzeug.serving import make_server
 
 from service.app import MAX_BODY, create_app
 from service.logs import JsonFormatter
 from service.store import TOKEN_PREFIX, Store
 from tests.client import Kurier, Player
+from tests.conftest import serve
 
 PROBLEM = "application/problem+json"
 
@@ -35,12 +34,8 @@ def limited(redis_url: str, worker: Any) -> Iterator[Kurier]:
             "RATE_LIMIT_HEADERS": True,
         }
     )
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield Kurier(f"http://127.0.0.1:{server.server_port}")
-    server.shutdown()
-    thread.join(10)
+    with serve(app) as url:
+        yield Kurier(url)
 
 
 def _assert_rate_limited(response: Any) -> None:

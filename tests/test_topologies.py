@@ -9,7 +9,6 @@ The tests are imported from their modules: pytest runs them here with this modul
 from __future__ import annotations
 
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -17,12 +16,11 @@ from dataclasses import dataclass
 
 import pytest
 import requests
-from werkzeug.serving import make_server
 
 from service.app import create_app
 from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from service.store import Store
-from tests.conftest import UNLIMITED, short_tmp, worker_process
+from tests.conftest import UNLIMITED, serve, short_tmp, worker_process
 from tests.test_lobby import (  # noqa: F401
     test_an_open_game_is_listed_until_full_and_joined_without_a_code,
 )
@@ -86,12 +84,8 @@ def store(topology: Topology) -> Iterator[Store]:
 @pytest.fixture(scope="module")
 def base_url(topology: Topology) -> Iterator[str]:
     app = create_app({"REDIS_URL": topology.url, "QUEUE_URL": topology.queue_url, **UNLIMITED})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(10)
+    with serve(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

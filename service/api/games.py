@@ -75,15 +75,7 @@ class GamesView(MethodView):
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """The caller's games, oldest first; page with `next_cursor`."""
         player = _player()
-        cursor = query.get("cursor")
-        if cursor is not None and not re.fullmatch(s.CURSOR_PATTERN, cursor):
-            raise Problem(
-                400,
-                "invalid-cursor",
-                "cursor must be a next_cursor from this list",
-                parameter="cursor",
-            )
-        after = int(cursor) if cursor is not None else None
+        after = _after(query)
         rows = store().player_game_ids(player["id"], after)
         summaries = store().game_summaries([gid for gid, _ in rows])
         items: list[dict[str, Any]] = []
@@ -110,14 +102,19 @@ class OpenGamesView(MethodView):
         """The lobby: games anyone may join (created with `"access": "open"`) that still have a
         free seat, oldest first; filter by `type`, `seats` (player count) and `deadline`
         policy. Join one with `POST /v1/games/{id}/seats` and no invite code."""
-        cursor = query.get("cursor")
-        if cursor is not None and not re.fullmatch(s.CURSOR_PATTERN, cursor):
-            raise Problem(
-                400, "invalid-cursor", "cursor must be a next_cursor from this list",
-                parameter="cursor",
-            )  # fmt: skip
-        after = int(cursor) if cursor is not None else None
-        return games.open_games(store(), after, query["limit"], query)
+        return games.open_games(store(), _after(query), query["limit"], query)
+
+
+def _after(query: dict[str, Any]) -> int | None:
+    """A listing's ``cursor`` (a sequence number from its ``next_cursor``), checked."""
+    cursor = query.get("cursor")
+    if cursor is None:
+        return None
+    if not re.fullmatch(s.CURSOR_PATTERN, cursor):
+        raise Problem(
+            400, "invalid-cursor", "cursor must be a next_cursor from this list", parameter="cursor"
+        )
+    return int(cursor)
 
 
 def _summary(summary: dict[str, Any], player_id: str) -> dict[str, Any]:

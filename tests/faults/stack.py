@@ -19,7 +19,7 @@ from typing import Any
 import requests
 
 from tests.client import Player, wait_until_answering
-from tests.conftest import short_tmp
+from tests.conftest import short_tmp, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,12 +62,7 @@ def web(
         wait_until_answering(proc, base, log.name)
         yield base, proc.pid
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         log.close()
 
 

@@ -8,17 +8,15 @@ Bounded: two outages of a few dozen requests each, on loopback and a unix socket
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Iterator
 
 import pytest
 import requests
-from werkzeug.serving import make_server
 
 from service.app import create_app
 from service.redis_server import PERSISTENT_FLAGS, RedisServer
 from tests.client import Kurier
-from tests.conftest import UNLIMITED
+from tests.conftest import UNLIMITED, serve
 from tests.faults.stack import short_tmp
 
 REQUESTS_PER_OUTAGE = 30
@@ -28,14 +26,10 @@ REQUESTS_PER_OUTAGE = 30
 def served() -> Iterator[tuple[str, RedisServer]]:
     server = RedisServer(short_tmp("kur-out-"), PERSISTENT_FLAGS)  # data survive the stop
     url = server.start()
-    http = make_server("127.0.0.1", 0, create_app({"REDIS_URL": url, **UNLIMITED}), threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{http.server_port}", server
+        with serve(create_app({"REDIS_URL": url, **UNLIMITED})) as base:
+            yield base, server
     finally:
-        http.shutdown()
-        thread.join(10)
         server.stop()
 
 
