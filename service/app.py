@@ -53,6 +53,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Interactive docs served from the flask-swagger-ui wheel: works offline, no CDN.
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/v1/openapi.json"))
     app.extensions["kurier.api"] = api
+    from service import web
+
+    web.init_app(app)
     # Request ids and JSON access lines first, so the metrics hook runs inside them.
     from service import logs, metrics
     from service.queues import WEBHOOK_QUEUE, WORKER_QUEUES

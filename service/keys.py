@@ -89,3 +89,18 @@ def dirty_bucket_key(bucket: int) -> str:
 def relayed_key(game_id: str) -> str:
     """On the queue Redis: the last outbox entry (a version) of the game relayed there."""
     return f"kurier:outbox:relayed:{game_id}"
+
+
+def email_key(email: str) -> str:
+    """Set of the players who gave this address (lower-cased; hashed: no address in a key)."""
+    return f"kurier:email:{hashlib.sha256(email.strip().lower().encode()).hexdigest()}"
+
+
+def session_key(session_id: str) -> str:
+    """A browser session (service/websessions.py); only the id's hash is a key."""
+    return f"kurier:session:{hashlib.sha256(session_id.encode()).hexdigest()}"
+
+
+def signin_key(token: str) -> str:
+    """A one-time sign-in link's token (hashed), valid for minutes."""
+    return f"kurier:signin:{hashlib.sha256(token.encode()).hexdigest()}"

@@ -31,6 +31,7 @@ WEBHOOK_JOB = "workers.notify.deliver_webhook"
 INBOUND_JOB = "workers.mailin.process_inbound"
 COMPACT_JOB = "workers.jobs.compact"
 MESSAGE_JOB = "workers.notify.notify_message"
+SIGNIN_MAIL_JOB = "workers.webmail.send_signin_links"
 
 
 def queue(connection: Any, name: str = DEFAULT_QUEUE) -> Queue:

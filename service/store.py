@@ -51,6 +51,7 @@ from redis.exceptions import RedisClusterException
 from service import liveness, outbox, owed, redis_urls
 from service.keys import (
     OPEN_GAMES,
+    email_key,
     events_key,
     game_key,
     hidden_messages_key,
@@ -448,6 +449,8 @@ class Store:
         # Two slots of a cluster, so two writes: the player first, then the token that names
         # it (a crash in between leaves a player nobody can act as, never a token to nobody).
         self.r.hset(player_key(player_id), mapping={k: str(v) for k, v in player.items()})
+        if email:
+            self.r.sadd(email_key(email), player_id)
         # Only the token's hash is stored: a database leak yields no usable token.
         self.r.hset(token_key(token), mapping={"player": player_id, "scopes": SCOPES})
         return self._player_out(player), token
@@ -465,6 +468,12 @@ class Store:
         raw = self.r.hgetall(player_key(player_id))
         return self._player_out(raw) if raw else None
 
+    def players_with_email(self, email: str) -> list[dict[str, Any]]:
+        """The players who gave ``email`` (an address may serve several players)."""
+        ids = sorted(self.r.smembers(email_key(email)))
+        found = [self.get_player(player_id) for player_id in ids]
+        return [p for p in found if p and (p["email"] or "").lower() == email.strip().lower()]
+
     def player_hash(self, player_id: str) -> dict[str, str]:
         """The player's whole hash (record and preferences), read once."""
         return self.r.hgetall(player_key(player_id))  # type: ignore[no-any-return]
@@ -473,6 +482,12 @@ class Store:
         return self._player_out(raw)
 
     def update_player(self, player_id: str, changes: Mapping[str, Any]) -> dict[str, Any]:
+        if "email" in changes:
+            old = self.r.hget(player_key(player_id), "email")
+            if old:
+                self.r.srem(email_key(old), player_id)
+            if changes.get("email"):
+                self.r.sadd(email_key(changes["email"]), player_id)
         if changes:
             values = {k: "" if v is None else str(v) for k, v in changes.items()}
             self.r.hset(player_key(player_id), mapping=values)

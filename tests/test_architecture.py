@@ -42,6 +42,7 @@ LAYERS: dict[str, int] = {
     "service.api": 4,
     "service.schemas": 4,
     "service.mailin": 4,
+    "service.web": 4,  # the web pages
     "workers": 4,
     # Composition: the app factory and the command line wire everything together.
     "service.app": 5,

@@ -1,0 +1,300 @@
+"""The pages and their form posts (see service/web/__init__.py)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    g,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+
+from engine.registry import game_ids, get_game
+from service import config, games, messages, websessions
+from service.problems import Problem
+from service.store import MAX_INDEX, Store
+
+blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
+                static_url_path="/assets")  # fmt: skip
+
+COOKIE = "kurier_session"
+CSP = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,190}\.[^@\s]{1,63}$")
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def store() -> Store:
+    return current_app.extensions["kurier.store"]  # type: ignore[no-any-return]
+
+
+def _public_url() -> str:
+    return config.public_url(os.environ)
+
+
+@blp.before_app_request
+def _load_session() -> None:
+    g.web_session = None
+    if request.blueprint == "web":
+        g.web_session = websessions.load(store(), request.cookies.get(COOKIE))
+
+
+@blp.after_request
+def _security_headers(response: Response) -> Response:
+    response.headers["Content-Security-Policy"] = CSP
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["Referrer-Policy"] = "same-origin"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers.setdefault("Cache-Control", "private, no-store")
+    return response
+
+
+@blp.app_context_processor
+def _globals() -> dict[str, Any]:
+    session = g.get("web_session")
+    note = websessions.take_note(store(), session) if session else None
+    return {
+        "me": session.player if session else None,
+        "csrf": session.csrf if session else "",
+        "note": note or g.get("web_note"),
+    }
+
+
+def form_post(view: View) -> View:
+    """A form post: signed in, with the session's CSRF token (403 otherwise)."""
+
+    @wraps(view)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        session = g.get("web_session")
+        if session is None:
+            return redirect(url_for("web.home"))
+        if not websessions.csrf_ok(session, request.form.get("csrf")):
+            abort(403, "the form is stale or not from this site: reload the page")
+        return view(*args, **kwargs)
+
+    return checked  # type: ignore[return-value]
+
+
+def _note(text: str) -> None:
+    """Say ``text`` on the next page: kept in the session across the redirect, or (no
+    session) shown on the page rendered now."""
+    session = g.get("web_session")
+    if session is not None:
+        websessions.leave_note(store(), session, text)
+    g.web_note = text
+
+
+# -- signing in ---------------------------------------------------------------------------------
+
+
+@blp.get("/")
+def home() -> Any:
+    session = g.get("web_session")
+    if session is None:
+        return render_template("signin.html")
+    player = session.player
+    rows = store().player_game_ids(player["id"], None)
+    summaries = [s for s in store().game_summaries([gid for gid, _ in rows]) if s]
+    mine = [_lobby_row(s, player["id"]) for s in summaries]
+    mine.sort(key=lambda row: (not row["my_turn"], -row["updated_at"]))
+    open_games = games.open_games(store(), None, 20, {})["items"]
+    joinable = [o for o in open_games if player["id"] not in [s["player_id"] for s in o["seats"]]]
+    return render_template(
+        "lobby.html",
+        mine=mine,
+        open_games=joinable,
+        types=_game_types(),
+        more=len(rows) >= MAX_INDEX,
+    )
+
+
+def _lobby_row(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
+    seat = summary["seats"].index(player_id)
+    return {
+        "id": summary["id"],
+        "type": summary["type"],
+        "status": summary["status"],
+        "names": summary["names"],
+        "max_seats": int(summary["max_seats"]),
+        "my_turn": any(d["seat"] == seat for d in summary["pending"]),
+        "updated_at": float(summary["updated_at"]),
+    }
+
+
+def _game_types() -> list[dict[str, Any]]:
+    return [{"id": type_id, "title": get_game(type_id).title} for type_id in game_ids()]
+
+
+@blp.post("/signin")
+def signin() -> Any:
+    email = (request.form.get("email") or "").strip()
+    if not EMAIL.match(email):
+        _note("That does not look like an email address.")
+        return render_template("signin.html"), 422
+    websessions.mail_signin_links(store(), email, _public_url())
+    return render_template("check_mail.html", email=email)
+
+
+@blp.post("/register")
+def register() -> Any:
+    name = (request.form.get("name") or "").strip()
+    email = (request.form.get("email") or "").strip()
+    if not 1 <= len(name) <= 40 or any(ord(c) < 32 for c in name) or not EMAIL.match(email):
+        _note("Give a name (1-40 characters) and an email address.")
+        return render_template("signin.html"), 422
+    store().create_player(name, email)  # the API token is not shown: the link signs in
+    websessions.mail_signin_links(store(), email, _public_url())
+    return render_template("check_mail.html", email=email)
+
+
+@blp.get("/signin/<token>")
+def signin_link(token: str) -> Any:
+    player_id = websessions.take_link(store(), token)
+    if player_id is None:
+        _note("That sign-in link was used already or has expired. Ask for a new one.")
+        return render_template("signin.html"), 410
+    return _signed_in(player_id)
+
+
+@blp.post("/signin/token")
+def signin_token() -> Any:
+    player = store().player_for_token((request.form.get("token") or "").strip()[:200])
+    if player is None:
+        _note("That is not a valid API token.")
+        return render_template("signin.html"), 401
+    return _signed_in(player["id"])
+
+
+def _signed_in(player_id: str) -> Response:
+    session_id = websessions.start(store(), player_id)
+    response = redirect(url_for("web.home"))
+    secure = urlsplit(_public_url()).scheme == "https"
+    response.set_cookie(
+        COOKIE,
+        session_id,
+        max_age=websessions.SESSION_SECONDS,
+        httponly=True,
+        samesite="Lax",
+        secure=secure,
+        path="/",
+    )
+    return response
+
+
+@blp.post("/signout")
+@form_post
+def signout() -> Any:
+    websessions.end(store(), g.web_session.id)
+    response = redirect(url_for("web.home"))
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+# -- games --------------------------------------------------------------------------------------
+
+
+@blp.post("/games")
+@form_post
+def create() -> Any:
+    try:
+        seats = int(request.form.get("seats", "0"))
+        outcome = games.create_game(
+            store(),
+            g.web_session.player,
+            request.form.get("type", ""),
+            {},
+            None,
+            seats,
+            settings={"access": "open" if request.form.get("access") == "open" else "invite"},
+        )
+    except (Problem, ValueError) as error:
+        _note(str(getattr(error, "description", "")) or "choose a game type and seats")
+        return redirect(url_for("web.home"))
+    return redirect(url_for("web.game", game_id=outcome.body["id"]))
+
+
+@blp.get("/games/<game_id>")
+def game(game_id: str) -> Any:
+    try:
+        record = store().get_game(game_id)
+    except Problem:
+        abort(404)
+    session = g.get("web_session")
+    player_id = session.player["id"] if session else None
+    seat = record.seat_of(player_id)
+    view = games.game_view(record, seat, player_id)
+    legal = games.legal_actions(record, seat) if seat is not None else None
+    recent = games.since_last_move(record, store().log_tail(record, games.RECENT_ENTRIES), seat)
+    talk = messages.page(store(), game_id, player_id, None, 50)["items"]
+    return render_template(
+        "game.html",
+        game=view,
+        title=record.game.title,
+        seat=seat,
+        legal=legal,
+        recent=recent,
+        talk=talk,
+        names=record.names,
+        can_join=session is not None and seat is None and record.status == "open",
+        can_start=player_id == record.creator and record.status == "open",
+    )
+
+
+def _back(game_id: str) -> Response:
+    return redirect(url_for("web.game", game_id=game_id))
+
+
+@blp.post("/games/<game_id>/move")
+@form_post
+def move(game_id: str) -> Any:
+    notation = (request.form.get("notation") or "").strip()[:500]
+    try:
+        games.play(store(), g.web_session.player, game_id, notation, None, None, None, None)
+    except Problem as error:
+        _note(str(error.description))
+    return _back(game_id)
+
+
+@blp.post("/games/<game_id>/join")
+@form_post
+def join(game_id: str) -> Any:
+    try:
+        games.join_game(store(), g.web_session.player, game_id, request.form.get("invite"))
+    except Problem as error:
+        _note(str(error.description))
+    return _back(game_id)
+
+
+@blp.post("/games/<game_id>/start")
+@form_post
+def start(game_id: str) -> Any:
+    try:
+        games.start_game(store(), g.web_session.player, game_id)
+    except Problem as error:
+        _note(str(error.description))
+    return _back(game_id)
+
+
+@blp.post("/games/<game_id>/say")
+@form_post
+def say(game_id: str) -> Any:
+    text = (request.form.get("text") or "").replace("\r\n", "\n")[: messages.MAX_TEXT]
+    try:
+        messages.post(store(), g.web_session.player, game_id, text, None)
+    except Problem as error:
+        _note(str(error.description))
+    return _back(game_id)
