@@ -22,7 +22,7 @@ from flask import (
 )
 
 from engine.registry import game_ids, get_game
-from service import config, games, messages, websessions
+from service import config, games, messages, pictures, websessions
 from service.problems import Problem
 from service.store import MAX_INDEX, Store
 
@@ -240,6 +240,13 @@ def game(game_id: str) -> Any:
     legal = games.legal_actions(record, seat) if seat is not None else None
     recent = games.since_last_move(record, store().log_tail(record, games.RECENT_ENTRIES), seat)
     talk = messages.page(store(), game_id, player_id, None, 50)["items"]
+    # The seat's own view in words: its secrets (a hand) for its player only; the spectator's
+    # view for anyone else (also the picture's text alternative).
+    summary = (
+        pictures.text_summary(record.type, view["view"], names=record.names)
+        if view["view"] is not None
+        else ""
+    )
     return render_template(
         "game.html",
         game=view,
@@ -249,6 +256,7 @@ def game(game_id: str) -> Any:
         recent=recent,
         talk=talk,
         names=record.names,
+        summary=summary,
         can_join=session is not None and seat is None and record.status == "open",
         can_start=player_id == record.creator and record.status == "open",
     )

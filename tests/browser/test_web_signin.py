@@ -88,6 +88,11 @@ def test_register_sign_in_join_an_open_game_and_move_by_clicks(
     spectator = browser.new_page()
     spectator.goto(game_url)
     assert spectator.locator("button.move").count() == 0
+    # Each player reads its own hand; the spectator's page holds no hand at all.
+    host.reload()
+    hand = re.search(r"Your hand: ([A-Z ]+)", host.locator("#summary").inner_text())
+    assert hand, host.locator("#summary").inner_text()
+    assert "hand" not in spectator.content().lower()
     host_context.close()
     guest_context.close()
 
