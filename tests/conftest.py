@@ -59,7 +59,7 @@ def store(redis_url: str) -> Iterator[Store]:
 def app(redis_url: str) -> Flask:
     # Limits high enough for the suite (the contract test alone sends >1000 requests with one
     # token); tests/test_security.py checks the limits on an app of its own.
-    return create_app({"REDIS_URL": redis_url, **UNLIMITED})
+    return create_app({"REDIS_URL": redis_url, "WEB_POLL_SECONDS": 1, **UNLIMITED})
 
 
 @contextmanager

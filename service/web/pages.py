@@ -257,6 +257,7 @@ def game(game_id: str) -> Any:
         talk=talk,
         names=record.names,
         summary=summary,
+        poll=current_app.config.get("WEB_POLL_SECONDS", 5),
         can_join=session is not None and seat is None and record.status == "open",
         can_start=player_id == record.creator and record.status == "open",
     )

@@ -75,11 +75,18 @@ def test_register_sign_in_join_an_open_game_and_move_by_clicks(
     host.wait_for_selector("text=version 3")
     for page in (host, guest):
         page.reload()
-    mover = host if host.locator("button.move").count() else guest
+    mover, watcher = (host, guest) if host.locator("button.move").count() else (guest, host)
+    assert mover.title().startswith("\u25cf Your turn"), mover.title()
     before = mover.locator("h1 small").inner_text()
     mover.locator("button.move").first.click()
     mover.wait_for_function(
         "before => document.querySelector('h1 small').innerText !== before", arg=before
+    )
+    # The other player's page follows by itself (it polls the API with If-None-Match).
+    watcher.wait_for_function(
+        "before => document.querySelector('h1 small').innerText !== before",
+        arg=before,
+        timeout=15_000,
     )
     assert mover.locator(".recent li, .players").count() > 0
     screenshot(host, "web-game-1280")
