@@ -230,7 +230,7 @@ def create() -> Any:
 @blp.get("/games/<game_id>")
 def game(game_id: str) -> Any:
     try:
-        record = store().get_game(game_id)
+        record, entries = store().read_log(game_id)
     except Problem:
         abort(404)
     session = g.get("web_session")
@@ -238,7 +238,12 @@ def game(game_id: str) -> Any:
     seat = record.seat_of(player_id)
     view = games.game_view(record, seat, player_id)
     legal = games.legal_actions(record, seat) if seat is not None else None
-    recent = games.since_last_move(record, store().log_tail(record, games.RECENT_ENTRIES), seat)
+    recent = games.since_last_move(record, entries[-games.RECENT_ENTRIES :], seat)
+    history = [
+        games.redact_entry(record, version, entry, seat)
+        for version, entry in entries
+        if entry["kind"] in games.ACTION_KINDS
+    ]
     talk = messages.page(store(), game_id, player_id, None, 50)["items"]
     # The seat's own view in words: its secrets (a hand) for its player only; the spectator's
     # view for anyone else (also the picture's text alternative).
@@ -257,6 +262,7 @@ def game(game_id: str) -> Any:
         talk=talk,
         names=record.names,
         summary=summary,
+        history=history,
         poll=current_app.config.get("WEB_POLL_SECONDS", 5),
         can_join=session is not None and seat is None and record.status == "open",
         can_start=player_id == record.creator and record.status == "open",
