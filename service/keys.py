@@ -64,6 +64,11 @@ def player_games_key(player_id: str) -> str:
     return f"{player_key(player_id)}:games"
 
 
+def player_tokens_key(player_id: str) -> str:
+    """Hash of a player's tokens: token id -> JSON (name, created_at, the token's key)."""
+    return f"{player_key(player_id)}:tokens"
+
+
 def token_key(token: str) -> str:
     return f"kurier:auth:token:{hashlib.sha256(token.encode()).hexdigest()}"
 

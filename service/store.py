@@ -61,6 +61,7 @@ from service.keys import (
     outbox_key,
     player_games_key,
     player_key,
+    player_tokens_key,
     token_key,
 )
 from service.outbox import MARK_LIFETIME, Entry, Relay
@@ -110,7 +111,8 @@ DEFAULT_WAIT_MS = 1000
 MAX_TRIES = 8
 TOKEN_PREFIX = "kur_pat_"
 SCOPES = "game:read game:play"
-TOKEN_CACHE_SECONDS = 60.0
+#: A revoked token may still work this long in a process that saw it just before.
+TOKEN_CACHE_SECONDS = 10.0
 MAX_INDEX = 1000  # games scanned per listing or inbox: bounded work per request
 
 #: Plans what a change brings along (notification and deadline jobs) from the pending decisions
@@ -127,9 +129,9 @@ def _no_followups(_before: list[dict[str, Any]], _change: Change, _version: int)
 class TokenCache:
     """Token hash -> player id, remembered for ``TOKEN_CACHE_SECONDS`` per process.
 
-    Saves a Redis round trip on every authenticated request. The mapping never changes while a
-    token exists (tokens are not revoked yet); when revocation comes, this bounds how long a
-    revoked token still works in a process that saw it.
+    Saves a Redis round trip on every authenticated request. A revoked token is forgotten at
+    once by the process that revoked it; other processes may still accept it for up to
+    ``TOKEN_CACHE_SECONDS``.
     """
 
     def __init__(self, seconds: float = TOKEN_CACHE_SECONDS, size: int = 10_000) -> None:
@@ -142,6 +144,9 @@ class TokenCache:
         if entry is None or entry[1] < time.monotonic():
             return None
         return entry[0]
+
+    def forget(self, key: str) -> None:
+        self._entries.pop(key, None)
 
     def put(self, key: str, player_id: str) -> None:
         if len(self._entries) >= self.size:
@@ -444,16 +449,48 @@ class Store:
 
     def create_player(self, name: str, email: str | None) -> tuple[dict[str, Any], str]:
         player_id = "p_" + secrets.token_hex(8)
-        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         player = {"id": player_id, "name": name, "email": email or "", "created_at": time.time()}
-        # Two slots of a cluster, so two writes: the player first, then the token that names
-        # it (a crash in between leaves a player nobody can act as, never a token to nobody).
+        # Several slots of a cluster, so several writes: the player first, then the token that
+        # names it (a crash in between leaves a player nobody can act as, never a token to
+        # nobody).
         self.r.hset(player_key(player_id), mapping={k: str(v) for k, v in player.items()})
         if email:
             self.r.sadd(email_key(email), player_id)
+        token = self.create_token(player_id, "first token")["token"]
+        return self._player_out(player), token
+
+    def create_token(self, player_id: str, name: str) -> dict[str, Any]:
+        """A new bearer token for ``player_id``; the token itself is in the answer only."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        token_id = "t_" + secrets.token_hex(6)
+        listed = {"id": token_id, "name": name, "created_at": time.time()}
+        # Listed before it works: a token never exists that its player cannot see and revoke.
+        self.r.hset(
+            player_tokens_key(player_id),
+            token_id,
+            json.dumps({**listed, "key": token_key(token)}),
+        )
         # Only the token's hash is stored: a database leak yields no usable token.
         self.r.hset(token_key(token), mapping={"player": player_id, "scopes": SCOPES})
-        return self._player_out(player), token
+        return {**listed, "token": token}
+
+    def list_tokens(self, player_id: str) -> list[dict[str, Any]]:
+        stored = [json.loads(v) for v in self.r.hvals(player_tokens_key(player_id))]
+        return sorted(
+            ({k: v for k, v in t.items() if k != "key"} for t in stored),
+            key=lambda t: t["created_at"],
+        )
+
+    def revoke_token(self, player_id: str, token_id: str) -> bool:
+        """Delete a token of ``player_id`` (False if it has none by that id)."""
+        stored = self.r.hget(player_tokens_key(player_id), token_id)
+        if stored is None:
+            return False
+        key = json.loads(stored)["key"]
+        self.r.delete(key)  # it stops working first, then it leaves the list
+        self.r.hdel(player_tokens_key(player_id), token_id)
+        self._token_players.forget(key)
+        return True
 
     def player_for_token(self, token: str) -> dict[str, Any] | None:
         key = token_key(token)
