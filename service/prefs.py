@@ -17,9 +17,13 @@ import base64
 import json
 import secrets
 import time
+from collections.abc import Mapping
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from service import webhook_urls
 from service.keys import player_key
+from service.problems import Problem
 from service.store import Store
 
 CHANNELS = ("email", "webhook")
@@ -147,3 +151,40 @@ def list_deliveries(store: Store, player_id: str, limit: int) -> list[dict[str, 
 def new_webhook_secret() -> str:
     """A Standard Webhooks signing secret: ``whsec_`` and 24 random bytes in base64."""
     return WEBHOOK_SECRET_PREFIX + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def apply(store: Store, player_id: str, data: Mapping[str, Any]) -> str | None:
+    """Store what ``data`` (PATCH /v1/me, the settings page) changes; returns a webhook secret
+    issued by it (shown once). Refuses with a ``Problem`` before storing anything."""
+    changes = {k: v for k, v in data.items() if k in ("name", "email", "timezone")}
+    issued = None
+    if "timezone" in data:
+        # Checked here, after authentication, not in the schema: a caller without a token
+        # must get 401 whatever the body holds.
+        try:
+            ZoneInfo(data["timezone"])
+        except (ZoneInfoNotFoundError, ValueError):
+            raise Problem(
+                422, "invalid-timezone", "timezone is an IANA name such as Europe/Berlin"
+            ) from None
+    if "webhook_url" in data:
+        url = data["webhook_url"]
+        if url:
+            try:
+                # Before storing anything (nothing changes on error); stores the normal form.
+                url = webhook_urls.check(url)
+            except webhook_urls.UnsafeWebhookURL as error:
+                raise Problem(
+                    422, "webhook-url-refused", str(error), field="webhook_url", webhook_url=url
+                ) from None
+        changes["webhook_url"] = url
+        changes["webhook_disabled"] = ""  # setting the URL again re-enables deliveries
+        if url and not read(store, player_id)["has_webhook_secret"]:
+            issued = changes["webhook_secret"] = new_webhook_secret()
+    if "notify" in data:
+        changes["notify"] = json.dumps(data["notify"])
+    if "vacation_until" in data:
+        until = data["vacation_until"]
+        changes["vacation_until"] = repr(until.timestamp()) if until else ""
+    store.update_player(player_id, changes)
+    return issued

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask.views import MethodView
 
-from service import deliveries, prefs, webhook_urls
+from service import deliveries, prefs
 from service.api.base import Blueprint, problems
 from service.auth import current_player, store, token_required
 from service.problems import Problem
@@ -56,43 +54,7 @@ class MeView(MethodView):
         """
         player = current_player()
         assert player is not None
-        return _me(player["id"], issued=_apply_preferences(player["id"], data))
-
-
-def _apply_preferences(player_id: str, data: dict[str, Any]) -> str | None:
-    """Store what ``data`` changes; returns a webhook secret issued by it (shown once)."""
-    changes = {k: v for k, v in data.items() if k in ("name", "email", "timezone")}
-    issued = None
-    if "timezone" in data:
-        # Checked here, after authentication, not in the schema: a caller without a token
-        # must get 401 whatever the body holds.
-        try:
-            ZoneInfo(data["timezone"])
-        except (ZoneInfoNotFoundError, ValueError):
-            raise Problem(
-                422, "invalid-timezone", "timezone is an IANA name such as Europe/Berlin"
-            ) from None
-    if "webhook_url" in data:
-        url = data["webhook_url"]
-        if url:
-            try:
-                # Before storing anything (nothing changes on error); stores the normal form.
-                url = webhook_urls.check(url)
-            except webhook_urls.UnsafeWebhookURL as error:
-                raise Problem(
-                    422, "webhook-url-refused", str(error), field="webhook_url", webhook_url=url
-                ) from None
-        changes["webhook_url"] = url
-        changes["webhook_disabled"] = ""  # setting the URL again re-enables deliveries
-        if url and not prefs.read(store(), player_id)["has_webhook_secret"]:
-            issued = changes["webhook_secret"] = prefs.new_webhook_secret()
-    if "notify" in data:
-        changes["notify"] = json.dumps(data["notify"])
-    if "vacation_until" in data:
-        until = data["vacation_until"]
-        changes["vacation_until"] = repr(until.timestamp()) if until else ""
-    store().update_player(player_id, changes)
-    return issued
+        return _me(player["id"], issued=prefs.apply(store(), player["id"], data))
 
 
 def _me(player_id: str, issued: str | None = None) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import wraps
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -22,7 +23,7 @@ from flask import (
 )
 
 from engine.registry import game_ids, get_game
-from service import config, games, messages, pictures, websessions
+from service import config, games, messages, pictures, prefs, websessions
 from service.problems import Problem
 from service.store import MAX_INDEX, Store
 
@@ -66,11 +67,11 @@ def _security_headers(response: Response) -> Response:
 @blp.app_context_processor
 def _globals() -> dict[str, Any]:
     session = g.get("web_session")
-    note = websessions.take_note(store(), session) if session else None
+    note = g.get("web_note") or (websessions.take_note(store(), session) if session else None)
     return {
         "me": session.player if session else None,
         "csrf": session.csrf if session else "",
-        "note": note or g.get("web_note"),
+        "note": note,
     }
 
 
@@ -313,3 +314,83 @@ def say(game_id: str) -> Any:
     except Problem as error:
         _note(str(error.description))
     return _back(game_id)
+
+
+# -- settings -----------------------------------------------------------------------------------
+
+
+@blp.get("/settings")
+def settings() -> Any:
+    session = g.get("web_session")
+    if session is None:
+        return redirect(url_for("web.home"))
+    player_id = session.player["id"]
+    chosen = prefs.read(store(), player_id)
+    until = chosen["vacation_until"]
+    return render_template(
+        "settings.html",
+        prefs=chosen,
+        vacation_day=datetime.fromtimestamp(until, UTC).date().isoformat() if until else "",
+        types=prefs.EVENT_TYPES,
+        channels=prefs.CHANNELS,
+        tokens=store().list_tokens(player_id),
+    )
+
+
+@blp.post("/settings")
+@form_post
+def save_settings() -> Any:
+    form = request.form
+    data: dict[str, Any] = {
+        "name": (form.get("name") or "").strip()[:80],
+        "email": (form.get("email") or "").strip() or None,
+        "timezone": (form.get("timezone") or "UTC").strip()[:64],
+        "notify": {
+            kind: [c for c in prefs.CHANNELS if form.get(f"notify:{kind}:{c}")]
+            for kind in prefs.EVENT_TYPES
+        },
+        "webhook_url": (form.get("webhook_url") or "").strip() or None,
+    }
+    if not data["name"] or any(ord(c) < 32 for c in data["name"]):
+        return _settings_note("A name is 1-40 characters, without control characters.")
+    if data["email"] and not EMAIL.match(data["email"]):
+        return _settings_note("That does not look like an email address.")
+    until = (form.get("vacation_until") or "").strip()
+    try:
+        data["vacation_until"] = (
+            datetime.fromisoformat(until).replace(tzinfo=UTC) if until else None
+        )
+        issued = prefs.apply(store(), g.web_session.player["id"], data)
+    except ValueError:
+        return _settings_note("The vacation date is a day such as 2026-12-24.")
+    except Problem as error:
+        return _settings_note(str(error.description))
+    if issued:
+        return _show_once(f"Saved. Your webhook signing secret (shown once): {issued}")
+    return _settings_note("Saved.")
+
+
+@blp.post("/settings/tokens")
+@form_post
+def make_token() -> Any:
+    name = (request.form.get("name") or "").strip()[:60] or "token"
+    made = store().create_token(g.web_session.player["id"], name)
+    return _show_once(f"Your new token {name!r} (shown once): {made['token']}")
+
+
+@blp.post("/settings/tokens/<token_id>/revoke")
+@form_post
+def revoke(token_id: str) -> Any:
+    store().revoke_token(g.web_session.player["id"], token_id)
+    return _settings_note("Revoked.")
+
+
+def _show_once(secret_note: str) -> Any:
+    """A secret is shown in this answer only: not kept in the session for the next page."""
+    g.web_note = secret_note
+    return settings()
+
+
+def _settings_note(text: str) -> Response:
+    _note(text)
+    return redirect(url_for("web.settings"))

@@ -146,3 +146,33 @@ def test_security_headers_csrf_links_once_and_escaping(
     stale = requests.get(base_url + "/", cookies=cookies, timeout=10)
     assert "Your games" not in stale.text
     context.close()
+
+
+def test_settings_rename_and_tokens(browser: Any, base_url: str, worker: Any) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page, _ = _register(context, base_url, worker.outbox, "Sepp")
+    page.locator("a.who").click()
+    page.wait_for_selector("h1:has-text('Settings')")
+    page.fill("input[name=name]", "Josef")
+    page.locator("form[action='/settings'] button").click()
+    page.wait_for_selector("text=Saved.")
+    assert page.locator("a.who").inner_text() == "Josef"
+
+    page.fill("form[action='/settings/tokens'] input[name=name]", "laptop bot")
+    page.locator("form[action='/settings/tokens'] button").click()
+    shown = re.search(r"(kur_pat_[A-Za-z0-9_-]+)", page.locator(".note").inner_text())
+    assert shown, page.locator(".note").inner_text()
+    me = requests.get(
+        base_url + "/v1/me", headers={"Authorization": f"Bearer {shown.group(1)}"}, timeout=10
+    )
+    assert me.status_code == 200 and me.json()["name"] == "Josef"
+    screenshot(page, "web-settings-390")
+    page.goto(base_url + "/settings")
+    assert shown.group(1) not in page.content()  # shown once, kept nowhere for later pages
+    page.locator("li", has_text="laptop bot").locator("button", has_text="Revoke").click()
+    page.wait_for_selector("text=Revoked.")
+    gone = requests.get(
+        base_url + "/v1/me", headers={"Authorization": f"Bearer {shown.group(1)}"}, timeout=10
+    )
+    assert gone.status_code == 401
+    context.close()
