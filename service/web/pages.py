@@ -239,6 +239,7 @@ def game(game_id: str) -> Any:
     seat = record.seat_of(player_id)
     view = games.game_view(record, seat, player_id)
     legal = games.legal_actions(record, seat) if seat is not None else None
+    groups = _grouped(legal["actions"]) if legal else []
     recent = games.since_last_move(record, entries[-games.RECENT_ENTRIES :], seat)
     history = [
         games.redact_entry(record, version, entry, seat)
@@ -264,10 +265,23 @@ def game(game_id: str) -> Any:
         names=record.names,
         summary=summary,
         history=history,
+        groups=groups,
         poll=current_app.config.get("WEB_POLL_SECONDS", 5),
         can_join=session is not None and seat is None and record.status == "open",
         can_start=player_id == record.creator and record.status == "open",
     )
+
+
+def _grouped(actions: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """Legal moves by the first word of their notation (``swap``, ``boost``, a people's
+    letter…), in the engine's order: presentation only, no rule is read here."""
+    groups: dict[str, list[str]] = {}
+    for action in actions:
+        notation = action["notation"]
+        word = notation.split(" ", 1)[0] if " " in notation else notation
+        key = word if word.isalpha() and len(word) > 1 else "place"
+        groups.setdefault(key, []).append(notation)
+    return list(groups.items())
 
 
 def _back(game_id: str) -> Response:
