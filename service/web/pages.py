@@ -22,6 +22,7 @@ from flask import (
     url_for,
 )
 
+from engine.core import Event
 from engine.registry import game_ids, get_game
 from service import config, games, messages, pictures, prefs, websessions
 from service.problems import Problem
@@ -266,10 +267,42 @@ def game(game_id: str) -> Any:
         summary=summary,
         history=history,
         groups=groups,
+        reveals=_reveals(record.id, entries, seat, record.names),
         poll=current_app.config.get("WEB_POLL_SECONDS", 5),
         can_join=session is not None and seat is None and record.status == "open",
         can_start=player_id == record.creator and record.status == "open",
     )
+
+
+def _reveals(
+    game_id: str, entries: list[tuple[int, dict[str, Any]]], seat: int | None, names: list[str]
+) -> list[dict[str, Any]]:
+    """Every revealed sealed choice with the commitment published before it, for the page's
+    script to check in the browser (the server's word is not taken for it)."""
+    published: dict[tuple[str, int], str] = {}
+    out = []
+    for _version, entry in entries:
+        for raw in entry["events"]:
+            event = Event.from_json(raw)
+            if not event.visible_to(seat):
+                continue
+            if event.kind == "sealed_committed":
+                published[(event.data["ref"], event.data["seat"])] = event.data["commitment"]
+            elif event.kind == "sealed_revealed":
+                for choice in event.data["choices"]:
+                    key = (event.data["ref"], choice["seat"])
+                    out.append(
+                        {
+                            "game": game_id,
+                            "ref": key[0],
+                            "seat": key[1],
+                            "name": names[key[1]] if key[1] < len(names) else str(key[1]),
+                            "choice": choice["choice"],
+                            "salt": choice["salt"],
+                            "published": published.get(key, ""),
+                        }
+                    )
+    return out
 
 
 def _grouped(actions: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:

@@ -30,3 +30,35 @@
     ask();
   }, seconds * 1000);
 })();
+
+// Every revealed sealed choice is checked here, in the browser, against the commitment that was
+// published before the reveal: SHA-256 of "kurier-commit-v1|game|ref|seat|choice|salt"
+// (docs/api.md, "Verifying commitments"). The server's word is not taken for it.
+window.kurierVerify = function () {
+  "use strict";
+  var items = document.querySelectorAll(".reveal");
+  if (!items.length) { return Promise.resolve(0); }
+  if (!(window.crypto && window.crypto.subtle)) {
+    items.forEach(function (item) {
+      item.querySelector(".check").textContent = "cannot be checked here (needs https)";
+    });
+    return Promise.resolve(0);
+  }
+  var checks = Array.prototype.map.call(items, function (item) {
+    var d = item.dataset;
+    var text = ["kurier-commit-v1", d.game, d.ref, d.seat, d.choice, d.salt].join("|");
+    return window.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)).then(function (hash) {
+      var hex = Array.prototype.map.call(new Uint8Array(hash), function (b) {
+        return ("0" + b.toString(16)).slice(-2);
+      }).join("");
+      var ok = d.commitment !== "" && hex === d.commitment;
+      var mark = item.querySelector(".check");
+      mark.textContent = ok ? "\u2713 commitment verified in your browser"
+                            : "\u2717 does not match the commitment published before";
+      mark.className = "check " + (ok ? "verified" : "mismatch");
+      return ok;
+    });
+  });
+  return Promise.all(checks);
+};
+document.addEventListener("DOMContentLoaded", function () { window.kurierVerify(); });
