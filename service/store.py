@@ -676,6 +676,7 @@ class Store:
             "creator",
             "deadline",
             "settings",
+            "deadline_at",
         )
         with self.r.pipeline(transaction=False) as pipe:
             for gid in game_ids:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import wraps
@@ -134,7 +135,18 @@ def _lobby_row(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
         "max_seats": int(summary["max_seats"]),
         "my_turn": any(d["seat"] == seat for d in summary["pending"]),
         "updated_at": float(summary["updated_at"]),
+        "waited": _ago(float(summary["updated_at"])),
+        "deadline_at": float(summary["deadline_at"]) if summary.get("deadline_at") else None,
     }
+
+
+def _ago(when: float) -> str:
+    seconds = max(0, int(time.time() - when))
+    for size, unit in ((86_400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'' if count == 1 else 's'}"
+    return "moments"
 
 
 def _game_types() -> list[dict[str, Any]]:
@@ -270,6 +282,7 @@ def game(game_id: str) -> Any:
         reveals=_reveals(record.id, entries, seat, record.names),
         poll=current_app.config.get("WEB_POLL_SECONDS", 5),
         can_join=session is not None and seat is None and record.status == "open",
+        invite=(request.args.get("invite") or "")[:64],
         can_start=player_id == record.creator and record.status == "open",
     )
 

@@ -62,3 +62,20 @@ window.kurierVerify = function () {
   return Promise.all(checks);
 };
 document.addEventListener("DOMContentLoaded", function () { window.kurierVerify(); });
+
+// Deadlines as a countdown ("2 d 4 h left"), refreshed every 30 s.
+(function () {
+  "use strict";
+  function show() {
+    document.querySelectorAll("time.countdown").forEach(function (node) {
+      var left = Number(node.dataset.deadline) * 1000 - Date.now();
+      if (left <= 0) { node.textContent = "passed"; return; }
+      var minutes = Math.floor(left / 60000);
+      var d = Math.floor(minutes / 1440), h = Math.floor((minutes % 1440) / 60), m = minutes % 60;
+      node.textContent = (d ? d + " d " : "") + (d || h ? h + " h " : "") + (d ? "" : m + " min ") + "left";
+      node.setAttribute("datetime", new Date(Number(node.dataset.deadline) * 1000).toISOString());
+    });
+  }
+  document.addEventListener("DOMContentLoaded", show);
+  window.setInterval(show, 30000);
+})();
