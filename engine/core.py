@@ -205,6 +205,123 @@ class GameRules(Protocol[StateIn, Action]):
 
     def apply(self, state: StateIn, seat: int, action: Action) -> list[Event]: ...
 
+    def resign(self, state: StateIn, seat: int, forfeit: bool) -> list[Event]: ...
+
+    def rejoin(self, state: StateIn, seat: int) -> list[Event]: ...
+
+
+# -- leaving and coming back: the same in every game --------------------------------------------
+
+
+@dataclass(frozen=True)
+class Resign:
+    """``seat`` leaves the game: ``resign``, at any time, by a seated player; ``forfeit``, the
+    same applied by the service when an opponent claims the win from an absent seat.
+
+    Never listed among the legal actions (a random player or a deadline must not pick it).
+    With one seat left that has not resigned, the game ends and that seat wins; otherwise the
+    game goes on without the seat: its turns and sealed choices are skipped, its pieces stay,
+    and it ranks last (``standing`` in the result)."""
+
+    forfeit: bool = False
+    kind: ClassVar[str] = "resign"
+
+    @property
+    def text(self) -> str:
+        return "forfeit" if self.forfeit else "resign"
+
+
+@dataclass(frozen=True)
+class Rejoin:
+    """A resigned seat comes back (``rejoin``): the service applies it when a replacement
+    player takes the seat over, before the game's end."""
+
+    kind: ClassVar[str] = "rejoin"
+    text: ClassVar[str] = "rejoin"
+
+
+SeatAction = Resign | Rejoin
+SEAT_ACTIONS: Final[Mapping[str, SeatAction]] = {
+    "resign": Resign(),
+    "forfeit": Resign(forfeit=True),
+    "rejoin": Rejoin(),
+}
+
+
+def seat_action_from_json(raw: Mapping[str, Any]) -> SeatAction | None:
+    if raw.get("type") not in ("resign", "rejoin"):
+        return None
+    if set(raw) - {"type", "forfeit"}:
+        raise IllegalAction("bad-action", f"{raw['type']!r} takes no fields but 'forfeit'")
+    forfeit = raw.get("forfeit", False)
+    if not isinstance(forfeit, bool) or (forfeit and raw["type"] == "rejoin"):
+        raise IllegalAction("bad-action", "'forfeit' is a boolean of 'resign'")
+    return Resign(forfeit) if raw["type"] == "resign" else Rejoin()
+
+
+def seat_action_to_json(action: SeatAction) -> dict[str, Any]:
+    if isinstance(action, Resign):
+        return {"type": "resign", "forfeit": action.forfeit}
+    return {"type": "rejoin"}
+
+
+def start_resign(
+    over: bool, players: int, resigned: list[int], seat: int, forfeit: bool, events: list[Event]
+) -> bool:
+    """Record that ``seat`` resigned; True when only one seat is left in the game (it wins).
+
+    The checks and the event every game shares; the game then skips the seat or ends."""
+    if over:
+        raise IllegalAction("game-over", "the game is over")
+    if not 0 <= seat < players:
+        raise IllegalAction("not-a-player", "only a seated player can resign", seat=seat)
+    if seat in resigned:
+        raise IllegalAction("already-resigned", "this seat has already resigned", seat=seat)
+    resigned.append(seat)
+    events.append(Event("resigned", {"seat": seat, "forfeit": forfeit}))
+    return players - len(resigned) == 1
+
+
+def start_rejoin(over: bool, resigned: list[int], seat: int, events: list[Event]) -> None:
+    if over:
+        raise IllegalAction("game-over", "the game is over")
+    if seat not in resigned:
+        raise IllegalAction("not-resigned", "only a resigned seat can rejoin", seat=seat)
+    resigned.remove(seat)
+    events.append(Event("rejoined", {"seat": seat}))
+
+
+def next_seat(seat: int, players: int, resigned: Sequence[int]) -> int:
+    """The seat after ``seat`` in turn order that has not resigned."""
+    for step in range(1, players + 1):
+        candidate = (seat + step) % players
+        if candidate not in resigned:
+            return candidate
+    raise AssertionError("every seat resigned")  # the game ends before that
+
+
+def rank_with_resigned(
+    result: dict[str, Any], resigned: Sequence[int], players: int
+) -> dict[str, Any]:
+    """Resigned seats rank last (the last to resign first among them) and never win.
+
+    Adds ``resigned`` and ``standing`` (lists of seats, best first, ties together) when a seat
+    resigned; results of games nobody left are unchanged, so old records still verify."""
+    if not resigned:
+        return result
+    staying = [s for s in range(players) if s not in resigned]
+    scores = result.get("scores") or [0] * players
+    winners = [w for w in result["winners"] if w not in resigned]
+    if not winners:
+        best = max(scores[s] for s in staying)
+        winners = [s for s in staying if scores[s] == best]
+    rest = [s for s in staying if s not in winners]
+    standing = [winners]
+    for points in sorted({scores[s] for s in rest}, reverse=True):
+        standing.append([s for s in rest if scores[s] == points])
+    standing += [[s] for s in reversed(resigned)]
+    return result | {"winners": winners, "resigned": list(resigned), "standing": standing}
+
 
 class GameNotation(Protocol[Action]):
     """What ``RulesGame`` needs of a game's notation object."""
@@ -395,6 +512,10 @@ class RulesGame(Game[State, Action]):
         return self.rules.legal_actions(state, seat)
 
     def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        if isinstance(action, Resign):
+            return self.rules.resign(state, seat, action.forfeit)
+        if isinstance(action, Rejoin):
+            return self.rules.rejoin(state, seat)
         return self.rules.apply(state, seat, action)
 
     def is_over(self, state: State) -> bool:
@@ -403,18 +524,32 @@ class RulesGame(Game[State, Action]):
     def result(self, state: State) -> dict[str, Any] | None:
         return state.result  # type: ignore[attr-defined]
 
+    def resigned_seats(self, state: State) -> list[int]:
+        """The seats that resigned and have not come back, in the order they left."""
+        return list(state.resigned)  # type: ignore[attr-defined]
+
     def notation(self, action: Action) -> str:
+        if isinstance(action, Resign | Rejoin):
+            return action.text
         return self.notation_.format(action)
 
     def parse(self, text: str) -> Action:
+        seat_action = SEAT_ACTIONS.get(text.strip().lower()) if isinstance(text, str) else None
+        if seat_action is not None:
+            return seat_action  # type: ignore[return-value]
         return self.notation_.parse(text)
 
     def action_to_json(self, action: Action) -> dict[str, Any]:
+        if isinstance(action, Resign | Rejoin):
+            return seat_action_to_json(action)
         return self.notation_.to_json(action)
 
     def action_from_json(self, raw: Mapping[str, Any]) -> Action:
         if not isinstance(raw, Mapping):
             raise IllegalAction("bad-action", "an action is a JSON object with a 'type'")
+        seat_action = seat_action_from_json(raw)
+        if seat_action is not None:
+            return seat_action  # type: ignore[return-value]
         return self.notation_.from_json(raw)
 
     #: The game's ``describe`` (its ``engine/<game>/describe.py``).

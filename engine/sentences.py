@@ -64,5 +64,33 @@ def describe_with(
     kinds and for kinds it does not know (a newer engine's events in an older reader)."""
     if event.kind in silent:
         return None
-    describer = describers.get(event.kind)
+    if event.kind == "game_ended" and "resigned" in event.data.get("reasons", ()):
+        return _won_by_resignation(event, names)
+    describer = describers.get(event.kind) or SEAT_DESCRIBERS.get(event.kind)
     return None if describer is None else describer(event, names)
+
+
+#: The events every game shares (engine/core.py: resigning and coming back).
+SEAT_TEMPLATES: dict[str, Template] = {
+    "resigned": "{player} resigned.",
+    "resigned.forfeit": "{player} forfeited the game after missing deadlines.",
+    "rejoined": "{player} took over the seat and plays on.",
+    "game_ended.resigned": "The game is over: {winners} won, everyone else having resigned.",
+}
+
+
+def _resigned(event: Event, names: Sequence[str]) -> str:
+    key = "resigned.forfeit" if event.data.get("forfeit") else "resigned"
+    return fill(SEAT_TEMPLATES[key], player=player(names, int(event.data["seat"])))
+
+
+def _rejoined(event: Event, names: Sequence[str]) -> str:
+    return fill(SEAT_TEMPLATES["rejoined"], player=player(names, int(event.data["seat"])))
+
+
+def _won_by_resignation(event: Event, names: Sequence[str]) -> str:
+    winners = join(player(names, int(s)) for s in event.data["winners"])
+    return fill(SEAT_TEMPLATES["game_ended.resigned"], winners=winners)
+
+
+SEAT_DESCRIBERS: Mapping[str, Describer] = {"resigned": _resigned, "rejoined": _rejoined}

@@ -23,6 +23,9 @@ TEMPLATES: dict[str, Template] = {
     "building_stored": "{player} put the {building} on their storage board.",
     "tile_drawn": "{player} emptied a stack and drew a landscape tile ({left} left).",
     "no_tile_left": "{player} emptied a stack; no landscape tile is left to draw.",
+    "tile_returned": (
+        "{player} resigned before placing the landscape tile; it goes back on the pile."
+    ),
     "tile_placed": "{player} laid a landscape tile at hex {hex}.",
     "building_built.free": "{player} built the {building} on hex {hex} for free.",
     "building_built.paid": Plural(
@@ -79,6 +82,7 @@ class Describe:
             "building_stored": self._building_stored,
             "tile_drawn": self._tile_drawn,
             "no_tile_left": self._no_tile_left,
+            "tile_returned": self._tile_returned,
             "tile_placed": self._tile_placed,
             "building_built": self._building_built,
             "amphora_earned": self._group_done("amphora_earned"),
@@ -133,6 +137,9 @@ class Describe:
 
     def _no_tile_left(self, event: Event, names: Sequence[str]) -> str:
         return fill(TEMPLATES["no_tile_left"], player=player(names, event.data["seat"]))
+
+    def _tile_returned(self, event: Event, names: Sequence[str]) -> str:
+        return fill(TEMPLATES["tile_returned"], player=player(names, event.data["seat"]))
 
     def _tile_placed(self, event: Event, names: Sequence[str]) -> str:
         d = event.data

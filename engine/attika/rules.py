@@ -33,7 +33,18 @@ from engine.attika.state import (
     TURN,
     AttikaState,
 )
-from engine.core import Decision, Event, IllegalAction, check_turn, dispatch, seeded_rng
+from engine.core import (
+    Decision,
+    Event,
+    IllegalAction,
+    check_turn,
+    dispatch,
+    next_seat,
+    rank_with_resigned,
+    seeded_rng,
+    start_rejoin,
+    start_resign,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,6 +396,40 @@ class Rules:
         dispatch(_HANDLERS, self, state, seat, action, events)
         return events
 
+    # -- leaving and coming back (docs/rules/attika.md, "Resigning") ---------------------------
+
+    def resign(self, state: AttikaState, seat: int, forfeit: bool) -> list[Event]:
+        events: list[Event] = []
+        if start_resign(state.step == OVER, state.players, state.resigned, seat, forfeit, events):
+            staying = next_seat(seat, state.players, state.resigned)
+            self._finish(state, [staying], "resigned", events)
+        elif seat == state.active:
+            self._leave_turn(state, seat, events)
+        return events
+
+    def _leave_turn(self, state: AttikaState, seat: int, events: list[Event]) -> None:
+        """The active seat resigned mid-turn: a building just revealed goes to its board, a
+        map tile just drawn back on the pile (for the next player who empties a stack)."""
+        if state.step == REVEALED:
+            state.boards[seat].append(state.current)
+            state.boards[seat].sort()
+            events.append(
+                self._event("building_stored", seat=seat, building=self._id(state.current))
+            )
+            state.current = state.current_stack = -1
+        elif state.step == PLACE_TILE:
+            state.tile_pile.append(state.drawn_tile)
+            events.append(
+                self._event("tile_returned", seat=seat, tile=self.board.tiles[state.drawn_tile].id)
+            )
+            state.drawn_tile = -1
+        self._end_turn(state, 0, events)
+
+    def rejoin(self, state: AttikaState, seat: int) -> list[Event]:
+        events: list[Event] = []
+        start_rejoin(state.step == OVER, state.resigned, seat, events)
+        return events
+
     # -- reveal, store ------------------------------------------------------------------------
 
     def _reveal(self, state: AttikaState, seat: int, action: Reveal, events: list[Event]) -> None:
@@ -686,13 +731,14 @@ class Rules:
         self._draw(state, seat, cards, events)
         events.append(self._event("turn_ended", seat=seat, turn=state.turn))
         state.idle_turns = 0 if state.progress else state.idle_turns + 1
-        if state.idle_turns >= 2 * state.players and not any(
-            self.can_still_build(state, s) for s in range(state.players)
+        staying = [s for s in range(state.players) if s not in state.resigned]
+        if state.idle_turns >= 2 * len(staying) and not any(
+            self.can_still_build(state, s) for s in staying
         ):
             self._finish_blocked(state, events)
             return
         state.turn += 1
-        self._start_turn(state, (seat + 1) % state.players, events)
+        self._start_turn(state, next_seat(seat, state.players, state.resigned), events)
 
     def _start_turn(self, state: AttikaState, seat: int, events: list[Event]) -> None:
         state.active = seat
@@ -746,21 +792,23 @@ class Rules:
             settlements = len(self.settlements(state, seat))
             return (len(state.placed[seat]), -settlements, state.amphorae[seat])
 
-        best = max(rank(seat) for seat in range(state.players))
-        winners = [seat for seat in range(state.players) if rank(seat) == best]
+        staying = [s for s in range(state.players) if s not in state.resigned]
+        best = max(rank(seat) for seat in staying)
+        winners = [seat for seat in staying if rank(seat) == best]
         self._finish(state, winners, "blocked", events)
 
     def _finish(
         self, state: AttikaState, winners: list[int], reason: str, events: list[Event]
     ) -> None:
         state.step = OVER
-        state.result = {
+        result = {
             "winners": winners,
             "reasons": [reason],
             "scores": [len(placed) for placed in state.placed],
             "settlements": [len(self.settlements(state, s)) for s in range(state.players)],
             "amphorae": list(state.amphorae),
         }
+        state.result = rank_with_resigned(result, state.resigned, state.players)
         events.append(self._event("game_ended", **state.result, seed=state.seed))
 
     # -- small helpers ------------------------------------------------------------------------

@@ -53,6 +53,7 @@ class AttikaState:
     turn: int = 1
     reshuffles: int = 0
     result: dict[str, Any] | None = None
+    resigned: list[int] = field(default_factory=list)  # seats skipped from now on, in order
     # Derived from ``occupant`` (not stored): per seat, building -> hex.
     placed: list[dict[int, Hex]] = field(default_factory=list)
 
@@ -84,6 +85,8 @@ def dump_state(state: AttikaState) -> dict[str, Any]:
         elif f.name == "shrines":
             value = [list(h) for h in value]
         out[f.name] = deepcopy(value)
+    if not out["resigned"]:
+        del out["resigned"]  # stored only when set: older games replay to the same state
     return out
 
 

@@ -33,6 +33,7 @@ TEMPLATES: dict[str, Template] = {
     "card_discarded": "{player} could play no card and discarded a {people} card.",
     "conflict_started": "Conflict in {province} between {peoples}.",
     "conflict_passed_empty_hand": "{player} has no cards and stays out of the conflict.",
+    "conflict_passed_resigned": "{player} has resigned and stays out of the conflict.",
     "conflict_committed.count": Plural(
         "{player} laid {count} card in the conflict.",
         "{player} laid {count} cards in the conflict.",
@@ -97,6 +98,7 @@ class Describe:
             "card_discarded": self._card_discarded,
             "conflict_started": self._conflict_started,
             "conflict_passed_empty_hand": self._seat_only("conflict_passed_empty_hand"),
+            "conflict_passed_resigned": self._seat_only("conflict_passed_resigned"),
             "conflict_committed": self._conflict_committed,
             "conflict_committed_own": self._conflict_committed_own,
             "conflict_resolved": self._conflict_resolved,

@@ -34,7 +34,11 @@ from engine.core import (
     IllegalAction,
     check_turn,
     dispatch,
+    next_seat,
+    rank_with_resigned,
     seeded_rng,
+    start_rejoin,
+    start_resign,
 )
 
 TILE_OF = {DoubleTurn: "double_turn", Swap: "swap", Boost: "two_influence"}
@@ -215,6 +219,42 @@ class Rules:
             dispatch(_HANDLERS, self, state, seat, action, events)
         return events
 
+    # -- leaving and coming back (docs/rules/attila.md, "Resigning") ---------------------------
+
+    def resign(self, state: AttilaState, seat: int, forfeit: bool) -> list[Event]:
+        events: list[Event] = []
+        if start_resign(state.step == OVER, state.players, state.resigned, seat, forfeit, events):
+            state.end_reasons.append("resigned")
+            self._finish_game(state, events, score=False)
+            return events
+        conflict = state.conflict
+        if conflict is not None and seat in conflict.waiting_for():
+            self._pass_resigned(state, conflict, seat, events)
+        if seat == state.active:
+            self._leave_turn(state, events)
+        return events
+
+    def _leave_turn(self, state: AttilaState, events: list[Event]) -> None:
+        """The active seat resigned: a card half played ends without influence, conflicts the
+        card started are still fought, and the turn then passes on."""
+        if state.step == INFLUENCE:
+            events.append(self._event("influence_waived", seat=state.active))
+            self._after_placements(state, events)
+        elif state.step in (PLAY_CARD, FINISH):
+            self._end_turn(state, events)
+        # In a conflict: _card_done ends the turn once the card's conflicts are over.
+
+    def rejoin(self, state: AttilaState, seat: int) -> list[Event]:
+        events: list[Event] = []
+        start_rejoin(state.step == OVER, state.resigned, seat, events)
+        return events
+
+    def _pass_resigned(
+        self, state: AttilaState, conflict: Conflict, seat: int, events: list[Event]
+    ) -> None:
+        conflict.commits[seat] = ()
+        events.append(self._event("conflict_passed_resigned", ref=conflict.ref, seat=seat))
+
     # -- a card and its stones ---------------------------------------------------------------
 
     def _play(self, state: AttilaState, seat: int, action: Play, events: list[Event]) -> None:
@@ -366,7 +406,9 @@ class Rules:
         )
         # A seat whose hand is empty (public knowledge) can only pass; don't make it wait.
         for seat in order:
-            if not state.hands[seat]:
+            if seat in state.resigned:
+                self._pass_resigned(state, conflict, seat, events)
+            elif not state.hands[seat]:
                 conflict.commits[seat] = ()
                 events.append(
                     self._event("conflict_passed_empty_hand", ref=conflict.ref, seat=seat)
@@ -471,7 +513,9 @@ class Rules:
             state.end_reasons.append("supply_empty")
         state.cards_left -= 1
         state.people = -1
-        if state.cards_left > 0:
+        if state.active in state.resigned:
+            self._end_turn(state, events)  # its card is over: the rest of its turn is skipped
+        elif state.cards_left > 0:
             state.step = PLAY_CARD
             self._skip_if_handless(state, events)
         elif state.conflict_this_card and self._tile_usable(state):
@@ -497,17 +541,19 @@ class Rules:
         return not state.tile_used and "two_influence" in state.action_tiles[state.active]
 
     def _end_turn(self, state: AttilaState, events: list[Event]) -> None:
-        self._draw(
-            state, state.active, self.board.hand_size - len(state.hands[state.active]), events
-        )
+        if state.active not in state.resigned:  # a resigned seat's hand is out of play
+            self._draw(
+                state, state.active, self.board.hand_size - len(state.hands[state.active]), events
+            )
         events.append(self._event("turn_ended", seat=state.active, turn=state.turn))
-        if not any(state.hands) and not self._drawable(state):
+        playing = [h for s, h in enumerate(state.hands) if s not in state.resigned]
+        if not any(playing) and not self._drawable(state):
             state.end_reasons.append("no_cards_left")  # nobody can ever play again
         if state.end_reasons:
             self._finish_game(state, events, score=True)
             return
         state.turn += 1
-        self._start_turn(state, (state.active + 1) % state.players, events)
+        self._start_turn(state, next_seat(state.active, state.players, state.resigned), events)
 
     def _start_turn(self, state: AttilaState, seat: int, events: list[Event]) -> None:
         state.active = seat
@@ -525,11 +571,12 @@ class Rules:
         winners = [seat for seat, points in enumerate(state.scores) if points == top]
         state.step = OVER
         state.conflict = None
-        state.result = {
+        result = {
             "scores": list(state.scores),
             "winners": winners,
             "reasons": list(dict.fromkeys(state.end_reasons)),
         }
+        state.result = rank_with_resigned(result, state.resigned, state.players)
         events.append(self._event("game_ended", **state.result, seed=state.seed))
 
     # -- scoring -----------------------------------------------------------------------------

@@ -58,6 +58,7 @@ class AttilaState:
     reshuffles: int = 0
     end_reasons: list[str] = field(default_factory=list)
     turn: int = 1
+    resigned: list[int] = field(default_factory=list)  # seats skipped from now on, in order
     result: dict[str, Any] | None = None
 
     def copy(self) -> AttilaState:
@@ -70,6 +71,8 @@ def dump_state(state: AttilaState) -> dict[str, Any]:
     out = {name: getattr(state, name) for name in _FIELDS}
     if state.conflict is not None:
         out["conflict"] = {name: getattr(state.conflict, name) for name in _CONFLICT_FIELDS}
+    if not out["resigned"]:
+        del out["resigned"]  # stored only when set: older games replay to the same state
     return json_copy(out)  # type: ignore[no-any-return]
 
 

@@ -49,7 +49,17 @@ from engine.attila_wargame.state import (
     Council,
     WargameState,
 )
-from engine.core import SYSTEM, Decision, Event, IllegalAction, check_turn, dispatch
+from engine.core import (
+    SYSTEM,
+    Decision,
+    Event,
+    IllegalAction,
+    check_turn,
+    dispatch,
+    rank_with_resigned,
+    start_rejoin,
+    start_resign,
+)
 
 #: Phase id -> the side that moves or attacks in it (a..f per the calendar).
 _PHASE_SIDE = {"a": BARBARIAN, "c": BARBARIAN, "e": ROMAN, "f": ROMAN}
@@ -1172,6 +1182,36 @@ class Rules(MapQuestions):
             lines["attila_pope_or_antipope"] = vp["attila_pope_or_antipope"]
         return {"points": sum(lines.values()), "lines": lines, "regions": regions}
 
+    # -- resigning (docs/rules/attila-wargame.md, "Resigning") ----------------------------------
+
+    def resign(self, state: WargameState, seat: int, forfeit: bool) -> list[Event]:
+        """Two players: the opponent wins at once; the secret notes are revealed as at an end."""
+        events: list[Event] = []
+        start_resign(state.step == OVER, len(self.seats), state.resigned, seat, forfeit, events)
+        winner = 1 - seat
+        result = {
+            "winners": [winner],
+            "winner_side": self.seats[winner],
+            "scores": [1 if s == winner else 0 for s in range(len(self.seats))],
+            "reasons": ["resigned"],
+        }
+        state.result = rank_with_resigned(result, state.resigned, len(self.seats))
+        state.battle = state.council = None  # a battle or council half fought is left
+        self._end(state, events)
+        return events
+
+    def rejoin(self, state: WargameState, seat: int) -> list[Event]:
+        events: list[Event] = []  # a resignation ends a two-player game: nothing to rejoin
+        start_rejoin(state.step == OVER, state.resigned, seat, events)
+        return events
+
+    def _end(self, state: WargameState, events: list[Event]) -> None:
+        state.step = OVER
+        state.phase = "over"
+        notes = {k: v for k, v in state.notes.items() if k != "written"}
+        events.append(self._event("notes_revealed", **notes))
+        events.append(self._event("game_ended", **state.result or {}))
+
     def _finish(self, state: WargameState, events: list[Event]) -> None:
         score = self.score(state)
         wanted = {c.region for c in self.b.cities if c.region}
@@ -1195,11 +1235,7 @@ class Rules(MapQuestions):
             "regional_victory": regional,
             "points_victory": on_points,
         }
-        state.step = OVER
-        state.phase = "over"
-        notes = {k: v for k, v in state.notes.items() if k != "written"}
-        events.append(self._event("notes_revealed", **notes))
-        events.append(self._event("game_ended", **state.result))
+        self._end(state, events)
 
 
 Handler = Callable[[Rules, WargameState, int, Any, list[Event]], None]

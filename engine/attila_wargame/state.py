@@ -88,6 +88,7 @@ class WargameState:
     # 10.1: the sides the council gave, taken only when the West is invaded (people -> side)
     sides_at_west_invasion: dict[str, str] = field(default_factory=dict)
     result: dict[str, Any] | None = None
+    resigned: list[int] = field(default_factory=list)  # the seat that resigned (the game ends)
 
     def copy(self) -> WargameState:
         return load_state(dump_state(self))
@@ -96,7 +97,7 @@ class WargameState:
 #: Fields added after rules ``attila-wargame-1``, stored only when set: a game that never
 #: used them then replays to exactly the state stored under the old rules, so
 #: ``kurier games verify --upgrade`` can move it on (a missing field loads as its default).
-_STORED_WHEN_SET = ("sides_at_west_invasion",)
+_STORED_WHEN_SET = ("sides_at_west_invasion", "resigned")
 
 
 def dump_state(state: WargameState) -> dict[str, Any]:
