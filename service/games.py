@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.core import SYSTEM, Decision, Event, Game, IllegalAction
+from engine.core import SYSTEM, Decision, Event, Game, IllegalAction, Rejoin, Resign
 from engine.registry import get_game
 from service import eventlog, notifications, owed, pinning, sealed
 from service.keys import GAME_SEQ
@@ -42,7 +42,7 @@ def events_json(events: Iterable[Event]) -> list[dict[str, Any]]:
     return [event.to_json() for event in events]
 
 
-def _event(kind: str, **data: Any) -> dict[str, Any]:
+def event(kind: str, **data: Any) -> dict[str, Any]:
     return Event(kind, data).to_json()
 
 
@@ -104,7 +104,7 @@ def create_game(
             log_codec=eventlog.codec_for(game.id),
         )
         body = {"id": game_id, "version": version, "seat": 0, "invite_code": record.invite}
-        created = _event(
+        created = event(
             "game_created",
             type=game.id,
             options=chosen,
@@ -115,20 +115,20 @@ def create_game(
         return Change(
             record,
             "created",
-            [created, _event("player_joined", seat=0, name=creator["name"])],
+            [created, event("player_joined", seat=0, name=creator["name"])],
             201,
             body,
             index_players=[creator["id"]],
         )
 
-    return _commit(store, game_id, mutate)
+    return commit(store, game_id, mutate)
 
 
 def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str | None) -> Outcome:
     """Take the next free seat: with the invite code, or without one in an open-access game."""
 
     def mutate(record: GameRecord | None, version: int) -> Change:
-        record = _require(record, game_id)
+        record = require(record, game_id)
         if record.seat_of(player["id"]) is not None:
             raise Problem(409, "already-seated", "you already have a seat in this game")
         if record.status != "open":
@@ -142,11 +142,11 @@ def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str
         seat = len(record.seats)
         record.seats.append(player["id"])
         record.names.append(player["name"])
-        joined = _event("player_joined", seat=seat, name=player["name"])
+        joined = event("player_joined", seat=seat, name=player["name"])
         body = {"id": game_id, "version": version, "seat": seat}
         return Change(record, "joined", [joined], 201, body, index_players=[player["id"]])
 
-    return _commit(store, game_id, mutate)
+    return commit(store, game_id, mutate)
 
 
 def open_games(
@@ -195,7 +195,7 @@ def _lobby_item(summary: Mapping[str, Any]) -> dict[str, Any]:
 
 def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
     def mutate(record: GameRecord | None, version: int) -> Change:
-        record = _require(record, game_id)
+        record = require(record, game_id)
         if record.creator != player["id"]:
             raise Problem(403, "not-creator", "only the game's creator can start it")
         if record.status != "open":
@@ -210,7 +210,7 @@ def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome
         state = game.new_state(len(record.seats), record.seed, record.options)
         record.status = "active"
         record.rules_version = game.rules_version  # pinned from here on (service/pinning.py)
-        started = _event(
+        started = event(
             "game_started",
             players=len(record.seats),
             rules_version=record.rules_version,
@@ -228,7 +228,7 @@ def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome
         }
         return change
 
-    return _commit(store, game_id, mutate)
+    return commit(store, game_id, mutate)
 
 
 # -- playing -----------------------------------------------------------------------------------
@@ -245,7 +245,7 @@ def play(
     idem: Idempotency | None,
 ) -> Outcome:
     def mutate(record: GameRecord | None, version: int) -> Change:
-        record = _require(record, game_id)
+        record = require(record, game_id)
         seat = record.seat_of(player["id"])
         if seat is None:
             raise Problem(403, "not-a-player", "you have no seat in this game")
@@ -265,6 +265,9 @@ def play(
         except IllegalAction as error:
             raise engine_problem(error) from None
         state = game.load(record.state or {})
+        present(record, seat)
+        if isinstance(action, Resign | Rejoin):
+            return _seat_action(record, game, state, seat, action, version)
         decision = game.decision_for(state, seat)
         if decision is None or decision.kind == "resolve":
             raise Problem(
@@ -279,7 +282,43 @@ def play(
             raise engine_problem(error) from None
         return _applied(record, game, state, seat, decision, action, events, version)
 
-    return _commit(store, game_id, mutate, idem)
+    return commit(store, game_id, mutate, idem)
+
+
+def _seat_action(
+    record: GameRecord, game: Game[Any, Any], state: Any, seat: int, action: Any, version: int
+) -> Change:
+    """``resign``: any time, not only in one's turn. ``forfeit`` and ``rejoin`` are applied by
+    the service (a claimed win, a replacement: service/seats.py), never asked for."""
+    if not isinstance(action, Resign) or action.forfeit:
+        raise Problem(
+            422,
+            "not-a-player-action",
+            f"{game.notation(action)!r} is applied by the server (a claimed win or a "
+            "replacement taking the seat), not played",
+        )
+    return apply_seat_action(record, game, state, seat, action, version)
+
+
+def apply_seat_action(
+    record: GameRecord, game: Game[Any, Any], state: Any, seat: int, action: Any, version: int
+) -> Change:
+    """Apply a resignation, forfeit or return of ``seat``: logged as that seat's move."""
+    try:
+        events = game.apply(state, seat, action)
+    except IllegalAction as error:
+        raise engine_problem(error, 409) from None
+    decision = Decision(seat, "move", action.kind)
+    return _applied(record, game, state, seat, decision, action, events, version)
+
+
+def present(record: GameRecord, seat: int) -> None:
+    """``seat`` acted itself: its missed deadlines start again from nought."""
+    missed = record.seating.get("missed", {})
+    missed.pop(str(seat), None)
+    abandoned = record.seating.get("abandoned", [])
+    if seat in abandoned:
+        abandoned.remove(seat)
 
 
 def resolve(store: Store, game_id: str, ref: str) -> str:
@@ -299,7 +338,7 @@ def resolve(store: Store, game_id: str, ref: str) -> str:
         return _applied(record, game, state, SYSTEM, due[0], action, events, version)
 
     try:
-        _commit(store, game_id, mutate)
+        commit(store, game_id, mutate)
     except NothingToDo:
         owed.settle(store.queue_r, resolve_job_id(game_id, ref))  # e.g. the game ended meanwhile
         return "already-resolved"
@@ -326,32 +365,52 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
         found = game.decision_for(state, seat)
         assert found is not None
         timeout = {"seat": seat, "step": found.step, "decision": found.kind, "policy": policy}
+        noticed = _missed(record, seat)
         if found.kind == "move" and policy == "remind_only":
-            events = [_event("timeout_applied", **timeout)]
+            events = [event("timeout_applied", **timeout), *noticed]
             return Change(record, "timeout", events, 200, {}, seat=seat)
         action = game.default_action(state, seat, found.kind)
         events = game.apply(state, seat, action)
         change = _applied(record, game, state, seat, found, action, events, version)
         if found.kind == "move":
             timeout["action"] = change.action  # an open move is public anyway
-        change.events.append(_event("timeout_applied", **timeout))
+        change.events += [event("timeout_applied", **timeout), *noticed]
         return change
 
     try:
-        _commit(store, game_id, mutate)
+        commit(store, game_id, mutate)
     except NothingToDo:
         return "stale"
     return "applied"
 
 
-def _commit(
+#: Missed deadlines in a row after which a seat is abandoned, unless the game says otherwise
+#: (``abandon_after`` at creation; 0: never).
+ABANDON_AFTER = 3
+
+
+def _missed(record: GameRecord, seat: int) -> list[dict[str, Any]]:
+    """Count one more missed deadline of ``seat``; the ``seat_abandoned`` event when that
+    makes K in a row (then, in a two-player game, the opponent may claim the win)."""
+    missed = record.seating.setdefault("missed", {})
+    missed[str(seat)] = missed.get(str(seat), 0) + 1
+    limit = int(record.settings.get("abandon_after", ABANDON_AFTER))
+    abandoned = record.seating.setdefault("abandoned", [])
+    if not limit or missed[str(seat)] < limit or seat in abandoned:
+        return []
+    abandoned.append(seat)
+    claimable = len(record.seats) == 2
+    return [event("seat_abandoned", seat=seat, missed=missed[str(seat)], claimable=claimable)]
+
+
+def commit(
     store: Store, game_id: str, mutate: Mutation, idem: Idempotency | None = None
 ) -> Outcome:
     """The one write path, with the notification and deadline jobs every change brings."""
     return store.transact(game_id, mutate, idem, notifications.planner(store))
 
 
-def _require(record: GameRecord | None, game_id: str) -> GameRecord:
+def require(record: GameRecord | None, game_id: str) -> GameRecord:
     if record is None:
         raise game_not_found(game_id)
     return record
@@ -399,7 +458,7 @@ def _applied(
             "commitment": digest,
         }
         change.commitment = digest
-        logged.append(_event("sealed_committed", ref=decision.ref, seat=seat, commitment=digest))
+        logged.append(event("sealed_committed", ref=decision.ref, seat=seat, commitment=digest))
         change.status = 202
         change.body = {"ref": decision.ref, "commitment": digest, "choice": notation, "salt": salt}
     elif decision.kind == "resolve":
@@ -418,7 +477,7 @@ def _reveal(record: GameRecord, ref: str) -> dict[str, Any]:
     choices = record.sealed.pop(ref, {})
     listed = [{"seat": int(seat), **choice} for seat, choice in choices.items()]
     listed.sort(key=lambda c: c["seat"])
-    return _event("sealed_revealed", ref=ref, scheme=sealed.COMMITMENT_SCHEME, choices=listed)
+    return event("sealed_revealed", ref=ref, scheme=sealed.COMMITMENT_SCHEME, choices=listed)
 
 
 def _settle(game: Game[Any, Any], state: Any, change: Change) -> None:
@@ -436,7 +495,7 @@ def _settle(game: Game[Any, Any], state: Any, change: Change) -> None:
         for ref in sorted(record.sealed):
             change.events.append(_reveal(record, ref))
         change.events.append(
-            _event(
+            event(
                 "game_over",
                 result=record.result,
                 seed=record.seed,
@@ -478,7 +537,8 @@ def since_last_move(
 
 def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> dict[str, Any]:
     game = record.game
-    view = game.view(game.load(record.state), seat) if record.state is not None else None
+    state = game.load(record.state) if record.state is not None else None
+    view = game.view(state, seat) if state is not None else None
     out: dict[str, Any] = {
         "id": record.id,
         "type": record.type,
@@ -487,7 +547,7 @@ def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> di
         "version": record.version,
         "options": record.options,
         "max_seats": record.max_seats,
-        "seats": _seats(record),
+        "seats": _seats_in_play(record, state),
         "your_seat": seat,
         "creator_seat": record.seat_of(record.creator),
         "waiting_for": record.pending,
@@ -510,6 +570,24 @@ def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> di
 def _seats(record: GameRecord) -> list[dict[str, Any]]:
     pairs = zip(record.seats, record.names, strict=True)
     return [{"seat": i, "player_id": p, "name": n} for i, (p, n) in enumerate(pairs)]
+
+
+def _seats_in_play(record: GameRecord, state: Any) -> list[dict[str, Any]]:
+    """The seats with who has left or gone missing (a running or finished game)."""
+    seats = _seats(record)
+    if state is None:
+        return seats
+    resigned = record.game.resigned_seats(state)
+    missed = record.seating.get("missed", {})
+    abandoned = record.seating.get("abandoned", [])
+    for seat in seats:
+        number = seat["seat"]
+        seat |= {
+            "resigned": number in resigned,
+            "abandoned": number in abandoned,
+            "missed_deadlines": missed.get(str(number), 0),
+        }
+    return seats
 
 
 def legal_actions(record: GameRecord, seat: int) -> dict[str, Any]:
@@ -581,6 +659,7 @@ def game_record(
         "seed": record.seed if finished else None,
         "commitment_scheme": sealed.COMMITMENT_SCHEME,
         "actions": actions,
+        "handovers": record.seating.get("handovers", []),
         "reveals": reveals,
         "result": record.result,
         "complete": finished,

@@ -67,6 +67,8 @@ def post(
         "text": text,
         "at": repr(time.time()),
     }
+    if to_seat is not None:  # private talk stays with these two people, whoever sits later
+        fields |= {"from_player": player["id"], "to_player": record.seats[to_seat]}
     message_id = store.add_message(game_id, fields)
     # After the message is stored: a crash in between loses a notice, never a message.
     for recipient in _recipients(record, seat, to_seat):
@@ -104,7 +106,15 @@ def message_notice(game_id: str, message_id: str, seat: int) -> OwedJob:
 def visible(record: GameRecord, fields: Mapping[str, str], viewer: int | None) -> bool:
     """May ``viewer`` (a seat, None for a spectator) see that this message exists?"""
     if fields["to_seat"] != "":
-        return viewer is not None and viewer in (int(fields["from_seat"]), int(fields["to_seat"]))
+        parties = {
+            int(fields["from_seat"]): fields.get("from_player"),
+            int(fields["to_seat"]): fields.get("to_player"),
+        }
+        if viewer is None or viewer not in parties:
+            return False
+        # A replacement in the seat (service/seats.py) does not read its predecessor's talk.
+        holder = parties[viewer]
+        return holder is None or holder == record.seats[viewer]
     return viewer is not None or bool(record.settings.get("spectators_see_messages"))
 
 

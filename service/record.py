@@ -97,6 +97,9 @@ class GameRecord:
     log_codec: str = ""
     #: Service-level choices of the creator beyond deadlines (``spectators_see_messages``).
     settings: dict[str, Any] = field(default_factory=dict)
+    #: Who holds each seat beyond ``seats`` (service/seats.py): ``missed`` deadlines in a row
+    #: by seat, ``abandoned`` seats, open ``offers`` (seat -> code) and ``handovers``.
+    seating: dict[str, Any] = field(default_factory=dict)
 
     #: Of these, ``state`` and ``options`` are stored compressed (with the log's codec) in
     #: games that have one: they are by far the biggest.
@@ -110,6 +113,7 @@ class GameRecord:
         "result",
         "deadline",
         "settings",
+        "seating",
     )
 
     @classmethod

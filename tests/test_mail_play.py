@@ -228,11 +228,11 @@ def test_expired_and_reused_addresses_are_refused(stack: MailStack) -> None:
     game_id, mails = new_game(stack, "old", "mail-old-1")
     seat, v, mail = turn(stack, game_id, mails)
     me = mails[seat]
-    first = reply_to(mail, me, "legal\nresign\nhelp\nboard")
+    first = reply_to(mail, me, "legal\nhelp\nboard")
     stack.send(first, me, str(mail["Reply-To"]))
     text = plain(answer_for(stack, me, first))
     assert "legal: your legal moves are below." in text
-    assert "Attila has no resignation" in text and "Commands: legal" in text
+    assert "`resign` leaves the game" in text and "Commands: legal" in text
     again = reply_to(mail, me, legal_moves(mail)[0])  # the same address a second time
     stack.send(again, me, str(mail["Reply-To"]))
     assert "already used" in plain(answer_for(stack, me, again))
@@ -297,3 +297,28 @@ def test_a_reply_to_an_older_turn_is_checked_against_the_current_state(
     assert "not played: the game is not waiting for you (not-your-turn)" in text
     assert "The mail you answered showed version" in text and "Nothing to do for you now" in text
     assert version(stack, game_id) == now
+
+
+def test_say_talks_and_resign_leaves_by_mail(stack: MailStack) -> None:
+    """``say`` posts to the table, ``say @name`` privately; ``resign`` takes the seat out; a
+    mail delivered twice says each line once."""
+    assert stack.store is not None
+    game_id, mails = new_game(stack, "talk", "mail-talk-1")
+    seat, v, mail = turn(stack, game_id, mails)
+    me = mails[seat]
+    other = (seat + 1) % 3
+    names = stack.store.get_game(game_id).names
+    lines = f"say good luck, all\nsay @{names[other]} just between us\nresign"
+    reply = reply_to(mail, me, lines)
+    stack.send(reply, me, str(mail["Reply-To"]))
+    text = plain(answer_for(stack, me, reply))
+    assert "Line 1: said to the table." in text and "Line 2: said privately" in text
+    assert '"resign": played.' in text
+    stack.send(reply, me, str(mail["Reply-To"]))  # delivered again: nothing more
+    time.sleep(1)
+    found, _ = stack.store.read_messages(game_id, None, 10)
+    said = [(f["text"], f["to_seat"]) for _, f in found]
+    assert said == [("good luck, all", ""), ("just between us", str(other))]
+    record = stack.store.get_game(game_id)
+    assert record.game.resigned_seats(record.game.load(record.state)) == [seat]
+    assert all(d["seat"] != seat for d in record.pending)

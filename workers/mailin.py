@@ -11,8 +11,9 @@
    and, when configured, the relay's Authentication-Results), else the player is warned;
 4. plays the body, one action per line, through ``games.play`` (the same checks, sealed
    commitments, resolution jobs and notifications as over HTTP), the Message-ID (and line
-   number) being the idempotency key; ``legal``, ``board``, ``help`` and ``resign`` are
-   commands;
+   number) being the idempotency key (``resign`` too); ``say <text>`` and
+   ``say @<name> <text>`` post a message to the table or privately (once per mail and line);
+   ``legal``, ``board`` and ``help`` are commands;
 5. answers exactly once (a ledger keyed by Message-ID and recipient): what was played, or the
    line that failed and why, then the player's own view and legal moves, threaded to the
    player's mail and with a fresh signed Reply-To.
@@ -40,7 +41,7 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from typing import Any
 
-from service import games, mailauth, replies
+from service import games, mailauth, messages, replies
 from service.keys import player_key
 from service.problems import Problem
 from service.record import GameRecord, Idempotency
@@ -50,7 +51,9 @@ from workers import mail, seatmail
 from workers.shared import shared_store
 
 log = logging.getLogger("kurier.mailin")
-COMMANDS = ("legal", "board", "help", "resign")
+COMMANDS = ("legal", "board", "help")
+#: A line ``say …`` is a message, not a move: ``say @Bruno …`` privately to that player.
+SAY = re.compile(r"say(?:\s+(?P<text>.*))?", re.IGNORECASE | re.DOTALL)
 #: Seconds between two warnings to a seat about mail nobody authenticated (forged address,
 #: wrong sender): anyone who knows a game id can cause them, so at most one a day.
 WARNING_INTERVAL = 86_400
@@ -225,8 +228,13 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
         if word in COMMANDS:
             report += _command(answer, word)
             continue
+        said = SAY.fullmatch(line)
         try:
-            _check_sealed(answer, issued)
+            if said:
+                report.append(_say(store, player, answer, said["text"] or "", number))
+                continue
+            if word != "resign":  # resigning answers no particular mail
+                _check_sealed(answer, issued)
             _play(store, player, answer, line, number)
         except (Problem, LineRefused) as error:
             code, reason = _reason(error)
@@ -245,6 +253,34 @@ def _play(store: Store, player: dict[str, Any], answer: Answer, line: str, numbe
     idem = Idempotency(answer.player_id, f"mail:{answer.inbound.message_id}:{number}", fingerprint)
     games.play(store, player, answer.record.id, line, None, None, None, idem)
     answer.stale = True
+
+
+def _say(store: Store, player: dict[str, Any], answer: Answer, text: str, number: int) -> str:
+    """Post the message of a ``say`` line; the same mail again (a job run twice) posts
+    nothing more."""
+    to_seat, text = _addressee(answer.current(), text.strip())
+    if not text:
+        raise LineRefused("empty-message", "write the message after `say`, e.g. `say good luck`")
+    once = f"kurier:mail-said:{answer.inbound.message_id}:{number}"
+    if store.r.set(once, "1", nx=True, ex=7 * 86_400):
+        messages.post(store, player, answer.record.id, text, to_seat)
+    return f"Line {number}: said {'privately ' if to_seat is not None else ''}to the table."
+
+
+def _addressee(record: GameRecord, text: str) -> tuple[int | None, str]:
+    """``@Name rest`` -> (Name's seat, rest); the longest matching name wins (names may hold
+    spaces)."""
+    if not text.startswith("@"):
+        return None, text
+    rest = text[1:]
+    by_length = sorted(enumerate(record.names), key=lambda pair: -len(pair[1]))
+    for seat, name in by_length:
+        if rest.lower().startswith(name.lower()) and rest[len(name) : len(name) + 1] in ("", " "):
+            return seat, rest[len(name) :].strip()
+    raise LineRefused(
+        "unknown-recipient",
+        "after `say @` write a player's name as the game shows it: " + ", ".join(record.names),
+    )
 
 
 def _check_sealed(answer: Answer, issued: dict[str, str]) -> None:
@@ -277,12 +313,6 @@ def _stale_note(arrived_at: int, issued: dict[str, str]) -> list[str]:
 
 
 def _command(answer: Answer, word: str) -> list[str]:
-    title = answer.record.game.title
-    if word == "resign":
-        return [
-            f"resign: {title} has no resignation (the rules have no way to take a player "
-            "out), so nothing changed. Keep playing, or let the game's deadline play for you."
-        ]
     if word == "help":
         return HELP
     if word == "board":
@@ -296,7 +326,9 @@ HELP = [
     "  moves are listed in each mail). Quoted text and your signature are skipped.",
     "  Sealed choices work the same: reply to the mail asking for them (e.g. `commit VVH`",
     "  or `pass`); only you see your choice until the reveal.",
-    "  Commands: legal (your legal moves), board (your view), help, resign.",
+    "  Talk: `say <text>` to the table, `say @<name> <text>` privately to one player.",
+    "  `resign` leaves the game (two players: your opponent wins).",
+    "  Commands: legal (your legal moves), board (your view), help.",
     "  Each mail's reply address works once; every answer brings a new one.",
 ]
 

@@ -10,7 +10,7 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from service import games, pictures
+from service import games, pictures, seats
 from service.api.base import Blueprint, problems
 from service.auth import current_player, store, token_optional, token_required
 from service.problems import Problem
@@ -63,6 +63,7 @@ class GamesView(MethodView):
             settings={
                 "spectators_see_messages": data["spectators_see_messages"],
                 "access": data["access"],
+                "abandon_after": data["abandon_after"],
             },
         )
         return outcome.body
@@ -145,6 +146,43 @@ class SeatsView(MethodView):
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Take the next free seat with the invite code."""
         return games.join_game(store(), _player(), game_id, data.get("invite_code")).body
+
+
+@blp.route("/<game_id>/claim")
+class ClaimView(MethodView):
+    @blp.doc(operationId="claim_win")
+    @token_required
+    @blp.response(200, s.ActionResult, description="The game is over: you won")
+    @problems(blp, 401, 403, 404, 409)
+    def post(self, game_id: str) -> dict[str, Any]:
+        """Claim the win in a two-player game whose opponent is abandoned (missed
+        `abandon_after` deadlines in a row): the opponent's seat forfeits."""
+        return seats.claim_win(store(), _player(), game_id).body
+
+
+@blp.route("/<game_id>/seats/<int:seat>/offer")
+class SeatOfferView(MethodView):
+    @blp.doc(operationId="offer_seat")
+    @token_required
+    @blp.response(201, s.SeatOffer)
+    @problems(blp, 401, 403, 404, 409)
+    def post(self, game_id: str, seat: int) -> dict[str, Any]:
+        """The creator offers a resigned or abandoned seat to a replacement: send them the
+        code (an invite link on the web); a new offer replaces the last one."""
+        return seats.offer_seat(store(), _player(), game_id, seat).body
+
+
+@blp.route("/<game_id>/seats/<int:seat>/take")
+class SeatTakeView(MethodView):
+    @blp.doc(operationId="take_seat")
+    @token_required
+    @blp.arguments(s.TakeSeat)
+    @blp.response(200, s.Joined)
+    @problems(blp, 400, 401, 403, 404, 409)
+    def post(self, data: dict[str, Any], game_id: str, seat: int) -> dict[str, Any]:
+        """Take over an offered seat with its code: its hand and secrets are yours from now
+        on; the record names both players and the version where the seat changed hands."""
+        return seats.take_seat(store(), _player(), game_id, seat, data["invite_code"]).body
 
 
 @blp.route("/<game_id>/start")

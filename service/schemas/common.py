@@ -59,3 +59,10 @@ class Seat(ma.Schema):
     seat = fields.Integer(required=True)
     player_id = fields.String(required=True)
     name = fields.String(required=True)
+    resigned = fields.Boolean(metadata={"description": "The seat resigned (game views)"})
+    abandoned = fields.Boolean(
+        metadata={"description": "Missed `abandon_after` deadlines in a row (game views)"}
+    )
+    missed_deadlines = fields.Integer(
+        metadata={"description": "Deadlines missed in a row, until the seat acts again"}
+    )

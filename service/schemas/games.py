@@ -74,6 +74,15 @@ class GameCreate(ma.Schema):
         load_default=False,
         metadata={"description": "Spectators may read the table's messages (never private ones)"},
     )
+    abandon_after = fields.Integer(
+        load_default=3,
+        validate=validate.Range(min=0, max=20),
+        metadata={
+            "description": "Missed deadlines in a row after which a seat is abandoned: in a "
+            "two-player game the opponent may then claim the win, otherwise the creator may "
+            "offer the seat to a replacement. 0: never"
+        },
+    )
 
 
 class GameCreated(ma.Schema):
@@ -122,6 +131,30 @@ class Joined(ma.Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
+
+
+class SeatOffer(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    invite_code = fields.String(
+        required=True, metadata={"description": "Send it to the replacement (take_seat)"}
+    )
+
+
+class TakeSeat(ma.Schema):
+    invite_code = plain_text(max_length=64, required=True)
+
+
+class Handover(ma.Schema):
+    seat = fields.Integer(required=True)
+    version = fields.Integer(required=True, metadata={"description": "Where it changed hands"})
+    previous = fields.Nested(
+        ma.Schema.from_dict({"player_id": fields.String(), "name": fields.String()}),
+        required=True,
+    )
+    player_id = fields.String(required=True)
+    name = fields.String(required=True)
 
 
 class Started(ma.Schema):
@@ -299,6 +332,11 @@ class GameRecord(ma.Schema):
     seed = fields.String(allow_none=True, metadata={"description": "Revealed at the end"})
     commitment_scheme = fields.String(required=True)
     actions = fields.List(fields.Nested(RecordAction), required=True)
+    handovers = fields.List(
+        fields.Nested(Handover),
+        required=True,
+        metadata={"description": "Seats taken over by a replacement, with the version"},
+    )
     reveals = fields.List(fields.Dict(), required=True)
     result = fields.Dict(allow_none=True)
     complete = fields.Boolean(required=True)
