@@ -304,7 +304,7 @@ def test_say_talks_and_resign_leaves_by_mail(stack: MailStack) -> None:
     mail delivered twice says each line once."""
     assert stack.store is not None
     game_id, mails = new_game(stack, "talk", "mail-talk-1")
-    seat, v, mail = turn(stack, game_id, mails)
+    seat, _, mail = turn(stack, game_id, mails)
     me = mails[seat]
     other = (seat + 1) % 3
     names = stack.store.get_game(game_id).names
