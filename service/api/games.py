@@ -63,6 +63,8 @@ class GamesView(MethodView):
             settings={
                 "spectators_see_messages": data["spectators_see_messages"],
                 "access": data["access"],
+                "rated": data["rated"],
+                "public": data["public"],
             },
         )
         return outcome.body
