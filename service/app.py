@@ -46,9 +46,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.spec.components.security_scheme(
         "bearerAuth", {"type": "http", "scheme": "bearer", "description": "kur_pat_… token"}
     )
-    from service.api import games, index, messages, meta, players, tokens
+    from service.api import games, index, messages, meta, players, profiles, tokens
 
-    for blueprint in (index.blp, meta.blp, players.blp, tokens.blp, games.blp, messages.blp):
+    for blueprint in (
+        index.blp,
+        meta.blp,
+        players.blp,
+        tokens.blp,
+        games.blp,
+        messages.blp,
+        profiles.blp,
+    ):
         api.register_blueprint(blueprint)
     # Interactive docs served from the flask-swagger-ui wheel: works offline, no CDN.
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/v1/openapi.json"))

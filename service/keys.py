@@ -109,3 +109,49 @@ def session_key(session_id: str) -> str:
 def signin_key(token: str) -> str:
     """A one-time sign-in link's token (hashed), valid for minutes."""
     return f"kurier:signin:{hashlib.sha256(token.encode()).hexdigest()}"
+
+
+# -- ratings and finished games (service/ratings.py) ---------------------------------------------
+
+#: Finished public games, newest first (member: game id, score: when it finished).
+FINISHED_GAMES = "kurier:games:finished"
+
+
+def finished_games_key(game_type: str | None = None) -> str:
+    """Finished public games (all types, or of one type): game id -> when it finished."""
+    return f"{FINISHED_GAMES}:{game_type}" if game_type else FINISHED_GAMES
+
+
+def ratings_tag(game_type: str) -> str:
+    """All rating keys of one game type share this hash tag: one slot, one atomic update."""
+    return f"kurier:{{ratings:{game_type}}}"
+
+
+def ratings_players_key(game_type: str) -> str:
+    """Hash: player id -> JSON rating (mu, sigma, games, wins) in this game type."""
+    return f"{ratings_tag(game_type)}:players"
+
+
+def ratings_rated_key(game_type: str) -> str:
+    """Set of the game ids already applied to this game type's ratings."""
+    return f"{ratings_tag(game_type)}:rated"
+
+
+def ratings_board_key(game_type: str) -> str:
+    """Sorted set: player id -> conservative rating (mu - 3 sigma), the leaderboard."""
+    return f"{ratings_tag(game_type)}:board"
+
+
+def player_finished_key(player_id: str) -> str:
+    """Sorted set of the player's finished games (rated or not): game id -> when it finished."""
+    return f"{player_key(player_id)}:finished"
+
+
+def player_won_key(player_id: str) -> str:
+    """Sorted set of the finished games the player won: game id -> when it finished."""
+    return f"{player_key(player_id)}:won"
+
+
+def player_public_finished_key(player_id: str) -> str:
+    """The player's finished public games (shown on the profile): game id -> when it finished."""
+    return f"{player_key(player_id)}:finished:public"

@@ -30,6 +30,7 @@ REMIND_JOB = "workers.notify.remind"
 WEBHOOK_JOB = "workers.notify.deliver_webhook"
 INBOUND_JOB = "workers.mailin.process_inbound"
 COMPACT_JOB = "workers.jobs.compact"
+RATE_JOB = "workers.ratings.rate"
 MESSAGE_JOB = "workers.notify.notify_message"
 SIGNIN_MAIL_JOB = "workers.webmail.send_signin_links"
 
@@ -53,6 +54,10 @@ def message_job_id(game_id: str, message_id: str, seat: int) -> str:
 
 def compact_job_id(game_id: str) -> str:
     return f"compact-{game_id}"
+
+
+def rate_job_id(game_id: str) -> str:
+    return f"rate-{game_id}"
 
 
 def deadline_job_id(game_id: str, version: int) -> str:

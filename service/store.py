@@ -70,9 +70,11 @@ from service.queues import (
     COMPACT_JOB,
     DEFAULT_QUEUE,
     NOTIFY_QUEUE,
+    RATE_JOB,
     RESOLVE_JOB,
     WEBHOOK_QUEUE,
     compact_job_id,
+    rate_job_id,
     resolve_job_id,
 )
 from service.record import (
@@ -324,6 +326,7 @@ class Store:
             owed.owe(writes.queue, resolve_job(gid, ref), self.queue_raw)
         if change.record.status == "finished":
             owed.owe(writes.queue, compact_job(gid), self.queue_raw)
+            owed.owe(writes.queue, rate_job(gid), self.queue_raw)
         self._list_if_open(writes, change.record)
 
     @staticmethod
@@ -755,6 +758,22 @@ def compact_job(game_id: str) -> owed.OwedJob:
         failure_ttl=7 * 86_400,
         retry=(10, 60, 600),
         description=f"compact the log of finished game {game_id}",
+    )
+
+
+def rate_job(game_id: str) -> owed.OwedJob:
+    """Ratings, players' finished games and the public listing of a finished game
+    (service/ratings.py: applied once however often the job runs)."""
+    return owed.OwedJob(
+        id=rate_job_id(game_id),
+        func=RATE_JOB,
+        args=(game_id,),
+        queue=NOTIFY_QUEUE,  # never before a resolution
+        timeout=60,
+        result_ttl=0,
+        failure_ttl=7 * 86_400,
+        retry=(2, 10, 60, 600),
+        description=f"rate finished game {game_id}",
     )
 
 

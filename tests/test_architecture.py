@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "service.liveness": 2,  # workers' heartbeats
     "service.outbox": 2,  # what a commit owes other slots and the queue Redis
     "service": 3,  # service functions: games, notifications, prefs, pinning, auth, ...
+    "service.ratings": 3,  # ratings, profiles, leaderboards, finished games
     # Adapters: HTTP resources and their schemas, the mail receiver, rq jobs.
     "service.api": 4,
     "service.schemas": 4,

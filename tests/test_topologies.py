@@ -27,6 +27,9 @@ from tests.test_lobby import (  # noqa: F401
 from tests.test_messages import (  # noqa: F401
     test_table_and_private_messages_reach_exactly_their_audience,
 )
+from tests.test_profiles import (  # noqa: F401
+    test_ratings_profiles_leaderboard_and_finished_games,
+)
 from tests.test_service_attika import test_complete_attika_game_over_http  # noqa: F401
 from tests.test_service_hidden import test_no_endpoint_leaks_hands_or_sealed_choices  # noqa: F401
 from tests.test_service_play import (  # noqa: F401

@@ -64,6 +64,8 @@ class GamesView(MethodView):
                 "spectators_see_messages": data["spectators_see_messages"],
                 "access": data["access"],
                 "abandon_after": data["abandon_after"],
+                "rated": data["rated"],
+                "public": data["public"],
             },
         )
         return outcome.body

@@ -83,6 +83,17 @@ class GameCreate(ma.Schema):
             "offer the seat to a replacement. 0: never"
         },
     )
+    rated = fields.Boolean(
+        load_default=True,
+        metadata={"description": "The result changes the players' ratings in this game type"},
+    )
+    public = fields.Boolean(
+        load_default=True,
+        metadata={
+            "description": "Once finished, the game is listed in GET /v1/games/finished and on "
+            "its players' profiles"
+        },
+    )
 
 
 class GameCreated(ma.Schema):
