@@ -114,12 +114,27 @@ def standing(result: Mapping[str, Any], seats: int) -> list[list[int]]:
     return groups + ([rest] if rest else [])
 
 
+def _with_abandoned_last(record: GameRecord) -> list[list[int]]:
+    """The standing, with seats abandoned at the end (missed deadlines, service/seats.py)
+    moved down together, just above the resigned ones."""
+    assert record.result is not None
+    groups = standing(record.result, len(record.seats))
+    resigned = set(record.result.get("resigned", []))
+    abandoned = set(record.seating.get("abandoned", [])) - resigned
+    if not abandoned:
+        return groups
+    kept = [[s for s in g if s not in abandoned] for g in groups]
+    staying = [g for g in kept if g and not set(g) <= resigned]
+    gone = [g for g in kept if g and set(g) <= resigned]
+    return [*staying, sorted(abandoned), *gone]
+
+
 def ranked_players(record: GameRecord) -> list[tuple[str, int]]:
     """(player id, rank) for each distinct player, rank 0 best; a player holding several
     seats takes their best seat's rank."""
     assert record.result is not None
     best: dict[str, int] = {}
-    for rank, group in enumerate(standing(record.result, len(record.seats))):
+    for rank, group in enumerate(_with_abandoned_last(record)):
         for seat in group:
             best.setdefault(record.seats[seat], rank)
     return list(best.items())

@@ -128,3 +128,15 @@ def test_any_standing_is_applied_once_and_better_ranks_gain_more(
                 assert after[better]["mu"] >= after[worse]["mu"]
             if better_rank == worse_rank:
                 assert abs(after[better]["mu"] - after[worse]["mu"]) < 1e-9
+
+
+def test_abandoned_seats_rank_last_above_the_resigned() -> None:
+    from service.ratings import _with_abandoned_last
+
+    record = type("R", (), {})()
+    record.seats = ["a", "b", "c", "d"]
+    record.result = {"winners": [0], "standing": [[0], [1], [2], [3]], "resigned": [3]}
+    record.seating = {"abandoned": [0]}
+    assert _with_abandoned_last(record) == [[1], [2], [0], [3]]
+    record.seating = {}
+    assert _with_abandoned_last(record) == [[0], [1], [2], [3]]
