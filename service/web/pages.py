@@ -25,8 +25,10 @@ from flask import (
 
 from engine.core import Event
 from engine.registry import game_ids, get_game
-from service import config, games, messages, pictures, prefs, websessions
+from service import config, games, messages, pictures, prefs, seats, websessions
+from service.numbers import is_ascii_digits
 from service.problems import Problem
+from service.record import GameRecord
 from service.store import MAX_INDEX, Store
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
@@ -284,7 +286,34 @@ def game(game_id: str) -> Any:
         can_join=session is not None and seat is None and record.status == "open",
         invite=(request.args.get("invite") or "")[:64],
         can_start=player_id == record.creator and record.status == "open",
+        winners=[record.names[w] for w in (record.result or {}).get("winners", [])],
+        **_seat_forms(record, seat, player_id, session is not None),
     )
+
+
+def _seat_forms(
+    record: GameRecord, seat: int | None, player_id: str | None, signed_in: bool
+) -> dict[str, Any]:
+    """What the page offers about seats: resign, claim a win, offer a seat (the creator, with
+    the links of open offers), take an offered seat (a link's ``take`` and ``code``)."""
+    active = record.status == "active"
+    vacant = seats.vacant_seats(record) if active else []
+    abandoned = record.seating.get("abandoned", [])
+    creator = player_id is not None and player_id == record.creator
+    take = request.args.get("take", "")
+    return {
+        "can_resign": active and seat is not None and seat not in vacant,
+        "can_claim": active
+        and len(record.seats) == 2
+        and seat is not None
+        and (1 - seat) in abandoned,
+        "can_offer": vacant if creator else [],
+        "offers": record.seating.get("offers", {}) if creator else {},
+        "take_seat": int(take)
+        if signed_in and seat is None and is_ascii_digits(take) and len(take) < 3
+        else None,
+        "take_code": (request.args.get("code") or "")[:64],
+    }
 
 
 def _reveals(
@@ -365,12 +394,45 @@ def start(game_id: str) -> Any:
     return _back(game_id)
 
 
+@blp.post("/games/<game_id>/claim")
+@form_post
+def claim(game_id: str) -> Any:
+    try:
+        seats.claim_win(store(), g.web_session.player, game_id)
+    except Problem as error:
+        _note(str(error.description))
+    return _back(game_id)
+
+
+@blp.post("/games/<game_id>/seats/<int:seat>/offer")
+@form_post
+def offer(game_id: str, seat: int) -> Any:
+    try:
+        seats.offer_seat(store(), g.web_session.player, game_id, seat)
+    except Problem as error:
+        _note(str(error.description))
+    return _back(game_id)
+
+
+@blp.post("/games/<game_id>/seats/<int:seat>/take")
+@form_post
+def take(game_id: str, seat: int) -> Any:
+    code = (request.form.get("code") or "")[:64]
+    try:
+        seats.take_seat(store(), g.web_session.player, game_id, seat, code)
+    except Problem as error:
+        _note(str(error.description))
+    return _back(game_id)
+
+
 @blp.post("/games/<game_id>/say")
 @form_post
 def say(game_id: str) -> Any:
     text = (request.form.get("text") or "").replace("\r\n", "\n")[: messages.MAX_TEXT]
+    to = request.form.get("to", "")
     try:
-        messages.post(store(), g.web_session.player, game_id, text, None)
+        to_seat = int(to) if is_ascii_digits(to) and len(to) < 3 else None
+        messages.post(store(), g.web_session.player, game_id, text, to_seat)
     except Problem as error:
         _note(str(error.description))
     return _back(game_id)
