@@ -155,3 +155,8 @@ def player_won_key(player_id: str) -> str:
 def player_public_finished_key(player_id: str) -> str:
     """The player's finished public games (shown on the profile): game id -> when it finished."""
     return f"{player_key(player_id)}:finished:public"
+
+
+def mailbag_key(game_id: str, seat: int) -> str:
+    """Mail notices to one seat waiting to go out together (service/mailbag.py)."""
+    return f"kurier:mailbag:{game_id}:{seat}"

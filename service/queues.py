@@ -32,6 +32,7 @@ INBOUND_JOB = "workers.mailin.process_inbound"
 COMPACT_JOB = "workers.jobs.compact"
 RATE_JOB = "workers.ratings.rate"
 MESSAGE_JOB = "workers.notify.notify_message"
+MAILBAG_JOB = "workers.notify.send_mailbag"
 SIGNIN_MAIL_JOB = "workers.webmail.send_signin_links"
 
 
@@ -50,6 +51,10 @@ def notify_job_id(game_id: str, version: int, kind: str, seat: int) -> str:
 
 def message_job_id(game_id: str, message_id: str, seat: int) -> str:
     return f"m-{game_id}-{message_id.replace('-', '_')}-{seat}"
+
+
+def mailbag_job_id(game_id: str, seat: int, window: int) -> str:
+    return f"bag-{game_id}-{seat}-{window}"
 
 
 def compact_job_id(game_id: str) -> str:

@@ -26,6 +26,9 @@ from service.store import Store
 from tests.client import Kurier
 
 ROOT = Path(__file__).resolve().parent.parent
+# Mail notices go out one by one in the tests (a test of batching sets its own window:
+# tests/test_mailbag.py); every worker the tests start inherits this.
+os.environ.setdefault("KURIER_MAIL_BATCH_SECONDS", "0")
 UNLIMITED = {"RATE_LIMIT": "1000000/minute", "SIGNUP_RATE_LIMIT": "1000000/minute"}
 
 

@@ -21,6 +21,7 @@ from engine.core import SYSTEM
 from service import (
     deliveries,
     games,
+    mailbag,
     messages,
     metrics,
     notifications,
@@ -78,7 +79,9 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
     raw = store.r.hgetall(player_key(player_id))
     channels = prefs.channels_for(raw, kind)
     key = queues.notify_job_id(game_id, version, kind, seat)
-    if "email" in channels:
+    if "email" in channels and mailbag.window():
+        mailbag.put(store, game_id, seat, {"kind": kind, "version": version, "data": data})
+    elif "email" in channels:
         seatmail.send_once(store, key, _game_mail(store, record, version, kind, seat, data, raw))
     if "webhook" in channels:
         payload = {
@@ -112,7 +115,9 @@ def notify_message(game_id: str, message_id: str, seat: int) -> str:
     key = queues.message_job_id(game_id, message_id, seat)
     sender = record.names[shown["from_seat"]]
     private = shown["to_seat"] is not None
-    if "email" in channels:
+    if "email" in channels and mailbag.window():
+        mailbag.put(store, game_id, seat, {"kind": MESSAGE_NOTICE, "message_id": message_id})
+    elif "email" in channels:
         heading = (
             f"{sender} wrote to you privately:" if private else f"{sender} wrote to the table:"
         )
@@ -140,6 +145,84 @@ def notify_message(game_id: str, message_id: str, seat: int) -> str:
             store, player_id, f"msg_{key.removeprefix('m-')}", payload, game_id
         )
     return ",".join(channels) or "no-channel"
+
+
+def send_mailbag(game_id: str, seat: int) -> str:
+    """One mail with every notice waiting for ``seat`` (service/mailbag.py): what happened,
+    in order, then the seat's view and, if it is asked now, its legal moves. Sent once."""
+    store = shared_store()
+    bag = mailbag.contents(store, game_id, seat)
+    if not bag:
+        return "empty"  # sent by an earlier run, or by the job of an earlier window
+    record = store.get_game(game_id)
+    raw = store.r.hgetall(player_key(record.seats[seat]))
+    lines = [_bag_line(store, record, seat, notice, raw) for _, notice in bag]
+    told = [line for line in lines if line]
+    if told and raw.get("email"):
+        key = f"b-{game_id}-{seat}-{bag[-1][0].replace('-', '_')}"
+        seatmail.send_once(store, key, _bag_mail(store, record, seat, bag, told, raw, key))
+    mailbag.remove(store, game_id, seat, [entry_id for entry_id, _ in bag])
+    return f"sent:{len(told)}" if told else "stale"
+
+
+def _bag_line(
+    store: Store, record: GameRecord, seat: int, notice: dict[str, Any], raw: dict[str, str]
+) -> str:
+    """One notice in words; "" when it no longer says anything (a message hidden, a turn
+    already played: the view below shows what is asked now)."""
+    kind = notice["kind"]
+    if kind == MESSAGE_NOTICE:
+        shown = messages.message_for(store, record, notice["message_id"], seat)
+        if shown is None:
+            return ""
+        sender = record.names[shown["from_seat"]]
+        where = "to you privately" if shown["to_seat"] is not None else "to the table"
+        return f"{sender} wrote {where}: {shown['text']}"
+    if kind in ASKING and not _still_owed(record, seat, notice["data"]):
+        return ""
+    return _headline(kind, notice["data"], record, raw)
+
+
+def _bag_mail(
+    store: Store,
+    record: GameRecord,
+    seat: int,
+    bag: list[tuple[str, dict[str, Any]]],
+    told: list[str],
+    raw: dict[str, str],
+    key: str,
+) -> mail.Mail:
+    asked = any(d["seat"] == seat for d in record.pending) and record.status == "active"
+    kinds = [notice["kind"] for _, notice in bag]
+    if asked:
+        subject = "your turn"
+    elif "game.ended" in kinds:
+        subject = SUBJECTS["game.ended"]
+    elif set(kinds) == {MESSAGE_NOTICE}:
+        subject = "new messages" if len(told) > 1 else "a new message"
+    else:
+        subject = SUBJECTS.get(kinds[-1], "news")
+    lines = [f"Hello {raw.get('name', '')},", "", *told, ""]
+    lines += seatmail.seat_view(record, seat)
+    moves = seatmail.legal_moves(record, seat) if asked else []
+    if moves:
+        lines += ["", *moves]
+    base = f"{public_url()}/v1/games/{record.id}"
+    return mail.Mail(
+        to=raw["email"],
+        to_name=raw.get("name", ""),
+        subject=f"{record.game.title} game {record.id}: {subject}",
+        text="\n".join(lines),
+        links=(
+            ("Board picture", f"{base}/board.svg"),
+            ("Game (API)", base),
+            ("Messages (API)", f"{base}/messages"),
+        ),
+        thread_id=mail.thread_id(record.id),
+        message_id=f"<{key}@{mail.mail_domain()}>",
+        reply_to=seatmail.issue_address(store, record, seat),
+        extra_headers={"X-Kurier-Version": str(record.version)},
+    )
 
 
 def _still_owed(record: GameRecord, seat: int, data: dict[str, Any]) -> bool:

@@ -1,0 +1,82 @@
+"""Fewer mails: the notices one seat gets within a short window go out as one mail.
+
+A resolved conflict tells a player of the reveal, the scoring and their turn within a second;
+a lively table sends several messages a minute. Each mail notice (a move notice of
+workers/notify.py ``notify`` or a message's ``notify_message``) is put in the seat's bag, a
+Redis stream on the queue Redis, and a job is owed for the end of the current window
+(``KURIER_MAIL_BATCH_SECONDS``, default 20; 0 sends every notice at once, as before). That
+job (``workers.notify.send_mailbag``) sends everything in the bag as one mail, sent once (the
+ledger is keyed by the last notice it holds), then deletes what it sent. Webhooks are not
+batched: a client wants them at once.
+
+Notices of one game only: a mail answers one game (its reply address is that seat's).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any
+
+from service import owed
+from service.keys import mailbag_key
+from service.queues import MAILBAG_JOB, NOTIFY_QUEUE, mailbag_job_id
+from service.record import as_text
+from service.store import Store
+
+DEFAULT_WINDOW = 20.0
+#: A bag left unsent (all its jobs failed) is dropped after this long.
+BAG_TTL = 7 * 86_400
+
+
+def window() -> float:
+    """Seconds a notice may wait for others (the environment can set 0: no batching)."""
+    text = os.environ.get("KURIER_MAIL_BATCH_SECONDS", "")
+    try:
+        return max(float(text), 0.0) if text else DEFAULT_WINDOW
+    except ValueError:
+        return DEFAULT_WINDOW
+
+
+def put(store: Store, game_id: str, seat: int, notice: dict[str, Any]) -> str:
+    """Add ``notice`` to the seat's bag and owe the job that empties it at the window's end.
+
+    Windows are fixed slices of time, so every notice of a slice names the same job; a job
+    owed twice is the same job, scheduled once."""
+    length = window()
+    key = mailbag_key(game_id, seat)
+    with store.queue_r.pipeline(transaction=True) as pipe:
+        pipe.xadd(key, {"notice": json.dumps(notice, separators=(",", ":"))})
+        pipe.expire(key, BAG_TTL)
+        entry_id, _ = pipe.execute()
+    slot = int(time.time() // length)
+    owed.owe_now(store.queue_raw, mailbag_job(game_id, seat, slot, (slot + 1) * length))
+    return as_text(entry_id)
+
+
+def mailbag_job(game_id: str, seat: int, slot: int, at: float) -> owed.OwedJob:
+    return owed.OwedJob(
+        id=mailbag_job_id(game_id, seat, slot),
+        func=MAILBAG_JOB,
+        args=(game_id, seat),
+        queue=NOTIFY_QUEUE,
+        timeout=60,
+        result_ttl=600,
+        failure_ttl=7 * 86_400,
+        retry=(30, 120, 600, 1800, 3600),
+        description=f"the mail notices to seat {seat} of game {game_id}",
+        at=at,
+    )
+
+
+def contents(store: Store, game_id: str, seat: int) -> list[tuple[str, dict[str, Any]]]:
+    """The notices waiting, oldest first: (entry id, notice)."""
+    entries = store.queue_r.xrange(mailbag_key(game_id, seat), "-", "+", count=500)
+    return [(as_text(i), json.loads(fields["notice"])) for i, fields in entries]
+
+
+def remove(store: Store, game_id: str, seat: int, entry_ids: list[str]) -> None:
+    """Forget notices once their mail is sent (a rerun then finds nothing to send)."""
+    if entry_ids:
+        store.queue_r.xdel(mailbag_key(game_id, seat), *entry_ids)
