@@ -294,3 +294,26 @@ def test_a_games_own_words_come_from_its_engine_package() -> None:
     for path in ("workers/notify.py", "service/notifications.py", "workers/mailin.py"):
         source = (Path(__file__).parent.parent / path).read_text()
         assert "Revealed cards" not in source and "conflict in" not in source
+
+
+def test_notices_say_what_happened_with_the_players_names() -> None:
+    """A notice's sentence is the engine's ``describe``: names, not seats or Python lists."""
+    from types import SimpleNamespace
+
+    record = SimpleNamespace(game=GAME, names=["Anna", "Bruno"], deadline_at=None)
+    resolved = {
+        "event": "conflict_resolved",
+        "ref": "conflict-1",
+        "province": "ITA",
+        "cards": {"0": ["V", "V"], "1": []},
+        "strength": {"V": 3, "H": 1},
+        "removed": ["H"],
+    }
+    text = notify._headline("game.conflict_resolved", resolved, record, {})
+    assert text == "The conflict in Italia is decided (Anna laid V V; Bruno laid none): " + (
+        "the Huns leave it."
+    )
+    scored = {"event": "scored", "scoring": "final", "peoples": [], "scores": [3, 5]}
+    text = notify._headline("game.scored", scored, record, {})
+    assert text == "Final scoring; the scores are now Anna 3, Bruno 5."
+    assert "seat" not in text and "[" not in text

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from engine.core import SYSTEM
+from engine.core import SYSTEM, Event
 from service import (
     deliveries,
     games,
@@ -273,6 +273,14 @@ def _game_words(record: GameRecord, data: dict[str, Any]) -> tuple[str, str] | N
     return record.game.event_words(data["event"], data) if data.get("event") else None
 
 
+def _event_sentence(record: GameRecord, data: dict[str, Any]) -> str | None:
+    """The engine's ``describe`` of the event behind a notice: players by name."""
+    if not data.get("event"):
+        return None
+    fields = {k: v for k, v in data.items() if k != "event"}
+    return record.game.describe(Event(data["event"], fields), record.names)
+
+
 def _subject(kind: str, data: dict[str, Any], record: GameRecord) -> str:
     words = _game_words(record, data)
     text = words[0] if words else SUBJECTS.get(kind, kind)
@@ -285,6 +293,9 @@ def _headline(kind: str, data: dict[str, Any], record: GameRecord, raw: dict[str
     due = ""
     if record.deadline_at and kind in ASKING:
         due = f" Decide before {_local(record.deadline_at, raw.get('timezone') or 'UTC')}."
+    sentence = _event_sentence(record, data)
+    if sentence:
+        return sentence
     words = _game_words(record, data)
     if words:
         return words[1]

@@ -46,7 +46,11 @@ TEMPLATES: dict[str, Template] = {
         "{player} laid {count} cards in the conflict: {cards} (only you see this).",
     ),
     "conflict_committed_own.none": "{player} laid no card in the conflict (only you see this).",
-    "conflict_resolved": "The conflict in {province} is decided: the {peoples} leave it.",
+    "conflict_resolved": (
+        "The conflict in {province} is decided ({cards}): the {peoples} leave it."
+    ),
+    "conflict_cards": "{player} laid {cards}",
+    "conflict_cards.none": "{player} laid none",
     "province_pacified": "{province} is pacified ({century}th century).",
     "scored.century": "Scoring of the {century}th century; the scores are now {scores}.",
     "scored.final": "Final scoring; the scores are now {scores}.",
@@ -211,10 +215,17 @@ class Describe:
 
     def _conflict_resolved(self, event: Event, names: Sequence[str]) -> str:
         d = event.data
+        laid = [
+            fill(TEMPLATES["conflict_cards"], player=player(names, int(seat)), cards=" ".join(c))
+            if c
+            else fill(TEMPLATES["conflict_cards.none"], player=player(names, int(seat)))
+            for seat, c in sorted(d.get("cards", {}).items(), key=lambda pair: int(pair[0]))
+        ]
         return fill(
             TEMPLATES["conflict_resolved"],
             province=self._province(d["province"]),
             peoples=self._people_list(d["removed"]),
+            cards="; ".join(laid),
         )
 
     def _province_pacified(self, event: Event, names: Sequence[str]) -> str:
