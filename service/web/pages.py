@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -152,7 +153,36 @@ def _ago(when: float) -> str:
 
 
 def _game_types() -> list[dict[str, Any]]:
-    return [{"id": type_id, "title": get_game(type_id).title} for type_id in game_ids()]
+    """Each type with the rule options a creator may change (those with alternatives)."""
+    out = []
+    for type_id in game_ids():
+        game = get_game(type_id)
+        options = [
+            {
+                "name": spec.name,
+                "description": spec.description,
+                "choices": [(json.dumps(c), _choice_label(c)) for c in spec.choices],
+                "default": json.dumps(spec.default),
+            }
+            for spec in game.options
+            if len(spec.choices) > 1
+        ]
+        out.append(
+            {
+                "id": type_id,
+                "title": game.title,
+                "min": game.min_players,
+                "max": game.max_players,
+                "options": options,
+            }
+        )
+    return out
+
+
+def _choice_label(choice: Any) -> str:
+    if isinstance(choice, bool):
+        return "yes" if choice else "no"
+    return str(choice).replace("_", " ")
 
 
 @blp.post("/signin")
@@ -226,21 +256,63 @@ def signout() -> Any:
 @blp.post("/games")
 @form_post
 def create() -> Any:
+    """The lobby's form: type, players, the type's rule options, deadline, access."""
+    form = request.form
+    type_id = form.get("type", "")
     try:
-        seats = int(request.form.get("seats", "0"))
+        seats = int(form.get("seats", "0")) if is_ascii_digits(form.get("seats", "")) else 0
         outcome = games.create_game(
             store(),
             g.web_session.player,
-            request.form.get("type", ""),
-            {},
+            type_id,
+            _chosen_options(type_id, form),
             None,
             seats,
-            settings={"access": "open" if request.form.get("access") == "open" else "invite"},
+            deadline=_deadline(form),
+            settings={
+                "access": "open" if form.get("access") == "open" else "invite",
+                "rated": form.get("rated") == "yes",
+                "public": form.get("public") == "yes",
+                "spectators_see_messages": form.get("spectators_see_messages") == "yes",
+            },
         )
     except (Problem, ValueError) as error:
         _note(str(getattr(error, "description", "")) or "choose a game type and seats")
         return redirect(url_for("web.home"))
     return redirect(url_for("web.game", game_id=outcome.body["id"]))
+
+
+def _chosen_options(type_id: str, form: Any) -> dict[str, Any]:
+    """The options the form changed from their defaults (fields ``opt.<type>.<NAME>`` hold
+    each choice as JSON: options are booleans, numbers, text or null)."""
+    if type_id not in game_ids():
+        return {}
+    chosen = {}
+    for spec in get_game(type_id).options:
+        text = form.get(f"opt.{type_id}.{spec.name}")
+        if text is None:
+            continue
+        try:
+            value = json.loads(text[:200])
+        except ValueError:
+            raise Problem(422, "bad-option", f"option {spec.name}: not a choice") from None
+        if value != spec.default:
+            chosen[spec.name] = value
+    return chosen
+
+
+def _deadline(form: Any) -> dict[str, Any] | None:
+    hours = (form.get("deadline_hours") or "").strip()[:10]
+    if not hours:
+        return None
+    try:
+        value = float(hours)
+    except ValueError:
+        raise Problem(422, "bad-deadline", "the deadline is a number of hours") from None
+    if not 0.0005 <= value <= 24 * 60:
+        raise Problem(422, "bad-deadline", "a deadline is between a few seconds and 60 days")
+    policy = "remind_only" if form.get("deadline_policy") == "remind_only" else "default_move"
+    return {"hours": value, "policy": policy, "remind_before_hours": 0, "vacation_max_days": 14}
 
 
 @blp.get("/games/<game_id>")

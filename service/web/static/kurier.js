@@ -79,3 +79,19 @@ document.addEventListener("DOMContentLoaded", function () { window.kurierVerify(
   document.addEventListener("DOMContentLoaded", show);
   window.setInterval(show, 30000);
 })();
+
+// The create form: only the chosen game's rule options (without script all are shown, and
+// the server reads only the chosen type's fields).
+(function () {
+  function only() {
+    var select = document.querySelector("form.create select[name=type]");
+    if (!select) { return; }
+    document.querySelectorAll("form.create details.options").forEach(function (node) {
+      node.hidden = node.getAttribute("data-type") !== select.value;
+    });
+  }
+  document.addEventListener("DOMContentLoaded", only);
+  document.addEventListener("change", function (event) {
+    if (event.target.matches("form.create select[name=type]")) { only(); }
+  });
+})();
