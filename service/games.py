@@ -554,6 +554,7 @@ def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> di
         "your_decision": next((d for d in record.pending if d["seat"] == seat), None)
         if seat is not None
         else None,
+        "your_sealed_choices": _own_sealed(record, seat),
         "seed_commitment": record.seed_commitment,
         "view": view,
         "result": record.result,
@@ -565,6 +566,18 @@ def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> di
     if player_id == record.creator and record.status == "open":
         out["invite_code"] = record.invite
     return out
+
+
+def _own_sealed(record: GameRecord, seat: int | None) -> list[dict[str, str]]:
+    """The caller's own sealed choices not yet revealed, with their commitments (what the
+    table sees is only the commitment)."""
+    if seat is None:
+        return []
+    return [
+        {"ref": ref, "choice": mine["choice"], "commitment": mine["commitment"]}
+        for ref, by_seat in record.sealed.items()
+        if (mine := by_seat.get(str(seat))) is not None
+    ]
 
 
 def _seats(record: GameRecord) -> list[dict[str, Any]]:

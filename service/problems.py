@@ -7,11 +7,12 @@ JSON, validation errors) is mapped to a code here, so no error leaves without on
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import flask_smorest
 import marshmallow as ma
-from flask import Response, json
+from flask import Response, json, request
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException, InternalServerError
 
@@ -126,19 +127,25 @@ class Api(flask_smorest.Api):
     """flask-smorest's Api answering every error as problem+json, and documenting that."""
 
     ERROR_SCHEMA = ProblemSchema
+    #: Set by the web pages (service/web): how a browser outside /v1 is shown an error.
+    html_error: Callable[[HTTPException], Response] | None = None
 
     def _register_error_handlers(self) -> None:
         self._app.register_error_handler(HTTPException, self.handle_http_exception)
         self._app.register_error_handler(Exception, self._handle_unexpected)
 
     def handle_http_exception(self, error: HTTPException) -> Response:  # type: ignore[override]
+        if self.html_error is not None and _wants_a_page():
+            return self.html_error(error)
         return problem_response(error)
 
     def _handle_unexpected(self, error: Exception) -> Response:
         if isinstance(error, HTTPException):
-            return problem_response(error)
+            return self.handle_http_exception(error)
         log.exception("unhandled error")
-        return problem_response(InternalServerError("internal error; nothing was changed"))
+        return self.handle_http_exception(
+            InternalServerError("internal error; nothing was changed")
+        )
 
     def _register_responses(self) -> None:
         # Same as flask-smorest's, but error bodies are documented as application/problem+json.
@@ -155,6 +162,14 @@ class Api(flask_smorest.Api):
         response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
         prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
+
+
+def _wants_a_page() -> bool:
+    """A browser asking for a page (not the API, not a client that wants JSON)."""
+    if request.path.startswith("/v1"):
+        return False
+    best = request.accept_mimetypes.best_match(["application/json", "text/html"])
+    return best == "text/html"
 
 
 def game_not_found(game_id: str) -> Problem:

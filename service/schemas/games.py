@@ -157,13 +157,15 @@ class TakeSeat(ma.Schema):
     invite_code = plain_text(max_length=64, required=True)
 
 
+class PreviousHolder(ma.Schema):
+    player_id = fields.String(required=True)
+    name = fields.String(required=True)
+
+
 class Handover(ma.Schema):
     seat = fields.Integer(required=True)
     version = fields.Integer(required=True, metadata={"description": "Where it changed hands"})
-    previous = fields.Nested(
-        ma.Schema.from_dict({"player_id": fields.String(), "name": fields.String()}),
-        required=True,
-    )
+    previous = fields.Nested(PreviousHolder, required=True)
     player_id = fields.String(required=True)
     name = fields.String(required=True)
 
@@ -180,6 +182,12 @@ class Sentence(ma.Schema):
     text = fields.String(required=True)
 
 
+class OwnSealedChoice(ma.Schema):
+    ref = fields.String(required=True)
+    choice = fields.String(required=True, metadata={"description": "Yours alone until the reveal"})
+    commitment = fields.String(required=True, metadata={"description": "What the table sees"})
+
+
 class GameView(ma.Schema):
     id = fields.String(required=True)
     type = fields.String(required=True)
@@ -193,6 +201,13 @@ class GameView(ma.Schema):
     creator_seat = fields.Integer(allow_none=True)
     waiting_for = fields.List(fields.Nested(Decision), required=True)
     your_decision = fields.Nested(Decision, allow_none=True)
+    your_sealed_choices = fields.List(
+        fields.Nested(OwnSealedChoice),
+        metadata={
+            "description": "Your sealed choices not revealed yet: the choice (yours alone) and "
+            "the commitment everyone sees"
+        },
+    )
     seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 of seed"})
     view = fields.Dict(allow_none=True, metadata={"description": "The game, as you may see it"})
     result = fields.Dict(allow_none=True)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from flask import Flask
 
-from service.web.pages import blp
+from service.web.pages import blp, error_page
 
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(blp)
+    # A browser outside /v1 gets an error as a page; API clients keep problem+json.
+    app.extensions["kurier.api"].html_error = error_page

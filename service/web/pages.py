@@ -23,6 +23,7 @@ from flask import (
     request,
     url_for,
 )
+from werkzeug.exceptions import HTTPException
 
 from engine.core import Event
 from engine.registry import game_ids, get_game
@@ -93,6 +94,31 @@ def form_post(view: View) -> View:
         return view(*args, **kwargs)
 
     return checked  # type: ignore[return-value]
+
+
+#: What an error page says, by status, in a player's words.
+ERROR_WORDS = {
+    400: "That request was not understood.",
+    403: "That is not allowed: the form may be stale (reload the page) or not yours.",
+    404: "There is no such page or game here.",
+    405: "That page cannot be used this way.",
+    413: "That was too much to send at once.",
+    429: "Too many requests in a short time: wait a moment and try again.",
+    503: "The server is briefly unavailable: try again in a few seconds.",
+}
+
+
+def error_page(error: HTTPException) -> Response:
+    """An error as a page (the app's handler calls this for browsers outside /v1)."""
+    status = error.code or 500
+    words = ERROR_WORDS.get(status, "Something went wrong on our side; nothing was changed.")
+    body = render_template("error.html", status=status, words=words)
+    response = Response(body, status=status, mimetype="text/html")
+    for name in ("Retry-After",):
+        value = (getattr(error, "headers", None) or {}).get(name)
+        if value:
+            response.headers[name] = value
+    return response
 
 
 def _note(text: str) -> None:
