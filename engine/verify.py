@@ -127,8 +127,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     failed = 0
     for path in paths:
-        with open(path, encoding="utf-8") as handle:
-            result = verify_record(json.load(handle))
+        try:
+            with open(path, encoding="utf-8") as handle:
+                record = json.load(handle)
+        except (OSError, ValueError) as error:  # missing, unreadable, not JSON
+            print(f"{path}: NOT verified: cannot read a record ({error})")
+            failed += 1
+            continue
+        if not isinstance(record, dict):
+            print(f"{path}: NOT verified: not a game record (a JSON object)")
+            failed += 1
+            continue
+        result = verify_record(record)
         print(result.summary())
         failed += not result.ok
     return 1 if failed else 0

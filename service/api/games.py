@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from flask import Response
@@ -13,6 +15,7 @@ from flask.views import MethodView
 from service import games, pictures, seats
 from service.api.base import Blueprint, problems
 from service.auth import current_player, store, token_optional, token_required
+from service.pictures.png import PictureRenderError, svg_to_png
 from service.problems import Problem
 from service.record import GameRecord, Idempotency
 from service.schemas import games as s
@@ -224,6 +227,41 @@ class GameView(MethodView):
         return view, 200, cache
 
 
+#: The PNGs last rendered, by (game id, version): a full-size PNG costs 0.2-2 s of CPU
+#: (docs/performance.md, "Pictures (PNG)") and a version's picture never changes, so clients
+#: polling one game's board.png pay for one render per version and process.
+_PNG_CACHE: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+_PNG_CACHE_SIZE = 16
+_PNG_CACHE_LOCK = threading.Lock()
+
+
+def _board_picture(game_id: str) -> tuple[str, int]:
+    """The board's SVG as spectators see it, and the version it shows (404 no picture for the
+    type, 409 not started)."""
+    latest = store().get_game(game_id)
+    # The record and its last log entry in one read, so the marks match the position.
+    record, entries = store().read_log(game_id, max(latest.version - 1, 0))
+    if not pictures.has_picture(record.type):
+        raise Problem(
+            404,
+            "no-board-picture",
+            f"the game type {record.type!r} has no board picture; see the game view",
+            game_type=record.type,
+        )
+    if record.state is None:
+        raise Problem(409, "game-not-started", "the board exists once the game has started")
+    game = record.game
+    view = game.view(game.load(record.state), None)
+    title = f"{game.title} · game {record.id} · version {record.version}"
+    last = entries[-1][1]["events"] if entries else []
+    svg = pictures.board_svg(record.type, view, title, names=record.names, last_events=last)
+    return svg, record.version
+
+
+def _picture_headers(version: int) -> dict[str, str]:
+    return {"Cache-Control": "public, max-age=5", "ETag": f'"{version}"'}
+
+
 @blp.route("/<game_id>/board.svg")
 class BoardPictureView(MethodView):
     @blp.response(
@@ -237,25 +275,48 @@ class BoardPictureView(MethodView):
     def get(self, game_id: str) -> Response:
         """A picture of the board (SVG), drawn from the spectator's view; linked from emails.
         Players are named by their display names; the last move is marked and told."""
-        latest = store().get_game(game_id)
-        # The record and its last log entry in one read, so the marks match the position.
-        record, entries = store().read_log(game_id, max(latest.version - 1, 0))
-        if not pictures.has_picture(record.type):
-            raise Problem(
-                404,
-                "no-board-picture",
-                f"the game type {record.type!r} has no board picture; see the game view",
-                game_type=record.type,
-            )
-        if record.state is None:
-            raise Problem(409, "game-not-started", "the board exists once the game has started")
-        game = record.game
-        view = game.view(game.load(record.state), None)
-        title = f"{game.title} · game {record.id} · version {record.version}"
-        last = entries[-1][1]["events"] if entries else []
-        svg = pictures.board_svg(record.type, view, title, names=record.names, last_events=last)
-        headers = {"Cache-Control": "public, max-age=5", "ETag": f'"{record.version}"'}
-        return Response(svg, mimetype="image/svg+xml", headers=headers)
+        svg, version = _board_picture(game_id)
+        return Response(svg, mimetype="image/svg+xml", headers=_picture_headers(version))
+
+
+@blp.route("/<game_id>/board.png")
+class BoardPngView(MethodView):
+    @blp.response(
+        200,
+        {"type": "string", "format": "binary"},
+        content_type="image/png",
+        description="The board as the spectators see it, as PNG at the picture's own size",
+    )
+    @blp.doc(operationId="get_board_png")
+    @problems(blp, 404, 409, 503)
+    def get(self, game_id: str) -> Response:
+        """The same picture as board.svg, rendered as PNG on the server (for clients that
+        cannot show SVG). 503 when the server cannot render it (fonts missing): use board.svg.
+        """
+        svg, version = _board_picture(game_id)
+        png = _render_png(game_id, version, svg)
+        return Response(png, mimetype="image/png", headers=_picture_headers(version))
+
+
+def _render_png(game_id: str, version: int, svg: str) -> bytes:
+    key = (game_id, version)
+    with _PNG_CACHE_LOCK:
+        if key in _PNG_CACHE:
+            _PNG_CACHE.move_to_end(key)
+            return _PNG_CACHE[key]
+    try:
+        png = svg_to_png(svg)
+    except PictureRenderError as error:
+        # A server without its fonts (docs/operations.md, "Pictures (PNG)"): say so, never
+        # serve a picture without its labels.
+        raise Problem(
+            503, "picture-unavailable", f"the PNG cannot be rendered here ({error}); use board.svg"
+        ) from error
+    with _PNG_CACHE_LOCK:
+        _PNG_CACHE[key] = png
+        while len(_PNG_CACHE) > _PNG_CACHE_SIZE:
+            _PNG_CACHE.popitem(last=False)
+    return png
 
 
 @blp.route("/<game_id>/legal-actions")
