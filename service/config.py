@@ -244,6 +244,13 @@ SETTINGS: tuple[Setting, ...] = (
         _int_between(1, 60_000),
     ),
     Setting(
+        "KURIER_MAIL_BATCH_SECONDS",
+        "20",
+        "Mail notices to one seat within this window go out as one mail (service/mailbag.py); "
+        "0: one mail per notice. Webhooks are never held",
+        _int_between(0, 3600),
+    ),
+    Setting(
         "KURIER_DATA_DIR",
         ".kurier/redis",
         "Data directory of the embedded Redis (`kurier run`, `kurier redis`)",

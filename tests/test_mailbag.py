@@ -19,7 +19,7 @@ WINDOW = 2.0
 
 @pytest.fixture
 def stack() -> Iterator[NotifyStack]:
-    s = NotifyStack(env={"KURIER_MAIL_BATCH_SECONDS": str(WINDOW)}).start()
+    s = NotifyStack(env={"KURIER_MAIL_BATCH_SECONDS": str(int(WINDOW))}).start()
     yield s
     s.stop()
 

@@ -1,0 +1,76 @@
+"""All three games played to their end in the page, by clicks and the notation box, in a real
+Chromium (issue 12): two players, each in a browser of their own; the worker resolves the
+sealed steps. The API is read only to know whose page to act in."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import screenshot
+from tests.browser.test_web_seats import _signed_in
+from tests.client import Kurier
+
+MAX_ACTIONS = 1500
+MAX_SECONDS = 400
+
+
+def _open(page: Any, url: str) -> None:
+    """Load the page; its own live update may reload it at the same moment: try again."""
+    for attempt in range(5):
+        try:
+            page.goto(url)
+            return
+        except Exception as error:  # playwright's Error: "interrupted by another navigation"
+            if "interrupted" not in str(error) or attempt == 4:
+                raise
+
+
+@pytest.mark.parametrize("game_type", ["attila", "attika", "attila-wargame"])
+def test_a_whole_game_in_the_browser(
+    browser: Any, base_url: str, worker: Any, game_type: str
+) -> None:
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2, seed=f"web-full-{game_type}", game_type=game_type)
+    url = f"{base_url}/games/{game_id}"
+    pages = [_signed_in(browser, base_url, p, width=(1280, 390)[i]) for i, p in enumerate(players)]
+    for page in pages:  # the test says when to load a page: no live reloads in between
+        page.route(f"**/v1/games/{game_id}", lambda route: route.abort())
+    rng = random.Random(game_type)
+    deadline = time.monotonic() + MAX_SECONDS
+    clicks = typed = 0
+    for _ in range(MAX_ACTIONS):
+        assert time.monotonic() < deadline, f"not finished in {MAX_SECONDS} s"
+        view = kurier.view(game_id)
+        if view["status"] == "finished":
+            break
+        humans = [d["seat"] for d in view["waiting_for"] if d["seat"] >= 0]
+        if not humans:  # the worker resolves a sealed step
+            time.sleep(0.05)
+            continue
+        page = pages[rng.choice(humans)]
+        _open(page, url)
+        buttons = page.locator("button.move:visible")
+        if rng.random() < 0.8 and buttons.count():
+            buttons.nth(rng.randrange(buttons.count())).click()
+            clicks += 1
+        else:  # what a mail would say: any legal move, typed
+            every = page.eval_on_selector_all("button.move", "els => els.map(e => e.textContent)")
+            page.fill("input[name=notation]:not([type=hidden])", rng.choice(every))
+            page.locator("form:has(input[name=notation]:not([type=hidden])) button").click()
+            typed += 1
+        page.wait_for_load_state()
+        assert kurier.view(game_id)["version"] > view["version"], page.content()[:2000]
+    else:
+        raise AssertionError(f"not finished in {MAX_ACTIONS} actions")
+    for page in pages:
+        _open(page, url)
+        assert "finished" in page.locator("h1 small").inner_text()
+        assert "won" in page.locator(".result").inner_text()
+    screenshot(pages[0], f"web-finished-{game_type}-1280")
+    assert clicks > 0 and typed > 0
+    for page in pages:
+        page.context.close()
