@@ -8,13 +8,16 @@ import marshmallow as ma
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from engine.registry import game_ids
-from service.schemas.common import Decision, GameEvent, Seat, plain_text
+from service.schemas.common import Decision, GameEvent, Seat, matching, plain_text
 
 STATUSES = ["open", "active", "finished"]
 #: What the server reads as a list cursor and as a version in If-Match (ASCII digits only). The
 #: views refuse anything else with 400; the document carries the same patterns.
 CURSOR_PATTERN = r"^[0-9]{1,15}$"
 IF_MATCH_PATTERN = r'^(W/)?"?([0-9]{1,15})"?$'
+#: The events' ``after``: a version, as ``next_cursor`` gives it (digits up to 2**53).
+EVENTS_AFTER_PATTERN = r"^[0-9]{1,16}$"
+MAX_EVENTS_AFTER = 2**53
 
 
 class Deadline(ma.Schema):
@@ -300,7 +303,17 @@ class ActionResult(ma.Schema):
 
 
 class EventsQuery(ma.Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53))
+    after = fields.String(
+        load_default="0",
+        validate=[
+            matching(EVENTS_AFTER_PATTERN, "after must be a next_cursor (a version)"),
+            lambda text: int(text) <= MAX_EVENTS_AFTER,
+        ],
+        metadata={
+            "pattern": EVENTS_AFTER_PATTERN,
+            "description": "A next_cursor from this list (a version); 0: from the start",
+        },
+    )
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
 
 
