@@ -55,6 +55,51 @@ HEADER_COMPONENTS: dict[str, dict[str, Any]] = {
 }
 
 
+def _record(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    props = {**required, **(optional or {})}
+    out = {"type": "object", "properties": props, "additionalProperties": True}
+    return {**out, "required": sorted(required)} if required else out
+
+
+_INT, _STR, _BOOL = {"type": "integer"}, {"type": "string"}, {"type": "boolean"}
+#: Events the service adds to every game type's log (service/games.py, service/seats.py,
+#: service/pinning.py), with their data.
+SERVICE_EVENTS: dict[str, dict[str, Any]] = {
+    "game_created": _record(
+        {
+            "type": _STR,
+            "options": {"type": "object"},
+            "seats": _INT,
+            "seed_commitment": _STR,
+            "deadline": {"type": "object", "nullable": True},
+        }
+    ),
+    "player_joined": _record({"seat": _INT, "name": _STR}),
+    "game_started": _record({"players": _INT, "rules_version": _STR, "seed_commitment": _STR}),
+    "sealed_committed": _record({"ref": _STR, "seat": _INT, "commitment": _STR}),
+    "sealed_revealed": _record(
+        {
+            "ref": _STR,
+            "scheme": _STR,
+            "choices": {
+                "type": "array",
+                "items": _record(
+                    {"seat": _INT}, {"choice": _STR, "salt": _STR, "commitment": _STR}
+                ),
+            },
+        }
+    ),
+    "timeout_applied": _record(
+        {"seat": _INT, "step": _STR, "decision": _STR, "policy": _STR}, {"action": _STR}
+    ),
+    "seat_abandoned": _record({"seat": _INT, "missed": _INT, "claimable": _BOOL}),
+    "win_claimed": _record({"seat": _INT, "against": _INT}),
+    "seat_offered": _record({"seat": _INT}),
+    "seat_replaced": _record({"seat": _INT, "previous": _STR, "name": _STR}),
+    "rules_upgraded": _record({"from": _STR, "to": _STR}),
+}
+
+
 @cache
 def game_types() -> dict[str, Any]:
     """The derived schemas of every game type (service/schemas/derive.py writes them)."""
@@ -85,9 +130,10 @@ def game_schemas() -> dict[str, dict[str, Any]]:
     for type_id in game_ids():
         out.update(_one_game(type_id, game_types()[type_id]))
     out["Action"] = {
-        "description": "An action object of any game type: the game type's own schema "
-        "(`AttilaAction`, ...) names each action by its `type`",
-        "oneOf": [ref(camel(t) + "Action") for t in game_ids()],
+        "description": "An action object of any game type (action objects carry no game type, "
+        "and some types, such as `end` or `resign`, exist in several games: anyOf); the game "
+        "type's own schema (`AttilaAction`, ...) tells its actions apart by `type`",
+        "anyOf": [ref(camel(t) + "Action") for t in game_ids()],
     }
     out.update(_events())
     return out
@@ -144,7 +190,10 @@ def _tagged(schema: dict[str, Any], tag: str, value: str) -> dict[str, Any]:
 def event_kinds() -> dict[str, dict[str, Any]]:
     """Every event kind of every game type: its data schema (merged over the game types that
     share the kind) and the game types that produce it."""
-    kinds: dict[str, dict[str, Any]] = {}
+    kinds: dict[str, dict[str, Any]] = {
+        kind: {"games": ["every game type (the service)"], "data": data}
+        for kind, data in SERVICE_EVENTS.items()
+    }
     for type_id in game_ids():
         for kind, schema in game_types()[type_id]["events"].items():
             entry = kinds.setdefault(kind, {"games": [], "data": schema})
@@ -166,6 +215,30 @@ def _merge(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     if required:
         merged["required"] = required
     return merged
+
+
+def _fields(schema: dict[str, Any]) -> str:
+    props = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    parts = []
+    for name, prop in props.items():
+        kind = prop.get("type", "any")
+        if kind == "array":
+            kind = f"{prop['items'].get('type', 'any')}[]" if prop.get("items") else "array"
+        optional = "" if name in required else "?"
+        parts.append(f"`{name}{optional}`: {kind}{' or null' if prop.get('nullable') else ''}")
+    return ", ".join(parts) or "(none)"
+
+
+def event_table() -> str:
+    """The Markdown table of every event kind of every game type (docs/api.md, Events)."""
+    lines = ["| Game type | Event kind | Data fields (`?`: not always there) |", "|---|---|---|"]
+    for kind, schema in SERVICE_EVENTS.items():
+        lines.append(f"| (every type: the service) | `{kind}` | {_fields(schema)} |")
+    for type_id in game_ids():
+        for kind, schema in game_types()[type_id]["events"].items():
+            lines.append(f"| {type_id} | `{kind}` | {_fields(schema)} |")
+    return "\n".join(lines) + "\n"
 
 
 def _events() -> dict[str, dict[str, Any]]:

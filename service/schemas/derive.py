@@ -205,9 +205,24 @@ def derive(type_id: str, games: int) -> dict[str, Any]:
     }
 
 
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+TABLE_START, TABLE_END = "<!-- event-table:start -->\n", "<!-- event-table:end -->"
+
+
+def docs_with_table(text: str, table: str) -> str:
+    """docs/api.md with the event table between its markers replaced by ``table``."""
+    head, _, rest = text.partition(TABLE_START)
+    _, _, tail = rest.partition(TABLE_END)
+    return head + TABLE_START + table + TABLE_END + tail
+
+
 def main() -> None:
     derived = {type_id: derive(type_id, games=12) for type_id in game_ids()}
     OUTPUT.write_text(json.dumps(derived, indent=1, sort_keys=True) + "\n")
+    from service.schemas import contract  # after the write: it reads the file
+
+    contract.game_types.cache_clear()
+    DOCS.write_text(docs_with_table(DOCS.read_text(), contract.event_table()))
 
 
 if __name__ == "__main__":
