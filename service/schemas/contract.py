@@ -97,6 +97,13 @@ SERVICE_EVENTS: dict[str, dict[str, Any]] = {
     "seat_offered": _record({"seat": _INT}),
     "seat_replaced": _record({"seat": _INT, "previous": _STR, "name": _STR}),
     "rules_upgraded": _record({"from": _STR, "to": _STR}),
+    "game_over": _record(
+        {
+            "result": {"type": "object", "additionalProperties": True},
+            "seed": _STR,
+            "seed_commitment": _STR,
+        }
+    ),
 }
 
 
