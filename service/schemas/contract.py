@@ -333,8 +333,6 @@ def _operation(path: str, operation: dict[str, Any], shared: dict[str, Any]) -> 
         if "$ref" in answer:
             continue
         names = ["X-Request-ID", *OPERATION_HEADERS.get((operation["operationId"], status), [])]
-        if status == "503":
-            names.append("Retry-After")
         headers = {k: v for k, v in answer.get("headers", {}).items() if k not in names}
         answer["headers"] = {**headers, **_header_refs(names)}
 
@@ -348,8 +346,27 @@ def _problem_response(description: str, shared: dict[str, Any]) -> dict[str, Any
     }
 
 
+def _plain_nullable_refs(node: Any) -> Any:
+    """apispec writes a nullable nested schema as ``anyOf: [nullable object, $ref]``, which
+    generators turn into an untyped dict or a union; a nullable ``allOf`` of the one reference
+    gives them the class, or None."""
+    if isinstance(node, list):
+        return [_plain_nullable_refs(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    choices = node.get("anyOf")
+    if isinstance(choices, list) and len(choices) == 2 and choices[0] == _NULL_OBJECT:
+        rest = {k: v for k, v in node.items() if k != "anyOf"}
+        return {**rest, "allOf": [choices[1]], "nullable": True}
+    return {key: _plain_nullable_refs(value) for key, value in node.items()}
+
+
+_NULL_OBJECT = {"nullable": True, "type": "object"}
+
+
 def finish(document: dict[str, Any]) -> dict[str, Any]:
     """The document as apispec built it, completed (see the module's docstring)."""
+    document["components"]["schemas"] = _plain_nullable_refs(document["components"]["schemas"])
     schemas = document["components"]["schemas"]
     _views(schemas)
     _actions(schemas)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import marshmallow as ma
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from engine.registry import game_ids
-from service.schemas.common import Decision, GameEvent, Seat, matching, plain_text
+from service.schemas.common import Decision, GameEvent, Seat, plain_text
 
 STATUSES = ["open", "active", "finished"]
 #: What the server reads as a list cursor and as a version in If-Match (ASCII digits only). The
@@ -302,13 +303,16 @@ class ActionResult(ma.Schema):
     salt = fields.String(metadata={"description": "Sealed choices (202): the salt, for you only"})
 
 
+def _events_after(text: str) -> None:
+    """Digits, at most 2**53: what the integer ``after`` took before it became a cursor."""
+    if not re.fullmatch(EVENTS_AFTER_PATTERN, text) or int(text) > MAX_EVENTS_AFTER:
+        raise ValidationError("after must be a next_cursor (a version, at most 2**53)")
+
+
 class EventsQuery(ma.Schema):
     after = fields.String(
         load_default="0",
-        validate=[
-            matching(EVENTS_AFTER_PATTERN, "after must be a next_cursor (a version)"),
-            lambda text: int(text) <= MAX_EVENTS_AFTER,
-        ],
+        validate=_events_after,
         metadata={
             "pattern": EVENTS_AFTER_PATTERN,
             "description": "A next_cursor from this list (a version); 0: from the start",
