@@ -10,6 +10,7 @@ from flask_swagger_ui import get_swaggerui_blueprint
 
 from service import outage, ratelimit
 from service.problems import Api
+from service.schemas import contract
 from service.store import Store
 
 API_TITLE = "Kurier"
@@ -43,6 +44,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
 
     api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}})
+    # Per-game-type schemas, shared headers and answers: service/schemas/contract.py.
+    contract.install(api.spec)
     api.spec.components.security_scheme(
         "bearerAuth", {"type": "http", "scheme": "bearer", "description": "kur_pat_… token"}
     )

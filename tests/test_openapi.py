@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from flask import Flask
 
@@ -80,3 +81,59 @@ def test_every_operation_has_a_stable_snake_case_operation_id() -> None:
     ]
     assert all(isinstance(i, str) and re.fullmatch(r"[a-z][a-z0-9_]*", i) for i in ids), ids
     assert len(set(ids)) == len(ids), ids
+
+
+def _operations(document: dict[str, object]) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (path, operation)
+        for path, item in document["paths"].items()  # type: ignore[attr-defined]
+        for method, operation in item.items()
+        if method in ("get", "post", "put", "patch", "delete")
+    ]
+
+
+def test_the_document_declares_headers_limits_and_optional_security() -> None:
+    """Issue 14: what generated clients need beyond the bodies."""
+    document = json.loads(COMMITTED.read_text())
+    shared = document["components"]["responses"]
+    for path, operation in _operations(document):
+        for status, answer in operation["responses"].items():
+            answer = shared[answer["$ref"].rsplit("/", 1)[1]] if "$ref" in answer else answer
+            assert "X-Request-ID" in answer["headers"], (path, status)
+        if path != "/healthz":  # not rate limited
+            assert "429" in operation["responses"], path
+    assert "Retry-After" in shared["TOO_MANY_REQUESTS"]["headers"]
+    assert "Retry-After" in shared["SERVICE_UNAVAILABLE"]["headers"]
+    assert "503" in document["paths"]["/v1/games/{game_id}/actions"]["post"]["responses"]
+    spectators = ["", "/events", "/record", "/messages"]
+    for suffix in spectators:
+        operation = document["paths"]["/v1/games/{game_id}" + suffix]["get"]
+        assert {} in operation["security"], suffix
+    game = document["paths"]["/v1/games/{game_id}"]["get"]["responses"]["200"]
+    assert "ETag" in game["headers"]
+    play = document["paths"]["/v1/games/{game_id}/actions"]["post"]["responses"]["200"]
+    assert "Idempotent-Replayed" in play["headers"]
+
+
+def test_the_document_types_game_parts() -> None:
+    schemas = json.loads(COMMITTED.read_text())["components"]["schemas"]
+    assert schemas["GameViewCommon"]["properties"]["your_decision"] == {
+        "allOf": [{"$ref": "#/components/schemas/Decision"}],
+        "nullable": True,
+    }
+    assert set(schemas["GameView"]["discriminator"]["mapping"]) == {
+        "attika",
+        "attila",
+        "attila-wargame",
+    }
+    assert schemas["GameEvent"]["discriminator"]["propertyName"] == "kind"
+    assert schemas["AttilaAction"]["discriminator"]["propertyName"] == "type"
+    assert schemas["ActionRequest"]["oneOf"] == [
+        {"description": "A move in notation", "required": ["notation"]},
+        {"description": "A move as an action object", "required": ["action"]},
+    ]
+    assert schemas["GameCreate"]["properties"]["type"]["enum"] == [
+        "attika",
+        "attila",
+        "attila-wargame",
+    ]

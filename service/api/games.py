@@ -381,10 +381,11 @@ class EventsView(MethodView):
     @problems(blp, 401, 404)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """The event log after version `after`, redacted for the caller."""
-        record, entries = store().read_log(game_id, query["after"], query["limit"])
+        after = int(query["after"])
+        record, entries = store().read_log(game_id, after, query["limit"])
         seat, _ = _caller_seat(record)
         items = [games.redact_entry(record, v, entry, seat) for v, entry in entries]
-        last = items[-1]["version"] if items else query["after"]
+        last = items[-1]["version"] if items else after
         return {"items": items, "next_cursor": str(last)}
 
 

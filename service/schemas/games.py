@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import marshmallow as ma
@@ -15,6 +16,9 @@ STATUSES = ["open", "active", "finished"]
 #: views refuse anything else with 400; the document carries the same patterns.
 CURSOR_PATTERN = r"^[0-9]{1,15}$"
 IF_MATCH_PATTERN = r'^(W/)?"?([0-9]{1,15})"?$'
+#: The events' ``after``: a version, as ``next_cursor`` gives it (digits up to 2**53).
+EVENTS_AFTER_PATTERN = r"^[0-9]{1,16}$"
+MAX_EVENTS_AFTER = 2**53
 
 
 class Deadline(ma.Schema):
@@ -314,8 +318,21 @@ class ActionResult(ma.Schema):
     salt = fields.String(metadata={"description": "Sealed choices (202): the salt, for you only"})
 
 
+def _events_after(text: str) -> None:
+    """Digits, at most 2**53: what the integer ``after`` took before it became a cursor."""
+    if not re.fullmatch(EVENTS_AFTER_PATTERN, text) or int(text) > MAX_EVENTS_AFTER:
+        raise ValidationError("after must be a next_cursor (a version, at most 2**53)")
+
+
 class EventsQuery(ma.Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53))
+    after = fields.String(
+        load_default="0",
+        validate=_events_after,
+        metadata={
+            "pattern": EVENTS_AFTER_PATTERN,
+            "description": "A next_cursor from this list (a version); 0: from the start",
+        },
+    )
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
 
 
