@@ -70,6 +70,9 @@ class Walker:
             return
         media = answer.headers["Content-Type"].split(";")[0]
         assert media in content, (operation_id, media, list(content))
+        if media == "image/png":
+            assert answer.content.startswith(b"\x89PNG\r\n\x1a\n"), operation_id
+            return
         if media != "application/json":
             assert answer.text.startswith("<svg") or "<svg" in answer.text[:500], operation_id
             return
@@ -150,6 +153,7 @@ def test_every_operation_answers_2xx_as_documented(
     w.call("get_inbox", a)
     w.call("get_game", None, game_id=gid)
     w.call("get_board_svg", None, game_id=gid)
+    w.call("get_board_png", None, game_id=gid)
     statuses = _play_some(w, gid, [a, b, c], 40)
     assert 200 in statuses, statuses
     w.call("list_game_events", None, params={"after": "0"}, game_id=gid)

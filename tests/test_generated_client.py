@@ -12,13 +12,9 @@ What the generator needs from us, and why (docs/api.md, "Generated clients"):
   requirement is present, not at the empty alternative. At run time the unauthenticated
   ``Client`` works for them (both give an httpx client); only the annotation is too narrow.
 - ``GameView.your_decision``, ``GameView.deadline`` and ``LegalActions.decision`` are
-  ``anyOf: [{type: object, nullable: true}, {$ref: ...}]`` in the document (how apispec writes
-  a nullable nested schema for OpenAPI 3.0). The generator tries the branches in order and the
-  free-form object matches any mapping, so these fields always come back as an untyped
-  mapping (``GameViewYourDecisionType0Type0`` …), never as ``Decision``/``Deadline``. The game
-  loop below uses ``waiting_for`` (a typed list of ``Decision``) instead, and
-  ``test_nullable_nested_fields_are_typed`` (xfail) states the defect until the document's
-  typing is fixed.
+  nullable references (service/schemas/contract.py), so they come back as ``Decision`` /
+  ``Deadline`` or None: ``test_nullable_nested_fields_are_typed`` checks it (apispec's own
+  ``anyOf: [free-form object, $ref]`` gave untyped mappings).
 The generation runs with ``--fail-on-warning``: an operation the generator cannot read fails
 this test instead of silently missing from the client.
 """
@@ -162,8 +158,8 @@ def _play_to_end(
         if rng.random() < 0.5:
             body = action_request(notation=choice.notation)
         else:
-            action = _model("ActionRequestAction").from_dict(choice.action.to_dict())
-            body = action_request(action=action)
+            # legal-actions gives each action as its game's typed class (the Action union).
+            body = action_request(action=choice.action)
         r = play.sync_detailed(
             game_id,
             client=player,
@@ -237,12 +233,6 @@ def test_a_generated_client_plays_a_whole_game(
     assert isinstance(problem, _model("Problem")) and problem.code == "game-not-found"
 
 
-@pytest.mark.xfail(
-    reason="the document's nullable nested schemas (anyOf with a free-form object first) parse "
-    "as untyped mappings in the generated client: GameView.your_decision, "
-    "GameView.deadline, LegalActions.decision",
-    strict=False,
-)
 def test_nullable_nested_fields_are_typed(
     kc: ModuleType, base_url: str, worker: subprocess.Popen[bytes]
 ) -> None:

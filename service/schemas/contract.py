@@ -293,10 +293,14 @@ def _actions(schemas: dict[str, Any]) -> None:
     schemas["LegalAction"]["properties"]["action"] = ref("Action")
     request = schemas["ActionRequest"]
     request["properties"]["action"] = ref("Action")
-    request["oneOf"] = [
-        {"required": ["notation"], "description": "A move in notation"},
-        {"required": ["action"], "description": "A move as an action object"},
-    ]
+    # Exactly one of the two, said without a top-level oneOf (generators then give up the
+    # class and type the body as Any): neither both, nor none.
+    request["not"] = {
+        "anyOf": [
+            {"required": ["notation", "action"]},
+            {"not": {"anyOf": [{"required": ["notation"]}, {"required": ["action"]}]}},
+        ]
+    }
     request["description"] = "Exactly one of `notation` and `action`"
 
 
