@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from flask import Response, redirect, request
 from flask.views import MethodView
@@ -18,9 +19,14 @@ from service.schemas import streams as s
 blp = Blueprint("streams", __name__, url_prefix="/v1", description="Live event streams (SSE)")
 
 
-def _to_stream_server() -> Response:
-    """307: the client repeats the same GET (headers, query) at the stream server."""
-    return redirect(stream_url(os.environ) + request.full_path.rstrip("?"), code=307)
+def _to_stream_server(query: dict[str, Any]) -> Response:
+    """307: the client repeats the GET (with its headers) at the stream server. The path is
+    quoted again and only the checked ``after`` kept: nothing a caller sent reaches the
+    Location header raw."""
+    target = stream_url(os.environ) + quote(request.path, safe="/")
+    if query.get("after"):
+        target += f"?{urlencode({'after': query['after']})}"
+    return redirect(target, code=307)
 
 
 @blp.route("/games/<game_id>/stream")
@@ -33,11 +39,11 @@ class GameStreamView(MethodView):
                   description=s.GAME_STREAM)  # fmt: skip
     @blp.alt_response(307, description=s.REDIRECT)
     @problems(blp, 400, 401, 404)
-    def get(self, _query: dict[str, Any], _headers: dict[str, Any], game_id: str) -> Response:
+    def get(self, query: dict[str, Any], _headers: dict[str, Any], game_id: str) -> Response:
         """The game's log as it grows, redacted for the caller (spectators without a token).
 
         Served by the stream server: this answers 307 to it (docs/api.md, "Streams")."""
-        return _to_stream_server()
+        return _to_stream_server(query)
 
 
 @blp.route("/me/stream")
@@ -50,9 +56,9 @@ class InboxStreamView(MethodView):
                   description=s.INBOX_STREAM)  # fmt: skip
     @blp.alt_response(307, description=s.REDIRECT)
     @problems(blp, 400, 401)
-    def get(self, _query: dict[str, Any], _headers: dict[str, Any]) -> Response:
+    def get(self, query: dict[str, Any], _headers: dict[str, Any]) -> Response:
         """The caller's inbox changes (your turn, a sealed choice owed, game over) and the
         messages it may see, as they happen.
 
         Served by the stream server: this answers 307 to it (docs/api.md, "Streams")."""
-        return _to_stream_server()
+        return _to_stream_server(query)
