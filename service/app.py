@@ -49,7 +49,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.spec.components.security_scheme(
         "bearerAuth", {"type": "http", "scheme": "bearer", "description": "kur_pat_… token"}
     )
-    from service.api import games, index, messages, meta, players, profiles, tokens
+    from service.api import games, index, messages, meta, players, profiles, streams, tokens
 
     for blueprint in (
         index.blp,
@@ -59,6 +59,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         games.blp,
         messages.blp,
         profiles.blp,
+        streams.blp,
     ):
         api.register_blueprint(blueprint)
     # Interactive docs served from the flask-swagger-ui wheel: works offline, no CDN.

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from service import ops
-from service.config import Invalid, mailin_address, public_url, url_of
+from service.config import Invalid, mailin_address, public_url, stream_url, url_of
 from service.numbers import is_ascii_digits
 from service.queues import DEFAULT_QUEUE, WEBHOOK_QUEUE, WORKER_QUEUES
 from service.redis_server import (
@@ -51,6 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run = commands.add_parser("run", help="Redis (embedded or REDIS_URL), the workers, the API")
     run.add_argument("--host", help="default: KURIER_HOST or 127.0.0.1")
     run.add_argument("--port", type=int, help="default: KURIER_PORT or 8000")
+    # The stream server listens on KURIER_STREAM_PORT (default: the API's port + 1).
     commands.add_parser(
         "worker", parents=[worker_options()], help="rq workers with their scheduler (REDIS_URL)"
     )
@@ -83,6 +84,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         # Both ports before anything starts: a taken one is a line, not a stack that stops.
         host, port = ops.resolve_listen(args)
+        stream_host, stream_port = ops.resolve_streams(host, None, port)
         ops.ensure_free(*mailin_address(os.environ), "KURIER_MAILIN_HOST", "KURIER_MAILIN_PORT")
         url, server = redis_url_or_server()
     except (ops.CannotListen, Invalid, RedisLaunchError) as error:
@@ -91,7 +93,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     api = url_of(host, port)
     # Links in mails and webhooks point at the address the API really listens on.
     listening = {**os.environ, "KURIER_HOST": host, "KURIER_PORT": str(port)}
-    env = {**os.environ, "REDIS_URL": url, "KURIER_PUBLIC_URL": public_url(listening)}
+    listening["KURIER_STREAM_PORT"] = str(stream_port)
+    env = {
+        **os.environ,
+        "REDIS_URL": url,
+        "KURIER_PUBLIC_URL": public_url(listening),
+        "KURIER_STREAM_URL": stream_url(listening),
+    }
     children: list[subprocess.Popen[bytes]] = []
     stopping = False
 
@@ -105,9 +113,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         for role in WORKER_ROLES:
             children.append(subprocess.Popen([sys.executable, "-m", "service.cli", *role], env=env))
         children.append(subprocess.Popen(_gunicorn(host, port), env=env))
+        children.append(subprocess.Popen(ops.streams_argv(stream_host, stream_port), env=env))
         children.append(subprocess.Popen([sys.executable, "-m", "service.cli", "mail-in"], env=env))
         print(
-            f"Kurier: API on {api}/v1, docs at {api}/docs (Redis: {url}); "
+            f"Kurier: API on {api}/v1, docs at {api}/docs, streams on "
+            f"{url_of(stream_host, stream_port)} (Redis: {url}); "
             f"mail goes to {mail_destination()}",
             flush=True,
         )

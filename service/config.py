@@ -259,6 +259,47 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("KURIER_HOST", "127.0.0.1", "Address `kurier web`/`run` listen on (image: 0.0.0.0)"),
     Setting("KURIER_PORT", "8000", "Port `kurier web`/`run` listen on", _int_between(1, 65535)),
     Setting(
+        "KURIER_STREAM_PORT",
+        "KURIER_PORT + 1",
+        "Port `kurier streams` (the Server-Sent Events server) and `kurier run` listen on for "
+        "`/v1/games/{id}/stream` and `/v1/me/stream`",
+        _int_between(1, 65535),
+    ),
+    Setting(
+        "KURIER_STREAM_URL",
+        "KURIER_PUBLIC_URL with port KURIER_STREAM_PORT",
+        "Where the API redirects (307) stream requests: the stream server as clients reach it; "
+        "set it to KURIER_PUBLIC_URL when a proxy routes the stream paths (docs/operations.md)",
+        _public_url,
+    ),
+    Setting(
+        "KURIER_STREAM_WORKERS",
+        "2",
+        "gevent worker processes of `kurier streams`",
+        _int_between(1, 64),
+    ),
+    Setting(
+        "KURIER_STREAM_CONNECTIONS",
+        "1000",
+        "Open streams per `kurier streams` process (each holds one Redis connection while it "
+        "waits; Redis's maxclients must cover them all)",
+        _int_between(10, 100_000),
+    ),
+    Setting(
+        "KURIER_STREAM_HEARTBEAT",
+        "15",
+        "Seconds between `: ping` comments on an idle stream (proxies' read timeouts must be "
+        "longer)",
+        _int_between(1, 60),
+    ),
+    Setting(
+        "KURIER_STREAM_LIFETIME",
+        "3600",
+        "Seconds after which the stream server closes a stream (clients resume with "
+        "Last-Event-ID; a revoked token stops working by then)",
+        _int_between(10, 86_400),
+    ),
+    Setting(
         "KURIER_WEB_WORKERS",
         "",
         "gunicorn worker processes; unset: two per CPU core (docs/performance.md)",
@@ -396,6 +437,28 @@ def _port(environ: Mapping[str, str], name: str, default: int) -> int:
     if finding.level == "error":
         raise Invalid(f"{name}: {finding.message}")
     return int(value)
+
+
+def stream_address(environ: Mapping[str, str], port: int | None = None) -> tuple[str, int]:
+    """Where `kurier streams` listens: KURIER_HOST, KURIER_STREAM_PORT (default: the API's
+    port + 1; ``port`` is the API's port when an option gave it)."""
+    host, api_port = listen_address(environ, None, port)
+    default = api_port + 1 if api_port < 65535 else api_port - 1
+    return host, _port(environ, "KURIER_STREAM_PORT", default)
+
+
+def stream_url(environ: Mapping[str, str]) -> str:
+    """KURIER_STREAM_URL, else the public URL with the stream server's port."""
+    if environ.get("KURIER_STREAM_URL"):
+        return environ["KURIER_STREAM_URL"].rstrip("/")
+    public = urlsplit(public_url(environ))
+    try:
+        port = stream_address(environ)[1]
+    except Invalid:
+        port = DEFAULT_PORT + 1
+    host = public.hostname or DEFAULT_HOST
+    shown = f"[{host}]" if ":" in host else host
+    return f"{public.scheme}://{shown}:{port}{public.path.rstrip('/')}"
 
 
 def url_of(host: str, port: int) -> str:

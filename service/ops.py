@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from service.config import Invalid, listen_address
+from service.config import Invalid, listen_address, stream_address
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -25,6 +25,11 @@ def add_parsers(commands: Any) -> dict[str, Handler]:
     web = commands.add_parser("web", help="only the API under gunicorn (REDIS_URL)")
     web.add_argument("--host", help="default: KURIER_HOST or 127.0.0.1")
     web.add_argument("--port", type=int, help="default: KURIER_PORT or 8000")
+    streams = commands.add_parser(
+        "streams", help="only the stream server (Server-Sent Events) under gunicorn (REDIS_URL)"
+    )
+    streams.add_argument("--host", help="default: KURIER_HOST or 127.0.0.1")
+    streams.add_argument("--port", type=int, help="default: KURIER_STREAM_PORT or KURIER_PORT+1")
     config = commands.add_parser("config", help="check the environment variables")
     config.add_argument("action", choices=["check"])
     config.add_argument("--quiet", action="store_true", help="print only problems")
@@ -51,6 +56,7 @@ def add_parsers(commands: Any) -> dict[str, Handler]:
     restore.add_argument("files", nargs="+", metavar="FILE.jsonl")
     return {
         "web": cmd_web,
+        "streams": cmd_streams,
         "config": cmd_config,
         "games": cmd_games,
         "verify": cmd_verify,
@@ -105,6 +111,20 @@ def ensure_free(host: str, port: int, host_variable: str, port_variable: str) ->
             raise CannotListen(f"{reason}; {hint}") from None
 
 
+def streams_argv(host: str, port: int) -> list[str]:
+    """gunicorn with gevent workers over the stream app (service/gunicorn_streams.py)."""
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--config",
+        "python:service.gunicorn_streams",
+        "--bind",
+        f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+        "service.streams_app:create_streams_app()",
+    ]
+
+
 def gunicorn_argv(host: str, port: int) -> list[str]:
     # Workers, threads, timeouts and the metrics directory: service/gunicorn_conf.py.
     return [
@@ -132,6 +152,34 @@ def cmd_web(args: argparse.Namespace) -> int:
     # Replace this process: gunicorn gets the container's signals directly.
     os.execv(argv[0], argv)
     return 0  # not reached
+
+
+def cmd_streams(args: argparse.Namespace) -> int:
+    if not os.environ.get("REDIS_URL"):
+        print("kurier streams: REDIS_URL is not set", file=sys.stderr)
+        return 2
+    try:
+        host, port = resolve_streams(args.host, args.port)
+    except CannotListen as error:
+        print(f"kurier streams: {error}", file=sys.stderr)
+        return 2
+    argv = streams_argv(host, port)
+    os.execv(argv[0], argv)  # as `kurier web`: gunicorn gets the signals directly
+    return 0  # not reached
+
+
+def resolve_streams(
+    host: str | None, port: int | None, api_port: int | None = None
+) -> tuple[str, int]:
+    """`--host`/`--port`, else KURIER_HOST/KURIER_STREAM_PORT (default: the API's port + 1),
+    checked free."""
+    try:
+        default_host, default_port = stream_address(os.environ, api_port)
+    except Invalid as error:
+        raise CannotListen(str(error)) from None
+    host, port = host or default_host, port or default_port
+    ensure_free(host, port, "KURIER_HOST", "KURIER_STREAM_PORT")
+    return host, port
 
 
 def cmd_config(args: argparse.Namespace) -> int:

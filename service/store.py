@@ -116,6 +116,12 @@ SCOPES = "game:read game:play"
 #: A revoked token may still work this long in a process that saw it just before.
 TOKEN_CACHE_SECONDS = 10.0
 MAX_INDEX = 1000  # games scanned per listing or inbox: bounded work per request
+#: Socket timeout of the blocking client: longer than the longest block (a stream's heartbeat).
+BLOCKING_TIMEOUT = 90.0
+#: Open streams per stream-server process (KURIER_STREAM_CONNECTIONS): Redis connections.
+STREAM_CONNECTIONS = 1000
+#: In a cluster, how often a player's stream looks for news in its games (no multi-slot XREAD).
+CLUSTER_POLL_SECONDS = 1.0
 
 #: Plans what a change brings along (notification and deadline jobs) from the pending decisions
 #: before it, the change and its version; returns what writes them into the transaction's
@@ -192,10 +198,12 @@ class Store:
             raise RuntimeError("REDIS_URL is not set")
         return cls(url, redis_urls.queue_url(os.environ))
 
-    def _client(self, name: str, url: str, decode: bool, timeout: float) -> Any:
+    def _client(
+        self, name: str, url: str, decode: bool, timeout: float, connections: int = 64
+    ) -> Any:
         key = f"{name}:{os.getpid()}"
         if key not in self._clients:
-            self._clients[key] = _connect(url, decode, timeout)
+            self._clients[key] = _connect(url, decode, timeout, connections)
         return self._clients[key]
 
     @property
@@ -207,6 +215,15 @@ class Store:
     def raw(self) -> Any:
         """Bytes client of the game store: game records and logs are bytes."""
         return self._client("raw", self.url, decode=False, timeout=10)
+
+    @property
+    def blocking(self) -> Any:
+        """Bytes client for blocking reads (``XREAD BLOCK``, the stream server): its socket
+        timeout outlasts any block, and its pool holds one connection per waiting stream."""
+        connections = int(os.environ.get("KURIER_STREAM_CONNECTIONS") or STREAM_CONNECTIONS)
+        return self._client(
+            "blocking", self.url, decode=False, timeout=BLOCKING_TIMEOUT, connections=connections
+        )
 
     @property
     def queue_r(self) -> redis.Redis:
@@ -603,6 +620,44 @@ class Store:
         done = script(keys=keys, args=[record.version, pack_log(record.log_codec, entries)])
         return bool(done)
 
+    # -- waiting for news (the stream server, service/streams.py) --------------------------------
+
+    def wait_log(self, game_id: str, after: int, block_ms: int) -> bool:
+        """Block until the game's log holds an entry after version ``after`` (True), or
+        ``block_ms`` passed (False). One key: a single-slot XREAD, fine in a cluster too. A
+        compacted game has no stream: this waits the whole block (the caller checks first)."""
+        found = self.blocking.xread({events_key(game_id): f"{after}-0"}, count=1, block=block_ms)
+        return bool(found)
+
+    def wait_streams(self, cursors: Mapping[str, str], block_ms: int) -> set[str]:
+        """Block until any of these streams (key -> last ID seen) has a newer entry; returns
+        the keys that have one (empty after ``block_ms``). One XREAD over all keys on one
+        Redis; in a cluster the keys lie in many slots, which no single XREAD may span, so
+        each is asked without blocking (one pipeline, split by node) every
+        ``CLUSTER_POLL_SECONDS`` instead."""
+        if not cursors:
+            time.sleep(block_ms / 1000)
+            return set()
+        if self.mode != "cluster":
+            found = self.blocking.xread(dict(cursors), count=1, block=block_ms)
+            return {as_text(key) for key, _entries in _stream_replies(found)}
+        with self.blocking.pipeline(transaction=False) as pipe:
+            for key, last in cursors.items():
+                pipe.xread({key: last}, count=1)
+            replies = pipe.execute()
+        moved = {key for key, reply in zip(cursors, replies, strict=True) if reply}
+        if not moved:
+            time.sleep(min(block_ms / 1000, CLUSTER_POLL_SECONDS))
+        return moved
+
+    def last_message_ids(self, game_ids: list[str]) -> list[str]:
+        """The ID of each game's newest message ("0-0" for none): where news starts."""
+        with self.blocking.pipeline(transaction=False) as pipe:
+            for gid in game_ids:
+                pipe.xrevrange(messages_key(gid), max="+", min="-", count=1)
+            replies = pipe.execute()
+        return [as_text(found[0][0]) if found else "0-0" for found in replies]
+
     # -- messages (beside the game's log: they change no version) ---------------------------------
 
     def add_message(self, game_id: str, fields: Mapping[str, str]) -> str:
@@ -723,17 +778,17 @@ def _mode(url: str) -> str:
         return "single"  # refused at the first command, with redis-py's own message
 
 
-def _connect(url: str, decode: bool, timeout: float) -> Any:
-    """A client for ``url``: one Redis as before (a blocking pool of 64), else through
-    service/redis_urls.py (a Sentinel-managed primary, a cluster)."""
+def _connect(url: str, decode: bool, timeout: float, connections: int = 64) -> Any:
+    """A client for ``url``: one Redis as before (a blocking pool of ``connections``), else
+    through service/redis_urls.py (a Sentinel-managed primary, a cluster)."""
     if _mode(url) == "single":
         pool = redis.BlockingConnectionPool.from_url(
-            url, max_connections=64, decode_responses=decode, socket_timeout=timeout
+            url, max_connections=connections, decode_responses=decode, socket_timeout=timeout
         )
         return redis.Redis(connection_pool=pool)
     target = redis_urls.parse(url)
     return redis_urls.connect(
-        target, decode_responses=decode, socket_timeout=timeout, max_connections=64
+        target, decode_responses=decode, socket_timeout=timeout, max_connections=connections
     )
 
 
@@ -741,6 +796,13 @@ def _as_dict(reply: Any) -> Any:
     """A hash or stream entry as a dict: a cluster client's MULTI leaves replies unparsed
     (a flat list of names and values)."""
     return reply if isinstance(reply, dict) else dict(zip(reply[::2], reply[1::2], strict=True))
+
+
+def _stream_replies(found: Any) -> list[tuple[Any, Any]]:
+    """XREAD's reply as (key, entries) pairs: a list under RESP2, a dict under RESP3."""
+    if not found:
+        return []
+    return list(found.items()) if isinstance(found, dict) else [(k, e) for k, e in found]
 
 
 def _as_bytes(value: bytes | str) -> bytes:

@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "service.numbers": 1,
     "service.webhook_urls": 1,
     "service.gunicorn_worker": 1,
+    "service.gunicorn_streams": 1,  # gunicorn settings of the stream server
     "service.mailauth": 1,
     "service.writes": 1,  # commands recorded for a commit, and the commit script
     "service.store": 2,  # the one writer, and the Redis bookkeeping it writes with:
@@ -47,6 +48,7 @@ LAYERS: dict[str, int] = {
     "workers": 4,
     # Composition: the app factory and the command line wire everything together.
     "service.app": 5,
+    "service.streams_app": 5,  # the stream server's app (SSE routes over service/streams.py)
     "service.wsgi": 5,
     "service.cli": 5,
     "service.ops": 5,

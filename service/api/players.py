@@ -6,7 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 
-from service import deliveries, prefs
+from service import deliveries, inbox, prefs
 from service.api.base import Blueprint, problems
 from service.auth import current_player, store, token_required
 from service.problems import Problem
@@ -119,22 +119,4 @@ class InboxView(MethodView):
         """Every decision the caller owes, across games, the longest waiting first."""
         player = current_player()
         assert player is not None
-        ids = [gid for gid, _ in store().player_game_ids(player["id"], None)]
-        items = []
-        for summary in store().game_summaries(ids):
-            if summary is None or summary["status"] != "active":
-                continue
-            seat = summary["seats"].index(player["id"])
-            for decision in summary["pending"]:
-                if decision["seat"] == seat:
-                    items.append(
-                        {
-                            **decision,
-                            "game_id": summary["id"],
-                            "game_type": summary["type"],
-                            "version": int(summary["version"]),
-                            "waiting_since": float(summary["updated_at"]),
-                        }
-                    )
-        items.sort(key=lambda item: item["waiting_since"])
-        return {"items": items}
+        return {"items": inbox.items(store(), player["id"])}

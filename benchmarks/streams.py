@@ -1,0 +1,197 @@
+"""Streams: N open game streams, moves at a target rate, and the delivery latency from a move's
+commit (its HTTP answer) to its event on the streams that follow that game.
+
+Not a test. Starts its own Redis (embedded), one `kurier worker`, the API (`kurier web`) and
+the stream server (`kurier streams`), makes G three-player Attila games, opens N streams spread
+over them (a gevent client: one greenlet per stream, raw HTTP/1.1 over a socket), then plays
+random legal moves at RATE moves/s for SECONDS and prints p50/p95/p99 of the latency per
+delivered event, and how many events were expected and delivered.
+
+    .venv/bin/python benchmarks/streams.py --streams 1000 --games 100 --rate 20 --seconds 30
+"""
+
+from __future__ import annotations
+
+from gevent import monkey
+
+monkey.patch_all()
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import random  # noqa: E402
+import socket  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import gevent  # noqa: E402
+import requests  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from service.redis_server import RedisServer  # noqa: E402
+
+MAX_STREAMS = 5000  # bounded: each is a socket here and a Redis connection there
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_http(url: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            requests.get(url, timeout=5)
+            return
+        except requests.RequestException:
+            time.sleep(0.2)
+    raise SystemExit(f"{url} did not answer within {seconds} s")
+
+
+class Listener:
+    """One open stream, read line by line; records when each version arrived."""
+
+    def __init__(self, port: int, game_id: str, arrivals: dict[tuple[str, int], list[float]]):
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        path = f"/v1/games/{game_id}/stream"
+        request = f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"
+        self.sock.sendall(request.encode())
+        self.game_id, self.arrivals = game_id, arrivals
+
+    def run(self) -> None:
+        buffer = b""
+        while True:
+            data = self.sock.recv(65536)
+            if not data:
+                return
+            buffer += data
+            *lines, buffer = buffer.split(b"\n")
+            now = time.monotonic()
+            for line in lines:
+                if line.startswith(b"id: "):
+                    version = int(line[4:])
+                    self.arrivals.setdefault((self.game_id, version), []).append(now)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--streams", type=int, default=1000)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--rate", type=float, default=20.0, help="moves per second, in all")
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--stream-workers", type=int, default=1)
+    args = parser.parse_args()
+    streams = min(max(args.streams, 1), MAX_STREAMS)
+    tmp = Path(tempfile.mkdtemp(prefix="kur-bench-streams-"))
+    redis = RedisServer(tmp / "redis", ["--maxclients", "20000"])
+    url = redis.start()
+    api_port, stream_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "REDIS_URL": url,
+        "KURIER_DATA_DIR": str(tmp / "data"),
+        "KURIER_OUTBOX": str(tmp / "outbox"),
+        "KURIER_RATE_LIMIT": "1000000/minute",
+        "KURIER_SIGNUP_RATE_LIMIT": "1000000/minute",
+        "KURIER_STREAM_WORKERS": str(args.stream_workers),
+        "KURIER_STREAM_CONNECTIONS": str(streams + 100),
+    }
+    cli = [sys.executable, "-m", "service.cli"]
+    logs = open(tmp / "services.log", "wb")  # noqa: SIM115
+    roles = (["worker"], ["web", "--port", str(api_port)], ["streams", "--port", str(stream_port)])
+    procs = [
+        subprocess.Popen([*cli, *role], env=env, cwd=ROOT, stdout=logs, stderr=logs)
+        for role in roles
+    ]
+    api = f"http://127.0.0.1:{api_port}"
+    try:
+        wait_http(f"{api}/healthz")
+        wait_http(f"http://127.0.0.1:{stream_port}/v1/me/stream")
+        return run(api, stream_port, streams, args)
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(30)
+        redis.stop()
+        logs.close()
+
+
+def run(api: str, stream_port: int, streams: int, args: argparse.Namespace) -> int:
+    session = requests.Session()
+
+    def call(method: str, path: str, token: str | None = None, **kw: object) -> requests.Response:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return session.request(method, api + path, headers=headers, timeout=30, **kw)  # type: ignore[arg-type]
+
+    games: list[tuple[str, list[str]]] = []
+    for g in range(max(args.games, 1)):
+        tokens = [
+            call("POST", "/v1/players", json={"name": f"B{g}-{i}"}).json()["token"]
+            for i in range(3)
+        ]
+        created = call("POST", "/v1/games", tokens[0], json={"type": "attila", "seats": 3}).json()
+        for token in tokens[1:]:
+            call(
+                "POST",
+                f"/v1/games/{created['id']}/seats",
+                token,
+                json={"invite_code": created["invite_code"]},
+            )
+        call("POST", f"/v1/games/{created['id']}/start", tokens[0])
+        games.append((created["id"], tokens))
+    arrivals: dict[tuple[str, int], list[float]] = {}
+    listeners = [Listener(stream_port, games[i % len(games)][0], arrivals) for i in range(streams)]
+    per_game = {gid: sum(1 for li in listeners if li.game_id == gid) for gid, _ in games}
+    readers = [gevent.spawn(li.run) for li in listeners]
+    gevent.sleep(3)  # every stream has sent its backlog
+    committed: dict[tuple[str, int], float] = {}
+    rng = random.Random(1)
+    interval, started = 1 / args.rate, time.monotonic()
+    moves = 0
+    while time.monotonic() - started < args.seconds:
+        gid, tokens = rng.choice(games)
+        view = call("GET", f"/v1/games/{gid}").json()
+        humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
+        if view["status"] == "active" and humans:
+            token = tokens[humans[0]["seat"]]
+            legal = call("GET", f"/v1/games/{gid}/legal-actions", token).json()["actions"]
+            answer = call(
+                "POST",
+                f"/v1/games/{gid}/actions",
+                token,
+                json={"notation": rng.choice(legal)["notation"]},
+            )
+            if answer.status_code in (200, 202):
+                committed[(gid, answer.json()["version"])] = time.monotonic()
+                moves += 1
+        gevent.sleep(max(0.0, started + (moves + 1) * interval - time.monotonic()))
+    gevent.sleep(3)  # the last events arrive
+    latencies = [
+        (arrived - at) * 1000 for key, at in committed.items() for arrived in arrivals.get(key, [])
+    ]
+    expected = sum(per_game[gid] for gid, _ in committed)
+    gevent.killall(readers, timeout=5)
+    for li in listeners:
+        li.sock.close()
+    q = statistics.quantiles(latencies, n=100) if len(latencies) >= 2 else [0.0] * 99
+    elapsed = time.monotonic() - started
+    print(json.dumps({
+        "streams": streams, "games": len(games), "moves": moves,
+        "moves_per_s": round(moves / elapsed, 1),
+        "events_expected": expected, "events_delivered": len(latencies),
+        "p50_ms": round(q[49], 1), "p95_ms": round(q[94], 1), "p99_ms": round(q[98], 1),
+    }))  # fmt: skip
+    return 0 if len(latencies) == expected else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""gunicorn settings for the stream server (`kurier streams` passes `--config` here).
+
+gevent workers: each open stream is a greenlet waiting on its Redis read, not a thread, so a
+process holds ``KURIER_STREAM_CONNECTIONS`` of them (docs/performance.md, "Streams"). The app
+is made in each worker after gevent has patched the standard library (nothing is preloaded),
+so redis-py's sockets yield to the other streams while they wait.
+"""
+
+from __future__ import annotations
+
+import os
+
+from service.redis_server import data_dir_from_env
+
+worker_class = "gevent"
+workers = int(os.environ.get("KURIER_STREAM_WORKERS") or 2)
+worker_connections = int(os.environ.get("KURIER_STREAM_CONNECTIONS") or 1000)
+timeout = 30  # the worker's own heartbeat; an open stream is not a stuck request
+# Open streams never finish on their own: cut them soon at shutdown, clients resume with
+# Last-Event-ID.
+graceful_timeout = 5
+keepalive = 5
+control_socket = str(data_dir_from_env() / "gunicorn-streams.ctl")
+accesslog = None
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "service.logs.JsonFormatter"}},
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "stream": "ext://sys.stderr",
+        }
+    },
+    "root": {"handlers": ["stderr"], "level": os.environ.get("KURIER_LOG_LEVEL", "INFO").upper()},
+    "loggers": {"gunicorn.error": {"handlers": [], "propagate": True}},
+}
