@@ -8,7 +8,7 @@ import os
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from flask import Response, redirect, request
+from flask import Response, request
 from flask.views import MethodView
 
 from service.api.base import Blueprint, problems
@@ -26,7 +26,7 @@ def _to_stream_server(query: dict[str, Any]) -> Response:
     target = stream_url(os.environ) + quote(request.path, safe="/")
     if query.get("after"):
         target += f"?{urlencode({'after': query['after']})}"
-    return redirect(target, code=307)
+    return Response(status=307, headers={"Location": target})  # no body, as documented
 
 
 @blp.route("/games/<game_id>/stream")
