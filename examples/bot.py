@@ -2,7 +2,9 @@
 """A complete small Kurier client: a bot that plays one game with random legal moves.
 
 It signs up, joins an open game of the wanted type from the lobby (or creates one and waits
-for players, then starts it), plays until the game is over and prints the result. Copy it and
+for players, then starts it), follows the game's event stream (Server-Sent Events; plain
+conditional GETs when there is no stream server), plays until the game is over and prints the
+result. Copy it and
 replace ``choose`` with something smarter. Needs only ``requests`` (pip install requests).
 
     python examples/bot.py --base-url http://127.0.0.1:8000 --type attila --seats 2 --name Ann
@@ -19,6 +21,7 @@ import random
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import requests
@@ -116,15 +119,40 @@ def wait_for_players_and_start(
 
 def get_view_if_changed(client: Client, game_id: str, version: int) -> dict[str, Any] | None:
     """The game view, or None while its version is still ``version``: a conditional GET
-    (If-None-Match with the ETag, which is the version) costs the server almost nothing.
-
-    Polling works everywhere; a stream endpoint (GET /v1/games/{id}/stream, server-sent
-    events) is coming and will replace this loop for clients that can hold a connection."""
+    (If-None-Match with the ETag, which is the version) costs the server almost nothing."""
     headers = {"If-None-Match": f'"{version}"'} if version >= 0 else {}
     r = client.request("GET", f"/v1/games/{game_id}", headers=headers)
     if r.status_code == 304:
         return None
     return client.expect(r, 200)
+
+
+def follow(client: Client, game_id: str, after: int) -> Iterator[int]:
+    """The game's versions as they happen, from its Server-Sent Events stream
+    (GET /v1/games/{id}/stream): each event's ``id`` is a version. The API answers 307 to the
+    stream server; we follow it ourselves so that our token goes along (HTTP clients drop
+    Authorization when a redirect changes the port). Ends when the stream ends or breaks:
+    the caller then looks with a plain GET and may follow again from where it was."""
+    r = client.http.get(
+        f"{client.base}/v1/games/{game_id}/stream",
+        params={"after": str(after)},
+        allow_redirects=False,
+        timeout=TIMEOUT,
+    )
+    url = r.headers.get("Location") if r.status_code == 307 else None
+    if url is None:
+        return
+    try:
+        # (connect timeout, read timeout): heartbeats come every 15 s.
+        with client.http.get(url, stream=True, timeout=(TIMEOUT, 60)) as stream:
+            if stream.status_code != 200:
+                return
+            print(f"following {url}", flush=True)
+            for line in stream.iter_lines(decode_unicode=True):
+                if line.startswith("id:"):
+                    yield int(line[3:].strip())
+    except requests.RequestException:
+        return  # the stream server is gone or restarting: polling takes over meanwhile
 
 
 def choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
@@ -161,18 +189,21 @@ def play_one(client: Client, game_id: str, version: int, rng: random.Random) -> 
 def play(
     client: Client, game_id: str, poll: float, max_moves: int, rng: random.Random
 ) -> dict[str, Any]:
-    """Wait for our turn, play, until the game is over: its final view."""
+    """Wait for our turn, play, until the game is over: its final view. Waits on the game's
+    stream when the server has one, else polls with conditional GETs."""
     version, moves = -1, 0
+    streamed = iter(())  # type: Iterator[int]
     while True:
         view = get_view_if_changed(client, game_id, version)
-        if view is None:  # nothing moved
-            time.sleep(poll)
+        if view is None:  # nothing moved: wait for the stream's next event, or a while
+            if next(streamed, None) is None:
+                time.sleep(poll)
+                streamed = follow(client, game_id, max(version, 0))
             continue
         version = view["version"]
         if view["status"] == "finished":
             return view
         if view["your_decision"] is None:  # someone else's turn, or the server resolves
-            time.sleep(poll)
             continue
         if moves >= max_moves:
             raise BotError(f"stopped after {max_moves} moves (--max-moves)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import requests
 from flask import Flask
 from rq import Worker
 from werkzeug.serving import make_server
@@ -144,3 +146,43 @@ def isolated_redis() -> Iterator[Store]:
     yield store
     store.close()
     server.stop()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def streams(store: Store) -> Iterator[str]:
+    """`kurier streams` (the production path), heartbeat 1 s; yields its base URL."""
+    port = _free_port()
+    tmp = short_tmp("kur-streams-")
+    env = {
+        **os.environ,
+        "REDIS_URL": store.url,
+        "KURIER_QUEUE_URL": store.queue_url,
+        "KURIER_STREAM_HEARTBEAT": "1",
+        "KURIER_STREAM_WORKERS": "1",
+        "KURIER_DATA_DIR": str(tmp),
+    }
+    log = open(tmp / "streams.log", "wb")  # noqa: SIM115
+    argv = [sys.executable, "-m", "service.cli", "streams", "--host", "127.0.0.1"]
+    proc = subprocess.Popen([*argv, "--port", str(port)], env=env, cwd=ROOT, stdout=log, stderr=log)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    try:
+        while True:
+            assert proc.poll() is None, (tmp / "streams.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "the stream server did not answer within 30 s"
+            try:
+                requests.get(f"{url}/v1/me/stream", timeout=2)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        stop(proc)
+        log.close()
+        sys.stderr.write((tmp / "streams.log").read_text()[-3000:])  # shown if a test failed

@@ -1,5 +1,6 @@
 """examples/bot.py, the client authors' first copy, plays a whole game against the test server:
 three bots as subprocesses; the first creates an open game, the others join it from the lobby;
+each follows the game's event stream (`kurier streams`, reached through the API's redirect);
 all exit 0 when the game is over."""
 
 from __future__ import annotations
@@ -58,7 +59,14 @@ def _wait_for_lobby(kurier: Kurier, proc: subprocess.Popen[str], log: Path) -> s
     return games[0]
 
 
-def test_bots_play_a_whole_game(kurier: Kurier, tmp_path: Path) -> None:
+def test_bots_play_a_whole_game(
+    kurier: Kurier,
+    tmp_path: Path,
+    streams: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The API (served in this process) sends streams on to the real stream server.
+    monkeypatch.setenv("KURIER_STREAM_URL", streams)
     _fill_stale_open_games(kurier)
     logs = [tmp_path / f"bot{i}.log" for i in range(SEATS)]
     files = [log.open("w") for log in logs]
@@ -91,6 +99,8 @@ def test_bots_play_a_whole_game(kurier: Kurier, tmp_path: Path) -> None:
     assert sorted(seat["name"] for seat in final["seats"]) == ["Creator", "Joiner1", "Joiner2"]
     for output in outputs:
         assert f"game {game_id} over at version {final['version']}: winner(s) " in output
+        # Each bot waited on the game's event stream (not only on polls).
+        assert f"following {streams}/v1/games/{game_id}/stream" in output
     # Every seat played: each bot's moves are in the record.
     record = kurier.call("GET", f"/v1/games/{game_id}/record").json()
     assert {a["seat"] for a in record["actions"] if a["seat"] >= 0} == set(range(SEATS))

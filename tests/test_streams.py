@@ -4,15 +4,11 @@ loopback, and a plain SSE reader over `requests` (lines parsed here)."""
 
 from __future__ import annotations
 
-import os
 import queue
 import random
-import socket
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,50 +18,9 @@ import requests
 from service.keys import events_key
 from service.store import Store
 from tests.client import Kurier, Player
-from tests.conftest import short_tmp, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 20.0  # seconds any one expected event may take
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def streams(store: Store) -> Iterator[str]:
-    """`kurier streams` (the production path), heartbeat 1 s; yields its base URL."""
-    port = _free_port()
-    tmp = short_tmp("kur-streams-")
-    env = {
-        **os.environ,
-        "REDIS_URL": store.url,
-        "KURIER_QUEUE_URL": store.queue_url,
-        "KURIER_STREAM_HEARTBEAT": "1",
-        "KURIER_STREAM_WORKERS": "1",
-        "KURIER_DATA_DIR": str(tmp),
-    }
-    log = open(tmp / "streams.log", "wb")  # noqa: SIM115
-    argv = [sys.executable, "-m", "service.cli", "streams", "--host", "127.0.0.1"]
-    proc = subprocess.Popen([*argv, "--port", str(port)], env=env, cwd=ROOT, stdout=log, stderr=log)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    try:
-        while True:
-            assert proc.poll() is None, (tmp / "streams.log").read_text()[-3000:]
-            assert time.monotonic() < deadline, "the stream server did not answer within 30 s"
-            try:
-                requests.get(f"{url}/v1/me/stream", timeout=2)
-                break
-            except requests.ConnectionError:
-                time.sleep(0.1)
-        yield url
-    finally:
-        stop(proc)
-        log.close()
-        sys.stderr.write((tmp / "streams.log").read_text()[-3000:])  # shown if a test failed
 
 
 class Sse:
