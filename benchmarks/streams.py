@@ -26,7 +26,9 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import gevent  # noqa: E402
 import requests  # noqa: E402
@@ -88,6 +90,7 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=20.0, help="moves per second, in all")
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--stream-workers", type=int, default=1)
+    parser.add_argument("--movers", type=int, default=40, help="concurrent players (greenlets)")
     args = parser.parse_args()
     streams = min(max(args.streams, 1), MAX_STREAMS)
     tmp = Path(tempfile.mkdtemp(prefix="kur-bench-streams-"))
@@ -125,8 +128,41 @@ def main() -> int:
         logs.close()
 
 
+def _mover(
+    call: Any,
+    games: list[tuple[str, list[str]]],
+    committed: dict[tuple[str, int], float],
+    slots: Iterator[int],
+    started: float,
+    args: argparse.Namespace,
+) -> None:
+    """One of several concurrent players (a greenlet): moves in its own games, each at the
+    next free slot of the global rate (open loop: a slow answer does not slow the others)."""
+    rng = random.Random(id(games))
+    while time.monotonic() - started < args.seconds:
+        gevent.sleep(max(0.0, started + next(slots) / args.rate - time.monotonic()))
+        gid, tokens = rng.choice(games)
+        view = call("GET", f"/v1/games/{gid}").json()
+        humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
+        if view["status"] != "active" or not humans:
+            continue
+        token = tokens[humans[0]["seat"]]
+        legal = call("GET", f"/v1/games/{gid}/legal-actions", token).json()["actions"]
+        answer = call(
+            "POST",
+            f"/v1/games/{gid}/actions",
+            token,
+            json={"notation": rng.choice(legal)["notation"]},
+        )
+        if answer.status_code in (200, 202):
+            committed[(gid, answer.json()["version"])] = time.monotonic()
+
+
 def run(api: str, stream_port: int, streams: int, args: argparse.Namespace) -> int:
+    # Many concurrent callers: a pool as large as the movers (requests' default is 10).
     session = requests.Session()
+    adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=args.movers + 10)
+    session.mount("http://", adapter)
 
     def call(method: str, path: str, token: str | None = None, **kw: object) -> requests.Response:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -154,26 +190,14 @@ def run(api: str, stream_port: int, streams: int, args: argparse.Namespace) -> i
     readers = [gevent.spawn(li.run) for li in listeners]
     gevent.sleep(3)  # every stream has sent its backlog
     committed: dict[tuple[str, int], float] = {}
-    rng = random.Random(1)
-    interval, started = 1 / args.rate, time.monotonic()
-    moves = 0
-    while time.monotonic() - started < args.seconds:
-        gid, tokens = rng.choice(games)
-        view = call("GET", f"/v1/games/{gid}").json()
-        humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
-        if view["status"] == "active" and humans:
-            token = tokens[humans[0]["seat"]]
-            legal = call("GET", f"/v1/games/{gid}/legal-actions", token).json()["actions"]
-            answer = call(
-                "POST",
-                f"/v1/games/{gid}/actions",
-                token,
-                json={"notation": rng.choice(legal)["notation"]},
-            )
-            if answer.status_code in (200, 202):
-                committed[(gid, answer.json()["version"])] = time.monotonic()
-                moves += 1
-        gevent.sleep(max(0.0, started + (moves + 1) * interval - time.monotonic()))
+    started = time.monotonic()
+    slots = iter(range(10**9))  # the n-th move may start at started + n / rate
+    movers = [
+        gevent.spawn(_mover, call, games[i :: args.movers], committed, slots, started, args)
+        for i in range(min(args.movers, len(games)))
+    ]
+    gevent.joinall(movers)
+    moves = len(committed)
     gevent.sleep(3)  # the last events arrive
     latencies = [
         (arrived - at) * 1000 for key, at in committed.items() for arrived in arrivals.get(key, [])

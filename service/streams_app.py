@@ -65,7 +65,12 @@ def _game(game_id: str) -> Response:
         int(after or 0),
         _timing(),
     )
-    return _event_stream(body)
+    response = _event_stream(body)
+    # Pages on the API's origin (the web client) may follow a game as a spectator: with "*"
+    # a browser sends no cookie or credentials, so such a stream is always redacted for
+    # spectators. A token has to be set by a client's own code, as on the same origin.
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    return response
 
 
 def _inbox() -> Response:

@@ -53,6 +53,11 @@ def _public_url() -> str:
     return config.public_url(os.environ)
 
 
+def _stream_origin() -> str:
+    parts = urlsplit(config.stream_url(os.environ))
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 @blp.before_app_request
 def _load_session() -> None:
     g.web_session = None
@@ -62,7 +67,8 @@ def _load_session() -> None:
 
 @blp.after_request
 def _security_headers(response: Response) -> Response:
-    response.headers["Content-Security-Policy"] = CSP
+    # The game page may follow its game's stream on the stream server (kurier streams).
+    response.headers["Content-Security-Policy"] = f"{CSP}; connect-src 'self' {_stream_origin()}"
     response.headers["X-Frame-Options"] = "DENY"
     response.headers["Referrer-Policy"] = "same-origin"
     response.headers["X-Content-Type-Options"] = "nosniff"
@@ -381,6 +387,7 @@ def game(game_id: str) -> Any:
         groups=groups,
         reveals=_reveals(record.id, entries, seat, record.names),
         poll=current_app.config.get("WEB_POLL_SECONDS", 5),
+        stream=f"{config.stream_url(os.environ)}/v1/games/{record.id}/stream",
         can_join=session is not None and seat is None and record.status == "open",
         invite=(request.args.get("invite") or "")[:64],
         can_start=player_id == record.creator and record.status == "open",

@@ -1,7 +1,9 @@
-// Live game pages without a reload button: ask the API every few seconds whether the game moved
-// (If-None-Match with the version shown: 304 while nothing did), and reload when it has.
-// Until the push channel (issue 14) exists, this is conditional polling; it costs the server a
-// record read per tab and interval. No inline script anywhere: the CSP forbids it.
+// Live game pages without a reload button. The page follows its game's event stream (Server-
+// Sent Events from the stream server, as a spectator: it only needs to know that something
+// happened) and reloads when an entry newer than the one shown arrives. Without a stream (no
+// EventSource, the stream server unreachable) it asks the API every few seconds instead
+// (If-None-Match with the version shown: 304 while nothing moved). No inline script anywhere:
+// the CSP forbids it.
 (function () {
   "use strict";
   var page = document.querySelector("[data-game]");
@@ -9,26 +11,41 @@
   var game = page.getAttribute("data-game");
   var version = page.getAttribute("data-version");
   var seconds = Number(page.getAttribute("data-poll") || "5");
+  var stream = page.getAttribute("data-stream");
   if (page.getAttribute("data-my-turn") === "yes") {
     document.title = "\u25CF Your turn \u00B7 " + document.title;
   }
+  // Someone typing keeps the page: no reload under their fingers.
+  var typing = false;
+  document.addEventListener("input", function () { typing = true; });
+  function moved() {
+    if (!typing) { window.location.reload(); }
+  }
   function ask() {
+    if (typing) { return; }
     fetch("/v1/games/" + encodeURIComponent(game), {
       headers: { "If-None-Match": '"' + version + '"' },
       credentials: "same-origin",
       cache: "no-store"
     }).then(function (response) {
-      if (response.status === 200) { window.location.reload(); return; }
+      if (response.status === 200) { moved(); return; }
       window.setTimeout(ask, seconds * 1000);
     }).catch(function () { window.setTimeout(ask, seconds * 4000); });
   }
-  // Someone typing keeps the page: no reload under their fingers.
-  var typing = false;
-  document.addEventListener("input", function () { typing = true; });
-  window.setTimeout(function wait() {
-    if (typing) { return; }
-    ask();
-  }, seconds * 1000);
+  function follow() {
+    var source = new EventSource(stream + "?after=" + encodeURIComponent(version));
+    source.addEventListener("entry", function (event) {
+      if (Number(event.lastEventId) > Number(version)) { source.close(); moved(); }
+    });
+    source.addEventListener("error", function () {
+      if (source.readyState === EventSource.CLOSED || !source.opened) {
+        source.close();
+        window.setTimeout(ask, seconds * 1000);
+      }
+    });
+    source.addEventListener("open", function () { source.opened = true; });
+  }
+  if (stream && window.EventSource) { follow(); } else { window.setTimeout(ask, seconds * 1000); }
 })();
 
 // Every revealed sealed choice is checked here, in the browser, against the commitment that was
