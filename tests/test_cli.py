@@ -63,6 +63,7 @@ def stack_env(tmp: Path, **extra: str) -> dict[str, str]:
         "KURIER_OUTBOX": str(tmp / "outbox"),
         "KURIER_PORT": str(free_port()),
         "KURIER_MAILIN_PORT": str(free_port()),
+        "KURIER_STREAM_PORT": str(free_port()),  # else the API's port + 1: maybe taken
         "KURIER_WEB_WORKERS": "1",
         "KURIER_LOG_LEVEL": "WARNING",
         **extra,
