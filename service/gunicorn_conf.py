@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from service.logs import gunicorn_logconfig
 from service.redis_server import data_dir_from_env
 
 #: A directory made here is ours to remove at exit; one the operator named is not.
@@ -44,20 +45,7 @@ graceful_timeout = 25  # within Docker's stop grace period
 max_requests = 100_000
 max_requests_jitter = 10_000
 accesslog = None  # the app writes its own JSON access lines, with the request id
-logconfig_dict = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"json": {"()": "service.logs.JsonFormatter"}},
-    "handlers": {
-        "stderr": {
-            "class": "logging.StreamHandler",
-            "formatter": "json",
-            "stream": "ext://sys.stderr",
-        }
-    },
-    "root": {"handlers": ["stderr"], "level": os.environ.get("KURIER_LOG_LEVEL", "INFO").upper()},
-    "loggers": {"gunicorn.error": {"handlers": [], "propagate": True}},
-}
+logconfig_dict = gunicorn_logconfig()
 
 
 def on_starting(_server: Any) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from service.logs import gunicorn_logconfig
 from service.redis_server import data_dir_from_env
 
 worker_class = "gevent"
@@ -22,17 +23,4 @@ graceful_timeout = 5
 keepalive = 5
 control_socket = str(data_dir_from_env() / "gunicorn-streams.ctl")
 accesslog = None
-logconfig_dict = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"json": {"()": "service.logs.JsonFormatter"}},
-    "handlers": {
-        "stderr": {
-            "class": "logging.StreamHandler",
-            "formatter": "json",
-            "stream": "ext://sys.stderr",
-        }
-    },
-    "root": {"handlers": ["stderr"], "level": os.environ.get("KURIER_LOG_LEVEL", "INFO").upper()},
-    "loggers": {"gunicorn.error": {"handlers": [], "propagate": True}},
-}
+logconfig_dict = gunicorn_logconfig()

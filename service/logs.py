@@ -90,3 +90,25 @@ def route_label() -> str:
     """The URL rule (``/v1/games/<game_id>``), never the concrete path: ids are unbounded."""
     rule = request.url_rule
     return rule.rule if rule is not None else "unmatched"
+
+
+def gunicorn_logconfig() -> dict[str, Any]:
+    """gunicorn's own lines as JSON on stderr, like the app's (the API's and the stream
+    server's gunicorn settings)."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "service.logs.JsonFormatter"}},
+        "handlers": {
+            "stderr": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "stream": "ext://sys.stderr",
+            }
+        },
+        "root": {
+            "handlers": ["stderr"],
+            "level": os.environ.get("KURIER_LOG_LEVEL", "INFO").upper(),
+        },
+        "loggers": {"gunicorn.error": {"handlers": [], "propagate": True}},
+    }

@@ -202,26 +202,17 @@ def _bag_mail(
         subject = "new messages" if len(told) > 1 else "a new message"
     else:
         subject = SUBJECTS.get(kinds[-1], "news")
-    lines = [f"Hello {raw.get('name', '')},", "", *told, ""]
-    lines += seatmail.seat_view(record, seat)
-    moves = seatmail.legal_moves(record, seat) if asked else []
-    if moves:
-        lines += ["", *moves]
     base = f"{public_url()}/v1/games/{record.id}"
-    return mail.Mail(
-        to=raw["email"],
-        to_name=raw.get("name", ""),
-        subject=f"{record.game.title} game {record.id}: {subject}",
-        text="\n".join(lines),
-        links=(
-            ("Board picture", f"{base}/board.svg"),
-            ("Game (API)", base),
-            ("Messages (API)", f"{base}/messages"),
-        ),
-        thread_id=mail.thread_id(record.id),
+    return _seat_mail(
+        store,
+        record,
+        seat,
+        raw,
+        subject=subject,
+        told=told,
+        asked=asked,
+        links=(("Messages (API)", f"{base}/messages"),),
         message_id=f"<{key}@{mail.mail_domain()}>",
-        reply_to=seatmail.issue_address(store, record, seat),
-        extra_headers={"X-Kurier-Version": str(record.version)},
     )
 
 
@@ -244,24 +235,47 @@ def _game_mail(
     raw: dict[str, str],
 ) -> mail.Mail:
     base = f"{public_url()}/v1/games/{record.id}"
-    lines = [f"Hello {raw.get('name', '')},", "", _headline(kind, data, record, raw), ""]
+    return _seat_mail(
+        store,
+        record,
+        seat,
+        raw,
+        subject=_subject(kind, data, record),
+        told=[_headline(kind, data, record, raw)],
+        asked=kind in ASKING,
+        links=(("Your legal moves (API)", f"{base}/legal-actions"),),
+        message_id=f"<{queues.notify_job_id(record.id, version, kind, seat)}@{mail.mail_domain()}>",
+    )
+
+
+def _seat_mail(
+    store: Store,
+    record: GameRecord,
+    seat: int,
+    raw: dict[str, str],
+    *,
+    subject: str,
+    told: list[str],
+    asked: bool,
+    links: tuple[tuple[str, str], ...],
+    message_id: str,
+) -> mail.Mail:
+    """A mail to one seat: what it is told, its view, its legal moves when it is asked, and a
+    reply address for that seat."""
+    base = f"{public_url()}/v1/games/{record.id}"
+    lines = [f"Hello {raw.get('name', '')},", "", *told, ""]
     lines += seatmail.seat_view(record, seat)
-    moves = seatmail.legal_moves(record, seat) if kind in ASKING else []
+    moves = seatmail.legal_moves(record, seat) if asked else []
     if moves:
         lines += ["", *moves]
-    domain = mail.mail_domain()
     return mail.Mail(
         to=raw["email"],
         to_name=raw.get("name", ""),
-        subject=f"{record.game.title} game {record.id}: {_subject(kind, data, record)}",
+        subject=f"{record.game.title} game {record.id}: {subject}",
         text="\n".join(lines),
-        links=(
-            ("Board picture", f"{base}/board.svg"),
-            ("Game (API)", base),
-            ("Your legal moves (API)", f"{base}/legal-actions"),
-        ),
+        links=(("Board picture", f"{base}/board.svg"), ("Game (API)", base), *links),
         thread_id=mail.thread_id(record.id),
-        message_id=f"<{queues.notify_job_id(record.id, version, kind, seat)}@{domain}>",
+        message_id=message_id,
         reply_to=seatmail.issue_address(store, record, seat),
         # The version the view and legal moves show (public, like the API's ETag).
         extra_headers={"X-Kurier-Version": str(record.version)},
