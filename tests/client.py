@@ -69,6 +69,26 @@ class Kurier:
         self.last_start = r.json()
         return game_id, players
 
+    def seated_game(
+        self, type_id: str, seats: int, prefix: str, **settings: Any
+    ) -> tuple[str, list[Player]]:
+        """A started game of new players named ``<prefix>0``…, created with ``settings``
+        (any GameCreate fields beyond type and seats)."""
+        players = [self.new_player(f"{prefix}{i}") for i in range(seats)]
+        body = {"type": type_id, "seats": seats, **settings}
+        created = self.call("POST", "/v1/games", players[0], json=body).json()
+        for p in players[1:]:
+            r = self.call(
+                "POST",
+                f"/v1/games/{created['id']}/seats",
+                p,
+                json={"invite_code": created["invite_code"]},
+            )
+            assert r.status_code == 201, r.text
+        r = self.call("POST", f"/v1/games/{created['id']}/start", players[0])
+        assert r.status_code == 200, r.text
+        return created["id"], players
+
     def view(self, game_id: str, player: Player | None = None) -> dict[str, Any]:
         r = self.call("GET", f"/v1/games/{game_id}", player)
         assert r.status_code == 200, r.text

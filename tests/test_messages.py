@@ -15,19 +15,7 @@ PRIVATE = "meet me in Gallia <script>alert(1)</script>"
 
 
 def _game(kurier: Kurier, **extra: Any) -> tuple[str, list[Player]]:
-    players = [kurier.new_player(f"M{i}") for i in range(3)]
-    body = {"type": "attila", "seats": 3, **extra}
-    created = kurier.call("POST", "/v1/games", players[0], json=body).json()
-    for p in players[1:]:
-        r = kurier.call(
-            "POST",
-            f"/v1/games/{created['id']}/seats",
-            p,
-            json={"invite_code": created["invite_code"]},
-        )
-        assert r.status_code == 201, r.text
-    assert kurier.call("POST", f"/v1/games/{created['id']}/start", players[0]).status_code == 200
-    return created["id"], players
+    return kurier.seated_game("attila", 3, "M", **extra)
 
 
 def _say(kurier: Kurier, game_id: str, who: Player, text: str, to: int | None = None) -> Any:

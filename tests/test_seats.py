@@ -13,19 +13,7 @@ from tests.client import Kurier, Player, play_to_end
 
 
 def _game(kurier: Kurier, type_id: str, seats: int, **extra: Any) -> tuple[str, list[Player]]:
-    players = [kurier.new_player(f"S{i}") for i in range(seats)]
-    body = {"type": type_id, "seats": seats, **extra}
-    created = kurier.call("POST", "/v1/games", players[0], json=body).json()
-    for p in players[1:]:
-        r = kurier.call(
-            "POST",
-            f"/v1/games/{created['id']}/seats",
-            p,
-            json={"invite_code": created["invite_code"]},
-        )
-        assert r.status_code == 201, r.text
-    assert kurier.call("POST", f"/v1/games/{created['id']}/start", players[0]).status_code == 200
-    return created["id"], players
+    return kurier.seated_game(type_id, seats, "S", **extra)
 
 
 def _act(kurier: Kurier, game_id: str, who: Player, body: dict[str, Any]) -> Any:
