@@ -141,7 +141,7 @@ def test_two_players_play_a_whole_attika_game_by_email(stack: MailStack) -> None
             GAME.apply_notation(state, pending[0]["seat"], pending[0]["action"])
             pending.pop(0)
         for seat, message in by_version[version]:
-            varied += _check_mail(state, seat, plain(message), hidden_rng)
+            varied += _check_mail(state, seat, plain(message), hidden_rng, record.names)
             checked += 1
     assert checked == len(everything) > len(sent)
     assert varied > checked // 2
@@ -150,13 +150,15 @@ def test_two_players_play_a_whole_attika_game_by_email(stack: MailStack) -> None
     )
 
 
-def _check_mail(state: AttikaState, seat: int, text: str, rng: random.Random) -> bool:
+def _check_mail(
+    state: AttikaState, seat: int, text: str, rng: random.Random, names: list[str]
+) -> bool:
     """Returns whether something hidden from ``seat`` could be changed for the comparison."""
-    summary = text_summary("attika", GAME.view(state, seat)).rstrip()
+    summary = text_summary("attika", GAME.view(state, seat), names=names).rstrip()
     assert summary in text, text
     assert text.count("Your hand:") == 1 and text.count(summary) == 1
     changed = _hidden_changed(state, seat, rng)
-    assert text_summary("attika", GAME.view(changed, seat)).rstrip() == summary
+    assert text_summary("attika", GAME.view(changed, seat), names=names).rstrip() == summary
     listed = legal_moves_of(text)
     if listed:
         legal = [GAME.notation(a) for a in GAME.legal_actions(state, seat)]

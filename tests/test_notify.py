@@ -83,7 +83,8 @@ def test_emails_show_only_the_recipients_view_parse_back_and_thread(stack: Notif
     text = _plain(turn)
     own_view = k.view(game_id, seated[to_move])["view"]
     # The body is the recipient's own view: their hand, and nobody else's.
-    assert text_summary("attila", own_view).rstrip() in text
+    names = [seat["name"] for seat in k.view(game_id)["seats"]]
+    assert text_summary("attila", own_view, names=names).rstrip() in text
     assert [line for line in text.splitlines() if "hand" in line.lower()] == [
         f"Your hand: {hands[to_move]}"
     ]

@@ -58,7 +58,8 @@ def seat_view(record: GameRecord, seat: int) -> list[str]:
     if record.state is None:
         return []
     game = record.game
-    return [text_summary(record.type, game.view(game.load(record.state), seat)).rstrip()]
+    view = game.view(game.load(record.state), seat)
+    return [text_summary(record.type, view, names=record.names).rstrip()]
 
 
 def legal_moves(record: GameRecord, seat: int) -> list[str]:
