@@ -60,11 +60,13 @@ class Node:
             self.process.send_signal(signal.SIGKILL)
         self.process.wait(10)
 
-    def restart(self) -> None:
-        """Start the killed process again, same port, directory and configuration (a cluster
-        node or a Sentinel-managed server comes back as a replica of whoever took over)."""
+    def restart(self, *extra: str) -> None:
+        """Start the killed process again, same port, directory and configuration, plus
+        ``extra`` arguments (a cluster node comes back as a replica of whoever took over; a
+        Sentinel-managed server is given ``--replicaof`` the new primary, as an operator must:
+        started as it was, it would serve as an empty primary until a Sentinel demotes it)."""
         assert self.process.poll() is not None, f"{self.name} is still running"
-        self.process = _spawn(self.command)
+        self.process = _spawn([*self.command, *extra])
         wait_for(lambda: _answers(self), FORM_TIMEOUT, f"{self.name} to answer PING again")
 
     def log_tail(self, lines: int = 15) -> str:

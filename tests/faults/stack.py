@@ -113,8 +113,9 @@ class Mover:
             return None
         return r
 
-    def step(self, deadline: float) -> bool:
-        """One logical move; False once the game is over or the deadline has passed."""
+    def step(self, deadline: float, stop: threading.Event | None = None) -> bool:
+        """One logical move; False once the game is over or the deadline has passed. A set
+        ``stop`` ends the retries of a move not yet answered (it stays unacknowledged)."""
         path = f"/v1/games/{self.game_id}"
         view = self._req("GET", path, None)
         if view is None:
@@ -136,7 +137,7 @@ class Mover:
         if_match = f'"{state["version"]}"'
         self.sent[key] = (player, choice["notation"], if_match)
         headers = {"Idempotency-Key": key, "If-Match": if_match}
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not (stop and stop.is_set()):
             r = self._req(
                 "POST",
                 path + "/actions",
@@ -193,7 +194,7 @@ def moving(movers: list[Mover], deadline: float) -> Iterator[None]:
     stop = threading.Event()
 
     def play(mover: Mover) -> None:
-        while not stop.is_set() and mover.step(deadline):
+        while not stop.is_set() and mover.step(deadline, stop):
             pass
 
     threads = [threading.Thread(target=play, args=(m,), daemon=True) for m in movers]
