@@ -126,11 +126,6 @@ def take_seat(
     return games.commit(store, game_id, mutate)
 
 
-def vacant_seats(record: GameRecord) -> list[int]:
-    """Seats that resigned or were abandoned (the ones the creator may offer)."""
-    return sorted(_vacant(record))
-
-
 def _vacant(record: GameRecord) -> set[int]:
     resigned = record.game.resigned_seats(record.game.load(record.state or {}))
     return set(resigned) | set(record.seating.get("abandoned", []))

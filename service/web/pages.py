@@ -392,17 +392,24 @@ def game(game_id: str) -> Any:
         invite=(request.args.get("invite") or "")[:64],
         can_start=player_id == record.creator and record.status == "open",
         winners=[record.names[w] for w in (record.result or {}).get("winners", [])],
-        **_seat_forms(record, seat, player_id, session is not None),
+        **_seat_forms(record, view["seats"], seat, player_id, session is not None),
     )
 
 
 def _seat_forms(
-    record: GameRecord, seat: int | None, player_id: str | None, signed_in: bool
+    record: GameRecord,
+    shown: list[dict[str, Any]],
+    seat: int | None,
+    player_id: str | None,
+    signed_in: bool,
 ) -> dict[str, Any]:
     """What the page offers about seats: resign, claim a win, offer a seat (the creator, with
-    the links of open offers), take an offered seat (a link's ``take`` and ``code``)."""
+    the links of open offers), take an offered seat (a link's ``take`` and ``code``).
+    ``shown``: the game view's seats, which already say who resigned or is absent (the state
+    is not read again)."""
     active = record.status == "active"
-    vacant = seats.vacant_seats(record) if active else []
+    gone = [s["seat"] for s in shown if s.get("resigned") or s.get("abandoned")]
+    vacant = gone if active else []
     abandoned = record.seating.get("abandoned", [])
     creator = player_id is not None and player_id == record.creator
     take = request.args.get("take", "")
