@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Final, Generic, Literal, Protocol, TypeVar
 
 #: The actor that resolves sealed decisions once every choice is in. Never a player.
@@ -246,10 +248,13 @@ SEAT_ACTIONS: Final[Mapping[str, SeatAction]] = {
     "forfeit": Resign(forfeit=True),
     "rejoin": Rejoin(),
 }
+#: The ``type``s of the seat actions' objects and the kinds of their events.
+SEAT_ACTION_TYPES: Final = frozenset({"resign", "rejoin"})
+SEAT_EVENT_KINDS: Final = frozenset({"resigned", "rejoined"})
 
 
 def seat_action_from_json(raw: Mapping[str, Any]) -> SeatAction | None:
-    if raw.get("type") not in ("resign", "rejoin"):
+    if raw.get("type") not in SEAT_ACTION_TYPES:
         return None
     if set(raw) - {"type", "forfeit"}:
         raise IllegalAction("bad-action", f"{raw['type']!r} takes no fields but 'forfeit'")
@@ -333,6 +338,17 @@ class GameNotation(Protocol[Action]):
     def to_json(self, action: Action) -> dict[str, Any]: ...
 
     def from_json(self, raw: Mapping[str, Any]) -> Action: ...
+
+    @property
+    def json_types(self) -> frozenset[str]: ...
+
+
+class GameDescriber(Protocol):
+    """A game's sentences: one describer per event kind it says something about."""
+
+    describers: Mapping[str, Any]
+
+    def __call__(self, event: Event, names: Sequence[str]) -> str | None: ...
 
 
 class Game(ABC, Generic[State, Action]):
@@ -469,6 +485,22 @@ class Game(ABC, Generic[State, Action]):
 
     # -- words (docs/describe.md) -------------------------------------------------------------
 
+    def action_types(self) -> frozenset[str]:
+        """Every ``type`` an action object of this game can have (``resign`` included)."""
+        return frozenset()
+
+    def event_kinds(self) -> frozenset[str]:
+        """Every event kind the game has words for (the bookkeeping kinds need none)."""
+        return frozenset()
+
+    def examples(self) -> dict[str, list[dict[str, Any]]]:
+        """Action objects and events that random games rarely reach, one of each kind, from
+        ``data/examples.json`` beside the game's module (service/schemas/derive.py)."""
+        module = sys.modules[type(self).__module__].__file__
+        path = Path(str(module)).parent / "data" / "examples.json"
+        raw = json.loads(path.read_text()) if path.exists() else {}
+        return {"actions": raw.get("actions", []), "events": raw.get("events", [])}
+
     @abstractmethod
     def describe(self, event: Event, names: Sequence[str]) -> str | None:
         """One short English sentence saying what ``event`` means, seats named by ``names``
@@ -553,10 +585,16 @@ class RulesGame(Game[State, Action]):
         return self.notation_.from_json(raw)
 
     #: The game's ``describe`` (its ``engine/<game>/describe.py``).
-    describer: Callable[[Event, Sequence[str]], str | None]
+    describer: GameDescriber
 
     def describe(self, event: Event, names: Sequence[str]) -> str | None:
         return self.describer(event, names)
+
+    def action_types(self) -> frozenset[str]:
+        return self.notation_.json_types | SEAT_ACTION_TYPES
+
+    def event_kinds(self) -> frozenset[str]:
+        return frozenset(self.describer.describers) | SEAT_EVENT_KINDS
 
 
 def visible_events(events: Sequence[Event], seat: int | None) -> list[Event]:

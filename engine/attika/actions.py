@@ -184,6 +184,11 @@ class Notation:
                 out["rotation"] = rotation
         return out
 
+    @property
+    def json_types(self) -> frozenset[str]:
+        """The ``type``s an action object of this game can have."""
+        return frozenset(_JSON_FIELDS)
+
     def from_json(self, raw: Mapping[str, Any]) -> AttikaAction:
         try:
             return self._from_json(raw)

@@ -186,17 +186,24 @@ SEAT_ACTIONS = [{"type": "resign", "forfeit": False}, {"type": "resign"}, {"type
 
 
 def derive(type_id: str, games: int) -> dict[str, Any]:
+    """The schemas of ``type_id`` from ``games`` random games and the engine's examples of what
+    they rarely reach; refuses to leave out an action type or event kind the engine has."""
+    game = get_game(type_id)
+    examples = game.examples()
     views: list[Any] = []
     actions: dict[str, list[Any]] = {}
     events: dict[str, list[Any]] = {}
     steps: set[tuple[str, str]] = set()
-    for sample in samples(type_id, games):
+    for sample in [*samples(type_id, games), Sample(**examples)]:
         views.extend(sample.views)
         for action in [*sample.actions, *SEAT_ACTIONS]:
             actions.setdefault(action["type"], []).append(action)
         for event in sample.events:
             events.setdefault(event["kind"], []).append(event["data"])
         steps |= sample.steps
+    unseen = sorted(game.action_types() - set(actions)) + sorted(game.event_kinds() - set(events))
+    if unseen:
+        raise SystemExit(f"{type_id}: no example of {unseen}; add one to its data/examples.json")
     return {
         "view": infer(views),
         "actions": {name: infer(values) for name, values in sorted(actions.items())},
