@@ -254,7 +254,8 @@ SEAT_EVENT_KINDS: Final = frozenset({"resigned", "rejoined"})
 
 
 def seat_action_from_json(raw: Mapping[str, Any]) -> SeatAction | None:
-    if raw.get("type") not in SEAT_ACTION_TYPES:
+    kind = raw.get("type")
+    if not isinstance(kind, str) or kind not in SEAT_ACTION_TYPES:
         return None
     if set(raw) - {"type", "forfeit"}:
         raise IllegalAction("bad-action", f"{raw['type']!r} takes no fields but 'forfeit'")
