@@ -238,7 +238,8 @@ def _render(store: Store, record: GameRecord) -> tuple[Picture, ...]:
     return tuple(
         Picture(
             cid=f"{name}-{record.id}-{record.version}@kurier",
-            png=picture_png.svg_to_png(svg, PICTURE_PIXELS),
+            # The font directory read now, not at import: a test points it at an empty one.
+            png=picture_png.svg_to_png(svg, PICTURE_PIXELS, font_dir=picture_png.DEJAVU_DIR),
             alt=alts[name],
         )
         for name, svg in board_svgs(store, record)
