@@ -110,7 +110,7 @@ def turn_mail(
     return TurnMail(
         greeting=_("Hello {name},").format(name=name) if name else _("Hello,"),
         header=header(record, seat),
-        told=tuple(told),
+        told=tuple(what_happened(store, record, seat, told)),
         pictures=mail_pictures(store, record),
         secret=tuple(secret_lines(record, seat)),
         view_text=view_text(record, seat),
@@ -126,6 +126,16 @@ def turn_mail(
             title=record.game.title, game=record.id, version=record.version
         ),
     )
+
+
+def what_happened(store: Store, record: GameRecord, seat: int, told: Sequence[str]) -> list[str]:
+    """What happened since the seat's last move (the game's sentences, only events the seat
+    may see, up to the mailed version), then what the notices tell beyond it; a bare "your
+    turn" is left to the header."""
+    entries = store.log_tail(record, games.RECENT_ENTRIES)
+    sentences = [s["text"] for s in games.since_last_move(record, entries, seat)]
+    extra = [line for line in told if line not in sentences and line != _("Your turn.")]
+    return [*sentences, *extra]
 
 
 def header(record: GameRecord, seat: int) -> str:
