@@ -5,6 +5,8 @@ game can offer a player has a rule in the game's own words."""
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from typing import ClassVar
 
 import pytest
 
@@ -58,7 +60,7 @@ def test_a_game_without_rules_still_groups_by_kind() -> None:
     game = get_game("attila")
 
     class Bare(type(game)):  # type: ignore[misc]
-        move_rules = {}
+        move_rules: ClassVar[Mapping[str, str]] = {}
 
     bare = Bare(game.board)  # type: ignore[attr-defined]
     state = bare.new_state(2, "groups-default", None)
