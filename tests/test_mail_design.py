@@ -211,3 +211,40 @@ def test_without_fonts_the_mail_goes_out_without_its_picture(
     assert message.get_body(("html",)) is not None
     assert not [p for p in message.walk() if p.get_content_type() == "image/png"]
     assert k.view(game_id)["status"] == "active"
+
+
+def test_the_wargame_mail_has_the_crop_round_the_last_move_and_the_whole_map(
+    stack: NotifyStack,
+) -> None:
+    if picture_png.missing_fonts():
+        pytest.skip("the DejaVu fonts are not installed")
+    k = stack.client
+    players = [stack.player(n, email=f"{n.lower()}@war.test")[0] for n in ("Gaius", "Hunor")]
+    game_id = stack.game(players, seed="design-war", game_type="attila-wargame")
+    assert stack.store is not None
+    moved = False
+    for _ in range(12):  # the sealed notes, then a unit's move
+        view = k.view(game_id)
+        decision = next(d for d in view["waiting_for"] if d["seat"] != SYSTEM)
+        player = players[decision["seat"]]
+        legal = k.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()["actions"]
+        moves = [a for a in legal if a["notation"].startswith("move ")]
+        action = (moves or legal)[0]
+        r = k.call(
+            "POST",
+            f"/v1/games/{game_id}/actions",
+            player,
+            json={"notation": action["notation"]},
+            headers={"If-Match": f'"{view["version"]}"'},
+        )
+        assert r.status_code in (200, 202), r.text
+        wait_for(lambda v=view["version"]: k.view(game_id)["version"] > v, 30, "the move")
+        if moves:
+            moved = True
+            break
+    assert moved, "no unit moved"
+    record = stack.store.get_game(game_id)
+    made = mailview.mail_pictures(stack.store, record)
+    assert [p.cid.split("-")[0] for p in made] == ["crop", "board"]
+    crop, board = (p.png for p in made)
+    assert crop != board

@@ -50,9 +50,7 @@ def mailed_html() -> Iterator[str]:
 def test_the_mail_fits_and_shows_its_picture(browser: Any, mailed_html: str, width: int) -> None:
     page = browser.new_page(viewport={"width": width, "height": 900})
     page.set_content(mailed_html, wait_until="load")
-    page.wait_for_function(
-        "Array.from(document.images).every(i => i.complete)", timeout=15_000
-    )
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=15_000)
     inner = page.evaluate("window.innerWidth")
     scroll = page.evaluate("document.documentElement.scrollWidth")
     assert scroll <= inner, f"horizontal overflow at {width} px: {scroll} > {inner}"
