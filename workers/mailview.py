@@ -260,7 +260,7 @@ def _render(store: Store, record: GameRecord) -> tuple[Picture, ...]:
 
 
 def render_text(turn: TurnMail) -> str:
-    return environment().get_template("turn.txt").render(turn=turn, moves_heading=MOVES_HEADING)
+    return environment().get_template("turn.txt").render(turn=turn, moves_heading=_(MOVES_HEADING))
 
 
 def render_html(turn: TurnMail, subject: str) -> str:
