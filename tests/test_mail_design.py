@@ -18,7 +18,7 @@ import pytest
 from engine.core import SYSTEM
 from engine.registry import get_game
 from service.pictures import png as picture_png
-from tests.client import Kurier
+from tests.client import Kurier, play_to_end
 from tests.mail_stack import legal_moves, plain
 from tests.notify_stack import NotifyStack
 from tests.receivers import wait_for
@@ -248,3 +248,28 @@ def test_the_wargame_mail_has_the_crop_round_the_last_move_and_the_whole_map(
     assert [p.cid.split("-")[0] for p in made] == ["crop", "board"]
     crop, board = (p.png for p in made)
     assert crop != board
+
+
+def test_the_last_mail_tells_the_standings_in_words(stack: NotifyStack) -> None:
+    """A whole game (random moves over HTTP): the game-over mail names the winner and has
+    the final table by name and points, never a Python list."""
+
+    k = stack.client
+    players = [stack.player(n, email=f"{n.lower()}@end.test")[0] for n in ("Ida", "Jan")]
+    game_id = stack.game(players, seed="design-end")
+    final, _, _ = play_to_end(k, game_id, players, random.Random(5), max_seconds=120)
+    assert final["status"] == "finished"
+    result = final["result"]
+
+    def over() -> EmailMessage | None:
+        mails = [m for m in stack.smtp.to("ida@end.test") if "is over" in plain(m)]
+        return mails[-1] if mails else None
+
+    text = plain(wait_for(over, 60, "the game-over mail"))
+    winners = ", ".join(("Ida", "Jan")[s] for s in result["winners"])
+    assert f"The game is over: {winners} won." in text
+    assert "Final standings:" in text
+    for seat, name in enumerate(("Ida", "Jan")):
+        points = result["scores"][seat]
+        assert re.search(rf"^  \d\. {name}: {points} points?", text, re.MULTILINE), text
+    assert not PYTHON_LITERAL.search(text), text

@@ -56,6 +56,16 @@ class Picture:
 
 
 @dataclass(frozen=True)
+class Standing:
+    """One row of the final table: place (ties share one), player, points ("" if none)."""
+
+    place: int
+    name: str
+    points: str
+    winner: bool
+
+
+@dataclass(frozen=True)
 class TurnMail:
     """Everything one mail to one seat shows, in words (the templates only lay it out)."""
 
@@ -68,6 +78,8 @@ class TurnMail:
     #: The whole view as text (the text part's board; the HTML part has the picture).
     view_text: str
     groups: tuple[MoveGroup, ...]
+    #: The final table once the game is over (empty before).
+    standings: tuple[Standing, ...]
     reply: str
     reply_more: str
     links: tuple[tuple[str, str], ...]
@@ -115,6 +127,7 @@ def turn_mail(
         secret=tuple(secret_lines(record, seat)),
         view_text=view_text(record, seat),
         groups=groups,
+        standings=tuple(standings(record)),
         reply=reply,
         reply_more=_(
             "A line “say <text>” writes to the table, “say @Name <text>” to one player, "
@@ -141,6 +154,9 @@ def what_happened(store: Store, record: GameRecord, seat: int, told: Sequence[st
 def header(record: GameRecord, seat: int) -> str:
     """One line: whose turn it is and what is asked."""
     if record.status == "finished":
+        winners = [_name(record, s) for s in (record.result or {}).get("winners") or []]
+        if winners:
+            return _("The game is over: {names} won.").format(names=", ".join(winners))
         return _("The game is over.")
     if record.status != "active":
         return _("The game has not started yet.")
@@ -158,6 +174,36 @@ def header(record: GameRecord, seat: int) -> str:
     if len(others) == 1:
         return _("{name} is to move.").format(name=others[0])
     return _("{names} are to move.").format(names=", ".join(dict.fromkeys(others)))
+
+
+def standings(record: GameRecord) -> list[Standing]:
+    """The final table, in words: winners first, then by points; ties share a place."""
+    result = record.result or {}
+    if record.status != "finished" or not result:
+        return []
+    winners = set(result.get("winners") or [])
+    scores = result.get("scores")
+    seats = range(len(record.names))
+
+    def points(seat: int) -> int | None:
+        if isinstance(scores, list) and seat < len(scores) and isinstance(scores[seat], int):
+            return int(scores[seat])
+        return None
+
+    def rank(seat: int) -> tuple[bool, int]:
+        return (seat not in winners, -(points(seat) or 0))
+
+    order = sorted(seats, key=rank)
+    rows = []
+    for index, seat in enumerate(order):
+        place = rows[-1].place if index and rank(order[index - 1]) == rank(seat) else index + 1
+        shown = points(seat)
+        rows.append(
+            Standing(
+                place, _name(record, seat), "" if shown is None else str(shown), seat in winners
+            )
+        )
+    return rows
 
 
 def _name(record: GameRecord, seat: int) -> str:
