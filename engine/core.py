@@ -352,6 +352,23 @@ class GameDescriber(Protocol):
     def __call__(self, event: Event, names: Sequence[str]) -> str | None: ...
 
 
+@dataclass(frozen=True)
+class MoveGroup:
+    """The legal moves of one kind, told in a mail instead of every combination: ``rule`` says
+    in a few words what the kind does (the game's own words, or "" when it has none),
+    ``examples`` are a few of the moves in notation, ``count`` how many moves there are."""
+
+    kind: str
+    rule: str
+    examples: tuple[str, ...]
+    count: int
+
+
+#: Every move of a group is listed when it has at most this many; otherwise a few examples.
+MOVE_GROUP_ALL = 8
+MOVE_GROUP_EXAMPLES = 3
+
+
 class Game(ABC, Generic[State, Action]):
     """One game type's rules. Stateless: every method takes the state it works on."""
 
@@ -448,11 +465,31 @@ class Game(ABC, Generic[State, Action]):
     def result(self, state: State) -> dict[str, Any] | None:
         """Final scores and winners once the game is over, else ``None``."""
 
-    def event_words(self, kind: str, data: Mapping[str, Any]) -> tuple[str, str] | None:
+    def event_words(
+        self, kind: str, data: Mapping[str, Any], names: Sequence[str] = ()
+    ) -> tuple[str, str] | None:
         """What to tell players about this game's public event ``kind`` (its ``data`` as the
-        event carries it): a short subject and a sentence, in the game's own words, for
-        notifications; ``None`` lets the notifier say it in generic words."""
+        event carries it): a short subject and a sentence, in the game's own words, seats
+        named by ``names``, for notifications; ``None`` lets the notifier say it in generic
+        words."""
         return None
+
+    #: A short rule per action kind (``Action.kind``) for ``move_groups``: what the kind does
+    #: and how it is written. A kind missing here is listed with no rule.
+    move_rules: ClassVar[Mapping[str, str]] = {}
+
+    def move_groups(self, legal: Sequence[Action]) -> list[MoveGroup]:
+        """``legal`` (a seat's legal actions) grouped by kind, in order of first appearance:
+        every action in exactly one group, with the kind's rule and a few examples (all of
+        them when the group is small)."""
+        by_kind: dict[str, list[str]] = {}
+        for action in legal:
+            kind = str(getattr(action, "kind", "") or type(action).__name__.lower())
+            by_kind.setdefault(kind, []).append(self.notation(action))
+        return [
+            MoveGroup(kind, self.move_rules.get(kind, ""), _examples(texts), len(texts))
+            for kind, texts in by_kind.items()
+        ]
 
     # -- derived helpers ----------------------------------------------------------------------
 
@@ -600,3 +637,11 @@ class RulesGame(Game[State, Action]):
 
 def visible_events(events: Sequence[Event], seat: int | None) -> list[Event]:
     return [event for event in events if event.visible_to(seat)]
+
+
+def _examples(texts: Sequence[str]) -> tuple[str, ...]:
+    """All of ``texts`` when few, else the first, a middle and the last one (a spread)."""
+    if len(texts) <= MOVE_GROUP_ALL:
+        return tuple(texts)
+    picks = sorted({0, len(texts) // 2, len(texts) - 1})[:MOVE_GROUP_EXAMPLES]
+    return tuple(texts[i] for i in picks)

@@ -17,6 +17,7 @@ from rq.serializers import JSONSerializer
 
 from tests.notify_stack import ROOT, NotifyStack
 from tests.receivers import free_port, wait_for
+from workers.mailview import MOVES_HEADING
 from workers.seatmail import LEGAL_HEADING
 
 DOMAIN = "play.test"
@@ -99,7 +100,18 @@ def plain(message: EmailMessage) -> str:
 
 
 def legal_moves(message: EmailMessage) -> list[str]:
+    """The moves a mail lists: all of them (an answer to a mail, under ``LEGAL_HEADING``), or
+    the examples of each kind (a turn mail, under ``MOVES_HEADING``: every move of a small
+    group, a few of a large one)."""
     lines = plain(message).splitlines()
+    if MOVES_HEADING in lines:
+        out = []
+        for line in lines[lines.index(MOVES_HEADING) + 1 :]:
+            if not line.startswith("  "):
+                break
+            if line.startswith("      "):
+                out.append(line.strip())
+        return out
     if LEGAL_HEADING not in lines:
         return []
     out = []

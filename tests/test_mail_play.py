@@ -182,7 +182,8 @@ def test_bad_mails_get_clear_answers_and_change_nothing(stack: MailStack) -> Non
         stack.send(bad, me, str(bad["To"]))
         answer = plain(answer_for(stack, me, bad))
         assert expected in answer, answer
-        assert legal_moves(answer_for(stack, me, bad)) == legal
+        # The answer lists every legal move; the turn mail some of each kind.
+        assert set(legal) <= set(legal_moves(answer_for(stack, me, bad)))
     # An unknown charset label: read as far as possible, refused clearly.
     unknown = reply_to(fresh(), me, "zz \xe4\xf6 top", charset="iso-8859-1")
     raw = as_wire(unknown).replace(b'charset="iso-8859-1"', b'charset="x-klingon"')

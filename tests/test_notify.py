@@ -7,6 +7,7 @@ import json
 import logging
 import mailbox
 import os
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -20,6 +21,7 @@ from engine.registry import get_game
 from service import games
 from service.pictures import text_summary
 from tests.client import metric_sample
+from tests.mail_stack import legal_moves
 from tests.notify_stack import NotifyStack
 from tests.receivers import HookSink, wait_for
 from workers import notify, shared
@@ -47,17 +49,6 @@ def _plain(message: EmailMessage) -> str:
     part = message.get_body(("plain",))
     assert part is not None
     return part.get_content().replace("\r\n", "\n")
-
-
-def _moves(text: str) -> list[str]:
-    lines = text.splitlines()
-    start = lines.index("Your legal moves (send one as notation):") + 1
-    out = []
-    for line in lines[start:]:
-        if not line.startswith("  "):
-            break
-        out.append(line.strip())
-    return out
 
 
 def test_emails_show_only_the_recipients_view_parse_back_and_thread(stack: NotifyStack) -> None:
@@ -92,13 +83,14 @@ def test_emails_show_only_the_recipients_view_parse_back_and_thread(stack: Notif
         if seat != to_move and hand != hands[to_move]:
             assert f"Your hand: {hand}" not in text
 
-    # Every listed move parses back into one of the legal actions, and all are listed.
+    # Every listed move parses back into one of the legal actions; the kinds' counts add up.
     legal = k.call("GET", f"/v1/games/{game_id}/legal-actions", seated[to_move]).json()
-    listed = _moves(text)
+    listed = legal_moves(turn)
     assert listed
-    assert {GAME.notation(GAME.parse(line)) for line in listed} == {
-        a["notation"] for a in legal["actions"]
-    }
+    notations = {a["notation"] for a in legal["actions"]}
+    assert {GAME.notation(GAME.parse(line)) for line in listed} <= notations
+    counts = re.findall(r"^  \S+ \((\d+) moves?", text, re.MULTILINE)
+    assert sum(map(int, counts)) == len(notations)
     assert f"{stack.base}/v1/games/{game_id}/board.svg" in text
     html = turn.get_body(("html",))
     assert html is not None and "board.svg" in html.get_content()
@@ -281,14 +273,15 @@ def test_mail_without_smtp_goes_to_the_logged_maildir(
 def test_a_games_own_words_come_from_its_engine_package() -> None:
     """workers/ and service/ hold no game's vocabulary: the notifier asks the game."""
     resolved = {"province": "ITA", "cards": {"0": ["V", "V"], "1": []}, "removed": ["H"]}
-    assert GAME.event_words("conflict_resolved", resolved) == (
+    names = ["Anna", "Bruno"]
+    assert GAME.event_words("conflict_resolved", resolved, names) == (
         "a conflict was resolved",
-        "The conflict in ITA was resolved. Revealed cards: seat 0: V V; seat 1: nothing. "
-        "Removed: H.",
+        "The conflict in ITA was resolved. Revealed cards: Anna: V V; Bruno: nothing. Removed: H.",
     )
-    assert GAME.event_words("scored", {"scoring": "final", "scores": [3, 5]}) == (
+    # Scores in words, players by name: never a Python list.
+    assert GAME.event_words("scored", {"scoring": "final", "scores": [3, 5]}, names) == (
         "final scoring",
-        "Final scoring. Scores: [3, 5].",
+        "Final scoring. Scores: Anna 3, Bruno 5.",
     )
     assert GAME.event_words("no_such_event", {}) is None
     assert get_game("attika").event_words("conflict_resolved", resolved) is None

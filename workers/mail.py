@@ -27,6 +27,14 @@ SMTP_TIMEOUT = 30
 
 
 @dataclass(frozen=True)
+class InlineImage:
+    """A picture the HTML part shows by ``cid:<cid>`` (multipart/related)."""
+
+    cid: str
+    png: bytes
+
+
+@dataclass(frozen=True)
 class Mail:
     """One message to one player, before it becomes MIME."""
 
@@ -41,6 +49,10 @@ class Mail:
     message_id: str = ""
     reply_to: str = ""
     extra_headers: dict[str, str] = field(default_factory=dict)
+    #: A designed HTML part (workers/mailview.py); empty: the text in a ``<pre>`` block.
+    html: str = ""
+    #: Pictures the HTML part refers to by ``cid:``, attached inline beside it.
+    images: tuple[InlineImage, ...] = ()
 
 
 def sender() -> str:
@@ -68,11 +80,27 @@ def compose(mail: Mail, now: float) -> EmailMessage:
     for name, value in mail.extra_headers.items():
         message[name] = value
     message.set_content(_plain(mail))
-    message.add_alternative(_html(mail), subtype="html")
+    message.add_alternative(mail.html or _html(mail), subtype="html")
+    if mail.images:
+        # The HTML part becomes multipart/related: the pictures travel with it, so a mail
+        # program that blocks remote images still shows them.
+        html_part = message.get_body(("html",))
+        assert html_part is not None
+        for image in mail.images:
+            html_part.add_related(
+                image.png,
+                "image",
+                "png",
+                cid=f"<{image.cid}>",
+                disposition="inline",
+                filename=f"{image.cid}.png",
+            )
     return message
 
 
 def _plain(mail: Mail) -> str:
+    if mail.html:
+        return mail.text.rstrip() + "\n"  # a designed mail's text part has its links
     links = "".join(f"{label}: {url}\n" for label, url in mail.links)
     return f"{mail.text.rstrip()}\n\n{links}".rstrip() + "\n"
 

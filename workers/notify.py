@@ -33,7 +33,7 @@ from service import (
 from service.keys import player_key
 from service.record import GameRecord
 from service.store import Store
-from workers import mail, seatmail, webhooks
+from workers import mail, mailview, seatmail, webhooks
 from workers.seatmail import public_url
 from workers.shared import shared_store
 
@@ -260,31 +260,38 @@ def _seat_mail(
     links: tuple[tuple[str, str], ...],
     message_id: str,
 ) -> mail.Mail:
-    """A mail to one seat: what it is told, its view, its legal moves when it is asked, and a
-    reply address for that seat."""
+    """A mail to one seat (workers/mailview.py): whose turn it is, what it is told, the board
+    of this version as an inline picture, its own secrets, its moves grouped by kind when it
+    is asked, how to reply, and a reply address for that seat."""
     base = f"{public_url()}/v1/games/{record.id}"
-    lines = [f"Hello {raw.get('name', '')},", "", *told, ""]
-    lines += seatmail.seat_view(record, seat)
-    moves = seatmail.legal_moves(record, seat) if asked else []
-    if moves:
-        lines += ["", *moves]
+    every_link = (
+        (mailview._("The game on the web"), f"{public_url()}/games/{record.id}"),
+        (mailview._("Board picture (now)"), f"{base}/board.svg"),
+        (mailview._("Game (API)"), base),
+        *links,
+    )
+    turn = mailview.turn_mail(
+        store, record, seat, raw.get("name", ""), told=told, asked=asked, links=every_link
+    )
+    full_subject = f"{record.game.title} game {record.id}: {subject}"
     return mail.Mail(
         to=raw["email"],
         to_name=raw.get("name", ""),
-        subject=f"{record.game.title} game {record.id}: {subject}",
-        text="\n".join(lines),
-        links=(("Board picture", f"{base}/board.svg"), ("Game (API)", base), *links),
+        subject=full_subject,
+        text=mailview.render_text(turn),
+        html=mailview.render_html(turn, full_subject),
+        images=tuple(mail.InlineImage(p.cid, p.png) for p in turn.pictures),
         thread_id=mail.thread_id(record.id),
         message_id=message_id,
         reply_to=seatmail.issue_address(store, record, seat),
-        # The version the view and legal moves show (public, like the API's ETag).
+        # The version the view, picture and legal moves show (public, like the API's ETag).
         extra_headers={"X-Kurier-Version": str(record.version)},
     )
 
 
 def _game_words(record: GameRecord, data: dict[str, Any]) -> tuple[str, str] | None:
     """The game's own words for the engine event behind a notice (its kind is in ``event``)."""
-    return record.game.event_words(data["event"], data) if data.get("event") else None
+    return record.game.event_words(data["event"], data, record.names) if data.get("event") else None
 
 
 def _event_sentence(record: GameRecord, data: dict[str, Any]) -> str | None:

@@ -20,6 +20,17 @@ class AttikaGame(RulesGame[AttikaState, AttikaAction]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     rules_version: ClassVar[str] = "attika-2"
+    #: Each kind of move in a few words, for mails (docs/rules/attika.md has the rules).
+    move_rules: ClassVar[Mapping[str, str]] = {
+        "reveal": "turn up the top building of one of your stacks (1 = main stack): reveal 2",
+        "build": "build a building at a hex (q,r as on the board) and pay with cards "
+        "W F H M, or pay auto: build temple at 2,-1 pay auto",
+        "store": "put the building just revealed on your storage board: store",
+        "tile": "place the drawn map tile centred at a hex, turned 0-5 steps: tile at 3,-4 rot 2",
+        "amphora": "spend an amphora for one more action, or more cards: amphora",
+        "draw": "turn the remaining actions into cards; the turn goes on: draw",
+        "end": "end the turn (one card per unused action): end",
+    }
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
 
     def __init__(self, board: Board) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from engine.attila.actions import AttilaAction, Notation
@@ -12,6 +12,7 @@ from engine.attila.describe import Describe
 from engine.attila.rules import Rules
 from engine.attila.state import AttilaState, dump_state, load_state
 from engine.core import RulesGame, options_from_data
+from engine.sentences import player
 
 
 class AttilaGame(RulesGame[AttilaState, AttilaAction]):
@@ -27,6 +28,21 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
     }
     # A missed turn takes influence (or ends a turn that has nothing left); docs/rules/attila.md.
     timeout_move: ClassVar[tuple[str, ...]] = ("inf", "end")
+    #: Each kind of move in a few words, for mails (docs/rules/attila.md has the rules).
+    move_rules: ClassVar[Mapping[str, str]] = {
+        "play": "play a card and set a stone of its people into a province: people letter, "
+        "then province, e.g. V ITA",
+        "influence": "take the influence for the stone just set: inf",
+        "waive": "waive the influence and set a second stone of that people (waive ROM), "
+        "or none (waive)",
+        "commit": "lay cards face down in the conflict (commit VVH), or none (pass)",
+        "double": "action tile Doppelzug: one more card this turn: double",
+        "swap": "action tile Tausch: give 1 or more of your cards back for as many new ones, "
+        "e.g. swap VF",
+        "boost": "action tile 2 Einfluss: +2 on one people (boost V) or +1 on two (boost V H)",
+        "discard": "no card can be played: discard one and the turn ends, e.g. discard V",
+        "end": "end the turn without a tile: end",
+    }
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
 
     def __init__(self, board: Board) -> None:
@@ -38,10 +54,13 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
 
     # -- words for players --------------------------------------------------------------------
 
-    def event_words(self, kind: str, data: Mapping[str, Any]) -> tuple[str, str] | None:
+    def event_words(
+        self, kind: str, data: Mapping[str, Any], names: Sequence[str] = ()
+    ) -> tuple[str, str] | None:
         if kind == "conflict_resolved":
             cards = "; ".join(
-                f"seat {s}: {' '.join(c) or 'nothing'}" for s, c in data.get("cards", {}).items()
+                f"{player(names, int(s))}: {' '.join(c) or 'nothing'}"
+                for s, c in sorted(data.get("cards", {}).items(), key=lambda p: int(p[0]))
             )
             removed = ", ".join(data.get("removed", [])) or "nobody"
             return (
@@ -51,9 +70,13 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
             )
         if kind == "scored":
             scoring = str(data.get("scoring", ""))
+            scores = ", ".join(
+                f"{player(names, seat)} {points}"
+                for seat, points in enumerate(data.get("scores") or [])
+            )
             return (
                 f"{scoring} scoring" if scoring else "scoring",
-                f"{scoring.capitalize()} scoring. Scores: {data.get('scores')}.",
+                f"{scoring.capitalize()} scoring. Scores: {scores or 'none yet'}.",
             )
         return None
 

@@ -21,6 +21,20 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
     rules_version: ClassVar[str] = "attila-wargame-2"
+    #: Each kind of move in a few words, for mails (docs/rules/attila-wargame.md has the rules).
+    move_rules: ClassVar[Mapping[str, str]] = {
+        "note": "your secret note (sealed): the Barbarian names the traitor unit and the first "
+        "of Aetius's three rounds (note W-III-INF 5), the Roman the suborned unit (note HER-3)",
+        "move": "move a unit along a path of hexes, in order: move HUN-7 3110-3111",
+        "end": "end the current movement or combat phase: end",
+        "raze": "Attila's permanent devastation of hexes (raze 3110 3111), or none (raze -)",
+        "attack": "a battle: the target hex and the attacking units: attack 3213 by HUN-3 HUN-4",
+        "card": "play a battle or diplomatic card (sealed): card al",
+        "push": "make the losers retreat (push) or not (spare)",
+        "retreat": "the hex a retreating unit goes to: retreat W-III-INF 2114",
+        "advance": "advance after combat into the vacated hex (advance HUN-3 3213), or stay",
+        "convene": "Leo I calls the end-of-game council (convene) or not (decline)",
+    }
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
 
     def __init__(self, board: Board) -> None:

@@ -45,10 +45,12 @@ def _headline(board: Board, view: dict[str, Any], colours: list[str]) -> list[st
     if result:
         winners = ", ".join(_who(s, colours) for s in result["winners"])
         reasons = ", ".join(r.replace("_", " ") for r in result.get("reasons", []))
-        scores = ", ".join(str(n) for n in result.get("scores", []))
+        scores = ", ".join(
+            f"{_who(seat, colours)} {n}" for seat, n in enumerate(result.get("scores", []))
+        )
         return [
             f"The game is over ({reasons}). Winner: {winners}.",
-            f"Buildings on the map per seat: {scores}.",
+            f"Buildings on the map: {scores}.",
             supply,
         ]
     out = [f"Turn {view['turn']}, {_who(view['active'], colours)} to play. {_actions(view)}"]

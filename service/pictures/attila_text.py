@@ -60,7 +60,7 @@ def _scores(view: dict[str, Any], names: Sequence[str]) -> list[str]:
     out = ["Scores:"]
     for seat, points in enumerate(view["scores"]):
         you = " (you)" if seat == view.get("seat") else ""
-        tiles = ", ".join(view["action_tiles"][seat]) or "none"
+        tiles = ", ".join(t.replace("_", " ") for t in view["action_tiles"][seat]) or "none"
         out.append(
             f"  {seat_text(names, seat)}{you}: {points} points, {view['hand_counts'][seat]} cards, "
             f"action tiles: {tiles}"

@@ -1,0 +1,63 @@
+"""A turn mail's HTML part in a real browser, as a phone and a desktop mail program would
+show it: no horizontal scrolling at 600 and 390 px, the inline board picture loads. The
+screenshots go to docs/pictures/ (mail-600.png, mail-390.png) for docs/email.md."""
+
+from __future__ import annotations
+
+import base64
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.core import SYSTEM
+from service.pictures import png as picture_png
+from tests.notify_stack import NotifyStack
+from tests.test_mail_design import inline_pngs, next_turn, turn_mail
+
+PICTURES = Path(__file__).resolve().parents[2] / "docs" / "pictures"
+
+
+@pytest.fixture(scope="module")
+def mailed_html() -> Iterator[str]:
+    """The HTML part of a real turn mail, its cid: pictures as data: URLs."""
+    if picture_png.missing_fonts():
+        pytest.skip("the DejaVu fonts are not installed")
+    stack = NotifyStack().start()
+    try:
+        k = stack.client
+        names = ("Anna", "Bruno", "Carla")
+        players = [stack.player(n, email=f"{n.lower()}@browser.test")[0] for n in names]
+        game_id = stack.game(players, seed="mail-look-2")
+        next_turn(k, game_id, players, random.Random(3))
+        view = k.view(game_id)
+        seat = next(d["seat"] for d in view["waiting_for"] if d["seat"] != SYSTEM)
+        message = turn_mail(stack, f"{names[seat].lower()}@browser.test", view["version"])
+        html_part = message.get_body(("html",))
+        assert html_part is not None
+        html = html_part.get_content()
+        for cid, png in inline_pngs(message).items():
+            data = "data:image/png;base64," + base64.b64encode(png).decode()
+            html = html.replace(f"cid:{cid}", data)
+        yield html
+    finally:
+        stack.stop()
+
+
+@pytest.mark.parametrize("width", [600, 390])
+def test_the_mail_fits_and_shows_its_picture(browser: Any, mailed_html: str, width: int) -> None:
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.set_content(mailed_html, wait_until="load")
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=15_000)
+    inner = page.evaluate("window.innerWidth")
+    scroll = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll <= inner, f"horizontal overflow at {width} px: {scroll} > {inner}"
+    widths = page.evaluate("Array.from(document.images).map(i => i.naturalWidth)")
+    assert widths and all(w > 0 for w in widths), widths
+    shown = page.evaluate("Array.from(document.images).map(i => i.getBoundingClientRect().right)")
+    assert all(right <= inner for right in shown), shown
+    PICTURES.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(PICTURES / f"mail-{width}.png"), full_page=True)
+    page.close()

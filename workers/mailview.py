@@ -1,0 +1,313 @@
+"""What a turn mail shows, and its two parts (text and HTML) from Jinja templates.
+
+A mail to one seat (workers/notify.py ``_seat_mail``) says, in this order: whose turn it is
+and what is asked; what happened since the reader's last move; the board as it was at the
+version mailed (a PNG attached inline, rendered here from the spectator's picture); the
+reader's own secret information (from the seat's own view, never another seat's); the legal
+moves grouped by kind (``Game.move_groups``: a rule and examples, not every combination); how
+to reply; the links. The text part says all of it without the picture.
+
+Every user-visible string is marked for translation: ``{{ _("...") }}`` in the templates
+(workers/templates/mail/), ``_()`` here; ``environment`` installs the translations.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+from engine.core import SYSTEM, MoveGroup
+from service import games, pictures
+from service.pictures import png as picture_png
+from service.pictures import text_summary
+from service.record import GameRecord
+from service.store import Store
+
+log = logging.getLogger("kurier.notify")
+TEMPLATES = Path(__file__).parent / "templates" / "mail"
+#: The mail's width (px) and the pictures' pixel width: twice that, sharp on dense screens.
+MAIL_WIDTH = 600
+PICTURE_PIXELS = 2 * MAIL_WIDTH
+#: The heading of the grouped moves in the text part (tests/mail_stack.py reads below it).
+MOVES_HEADING = "Your moves, by kind:"
+#: Rendered pictures by (game, version): the seats of one version share one render.
+_CACHE_SIZE = 8
+_cache: OrderedDict[tuple[str, int], tuple[Picture, ...]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _(text: str) -> str:
+    """Marks a user-visible string for translation (a placeholder until the catalogues)."""
+    return text
+
+
+@dataclass(frozen=True)
+class Picture:
+    cid: str
+    png: bytes
+    alt: str
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One row of the final table: place (ties share one), player, points ("" if none)."""
+
+    place: int
+    name: str
+    points: str
+    winner: bool
+
+
+@dataclass(frozen=True)
+class TurnMail:
+    """Everything one mail to one seat shows, in words (the templates only lay it out)."""
+
+    greeting: str
+    header: str
+    told: tuple[str, ...]
+    pictures: tuple[Picture, ...]
+    #: The reader's own information that spectators do not see (the hand, secret notes).
+    secret: tuple[str, ...]
+    #: The whole view as text (the text part's board; the HTML part has the picture).
+    view_text: str
+    groups: tuple[MoveGroup, ...]
+    #: The final table once the game is over (empty before).
+    standings: tuple[Standing, ...]
+    reply: str
+    reply_more: str
+    links: tuple[tuple[str, str], ...]
+    footer: str
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The one Jinja environment of the mail templates, with the i18n extension."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=jinja2.select_autoescape(["html"]),
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
+    return env
+
+
+def turn_mail(
+    store: Store,
+    record: GameRecord,
+    seat: int,
+    name: str,
+    *,
+    told: Sequence[str],
+    asked: bool,
+    links: Sequence[tuple[str, str]],
+) -> TurnMail:
+    groups = tuple(move_groups(record, seat)) if asked else ()
+    example = groups[0].examples[0] if groups and groups[0].examples else ""
+    if groups:
+        reply = _("Reply to this mail with your move, e.g. “{example}”, one per line.").format(
+            example=example
+        )
+    else:
+        reply = _("Reply to this mail to write to the table: “say” and your text.")
+    return TurnMail(
+        greeting=_("Hello {name},").format(name=name) if name else _("Hello,"),
+        header=header(record, seat),
+        told=tuple(what_happened(store, record, seat, told)),
+        pictures=mail_pictures(store, record),
+        secret=tuple(secret_lines(record, seat)),
+        view_text=view_text(record, seat),
+        groups=groups,
+        standings=tuple(standings(record)),
+        reply=reply,
+        reply_more=_(
+            "A line “say <text>” writes to the table, “say @Name <text>” to one player, "
+            "“resign” leaves the game; “legal” answers with every legal move, “help” "
+            "with the rest."
+        ),
+        links=tuple(links),
+        footer=_("{title}, game {game}, version {version}.").format(
+            title=record.game.title, game=record.id, version=record.version
+        ),
+    )
+
+
+def what_happened(store: Store, record: GameRecord, seat: int, told: Sequence[str]) -> list[str]:
+    """What happened since the seat's last move (the game's sentences, only events the seat
+    may see, up to the mailed version), then what the notices tell beyond it; a bare "your
+    turn" is left to the header."""
+    entries = store.log_tail(record, games.RECENT_ENTRIES)
+    sentences = [s["text"] for s in games.since_last_move(record, entries, seat)]
+    extra = [line for line in told if line not in sentences and line != _("Your turn.")]
+    return [*sentences, *extra]
+
+
+def header(record: GameRecord, seat: int) -> str:
+    """One line: whose turn it is and what is asked."""
+    if record.status == "finished":
+        winners = [_name(record, s) for s in (record.result or {}).get("winners") or []]
+        if winners:
+            return _("The game is over: {names} won.").format(names=", ".join(winners))
+        return _("The game is over.")
+    if record.status != "active":
+        return _("The game has not started yet.")
+    mine = next((d for d in record.pending if d["seat"] == seat), None)
+    if mine is not None:
+        step = str(mine.get("step", "")).replace("_", " ")
+        if mine.get("kind") == "sealed":
+            return _("Your sealed choice, {name}: {step}").format(
+                name=_name(record, seat), step=step
+            )
+        return _("Your turn, {name}: {step}").format(name=_name(record, seat), step=step)
+    others = [_name(record, d["seat"]) for d in record.pending if d["seat"] != SYSTEM]
+    if not others:
+        return _("The server is resolving the last choices.")
+    if len(others) == 1:
+        return _("{name} is to move.").format(name=others[0])
+    return _("{names} are to move.").format(names=", ".join(dict.fromkeys(others)))
+
+
+def standings(record: GameRecord) -> list[Standing]:
+    """The final table, in words: winners first, then by points; ties share a place."""
+    result = record.result or {}
+    if record.status != "finished" or not result:
+        return []
+    winners = set(result.get("winners") or [])
+    scores = result.get("scores")
+    seats = range(len(record.names))
+
+    def points(seat: int) -> int | None:
+        if isinstance(scores, list) and seat < len(scores) and isinstance(scores[seat], int):
+            return int(scores[seat])
+        return None
+
+    def rank(seat: int) -> tuple[bool, int]:
+        return (seat not in winners, -(points(seat) or 0))
+
+    order = sorted(seats, key=rank)
+    rows = []
+    for index, seat in enumerate(order):
+        place = rows[-1].place if index and rank(order[index - 1]) == rank(seat) else index + 1
+        shown = points(seat)
+        rows.append(
+            Standing(
+                place, _name(record, seat), "" if shown is None else str(shown), seat in winners
+            )
+        )
+    return rows
+
+
+def _name(record: GameRecord, seat: int) -> str:
+    if 0 <= seat < len(record.names) and record.names[seat]:
+        return record.names[seat]
+    return _("Player {number}").format(number=seat + 1)
+
+
+def move_groups(record: GameRecord, seat: int) -> list[MoveGroup]:
+    """The seat's legal moves (as ``games.legal_actions`` offers them) grouped by kind."""
+    if record.state is None:
+        return []
+    offered = games.legal_actions(record, seat)["actions"]
+    if not offered:
+        return []
+    game = record.game
+    return game.move_groups([game.action_from_json(a["action"]) for a in offered])
+
+
+def view_text(record: GameRecord, seat: int) -> str:
+    if record.state is None:
+        return ""
+    game = record.game
+    view = game.view(game.load(record.state), seat)
+    return text_summary(record.type, view, names=record.names).rstrip()
+
+
+def secret_lines(record: GameRecord, seat: int) -> list[str]:
+    """What the seat's own view tells that the spectators' does not: its hand, its secret
+    notes. Drawn from the seat's own view only, so never another seat's secret."""
+    if record.state is None:
+        return []
+    game = record.game
+    state = game.load(record.state)
+    own = text_summary(record.type, game.view(state, seat), names=record.names).splitlines()
+    public = set(text_summary(record.type, game.view(state, None), names=record.names).splitlines())
+    return [line.strip() for line in own if line.strip() and line not in public]
+
+
+# -- the picture of the mailed version ------------------------------------------------------------
+
+
+def mail_pictures(store: Store, record: GameRecord) -> tuple[Picture, ...]:
+    """The board at ``record.version`` as PNGs (the crop round the last move first, when the
+    game has one); none when the game has no picture or the server cannot render it."""
+    if record.state is None or not pictures.has_picture(record.type):
+        return ()
+    key = (record.id, record.version)
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    try:
+        made = _render(store, record)
+    except picture_png.PictureRenderError as error:
+        log.warning("mail of %s v%s goes without its picture: %s", *key, error)
+        made = ()
+    with _cache_lock:
+        _cache[key] = made
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return made
+
+
+def board_svgs(store: Store, record: GameRecord) -> list[tuple[str, str]]:
+    """(name, SVG) of the pictures of ``record``'s version, as board.svg draws them: the
+    spectators' view, players by name, the last move's events marked."""
+    game = record.game
+    view = game.view(game.load(record.state or {}), None)
+    _, entries = store.read_log(record.id, max(record.version - 1, 0))
+    last = next((entry["events"] for v, entry in entries if v == record.version), [])
+    title = f"{game.title} · game {record.id} · version {record.version}"
+    names = record.names
+    out = []
+    crop = pictures.board_crop_svg(
+        record.type, view, title, names=names, last_events=last, width=MAIL_WIDTH
+    )
+    if crop is not None:
+        out.append(("crop", crop))
+    out.append(
+        ("board", pictures.board_svg(record.type, view, title, names=names, last_events=last))
+    )
+    return out
+
+
+def _render(store: Store, record: GameRecord) -> tuple[Picture, ...]:
+    alts = {"crop": _("The board round the last move"), "board": _("The board")}
+    return tuple(
+        Picture(
+            cid=f"{name}-{record.id}-{record.version}@kurier",
+            # The font directory read now, not at import: a test points it at an empty one.
+            png=picture_png.svg_to_png(svg, PICTURE_PIXELS, font_dir=picture_png.DEJAVU_DIR),
+            alt=alts[name],
+        )
+        for name, svg in board_svgs(store, record)
+    )
+
+
+# -- the two parts --------------------------------------------------------------------------------
+
+
+def render_text(turn: TurnMail) -> str:
+    return environment().get_template("turn.txt").render(turn=turn, moves_heading=_(MOVES_HEADING))
+
+
+def render_html(turn: TurnMail, subject: str) -> str:
+    return environment().get_template("turn.html").render(turn=turn, subject=subject)
