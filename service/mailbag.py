@@ -10,16 +10,23 @@ ledger is keyed by the last notice it holds), then deletes what it sent. Webhook
 batched: a client wants them at once.
 
 Notices of one game only: a mail answers one game (its reply address is that seat's).
+
+A player's digest and quiet hours (service/prefs.py ``held_until``) hold notices longer: they
+wait in the same bag for a job owed at the digest hour or the end of the quiet hours, even
+with no window. A notice that asks the player to decide, in a game with a deadline, is never
+held past ``latest_for_deadline`` (docs/email.md, "Fewer mails"): its job is owed for then,
+and takes the whole bag with it.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from typing import Any
 
-from service import owed
+from service import owed, prefs
 from service.keys import mailbag_key
 from service.queues import MAILBAG_JOB, NOTIFY_QUEUE, mailbag_job_id
 from service.record import as_text
@@ -27,7 +34,7 @@ from service.store import Store
 
 DEFAULT_WINDOW = 20.0
 #: A bag left unsent (all its jobs failed) is dropped after this long.
-BAG_TTL = 7 * 86_400
+BAG_TTL = 7 * 86_400  # more than a day: a digest waits up to one
 
 
 def window() -> float:
@@ -39,23 +46,65 @@ def window() -> float:
         return DEFAULT_WINDOW
 
 
-def put(store: Store, game_id: str, seat: int, notice: dict[str, Any]) -> str:
-    """Add ``notice`` to the seat's bag and owe the job that empties it at the window's end.
+def latest_for_deadline(deadline_at: float, settings: dict[str, Any], now: float) -> float:
+    """The latest time a "decide now" notice may go out in a game whose deadline is
+    ``deadline_at``: the game's reminder time (deadline - ``remind_before_hours``); in a game
+    without reminders, once a quarter of the time left has passed (the player is told with at
+    least three quarters of it still to go). Never before ``now``: a reminder itself is never
+    held."""
+    before = float(settings.get("remind_before_hours") or 0) * 3600
+    if not before:
+        before = 0.75 * (deadline_at - now)
+    return max(now, deadline_at - before)
+
+
+def send_time(
+    raw: dict[str, Any],
+    now: float,
+    asking: bool = False,
+    deadline_at: float | None = None,
+    settings: dict[str, Any] | None = None,
+) -> float | None:
+    """When a mail notice made ``now`` should go out if the player holds it (digest, quiet
+    hours), else None (the usual window). A notice that asks for a decision before a deadline
+    goes out no later than ``latest_for_deadline``."""
+    held = prefs.held_until(raw, now)
+    if held is None:
+        return None
+    if asking and deadline_at is not None:
+        held = min(held, latest_for_deadline(deadline_at, settings or {}, now))
+    # Within the window (or at once): the usual path sends it as soon.
+    return held if held > now + window() else None
+
+
+def put(
+    store: Store, game_id: str, seat: int, notice: dict[str, Any], at: float | None = None
+) -> str:
+    """Add ``notice`` to the seat's bag and owe the job that empties it at the window's end,
+    or at ``at`` (a held notice: ``send_time``).
 
     Windows are fixed slices of time, so every notice of a slice names the same job; a job
-    owed twice is the same job, scheduled once."""
-    length = window()
+    owed twice is the same job, scheduled once. Held notices name their job by its second:
+    the notices a player's quiet hours or digest hold share one."""
     key = mailbag_key(game_id, seat)
     with store.queue_r.pipeline(transaction=True) as pipe:
         pipe.xadd(key, {"notice": json.dumps(notice, separators=(",", ":"))})
         pipe.expire(key, BAG_TTL)
         entry_id, _ = pipe.execute()
-    slot = int(time.time() // length)
-    owed.owe_now(store.queue_raw, mailbag_job(game_id, seat, slot, (slot + 1) * length))
+    if at is not None:
+        job = mailbag_job(game_id, seat, f"at{math.ceil(at)}", math.ceil(at))
+    else:
+        length = window()
+        if length:
+            slot = int(time.time() // length)
+            job = mailbag_job(game_id, seat, str(slot), (slot + 1) * length)
+        else:  # no window: a job of its own, now
+            job = mailbag_job(game_id, seat, f"n{time.time_ns()}", None)
+    owed.owe_now(store.queue_raw, job)
     return as_text(entry_id)
 
 
-def mailbag_job(game_id: str, seat: int, slot: int, at: float) -> owed.OwedJob:
+def mailbag_job(game_id: str, seat: int, slot: str, at: float | None) -> owed.OwedJob:
     return owed.OwedJob(
         id=mailbag_job_id(game_id, seat, slot),
         func=MAILBAG_JOB,

@@ -5,7 +5,10 @@ Preferences live in the player hash ``kurier:player:{p}`` beside name and email:
 - ``webhook_url``, ``webhook_secret`` (``whsec_…``, never shown again after it is issued),
   ``webhook_disabled`` (why deliveries stopped, "" while enabled);
 - ``notify``: JSON, event type -> channels (``email``, ``webhook``); a missing type means both;
-- ``timezone`` (IANA name, for the times in emails), ``vacation_until`` (Unix time, "" if none).
+- ``timezone`` (IANA name, for the times in emails), ``vacation_until`` (Unix time, "" if none);
+- fewer mails: ``digest`` (``off`` or ``daily``) and ``digest_hour`` (local hour, 0-23), and
+  ``quiet_start``/``quiet_end`` (local ``HH:MM``, both "" if none): mail notices wait in the
+  seat's mailbag (service/mailbag.py) until ``held_until`` says; webhooks never wait.
 
 Deliveries: ``kurier:player:{p}:deliveries`` sorted set (id -> created time, newest kept) and
 ``kurier:player:{p}:delivery:<id>`` hash (type, body, status, attempts, last status and error).
@@ -15,9 +18,11 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import secrets
 import time
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -42,6 +47,10 @@ EVENT_TYPES = (
 WEBHOOK_SECRET_PREFIX = "whsec_"
 DELIVERY_KEEP = 200
 DELIVERY_TTL = 14 * 86_400
+DIGESTS = ("off", "daily")
+DEFAULT_DIGEST_HOUR = 8
+#: A local time of day, 00:00-23:59.
+CLOCK = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
 
 
 def deliveries_key(player_id: str) -> str:
@@ -69,7 +78,63 @@ def from_hash(raw: dict[str, Any]) -> dict[str, Any]:
         "notify": channels_by_type(raw),
         "timezone": raw.get("timezone") or "UTC",
         "vacation_until": float(vacation) if vacation else None,
+        "digest": raw.get("digest") or "off",
+        "digest_hour": int(raw.get("digest_hour") or DEFAULT_DIGEST_HOUR),
+        "quiet_hours": quiet_hours(raw),
     }
+
+
+def quiet_hours(raw: dict[str, Any]) -> dict[str, str] | None:
+    start, end = raw.get("quiet_start") or "", raw.get("quiet_end") or ""
+    return {"start": start, "end": end} if start and end else None
+
+
+def zone(raw: dict[str, Any]) -> ZoneInfo:
+    try:
+        return ZoneInfo(raw.get("timezone") or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def held_until(raw: dict[str, Any], now: float) -> float | None:
+    """When a mail notice made ``now`` may go out, if the player's digest or quiet hours hold
+    it (None: at once). A digest goes out at the next ``digest_hour`` (local); quiet hours
+    hold a notice until they end; a digest hour inside quiet hours waits for their end too.
+    Deadlines are not this function's business (service/mailbag.py ``send_time``)."""
+    tz = zone(raw)
+    local = datetime.fromtimestamp(now, tz)
+    when: datetime | None = None
+    if raw.get("digest") == "daily":
+        hour = int(raw.get("digest_hour") or DEFAULT_DIGEST_HOUR)
+        when = _next_clock(local, hour, 0)
+    quiet = quiet_hours(raw)
+    if quiet is not None:
+        at = when or local
+        if _inside(at, quiet["start"], quiet["end"]):
+            end_h, end_m = (int(part) for part in quiet["end"].split(":"))
+            when = _next_clock(at, end_h, end_m)
+    return when.timestamp() if when is not None else None
+
+
+def _minutes(clock: str) -> int:
+    hours, minutes = clock.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+def _inside(local: datetime, start: str, end: str) -> bool:
+    """Whether the local time of day is in [start, end), which may wrap past midnight."""
+    now, a, b = local.hour * 60 + local.minute, _minutes(start), _minutes(end)
+    return a <= now < b if a < b else now >= a or now < b
+
+
+def _next_clock(local: datetime, hour: int, minute: int) -> datetime:
+    """The first local ``hour:minute`` after ``local`` (same zone). A day is added on the
+    calendar, not as 24 h, so a change to or from summer time keeps the local hour."""
+    candidate = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if candidate <= local:
+        day = (local + timedelta(days=1)).date()
+        candidate = datetime(day.year, day.month, day.day, hour, minute, tzinfo=local.tzinfo)
+    return candidate
 
 
 def channels_by_type(raw: dict[str, Any]) -> dict[str, list[str]]:
@@ -183,8 +248,43 @@ def apply(store: Store, player_id: str, data: Mapping[str, Any]) -> str | None:
             issued = changes["webhook_secret"] = new_webhook_secret()
     if "notify" in data:
         changes["notify"] = json.dumps(data["notify"])
+    changes.update(_fewer_mails(data))
     if "vacation_until" in data:
         until = data["vacation_until"]
         changes["vacation_until"] = repr(until.timestamp()) if until else ""
     store.update_player(player_id, changes)
     return issued
+
+
+def _fewer_mails(data: Mapping[str, Any]) -> dict[str, str]:
+    """The digest and quiet hours of ``data`` as hash fields, checked (the API's schema checks
+    them too; the settings page reaches ``apply`` without it)."""
+    changes = {}
+    if "digest" in data:
+        if data["digest"] not in DIGESTS:
+            raise Problem(422, "invalid-digest", "digest is off or daily", field="digest")
+        changes["digest"] = data["digest"]
+    if "digest_hour" in data:
+        hour = data["digest_hour"]
+        if isinstance(hour, bool) or not isinstance(hour, int) or not 0 <= hour <= 23:
+            raise Problem(
+                422, "invalid-digest-hour", "digest_hour is a whole hour 0-23", field="digest_hour"
+            )
+        changes["digest_hour"] = str(hour)
+    if "quiet_hours" in data:
+        quiet = data["quiet_hours"]
+        if quiet is None:
+            return {**changes, "quiet_start": "", "quiet_end": ""}
+        start, end = (
+            quiet.get(k) if isinstance(quiet, Mapping) else None for k in ("start", "end")
+        )
+        if not all(isinstance(v, str) and CLOCK.fullmatch(v) for v in (start, end)) or start == end:
+            raise Problem(
+                422,
+                "invalid-quiet-hours",
+                'quiet_hours is {"start": "HH:MM", "end": "HH:MM"}, two different local times '
+                "(they may span midnight), or null",
+                field="quiet_hours",
+            )
+        changes.update(quiet_start=start, quiet_end=end)
+    return changes

@@ -53,7 +53,8 @@ def message_job_id(game_id: str, message_id: str, seat: int) -> str:
     return f"m-{game_id}-{message_id.replace('-', '_')}-{seat}"
 
 
-def mailbag_job_id(game_id: str, seat: int, window: int) -> str:
+def mailbag_job_id(game_id: str, seat: int, window: str) -> str:
+    """``window``: the window's number, or ``at<unix second>`` for a held notice's job."""
     return f"bag-{game_id}-{seat}-{window}"
 
 

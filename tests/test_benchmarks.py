@@ -100,3 +100,30 @@ def test_profile_request_smoke_run() -> None:
         # Every request answered as it should (a move: 200, or 202 for a sealed choice).
         assert re.search(r"statuses \{(20[02]: \d+(, )?)+\}", line), line
     assert out.count("| **total CPU** |") == 3, out
+
+
+def test_pages_benchmark_smoke_run() -> None:
+    """benchmarks/pages.py still runs: every game type's page, picture and view are measured
+    against the bare app, and the bytes are counted with the page's CSS and JS."""
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "pages.py"),
+            *("--requests", "3", "--seconds", "2", "--moves", "4", "--web-workers", "1"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    out = run.stdout
+    assert run.returncode == 0, out + run.stderr[-3000:]
+    assert re.search(r"^bare .* p95 [\d.]+ ms", out, re.M), out
+    for game in ("attila", "attika", "attila-wargame"):
+        assert re.search(rf"^{game} +mid-game", out, re.M), out
+    for label in ("page", "svg", "api"):
+        lines = [line for line in out.splitlines() if line.strip().startswith(label + " ")]
+        assert len(lines) == 3 and all(re.search(r"p95 [\d.]+x bare", x) for x in lines), out
+    sizes = [line for line in out.splitlines() if line.strip().startswith("bytes")]
+    assert len(sizes) == 3 and all("kurier.css" in x and "kurier.js" in x for x in sizes), out

@@ -79,8 +79,11 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
     raw = store.r.hgetall(player_key(player_id))
     channels = prefs.channels_for(raw, kind)
     key = queues.notify_job_id(game_id, version, kind, seat)
-    if "email" in channels and mailbag.window():
-        mailbag.put(store, game_id, seat, {"kind": kind, "version": version, "data": data})
+    # The player's digest or quiet hours may hold the mail (never past the deadline's rule).
+    held = mailbag.send_time(raw, time.time(), kind in ASKING, record.deadline_at, record.deadline)
+    if "email" in channels and (mailbag.window() or held is not None):
+        notice = {"kind": kind, "version": version, "data": data}
+        mailbag.put(store, game_id, seat, notice, at=held)
     elif "email" in channels:
         seatmail.send_once(store, key, _game_mail(store, record, version, kind, seat, data, raw))
     if "webhook" in channels:
@@ -115,8 +118,10 @@ def notify_message(game_id: str, message_id: str, seat: int) -> str:
     key = queues.message_job_id(game_id, message_id, seat)
     sender = record.names[shown["from_seat"]]
     private = shown["to_seat"] is not None
-    if "email" in channels and mailbag.window():
-        mailbag.put(store, game_id, seat, {"kind": MESSAGE_NOTICE, "message_id": message_id})
+    held = mailbag.send_time(raw, time.time())
+    if "email" in channels and (mailbag.window() or held is not None):
+        notice = {"kind": MESSAGE_NOTICE, "message_id": message_id}
+        mailbag.put(store, game_id, seat, notice, at=held)
     elif "email" in channels:
         heading = (
             f"{sender} wrote to you privately:" if private else f"{sender} wrote to the table:"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -9,7 +10,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from flask import Response
+from flask import Response, request
 from flask.views import MethodView
 
 from service import games, pictures, seats
@@ -232,13 +233,21 @@ class GameView(MethodView):
 #: polling one game's board.png pay for one render per version and process.
 _PNG_CACHE: OrderedDict[tuple[str, int], bytes] = OrderedDict()
 _PNG_CACHE_SIZE = 16
-_PNG_CACHE_LOCK = threading.Lock()
+_PNG_CACHE_LOCK = threading.Lock()  # also guards the SVG caches
+#: The SVGs (and their gzip form) last drawn, likewise: drawing the wargame's map costs
+#: 20-40 ms and compressing it 4 ms (docs/performance.md, "Web pages"); a page reload, its
+#: other players and spectators ask for the same version's picture.
+_SVG_CACHE: OrderedDict[tuple[str, int], str] = OrderedDict()
+_SVG_GZIP_CACHE: OrderedDict[tuple[str, int], bytes] = OrderedDict()
 
 
 def _board_picture(game_id: str) -> tuple[str, int]:
     """The board's SVG as spectators see it, and the version it shows (404 no picture for the
     type, 409 not started)."""
     latest = store().get_game(game_id)
+    cached = _cached(_SVG_CACHE, (game_id, latest.version))
+    if cached is not None:
+        return cached, latest.version
     # The record and its last log entry in one read, so the marks match the position.
     record, entries = store().read_log(game_id, max(latest.version - 1, 0))
     if not pictures.has_picture(record.type):
@@ -255,11 +264,52 @@ def _board_picture(game_id: str) -> tuple[str, int]:
     title = f"{game.title} · game {record.id} · version {record.version}"
     last = entries[-1][1]["events"] if entries else []
     svg = pictures.board_svg(record.type, view, title, names=record.names, last_events=last)
+    _keep(_SVG_CACHE, (game_id, record.version), svg)
     return svg, record.version
+
+
+def _cached(cache: OrderedDict[tuple[str, int], Any], key: tuple[str, int]) -> Any:
+    with _PNG_CACHE_LOCK:
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+    return None
+
+
+def _keep(cache: OrderedDict[tuple[str, int], Any], key: tuple[str, int], value: Any) -> None:
+    with _PNG_CACHE_LOCK:
+        cache[key] = value
+        while len(cache) > _PNG_CACHE_SIZE:
+            cache.popitem(last=False)
 
 
 def _picture_headers(version: int) -> dict[str, str]:
     return {"Cache-Control": "public, max-age=5", "ETag": f'"{version}"'}
+
+
+#: A board.svg this big goes gzip-compressed to a client that accepts it: the wargame's map
+#: is about 500 KB of SVG, 55 KB compressed (docs/performance.md, "Web pages"). Level 5: most
+#: of level 9's gain at a seventh of its time. Only the picture: it is public (the spectator's
+#: view), whereas compressing pages that hold a CSRF token beside reflected input would open
+#: them to BREACH-style guessing.
+SVG_GZIP_MIN_BYTES = 8192
+SVG_GZIP_LEVEL = 5
+
+
+def _svg_response(game_id: str, svg: str, version: int) -> Response:
+    headers = {**_picture_headers(version), "Vary": "Accept-Encoding"}
+    body = svg.encode()
+    if len(body) >= SVG_GZIP_MIN_BYTES and request.accept_encodings["gzip"]:
+        key = (game_id, version)
+        packed = _cached(_SVG_GZIP_CACHE, key)
+        if packed is None:
+            packed = gzip.compress(body, SVG_GZIP_LEVEL, mtime=0)
+            _keep(_SVG_GZIP_CACHE, key, packed)
+        body = packed
+        # The ETag stays the version (the API's contract: the picture of that version);
+        # Vary keeps caches from handing the compressed body to a client that did not ask.
+        headers["Content-Encoding"] = "gzip"
+    return Response(body, mimetype="image/svg+xml", headers=headers)
 
 
 @blp.route("/<game_id>/board.svg")
@@ -276,7 +326,7 @@ class BoardPictureView(MethodView):
         """A picture of the board (SVG), drawn from the spectator's view; linked from emails.
         Players are named by their display names; the last move is marked and told."""
         svg, version = _board_picture(game_id)
-        return Response(svg, mimetype="image/svg+xml", headers=_picture_headers(version))
+        return _svg_response(game_id, svg, version)
 
 
 @blp.route("/<game_id>/board.png")

@@ -7,7 +7,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from service.prefs import CHANNELS, EVENT_TYPES
+from service.prefs import CHANNELS, CLOCK, DIGESTS, EVENT_TYPES
 from service.schemas.common import Decision, matching, plain_text
 
 NAME_LENGTH = 40
@@ -36,6 +36,26 @@ NotifyPreferences = _Notify.from_dict(
     },
     name="NotifyPreferences",
 )
+
+
+class QuietHours(ma.Schema):
+    """Local times of day (the player's ``timezone``); they may span midnight."""
+
+    start = fields.String(
+        required=True,
+        validate=matching(CLOCK.pattern, "a local time HH:MM"),
+        metadata={"pattern": CLOCK.pattern, "example": "22:00"},
+    )
+    end = fields.String(
+        required=True,
+        validate=matching(CLOCK.pattern, "a local time HH:MM"),
+        metadata={"pattern": CLOCK.pattern, "example": "07:00"},
+    )
+
+    @ma.validates_schema
+    def not_empty(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("start") and data.get("start") == data.get("end"):
+            raise ma.ValidationError("start and end differ", field_name="end")
 
 
 class PlayerCreate(ma.Schema):
@@ -74,6 +94,26 @@ class PlayerPatch(ma.Schema):
         allow_none=True,
         metadata={"description": "Pauses your deadlines until then (within the game's limit)"},
     )
+    digest = fields.String(
+        validate=validate.OneOf(DIGESTS),
+        metadata={
+            "description": "daily: mail notices wait and go out once a day at "
+            "digest_hour (local); off: as they come (webhooks are never held)"
+        },
+    )
+    digest_hour = fields.Integer(
+        strict=True,
+        validate=validate.Range(0, 23),
+        metadata={"description": "The local hour of the daily digest (default 8)"},
+    )
+    quiet_hours = fields.Nested(
+        QuietHours,
+        allow_none=True,
+        metadata={
+            "description": "Mail notices in these local hours wait until they end; "
+            "a turn with a deadline is still told in time (docs/email.md); null: none"
+        },
+    )
 
 
 class Player(ma.Schema):
@@ -96,6 +136,9 @@ class Me(Player):
     notify = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), required=True)
     timezone = fields.String(required=True)
     vacation_until = fields.Float(allow_none=True, metadata={"description": "Unix time"})
+    digest = fields.String(required=True, validate=validate.OneOf(DIGESTS))
+    digest_hour = fields.Integer(required=True)
+    quiet_hours = fields.Nested(QuietHours, allow_none=True, required=True)
 
 
 class PlayerCreated(Player):

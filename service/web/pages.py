@@ -585,6 +585,10 @@ def save_settings() -> Any:
         },
         "webhook_url": (form.get("webhook_url") or "").strip() or None,
     }
+    mails = _fewer_mails(form)
+    if isinstance(mails, str):
+        return _settings_note(mails)
+    data.update(mails)
     if not data["name"] or any(ord(c) < 32 for c in data["name"]):
         return _settings_note("A name is 1-40 characters, without control characters.")
     if data["email"] and not EMAIL.match(data["email"]):
@@ -602,6 +606,25 @@ def save_settings() -> Any:
     if issued:
         return _show_once(f"Saved. Your webhook signing secret (shown once): {issued}")
     return _settings_note("Saved.")
+
+
+def _fewer_mails(form: Any) -> dict[str, Any] | str:
+    """The digest and quiet hours of the settings form (prefs.apply checks them), or what
+    is wrong with them."""
+    hour = (form.get("digest_hour") or "").strip()
+    if hour and not (is_ascii_digits(hour) and len(hour) <= 2):
+        return "The digest hour is a whole hour 0-23."
+    start = (form.get("quiet_start") or "").strip()[:5]
+    end = (form.get("quiet_end") or "").strip()[:5]
+    if bool(start) != bool(end):
+        return "Quiet hours need both a start and an end (or neither)."
+    out: dict[str, Any] = {
+        "digest": (form.get("digest") or "off").strip()[:10],
+        "quiet_hours": {"start": start, "end": end} if start else None,
+    }
+    if hour:
+        out["digest_hour"] = int(hour)
+    return out
 
 
 @blp.post("/settings/tokens")

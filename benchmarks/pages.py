@@ -1,0 +1,275 @@
+"""Web page benchmark (issue 12): the game page for a signed-in player in a running game.
+
+The issue's targets: ``GET /games/<id>`` answers with p95 ≤ 50 ms, and the page weighs
+≤ 100 KB with what it loads (HTML, CSS, JS and the board SVG its ``<img>`` names).
+
+Starts its own stack as benchmarks/load.py does (Redis with the production flags, one
+``kurier worker``, ``kurier web`` = gunicorn with the service's settings, and the bare app of
+benchmarks/bare_app.py under the same gunicorn settings), then for each game type: players and
+a game over the API, ``--moves`` moves of a script the engine makes from the seed (random legal
+moves; the worker resolves sealed conflicts), so the game is mid-game; the player to move signs
+in with their API token (``POST /signin/token``: the session cookie, as a browser gets it) and
+the page is requested one at a time, ``--requests`` times or for ``--seconds``, whichever ends
+first. Beside it, in the same run and the same way: the bare app's ``GET /bare`` (the floor:
+Flask, gunicorn, one Redis read), the API's view of the same game (``GET /v1/games/<id>``,
+the same player's token) and the board SVG. Every latency is printed also as a ratio to the
+bare app's, and every size as a share of the 100 KB budget.
+
+Bytes are counted as they travel (a browser's ``Accept-Encoding``; the API compresses a big
+board.svg, the pages and assets go as they are) and once decoded.
+
+Requests one at a time: the target is a page's latency, not a throughput. Traffic only to
+127.0.0.1. Not a test: ``.venv/bin/python benchmarks/pages.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import html
+import os
+import random
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import redis
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bare_app import BARE_KEY  # noqa: E402
+from benchmarks.load import Stack, latency_line, percentile  # noqa: E402
+from engine.core import SYSTEM  # noqa: E402
+from engine.registry import game_ids, get_game  # noqa: E402
+
+TARGET_P95_MS = 50.0
+TARGET_KB = 100.0
+#: A move refused while the worker resolves a conflict is tried again this much later.
+RETRY_WAIT = 0.05
+IMG = re.compile(r'<img[^>]+src="([^"]*board\.svg[^"]*)"')
+ASSET = re.compile(r'(?:href|src)="(/assets/[^"]+)"')
+
+
+@dataclass
+class Timed:
+    latencies: list[float]
+    size: int
+
+    @property
+    def p95(self) -> float:
+        return percentile(self.latencies, 0.95) * 1000
+
+
+def script(game_type: str, players: int, seed: str, moves: int) -> list[tuple[int, str]]:
+    """(seat, notation) of the first ``moves`` player actions of a random game (the worker
+    makes the resolutions), as in benchmarks/load.py."""
+    game = get_game(game_type)
+    state = game.new_state(players, seed, game.resolve_options(None))
+    rng = random.Random(seed)
+    out: list[tuple[int, str]] = []
+    while (decisions := game.pending(state)) and len(out) < moves:
+        seat = decisions[0].seat
+        action = rng.choice(game.legal_actions(state, seat))
+        if seat != SYSTEM:
+            out.append((seat, game.notation(action)))
+        game.apply(state, seat, action)
+    return out
+
+
+class Api:
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.http = requests.Session()
+
+    def call(self, method: str, path: str, token: str | None = None, body: Any = None) -> Any:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return self.http.request(method, self.base + path, json=body, headers=headers, timeout=30)
+
+    def game_mid_way(self, game_type: str, players: int, moves: int) -> tuple[str, list[str]]:
+        """A started game of ``game_type`` after ``moves`` scripted moves; (id, tokens)."""
+        tokens = []
+        for seat in range(players):
+            r = self.call("POST", "/v1/players", body={"name": f"P{seat}"})
+            assert r.status_code == 201, r.text
+            tokens.append(r.json()["token"])
+        seed = f"pages-{game_type}"
+        r = self.call(
+            "POST", "/v1/games", tokens[0], {"type": game_type, "seats": players, "seed": seed}
+        )
+        assert r.status_code == 201, r.text
+        game_id, invite = r.json()["id"], r.json()["invite_code"]
+        for token in tokens[1:]:
+            r = self.call("POST", f"/v1/games/{game_id}/seats", token, {"invite_code": invite})
+            assert r.status_code == 201, r.text
+        r = self.call("POST", f"/v1/games/{game_id}/start", tokens[0])
+        assert r.status_code == 200, r.text
+        for seat, notation in script(game_type, players, seed, moves):
+            self._move(game_id, tokens[seat], notation)
+        return game_id, tokens
+
+    def _move(self, game_id: str, token: str, notation: str, seconds: float = 30) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            r = self.call("POST", f"/v1/games/{game_id}/actions", token, {"notation": notation})
+            if r.status_code in (200, 202):
+                return
+            if r.status_code == 409 and r.json().get("code") == "not-your-turn":
+                time.sleep(RETRY_WAIT)  # the worker has not resolved the conflict yet
+                continue
+            raise SystemExit(f"move {notation!r} refused: {r.status_code} {r.text[:300]}")
+        raise SystemExit(f"move {notation!r} not taken within {seconds} s")
+
+
+def timed(http: requests.Session, url: str, args: argparse.Namespace, **kw: Any) -> Timed:
+    """``url`` requested one at a time after 5 unmeasured requests (warm caches)."""
+    size = 0
+    for _ in range(5):
+        r = http.get(url, timeout=30, **kw)
+        assert r.status_code == 200, (url, r.status_code, r.text[:300])
+        size = len(r.content)
+    latencies: list[float] = []
+    stop = time.monotonic() + args.seconds
+    while len(latencies) < args.requests and time.monotonic() < stop:
+        started = time.perf_counter()
+        r = http.get(url, timeout=30, **kw)
+        latencies.append(time.perf_counter() - started)
+        assert r.status_code == 200, (url, r.status_code)
+    return Timed(latencies, size)
+
+
+def line(label: str, what: str, t: Timed, bare: Timed) -> str:
+    return (
+        f"  {label:<9} {what}: {latency_line(t.latencies)} ({len(t.latencies)} requests); "
+        f"p95 {t.p95 / bare.p95:.1f}x bare"
+    )
+
+
+def wire(http: requests.Session, url: str) -> tuple[int, int]:
+    """(bytes on the wire, bytes once decoded) of one answer, asked as a browser asks."""
+    headers = {"Accept-Encoding": "gzip, deflate, br"}
+    with http.get(url, timeout=30, headers=headers, stream=True) as r:
+        assert r.status_code == 200, (url, r.status_code)
+        raw = r.raw.read(decode_content=False)
+        encoding = r.headers.get("Content-Encoding", "")
+    return len(raw), len(gzip.decompress(raw)) if encoding == "gzip" else len(raw)
+
+
+def kb(size: int) -> str:
+    return f"{size / 1024:.1f} KB ({size / 1024 / TARGET_KB:.0%} of {TARGET_KB:.0f} KB)"
+
+
+def one_game(stack: Stack, args: argparse.Namespace, game_type: str, bare: Timed) -> None:
+    api = Api(stack.base)
+    game = get_game(game_type)
+    players = min(max(args.players, game.min_players), getattr(game, "max_players", 99))
+    game_id, tokens = api.game_mid_way(game_type, players, args.moves)
+    view = api.call("GET", f"/v1/games/{game_id}", tokens[0]).json()
+    assert view["status"] == "active", f"{game_type}: the game ended within {args.moves} moves"
+    asked = [d["seat"] for d in view["waiting_for"] if d["seat"] != SYSTEM]
+    seat = asked[0] if asked else 0
+    browser = requests.Session()
+    r = browser.post(
+        stack.base + "/signin/token", data={"token": tokens[seat]}, allow_redirects=False
+    )
+    assert r.status_code in (302, 303) and browser.cookies, (r.status_code, r.text[:300])
+    page_url = f"{stack.base}/games/{game_id}"
+    page = timed(browser, page_url, args)
+    body = browser.get(page_url, timeout=30).text
+    assert "Sign out" in body, "the page was not served to a signed-in player"
+    img = IMG.search(body)
+    assert img, "no board picture on the page"
+    svg = timed(browser, stack.base + html.unescape(img.group(1)), args)
+    auth = {"headers": {"Authorization": f"Bearer {tokens[seat]}"}}
+    view_t = timed(api.http, f"{stack.base}/v1/games/{game_id}", args, **auth)
+    urls = {
+        "html": page_url,
+        **{Path(path).name: stack.base + path for path in ASSET.findall(body)},
+        "svg": stack.base + html.unescape(img.group(1)),
+    }
+    parts = {name: wire(browser, url) for name, url in urls.items()}
+    total = sum(w for w, _ in parts.values())
+    decoded = sum(d for _, d in parts.values())
+    print(
+        f"{game_type:<9} mid-game: {players} players, {args.moves} moves, version "
+        f"{view['version']}, seat {seat} signed in ({'to move' if asked else 'waiting'})",
+        flush=True,
+    )
+    verdict = "met" if page.p95 <= TARGET_P95_MS else f"missed by {page.p95 - TARGET_P95_MS:.1f} ms"
+    print(line("page", "GET /games/<id> (HTML)", page, bare) + f"; target p95 ≤ 50 ms {verdict}")
+    print(line("svg", "GET board.svg", svg, bare))
+    print(line("api", "GET /v1/games/<id> (JSON)", view_t, bare))
+    weight = (
+        "met" if total <= TARGET_KB * 1024 else f"missed by {(total / 1024 - TARGET_KB):.1f} KB"
+    )
+    print(
+        "  bytes     on the wire (as a browser asks: Accept-Encoding gzip): "
+        + " + ".join(f"{name} {w / 1024:.1f}" for name, (w, _) in parts.items())
+        + f" = {kb(total)}; target {weight}; decoded {kb(decoded)}",
+        flush=True,
+    )
+
+
+def loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=300, help="per measured URL (≤ 5000)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="per measured URL (≤ 120)")
+    parser.add_argument("--moves", type=int, default=30, help="moves played before measuring")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--games", default=",".join(game_ids()), help="game types, comma-separated")
+    parser.add_argument("--workers", type=int, default=1, help="rq worker processes")
+    parser.add_argument(
+        "--web-workers", type=int, default=0, help="gunicorn processes (0: default)"
+    )
+    parser.add_argument("--web-threads", type=int, default=4, help="threads per process")
+    args = parser.parse_args()
+    args.requests = min(max(args.requests, 1), 5000)
+    args.seconds = min(args.seconds, 120.0)
+    args.moves = min(args.moves, 500)
+    stack = Stack(args)
+    stack.start()
+    try:
+        _wait(stack.base + "/healthz")
+        _wait(stack.bare_base + "/bare")
+        print(
+            f"machine   {os.cpu_count()} cores, Python {sys.version.split()[0]}; "
+            f"{args.web_workers or 2 * (os.cpu_count() or 1)}x{args.web_threads} gunicorn "
+            f"gthread, {args.workers} rq worker(s); load average {loadavg()}",
+            flush=True,
+        )
+        redis.Redis.from_url(stack.redis.url).set(BARE_KEY, "x" * 32)
+        bare = timed(requests.Session(), stack.bare_base + "/bare", args)
+        print(
+            f"bare      GET /bare (Flask, one Redis GET): {latency_line(bare.latencies)} "
+            f"({len(bare.latencies)} requests); the 1.0x of the ratios below",
+            flush=True,
+        )
+        for game_type in args.games.split(","):
+            one_game(stack, args, game_type.strip(), bare)
+        print(f"done      load average {loadavg()}", flush=True)
+    finally:
+        stack.stop()
+
+
+def _wait(url: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(url, timeout=5).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"{url} did not come up (see the stack's log)")
+
+
+if __name__ == "__main__":
+    main()
