@@ -1,0 +1,166 @@
+"""The languages a player reads Kurier in (issue #15): gettext catalogs, read at run time.
+
+English is the source language: every msgid is the English text, so English needs no
+catalog. Each other language is one file, ``service/translations/<lang>/LC_MESSAGES/
+messages.po``, parsed with Babel when first asked for and compiled in memory (no ``.mo`` file
+is committed or written). ``translations(lang)`` is the gettext object for a language;
+``gettext``/``ngettext``/``word`` need no Flask request, so a worker writing a mail calls
+them with the player's ``language`` preference. The web pages use the same objects through
+Flask-Babel (service/web/pages.py). docs/i18n.md: how to add a string or a language.
+
+Also here: the engine's translate hook (``EngineWords``, the ``Translator`` of
+engine/sentences.py) and Babel extractors for the engine's data files' names.
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext as stdlib_gettext
+import io
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
+
+#: Every language a player may choose; the first is the default and the source language.
+LANGUAGES: tuple[str, ...] = ("en", "de")
+DEFAULT = "en"
+#: Each language's own name, for the settings page's select.
+NAMES: Mapping[str, str] = {"en": "English", "de": "Deutsch"}
+CATALOGS = Path(__file__).parent / "translations"
+
+
+def catalog_path(lang: str) -> Path:
+    return CATALOGS / lang / "LC_MESSAGES" / "messages.po"
+
+
+@functools.cache
+def translations(lang: str) -> stdlib_gettext.NullTranslations:
+    """The gettext translations of ``lang`` (identity for English and unknown languages).
+
+    Babel's classes (subclasses of the standard library's) so Flask-Babel's Jinja hooks
+    (``ugettext``) work on them too. Empty and fuzzy entries fall back to the English msgid.
+    """
+    path = catalog_path(lang)
+    if lang == DEFAULT or lang not in LANGUAGES or not path.exists():
+        return NullTranslations()
+    with path.open("rb") as po:
+        catalog = read_po(po, locale=lang)
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog, use_fuzzy=False)
+    compiled.seek(0)
+    return Translations(fp=compiled)
+
+
+def language(value: object) -> str:
+    """``value`` if it is a language we have, else the default (a stored preference may be
+    missing or from an older version)."""
+    return value if isinstance(value, str) and value in LANGUAGES else DEFAULT
+
+
+def negotiate(accept_language: str | None) -> str:
+    """The best of ``LANGUAGES`` for an HTTP Accept-Language header (RFC 9110 quality
+    values; ``de-AT`` counts as ``de``); the default when none matches."""
+    best, best_q = DEFAULT, 0.0
+    for position, part in enumerate((accept_language or "").split(",")[:20]):
+        tag, _, params = part.strip().partition(";")
+        lang = tag.strip().lower().split("-")[0]
+        q = 1.0
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key.strip() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        # Earlier entries win ties (the header's order is the client's preference).
+        q -= position * 1e-6
+        if lang in LANGUAGES and q > best_q:
+            best, best_q = lang, q
+    return best
+
+
+def gettext(lang: str, message: str, **values: Any) -> str:
+    """``message`` in ``lang``; ``values`` fill ``%(name)s`` placeholders (as Flask-Babel)."""
+    text = translations(language(lang)).gettext(message)
+    return text % values if values else text
+
+
+def ngettext(lang: str, singular: str, plural: str, count: int, **values: Any) -> str:
+    """The form of ``singular``/``plural`` for ``count`` in ``lang``; ``%(num)d`` is the
+    count (as Flask-Babel) and ``values`` fill other ``%(name)s`` placeholders."""
+    text = translations(language(lang)).ngettext(singular, plural, count)
+    return text % {"num": count, **values}
+
+
+def word(lang: str, english: str) -> str:
+    """A data word (a people, province, building...) in ``lang``."""
+    return translations(language(lang)).gettext(english)
+
+
+class EngineWords:
+    """The engine's translate hook (engine.sentences.Translator) for one language:
+    ``describe(event, names, EngineWords("de"))``."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = language(lang)
+        self._t = translations(self.lang)
+
+    def text(self, template: str) -> str:
+        return self._t.gettext(template)
+
+    def plural(self, one: str, other: str, count: int) -> str:
+        return self._t.ngettext(one, other, count)
+
+    def word(self, english: str) -> str:
+        return self._t.gettext(english)
+
+
+@functools.cache
+def engine_words(lang: str) -> EngineWords | None:
+    """The hook for ``lang``; None for English (the engine's own words)."""
+    lang = language(lang)
+    return None if lang == DEFAULT else EngineWords(lang)
+
+
+# -- extraction (babel.cfg) ---------------------------------------------------------------------
+
+#: The keys of the engine's data files whose values are names a sentence or picture shows
+#: (``en``: the wargame's combat cards; ``label``: its unit types "Western legion, cavalry",
+#: said in two parts, and Attila's sea crossings).
+NAME_KEYS = frozenset({"name", "name_en", "en", "label"})
+
+#: Extraction keywords besides Babel's defaults (the Makefile's ``-k`` options say the same):
+#: the engine's no-op marker, a template with one argument and a Plural with two (three when
+#: the call ends in a comma: Babel counts the empty argument).
+KEYWORDS: dict[str, Any] = {"N_": {1: (1,), 2: (1, 2), 3: (1, 2)}}
+
+
+def extract_data_words(
+    fileobj: IO[bytes], keywords: Any, comment_tags: Any, options: Mapping[str, Any]
+) -> Iterator[tuple[int, str, str, list[str]]]:
+    """A Babel extractor for an engine data file: every English name (``name``,
+    ``name_en``) as a message (the parenthesis of "Leo I (Pope)" dropped, as describe
+    does). Names and sentences share one catalog: a name spelt like a sentence reads the same."""
+    seen: set[str] = set()
+    for name in _names(json.load(fileobj)):
+        for text in name.split(" (")[0].split(", "):
+            if text and not text.isdigit() and text not in seen:
+                seen.add(text)
+                yield 0, "gettext", text, []
+
+
+def _names(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in NAME_KEYS and isinstance(item, str):
+                yield item
+            else:
+                yield from _names(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _names(item)
