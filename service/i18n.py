@@ -149,7 +149,8 @@ def extract_data_words(
     seen: set[str] = set()
     for name in _names(json.load(fileobj)):
         for text in name.split(" (")[0].split(", "):
-            if text and not text.isdigit() and text not in seen:
+            # Digits and capitals are codes (hex numbers, compass points, data provenance).
+            if text and not text.isdigit() and not text.isupper() and text not in seen:
                 seen.add(text)
                 yield 0, "gettext", text, []
 

@@ -5,7 +5,9 @@ Preferences live in the player hash ``kurier:player:{p}`` beside name and email:
 - ``webhook_url``, ``webhook_secret`` (``whsec_…``, never shown again after it is issued),
   ``webhook_disabled`` (why deliveries stopped, "" while enabled);
 - ``notify``: JSON, event type -> channels (``email``, ``webhook``); a missing type means both;
-- ``timezone`` (IANA name, for the times in emails), ``vacation_until`` (Unix time, "" if none).
+- ``timezone`` (IANA name, for the times in emails), ``vacation_until`` (Unix time, "" if none);
+- ``language`` (``en`` or ``de``, service/i18n.py: mails, pictures, mail-in answers, pages;
+  missing: English).
 
 Deliveries: ``kurier:player:{p}:deliveries`` sorted set (id -> created time, newest kept) and
 ``kurier:player:{p}:delivery:<id>`` hash (type, body, status, attempts, last status and error).
@@ -21,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from service import webhook_urls
+from service import i18n, webhook_urls
 from service.keys import player_key
 from service.problems import Problem
 from service.store import Store
@@ -69,7 +71,14 @@ def from_hash(raw: dict[str, Any]) -> dict[str, Any]:
         "notify": channels_by_type(raw),
         "timezone": raw.get("timezone") or "UTC",
         "vacation_until": float(vacation) if vacation else None,
+        "language": i18n.language(raw.get("language")),
     }
+
+
+def language_of(store: Store, player_id: str) -> str:
+    """The player's ``language`` preference ("" if never chosen: the caller picks)."""
+    value = store.r.hget(player_key(player_id), "language")
+    return value if value in i18n.LANGUAGES else ""
 
 
 def channels_by_type(raw: dict[str, Any]) -> dict[str, list[str]]:
@@ -156,8 +165,15 @@ def new_webhook_secret() -> str:
 def apply(store: Store, player_id: str, data: Mapping[str, Any]) -> str | None:
     """Store what ``data`` (PATCH /v1/me, the settings page) changes; returns a webhook secret
     issued by it (shown once). Refuses with a ``Problem`` before storing anything."""
-    changes = {k: v for k, v in data.items() if k in ("name", "email", "timezone")}
+    changes = {k: v for k, v in data.items() if k in ("name", "email", "timezone", "language")}
     issued = None
+    if "language" in data and data["language"] not in i18n.LANGUAGES:
+        raise Problem(
+            422,
+            "invalid-language",
+            f"language is one of {', '.join(i18n.LANGUAGES)}",
+            field="language",
+        )
     if "timezone" in data:
         # Checked here, after authentication, not in the schema: a caller without a token
         # must get 401 whatever the body holds.

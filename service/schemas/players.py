@@ -7,6 +7,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from service.i18n import LANGUAGES
 from service.prefs import CHANNELS, EVENT_TYPES
 from service.schemas.common import Decision, matching, plain_text
 
@@ -74,6 +75,13 @@ class PlayerPatch(ma.Schema):
         allow_none=True,
         metadata={"description": "Pauses your deadlines until then (within the game's limit)"},
     )
+    language = fields.String(
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language of your mails, pictures, mail-in answers and web "
+            "pages (the API's titles and codes stay English)"
+        },
+    )
 
 
 class Player(ma.Schema):
@@ -96,6 +104,7 @@ class Me(Player):
     notify = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), required=True)
     timezone = fields.String(required=True)
     vacation_until = fields.Float(allow_none=True, metadata={"description": "Unix time"})
+    language = fields.String(required=True, validate=validate.OneOf(LANGUAGES))
 
 
 class PlayerCreated(Player):
