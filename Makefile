@@ -40,14 +40,15 @@ openapi: $(STAMP)
 	$(BIN)/kurier openapi --output openapi/openapi.json
 
 # Languages (docs/i18n.md): extract every marked string (babel.cfg) into the template, then
-# merge it into each catalog (new strings arrive empty: tests/test_translations.py fails until
-# they are translated). The -k options are service.i18n.KEYWORDS.
+# merge it into each catalog: new strings arrive empty (tests/test_translations.py fails until
+# they are translated), no source locations (they would change with every edit). The -k
+# options are service.i18n.KEYWORDS. Needs the installed venv (make test or make run first).
 POT := service/translations/messages.pot
 CATALOG_LANGUAGES := de
 
-translations: $(STAMP)
+translations:
 	PYTHONPATH=. $(BIN)/pybabel extract -F babel.cfg -k N_:1,1t -k N_:1,2,2t -k N_:1,2,3t \
-		--no-wrap --sort-output --omit-header -o $(POT) .
+		--no-wrap --sort-output --omit-header --no-location -o $(POT) .
 	for lang in $(CATALOG_LANGUAGES); do \
 		$(BIN)/pybabel update -i $(POT) -d service/translations -l $$lang --no-wrap \
 			--ignore-obsolete --no-fuzzy-matching; \
