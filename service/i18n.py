@@ -19,6 +19,8 @@ import gettext as stdlib_gettext
 import io
 import json
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any
 
@@ -100,6 +102,43 @@ def ngettext(lang: str, singular: str, plural: str, count: int, **values: Any) -
 def word(lang: str, english: str) -> str:
     """A data word (a people, province, building...) in ``lang``."""
     return translations(language(lang)).gettext(english)
+
+
+# -- the language of a block of code (pictures) --------------------------------------------------
+
+#: The language ``speaking`` set for the code running now (threads and greenlets apart).
+_SPOKEN: ContextVar[str] = ContextVar("kurier_language", default=DEFAULT)
+
+
+@contextmanager
+def speaking(lang: str) -> Iterator[None]:
+    """Within this block ``say``, ``say_n`` and ``say_word`` speak ``lang``: for code deep in
+    a call (the pictures' labels and legends) that should not pass the language down."""
+    token = _SPOKEN.set(language(lang))
+    try:
+        yield
+    finally:
+        _SPOKEN.reset(token)
+
+
+def spoken() -> str:
+    """The language ``speaking`` set (the default outside any)."""
+    return _SPOKEN.get()
+
+
+def say(message: str, **values: Any) -> str:
+    """``gettext`` in the spoken language (import it as ``_`` so Babel extracts it)."""
+    return gettext(_SPOKEN.get(), message, **values)
+
+
+def say_n(singular: str, plural: str, count: int, **values: Any) -> str:
+    """``ngettext`` in the spoken language (import it as ``ngettext`` for extraction)."""
+    return ngettext(_SPOKEN.get(), singular, plural, count, **values)
+
+
+def say_word(english: str) -> str:
+    """A data word in the spoken language."""
+    return word(_SPOKEN.get(), english)
 
 
 class EngineWords:

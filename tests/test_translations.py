@@ -20,7 +20,7 @@ from engine.attila_wargame import describe as wargame_words
 from engine.core import Event
 from engine.registry import get_game
 from engine.sentences import SEAT_TEMPLATES, Plural
-from service import i18n
+from service import i18n, pictures
 from tests.client import Kurier
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -256,3 +256,34 @@ def test_the_players_language_wins_over_the_browser(base_url: str) -> None:
         timeout=10,
     )
     assert refused.status_code == 200 and "language is one of en, de" in refused.text
+
+
+# -- pictures -----------------------------------------------------------------------------------
+
+
+def test_the_attila_picture_speaks_the_readers_language(base_url: str) -> None:
+    """Labels, legend and the last move's sentences in German; the notation letters stay."""
+    attila = get_game("attila")
+    state = attila.new_state(3, "picture-language")
+    view = attila.view(state, None)
+    placed = Event("stone_placed", {"seat": 0, "people": "franks", "province": "BEL"})
+    german = pictures.board_svg("attila", view, "T", names=["Bruno"], last_events=[placed],
+                                lang="de")  # fmt: skip
+    english = pictures.board_svg("attila", view, "T", names=["Bruno"], last_events=[placed])
+    for word in ("Völker (Vorrat)", "Grenzprovinz", "Letzter Zug: ", "Einfluss je Stein"):
+        assert word in german and word not in english
+    assert "Franken" in german and "Bruno setzte einen Franken" in german
+    assert "Peoples (supply)" in english and "Bruno placed a Frank in Belgica." in english
+    text = pictures.text_summary("attila", view, names=["Bruno", "Cleo", "Dora"], lang="de")
+    assert text.startswith("Zug ") and "Jahrhundert" in text and "Einfluss (Feld je Platz" in text
+    # Over HTTP: board.svg?lang=de; an unknown language is a 422 problem, English the default.
+    api = Kurier(base_url)
+    game_id, _players = api.new_game(2)
+    svg = requests.get(f"{base_url}/v1/games/{game_id}/board.svg?lang=de", timeout=10)
+    assert svg.status_code == 200 and "Völker (Vorrat)" in svg.text
+    assert svg.headers["ETag"].endswith('-de"')
+    plain = requests.get(f"{base_url}/v1/games/{game_id}/board.svg", timeout=10)
+    assert "Peoples (supply)" in plain.text and plain.headers["ETag"] != svg.headers["ETag"]
+    bad = requests.get(f"{base_url}/v1/games/{game_id}/board.svg?lang=xx", timeout=10)
+    assert bad.status_code == 422
+    assert bad.headers["Content-Type"] == "application/problem+json"

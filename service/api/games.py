@@ -12,7 +12,7 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from service import games, pictures, seats
+from service import games, i18n, pictures, seats
 from service.api.base import Blueprint, problems
 from service.auth import current_player, store, token_optional, token_required
 from service.pictures.png import PictureRenderError, svg_to_png
@@ -230,14 +230,14 @@ class GameView(MethodView):
 #: The PNGs last rendered, by (game id, version): a full-size PNG costs 0.2-2 s of CPU
 #: (docs/performance.md, "Pictures (PNG)") and a version's picture never changes, so clients
 #: polling one game's board.png pay for one render per version and process.
-_PNG_CACHE: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+_PNG_CACHE: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
 _PNG_CACHE_SIZE = 16
 _PNG_CACHE_LOCK = threading.Lock()
 
 
-def _board_picture(game_id: str) -> tuple[str, int]:
-    """The board's SVG as spectators see it, and the version it shows (404 no picture for the
-    type, 409 not started)."""
+def _board_picture(game_id: str, lang: str) -> tuple[str, int]:
+    """The board's SVG as spectators see it, in ``lang``, and the version it shows (404 no
+    picture for the type, 409 not started)."""
     latest = store().get_game(game_id)
     # The record and its last log entry in one read, so the marks match the position.
     record, entries = store().read_log(game_id, max(latest.version - 1, 0))
@@ -254,12 +254,16 @@ def _board_picture(game_id: str) -> tuple[str, int]:
     view = game.view(game.load(record.state), None)
     title = f"{game.title} · game {record.id} · version {record.version}"
     last = entries[-1][1]["events"] if entries else []
-    svg = pictures.board_svg(record.type, view, title, names=record.names, last_events=last)
+    svg = pictures.board_svg(
+        record.type, view, title, names=record.names, last_events=last, lang=lang
+    )
     return svg, record.version
 
 
-def _picture_headers(version: int) -> dict[str, str]:
-    return {"Cache-Control": "public, max-age=5", "ETag": f'"{version}"'}
+def _picture_headers(version: int, lang: str) -> dict[str, str]:
+    # A version's picture differs by language only: English keeps the version as its tag.
+    tag = str(version) if lang == i18n.DEFAULT else f"{version}-{lang}"
+    return {"Cache-Control": "public, max-age=5", "ETag": f'"{tag}"'}
 
 
 @blp.route("/<game_id>/board.svg")
@@ -271,12 +275,14 @@ class BoardPictureView(MethodView):
         description="The board as the spectators see it (nothing hidden is drawn)",
     )
     @blp.doc(operationId="get_board_svg")
+    @blp.arguments(s.BoardQuery, location="query")
     @problems(blp, 404, 409)
-    def get(self, game_id: str) -> Response:
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
         """A picture of the board (SVG), drawn from the spectator's view; linked from emails.
         Players are named by their display names; the last move is marked and told."""
-        svg, version = _board_picture(game_id)
-        return Response(svg, mimetype="image/svg+xml", headers=_picture_headers(version))
+        svg, version = _board_picture(game_id, query["lang"])
+        headers = _picture_headers(version, query["lang"])
+        return Response(svg, mimetype="image/svg+xml", headers=headers)
 
 
 @blp.route("/<game_id>/board.png")
@@ -288,18 +294,20 @@ class BoardPngView(MethodView):
         description="The board as the spectators see it, as PNG at the picture's own size",
     )
     @blp.doc(operationId="get_board_png")
+    @blp.arguments(s.BoardQuery, location="query")
     @problems(blp, 404, 409, 503)
-    def get(self, game_id: str) -> Response:
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
         """The same picture as board.svg, rendered as PNG on the server (for clients that
         cannot show SVG). 503 when the server cannot render it (fonts missing): use board.svg.
         """
-        svg, version = _board_picture(game_id)
-        png = _render_png(game_id, version, svg)
-        return Response(png, mimetype="image/png", headers=_picture_headers(version))
+        lang = query["lang"]
+        svg, version = _board_picture(game_id, lang)
+        png = _render_png(game_id, version, lang, svg)
+        return Response(png, mimetype="image/png", headers=_picture_headers(version, lang))
 
 
-def _render_png(game_id: str, version: int, svg: str) -> bytes:
-    key = (game_id, version)
+def _render_png(game_id: str, version: int, lang: str, svg: str) -> bytes:
+    key = (game_id, version, lang)
     with _PNG_CACHE_LOCK:
         if key in _PNG_CACHE:
             _PNG_CACHE.move_to_end(key)

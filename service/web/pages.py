@@ -413,7 +413,7 @@ def game(game_id: str) -> Any:
     # The seat's own view in words: its secrets (a hand) for its player only; the spectator's
     # view for anyone else (also the picture's text alternative).
     summary = (
-        pictures.text_summary(record.type, view["view"], names=record.names)
+        pictures.text_summary(record.type, view["view"], names=record.names, lang=language())
         if view["view"] is not None
         else ""
     )
