@@ -26,7 +26,7 @@ from tests.client import Kurier
 ROOT = Path(__file__).resolve().parent.parent
 #: The languages that have a catalog (English is the source language).
 TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.DEFAULT]
-PLACEHOLDER = re.compile(r"\{(\w*)\}|%\((\w+)\)[sd]")
+PLACEHOLDER = re.compile(r"\{(\w*)\}|%\((\w+)\)[-#0 +]*\d*(?:\.\d+)?[sdfr]")
 
 
 def extracted() -> dict[str | tuple[str, ...], list[str]]:
