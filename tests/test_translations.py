@@ -217,6 +217,8 @@ def test_a_german_browser_gets_the_german_sign_in_page(base_url: str) -> None:
     assert german.status_code == 200
     assert '<html lang="de">' in german.text
     assert "Schick mir einen Anmeldelink" in german.text and "Anmelden" in german.text
+    # The script's words (countdowns, commitment checks) ride on <body>.
+    assert 'data-w-left="noch %s"' in german.text and 'data-w-passed="abgelaufen"' in german.text
     english = requests.get(base_url + "/", headers={"Accept-Language": "en-US"}, timeout=10)
     assert "Mail me a sign-in link" in english.text and "Anmelden" not in english.text
     missing = requests.get(
