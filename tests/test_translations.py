@@ -289,3 +289,13 @@ def test_the_attila_picture_speaks_the_readers_language(base_url: str) -> None:
     bad = requests.get(f"{base_url}/v1/games/{game_id}/board.svg?lang=xx", timeout=10)
     assert bad.status_code == 422
     assert bad.headers["Content-Type"] == "application/problem+json"
+
+
+def test_the_attika_picture_speaks_german() -> None:
+    attika = get_game("attika")
+    view = attika.view(attika.new_state(2, "picture-language"), None)
+    german = pictures.board_svg("attika", view, "T", names=["Ada", "Bea"], lang="de")
+    for word in ("Legende", "Heiligtum", "Lager: ", "ist am Zug", "gelb"):
+        assert word in german, word
+    english = pictures.board_svg("attika", view, "T", names=["Ada", "Bea"])
+    assert "Legend" in english and "Legende" not in english and "Shrine" in english
