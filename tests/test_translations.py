@@ -295,7 +295,7 @@ def test_the_attika_picture_speaks_german() -> None:
     attika = get_game("attika")
     view = attika.view(attika.new_state(2, "picture-language"), None)
     german = pictures.board_svg("attika", view, "T", names=["Ada", "Bea"], lang="de")
-    for word in ("Legende", "Heiligtum", "Lager: ", "ist am Zug", "gelb"):
+    for word in ("Legende", "Heiligtum", "Lager: ", "◀ am Zug", "gelb"):
         assert word in german, word
     english = pictures.board_svg("attika", view, "T", names=["Ada", "Bea"])
     assert "Legend" in english and "Legende" not in english and "Shrine" in english
