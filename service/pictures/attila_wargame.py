@@ -26,6 +26,7 @@ from xml.sax.saxutils import escape
 from engine.attila_wargame.board import Board
 from engine.attila_wargame.touched import touched, touched_units
 from engine.core import Event
+from service.i18n import say as _
 from service.numbers import is_ascii_digits
 from service.pictures import LAST_MOVE, seat_label, wrap_words
 
@@ -850,7 +851,7 @@ def _last_move(last_move: Sequence[str], p: _Panel) -> None:
     """The last move in words (at most six lines; the game's log has the rest)."""
     lines = [line for sentence in last_move for line in wrap_words(sentence, 52)]
     for i, line in enumerate(lines[:6]):
-        p.line(("Last move: " if i == 0 else "") + line, 11.5, 15, fill="#7a3a00")
+        p.line((_("Last move: ") if i == 0 else "") + line, 11.5, 15, fill="#7a3a00")
     if lines:
         p.y += 4
 
@@ -884,7 +885,7 @@ def _phases(board: Board, view: dict[str, Any], p: _Panel, players: Sequence[str
 
 
 def _situation(board: Board, view: dict[str, Any], p: _Panel) -> None:
-    p.heading("Situation")
+    p.heading(_("Situation"))
     leo = {"alive": "on the map", "dead": "dead", "driven_out": "driven out"}
     roles = board.bindings["roles"]
     attila_gone = view["gone"].get(roles["attila"])
@@ -943,7 +944,7 @@ def _council(council: dict[str, Any], p: _Panel) -> None:
 
 
 def _peoples(board: Board, view: dict[str, Any], p: _Panel) -> None:
-    p.heading("Peoples")
+    p.heading(_("Peoples"))
     counts: dict[str, int] = defaultdict(int)
     for info in view["units"].values():
         if info["combat"]:
@@ -969,7 +970,7 @@ def _lost(board: Board, view: dict[str, Any], p: _Panel) -> None:
     gone = view["gone"]
     if not gone:
         return
-    p.heading("Off the map")
+    p.heading(_("Off the map"))
     by_reason: dict[str, list[str]] = defaultdict(list)
     for unit, why in gone.items():
         by_reason[why].append(unit)
@@ -979,7 +980,7 @@ def _lost(board: Board, view: dict[str, Any], p: _Panel) -> None:
 
 
 def _result(board: Board, result: dict[str, Any], p: _Panel) -> None:
-    p.heading("Result")
+    p.heading(_("Result"))
     side = SIDE_NAME.get(result["winner_side"], result["winner_side"])
     p.line(f"★ The {side} player wins", 13, 18, bold=True, fill="#7b1e3b")
     p.line(f"Barbarian points {result['barbarian_points']} (threshold {result['threshold']})", 11.5)
@@ -992,7 +993,7 @@ def _result(board: Board, result: dict[str, Any], p: _Panel) -> None:
 
 
 def _legend(board: Board, p: _Panel) -> None:
-    p.heading("Legend")
+    p.heading(_("Legend"))
     x = p.x
     sample = {"people": "huns", "side": "barbarian", "combat": True, "hex": "", "mf": 5}
     p.parts.append(
@@ -1005,11 +1006,15 @@ def _legend(board: Board, p: _Panel) -> None:
             'id="unit-', 'id="legend-unit-'
         )
     )
-    p.text("combat unit: band = side and name,", 11, dx=70)
+    p.text(_("combat unit: band = side and name,"), 11, dx=70)
     p.y += 14
-    p.text("combat-movement; red: reduced", 11, dx=70)
+    p.text(_("combat-movement; red: reduced"), 11, dx=70)
     p.y += 24
-    swatches = [("roman", "Roman side"), ("barbarian", "Barbarian side"), ("neutral", "neutral")]
+    swatches = [
+        ("roman", _("Roman side")),
+        ("barbarian", _("Barbarian side")),
+        ("neutral", _("neutral")),
+    ]
     for k, (side, text) in enumerate(swatches):
         sx = x + k * 118
         p.parts.append(
@@ -1024,7 +1029,7 @@ def _legend(board: Board, p: _Panel) -> None:
         f'<text x="{x + 9:.1f}" y="{p.y - 1.7:.1f}" font-size="6.3" font-weight="bold" '
         f'text-anchor="middle" fill="#111" {CONDENSED}>LEO</text>'
     )
-    p.text("command unit (first letters of its name)", 11, dx=28)
+    p.text(_("command unit (first letters of its name)"), 11, dx=28)
     p.y += 20
     p.parts.append(
         f'<polygon points="{_points(_corners(x + 11, p.y - 4, 11))}" fill="none" '
@@ -1032,7 +1037,7 @@ def _legend(board: Board, p: _Panel) -> None:
         f'<polygon points="{_points(_corners(x + 40, p.y - 4, 11))}" fill="#d00000" '
         'fill-opacity="0.12" stroke="#d00000" stroke-width="2.5"/>'
     )
-    p.text("last move (hexes, units)  ·  battle target", 11, dx=58)
+    p.text(_("last move (hexes, units)  ·  battle target"), 11, dx=58)
     p.y += 22
     fx, fy = x + 8, p.y - 4
     p.parts.append(
@@ -1041,13 +1046,13 @@ def _legend(board: Board, p: _Panel) -> None:
         f'<path d="M{x + 30:.1f},{p.y - 11:.1f} l14,14 m0,-14 l-14,14" stroke="#444" '
         'stroke-width="2"/>'
     )
-    p.text("city taken by the Barbarian  ·  neutralised traitor", 11, dx=58)
+    p.text(_("city taken by the Barbarian  ·  neutralised traitor"), 11, dx=58)
     p.y += 22
     lines = [
-        (f'stroke="{RIVER}" stroke-width="3.6" stroke-linecap="round"', "river hexside"),
-        (f'stroke="{BORDER}" stroke-width="3.2" stroke-dasharray="7 3"', "border of an empire"),
-        ('stroke="#6d6250" stroke-width="1.6" stroke-dasharray="5 3"', "border of a region"),
-        (f'stroke="{SEA_LINE}" stroke-width="1.3"', "coast"),
+        (f'stroke="{RIVER}" stroke-width="3.6" stroke-linecap="round"', _("river hexside")),
+        (f'stroke="{BORDER}" stroke-width="3.2" stroke-dasharray="7 3"', _("border of an empire")),
+        ('stroke="#6d6250" stroke-width="1.6" stroke-dasharray="5 3"', _("border of a region")),
+        (f'stroke="{SEA_LINE}" stroke-width="1.3"', _("coast")),
     ]
     for style, text in lines:
         p.parts.append(
@@ -1056,13 +1061,13 @@ def _legend(board: Board, p: _Panel) -> None:
         p.text(text, 11, dx=30)
         p.y += 17
     fills = [
-        (EMPIRE_FILL["west"], "", "Western Empire"),
-        (EMPIRE_FILL["east"], "", "Eastern Empire"),
-        (EMPIRE_FILL["barbarian"], "", "Barbaricum"),
-        (OUT_OF_PLAY, "url(#outside)", "out of play"),
-        ("#f4ead0", "url(#fields)", "cultivated field (next to a city)"),
-        ("#f4ead0", "url(#temp)", "VT temporary devastation"),
-        ("#f4ead0", "url(#perm)", "VP permanent devastation"),
+        (EMPIRE_FILL["west"], "", _("Western Empire")),
+        (EMPIRE_FILL["east"], "", _("Eastern Empire")),
+        (EMPIRE_FILL["barbarian"], "", _("Barbaricum")),
+        (OUT_OF_PLAY, "url(#outside)", _("out of play")),
+        ("#f4ead0", "url(#fields)", _("cultivated field (next to a city)")),
+        ("#f4ead0", "url(#temp)", _("VT temporary devastation")),
+        ("#f4ead0", "url(#perm)", _("VP permanent devastation")),
     ]
     for fill, overlay, text in fills:
         p.parts.append(
@@ -1083,13 +1088,15 @@ def _legend(board: Board, p: _Panel) -> None:
         f'<text x="{x + 31:.1f}" y="{p.y - 1:.1f}" font-size="8" font-weight="bold" '
         f'text-anchor="middle" fill="#fff">−3</text>'
     )
-    p.text("city value: + for the Barbarian holding it,", 11, dx=46)
+    p.text(_("city value: + for the Barbarian holding it,"), 11, dx=46)
     p.y += 14
-    p.text("− against the Roman holding it", 11, dx=46)
+    p.text(_("− against the Roman holding it"), 11, dx=46)
     p.y += 18
     for line in wrap_words(
-        "Each land hex shows its label CCRR (column, row) as written in moves, e.g. "
-        "move HUN-7 3110-3111. Eastern units carry Greek letters: Λ·CAV is E-LAMBDA-CAV.",
+        _(
+            "Each land hex shows its label CCRR (column, row) as written in moves, e.g. "
+            "move HUN-7 3110-3111. Eastern units carry Greek letters: Λ·CAV is E-LAMBDA-CAV."
+        ),
         62,
     ):
         p.line(line, 10.5, 14, fill="#456")
