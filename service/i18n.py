@@ -204,3 +204,32 @@ def _names(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _names(item)
+
+
+def extract_game_options(
+    fileobj: IO[bytes], keywords: Any, comment_tags: Any, options: Mapping[str, Any]
+) -> Iterator[tuple[int, str, str, list[str]]]:
+    """A Babel extractor (babel.cfg points it at engine/registry.py, whose text it ignores):
+    what the lobby shows of each game type: its title, and each rule option a creator may
+    change with its description and its choices as the page labels them."""
+    from engine.registry import game_ids, get_game  # only when extracting
+
+    seen: set[str] = set()
+    for type_id in game_ids():
+        game = get_game(type_id)
+        texts = [game.title]
+        for spec in game.options:
+            if len(spec.choices) > 1:
+                texts.append(spec.description)
+                texts += [choice_label(c) for c in spec.choices if isinstance(c, str)]
+        for text in texts:
+            if text and text not in seen:
+                seen.add(text)
+                yield 0, "gettext", text, []
+
+
+def choice_label(choice: object) -> str:
+    """A rule option's choice as the lobby labels it (before translation)."""
+    if isinstance(choice, bool):
+        return "yes" if choice else "no"
+    return str(choice).replace("_", " ")

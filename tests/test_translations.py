@@ -238,6 +238,8 @@ def test_the_players_language_wins_over_the_browser(base_url: str) -> None:
     assert api.call("PATCH", "/v1/me", player, json={"language": "de"}).status_code == 200
     lobby = web.get(base_url + "/", headers={"Accept-Language": "en-US,en"}, timeout=10)
     assert "Deine Spiele" in lobby.text and "Your games" not in lobby.text
+    # The game types and their rule options, from the engines, in German too.
+    assert "Attila (das Kriegsspiel)" in lobby.text and "zufällig aus dem Seed" in lobby.text
     settings = web.get(base_url + "/settings", headers={"Accept-Language": "en"}, timeout=10)
     assert "Einstellungen" in settings.text
     assert '<option value="de" selected>Deutsch</option>' in settings.text

@@ -82,6 +82,8 @@ def language() -> str:
 
 #: Words the templates translate from a value (``_(row.status)``): marked here for extraction.
 VALUE_WORDS = (
+    N_("yes"),
+    N_("no"),
     N_("open"),
     N_("active"),
     N_("finished"),
@@ -234,8 +236,8 @@ def _game_types() -> list[dict[str, Any]]:
         options = [
             {
                 "name": spec.name,
-                "description": spec.description,
-                "choices": [(json.dumps(c), _choice_label(c)) for c in spec.choices],
+                "description": gettext(spec.description),
+                "choices": [(json.dumps(c), gettext(i18n.choice_label(c))) for c in spec.choices],
                 "default": json.dumps(spec.default),
             }
             for spec in game.options
@@ -244,19 +246,13 @@ def _game_types() -> list[dict[str, Any]]:
         out.append(
             {
                 "id": type_id,
-                "title": game.title,
+                "title": gettext(game.title),
                 "min": game.min_players,
                 "max": game.max_players,
                 "options": options,
             }
         )
     return out
-
-
-def _choice_label(choice: Any) -> str:
-    if isinstance(choice, bool):
-        return gettext("yes") if choice else gettext("no")
-    return str(choice).replace("_", " ")
 
 
 @blp.post("/signin")
