@@ -301,3 +301,5 @@ def test_the_attika_picture_speaks_german() -> None:
         assert word in german, word
     english = pictures.board_svg("attika", view, "T", names=["Ada", "Bea"])
     assert "Legend" in english and "Legende" not in english and "Shrine" in english
+    text = pictures.text_summary("attika", view, names=["Ada", "Bea"], lang="de")
+    assert "ist am Zug" in text and "Gebäude auf dem Plan:" in text and "Lager: " in text
