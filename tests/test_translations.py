@@ -303,3 +303,13 @@ def test_the_attika_picture_speaks_german() -> None:
     assert "Legend" in english and "Legende" not in english and "Shrine" in english
     text = pictures.text_summary("attika", view, names=["Ada", "Bea"], lang="de")
     assert "ist am Zug" in text and "Gebäude auf dem Plan:" in text and "Lager: " in text
+
+
+def test_the_wargame_summary_speaks_german() -> None:
+    wargame = get_game("attila-wargame")
+    view = wargame.view(wargame.new_state(2, "picture-language"), 0)
+    text = pictures.text_summary("attila-wargame", view, names=["A", "B"], lang="de")
+    assert text.startswith("Vor Runde 1: ") and "Du spielst die Seite Rom (Platz 0)." in text
+    assert "Weströmer: W-III-INF 2214 8" in text  # the notation stays
+    german = pictures.board_svg("attila-wargame", view, "T", names=["A", "B"], lang="de")
+    assert "Legende" in german and "Flussseite" in german
