@@ -27,6 +27,7 @@ from engine.attila_wargame.board import Board
 from engine.attila_wargame.touched import touched, touched_units
 from engine.core import Event
 from service.i18n import say as _
+from service.i18n import say_word
 from service.numbers import is_ascii_digits
 from service.pictures import LAST_MOVE, seat_label, wrap_words
 
@@ -232,8 +233,11 @@ def render(
         f'<text x="{MARGIN}" y="58" font-size="15" fill="#f0d9a0">{escape(_headline(board, view))}'
         "</text>",
         f'<text x="{width - 16}" y="58" font-size="11" text-anchor="end" fill="#b8adc4">'
-        "Map, factors and start hexes reconstructed, not the printed ones "
-        "(see docs/rules/attila-wargame.md)</text>",
+        + _(
+            "Map, factors and start hexes reconstructed, not the printed ones "
+            "(see docs/rules/attila-wargame.md)"
+        )
+        + "</text>",
     ]
     parts += _map(board, view, f, marks)
     if crop is None:
@@ -270,18 +274,25 @@ def _headline(board: Board, view: dict[str, Any]) -> str:
     result = view.get("result")
     rounds = board.rounds
     if result:
-        side = SIDE_NAME.get(result["winner_side"], result["winner_side"])
-        return (
-            f"Game over after round {rounds}: the {side} player wins "
-            f"(Barbarian points {result.get('barbarian_points', '?')} of "
-            f"{result.get('threshold', '?')})"
+        side = _(SIDE_NAME.get(result["winner_side"], result["winner_side"]))
+        return _(
+            "Game over after round %(rounds)s: the %(side)s player wins (Barbarian points "
+            "%(points)s of %(threshold)s)",
+            rounds=rounds,
+            side=side,
+            points=result.get("barbarian_points", "?"),
+            threshold=result.get("threshold", "?"),
         )
     if view["phase"] == "notes":
-        return "Before round 1: both players write their secret notes"
-    phase = phase_names(board).get(view["phase"], view["phase"])
-    return (
-        f"Round {view['round']} of {rounds} · {round_name(board, view['round'])} · "
-        f"phase ({view['phase']}) {phase}"
+        return _("Before round 1: both players write their secret notes")
+    phase = say_word(phase_names(board).get(view["phase"], view["phase"]))
+    return _(
+        "Round %(round)s of %(rounds)s · %(season)s · phase (%(id)s) %(phase)s",
+        round=view["round"],
+        rounds=rounds,
+        season=round_name(board, view["round"]),
+        id=view["phase"],
+        phase=phase,
     )
 
 
@@ -873,74 +884,87 @@ def _phases(board: Board, view: dict[str, Any], p: _Panel, players: Sequence[str
         sides = view["sides"]
         who = []
         for d in pending:
-            name = (
-                "the server"
-                if d["seat"] < 0
-                else f"{SIDE_NAME.get(sides[d['seat']], sides[d['seat']])}, "
-                f"{seat_label(players, d['seat'])}"
-            )
+            side = _(SIDE_NAME.get(sides[d["seat"]], sides[d["seat"]])) if d["seat"] >= 0 else ""
+            name = _("the server") if d["seat"] < 0 else f"{side}, {seat_label(players, d['seat'])}"
             who.append(f"{name}: {d['step'].replace('_', ' ')}")
-        for line in wrap_words("Waiting for " + "; ".join(who), 54):
+        for line in wrap_words(_("Waiting for %(whom)s", whom="; ".join(who)), 54):
             p.line(line, 11.5, 15, fill="#2b2233")
 
 
 def _situation(board: Board, view: dict[str, Any], p: _Panel) -> None:
     p.heading(_("Situation"))
-    leo = {"alive": "on the map", "dead": "dead", "driven_out": "driven out"}
+    leo = {"alive": _("on the map"), "dead": _("dead"), "driven_out": _("driven out")}
     roles = board.bindings["roles"]
     attila_gone = view["gone"].get(roles["attila"])
-    attila = "dead (" + attila_gone + ")" if attila_gone else "on the map"
+    attila = _("dead (%(how)s)", how=attila_gone) if attila_gone else _("on the map")
     if view.get("attila_title"):
         attila += f", {view['attila_title']}"
     if roles["pope"] in view["gone"] and view["leo"] == "alive":
         leo_text = view["gone"][roles["pope"]]
     else:
         leo_text = leo.get(view["leo"], view["leo"])
+    yes = {True: _("yes"), False: _("no")}
     lines = [
-        f"West invaded: {'yes' if view['west_invaded'] else 'no'} · Gaul invaded: "
-        f"{'yes' if view['gaul_invaded'] else 'no'}",
-        f"Leo I (Pope): {leo_text} · Attila: {attila}",
-        f"Council of Lugdunum: {'held' if view['lugdunum_council_done'] else 'not yet'}",
+        _(
+            "West invaded: %(west)s · Gaul invaded: %(gaul)s",
+            west=yes[bool(view["west_invaded"])],
+            gaul=yes[bool(view["gaul_invaded"])],
+        ),
+        _("Leo I (Pope): %(leo)s · Attila: %(attila)s", leo=leo_text, attila=attila),
+        _(
+            "Council of Lugdunum: %(council)s",
+            council=_("held") if view["lugdunum_council_done"] else _("not yet"),
+        ),
     ]
     taken = [board.city_by_id[c].name for c in view["cities_taken"] if c in board.city_by_id]
-    lines.append("Cities ever taken by the Barbarian: " + (", ".join(taken) or "none"))
+    cities = ", ".join(taken) or _("none")
+    lines.append(_("Cities ever taken by the Barbarian: %(cities)s", cities=cities))
     temp, perm = view["devastated"]["temporary"], view["devastated"]["permanent"]
-    lines.append(f"Devastated fields: {len(temp)} temporary (VT), {len(perm)} permanent (VP)")
+    lines.append(
+        _(
+            "Devastated fields: %(temporary)s temporary (VT), %(permanent)s permanent (VP)",
+            temporary=len(temp),
+            permanent=len(perm),
+        )
+    )
     notes = view["notes"]
     fired = notes.get("fired") or []
     if fired:
-        lines.append("Secret notes fired: " + ", ".join(fired))
+        lines.append(_("Secret notes fired: %(notes)s", notes=", ".join(fired)))
     for key, value in notes.get("known", {}).items():
-        lines.append(f"Note {key}: {value}")
+        lines.append(_("Note %(key)s: %(value)s", key=key, value=value))
     for text in lines:
         for line in wrap_words(text, 56):
             p.line(line, 11.5, 15)
 
 
 def _battle(board: Board, battle: dict[str, Any], p: _Panel) -> None:
-    p.heading(f"Battle {battle['ref'].split('-')[-1]} at {battle['target']}")
+    number = battle["ref"].split("-")[-1]
+    p.heading(_("Battle %(number)s at %(target)s", number=number, target=battle["target"]))
+    attackers, defenders = ", ".join(battle["attackers"]), ", ".join(battle["defenders"])
     lines = [
-        f"Attackers: {', '.join(battle['attackers'])} ({battle['attack']})",
-        f"Defenders: {', '.join(battle['defenders'])} ({battle['defence']})",
-        f"Odds column {battle['column']}",
+        _("Attackers: %(units)s (%(strength)s)", units=attackers, strength=battle["attack"]),
+        _("Defenders: %(units)s (%(strength)s)", units=defenders, strength=battle["defence"]),
+        _("Odds column %(column)s", column=battle["column"]),
     ]
     if "cards" in battle:
         cards = " vs ".join(battle["cards"][s] for s in sorted(battle["cards"]))
-        lines.append(f"Cards {cards}: result {battle['result']}")
+        lines.append(_("Cards %(cards)s: result %(result)s", cards=cards, result=battle["result"]))
     else:
-        lines.append(f"Cards chosen (sealed): {len(battle['chosen'])} of 2")
+        lines.append(_("Cards chosen (sealed): %(chosen)s of 2", chosen=len(battle["chosen"])))
     for text in lines:
         for line in wrap_words(text, 56):
             p.line(line, 11.5, 15)
 
 
 def _council(council: dict[str, Any], p: _Panel) -> None:
-    kind = "Council of Lugdunum" if council["kind"] == "lugdunum" else "End council"
+    kind = _("Council of Lugdunum") if council["kind"] == "lugdunum" else _("End council")
     p.heading(kind)
     if "cards" in council:
-        p.line("Cards: " + ", ".join(council["cards"].values()), 11.5)
+        p.line(_("Cards: %(cards)s", cards=", ".join(council["cards"].values())), 11.5)
     else:
-        p.line(f"Diplomatic cards chosen (sealed): {len(council['chosen'])} of 2", 11.5)
+        chosen = len(council["chosen"])
+        p.line(_("Diplomatic cards chosen (sealed): %(chosen)s of 2", chosen=chosen), 11.5)
 
 
 def _peoples(board: Board, view: dict[str, Any], p: _Panel) -> None:
@@ -956,9 +980,10 @@ def _peoples(board: Board, view: dict[str, Any], p: _Panel) -> None:
             f'<rect x="{p.x:.1f}" y="{p.y - 10:.1f}" width="20" height="12" rx="2" '
             f'fill="{fill}" stroke="{SIDE_BAND.get(side, "#555")}" stroke-width="1.5"/>'
         )
-        p.text(people_name(board, people), 11.5, dx=28)
+        p.text(say_word(people_name(board, people)), 11.5, dx=28)
+        side_name = _(SIDE_NAME.get(side, side))
         p.text(
-            f"{SIDE_NAME.get(side, side)} · {counts[people]} on the map",
+            _("%(side)s · %(count)s on the map", side=side_name, count=counts[people]),
             11.5,
             dx=190,
             fill="#555",
@@ -981,15 +1006,20 @@ def _lost(board: Board, view: dict[str, Any], p: _Panel) -> None:
 
 def _result(board: Board, result: dict[str, Any], p: _Panel) -> None:
     p.heading(_("Result"))
-    side = SIDE_NAME.get(result["winner_side"], result["winner_side"])
-    p.line(f"★ The {side} player wins", 13, 18, bold=True, fill="#7b1e3b")
-    p.line(f"Barbarian points {result['barbarian_points']} (threshold {result['threshold']})", 11.5)
+    side = _(SIDE_NAME.get(result["winner_side"], result["winner_side"]))
+    p.line("★ " + _("The %(side)s player wins", side=side), 13, 18, bold=True, fill="#7b1e3b")
+    points = _(
+        "Barbarian points %(points)s (threshold %(threshold)s)",
+        points=result["barbarian_points"],
+        threshold=result["threshold"],
+    )
+    p.line(points, 11.5)
     for key, value in result.get("points_lines", {}).items():
         name = board.city_by_id[key].name if key in board.city_by_id else key.replace("_", " ")
         p.line(f"   {name}: {value:+d}", 11, 14, fill="#444")
     held = result.get("regions_held", {})
-    regions = ", ".join(f"{r} ({len(c)})" for r, c in held.items()) or "none"
-    p.line(f"Regions held: {regions}", 11.5)
+    regions = ", ".join(f"{r} ({len(c)})" for r, c in held.items()) or _("none")
+    p.line(_("Regions held: %(regions)s", regions=regions), 11.5)
 
 
 def _legend(board: Board, p: _Panel) -> None:
