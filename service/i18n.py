@@ -141,6 +141,19 @@ def say_word(english: str) -> str:
     return word(_SPOKEN.get(), english)
 
 
+def install_jinja(env: Any) -> None:
+    """Give a Jinja environment (a mail's templates) the i18n extension in its newstyle form
+    (``{{ _("Hello %(name)s", name=n) }}``, autoescaped values), speaking the language of
+    ``speaking``: install once, then render inside ``with i18n.speaking(lang):``. Safe with
+    threads and greenlets (the language is a context variable, not the environment's)."""
+    env.add_extension("jinja2.ext.i18n")
+    env.install_gettext_callables(
+        gettext=lambda message: translations(_SPOKEN.get()).gettext(message),
+        ngettext=lambda one, other, n: translations(_SPOKEN.get()).ngettext(one, other, n),
+        newstyle=True,
+    )
+
+
 class EngineWords:
     """The engine's translate hook (engine.sentences.Translator) for one language:
     ``describe(event, names, EngineWords("de"))``."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import jinja2
 import pytest
 import requests
 from babel.messages.catalog import Catalog, Message
@@ -134,6 +135,19 @@ def test_the_browser_language_is_negotiated() -> None:
     assert i18n.negotiate("de;q=0, en;q=0.1") == "en"
     assert i18n.negotiate("") == i18n.negotiate(None) == i18n.DEFAULT
     assert i18n.negotiate("de;q=oops, en") == "en"
+
+
+def test_a_mail_template_speaks_the_language_it_is_rendered_in() -> None:
+    """What the notification mails' templates get (workers, no Flask): install once, render
+    in each reader's language."""
+    env = jinja2.Environment(autoescape=True)
+    i18n.install_jinja(env)
+    template = env.from_string(
+        '{{ _("Error %(status)s.", status=code) }} {{ ngettext("%(num)d day", "%(num)d days", n) }}'
+    )
+    with i18n.speaking("de"):
+        assert template.render(code="<b>", n=3) == "Fehler &lt;b&gt;. 3 Tagen"
+    assert template.render(code=404, n=1) == "Error 404. 1 day"
 
 
 def test_helpers_work_without_a_request() -> None:
