@@ -694,21 +694,27 @@ def _unit_ring(x: float, y: float, half: float, square: bool) -> str:
 
 
 def _title(board: Board, unit: str, info: dict[str, Any]) -> str:
-    side = SIDE_NAME.get(info["side"], info["side"])
-    people = people_name(board, info["people"])
+    side = _(SIDE_NAME.get(info["side"], info["side"]))
+    people = say_word(people_name(board, info["people"]))
+    where = {"people": people, "side": side, "hex": info["hex"]}
     if info["combat"]:
         strength = (
-            f"combat {info['cf']} of {info['printed_cf']}"
+            _("combat %(cf)s of %(printed)s", cf=info["cf"], printed=info["printed_cf"])
             if info["cf"] != info["printed_cf"]
-            else f"combat {info['cf']}"
+            else _("combat %(cf)s", cf=info["cf"])
         )
-        text = f"{unit} ({people}, {side}) at {info['hex']}: {strength}, movement {info['mf']}"
+        text = f"{unit} " + _(
+            "(%(people)s, %(side)s) at %(hex)s: %(strength)s, movement %(mf)s",
+            strength=strength,
+            mf=info["mf"],
+            **where,
+        )
     else:
-        text = f"{unit}, {cmu_name(board, unit)} ({people}, {side}) at {info['hex']}"
+        text = f"{unit}, {cmu_name(board, unit)} " + _("(%(people)s, %(side)s) at %(hex)s", **where)
     if info.get("neutralised"):
-        text += ", neutralised traitor"
+        text += ", " + _("neutralised traitor")
     if info.get("moves_from_round"):
-        text += f", moves from round {info['moves_from_round']}"
+        text += ", " + _("moves from round %(round)s", round=info["moves_from_round"])
     return escape(text)
 
 
