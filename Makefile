@@ -44,7 +44,8 @@ openapi: $(STAMP)
 # they are translated), no source locations (they would change with every edit). The -k
 # options are service.i18n.KEYWORDS. Needs the installed venv (make test or make run first).
 POT := service/translations/messages.pot
-CATALOG_LANGUAGES := de
+# Every language with a catalog (service/translations/<lang>/).
+CATALOG_LANGUAGES := $(notdir $(patsubst %/,%,$(dir $(wildcard service/translations/*/LC_MESSAGES))))
 
 translations:
 	PYTHONPATH=. $(BIN)/pybabel extract -F babel.cfg -k N_:1,1t -k N_:1,2,2t -k N_:1,2,3t \

@@ -5,11 +5,13 @@ catalog. Each other language is one file, ``service/translations/<lang>/LC_MESSA
 messages.po``, parsed with Babel when first asked for and compiled in memory (no ``.mo`` file
 is committed or written). ``translations(lang)`` is the gettext object for a language;
 ``gettext``/``ngettext``/``word`` need no Flask request, so a worker writing a mail calls
-them with the player's ``language`` preference. The web pages use the same objects through
-Flask-Babel (service/web/pages.py). docs/i18n.md: how to add a string or a language.
+them with the player's ``language`` preference; code deep in a call (pictures, a mail's
+templates: ``install_jinja``) runs inside ``speaking(lang)`` and calls ``say``/``say_n``.
+The web pages use the same objects through Flask-Babel (service/web/__init__.py).
+docs/i18n.md: how to add a string or a language.
 
 Also here: the engine's translate hook (``EngineWords``, the ``Translator`` of
-engine/sentences.py) and Babel extractors for the engine's data files' names.
+engine/core.py) and Babel extractors for the engine's data files and the game options.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any
 
+from babel import Locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
@@ -31,8 +34,11 @@ from babel.support import NullTranslations, Translations
 #: Every language a player may choose; the first is the default and the source language.
 LANGUAGES: tuple[str, ...] = ("en", "de")
 DEFAULT = "en"
-#: Each language's own name, for the settings page's select.
-NAMES: Mapping[str, str] = {"en": "English", "de": "Deutsch"}
+#: Each language's own name, for the settings page's select ("English", "Deutsch"), from
+#: Babel's locale data (capitalised: Babel spells "italiano", "français").
+NAMES: Mapping[str, str] = {
+    lang: str(Locale.parse(lang).get_display_name(lang)).capitalize() for lang in LANGUAGES
+}
 CATALOGS = Path(__file__).parent / "translations"
 
 
