@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # process beside them disturbs: a Sentinel failover once went unnoticed by every client).
 PARALLEL ?= -n 2 --dist loadfile
 
-.PHONY: run test lint bench bench-load clean openapi system-deps test-system-deps
+.PHONY: run test lint bench bench-load clean openapi system-deps test-system-deps translations
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,22 @@ test: $(STAMP) test-system-deps
 # Regenerate the committed OpenAPI document after an API change (a test checks it is current).
 openapi: $(STAMP)
 	$(BIN)/kurier openapi --output openapi/openapi.json
+
+# Languages (docs/i18n.md): extract every marked string (babel.cfg) into the template, then
+# merge it into each catalog: new strings arrive empty (tests/test_translations.py fails until
+# they are translated), no source locations (they would change with every edit). The -k
+# options are service.i18n.KEYWORDS. Needs the installed venv (make test or make run first).
+POT := service/translations/messages.pot
+# Every language with a catalog (service/translations/<lang>/).
+CATALOG_LANGUAGES := $(notdir $(patsubst %/,%,$(dir $(wildcard service/translations/*/LC_MESSAGES))))
+
+translations:
+	PYTHONPATH=. $(BIN)/pybabel extract -F babel.cfg -k N_:1,1t -k N_:1,2,2t -k N_:1,2,3t \
+		--no-wrap --sort-output --omit-header --no-location -o $(POT) .
+	for lang in $(CATALOG_LANGUAGES); do \
+		$(BIN)/pybabel update -i $(POT) -d service/translations -l $$lang --no-wrap \
+			--ignore-obsolete --no-fuzzy-matching; \
+	done
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_engine.py

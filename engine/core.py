@@ -344,12 +344,31 @@ class GameNotation(Protocol[Action]):
     def json_types(self) -> frozenset[str]: ...
 
 
+class Translator(Protocol):
+    """Maps the English of ``describe`` to a reader's language (engine/sentences.py uses it;
+    service/i18n.py implements it with the gettext catalogs)."""
+
+    def text(self, template: str) -> str:
+        """A whole template in the target language (same placeholders)."""
+        ...
+
+    def plural(self, one: str, other: str, count: int) -> str:
+        """The target language's form of a plural template for ``count``."""
+        ...
+
+    def word(self, english: str) -> str:
+        """A data word (a people, province, building...) as the target language shows it."""
+        ...
+
+
 class GameDescriber(Protocol):
     """A game's sentences: one describer per event kind it says something about."""
 
     describers: Mapping[str, Any]
 
-    def __call__(self, event: Event, names: Sequence[str]) -> str | None: ...
+    def __call__(
+        self, event: Event, names: Sequence[str], words: Translator | None = None
+    ) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -540,9 +559,12 @@ class Game(ABC, Generic[State, Action]):
         return {"actions": raw.get("actions", []), "events": raw.get("events", [])}
 
     @abstractmethod
-    def describe(self, event: Event, names: Sequence[str]) -> str | None:
+    def describe(
+        self, event: Event, names: Sequence[str], words: Translator | None = None
+    ) -> str | None:
         """One short English sentence saying what ``event`` means, seats named by ``names``
         (display names by seat); ``None`` for bookkeeping events not worth a sentence.
+        ``words`` translates it (engine/sentences.py ``Translator``; None: English).
 
         Uses only what the event carries. The caller shows an event with an ``audience``
         only to that audience; a public event's sentence never holds a hidden value.
@@ -625,8 +647,10 @@ class RulesGame(Game[State, Action]):
     #: The game's ``describe`` (its ``engine/<game>/describe.py``).
     describer: GameDescriber
 
-    def describe(self, event: Event, names: Sequence[str]) -> str | None:
-        return self.describer(event, names)
+    def describe(
+        self, event: Event, names: Sequence[str], words: Translator | None = None
+    ) -> str | None:
+        return self.describer(event, names, words)
 
     def action_types(self) -> frozenset[str]:
         return self.notation_.json_types | SEAT_ACTION_TYPES

@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.core import SYSTEM, Decision, Event, Game, IllegalAction, Rejoin, Resign
+from engine.core import SYSTEM, Decision, Event, Game, IllegalAction, Rejoin, Resign, Translator
 from engine.registry import get_game
 from service import eventlog, notifications, owed, pinning, sealed
 from service.keys import GAME_SEQ
@@ -514,11 +514,15 @@ RECENT_SENTENCES = 30
 
 
 def since_last_move(
-    record: GameRecord, entries: list[tuple[int, dict[str, Any]]], seat: int | None
+    record: GameRecord,
+    entries: list[tuple[int, dict[str, Any]]],
+    seat: int | None,
+    words: Translator | None = None,
 ) -> list[dict[str, Any]]:
     """What happened after ``seat``'s last own move or choice in ``entries`` (all of them for
     a spectator or a seat that did not act in them), as the game's sentences (engine
-    ``describe``), only from events ``seat`` may see: ``[{"version", "text"}]``."""
+    ``describe``; ``words``: the reader's language, service/i18n.py ``engine_words``), only
+    from events ``seat`` may see: ``[{"version", "text"}]``."""
     start = 0
     for index in range(len(entries) - 1, -1, -1):
         entry = entries[index][1]
@@ -529,7 +533,8 @@ def since_last_move(
     for version, entry in entries[start:]:
         for raw in entry["events"]:
             event = Event.from_json(raw)
-            text = record.game.describe(event, record.names) if event.visible_to(seat) else None
+            visible = event.visible_to(seat)
+            text = record.game.describe(event, record.names, words) if visible else None
             if text:
                 sentences.append({"version": version, "text": text})
     return sentences[-RECENT_SENTENCES:]

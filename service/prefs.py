@@ -9,6 +9,8 @@ Preferences live in the player hash ``kurier:player:{p}`` beside name and email:
 - fewer mails: ``digest`` (``off`` or ``daily``) and ``digest_hour`` (local hour, 0-23), and
   ``quiet_start``/``quiet_end`` (local ``HH:MM``, both "" if none): mail notices wait in the
   seat's mailbag (service/mailbag.py) until ``held_until`` says; webhooks never wait.
+- ``language`` (``en`` or ``de``, service/i18n.py: mails, pictures, mail-in answers, pages;
+  missing: English).
 
 Deliveries: ``kurier:player:{p}:deliveries`` sorted set (id -> created time, newest kept) and
 ``kurier:player:{p}:delivery:<id>`` hash (type, body, status, attempts, last status and error).
@@ -26,7 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from service import webhook_urls
+from service import i18n, webhook_urls
 from service.keys import player_key
 from service.problems import Problem
 from service.store import Store
@@ -81,6 +83,7 @@ def from_hash(raw: dict[str, Any]) -> dict[str, Any]:
         "digest": raw.get("digest") or "off",
         "digest_hour": int(raw.get("digest_hour") or DEFAULT_DIGEST_HOUR),
         "quiet_hours": quiet_hours(raw),
+        "language": i18n.language(raw.get("language")),
     }
 
 
@@ -135,6 +138,12 @@ def _next_clock(local: datetime, hour: int, minute: int) -> datetime:
         day = (local + timedelta(days=1)).date()
         candidate = datetime(day.year, day.month, day.day, hour, minute, tzinfo=local.tzinfo)
     return candidate
+
+
+def language_of(store: Store, player_id: str) -> str:
+    """The player's ``language`` preference ("" if never chosen: the caller picks)."""
+    value = store.r.hget(player_key(player_id), "language")
+    return value if value in i18n.LANGUAGES else ""
 
 
 def channels_by_type(raw: dict[str, Any]) -> dict[str, list[str]]:
@@ -221,8 +230,15 @@ def new_webhook_secret() -> str:
 def apply(store: Store, player_id: str, data: Mapping[str, Any]) -> str | None:
     """Store what ``data`` (PATCH /v1/me, the settings page) changes; returns a webhook secret
     issued by it (shown once). Refuses with a ``Problem`` before storing anything."""
-    changes = {k: v for k, v in data.items() if k in ("name", "email", "timezone")}
+    changes = {k: v for k, v in data.items() if k in ("name", "email", "timezone", "language")}
     issued = None
+    if "language" in data and data["language"] not in i18n.LANGUAGES:
+        raise Problem(
+            422,
+            "invalid-language",
+            f"language is one of {', '.join(i18n.LANGUAGES)}",
+            field="language",
+        )
     if "timezone" in data:
         # Checked here, after authentication, not in the schema: a caller without a token
         # must get 401 whatever the body holds.

@@ -16,7 +16,8 @@
    ``legal``, ``board`` and ``help`` are commands;
 5. answers exactly once (a ledger keyed by Message-ID and recipient): what was played, or the
    line that failed and why, then the player's own view and legal moves, threaded to the
-   player's mail and with a fresh signed Reply-To.
+   player's mail and with a fresh signed Reply-To, in the player's ``language`` (the reasons
+   the game gives, like the API's, stay English; docs/i18n.md).
 
 Each address works once (its nonce is claimed with ``SET NX``). A sealed choice is taken only
 from a reply to a mail written while that sealed decision was pending; open moves are checked
@@ -41,7 +42,9 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from typing import Any
 
-from service import games, mailauth, messages, replies
+from engine.sentences import N_
+from service import games, i18n, mailauth, messages, replies
+from service.i18n import say as _
 from service.keys import player_key
 from service.problems import Problem
 from service.record import GameRecord, Idempotency
@@ -109,6 +112,12 @@ def _process(store: Store, inbound: Inbound) -> str:
     answer = Answer.for_seat(store, token.game_id, token.seat, inbound)
     if answer is None:
         return "no-player-to-answer"
+    # Everything said from here on is in the player's language (service/i18n.py).
+    with i18n.speaking(answer.lang):
+        return _answer(store, inbound, token, answer)
+
+
+def _answer(store: Store, inbound: Inbound, token: replies.ReplyToken, answer: Answer) -> str:
     doubt = _doubt(inbound, answer)
     if doubt is not None:
         return _warn(answer, doubt.code, _unauthenticated_text(doubt, token.game_id))
@@ -116,17 +125,22 @@ def _process(store: Store, inbound: Inbound) -> str:
         return answer.send(
             "reused-token",
             [
-                "You answered a mail whose reply address was already used; each Kurier mail's "
-                "address works once. Nothing was played. Reply to this mail instead."
+                _(
+                    "You answered a mail whose reply address was already used; each Kurier "
+                    "mail's address works once. Nothing was played. Reply to this mail instead."
+                )
             ],
         )
     if inbound.oversize:
         return answer.send(
             "too-large",
             [
-                f"Your mail was {inbound.size / 1_048_576:.1f} MB; Kurier reads mails of up to "
-                f"{SOFT_LIMIT // 1024} KiB. Nothing was played. Send plain text, without "
-                "attachments."
+                _(
+                    "Your mail was %(size).1f MB; Kurier reads mails of up to %(limit)s KiB. "
+                    "Nothing was played. Send plain text, without attachments.",
+                    size=inbound.size / 1_048_576,
+                    limit=SOFT_LIMIT // 1024,
+                )
             ],
         )
     issued = store.r.hgetall(seatmail.issued_key(token.nonce))
@@ -167,16 +181,21 @@ def _refuse_address(store: Store, inbound: Inbound, rejected: replies.ReplyRejec
             "inbound mail %s refused (%s), nobody to tell", inbound.message_id, rejected.code
         )
         return f"{rejected.code}-unanswered"
-    text = [
-        f"A mail to a Kurier reply address of yours was refused: {rejected.message} "
-        f"({rejected.code}). Nothing was played.",
-        "To play, reply to this mail or to the newest mail of the game.",
-    ]
-    # An expired address was once real: its owner's mistake is answered. Any other refusal
-    # (an address this server never signed) may come from anyone: a warning, once a day.
-    if rejected.code == "expired-token" and _doubt(inbound, answer) is None:
-        return answer.send(rejected.code, text)
-    return _warn(answer, rejected.code, text)
+    with i18n.speaking(answer.lang):
+        text = [
+            _(
+                "A mail to a Kurier reply address of yours was refused: %(reason)s (%(code)s). "
+                "Nothing was played.",
+                reason=rejected.message,
+                code=rejected.code,
+            ),
+            _("To play, reply to this mail or to the newest mail of the game."),
+        ]
+        # An expired address was once real: its owner's mistake is answered. Any other refusal
+        # (an address this server never signed) may come from anyone: a warning, once a day.
+        if rejected.code == "expired-token" and _doubt(inbound, answer) is None:
+            return answer.send(rejected.code, text)
+        return _warn(answer, rejected.code, text)
 
 
 def _warn(answer: Answer, code: str, text: list[str]) -> str:
@@ -191,11 +210,18 @@ def _warn(answer: Answer, code: str, text: list[str]) -> str:
 
 def _unauthenticated_text(doubt: mailauth.Doubt, game_id: str) -> list[str]:
     return [
-        f"Someone tried to play for you in game {game_id}: {doubt.detail} was sent to your "
-        "reply address. Only mail from your registered address, sent by your own mail "
-        f"provider, counts; it was ignored and nothing was played ({doubt.code}).",
-        "If that was you, send from your registered address (or change it with PATCH /v1/me). "
-        "Kurier tells you about such mails at most once a day.",
+        _(
+            "Someone tried to play for you in game %(game)s: %(detail)s was sent to your reply "
+            "address. Only mail from your registered address, sent by your own mail provider, "
+            "counts; it was ignored and nothing was played (%(code)s).",
+            game=game_id,
+            detail=doubt.detail,
+            code=doubt.code,
+        ),
+        _(
+            "If that was you, send from your registered address (or change it with PATCH "
+            "/v1/me). Kurier tells you about such mails at most once a day."
+        ),
     ]
 
 
@@ -214,8 +240,10 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
         return answer.send(
             "empty",
             [
-                "Your mail had no move in it (quoted text and signatures are skipped). Write one "
-                "action per line, e.g. one of the legal moves below, or `help`."
+                _(
+                    "Your mail had no move in it (quoted text and signatures are skipped). "
+                    "Write one action per line, e.g. one of the legal moves below, or `help`."
+                )
             ],
         )
     report: list[str] = []
@@ -238,12 +266,20 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
             _play(store, player, answer, line, number)
         except (Problem, LineRefused) as error:
             code, reason = _reason(error)
-            report.append(f'Line {number} "{shown}": not played: {reason} ({code}).')
+            report.append(
+                _(
+                    'Line %(number)s "%(line)s": not played: %(reason)s (%(code)s).',
+                    number=number,
+                    line=shown,
+                    reason=reason,
+                    code=code,
+                )
+            )
             if number < len(lines):
-                report.append("The lines after it were not read.")
+                report.append(_("The lines after it were not read."))
             report += _stale_note(arrived_at, issued)
             return answer.send(f"refused:{code}", report)
-        report.append(f'Line {number} "{shown}": played.')
+        report.append(_('Line %(number)s "%(line)s": played.', number=number, line=shown))
         played += 1
     return answer.send(f"played:{played}" if played else "answered", report)
 
@@ -260,11 +296,13 @@ def _say(store: Store, player: dict[str, Any], answer: Answer, text: str, number
     nothing more."""
     to_seat, text = _addressee(answer.current(), text.strip())
     if not text:
-        raise LineRefused("empty-message", "write the message after `say`, e.g. `say good luck`")
+        raise LineRefused("empty-message", _("write the message after `say`, e.g. `say good luck`"))
     once = f"kurier:mail-said:{answer.inbound.message_id}:{number}"
     if store.r.set(once, "1", nx=True, ex=7 * 86_400):
         messages.post(store, player, answer.record.id, text, to_seat)
-    return f"Line {number}: said {'privately ' if to_seat is not None else ''}to the table."
+    if to_seat is not None:
+        return _("Line %(number)s: said privately to the table.", number=number)
+    return _("Line %(number)s: said to the table.", number=number)
 
 
 def _addressee(record: GameRecord, text: str) -> tuple[int | None, str]:
@@ -279,7 +317,10 @@ def _addressee(record: GameRecord, text: str) -> tuple[int | None, str]:
             return seat, rest[len(name) :].strip()
     raise LineRefused(
         "unknown-recipient",
-        "after `say @` write a player's name as the game shows it: " + ", ".join(record.names),
+        _(
+            "after `say @` write a player's name as the game shows it: %(names)s",
+            names=", ".join(record.names),
+        ),
     )
 
 
@@ -290,8 +331,10 @@ def _check_sealed(answer: Answer, issued: dict[str, str]) -> None:
     if owed and owed["kind"] == "sealed" and issued.get("ref", "") != owed.get("ref", ""):
         raise LineRefused(
             "sealed-choice-elsewhere",
-            "the game now asks for a sealed choice that the mail you answered did not show; "
-            "reply to the mail that asks for it (this one)",
+            _(
+                "the game now asks for a sealed choice that the mail you answered did not "
+                "show; reply to the mail that asks for it (this one)"
+            ),
         )
 
 
@@ -306,31 +349,36 @@ def _stale_note(arrived_at: int, issued: dict[str, str]) -> list[str]:
     then = issued.get("version")
     if then and int(then) != arrived_at:
         return [
-            f"The mail you answered showed version {then}; the game had moved on to "
-            f"{arrived_at} when it arrived (the current state is below)."
+            _(
+                "The mail you answered showed version %(then)s; the game had moved on to "
+                "%(now)s when it arrived (the current state is below).",
+                then=then,
+                now=arrived_at,
+            )
         ]
     return []
 
 
 def _command(answer: Answer, word: str) -> list[str]:
     if word == "help":
-        return HELP
+        return _(HELP).split("\n")
     if word == "board":
-        return ["board: your view of the board is below."]
-    return ["legal: your legal moves are below."]
+        return [_("board: your view of the board is below.")]
+    return [_("legal: your legal moves are below.")]
 
 
-HELP = [
-    "help: how to play by email.",
-    "  Reply to a Kurier mail with one action per line, in the game's notation (the legal",
-    "  moves are listed in each mail). Quoted text and your signature are skipped.",
-    "  Sealed choices work the same: reply to the mail asking for them (e.g. `commit VVH`",
-    "  or `pass`); only you see your choice until the reveal.",
-    "  Talk: `say <text>` to the table, `say @<name> <text>` privately to one player.",
-    "  `resign` leaves the game (two players: your opponent wins).",
-    "  Commands: legal (your legal moves), board (your view), help.",
-    "  Each mail's reply address works once; every answer brings a new one.",
-]
+#: What ``help`` answers: one message (a translator sees it whole), a line of the mail each.
+HELP = N_(
+    "help: how to play by email.\n"
+    "  Reply to a Kurier mail with one action per line, in the game's notation (the legal\n"
+    "  moves are listed in each mail). Quoted text and your signature are skipped.\n"
+    "  Sealed choices work the same: reply to the mail asking for them (e.g. `commit VVH`\n"
+    "  or `pass`); only you see your choice until the reveal.\n"
+    "  Talk: `say <text>` to the table, `say @<name> <text>` privately to one player.\n"
+    "  `resign` leaves the game (two players: your opponent wins).\n"
+    "  Commands: legal (your legal moves), board (your view), help.\n"
+    "  Each mail's reply address works once; every answer brings a new one."
+)
 
 
 # -- answering ------------------------------------------------------------------------------------
@@ -347,6 +395,8 @@ class Answer:
     name: str
     registered: str
     inbound: Inbound
+    #: The player's ``language`` preference (service/i18n.py).
+    lang: str = i18n.DEFAULT
     extra: list[str] = field(default_factory=list)
     #: This mail's own move changed the game since ``record`` was read.
     stale: bool = False
@@ -362,7 +412,8 @@ class Answer:
         raw = store.r.hgetall(player_key(record.seats[seat]))
         if not raw.get("email"):
             return None
-        return cls(store, record, seat, raw["id"], raw.get("name", ""), raw["email"], inbound)
+        name, lang = raw.get("name", ""), i18n.language(raw.get("language"))
+        return cls(store, record, seat, raw["id"], name, raw["email"], inbound, lang)
 
     def current(self) -> GameRecord:
         """The game as it is now. Read once per mail, and again only after the mail's own move
@@ -374,7 +425,7 @@ class Answer:
 
     def send(self, outcome: str, lines: list[str], show_state: bool = True) -> str:
         record = self.current()
-        text = [f"Hello {self.name},", "", *lines]
+        text = [_("Hello %(name)s,", name=self.name), "", *lines]
         if show_state:
             text += ["", *state_lines(record, self.seat)]
         message = mail.Mail(
@@ -394,7 +445,7 @@ class Answer:
         theirs = " ".join(str(self.inbound.message.get("Subject", "") or "").split())[:150]
         if theirs:
             return theirs if theirs.lower().startswith("re:") else f"Re: {theirs}"
-        return f"{record.game.title} game {record.id}: your mail"
+        return _("%(title)s game %(id)s: your mail", title=record.game.title, id=record.id)
 
     def _threading(self, record: GameRecord) -> dict[str, str]:
         headers = {"X-Kurier-Version": str(record.version)}
@@ -410,7 +461,15 @@ class Answer:
 def state_lines(record: GameRecord, seat: int) -> list[str]:
     """The seat's own view, what the game waits for, and the seat's legal moves."""
     title = record.game.title
-    out = [f"Game {record.id} ({title}), version {record.version}, {record.status}."]
+    out = [
+        _(
+            "Game %(id)s (%(title)s), version %(version)s, %(status)s.",
+            id=record.id,
+            title=title,
+            version=record.version,
+            status=_(record.status),
+        )
+    ]
     out += seatmail.seat_view(record, seat)
     if record.status != "active":
         return out
@@ -418,14 +477,24 @@ def state_lines(record: GameRecord, seat: int) -> list[str]:
     if moves:
         return [*out, "", *moves]
     waiting = [
-        f"{record.names[d['seat']]} (seat {d['seat']}): {d['step'].replace('_', ' ')}"
+        _(
+            "%(name)s (seat %(seat)s): %(step)s",
+            name=record.names[d["seat"]],
+            seat=d["seat"],
+            step=d["step"].replace("_", " "),
+        )
         if 0 <= d["seat"] < len(record.names)
-        else f"the server: {d['step'].replace('_', ' ')}"
+        else _("the server: %(step)s", step=d["step"].replace("_", " "))
         for d in record.pending
     ]
-    return [*out, "", "Nothing to do for you now. The game waits for: " + "; ".join(waiting)]
+    waits = _(
+        "Nothing to do for you now. The game waits for: %(waiting)s", waiting="; ".join(waiting)
+    )
+    return [*out, "", waits]
 
 
 def _links(game_id: str) -> tuple[tuple[str, str], ...]:
     base = f"{seatmail.public_url()}/v1/games/{game_id}"
-    return (("Board picture", f"{base}/board.svg"), ("Game (API)", base))
+    lang = i18n.spoken()
+    picture = f"{base}/board.svg" if lang == i18n.DEFAULT else f"{base}/board.svg?lang={lang}"
+    return ((_("Board picture"), picture), (_("Game (API)"), base))

@@ -14,55 +14,55 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.attika.board import Board
-from engine.core import Event
-from engine.sentences import Describer, Plural, Template, describe_with, fill, join, player
+from engine.core import Event, Translator
+from engine.sentences import N_, Describer, Template, describe_with, fill, join, player, word
 
 #: Every sentence Attika says, keyed by a template id (the event kind, or kind.variant).
 TEMPLATES: dict[str, Template] = {
-    "building_revealed": "{player} revealed the {building} from stack {stack}.",
-    "building_stored": "{player} put the {building} on their storage board.",
-    "tile_drawn": "{player} emptied a stack and drew a landscape tile ({left} left).",
-    "no_tile_left": "{player} emptied a stack; no landscape tile is left to draw.",
+    "building_revealed": N_("{player} revealed the {building} from stack {stack}."),
+    "building_stored": N_("{player} put the {building} on their storage board."),
+    "tile_drawn": N_("{player} emptied a stack and drew a landscape tile ({left} left)."),
+    "no_tile_left": N_("{player} emptied a stack; no landscape tile is left to draw."),
     "tile_returned": (
-        "{player} resigned before placing the landscape tile; it goes back on the pile."
+        N_("{player} resigned before placing the landscape tile; it goes back on the pile.")
     ),
-    "tile_placed": "{player} laid a landscape tile at hex {hex}.",
-    "building_built.free": "{player} built the {building} on hex {hex} for free.",
-    "building_built.paid": Plural(
+    "tile_placed": N_("{player} laid a landscape tile at hex {hex}."),
+    "building_built.free": N_("{player} built the {building} on hex {hex} for free."),
+    "building_built.paid": N_(
         "{player} built the {building} on hex {hex} for {count} card.",
         "{player} built the {building} on hex {hex} for {count} cards.",
     ),
     "building_built.free_new": (
-        "{player} built the {building} on hex {hex} for free, starting a new settlement."
+        N_("{player} built the {building} on hex {hex} for free, starting a new settlement.")
     ),
-    "building_built.paid_new": Plural(
+    "building_built.paid_new": N_(
         "{player} built the {building} on hex {hex} for {count} card, starting a new settlement.",
         "{player} built the {building} on hex {hex} for {count} cards, starting a new settlement.",
     ),
-    "amphora_earned": "{player} completed the {group} group and took an amphora.",
+    "amphora_earned": N_("{player} completed the {group} group and took an amphora."),
     "amphora_supply_empty": (
-        "{player} completed the {group} group; no amphora is left, so they draw a card."
+        N_("{player} completed the {group} group; no amphora is left, so they draw a card.")
     ),
-    "amphora_spent.draw": "{player} spent an amphora to draw more cards.",
-    "amphora_spent.action": "{player} spent an amphora for one more action.",
-    "actions_converted": Plural(
+    "amphora_spent.draw": N_("{player} spent an amphora to draw more cards."),
+    "amphora_spent.action": N_("{player} spent an amphora for one more action."),
+    "actions_converted": N_(
         "{player} turned {count} unused action into cards.",
         "{player} turned {count} unused actions into cards.",
     ),
-    "cards_drawn": Plural("{player} drew {count} card.", "{player} drew {count} cards."),
-    "cards_drawn_own": Plural(
+    "cards_drawn": N_("{player} drew {count} card.", "{player} drew {count} cards."),
+    "cards_drawn_own": N_(
         "{player} drew {count} card: {cards} (only you see this).",
         "{player} drew {count} cards: {cards} (only you see this).",
     ),
-    "discards_reshuffled": Plural(
+    "discards_reshuffled": N_(
         "The discard pile ({count} card) was shuffled into a new draw pile.",
         "The discard pile ({count} cards) was shuffled into a new draw pile.",
     ),
-    "game_ended.all_buildings": "The game is over: {winners} built all their buildings.",
+    "game_ended.all_buildings": N_("The game is over: {winners} built all their buildings."),
     "game_ended.shrines_connected": (
-        "The game is over: {winners} joined two shrines with one settlement."
+        N_("The game is over: {winners} joined two shrines with one settlement.")
     ),
-    "game_ended.blocked": Plural(
+    "game_ended.blocked": N_(
         "The game is over: nobody can go on; {winners} wins with the most buildings.",
         "The game is over: nobody can go on; {winners} share the win.",
     ),
@@ -95,22 +95,24 @@ class Describe:
             "game_ended": self._game_ended,
         }
 
-    def __call__(self, event: Event, names: Sequence[str]) -> str | None:
+    def __call__(
+        self, event: Event, names: Sequence[str], words: Translator | None = None
+    ) -> str | None:
         """The sentence for ``event`` (None for ``SILENT`` kinds).
 
         Only what the event carries is used: public events never name the cards in a hand
         or the buildings still hidden in a stack. ``cards_drawn_own`` (audience: the
         drawing seat) names the cards drawn; the caller shows it only to that seat.
         """
-        return describe_with(self.describers, SILENT, event, names)
+        return describe_with(self.describers, SILENT, event, names, words)
 
     # -- names ----------------------------------------------------------------------------
 
     def _building(self, building_id: str) -> str:
-        return self.board.building(building_id).name_en
+        return word(self.board.building(building_id).name_en)
 
     def _group(self, group_id: str) -> str:
-        return next(g.name_en for g in self.board.groups if g.id == group_id)
+        return word(next(g.name_en for g in self.board.groups if g.id == group_id))
 
     # -- describers -------------------------------------------------------------------------
 

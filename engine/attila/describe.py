@@ -18,59 +18,59 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.attila.board import Board
-from engine.core import Event
-from engine.sentences import Describer, Plural, Template, describe_with, fill, join, player
+from engine.core import Event, Translator
+from engine.sentences import N_, Describer, Template, describe_with, fill, join, player, word
 
 #: Every sentence Attila says, keyed by a template id (the event kind, or kind.variant).
 TEMPLATES: dict[str, Template] = {
-    "stone_placed": "{player} placed a {people} in {province}.",
-    "influence_raised": Plural(
+    "stone_placed": N_("{player} placed a {people} in {province}."),
+    "influence_raised": N_(
         "{player} took {count} step of influence with the {peoples} (now field {field}).",
         "{player} took {count} steps of influence with the {peoples} (now field {field}).",
     ),
-    "influence_raised.top": "{player} is already on the top field for the {peoples}.",
-    "influence_waived": "{player} waived influence to place a second stone.",
-    "card_discarded": "{player} could play no card and discarded a {people} card.",
-    "conflict_started": "Conflict in {province} between {peoples}.",
-    "conflict_passed_empty_hand": "{player} has no cards and stays out of the conflict.",
-    "conflict_passed_resigned": "{player} has resigned and stays out of the conflict.",
-    "conflict_committed.count": Plural(
+    "influence_raised.top": N_("{player} is already on the top field for the {peoples}."),
+    "influence_waived": N_("{player} waived influence to place a second stone."),
+    "card_discarded": N_("{player} could play no card and discarded a {people} card."),
+    "conflict_started": N_("Conflict in {province} between {peoples}."),
+    "conflict_passed_empty_hand": N_("{player} has no cards and stays out of the conflict."),
+    "conflict_passed_resigned": N_("{player} has resigned and stays out of the conflict."),
+    "conflict_committed.count": N_(
         "{player} laid {count} card in the conflict.",
         "{player} laid {count} cards in the conflict.",
     ),
-    "conflict_committed.none": "{player} laid no card in the conflict.",
+    "conflict_committed.none": N_("{player} laid no card in the conflict."),
     # Simultaneous conflicts: the count is secret until the reveal, so the sentence has none.
-    "conflict_committed.secret": "{player} made a secret choice for the conflict.",
-    "conflict_committed_own": Plural(
+    "conflict_committed.secret": N_("{player} made a secret choice for the conflict."),
+    "conflict_committed_own": N_(
         "{player} laid {count} card in the conflict: {cards} (only you see this).",
         "{player} laid {count} cards in the conflict: {cards} (only you see this).",
     ),
-    "conflict_committed_own.none": "{player} laid no card in the conflict (only you see this).",
+    "conflict_committed_own.none": N_("{player} laid no card in the conflict (only you see this)."),
     "conflict_resolved": (
-        "The conflict in {province} is decided ({cards}): the {peoples} leave it."
+        N_("The conflict in {province} is decided ({cards}): the {peoples} leave it.")
     ),
-    "conflict_cards": "{player} laid {cards}",
-    "conflict_cards.none": "{player} laid none",
-    "province_pacified": "{province} is pacified ({century}th century).",
-    "scored.century": "Scoring of the {century}th century; the scores are now {scores}.",
-    "scored.final": "Final scoring; the scores are now {scores}.",
-    "game_ended": Plural(
+    "conflict_cards": N_("{player} laid {cards}"),
+    "conflict_cards.none": N_("{player} laid none"),
+    "province_pacified": N_("{province} is pacified ({century}th century)."),
+    "scored.century": N_("Scoring of the {century}th century; the scores are now {scores}."),
+    "scored.final": N_("Final scoring; the scores are now {scores}."),
+    "game_ended": N_(
         "The game is over: {winners} won with {points} points.",
         "The game is over: {winners} share the win with {points} points.",
     ),
-    "action_tile_used.double_turn": "{player} used the double turn tile.",
-    "action_tile_used.swap": "{player} used the swap tile.",
-    "action_tile_used.two_influence": "{player} used the two influence tile.",
-    "cards_swapped": Plural(
+    "action_tile_used.double_turn": N_("{player} used the double turn tile."),
+    "action_tile_used.swap": N_("{player} used the swap tile."),
+    "action_tile_used.two_influence": N_("{player} used the two influence tile."),
+    "cards_swapped": N_(
         "{player} swapped {count} card away: {cards}.",
         "{player} swapped {count} cards away: {cards}.",
     ),
-    "cards_drawn": Plural("{player} drew {count} card.", "{player} drew {count} cards."),
-    "cards_drawn_own": Plural(
+    "cards_drawn": N_("{player} drew {count} card.", "{player} drew {count} cards."),
+    "cards_drawn_own": N_(
         "{player} drew {count} card: {cards} (only you see this).",
         "{player} drew {count} cards: {cards} (only you see this).",
     ),
-    "discards_reshuffled": Plural(
+    "discards_reshuffled": N_(
         "The discard pile ({count} card) was shuffled into a new draw pile.",
         "The discard pile ({count} cards) was shuffled into a new draw pile.",
     ),
@@ -78,12 +78,12 @@ TEMPLATES: dict[str, Template] = {
 
 #: One stone of a people, for "placed a Frank"; the data file only has the plural names.
 PEOPLE_SINGULAR: dict[str, str] = {
-    "franks": "Frank",
-    "huns": "Hun",
-    "goths": "Goth",
-    "saxons": "Saxon",
-    "teutons": "Teuton",
-    "vandals": "Vandal",
+    "franks": N_("Frank"),
+    "huns": N_("Hun"),
+    "goths": N_("Goth"),
+    "saxons": N_("Saxon"),
+    "teutons": N_("Teuton"),
+    "vandals": N_("Vandal"),
 }
 
 #: Events not worth a sentence: turn bookkeeping, and the card whose stone says it all.
@@ -116,7 +116,9 @@ class Describe:
             "discards_reshuffled": self._discards_reshuffled,
         }
 
-    def __call__(self, event: Event, names: Sequence[str]) -> str | None:
+    def __call__(
+        self, event: Event, names: Sequence[str], words: Translator | None = None
+    ) -> str | None:
         """The sentence for ``event`` (None for ``SILENT`` kinds).
 
         Only what the event carries is used: a public event never names hidden cards (in
@@ -124,22 +126,22 @@ class Describe:
         (``*_own``: one's own drawn or laid cards) are described too; the caller shows those
         sentences only to that audience.
         """
-        return describe_with(self.describers, SILENT, event, names)
+        return describe_with(self.describers, SILENT, event, names, words)
 
     # -- names ----------------------------------------------------------------------------
 
     def _province(self, province_id: str) -> str:
-        return self.board.province(province_id).name
+        return word(self.board.province(province_id).name)
 
     def _peoples(self, people_id: str) -> str:
-        return self.board.people(people_id).name_en
+        return word(self.board.people(people_id).name_en)
 
     def _people_list(self, people_ids: Sequence[str]) -> str:
         return join(self._peoples(p) for p in people_ids)
 
     @staticmethod
     def _one(people_id: str) -> str:
-        return PEOPLE_SINGULAR.get(people_id, people_id)
+        return word(PEOPLE_SINGULAR.get(people_id, people_id))
 
     def _cards(self, people_ids: Sequence[str]) -> str:
         return join(self._one(p) for p in people_ids)

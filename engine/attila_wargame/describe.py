@@ -21,136 +21,148 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.attila_wargame.board import Board
-from engine.core import Event
-from engine.sentences import Describer, Plural, Template, describe_with, fill, join, player
+from engine.core import Event, Translator
+from engine.sentences import N_, Describer, Template, Words, describe_with, fill, join, player, word
 
 #: Every sentence the wargame says, keyed by a template id (the event kind, or kind.variant).
 TEMPLATES: dict[str, Template] = {
-    "place.hex": "hex {hex}",
-    "unit.designated": "{kind} {designation} ({arm})",
-    "unit.numbered": "{people} {number}",
-    "note_written": "{player} wrote their secret note.",
+    "place.hex": N_("hex {hex}"),
+    "unit.designated": N_("{kind} {designation} ({arm})"),
+    "unit.numbered": N_("{people} {number}"),
+    "note_written": N_("{player} wrote their secret note."),
     "note_written_own.barbarian": (
-        "{player} named {traitor} as the traitor and round {aetius} as the first of "
-        "Aetius's rounds (only you see this)."
+        N_(
+            "{player} named {traitor} as the traitor and round {aetius} as the first of "
+            "Aetius's rounds (only you see this)."
+        )
     ),
     "note_written_own.roman": (
-        "{player} named {suborned} as the suborned unit (only you see this)."
+        N_("{player} named {suborned} as the suborned unit (only you see this).")
     ),
     "notes_revealed": (
-        "The secret notes: the traitor was {traitor}, Aetius's rounds began in round "
-        "{aetius}, the suborned unit was {suborned}."
+        N_(
+            "The secret notes: the traitor was {traitor}, Aetius's rounds began in round "
+            "{aetius}, the suborned unit was {suborned}."
+        )
     ),
-    "round_started": "Round {round} ({season}) begins.",
-    "phase_started": "Round {round}: {phase}.",
-    "moved": "{unit} moved to {place}.",
-    "move_cut_short": "{unit} had to stop there.",
-    "west_invaded": "{unit} invaded the Western Empire at {place}.",
-    "gaul_invaded": "{unit} invaded Gaul at {place}.",
-    "city_taken": "{unit} took {city}.",
-    "federated": "The Pope's visit to {city} made the {people} federates of Rome.",
-    "traitor_revealed": "{traitor} is revealed as the traitor and stands aside.",
+    "round_started": N_("Round {round} ({season}) begins."),
+    "phase_started": N_("Round {round}: {phase}."),
+    "moved": N_("{unit} moved to {place}."),
+    "move_cut_short": N_("{unit} had to stop there."),
+    "west_invaded": N_("{unit} invaded the Western Empire at {place}."),
+    "gaul_invaded": N_("{unit} invaded Gaul at {place}."),
+    "city_taken": N_("{unit} took {city}."),
+    "federated": N_("The Pope's visit to {city} made the {people} federates of Rome."),
+    "traitor_revealed": N_("{traitor} is revealed as the traitor and stands aside."),
     "traitor_revealed.antipope": (
-        "{traitor} is revealed as the traitor and stands aside; Attila is proclaimed Antipope."
+        N_("{traitor} is revealed as the traitor and stands aside; Attila is proclaimed Antipope.")
     ),
     "traitor_revealed.pope": (
-        "{traitor} is revealed as the traitor and stands aside; Attila is consecrated Pope."
+        N_("{traitor} is revealed as the traitor and stands aside; Attila is consecrated Pope.")
     ),
-    "traitor_restored": "{by} brought the traitor {traitor} back into the Roman ranks.",
-    "suborned_revealed": "{unit} is revealed as suborned by Rome and kills {killed}.",
-    "aetius_murdered": "{aetius} is murdered on the Emperor's order in round {round}.",
-    "unit_removed.eliminated": "{unit} was eliminated at {place}.",
-    "unit_removed.killed": "{unit} was killed at {place}.",
-    "unit_removed.murdered": "{unit} was murdered at {place}.",
-    "unit_removed.died": "{unit} died at {place}.",
-    "unit_removed.eliminated.off_map": "{unit} was eliminated.",
-    "unit_removed.killed.off_map": "{unit} was killed.",
-    "unit_removed.murdered.off_map": "{unit} was murdered.",
-    "unit_removed.died.off_map": "{unit} died.",
-    "unit_entered": "{unit} entered the map at {place}.",
-    "unit_not_entered": "{unit} could not enter the map.",
-    "strength_lost": Plural(
+    "traitor_restored": N_("{by} brought the traitor {traitor} back into the Roman ranks."),
+    "suborned_revealed": N_("{unit} is revealed as suborned by Rome and kills {killed}."),
+    "aetius_murdered": N_("{aetius} is murdered on the Emperor's order in round {round}."),
+    "unit_removed.eliminated": N_("{unit} was eliminated at {place}."),
+    "unit_removed.killed": N_("{unit} was killed at {place}."),
+    "unit_removed.murdered": N_("{unit} was murdered at {place}."),
+    "unit_removed.died": N_("{unit} died at {place}."),
+    "unit_removed.eliminated.off_map": N_("{unit} was eliminated."),
+    "unit_removed.killed.off_map": N_("{unit} was killed."),
+    "unit_removed.murdered.off_map": N_("{unit} was murdered."),
+    "unit_removed.died.off_map": N_("{unit} died."),
+    "unit_entered": N_("{unit} entered the map at {place}."),
+    "unit_not_entered": N_("{unit} could not enter the map."),
+    "strength_lost": N_(
         "{unit} lost {count} strength point ({cf} left).",
         "{unit} lost {count} strength points ({cf} left).",
     ),
-    "siege_loss": "{unit} is besieged in {city}.",
-    "devastated": Plural(
+    "siege_loss": N_("{unit} is besieged in {city}."),
+    "devastated": N_(
         "The Barbarians devastated {count} field: hex {hexes}.",
         "The Barbarians devastated {count} fields: hexes {hexes}.",
     ),
-    "recovered": Plural(
+    "recovered": N_(
         "The Romans recovered {count} field: hex {hexes}.",
         "The Romans recovered {count} fields: hexes {hexes}.",
     ),
-    "razed": Plural(
+    "razed": N_(
         "Attila devastated {count} field for good: hex {hexes}.",
         "Attila devastated {count} fields for good: hexes {hexes}.",
     ),
-    "command_units_overrun": Plural(
+    "command_units_overrun": N_(
         "{units}, alone at {place}, was overrun.",
         "{units}, alone at {place}, were overrun.",
     ),
-    "battle_declared": (
+    "battle_declared": N_(
         "{attackers} attacked {defenders} at {place}: {attack} against {defence}, odds {column}."
     ),
-    "card_chosen.battle": "{player} chose a battle card.",
-    "card_chosen.council": "{player} chose a council card.",
-    "card_chosen_own": "{player} chose {card} (only you see this).",
-    "battle_resolved.AR": (
+    "card_chosen.battle": N_("{player} chose a battle card."),
+    "card_chosen.council": N_("{player} chose a council card."),
+    "card_chosen_own": N_("{player} chose {card} (only you see this)."),
+    "battle_resolved.AR": N_(
         "Battle at odds {column}, {attack_card} against {defence_card}: the attackers must retreat."
     ),
-    "battle_resolved.DR": (
+    "battle_resolved.DR": N_(
         "Battle at odds {column}, {attack_card} against {defence_card}: the defenders must retreat."
     ),
-    "battle_resolved.AE": Plural(
+    "battle_resolved.AE": N_(
         "Battle at odds {column}, {attack_card} against {defence_card}: the attackers lose "
         "{count} point each.",
         "Battle at odds {column}, {attack_card} against {defence_card}: the attackers lose "
         "{count} points each.",
     ),
-    "battle_resolved.DE": Plural(
+    "battle_resolved.DE": N_(
         "Battle at odds {column}, {attack_card} against {defence_card}: the defenders lose "
         "{count} point each.",
         "Battle at odds {column}, {attack_card} against {defence_card}: the defenders lose "
         "{count} points each.",
     ),
-    "push_decided.yes": "The winner pushed the losers back.",
-    "push_decided.no": "The winner did not push the losers back.",
-    "retreat_blocked": "{unit} could not retreat.",
-    "retreated": "{unit} retreated to {place}.",
-    "advanced": "{unit} advanced to {place}.",
-    "council_called.lugdunum": "A council is called at {city}.",
-    "council_called.end": "The final council is called.",
+    "push_decided.yes": N_("The winner pushed the losers back."),
+    "push_decided.no": N_("The winner did not push the losers back."),
+    "retreat_blocked": N_("{unit} could not retreat."),
+    "retreated": N_("{unit} retreated to {place}."),
+    "advanced": N_("{unit} advanced to {place}."),
+    "council_called.lugdunum": N_("A council is called at {city}."),
+    "council_called.end": N_("The final council is called."),
     "council_resolved": (
-        "At the council {roman} played {roman_card} and {barbarian} played {barbarian_card}."
+        N_("At the council {roman} played {roman_card} and {barbarian} played {barbarian_card}.")
     ),
     "council_resolved.end_deposed": (
-        "At the council {roman} played {roman_card} and {barbarian} played {barbarian_card}: "
-        "Attila is deposed."
+        N_(
+            "At the council {roman} played {roman_card} and {barbarian} played {barbarian_card}: "
+            "Attila is deposed."
+        )
     ),
     "council_resolved.end_pope": (
-        "At the council {roman} played {roman_card} and {barbarian} played {barbarian_card}: "
-        "Attila becomes Pope and Leo I is driven out."
+        N_(
+            "At the council {roman} played {roman_card} and {barbarian} played {barbarian_card}: "
+            "Attila becomes Pope and Leo I is driven out."
+        )
     ),
-    "people_joined.roman": "The {people} joined the Romans.",
-    "people_joined.barbarian": "The {people} joined the Barbarians.",
-    "people_joined.neutral": "The {people} stay neutral.",
+    "people_joined.roman": N_("The {people} joined the Romans."),
+    "people_joined.barbarian": N_("The {people} joined the Barbarians."),
+    "people_joined.neutral": N_("The {people} stay neutral."),
     # Rule 10.1: a council before the invasion of the West only fixes the sides to come.
     "sides_await_west_invasion": (
-        "The council decided the sides of {decided}; they take them when the West is invaded."
+        N_("The council decided the sides of {decided}; they take them when the West is invaded.")
     ),
-    "side.roman": "Romans",
-    "side.barbarian": "Barbarians",
-    "side.neutral": "neutral",
-    "end_council.yes": "{player} called the final council.",
-    "end_council.no": "{player} did not call the final council.",
+    "side.roman": N_("Romans"),
+    "side.barbarian": N_("Barbarians"),
+    "side.neutral": N_("neutral"),
+    "end_council.yes": N_("{player} called the final council."),
+    "end_council.no": N_("{player} did not call the final council."),
     "game_ended.barbarian": (
-        "The game is over: {player} wins for the Barbarians with {points} points "
-        "({threshold} needed on points)."
+        N_(
+            "The game is over: {player} wins for the Barbarians with {points} points "
+            "({threshold} needed on points)."
+        )
     ),
     "game_ended.roman": (
-        "The game is over: {player} wins for Rome; the Barbarians scored {points} points "
-        "({threshold} needed on points)."
+        N_(
+            "The game is over: {player} wins for Rome; the Barbarians scored {points} points "
+            "({threshold} needed on points)."
+        )
     ),
 }
 
@@ -169,19 +181,24 @@ class Describe:
     def __init__(self, board: Board) -> None:
         self.board = board
         raw = board.raw
-        self.people_names = {p["id"]: _plain(p["name"]) for p in raw["peoples"]}
-        self.city_names = {c.id: c.name for c in board.cities}
-        self.city_at_label = {board.label(c.hex): c.name for c in board.cities}
+        # Words: the names answer in the reader's language (engine/sentences.py).
+        self.people_names = Words({p["id"]: _plain(p["name"]) for p in raw["peoples"]})
+        self.city_names = Words({c.id: c.name for c in board.cities})
+        self.city_at_label = Words({board.label(c.hex): c.name for c in board.cities})
+        #: The units' English names (the tests check them all distinct).
         self.unit_names = {u: self._unit_name(u) for u in board.units}
         combat = raw["combat"]
-        self.card_names = {
-            **{c["id"]: c["en"] for c in combat["attack_cards"] + combat["defence_cards"]},
-            **{
-                c["id"]: _plain(c["name"])
-                for c in raw["diplomacy"]["cards"]["roman"] + raw["diplomacy"]["cards"]["barbarian"]
-            },
-        }
-        self.phase_names = {p["id"]: p["name"] for p in raw["calendar"]["phases"]}
+        self.card_names = Words(
+            {
+                **{c["id"]: c["en"] for c in combat["attack_cards"] + combat["defence_cards"]},
+                **{
+                    c["id"]: _plain(c["name"])
+                    for c in raw["diplomacy"]["cards"]["roman"]
+                    + raw["diplomacy"]["cards"]["barbarian"]
+                },
+            }
+        )
+        self.phase_names = Words({p["id"]: p["name"] for p in raw["calendar"]["phases"]})
         self.seat_of = {side: i for i, side in enumerate(board.bindings["seats"])}
         self.describers: dict[str, Describer] = {
             "note_written": self._note_written,
@@ -224,7 +241,9 @@ class Describe:
             "game_ended": self._game_ended,
         }
 
-    def __call__(self, event: Event, names: Sequence[str]) -> str | None:
+    def __call__(
+        self, event: Event, names: Sequence[str], words: Translator | None = None
+    ) -> str | None:
         """The sentence for ``event`` (None for ``SILENT`` kinds).
 
         Only what the event carries is used: public events never name a secret note or a
@@ -232,7 +251,7 @@ class Describe:
         ``council_resolved``). ``note_written_own`` and ``card_chosen_own`` (audience: the
         seat that wrote or chose) name the secret; the caller shows them only to that seat.
         """
-        return describe_with(self.describers, SILENT, event, names)
+        return describe_with(self.describers, SILENT, event, names, words)
 
     # -- names ----------------------------------------------------------------------------
 
@@ -240,7 +259,7 @@ class Describe:
         b = self.board
         cmu = next((c for c in b.raw["cmus"] if c["id"] == unit), None)
         if cmu is not None:
-            return _plain(cmu["name"])
+            return word(_plain(cmu["name"]))
         people = b.units[unit].people
         parts = unit.split("-")
         group = next((g for g in b.raw["forces"] if any(u["id"] == unit for u in g["units"])), None)
@@ -250,14 +269,15 @@ class Describe:
             head, _, arm = label.partition(", ")
             return fill(
                 TEMPLATES["unit.designated"],
-                kind=head,
+                kind=word(head),
                 designation=group.get("designation_display", parts[1]),
-                arm=arm,
+                arm=word(arm),
             )
         return fill(TEMPLATES["unit.numbered"], people=self.people_names[people], number=parts[-1])
 
     def unit(self, unit: str) -> str:
-        return self.unit_names.get(unit, unit)
+        # Built per call, not once: the name is in the language of the call.
+        return self._unit_name(unit) if unit in self.board.units else unit
 
     def _units(self, units: Sequence[str]) -> str:
         return join(self.unit(u) for u in units)

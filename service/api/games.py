@@ -13,7 +13,7 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service import games, pictures, seats
+from service import games, i18n, pictures, seats
 from service.api.base import Blueprint, problems
 from service.auth import current_player, store, token_optional, token_required
 from service.pictures.png import PictureRenderError, svg_to_png
@@ -231,21 +231,21 @@ class GameView(MethodView):
 #: The PNGs last rendered, by (game id, version): a full-size PNG costs 0.2-2 s of CPU
 #: (docs/performance.md, "Pictures (PNG)") and a version's picture never changes, so clients
 #: polling one game's board.png pay for one render per version and process.
-_PNG_CACHE: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+_PNG_CACHE: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
 _PNG_CACHE_SIZE = 16
 _PNG_CACHE_LOCK = threading.Lock()  # also guards the SVG caches
 #: The SVGs (and their gzip form) last drawn, likewise: drawing the wargame's map costs
 #: 20-40 ms and compressing it 4 ms (docs/performance.md, "Web pages"); a page reload, its
 #: other players and spectators ask for the same version's picture.
-_SVG_CACHE: OrderedDict[tuple[str, int], str] = OrderedDict()
-_SVG_GZIP_CACHE: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+_SVG_CACHE: OrderedDict[tuple[str, int, str], str] = OrderedDict()
+_SVG_GZIP_CACHE: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
 
 
-def _board_picture(game_id: str) -> tuple[str, int]:
-    """The board's SVG as spectators see it, and the version it shows (404 no picture for the
-    type, 409 not started)."""
+def _board_picture(game_id: str, lang: str) -> tuple[str, int]:
+    """The board's SVG as spectators see it, in ``lang``, and the version it shows (404 no
+    picture for the type, 409 not started)."""
     latest = store().get_game(game_id)
-    cached = _cached(_SVG_CACHE, (game_id, latest.version))
+    cached = _cached(_SVG_CACHE, (game_id, latest.version, lang))
     if cached is not None:
         return cached, latest.version
     # The record and its last log entry in one read, so the marks match the position.
@@ -263,12 +263,14 @@ def _board_picture(game_id: str) -> tuple[str, int]:
     view = game.view(game.load(record.state), None)
     title = f"{game.title} · game {record.id} · version {record.version}"
     last = entries[-1][1]["events"] if entries else []
-    svg = pictures.board_svg(record.type, view, title, names=record.names, last_events=last)
-    _keep(_SVG_CACHE, (game_id, record.version), svg)
+    svg = pictures.board_svg(
+        record.type, view, title, names=record.names, last_events=last, lang=lang
+    )
+    _keep(_SVG_CACHE, (game_id, record.version, lang), svg)
     return svg, record.version
 
 
-def _cached(cache: OrderedDict[tuple[str, int], Any], key: tuple[str, int]) -> Any:
+def _cached(cache: OrderedDict[Any, Any], key: tuple[Any, ...]) -> Any:
     with _PNG_CACHE_LOCK:
         if key in cache:
             cache.move_to_end(key)
@@ -276,15 +278,17 @@ def _cached(cache: OrderedDict[tuple[str, int], Any], key: tuple[str, int]) -> A
     return None
 
 
-def _keep(cache: OrderedDict[tuple[str, int], Any], key: tuple[str, int], value: Any) -> None:
+def _keep(cache: OrderedDict[Any, Any], key: tuple[Any, ...], value: Any) -> None:
     with _PNG_CACHE_LOCK:
         cache[key] = value
         while len(cache) > _PNG_CACHE_SIZE:
             cache.popitem(last=False)
 
 
-def _picture_headers(version: int) -> dict[str, str]:
-    return {"Cache-Control": "public, max-age=5", "ETag": f'"{version}"'}
+def _picture_headers(version: int, lang: str) -> dict[str, str]:
+    # A version's picture differs by language only: English keeps the version as its tag.
+    tag = str(version) if lang == i18n.DEFAULT else f"{version}-{lang}"
+    return {"Cache-Control": "public, max-age=5", "ETag": f'"{tag}"'}
 
 
 #: A board.svg this big goes gzip-compressed to a client that accepts it: the wargame's map
@@ -296,11 +300,11 @@ SVG_GZIP_MIN_BYTES = 8192
 SVG_GZIP_LEVEL = 5
 
 
-def _svg_response(game_id: str, svg: str, version: int) -> Response:
-    headers = {**_picture_headers(version), "Vary": "Accept-Encoding"}
+def _svg_response(game_id: str, svg: str, version: int, lang: str) -> Response:
+    headers = {**_picture_headers(version, lang), "Vary": "Accept-Encoding"}
     body = svg.encode()
     if len(body) >= SVG_GZIP_MIN_BYTES and request.accept_encodings["gzip"]:
-        key = (game_id, version)
+        key = (game_id, version, lang)
         packed = _cached(_SVG_GZIP_CACHE, key)
         if packed is None:
             packed = gzip.compress(body, SVG_GZIP_LEVEL, mtime=0)
@@ -321,12 +325,13 @@ class BoardPictureView(MethodView):
         description="The board as the spectators see it (nothing hidden is drawn)",
     )
     @blp.doc(operationId="get_board_svg")
+    @blp.arguments(s.BoardQuery, location="query")
     @problems(blp, 404, 409)
-    def get(self, game_id: str) -> Response:
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
         """A picture of the board (SVG), drawn from the spectator's view; linked from emails.
         Players are named by their display names; the last move is marked and told."""
-        svg, version = _board_picture(game_id)
-        return _svg_response(game_id, svg, version)
+        svg, version = _board_picture(game_id, query["lang"])
+        return _svg_response(game_id, svg, version, query["lang"])
 
 
 @blp.route("/<game_id>/board.png")
@@ -338,22 +343,23 @@ class BoardPngView(MethodView):
         description="The board as the spectators see it, as PNG at the picture's own size",
     )
     @blp.doc(operationId="get_board_png")
+    @blp.arguments(s.BoardQuery, location="query")
     @problems(blp, 404, 409, 503)
-    def get(self, game_id: str) -> Response:
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
         """The same picture as board.svg, rendered as PNG on the server (for clients that
         cannot show SVG). 503 when the server cannot render it (fonts missing): use board.svg.
         """
-        svg, version = _board_picture(game_id)
-        png = _render_png(game_id, version, svg)
-        return Response(png, mimetype="image/png", headers=_picture_headers(version))
+        lang = query["lang"]
+        svg, version = _board_picture(game_id, lang)
+        png = _render_png(game_id, version, lang, svg)
+        return Response(png, mimetype="image/png", headers=_picture_headers(version, lang))
 
 
-def _render_png(game_id: str, version: int, svg: str) -> bytes:
-    key = (game_id, version)
-    with _PNG_CACHE_LOCK:
-        if key in _PNG_CACHE:
-            _PNG_CACHE.move_to_end(key)
-            return _PNG_CACHE[key]
+def _render_png(game_id: str, version: int, lang: str, svg: str) -> bytes:
+    key = (game_id, version, lang)
+    cached: bytes | None = _cached(_PNG_CACHE, key)
+    if cached is not None:
+        return cached
     try:
         png = svg_to_png(svg)
     except PictureRenderError as error:
@@ -362,10 +368,7 @@ def _render_png(game_id: str, version: int, svg: str) -> bytes:
         raise Problem(
             503, "picture-unavailable", f"the PNG cannot be rendered here ({error}); use board.svg"
         ) from error
-    with _PNG_CACHE_LOCK:
-        _PNG_CACHE[key] = png
-        while len(_PNG_CACHE) > _PNG_CACHE_SIZE:
-            _PNG_CACHE.popitem(last=False)
+    _keep(_PNG_CACHE, key, png)
     return png
 
 

@@ -15,6 +15,8 @@ from typing import Any
 from engine.core import Event
 from engine.registry import get_game
 from engine.sentences import player
+from service import i18n
+from service.i18n import say as _
 
 #: game type -> (picture function, summary function), each "module:attribute".
 _PRESENTERS: dict[str, tuple[str, str]] = {
@@ -55,13 +57,15 @@ def seat_label(names: Sequence[str], seat: int) -> str:
     """A seat as the pictures name it: the player's display name and the seat number (the
     API's key for it), or the seat number alone for callers that pass no names."""
     if 0 <= seat < len(names) and names[seat]:
-        return f"{player(names, seat)} (seat {seat})"
-    return f"Seat {seat}"
+        return _("%(name)s (seat %(seat)s)", name=player(names, seat), seat=seat)
+    return _("Seat %(seat)s", seat=seat)
 
 
 def seat_text(names: Sequence[str], seat: int) -> str:
     """A seat inside a sentence of the text summaries: "Anna (seat 0)", or "seat 0"."""
-    return seat_label(names, seat) if 0 <= seat < len(names) and names[seat] else f"seat {seat}"
+    if 0 <= seat < len(names) and names[seat]:
+        return seat_label(names, seat)
+    return _("seat %(seat)s", seat=seat)
 
 
 def visible_events(
@@ -73,10 +77,14 @@ def visible_events(
     return [e for e in out if e.visible_to(seat)]
 
 
-def last_move_sentences(game_type: str, events: Sequence[Event], names: Sequence[str]) -> list[str]:
-    """The last move in words (each game's ``describe``), one sentence per event said."""
+def last_move_sentences(
+    game_type: str, events: Sequence[Event], names: Sequence[str], lang: str = i18n.DEFAULT
+) -> list[str]:
+    """The last move in words (each game's ``describe``), one sentence per event said, in
+    ``lang``."""
     game = get_game(game_type)
-    return [s for e in events if (s := game.describe(e, names))]
+    words = i18n.engine_words(lang)
+    return [s for e in events if (s := game.describe(e, names, words))]
 
 
 def board_svg(
@@ -87,17 +95,20 @@ def board_svg(
     names: Sequence[str] = (),
     last_events: Iterable[Event | Mapping[str, Any]] = (),
     seat: int | None = None,
+    lang: str = i18n.DEFAULT,
 ) -> str:
     """The picture of ``view``. ``names``: the players' display names, one per seat (the
     record's ``names``). ``last_events``: the events of the last move (a log entry's
     ``events``), marked on the board and told in the legend; only those ``seat`` (None: a
-    spectator, whose view this must then be) may see are used."""
+    spectator, whose view this must then be) may see are used. ``lang``: the language of
+    its labels, legend and sentences (service/i18n.py; the notation stays the same)."""
     game = get_game(game_type)
     events = visible_events(last_events, seat)
-    sentences = last_move_sentences(game_type, events, names)
+    sentences = last_move_sentences(game_type, events, names, lang)
     render = _load(_PRESENTERS[game_type][0])
     board = game.board  # type: ignore[attr-defined]
-    return render(board, view, title, names=names, events=events, last_move=sentences)
+    with i18n.speaking(lang):
+        return render(board, view, title, names=names, events=events, last_move=sentences)
 
 
 def board_crop_svg(
@@ -109,6 +120,7 @@ def board_crop_svg(
     last_events: Iterable[Event | Mapping[str, Any]] = (),
     seat: int | None = None,
     width: int = 600,
+    lang: str = i18n.DEFAULT,
 ) -> str | None:
     """The picture cut to where the last move happened, ``width`` pixels wide, for mails to
     attach beside the whole map; None when the game's picture is small enough whole (Attila,
@@ -122,23 +134,32 @@ def board_crop_svg(
     if box is None:
         return None
     render = _load(_PRESENTERS[game_type][0])
-    sentences = last_move_sentences(game_type, events, names)
-    return render(
-        board,
-        view,
-        title,
-        names=names,
-        events=events,
-        last_move=sentences,
-        crop=box,
-        crop_width=width,
-    )
+    sentences = last_move_sentences(game_type, events, names, lang)
+    with i18n.speaking(lang):
+        return render(
+            board,
+            view,
+            title,
+            names=names,
+            events=events,
+            last_move=sentences,
+            crop=box,
+            crop_width=width,
+        )
 
 
-def text_summary(game_type: str, view: dict[str, Any], *, names: Sequence[str] = ()) -> str:
-    """The view in plain text; ``names`` (one per seat) names the players as the pictures do."""
+def text_summary(
+    game_type: str,
+    view: dict[str, Any],
+    *,
+    names: Sequence[str] = (),
+    lang: str = i18n.DEFAULT,
+) -> str:
+    """The view in plain text; ``names`` (one per seat) names the players as the pictures do;
+    ``lang``: its language (Attila's summary is translated; the others are English yet)."""
     if game_type not in _PRESENTERS:
         return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
     game = get_game(game_type)
     summary = _load(_PRESENTERS[game_type][1])
-    return summary(game.board, view, names=names)  # type: ignore[attr-defined]
+    with i18n.speaking(lang):
+        return summary(game.board, view, names=names)  # type: ignore[no-any-return,attr-defined]

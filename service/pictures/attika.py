@@ -20,6 +20,10 @@ from engine.attika.actions import format_hex
 from engine.attika.board import Board, Hex
 from engine.attika.touched import touched
 from engine.core import Event
+from engine.sentences import N_
+from service.i18n import say as _
+from service.i18n import say_n as ngettext
+from service.i18n import say_word
 from service.pictures import LAST_MOVE, seat_label, wrap_words
 
 R = 42  # hex radius (centre to corner)
@@ -129,10 +133,12 @@ def render(
         f'<rect width="{width}" height="{HEADER}" fill="#213547"/>',
         f'<text x="{MARGIN}" y="34" font-size="24" font-weight="bold" fill="#fff">'
         f"{escape(title)}</text>",
-        f'<text x="{MARGIN}" y="56" font-size="12" fill="#cfdbe6">Map data reconstructed, not '
-        "the printed tiles (see docs/rules/attika.md).</text>",
-        f'<text x="{MARGIN}" y="73" font-size="12" fill="#cfdbe6">Each hex shows its q,r as '
-        "written in moves: q grows to the east, r to the south-east.</text>",
+        f'<text x="{MARGIN}" y="56" font-size="12" fill="#cfdbe6">'
+        + _("Map data reconstructed, not the printed tiles (see docs/rules/attika.md).")
+        + "</text>",
+        f'<text x="{MARGIN}" y="73" font-size="12" fill="#cfdbe6">'
+        + _("Each hex shows its q,r as written in moves: q grows to the east, r to the south-east.")
+        + "</text>",
     ]
     tile_of = _tile_of(board, view)
     parts.append('<g id="map">')
@@ -167,7 +173,7 @@ def _tile_of(board: Board, view: dict[str, Any]) -> dict[Hex, int]:
     out: dict[Hex, int] = {}
     for n, laid in enumerate(view["tiles"]):
         tile = board.tile(laid["tile"]).index
-        for hex_, _ in board.tile_hexes(tile, parse_hex(laid["centre"]), laid["rotation"]):
+        for hex_, _rotation in board.tile_hexes(tile, parse_hex(laid["centre"]), laid["rotation"]):
             out[hex_] = n
     return out
 
@@ -253,6 +259,7 @@ def _tile_edges(board: Board, cells: dict[Hex, Any], tile_of: dict[Hex, int], at
 
 def _shrine(hex_: Hex, x: float, y: float) -> str:
     label = f"{hex_[0]},{hex_[1]}"
+    shrine = _("Shrine")
     return (
         f'<g id="shrine-{label}">'
         f'<polygon points="{_points(_corners(x, y))}" fill="#fbf8f1" stroke="#b08a2e" '
@@ -266,7 +273,7 @@ def _shrine(hex_: Hex, x: float, y: float) -> str:
         )
         + f'<rect x="{x - 16:.1f}" y="{y - 1:.1f}" width="32" height="3" fill="#b08a2e"/>'
         f'<text x="{x:.1f}" y="{y + 15:.1f}" font-size="11" font-weight="bold" '
-        f'text-anchor="middle" fill="#7a5d17">Shrine</text>'
+        f'text-anchor="middle" fill="#7a5d17">{shrine}</text>'
         f'<text x="{x:.1f}" y="{y + 31:.1f}" font-size="11" text-anchor="middle" '
         f'fill="#3b3428">{label}</text></g>'
     )
@@ -332,8 +339,8 @@ def _panel(
     last_move: Sequence[str],
 ) -> _Panel:
     p = _Panel(left)
-    colours = colour_names(board, view["players"])
-    names = {b.id: b.name_en for b in board.buildings}
+    colours = [_(c) for c in colour_names(board, view["players"])]
+    names = {b.id: say_word(b.name_en) for b in board.buildings}
     for line in wrap_words(_status(view, colours, players), 36):
         p.text(line, 15, bold=True)
         p.gap(20)
@@ -345,11 +352,21 @@ def _panel(
         f"{n} {board.resource(kind).letter}" for kind, n in view["discard"].items() if n
     )
     p.text(
-        f"Deck {view['deck']} cards · discard {discard or 'empty'}",
+        _(
+            "Deck %(deck)s cards · discard %(discard)s",
+            deck=view["deck"],
+            discard=discard or _("empty"),
+        ),
         12,
     )
     p.gap(17)
-    p.text(f"Amphorae in supply {view['amphora_supply']} · tiles face down {view['tile_pile']}")
+    p.text(
+        _(
+            "Amphorae in supply %(amphorae)s · tiles face down %(tiles)s",
+            amphorae=view["amphora_supply"],
+            tiles=view["tile_pile"],
+        )
+    )
     p.gap(26)
     result = view["result"] or {}
     for seat, info in enumerate(view["seats"]):
@@ -358,32 +375,29 @@ def _panel(
             f'fill="{seat_fill(board, seat)}" stroke="#333"/>'
         )
         to_play = seat == view["active"] and not result
-        badge = " ◀ to play" if to_play else ""
+        badge = " ◀ " + _("to play") if to_play else ""
         if result and seat in result.get("winners", []):
-            badge = " ★ winner"
+            badge = " ★ " + _("winner")
         p.text(f"{seat_label(players, seat)} · {colours[seat]}{badge}", 14, bold=True, dx=24)
         p.gap(18)
-        p.text(
-            f"{len(info['built'])}/{len(board.buildings)} built · {info['settlements']} "
-            f"settlement{'s' if info['settlements'] != 1 else ''} · {info['amphorae']} "
-            f"amphora{'e' if info['amphorae'] != 1 else ''} · {info['cards']} "
-            f"card{'s' if info['cards'] != 1 else ''}",
-            12,
-            dx=24,
-        )
+        built = _("%(built)s/%(all)s built", built=len(info["built"]), all=len(board.buildings))
+        settlements = ngettext("%(num)d settlement", "%(num)d settlements", info["settlements"])
+        amphorae = ngettext("%(num)d amphora", "%(num)d amphorae", info["amphorae"])
+        cards = ngettext("%(num)d card", "%(num)d cards", info["cards"])
+        p.text(" · ".join((built, settlements, amphorae, cards)), 12, dx=24)
         p.gap(16)
         stacks = " ".join(str(n) for n in info["stacks"])
-        p.text(f"Stacks (1 = main): {stacks}", 12, dx=24)
+        p.text(_("Stacks (1 = main): %(stacks)s", stacks=stacks), 12, dx=24)
         p.gap(16)
-        stored = ", ".join(names[b] for b in info["storage"]) or "empty"
-        for line in wrap_words(f"Storage board: {stored}", 46):
+        stored = ", ".join(names[b] for b in info["storage"]) or _("empty")
+        for line in wrap_words(_("Storage board: %(buildings)s", buildings=stored), 46):
             p.text(line, 12, dx=24)
             p.gap(16)
         if info["groups_complete"]:
             done = ", ".join(
-                board.groups[_group(board, g)].name_en for g in info["groups_complete"]
+                say_word(board.groups[_group(board, g)].name_en) for g in info["groups_complete"]
             )
-            for line in wrap_words(f"Groups complete: {done}", 46):
+            for line in wrap_words(_("Groups complete: %(groups)s", groups=done), 46):
                 p.text(line, 12, dx=24, fill="#5b4a1e")
                 p.gap(16)
         p.gap(10)
@@ -400,7 +414,7 @@ def _last_move(last_move: Sequence[str], p: _Panel) -> None:
     """The last move in words, under the status: at most six lines (the log has the rest)."""
     lines = [line for sentence in last_move for line in wrap_words(sentence, 44)][:6]
     for i, line in enumerate(lines):
-        p.text(("Last move: " if i == 0 else "") + line, 12, fill="#7a3a00")
+        p.text((_("Last move: ") if i == 0 else "") + line, 12, fill="#7a3a00")
         p.gap(16)
     if lines:
         p.gap(4)
@@ -414,36 +428,69 @@ def _status(view: dict[str, Any], colours: list[str], players: Sequence[str]) ->
     result = view["result"]
     if result:
         winners = ", ".join(_who(players, colours, s) for s in result["winners"])
-        reasons = ", ".join(r.replace("_", " ") for r in result.get("reasons", []))
-        return f"Game over: {winners} won" + (f" ({reasons})" if reasons else "")
+        reasons = ", ".join(_(r.replace("_", " ")) for r in result.get("reasons", []))
+        over = _("Game over: %(winners)s won", winners=winners)
+        return over + (f" ({reasons})" if reasons else "")
     active = view["active"]
-    return f"Turn {view['turn']} · {_who(players, colours, active)} to play"
+    return _(
+        "Turn %(turn)s · %(player)s to play",
+        turn=view["turn"],
+        player=_who(players, colours, active),
+    )
 
 
 def _turn_lines(board: Board, view: dict[str, Any]) -> list[str]:
     if view["result"]:
         scores = " · ".join(str(n) for n in view["result"].get("scores", []))
-        return [f"Buildings on the map per seat: {scores}"]
+        return [_("Buildings on the map per seat: %(scores)s", scores=scores)]
     out = []
     left = view["actions_left"]
     if view["mode"] is None:
         out.append(
-            f"Choose: up to {left.get('reveal', 0)} reveals or {left.get('build', 0)} builds"
+            _(
+                "Choose: up to %(reveals)s reveals or %(builds)s builds",
+                reveals=left.get("reveal", 0),
+                builds=left.get("build", 0),
+            )
         )
     elif view["mode"] == "draw":
-        out.append("Actions turned into cards: spend amphorae or end")
+        out.append(_("Actions turned into cards: spend amphorae or end"))
     else:
-        out.append(f"{view['mode'].title()} turn: {left.get(view['mode'], 0)} action(s) left")
+        title = view["mode"].title()  # "Reveal", "Build": VALUE_WORDS
+        mode = _(title)
+        out.append(
+            _("%(mode)s turn: %(left)s action(s) left", mode=mode, left=left.get(view["mode"], 0))
+        )
     if view["revealed"]:
-        name = board.building(view["revealed"]["building"]).name_en
-        out.append(f"Revealed from stack {view['revealed']['stack']}: {name} (build or store)")
+        name = say_word(board.building(view["revealed"]["building"]).name_en)
+        out.append(
+            _(
+                "Revealed from stack %(stack)s: %(building)s (build or store)",
+                stack=view["revealed"]["stack"],
+                building=name,
+            )
+        )
     if view["drawn_tile"]:
-        out.append(f"Map tile {view['drawn_tile']} drawn: to be placed")
+        out.append(_("Map tile %(tile)s drawn: to be placed", tile=view["drawn_tile"]))
     return out
 
 
+#: Words the panel translates from a value: the turn's modes and the game's end reasons.
+VALUE_WORDS = (
+    N_("Reveal"),
+    N_("Build"),
+    N_("all buildings"),
+    N_("shrines connected"),
+    N_("blocked"),
+    N_("red"),
+    N_("yellow"),
+    N_("green"),
+    N_("blue"),
+)
+
+
 def _legend(board: Board, p: _Panel) -> None:
-    p.text("Legend", 14, bold=True)
+    p.text(_("Legend"), 14, bold=True)
     p.gap(8)
     for resource in board.resources:
         fill = LAND_FILL.get(resource.id, BLANK_FILL)
@@ -459,7 +506,7 @@ def _legend(board: Board, p: _Panel) -> None:
         'stroke="#8f8268"/>'
     )
     p.gap(17)
-    p.text("no landscape symbol", 12, dx=44)
+    p.text(_("no landscape symbol"), 12, dx=44)
     p.gap(15)
     p.parts.append(
         f'<rect x="{p.x:.1f}" y="{p.y:.1f}" width="34" height="16" rx="4" '
@@ -467,23 +514,25 @@ def _legend(board: Board, p: _Panel) -> None:
         f'<text x="{p.x + 40:.1f}" y="{p.y + 9:.1f}" font-size="11" fill="#7a5d17">★</text>'
     )
     p.gap(13)
-    p.text("main building (gold rim, ★)", 12, dx=56)
+    p.text(_("main building (gold rim, ★)"), 12, dx=56)
     p.gap(18)
     p.parts.append(
         f'<line x1="{p.x:.1f}" y1="{p.y - 4:.1f}" x2="{p.x + 34:.1f}" y2="{p.y - 4:.1f}" '
         'stroke="#5b4a33" stroke-width="3"/>'
     )
-    p.text("edge of a map tile", 12, dx=44)
+    p.text(_("edge of a map tile"), 12, dx=44)
     p.gap(18)
     p.parts.append(
         f'<rect x="{p.x:.1f}" y="{p.y - 14:.1f}" width="34" height="18" rx="4" fill="none" '
         f'stroke="{LAST_MOVE}" stroke-width="4"/>'
     )
-    p.text("hex of the last move", 12, dx=44)
+    p.text(_("hex of the last move"), 12, dx=44)
     p.gap(18)
     for line in wrap_words(
-        "Each hex shows its coordinate q,r as used in moves, e.g. build temple at 2,-1. "
-        "Symbols under a building no longer lower costs.",
+        _(
+            "Each hex shows its coordinate q,r as used in moves, e.g. build temple at 2,-1. "
+            "Symbols under a building no longer lower costs."
+        ),
         52,
     ):
         p.text(line, 11, fill="#456")

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.attika.board import Board
+from service.i18n import say as _
+from service.i18n import say_n as ngettext
 from service.pictures import seat_text
 from service.pictures.attika import colour_names
 
@@ -21,11 +23,11 @@ def summary(board: Board, view: dict[str, Any], *, names: Sequence[str] = ()) ->
     # Each seat as the text names it, "Anna (seat 0) (red)": the colour is the game's own.
     colours = [
         f"{seat_text(names, seat)} ({colour})"
-        for seat, colour in enumerate(colour_names(board, view["players"]))
+        for seat, colour in enumerate(_(c) for c in colour_names(board, view["players"]))
     ]
     lines = [*_headline(board, view, colours), ""]
     if "hand" in view:
-        lines += [f"Your hand: {_hand(board, view['hand'])}", ""]
+        lines += [_("Your hand: %(cards)s", cards=_hand(board, view["hand"])), ""]
     lines += [*_seats(board, view, colours), ""]
     lines += [*_buildings(view, colours), ""]
     lines += _map(board, view)
@@ -37,31 +39,49 @@ def _who(seat: int, colours: list[str]) -> str:
 
 
 def _headline(board: Board, view: dict[str, Any], colours: list[str]) -> list[str]:
-    supply = (
-        f"Deck: {_n(view['deck'], 'card')}. Discard: {_counts(board, view['discard']) or 'empty'}. "
-        f"Amphorae in supply: {view['amphora_supply']}. Map tiles face down: {view['tile_pile']}."
+    supply = _(
+        "Deck: %(deck)s. Discard: %(discard)s. Amphorae in supply: %(amphorae)s. "
+        "Map tiles face down: %(tiles)s.",
+        deck=ngettext("%(num)d card", "%(num)d cards", view["deck"]),
+        discard=_counts(board, view["discard"]) or _("empty"),
+        amphorae=view["amphora_supply"],
+        tiles=view["tile_pile"],
     )
     result = view["result"]
     if result:
         winners = ", ".join(_who(s, colours) for s in result["winners"])
-        reasons = ", ".join(r.replace("_", " ") for r in result.get("reasons", []))
+        reasons = ", ".join(_(r.replace("_", " ")) for r in result.get("reasons", []))
         scores = ", ".join(
             f"{_who(seat, colours)} {n}" for seat, n in enumerate(result.get("scores", []))
         )
         return [
-            f"The game is over ({reasons}). Winner: {winners}.",
-            f"Buildings on the map: {scores}.",
+            _(
+                "The game is over (%(reasons)s). Winner: %(winners)s.",
+                reasons=reasons,
+                winners=winners,
+            ),
+            _("Buildings on the map: %(scores)s", scores=scores) + ".",
             supply,
         ]
-    out = [f"Turn {view['turn']}, {_who(view['active'], colours)} to play. {_actions(view)}"]
+    turn = _(
+        "Turn %(turn)s, %(player)s to play.",
+        turn=view["turn"],
+        player=_who(view["active"], colours),
+    )
+    out = [f"{turn} {_actions(view)}"]
     if view["revealed"]:
         revealed = view["revealed"]
         out.append(
-            f"Revealed from stack {revealed['stack']}: {revealed['building']}. "
-            "Build it or store it."
+            _(
+                "Revealed from stack %(stack)s: %(building)s. Build it or store it.",
+                stack=revealed["stack"],
+                building=revealed["building"],
+            )
         )
     if view["drawn_tile"]:
-        out.append(f"Map tile {view['drawn_tile']} drawn: place it (tile at q,r rot k).")
+        out.append(
+            _("Map tile %(tile)s drawn: place it (tile at q,r rot k).", tile=view["drawn_tile"])
+        )
     out.append(supply)
     return out
 
@@ -69,16 +89,16 @@ def _headline(board: Board, view: dict[str, Any], colours: list[str]) -> list[st
 def _actions(view: dict[str, Any]) -> str:
     left = view["actions_left"]
     if view["mode"] is None:
-        return (
-            f"Up to {left.get('reveal', 0)} reveals or up to {left.get('build', 0)} builds, or end."
+        return _(
+            "Up to %(reveals)s reveals or up to %(builds)s builds, or end.",
+            reveals=left.get("reveal", 0),
+            builds=left.get("build", 0),
         )
     if view["mode"] == "draw":
-        return "The remaining actions became cards: spend amphorae for more, or end."
-    return f"{view['mode'].title()} turn: {left.get(view['mode'], 0)} action(s) left."
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'s' if count != 1 else ''}"
+        return _("The remaining actions became cards: spend amphorae for more, or end.")
+    title = view["mode"].title()  # "Reveal", "Build" (marked in service/pictures/attika.py)
+    left_now = left.get(view["mode"], 0)
+    return _("%(mode)s turn: %(left)s action(s) left", mode=_(title), left=left_now) + "."
 
 
 def _counts(board: Board, counts: dict[str, int]) -> str:
@@ -88,33 +108,43 @@ def _counts(board: Board, counts: dict[str, int]) -> str:
 def _hand(board: Board, hand: dict[str, int]) -> str:
     total = sum(hand.values())
     if not total:
-        return "no cards"
-    return f"{_counts(board, hand)} ({total} card{'s' if total != 1 else ''})"
+        return _("no cards")
+    cards = ngettext("%(num)d card", "%(num)d cards", total)
+    return f"{_counts(board, hand)} ({cards})"
 
 
 def _seats(board: Board, view: dict[str, Any], colours: list[str]) -> list[str]:
-    out = ["Players (stacks: buildings left in stack 1 = main, 2, 3, 4):"]
+    out = [_("Players (stacks: buildings left in stack 1 = main, 2, 3, 4):")]
     for seat, info in enumerate(view["seats"]):
-        you = " (you)" if seat == view.get("seat") else ""
-        out.append(
-            f"  {_who(seat, colours)}{you}: {len(info['built'])}/{len(board.buildings)} built, "
-            f"{info['settlements']} settlement(s), {info['amphorae']} amphora(e), "
-            f"{info['cards']} card(s), stacks {' '.join(str(n) for n in info['stacks'])}"
+        you = " " + _("(you)") if seat == view.get("seat") else ""
+        state = _(
+            "%(built)s/%(all)s built, %(settlements)s settlement(s), %(amphorae)s amphora(e), "
+            "%(cards)s card(s), stacks %(stacks)s",
+            built=len(info["built"]),
+            all=len(board.buildings),
+            settlements=info["settlements"],
+            amphorae=info["amphorae"],
+            cards=info["cards"],
+            stacks=" ".join(str(n) for n in info["stacks"]),
         )
-        out.append(f"    storage board: {', '.join(info['storage']) or 'empty'}")
+        out.append(f"  {_who(seat, colours)}{you}: {state}")
+        stored = ", ".join(info["storage"]) or _("empty")
+        out.append("    " + _("storage board: %(buildings)s", buildings=stored))
         if info["groups_complete"]:
-            out.append(f"    groups complete: {', '.join(info['groups_complete'])}")
+            done = ", ".join(info["groups_complete"])
+            out.append("    " + _("groups complete: %(groups)s", groups=done))
     return out
 
 
 def _buildings(view: dict[str, Any], colours: list[str]) -> list[str]:
-    out = ["Buildings on the map:"]
+    out = [_("Buildings on the map:")]
     for seat, info in enumerate(view["seats"]):
         built = sorted(info["built"].items(), key=lambda item: item[0])
         # A no-break space keeps each "building hex" pair on one line when wrapping.
         text = ", ".join(f"{building}\u00a0{hex_}" for building, hex_ in built)
+        shown = text or _("none yet")
         wrapped = textwrap.wrap(
-            f"{_who(seat, colours)}: {text or 'none yet'}",
+            f"{_who(seat, colours)}: {shown}",
             92,
             initial_indent="  ",
             subsequent_indent="    ",
@@ -129,8 +159,14 @@ def _map(board: Board, view: dict[str, Any]) -> list[str]:
     symbols = Counter(cell["landscape"] for cell in free if cell["landscape"])
     ordered = {r.id: symbols[r.id] for r in board.resources}
     return [
-        f"Map: {len(view['map'])} hexes on {len(view['tiles'])} tiles, {len(free)} free "
-        f"(free landscape symbols: {_counts(board, ordered) or 'none'}).",
-        f"Shrines (never built on): {' '.join(view['shrines'])}.",
-        "See board.svg for the map; each hex there shows its q,r.",
+        _(
+            "Map: %(hexes)s hexes on %(tiles)s tiles, %(free)s free (free landscape symbols: "
+            "%(symbols)s).",
+            hexes=len(view["map"]),
+            tiles=len(view["tiles"]),
+            free=len(free),
+            symbols=_counts(board, ordered) or _("none"),
+        ),
+        _("Shrines (never built on): %(hexes)s.", hexes=" ".join(view["shrines"])),
+        _("See board.svg for the map; each hex there shows its q,r."),
     ]

@@ -18,6 +18,10 @@ from xml.sax.saxutils import escape
 from engine.attila.board import Board
 from engine.attila.touched import touched
 from engine.core import Event
+from engine.sentences import N_
+from service.i18n import say as _
+from service.i18n import say_n as ngettext
+from service.i18n import say_word
 from service.pictures import LAST_MOVE, seat_label, wrap_words
 
 PEOPLE_FILL = {
@@ -88,8 +92,9 @@ def render(
         'fill="#f6f1e4"/>',
         '<text x="20" y="34" font-size="24" font-weight="bold" fill="#213547">'
         f"{escape(title)}</text>",
-        '<text x="20" y="56" font-size="12" fill="#456">Reconstructed board: not the printed '
-        "map (see docs/rules/attila.md)</text>",
+        '<text x="20" y="56" font-size="12" fill="#456">'
+        + _("Reconstructed board: not the printed map (see docs/rules/attila.md)")
+        + "</text>",
     ]
     parts += _borders(board, layout)
     parts += _decorations(layout)
@@ -121,7 +126,7 @@ def _last_move_frame(layout: dict[str, Any], pid: str) -> str:
 def _last_move(lines: list[str], top: int) -> list[str]:
     out = []
     for i, line in enumerate(lines):
-        label = "Last move: " if i == 0 else ""
+        label = _("Last move: ") if i == 0 else ""
         out.append(
             f'<text x="20" y="{top + 4 + 30 * i}" font-size="20" fill="#7a0046">'
             f'<tspan font-weight="bold">{label}</tspan>{escape(line)}</text>'
@@ -165,7 +170,7 @@ def _province(
     century = info["pacified"]
     fill = "#d8d4c8" if century else "#fbf6e8"
     stroke = FRONTIER if frontier else "#6d5d3f"
-    name = board.provinces[board.province(pid).index].name
+    name = say_word(board.provinces[board.province(pid).index].name)
     out = [
         f'<g id="province-{escape(pid)}">',
         f'<rect x="{left}" y="{top}" width="{NODE_W}" height="{NODE_H}" rx="9" fill="{fill}" '
@@ -189,14 +194,19 @@ def _province(
 def _stones(board: Board, stones: dict[str, int], x: int, y: int) -> list[str]:
     out = []
     for people in board.peoples:
-        for _ in range(stones.get(people.id, 0)):
+        for _stone in range(stones.get(people.id, 0)):
             colour = PEOPLE_FILL.get(people.colour, "#888")
             out.append(
                 f'<rect x="{x}" y="{y}" width="15" height="15" rx="3" fill="{colour}" '
-                f'stroke="#fff" stroke-width="1"><title>{escape(people.name_en)}</title></rect>'
+                f'stroke="#fff" stroke-width="1"><title>{escape(say_word(people.name_en))}'
+                "</title></rect>"
             )
             x += 18
     return out
+
+
+#: The action tiles as the picture names them (the view's ids with spaces).
+ACTION_TILE_WORDS = (N_("double turn"), N_("swap"), N_("two influence"))
 
 
 def _legend(board: Board, view: dict[str, Any], width: int, marked: bool) -> list[str]:
@@ -206,7 +216,9 @@ def _legend(board: Board, view: dict[str, Any], width: int, marked: bool) -> lis
     out = [
         f'<rect x="{x - 12}" y="{y - 24}" width="268" height="{166 + 24 * rows}" '
         'rx="8" fill="#ffffffdd" stroke="#9fb4c2"/>',
-        f'<text x="{x}" y="{y}" font-size="17" font-weight="bold">Peoples (supply)</text>',
+        f'<text x="{x}" y="{y}" font-size="17" font-weight="bold">'
+        + _("Peoples (supply)")
+        + "</text>",
     ]
     for i, people in enumerate(board.peoples):
         yy = y + 26 + 24 * i
@@ -214,38 +226,38 @@ def _legend(board: Board, view: dict[str, Any], width: int, marked: bool) -> lis
         out.append(
             f'<rect x="{x}" y="{yy - 14}" width="17" height="17" rx="3" fill="{colour}"/>'
             f'<text x="{x + 26}" y="{yy}" font-size="15">{people.letter}  '
-            f"{escape(people.name_en)} ({view['supply'][people.id]})</text>"
+            f"{escape(say_word(people.name_en))} ({view['supply'][people.id]})</text>"
         )
     yy = y + 24 * rows + 30
     samples = [
         (
             f'<line x1="{x}" y1="{yy - 5}" x2="{x + 24}" y2="{yy - 5}" stroke="#a08a66" '
             'stroke-width="3"/>',
-            "land border",
+            _("land border"),
         ),
         (
             f'<line x1="{x}" y1="{yy + 19}" x2="{x + 24}" y2="{yy + 19}" stroke="#3d7ea6" '
             'stroke-width="2.5" stroke-dasharray="7 5"/>',
-            "sea arrow",
+            _("sea arrow"),
         ),
         (
             f'<rect x="{x}" y="{yy + 38}" width="24" height="16" rx="4" fill="#fbf6e8" '
             f'stroke="{FRONTIER}" stroke-width="3"/>',
-            "frontier province",
+            _("frontier province"),
         ),
         (
             f'<rect x="{x}" y="{yy + 62}" width="24" height="16" rx="4" fill="#d8d4c8" '
             'stroke="#6d5d3f"/>',
-            "pacified (century)",
+            _("pacified (century)"),
         ),
         (
             f'<rect x="{x}" y="{yy + 86}" width="24" height="16" rx="4" fill="none" '
             f'stroke="{LAST_MOVE}" stroke-width="3.5"/>',
-            "last move (see below)" if marked else "last move (none shown)",
+            _("last move (see below)") if marked else _("last move (none shown)"),
         ),
         (
             f"{seat_mark(0, x + 6, yy + 115, 6)}{seat_mark(1, x + 21, yy + 115, 6)}",
-            "players (by shape)",
+            _("players (by shape)"),
         ),
     ]
     for k, (sample, text) in enumerate(samples):
@@ -258,16 +270,21 @@ def _panel(board: Board, view: dict[str, Any], top: int, names: Sequence[str]) -
     the picture is drawn at half size)."""
     players = view["players"]
     out = [
-        f'<text x="20" y="{top + 34}" font-size="21" font-weight="bold">Century '
-        f"{ROMAN.get(view['century'], view['century'])}: {view['influence_per_stone']} "
-        "influence per stone</text>",
+        f'<text x="20" y="{top + 34}" font-size="21" font-weight="bold">'
+        + _(
+            "Century %(century)s: %(influence)s influence per stone",
+            century=ROMAN.get(view["century"], view["century"]),
+            influence=view["influence_per_stone"],
+        )
+        + "</text>",
     ]
     x = 20
     for century, tiles in view["pacification_tiles"].items():
         label = ROMAN.get(int(century), century)
         out.append(
             f'<text x="{x}" y="{top + 64}" font-size="17">{label}: '
-            f"{tiles} tile{'s' if tiles != 1 else ''}</text>"
+            + ngettext("%(num)d tile", "%(num)d tiles", tiles)
+            + "</text>"
         )
         x += 135
     out += _scores(view, top + 104, players, names)
@@ -276,19 +293,22 @@ def _panel(board: Board, view: dict[str, Any], top: int, names: Sequence[str]) -
 
 
 def _scores(view: dict[str, Any], y: int, players: int, names: Sequence[str]) -> list[str]:
-    out = [f'<text x="20" y="{y}" font-size="21" font-weight="bold">Scores</text>']
+    out = [f'<text x="20" y="{y}" font-size="21" font-weight="bold">' + _("Scores") + "</text>"]
     for seat in range(players):
         yy = y + 30 + 48 * seat
-        marker = " ◀ to play" if seat == view["active"] and not view["result"] else ""
-        winner = " ★ winner" if view["result"] and seat in view["result"]["winners"] else ""
-        tiles = ", ".join(t.replace("_", " ") for t in view["action_tiles"][seat]) or "none"
+        marker = " ◀ " + _("to play") if seat == view["active"] and not view["result"] else ""
+        won = view["result"] and seat in view["result"]["winners"]
+        winner = " ★ " + _("winner") if won else ""
+        tiles = ", ".join(_(t.replace("_", " ")) for t in view["action_tiles"][seat]) or _("none")
+        points = ngettext("%(num)d point", "%(num)d points", view["scores"][seat])
+        tiles_text = _("action tiles: %(tiles)s", tiles=escape(tiles))
         out.append(
             f"{seat_mark(seat, 32, yy - 7, 9)}"
             f'<text x="50" y="{yy}" font-size="19"><tspan font-weight="bold">'
-            f"{escape(seat_label(names, seat))}</tspan>: {view['scores'][seat]} points"
-            f"{marker}{winner}</text>"
+            f"{escape(seat_label(names, seat))}</tspan>: {points}{marker}{winner}</text>"
             f'<text x="50" y="{yy + 21}" font-size="16" fill="#4a4236">'
-            f"{view['hand_counts'][seat]} cards · action tiles: {escape(tiles)}</text>"
+            + ngettext("%(num)d card", "%(num)d cards", view["hand_counts"][seat])
+            + f" · {tiles_text}</text>"
         )
     return out
 
@@ -298,10 +318,16 @@ def _influence(
 ) -> list[str]:
     x0, y0 = 640, top + 34
     column = 110 if players <= 4 else 100  # five columns end 40 px inside the picture
-    out = [f'<text x="{x0}" y="{y0}" font-size="21" font-weight="bold">Influence (of 22)</text>']
+    out = [
+        f'<text x="{x0}" y="{y0}" font-size="21" font-weight="bold">'
+        + _("Influence (of 22)")
+        + "</text>"
+    ]
     for seat in range(players):
         cx = x0 + 160 + column * seat
-        short = names[seat][:8] if seat < len(names) and names[seat] else f"Seat {seat}"
+        short = (
+            names[seat][:8] if seat < len(names) and names[seat] else _("Seat %(seat)s", seat=seat)
+        )
         out.append(
             f"{seat_mark(seat, cx, y0 + 22, 7)}"
             f'<text x="{cx}" y="{y0 + 48}" font-size="15" text-anchor="middle">'
@@ -312,7 +338,7 @@ def _influence(
         colour = PEOPLE_FILL.get(people.colour, "#888")
         out.append(
             f'<rect x="{x0}" y="{yy - 16}" width="18" height="18" rx="3" fill="{colour}"/>'
-            f'<text x="{x0 + 28}" y="{yy}" font-size="18">{escape(people.name_en)}</text>'
+            f'<text x="{x0 + 28}" y="{yy}" font-size="18">{escape(say_word(people.name_en))}</text>'
         )
         for seat, field in enumerate(view["influence"][people.id]):
             text = str(field) if field else "–"

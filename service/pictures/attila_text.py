@@ -10,6 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.attila.board import Board
+from service.i18n import say as _
+from service.i18n import say_n as ngettext
+from service.i18n import say_word
 from service.pictures import seat_text
 
 ROMAN = {4: "IV", 5: "V", 6: "VI", 7: "VII"}
@@ -18,7 +21,8 @@ ROMAN = {4: "IV", 5: "V", 6: "VI", 7: "VII"}
 def summary(board: Board, view: dict[str, Any], *, names: Sequence[str] = ()) -> str:
     lines = [_headline(view, names), ""]
     if "hand" in view:
-        lines += [f"Your hand: {_cards(board, view['hand']) or '(empty)'}", ""]
+        hand = _cards(board, view["hand"]) or _("(empty)")
+        lines += [_("Your hand: %(cards)s", cards=hand), ""]
     if view["conflict"]:
         lines += [*_conflict(board, view["conflict"], names), ""]
     lines += [*_scores(view, names), ""]
@@ -30,13 +34,18 @@ def summary(board: Board, view: dict[str, Any], *, names: Sequence[str] = ()) ->
 def _headline(view: dict[str, Any], names: Sequence[str]) -> str:
     if view["result"]:
         winners = ", ".join(seat_text(names, s) for s in view["result"]["winners"])
-        return f"The game is over. Winner: {winners}."
+        return _("The game is over. Winner: %(winners)s.", winners=winners)
     century = ROMAN.get(view["century"], str(view["century"]))
     tiles = " ".join(f"{ROMAN.get(int(c), c)}:{n}" for c, n in view["pacification_tiles"].items())
-    return (
-        f"Turn {view['turn']}, {seat_text(names, view['active'])} to play. Century {century} "
-        f"({view['influence_per_stone']} influence per stone). Pacification tiles left: {tiles}. "
-        f"Draw pile: {view['draw_pile']} cards."
+    return _(
+        "Turn %(turn)s, %(player)s to play. Century %(century)s (%(influence)s influence per "
+        "stone). Pacification tiles left: %(tiles)s. Draw pile: %(draw)s cards.",
+        turn=view["turn"],
+        player=seat_text(names, view["active"]),
+        century=century,
+        influence=view["influence_per_stone"],
+        tiles=tiles,
+        draw=view["draw_pile"],
     )
 
 
@@ -45,54 +54,74 @@ def _cards(board: Board, ids: list[str]) -> str:
 
 
 def _conflict(board: Board, conflict: dict[str, Any], names: Sequence[str]) -> list[str]:
-    peoples = ", ".join(board.people(p).name_en for p in conflict["peoples"])
+    peoples = ", ".join(say_word(board.people(p).name_en) for p in conflict["peoples"])
     laid = ", ".join(
-        f"{seat_text(names, int(s))}: " + (f"{n} card(s)" if n is not True else "laid")
+        f"{seat_text(names, int(s))}: "
+        + (ngettext("%(num)d card", "%(num)d cards", n) if n is not True else _("laid"))
         for s, n in conflict["committed"].items()
     )
-    out = [f"Conflict in {conflict['province']} between {peoples}. Laid so far: {laid or 'none'}."]
+    out = [
+        _(
+            "Conflict in %(province)s between %(peoples)s. Laid so far: %(laid)s.",
+            province=conflict["province"],
+            peoples=peoples,
+            laid=laid or _("none"),
+        )
+    ]
     if "own_cards" in conflict:
-        out.append(f"Your cards in it: {_cards(board, conflict['own_cards']) or 'none (pass)'}")
+        own = _cards(board, conflict["own_cards"]) or _("none (pass)")
+        out.append(_("Your cards in it: %(cards)s", cards=own))
     return out
 
 
 def _scores(view: dict[str, Any], names: Sequence[str]) -> list[str]:
-    out = ["Scores:"]
+    out = [_("Scores:")]
     for seat, points in enumerate(view["scores"]):
-        you = " (you)" if seat == view.get("seat") else ""
-        tiles = ", ".join(t.replace("_", " ") for t in view["action_tiles"][seat]) or "none"
+        you = " " + _("(you)") if seat == view.get("seat") else ""
+        tiles = ", ".join(_(t.replace("_", " ")) for t in view["action_tiles"][seat]) or _("none")
         out.append(
-            f"  {seat_text(names, seat)}{you}: {points} points, {view['hand_counts'][seat]} cards, "
-            f"action tiles: {tiles}"
+            f"  {seat_text(names, seat)}{you}: "
+            + _(
+                "%(points)s points, %(cards)s cards, action tiles: %(tiles)s",
+                points=points,
+                cards=view["hand_counts"][seat],
+                tiles=tiles,
+            )
         )
     return out
 
 
 def _influence(board: Board, view: dict[str, Any]) -> list[str]:
     seats = range(view["players"])
-    out = ["Influence (field per seat, '-' = no counter):"]
-    out.append("  " + " " * 10 + "".join(f"{'s' + str(s):>5}" for s in seats) + "  supply")
+    out = [_("Influence (field per seat, '-' = no counter):")]
+    out.append("  " + " " * 10 + "".join(f"{'s' + str(s):>5}" for s in seats) + "  " + _("supply"))
     for people in board.peoples:
         fields = view["influence"][people.id]
         cells = "".join(f"{(f or '-')!s:>5}" for f in fields)
-        label = f"{people.letter} {people.name_en}"
+        label = f"{people.letter} {say_word(people.name_en)}"
         out.append(f"  {label:<10}{cells}  {view['supply'][people.id]:>6}")
     return out
 
 
 def _provinces(board: Board, view: dict[str, Any]) -> list[str]:
-    out = ["Provinces with stones (pacified: century of the tile):"]
+    out = [_("Provinces with stones (pacified: century of the tile):")]
     for province in board.provinces:
         info = view["provinces"][province.id]
         if not info["stones"] and not info["pacified"]:
             continue
         stones = " ".join(board.people(pid).letter * count for pid, count in info["stones"].items())
-        tile = f" [pacified {ROMAN.get(info['pacified'])}]" if info["pacified"] else ""
-        out.append(f"  {province.id} {province.name}: {stones or 'empty'}{tile}")
+        century = ROMAN.get(info["pacified"])
+        tile = " [" + _("pacified %(century)s", century=century) + "]" if info["pacified"] else ""
+        name = say_word(province.name)
+        shown = stones or _("empty")
+        out.append(f"  {province.id} {name}: {shown}{tile}")
     if len(out) == 1:
+        frontier = ", ".join(p.id for p in board.provinces if p.frontier)
         out.append(
-            "  none yet (first stones go to a frontier province: "
-            + ", ".join(p.id for p in board.provinces if p.frontier)
-            + ")"
+            "  "
+            + _(
+                "none yet (first stones go to a frontier province: %(provinces)s)",
+                provinces=frontier,
+            )
         )
     return out

@@ -26,6 +26,8 @@ from xml.sax.saxutils import escape
 from engine.attila_wargame.board import Board
 from engine.attila_wargame.touched import touched, touched_units
 from engine.core import Event
+from service.i18n import say as _
+from service.i18n import say_word
 from service.numbers import is_ascii_digits
 from service.pictures import LAST_MOVE, seat_label, wrap_words
 
@@ -231,8 +233,11 @@ def render(
         f'<text x="{MARGIN}" y="58" font-size="15" fill="#f0d9a0">{escape(_headline(board, view))}'
         "</text>",
         f'<text x="{width - 16}" y="58" font-size="11" text-anchor="end" fill="#b8adc4">'
-        "Map, factors and start hexes reconstructed, not the printed ones "
-        "(see docs/rules/attila-wargame.md)</text>",
+        + _(
+            "Map, factors and start hexes reconstructed, not the printed ones "
+            "(see docs/rules/attila-wargame.md)"
+        )
+        + "</text>",
     ]
     parts += _map(board, view, f, marks)
     if crop is None:
@@ -269,18 +274,25 @@ def _headline(board: Board, view: dict[str, Any]) -> str:
     result = view.get("result")
     rounds = board.rounds
     if result:
-        side = SIDE_NAME.get(result["winner_side"], result["winner_side"])
-        return (
-            f"Game over after round {rounds}: the {side} player wins "
-            f"(Barbarian points {result.get('barbarian_points', '?')} of "
-            f"{result.get('threshold', '?')})"
+        side = _(SIDE_NAME.get(result["winner_side"], result["winner_side"]))
+        return _(
+            "Game over after round %(rounds)s: the %(side)s player wins (Barbarian points "
+            "%(points)s of %(threshold)s)",
+            rounds=rounds,
+            side=side,
+            points=result.get("barbarian_points", "?"),
+            threshold=result.get("threshold", "?"),
         )
     if view["phase"] == "notes":
-        return "Before round 1: both players write their secret notes"
-    phase = phase_names(board).get(view["phase"], view["phase"])
-    return (
-        f"Round {view['round']} of {rounds} · {round_name(board, view['round'])} · "
-        f"phase ({view['phase']}) {phase}"
+        return _("Before round 1: both players write their secret notes")
+    phase = say_word(phase_names(board).get(view["phase"], view["phase"]))
+    return _(
+        "Round %(round)s of %(rounds)s · %(season)s · phase (%(id)s) %(phase)s",
+        round=view["round"],
+        rounds=rounds,
+        season=round_name(board, view["round"]),
+        id=view["phase"],
+        phase=phase,
     )
 
 
@@ -682,21 +694,27 @@ def _unit_ring(x: float, y: float, half: float, square: bool) -> str:
 
 
 def _title(board: Board, unit: str, info: dict[str, Any]) -> str:
-    side = SIDE_NAME.get(info["side"], info["side"])
-    people = people_name(board, info["people"])
+    side = _(SIDE_NAME.get(info["side"], info["side"]))
+    people = say_word(people_name(board, info["people"]))
+    where = {"people": people, "side": side, "hex": info["hex"]}
     if info["combat"]:
         strength = (
-            f"combat {info['cf']} of {info['printed_cf']}"
+            _("combat %(cf)s of %(printed)s", cf=info["cf"], printed=info["printed_cf"])
             if info["cf"] != info["printed_cf"]
-            else f"combat {info['cf']}"
+            else _("combat %(cf)s", cf=info["cf"])
         )
-        text = f"{unit} ({people}, {side}) at {info['hex']}: {strength}, movement {info['mf']}"
+        text = f"{unit} " + _(
+            "(%(people)s, %(side)s) at %(hex)s: %(strength)s, movement %(mf)s",
+            strength=strength,
+            mf=info["mf"],
+            **where,
+        )
     else:
-        text = f"{unit}, {cmu_name(board, unit)} ({people}, {side}) at {info['hex']}"
+        text = f"{unit}, {cmu_name(board, unit)} " + _("(%(people)s, %(side)s) at %(hex)s", **where)
     if info.get("neutralised"):
-        text += ", neutralised traitor"
+        text += ", " + _("neutralised traitor")
     if info.get("moves_from_round"):
-        text += f", moves from round {info['moves_from_round']}"
+        text += ", " + _("moves from round %(round)s", round=info["moves_from_round"])
     return escape(text)
 
 
@@ -850,7 +868,7 @@ def _last_move(last_move: Sequence[str], p: _Panel) -> None:
     """The last move in words (at most six lines; the game's log has the rest)."""
     lines = [line for sentence in last_move for line in wrap_words(sentence, 52)]
     for i, line in enumerate(lines[:6]):
-        p.line(("Last move: " if i == 0 else "") + line, 11.5, 15, fill="#7a3a00")
+        p.line((_("Last move: ") if i == 0 else "") + line, 11.5, 15, fill="#7a3a00")
     if lines:
         p.y += 4
 
@@ -872,78 +890,91 @@ def _phases(board: Board, view: dict[str, Any], p: _Panel, players: Sequence[str
         sides = view["sides"]
         who = []
         for d in pending:
-            name = (
-                "the server"
-                if d["seat"] < 0
-                else f"{SIDE_NAME.get(sides[d['seat']], sides[d['seat']])}, "
-                f"{seat_label(players, d['seat'])}"
-            )
+            side = _(SIDE_NAME.get(sides[d["seat"]], sides[d["seat"]])) if d["seat"] >= 0 else ""
+            name = _("the server") if d["seat"] < 0 else f"{side}, {seat_label(players, d['seat'])}"
             who.append(f"{name}: {d['step'].replace('_', ' ')}")
-        for line in wrap_words("Waiting for " + "; ".join(who), 54):
+        for line in wrap_words(_("Waiting for %(whom)s", whom="; ".join(who)), 54):
             p.line(line, 11.5, 15, fill="#2b2233")
 
 
 def _situation(board: Board, view: dict[str, Any], p: _Panel) -> None:
-    p.heading("Situation")
-    leo = {"alive": "on the map", "dead": "dead", "driven_out": "driven out"}
+    p.heading(_("Situation"))
+    leo = {"alive": _("on the map"), "dead": _("dead"), "driven_out": _("driven out")}
     roles = board.bindings["roles"]
     attila_gone = view["gone"].get(roles["attila"])
-    attila = "dead (" + attila_gone + ")" if attila_gone else "on the map"
+    attila = _("dead (%(how)s)", how=attila_gone) if attila_gone else _("on the map")
     if view.get("attila_title"):
         attila += f", {view['attila_title']}"
     if roles["pope"] in view["gone"] and view["leo"] == "alive":
         leo_text = view["gone"][roles["pope"]]
     else:
         leo_text = leo.get(view["leo"], view["leo"])
+    yes = {True: _("yes"), False: _("no")}
     lines = [
-        f"West invaded: {'yes' if view['west_invaded'] else 'no'} · Gaul invaded: "
-        f"{'yes' if view['gaul_invaded'] else 'no'}",
-        f"Leo I (Pope): {leo_text} · Attila: {attila}",
-        f"Council of Lugdunum: {'held' if view['lugdunum_council_done'] else 'not yet'}",
+        _(
+            "West invaded: %(west)s · Gaul invaded: %(gaul)s",
+            west=yes[bool(view["west_invaded"])],
+            gaul=yes[bool(view["gaul_invaded"])],
+        ),
+        _("Leo I (Pope): %(leo)s · Attila: %(attila)s", leo=leo_text, attila=attila),
+        _(
+            "Council of Lugdunum: %(council)s",
+            council=_("held") if view["lugdunum_council_done"] else _("not yet"),
+        ),
     ]
     taken = [board.city_by_id[c].name for c in view["cities_taken"] if c in board.city_by_id]
-    lines.append("Cities ever taken by the Barbarian: " + (", ".join(taken) or "none"))
+    cities = ", ".join(taken) or _("none")
+    lines.append(_("Cities ever taken by the Barbarian: %(cities)s", cities=cities))
     temp, perm = view["devastated"]["temporary"], view["devastated"]["permanent"]
-    lines.append(f"Devastated fields: {len(temp)} temporary (VT), {len(perm)} permanent (VP)")
+    lines.append(
+        _(
+            "Devastated fields: %(temporary)s temporary (VT), %(permanent)s permanent (VP)",
+            temporary=len(temp),
+            permanent=len(perm),
+        )
+    )
     notes = view["notes"]
     fired = notes.get("fired") or []
     if fired:
-        lines.append("Secret notes fired: " + ", ".join(fired))
+        lines.append(_("Secret notes fired: %(notes)s", notes=", ".join(fired)))
     for key, value in notes.get("known", {}).items():
-        lines.append(f"Note {key}: {value}")
+        lines.append(_("Note %(key)s: %(value)s", key=key, value=value))
     for text in lines:
         for line in wrap_words(text, 56):
             p.line(line, 11.5, 15)
 
 
 def _battle(board: Board, battle: dict[str, Any], p: _Panel) -> None:
-    p.heading(f"Battle {battle['ref'].split('-')[-1]} at {battle['target']}")
+    number = battle["ref"].split("-")[-1]
+    p.heading(_("Battle %(number)s at %(target)s", number=number, target=battle["target"]))
+    attackers, defenders = ", ".join(battle["attackers"]), ", ".join(battle["defenders"])
     lines = [
-        f"Attackers: {', '.join(battle['attackers'])} ({battle['attack']})",
-        f"Defenders: {', '.join(battle['defenders'])} ({battle['defence']})",
-        f"Odds column {battle['column']}",
+        _("Attackers: %(units)s (%(strength)s)", units=attackers, strength=battle["attack"]),
+        _("Defenders: %(units)s (%(strength)s)", units=defenders, strength=battle["defence"]),
+        _("Odds column %(column)s", column=battle["column"]),
     ]
     if "cards" in battle:
         cards = " vs ".join(battle["cards"][s] for s in sorted(battle["cards"]))
-        lines.append(f"Cards {cards}: result {battle['result']}")
+        lines.append(_("Cards %(cards)s: result %(result)s", cards=cards, result=battle["result"]))
     else:
-        lines.append(f"Cards chosen (sealed): {len(battle['chosen'])} of 2")
+        lines.append(_("Cards chosen (sealed): %(chosen)s of 2", chosen=len(battle["chosen"])))
     for text in lines:
         for line in wrap_words(text, 56):
             p.line(line, 11.5, 15)
 
 
 def _council(council: dict[str, Any], p: _Panel) -> None:
-    kind = "Council of Lugdunum" if council["kind"] == "lugdunum" else "End council"
+    kind = _("Council of Lugdunum") if council["kind"] == "lugdunum" else _("End council")
     p.heading(kind)
     if "cards" in council:
-        p.line("Cards: " + ", ".join(council["cards"].values()), 11.5)
+        p.line(_("Cards: %(cards)s", cards=", ".join(council["cards"].values())), 11.5)
     else:
-        p.line(f"Diplomatic cards chosen (sealed): {len(council['chosen'])} of 2", 11.5)
+        chosen = len(council["chosen"])
+        p.line(_("Diplomatic cards chosen (sealed): %(chosen)s of 2", chosen=chosen), 11.5)
 
 
 def _peoples(board: Board, view: dict[str, Any], p: _Panel) -> None:
-    p.heading("Peoples")
+    p.heading(_("Peoples"))
     counts: dict[str, int] = defaultdict(int)
     for info in view["units"].values():
         if info["combat"]:
@@ -955,9 +986,10 @@ def _peoples(board: Board, view: dict[str, Any], p: _Panel) -> None:
             f'<rect x="{p.x:.1f}" y="{p.y - 10:.1f}" width="20" height="12" rx="2" '
             f'fill="{fill}" stroke="{SIDE_BAND.get(side, "#555")}" stroke-width="1.5"/>'
         )
-        p.text(people_name(board, people), 11.5, dx=28)
+        p.text(say_word(people_name(board, people)), 11.5, dx=28)
+        side_name = _(SIDE_NAME.get(side, side))
         p.text(
-            f"{SIDE_NAME.get(side, side)} · {counts[people]} on the map",
+            _("%(side)s · %(count)s on the map", side=side_name, count=counts[people]),
             11.5,
             dx=190,
             fill="#555",
@@ -969,7 +1001,7 @@ def _lost(board: Board, view: dict[str, Any], p: _Panel) -> None:
     gone = view["gone"]
     if not gone:
         return
-    p.heading("Off the map")
+    p.heading(_("Off the map"))
     by_reason: dict[str, list[str]] = defaultdict(list)
     for unit, why in gone.items():
         by_reason[why].append(unit)
@@ -979,20 +1011,25 @@ def _lost(board: Board, view: dict[str, Any], p: _Panel) -> None:
 
 
 def _result(board: Board, result: dict[str, Any], p: _Panel) -> None:
-    p.heading("Result")
-    side = SIDE_NAME.get(result["winner_side"], result["winner_side"])
-    p.line(f"★ The {side} player wins", 13, 18, bold=True, fill="#7b1e3b")
-    p.line(f"Barbarian points {result['barbarian_points']} (threshold {result['threshold']})", 11.5)
+    p.heading(_("Result"))
+    side = _(SIDE_NAME.get(result["winner_side"], result["winner_side"]))
+    p.line("★ " + _("The %(side)s player wins", side=side), 13, 18, bold=True, fill="#7b1e3b")
+    points = _(
+        "Barbarian points %(points)s (threshold %(threshold)s)",
+        points=result["barbarian_points"],
+        threshold=result["threshold"],
+    )
+    p.line(points, 11.5)
     for key, value in result.get("points_lines", {}).items():
         name = board.city_by_id[key].name if key in board.city_by_id else key.replace("_", " ")
         p.line(f"   {name}: {value:+d}", 11, 14, fill="#444")
     held = result.get("regions_held", {})
-    regions = ", ".join(f"{r} ({len(c)})" for r, c in held.items()) or "none"
-    p.line(f"Regions held: {regions}", 11.5)
+    regions = ", ".join(f"{r} ({len(c)})" for r, c in held.items()) or _("none")
+    p.line(_("Regions held: %(regions)s", regions=regions), 11.5)
 
 
 def _legend(board: Board, p: _Panel) -> None:
-    p.heading("Legend")
+    p.heading(_("Legend"))
     x = p.x
     sample = {"people": "huns", "side": "barbarian", "combat": True, "hex": "", "mf": 5}
     p.parts.append(
@@ -1005,11 +1042,15 @@ def _legend(board: Board, p: _Panel) -> None:
             'id="unit-', 'id="legend-unit-'
         )
     )
-    p.text("combat unit: band = side and name,", 11, dx=70)
+    p.text(_("combat unit: band = side and name,"), 11, dx=70)
     p.y += 14
-    p.text("combat-movement; red: reduced", 11, dx=70)
+    p.text(_("combat-movement; red: reduced"), 11, dx=70)
     p.y += 24
-    swatches = [("roman", "Roman side"), ("barbarian", "Barbarian side"), ("neutral", "neutral")]
+    swatches = [
+        ("roman", _("Roman side")),
+        ("barbarian", _("Barbarian side")),
+        ("neutral", _("neutral")),
+    ]
     for k, (side, text) in enumerate(swatches):
         sx = x + k * 118
         p.parts.append(
@@ -1024,7 +1065,7 @@ def _legend(board: Board, p: _Panel) -> None:
         f'<text x="{x + 9:.1f}" y="{p.y - 1.7:.1f}" font-size="6.3" font-weight="bold" '
         f'text-anchor="middle" fill="#111" {CONDENSED}>LEO</text>'
     )
-    p.text("command unit (first letters of its name)", 11, dx=28)
+    p.text(_("command unit (first letters of its name)"), 11, dx=28)
     p.y += 20
     p.parts.append(
         f'<polygon points="{_points(_corners(x + 11, p.y - 4, 11))}" fill="none" '
@@ -1032,7 +1073,7 @@ def _legend(board: Board, p: _Panel) -> None:
         f'<polygon points="{_points(_corners(x + 40, p.y - 4, 11))}" fill="#d00000" '
         'fill-opacity="0.12" stroke="#d00000" stroke-width="2.5"/>'
     )
-    p.text("last move (hexes, units)  ·  battle target", 11, dx=58)
+    p.text(_("last move (hexes, units)  ·  battle target"), 11, dx=58)
     p.y += 22
     fx, fy = x + 8, p.y - 4
     p.parts.append(
@@ -1041,13 +1082,13 @@ def _legend(board: Board, p: _Panel) -> None:
         f'<path d="M{x + 30:.1f},{p.y - 11:.1f} l14,14 m0,-14 l-14,14" stroke="#444" '
         'stroke-width="2"/>'
     )
-    p.text("city taken by the Barbarian  ·  neutralised traitor", 11, dx=58)
+    p.text(_("city taken by the Barbarian  ·  neutralised traitor"), 11, dx=58)
     p.y += 22
     lines = [
-        (f'stroke="{RIVER}" stroke-width="3.6" stroke-linecap="round"', "river hexside"),
-        (f'stroke="{BORDER}" stroke-width="3.2" stroke-dasharray="7 3"', "border of an empire"),
-        ('stroke="#6d6250" stroke-width="1.6" stroke-dasharray="5 3"', "border of a region"),
-        (f'stroke="{SEA_LINE}" stroke-width="1.3"', "coast"),
+        (f'stroke="{RIVER}" stroke-width="3.6" stroke-linecap="round"', _("river hexside")),
+        (f'stroke="{BORDER}" stroke-width="3.2" stroke-dasharray="7 3"', _("border of an empire")),
+        ('stroke="#6d6250" stroke-width="1.6" stroke-dasharray="5 3"', _("border of a region")),
+        (f'stroke="{SEA_LINE}" stroke-width="1.3"', _("coast")),
     ]
     for style, text in lines:
         p.parts.append(
@@ -1056,13 +1097,13 @@ def _legend(board: Board, p: _Panel) -> None:
         p.text(text, 11, dx=30)
         p.y += 17
     fills = [
-        (EMPIRE_FILL["west"], "", "Western Empire"),
-        (EMPIRE_FILL["east"], "", "Eastern Empire"),
-        (EMPIRE_FILL["barbarian"], "", "Barbaricum"),
-        (OUT_OF_PLAY, "url(#outside)", "out of play"),
-        ("#f4ead0", "url(#fields)", "cultivated field (next to a city)"),
-        ("#f4ead0", "url(#temp)", "VT temporary devastation"),
-        ("#f4ead0", "url(#perm)", "VP permanent devastation"),
+        (EMPIRE_FILL["west"], "", _("Western Empire")),
+        (EMPIRE_FILL["east"], "", _("Eastern Empire")),
+        (EMPIRE_FILL["barbarian"], "", _("Barbaricum")),
+        (OUT_OF_PLAY, "url(#outside)", _("out of play")),
+        ("#f4ead0", "url(#fields)", _("cultivated field (next to a city)")),
+        ("#f4ead0", "url(#temp)", _("VT temporary devastation")),
+        ("#f4ead0", "url(#perm)", _("VP permanent devastation")),
     ]
     for fill, overlay, text in fills:
         p.parts.append(
@@ -1083,13 +1124,15 @@ def _legend(board: Board, p: _Panel) -> None:
         f'<text x="{x + 31:.1f}" y="{p.y - 1:.1f}" font-size="8" font-weight="bold" '
         f'text-anchor="middle" fill="#fff">−3</text>'
     )
-    p.text("city value: + for the Barbarian holding it,", 11, dx=46)
+    p.text(_("city value: + for the Barbarian holding it,"), 11, dx=46)
     p.y += 14
-    p.text("− against the Roman holding it", 11, dx=46)
+    p.text(_("− against the Roman holding it"), 11, dx=46)
     p.y += 18
     for line in wrap_words(
-        "Each land hex shows its label CCRR (column, row) as written in moves, e.g. "
-        "move HUN-7 3110-3111. Eastern units carry Greek letters: Λ·CAV is E-LAMBDA-CAV.",
+        _(
+            "Each land hex shows its label CCRR (column, row) as written in moves, e.g. "
+            "move HUN-7 3110-3111. Eastern units carry Greek letters: Λ·CAV is E-LAMBDA-CAV."
+        ),
         62,
     ):
         p.line(line, 10.5, 14, fill="#456")

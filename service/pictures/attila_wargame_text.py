@@ -14,9 +14,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.attila_wargame.board import Board
+from engine.sentences import N_
+from service.i18n import say as _
+from service.i18n import say_word
 from service.pictures.attila_wargame import SIDE_NAME, people_name, phase_names, round_name
 
 WIDTH = 92
+#: The sides as SIDE_NAME names them, marked for extraction (said through ``_``).
+SIDE_WORDS = (N_("Roman"), N_("Barbarian"), N_("neutral"))
 
 
 def summary(board: Board, view: dict[str, Any], *, names: Sequence[str] = ()) -> str:
@@ -34,7 +39,7 @@ def summary(board: Board, view: dict[str, Any], *, names: Sequence[str] = ()) ->
         lines += [*_gone(view), ""]
     if view.get("result"):
         lines += [*_result(board, view["result"]), ""]
-    lines.append("See board.svg for the map; each land hex there shows its CCRR label.")
+    lines.append(_("See board.svg for the map; each land hex there shows its CCRR label."))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -47,32 +52,45 @@ def _wrap(text: str, indent: str = "  ", later: str = "    ") -> list[str]:
 def _headline(board: Board, view: dict[str, Any], names: Sequence[str]) -> list[str]:
     result = view.get("result")
     if result:
-        side = SIDE_NAME.get(result["winner_side"], result["winner_side"])
-        return [f"The game is over after round {board.rounds}: the {side} player wins."]
+        side = _(SIDE_NAME.get(result["winner_side"], result["winner_side"]))
+        return [
+            _(
+                "The game is over after round %(rounds)s: the %(side)s player wins.",
+                rounds=board.rounds,
+                side=side,
+            )
+        ]
     if view["phase"] == "notes":
-        out = ["Before round 1: both players write their secret notes (sealed)."]
+        out = [_("Before round 1: both players write their secret notes (sealed).")]
     else:
-        phase = phase_names(board).get(view["phase"], view["phase"])
+        phase = say_word(phase_names(board).get(view["phase"], view["phase"]))
         out = [
-            f"Round {view['round']} of {board.rounds} ({round_name(board, view['round'])}), "
-            f"phase ({view['phase']}) {phase}."
+            _(
+                "Round %(round)s of %(rounds)s (%(season)s), phase (%(id)s) %(phase)s.",
+                round=view["round"],
+                rounds=board.rounds,
+                season=round_name(board, view["round"]),
+                id=view["phase"],
+                phase=phase,
+            )
         ]
     sides = view["sides"]
     waiting = []
     for d in view.get("pending") or []:
         if d["seat"] < 0:
-            waiting.append("the server (to reveal the sealed cards)")
+            waiting.append(_("the server (to reveal the sealed cards)"))
         else:
-            side = SIDE_NAME.get(sides[d["seat"]], sides[d["seat"]])
-            who = f"the {side} player (seat {d['seat']})"
+            side = _(SIDE_NAME.get(sides[d["seat"]], sides[d["seat"]]))
+            who = _("the %(side)s player (seat %(seat)s)", side=side, seat=d["seat"])
             if d["seat"] < len(names) and names[d["seat"]]:
                 who = f"{names[d['seat']]}, {who}"
             waiting.append(f"{who}: {d['step'].replace('_', ' ')}")
     if waiting:
-        out.append("Waiting for " + "; ".join(waiting) + ".")
+        out.append(_("Waiting for %(whom)s.", whom="; ".join(waiting)))
     seat = view.get("seat")
     if seat is not None and 0 <= seat < len(sides):
-        out.append(f"You play the {SIDE_NAME.get(sides[seat], sides[seat])} side (seat {seat}).")
+        side = _(SIDE_NAME.get(sides[seat], sides[seat]))
+        out.append(_("You play the %(side)s side (seat %(seat)s).", side=side, seat=seat))
     return out
 
 
@@ -81,56 +99,94 @@ def _own_secrets(view: dict[str, Any]) -> list[str]:
     known = view["notes"].get("known", {})
     if known:
         shown = ", ".join(f"{k} {v}" for k, v in known.items())
-        out.append(f"Secret notes you may see: {shown}.")
+        out.append(_("Secret notes you may see: %(notes)s.", notes=shown))
     for key in ("battle", "council"):
         holder = view.get(key)
         if holder and "own_card" in holder:
-            out.append(f"Your sealed card for {holder['ref']}: {holder['own_card']}.")
+            card = holder["own_card"]
+            out.append(_("Your sealed card for %(ref)s: %(card)s.", ref=holder["ref"], card=card))
     return out
 
 
 def _battle(battle: dict[str, Any]) -> list[str]:
     out = [
-        f"Battle {battle['ref']} at {battle['target']}: "
-        f"{' '.join(battle['attackers'])} ({battle['attack']}) against "
-        f"{' '.join(battle['defenders'])} ({battle['defence']}), odds {battle['column']}."
+        _(
+            "Battle %(ref)s at %(target)s: %(attackers)s (%(attack)s) against %(defenders)s "
+            "(%(defence)s), odds %(column)s.",
+            ref=battle["ref"],
+            target=battle["target"],
+            attackers=" ".join(battle["attackers"]),
+            attack=battle["attack"],
+            defenders=" ".join(battle["defenders"]),
+            defence=battle["defence"],
+            column=battle["column"],
+        )
     ]
     if "cards" in battle:
-        cards = ", ".join(f"seat {s}: {c}" for s, c in sorted(battle["cards"].items()))
-        out.append(f"  Cards revealed ({cards}): result {battle['result']}.")
+        cards = ", ".join(
+            _("seat %(seat)s: %(card)s", seat=s, card=c) for s, c in sorted(battle["cards"].items())
+        )
+        revealed = _(
+            "Cards revealed (%(cards)s): result %(result)s.", cards=cards, result=battle["result"]
+        )
+        out.append("  " + revealed)
         if battle["retreating"]:
-            out.append(f"  Still to retreat: {' '.join(battle['retreating'])}.")
+            retreating = " ".join(battle["retreating"])
+            out.append("  " + _("Still to retreat: %(units)s.", units=retreating))
     else:
-        out.append(f"  Cards chosen (sealed): {len(battle['chosen'])} of 2.")
+        chosen = len(battle["chosen"])
+        out.append("  " + _("Cards chosen (sealed): %(chosen)s of 2.", chosen=chosen))
     return out
 
 
 def _council(council: dict[str, Any]) -> list[str]:
-    name = "The council of Lugdunum" if council["kind"] == "lugdunum" else "The end council"
+    lugdunum = council["kind"] == "lugdunum"
+    name = _("The council of Lugdunum") if lugdunum else _("The end council")
     if "cards" in council:
-        return [f"{name} ({council['ref']}): cards {', '.join(council['cards'].values())}."]
+        cards = ", ".join(council["cards"].values())
+        return [
+            _(
+                "%(council)s (%(ref)s): cards %(cards)s.",
+                council=name,
+                ref=council["ref"],
+                cards=cards,
+            )
+        ]
     return [
-        f"{name} ({council['ref']}): diplomatic cards chosen (sealed) {len(council['chosen'])}"
-        " of 2."
+        _(
+            "%(council)s (%(ref)s): diplomatic cards chosen (sealed) %(chosen)s of 2.",
+            council=name,
+            ref=council["ref"],
+            chosen=len(council["chosen"]),
+        )
     ]
 
 
 def _situation(board: Board, view: dict[str, Any]) -> list[str]:
-    yes = {True: "yes", False: "no"}
+    yes = {True: _("yes"), False: _("no")}
     taken = [board.city_by_id[c].name for c in view["cities_taken"] if c in board.city_by_id]
     temp, perm = view["devastated"]["temporary"], view["devastated"]["permanent"]
-    title = view.get("attila_title") or "none"
+    title = view.get("attila_title") or _("none")
+    none = _("none")
     out = _wrap(
-        f"West invaded: {yes[view['west_invaded']]}. Gaul invaded: {yes[view['gaul_invaded']]}. "
-        f"Leo I: {view['leo'].replace('_', ' ')}. Attila's title: {title}. Council of Lugdunum: "
-        f"{'held' if view['lugdunum_council_done'] else 'not yet'}.",
+        _(
+            "West invaded: %(west)s. Gaul invaded: %(gaul)s. Leo I: %(leo)s. Attila's title: "
+            "%(title)s. Council of Lugdunum: %(council)s.",
+            west=yes[view["west_invaded"]],
+            gaul=yes[view["gaul_invaded"]],
+            leo=view["leo"].replace("_", " "),
+            title=title,
+            council=_("held") if view["lugdunum_council_done"] else _("not yet"),
+        ),
         "",
     )
-    out += _wrap("Cities ever taken by the Barbarian: " + (", ".join(taken) or "none") + ".", "")
-    out += _wrap(f"Temporary devastation (VT): {' '.join(temp) or 'none'}.", "")
-    out += _wrap(f"Permanent devastation (VP): {' '.join(perm) or 'none'}.", "")
+    cities = ", ".join(taken) or none
+    out += _wrap(_("Cities ever taken by the Barbarian: %(cities)s.", cities=cities), "")
+    out += _wrap(_("Temporary devastation (VT): %(hexes)s.", hexes=" ".join(temp) or none), "")
+    out += _wrap(_("Permanent devastation (VP): %(hexes)s.", hexes=" ".join(perm) or none), "")
     if view["notes"].get("fired"):
-        out.append(f"Secret notes fired: {', '.join(view['notes']['fired'])}.")
+        fired = ", ".join(view["notes"]["fired"])
+        out.append(_("Secret notes fired: %(notes)s.", notes=fired))
     return out
 
 
@@ -146,18 +202,18 @@ def _units(board: Board, view: dict[str, Any]) -> list[str]:
         else:
             text = f"{unit}\u00a0{info['hex']}"
         if info.get("neutralised"):
-            text += "\u00a0(neutralised)"
+            text += "\u00a0(" + _("neutralised") + ")"
         by[info["side"]][info["people"]].append(text)
-    out = ["Units on the map (unit, hex, combat factor; reduced as now/printed):"]
+    out = [_("Units on the map (unit, hex, combat factor; reduced as now/printed):")]
     for side in ("roman", "barbarian", "neutral"):
         if side not in by:
             continue
-        out.append(f"  {SIDE_NAME.get(side, side).capitalize()}:")
+        out.append(f"  {_(SIDE_NAME.get(side, side)).capitalize()}:")
         for people in board.peoples:
             units = by[side].get(people)
             if units:
                 wrapped = _wrap(
-                    f"{people_name(board, people)}: {', '.join(units)}", "    ", "      "
+                    f"{say_word(people_name(board, people))}: {', '.join(units)}", "    ", "      "
                 )
                 out += [line.replace("\u00a0", " ") for line in wrapped]
     return out
@@ -167,7 +223,7 @@ def _gone(view: dict[str, Any]) -> list[str]:
     by: dict[str, list[str]] = defaultdict(list)
     for unit, why in view["gone"].items():
         by[why].append(unit)
-    out = ["Off the map:"]
+    out = [_("Off the map:")]
     for why, units in sorted(by.items()):
         out += _wrap(f"{why}: {', '.join(units)}")
     return out
@@ -175,16 +231,19 @@ def _gone(view: dict[str, Any]) -> list[str]:
 
 def _result(board: Board, result: dict[str, Any]) -> list[str]:
     out = [
-        f"Barbarian points: {result['barbarian_points']} (threshold {result['threshold']}); "
-        f"regional victory: {'yes' if result['regional_victory'] else 'no'}."
+        _(
+            "Barbarian points: %(points)s (threshold %(threshold)s); regional victory: "
+            "%(regional)s.",
+            points=result["barbarian_points"],
+            threshold=result["threshold"],
+            regional=_("yes") if result["regional_victory"] else _("no"),
+        )
     ]
     for key, value in result.get("points_lines", {}).items():
         name = board.city_by_id[key].name if key in board.city_by_id else key.replace("_", " ")
         out.append(f"  {name}: {value:+d}")
     held = result.get("regions_held", {})
     if held:
-        out.append(
-            "Regions held: "
-            + "; ".join(f"{region} ({', '.join(cities)})" for region, cities in held.items())
-        )
+        regions = "; ".join(f"{region} ({', '.join(cities)})" for region, cities in held.items())
+        out.append(_("Regions held: %(regions)s", regions=regions))
     return out

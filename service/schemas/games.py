@@ -9,6 +9,7 @@ import marshmallow as ma
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from engine.registry import game_ids
+from service.i18n import LANGUAGES
 from service.schemas.common import Decision, GameEvent, Seat, plain_text
 
 STATUSES = ["open", "active", "finished"]
@@ -322,6 +323,17 @@ def _events_after(text: str) -> None:
     """Digits, at most 2**53: what the integer ``after`` took before it became a cursor."""
     if not re.fullmatch(EVENTS_AFTER_PATTERN, text) or int(text) > MAX_EVENTS_AFTER:
         raise ValidationError("after must be a next_cursor (a version, at most 2**53)")
+
+
+class BoardQuery(ma.Schema):
+    lang = fields.String(
+        load_default=LANGUAGES[0],
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language of the picture's labels, legend and sentences "
+            "(docs/i18n.md); the notation stays the same"
+        },
+    )
 
 
 class EventsQuery(ma.Schema):

@@ -7,6 +7,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from service.i18n import LANGUAGES
 from service.prefs import CHANNELS, CLOCK, DIGESTS, EVENT_TYPES
 from service.schemas.common import Decision, matching, plain_text
 
@@ -114,6 +115,13 @@ class PlayerPatch(ma.Schema):
             "a turn with a deadline is still told in time (docs/email.md); null: none"
         },
     )
+    language = fields.String(
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language of your mails, pictures, mail-in answers and web "
+            "pages (the API's titles and codes stay English)"
+        },
+    )
 
 
 class Player(ma.Schema):
@@ -139,6 +147,7 @@ class Me(Player):
     digest = fields.String(required=True, validate=validate.OneOf(DIGESTS))
     digest_hour = fields.Integer(required=True)
     quiet_hours = fields.Nested(QuietHours, allow_none=True, required=True)
+    language = fields.String(required=True, validate=validate.OneOf(LANGUAGES))
 
 
 class PlayerCreated(Player):

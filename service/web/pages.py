@@ -23,11 +23,13 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import force_locale, get_locale, gettext, ngettext
 from werkzeug.exceptions import HTTPException
 
 from engine.core import Event
 from engine.registry import game_ids, get_game
-from service import config, games, messages, pictures, prefs, seats, websessions
+from engine.sentences import N_
+from service import config, games, i18n, messages, pictures, prefs, seats, websessions
 from service.numbers import is_ascii_digits
 from service.problems import Problem
 from service.record import GameRecord
@@ -65,6 +67,44 @@ def _load_session() -> None:
         g.web_session = websessions.load(store(), request.cookies.get(COOKIE))
 
 
+def page_language() -> str:
+    """The page's language (Flask-Babel's locale selector): the signed-in player's
+    ``language`` preference, else the browser's Accept-Language, else English."""
+    session = g.get("web_session")
+    chosen = prefs.language_of(store(), session.player["id"]) if session is not None else ""
+    return chosen or i18n.negotiate(request.headers.get("Accept-Language"))
+
+
+def language() -> str:
+    """The language this request's page is in (``page_language``, cached by Flask-Babel)."""
+    return str(get_locale() or i18n.DEFAULT)
+
+
+#: Words the templates translate from a value (``_(row.status)``): marked here for extraction.
+VALUE_WORDS = (
+    N_("yes"),
+    N_("no"),
+    N_("open"),
+    N_("active"),
+    N_("finished"),
+    N_("email"),
+    N_("webhook"),
+    N_("place"),
+)
+#: The notification types as the settings page names them (prefs.EVENT_TYPES, shortened).
+EVENT_WORDS = (
+    N_("started"),
+    N_("turn started"),
+    N_("sealed needed"),
+    N_("conflict resolved"),
+    N_("scored"),
+    N_("deadline warning"),
+    N_("timeout applied"),
+    N_("ended"),
+    N_("message"),
+)
+
+
 @blp.after_request
 def _security_headers(response: Response) -> Response:
     # The game page may follow its game's stream on the stream server (kurier streams).
@@ -84,6 +124,7 @@ def _globals() -> dict[str, Any]:
         "me": session.player if session else None,
         "csrf": session.csrf if session else "",
         "note": note,
+        "lang": language(),
     }
 
 
@@ -104,20 +145,21 @@ def form_post(view: View) -> View:
 
 #: What an error page says, by status, in a player's words.
 ERROR_WORDS = {
-    400: "That request was not understood.",
-    403: "That is not allowed: the form may be stale (reload the page) or not yours.",
-    404: "There is no such page or game here.",
-    405: "That page cannot be used this way.",
-    413: "That was too much to send at once.",
-    429: "Too many requests in a short time: wait a moment and try again.",
-    503: "The server is briefly unavailable: try again in a few seconds.",
+    400: N_("That request was not understood."),
+    403: N_("That is not allowed: the form may be stale (reload the page) or not yours."),
+    404: N_("There is no such page or game here."),
+    405: N_("That page cannot be used this way."),
+    413: N_("That was too much to send at once."),
+    429: N_("Too many requests in a short time: wait a moment and try again."),
+    503: N_("The server is briefly unavailable: try again in a few seconds."),
 }
+OTHER_ERROR = N_("Something went wrong on our side; nothing was changed.")
 
 
 def error_page(error: HTTPException) -> Response:
     """An error as a page (the app's handler calls this for browsers outside /v1)."""
     status = error.code or 500
-    words = ERROR_WORDS.get(status, "Something went wrong on our side; nothing was changed.")
+    words = gettext(ERROR_WORDS.get(status, OTHER_ERROR))
     body = render_template("error.html", status=status, words=words)
     response = Response(body, status=status, mimetype="text/html")
     for name in ("Retry-After",):
@@ -177,11 +219,13 @@ def _lobby_row(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
 
 def _ago(when: float) -> str:
     seconds = max(0, int(time.time() - when))
-    for size, unit in ((86_400, "day"), (3600, "hour"), (60, "minute")):
-        if seconds >= size:
-            count = seconds // size
-            return f"{count} {unit}{'' if count == 1 else 's'}"
-    return "moments"
+    if seconds >= 86_400:
+        return ngettext("%(num)d day", "%(num)d days", seconds // 86_400)
+    if seconds >= 3600:
+        return ngettext("%(num)d hour", "%(num)d hours", seconds // 3600)
+    if seconds >= 60:
+        return ngettext("%(num)d minute", "%(num)d minutes", seconds // 60)
+    return gettext("moments")
 
 
 def _game_types() -> list[dict[str, Any]]:
@@ -192,8 +236,8 @@ def _game_types() -> list[dict[str, Any]]:
         options = [
             {
                 "name": spec.name,
-                "description": spec.description,
-                "choices": [(json.dumps(c), _choice_label(c)) for c in spec.choices],
+                "description": gettext(spec.description),
+                "choices": [(json.dumps(c), gettext(i18n.choice_label(c))) for c in spec.choices],
                 "default": json.dumps(spec.default),
             }
             for spec in game.options
@@ -202,7 +246,7 @@ def _game_types() -> list[dict[str, Any]]:
         out.append(
             {
                 "id": type_id,
-                "title": game.title,
+                "title": gettext(game.title),
                 "min": game.min_players,
                 "max": game.max_players,
                 "options": options,
@@ -211,17 +255,11 @@ def _game_types() -> list[dict[str, Any]]:
     return out
 
 
-def _choice_label(choice: Any) -> str:
-    if isinstance(choice, bool):
-        return "yes" if choice else "no"
-    return str(choice).replace("_", " ")
-
-
 @blp.post("/signin")
 def signin() -> Any:
     email = (request.form.get("email") or "").strip()
     if not EMAIL.match(email):
-        _note("That does not look like an email address.")
+        _note(gettext("That does not look like an email address."))
         return render_template("signin.html"), 422
     websessions.mail_signin_links(store(), email, _public_url())
     return render_template("check_mail.html", email=email)
@@ -232,7 +270,7 @@ def register() -> Any:
     name = (request.form.get("name") or "").strip()
     email = (request.form.get("email") or "").strip()
     if not 1 <= len(name) <= 40 or any(ord(c) < 32 for c in name) or not EMAIL.match(email):
-        _note("Give a name (1-40 characters) and an email address.")
+        _note(gettext("Give a name (1-40 characters) and an email address."))
         return render_template("signin.html"), 422
     store().create_player(name, email)  # the API token is not shown: the link signs in
     websessions.mail_signin_links(store(), email, _public_url())
@@ -243,7 +281,7 @@ def register() -> Any:
 def signin_link(token: str) -> Any:
     player_id = websessions.take_link(store(), token)
     if player_id is None:
-        _note("That sign-in link was used already or has expired. Ask for a new one.")
+        _note(gettext("That sign-in link was used already or has expired. Ask for a new one."))
         return render_template("signin.html"), 410
     return _signed_in(player_id)
 
@@ -252,7 +290,7 @@ def signin_link(token: str) -> Any:
 def signin_token() -> Any:
     player = store().player_for_token((request.form.get("token") or "").strip()[:200])
     if player is None:
-        _note("That is not a valid API token.")
+        _note(gettext("That is not a valid API token."))
         return render_template("signin.html"), 401
     return _signed_in(player["id"])
 
@@ -309,7 +347,7 @@ def create() -> Any:
             },
         )
     except (Problem, ValueError) as error:
-        _note(str(getattr(error, "description", "")) or "choose a game type and seats")
+        _note(str(getattr(error, "description", "")) or gettext("choose a game type and seats"))
         return redirect(url_for("web.home"))
     return redirect(url_for("web.game", game_id=outcome.body["id"]))
 
@@ -359,7 +397,9 @@ def game(game_id: str) -> Any:
     view = games.game_view(record, seat, player_id)
     legal = games.legal_actions(record, seat) if seat is not None else None
     groups = _grouped(legal["actions"]) if legal else []
-    recent = games.since_last_move(record, entries[-games.RECENT_ENTRIES :], seat)
+    recent = games.since_last_move(
+        record, entries[-games.RECENT_ENTRIES :], seat, i18n.engine_words(language())
+    )
     history = [
         games.redact_entry(record, version, entry, seat)
         for version, entry in entries
@@ -369,7 +409,7 @@ def game(game_id: str) -> Any:
     # The seat's own view in words: its secrets (a hand) for its player only; the spectator's
     # view for anyone else (also the picture's text alternative).
     summary = (
-        pictures.text_summary(record.type, view["view"], names=record.names)
+        pictures.text_summary(record.type, view["view"], names=record.names, lang=language())
         if view["view"] is not None
         else ""
     )
@@ -567,6 +607,7 @@ def settings() -> Any:
         vacation_day=datetime.fromtimestamp(until, UTC).date().isoformat() if until else "",
         types=prefs.EVENT_TYPES,
         channels=prefs.CHANNELS,
+        languages=list(i18n.NAMES.items()),
         tokens=store().list_tokens(player_id),
     )
 
@@ -585,14 +626,16 @@ def save_settings() -> Any:
         },
         "webhook_url": (form.get("webhook_url") or "").strip() or None,
     }
+    if form.get("language"):
+        data["language"] = form["language"][:8]
     mails = _fewer_mails(form)
     if isinstance(mails, str):
         return _settings_note(mails)
     data.update(mails)
     if not data["name"] or any(ord(c) < 32 for c in data["name"]):
-        return _settings_note("A name is 1-40 characters, without control characters.")
+        return _settings_note(gettext("A name is 1-40 characters, without control characters."))
     if data["email"] and not EMAIL.match(data["email"]):
-        return _settings_note("That does not look like an email address.")
+        return _settings_note(gettext("That does not look like an email address."))
     until = (form.get("vacation_until") or "").strip()
     try:
         data["vacation_until"] = (
@@ -600,12 +643,18 @@ def save_settings() -> Any:
         )
         issued = prefs.apply(store(), g.web_session.player["id"], data)
     except ValueError:
-        return _settings_note("The vacation date is a day such as 2026-12-24.")
+        return _settings_note(gettext("The vacation date is a day such as 2026-12-24."))
     except Problem as error:
         return _settings_note(str(error.description))
-    if issued:
-        return _show_once(f"Saved. Your webhook signing secret (shown once): {issued}")
-    return _settings_note("Saved.")
+    # The answer is in the language just chosen.
+    with force_locale(data.get("language") or language()):
+        if issued:
+            return _show_once(
+                gettext(
+                    "Saved. Your webhook signing secret (shown once): %(secret)s", secret=issued
+                )
+            )
+        return _settings_note(gettext("Saved."))
 
 
 def _fewer_mails(form: Any) -> dict[str, Any] | str:
@@ -632,14 +681,18 @@ def _fewer_mails(form: Any) -> dict[str, Any] | str:
 def make_token() -> Any:
     name = (request.form.get("name") or "").strip()[:60] or "token"
     made = store().create_token(g.web_session.player["id"], name)
-    return _show_once(f"Your new token {name!r} (shown once): {made['token']}")
+    return _show_once(
+        gettext(
+            "Your new token %(name)s (shown once): %(token)s", name=repr(name), token=made["token"]
+        )
+    )
 
 
 @blp.post("/settings/tokens/<token_id>/revoke")
 @form_post
 def revoke(token_id: str) -> Any:
     store().revoke_token(g.web_session.player["id"], token_id)
-    return _settings_note("Revoked.")
+    return _settings_note(gettext("Revoked."))
 
 
 def _show_once(secret_note: str) -> Any:

@@ -51,13 +51,23 @@
 // Every revealed sealed choice is checked here, in the browser, against the commitment that was
 // published before the reveal: SHA-256 of "kurier-commit-v1|game|ref|seat|choice|salt"
 // (docs/api.md, "Verifying commitments"). The server's word is not taken for it.
+// The page's words in its language: base.html puts them on <body> as data-w-* attributes
+// (service/web, docs/i18n.md); English when a page has none.
+window.kurierWord = function (name, english) {
+  "use strict";
+  var value = document.body && document.body.dataset["w" + name];
+  return value || english;
+};
+
 window.kurierVerify = function () {
   "use strict";
+  var word = window.kurierWord;
   var items = document.querySelectorAll(".reveal");
   if (!items.length) { return Promise.resolve(0); }
   if (!(window.crypto && window.crypto.subtle)) {
     items.forEach(function (item) {
-      item.querySelector(".check").textContent = "cannot be checked here (needs https)";
+      item.querySelector(".check").textContent =
+        word("Nohttps", "cannot be checked here (needs https)");
     });
     return Promise.resolve(0);
   }
@@ -70,8 +80,8 @@ window.kurierVerify = function () {
       }).join("");
       var ok = d.commitment !== "" && hex === d.commitment;
       var mark = item.querySelector(".check");
-      mark.textContent = ok ? "\u2713 commitment verified in your browser"
-                            : "\u2717 does not match the commitment published before";
+      mark.textContent = ok ? "\u2713 " + word("Verified", "commitment verified in your browser")
+                            : "\u2717 " + word("Mismatch", "does not match the commitment published before");
       mark.className = "check " + (ok ? "verified" : "mismatch");
       return ok;
     });
@@ -84,12 +94,15 @@ document.addEventListener("DOMContentLoaded", function () { window.kurierVerify(
 (function () {
   "use strict";
   function show() {
+    var word = window.kurierWord;
     document.querySelectorAll("time.countdown").forEach(function (node) {
       var left = Number(node.dataset.deadline) * 1000 - Date.now();
-      if (left <= 0) { node.textContent = "passed"; return; }
+      if (left <= 0) { node.textContent = word("Passed", "passed"); return; }
       var minutes = Math.floor(left / 60000);
       var d = Math.floor(minutes / 1440), h = Math.floor((minutes % 1440) / 60), m = minutes % 60;
-      node.textContent = (d ? d + " d " : "") + (d || h ? h + " h " : "") + (d ? "" : m + " min ") + "left";
+      var span = (d ? d + " " + word("D", "d") + " " : "") + (d || h ? h + " " + word("H", "h") + " " : "") +
+        (d ? "" : m + " " + word("Min", "min") + " ");
+      node.textContent = word("Left", "%s left").replace("%s", span.trim());
       node.setAttribute("datetime", new Date(Number(node.dataset.deadline) * 1000).toISOString());
     });
   }
