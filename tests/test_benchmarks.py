@@ -110,6 +110,7 @@ def test_pages_benchmark_smoke_run() -> None:
             sys.executable,
             str(ROOT / "benchmarks" / "pages.py"),
             *("--requests", "3", "--seconds", "2", "--moves", "4", "--web-workers", "1"),
+            *("--other-games", "5"),
         ],
         cwd=ROOT,
         capture_output=True,
@@ -127,3 +128,4 @@ def test_pages_benchmark_smoke_run() -> None:
         assert len(lines) == 3 and all(re.search(r"p95 [\d.]+x bare", x) for x in lines), out
     sizes = [line for line in out.splitlines() if line.strip().startswith("bytes")]
     assert len(sizes) == 3 and all("kurier.css" in x and "kurier.js" in x for x in sizes), out
+    assert "5 other started games in Redis" in out, out
