@@ -521,6 +521,32 @@ class Store:
                 self._token_players.put(key, player_id)
         return self.get_player(player_id) if player_id else None
 
+    def known_token_player(self, token: str) -> str | None:
+        """The player id this process saw for ``token`` in the last ``TOKEN_CACHE_SECONDS``
+        (no Redis call): a guess that ``checked_token_player`` confirms."""
+        return self._token_players.get(token_key(token))
+
+    def checked_token_player(
+        self, token: str, player_id: str, alongside: Callable[[Any], None]
+    ) -> tuple[list[Any], dict[str, str]]:
+        """One round trip: ``alongside(pipe)``'s commands (the rate limiter's), the token's
+        owner and ``player_id``'s whole hash. Their replies, and the hash if the token still
+        belongs to ``player_id`` (else ``{}``, and the guess is forgotten): a revoked token
+        is refused at its next request in every process, not ``TOKEN_CACHE_SECONDS`` later."""
+        key = token_key(token)
+        with self.r.pipeline(transaction=False) as pipe:
+            alongside(pipe)
+            pipe.hget(key, "player")
+            pipe.hgetall(player_key(player_id))
+            *replies, owner, raw = pipe.execute(raise_on_error=False)
+        if isinstance(owner, Exception) or isinstance(raw, Exception):
+            raise owner if isinstance(owner, Exception) else raw
+        if owner != player_id or not raw:
+            self._token_players.forget(key)
+            return replies, {}
+        self._token_players.put(key, player_id)
+        return replies, raw
+
     def get_player(self, player_id: str) -> dict[str, Any] | None:
         raw = self.r.hgetall(player_key(player_id))
         return self._player_out(raw) if raw else None
