@@ -153,6 +153,8 @@ class Stack:
         self.stop_bare()
         _terminate(self.procs)
         self.redis.stop()
+        if self.args.keep_log:  # the servers' own lines, to see why a run failed
+            shutil.copy(self.dir / "stack.log", self.args.keep_log)
         shutil.rmtree(self.dir, ignore_errors=True)  # Redis data, log: nothing outlives a run
 
 
@@ -589,6 +591,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=128, help="client connection pool")
     parser.add_argument("--scripts", type=int, default=50, help="distinct game scripts")
     parser.add_argument("--workers", type=int, default=1, help="rq worker processes")
+    parser.add_argument("--keep-log", type=Path, help="copy the stack's log here at the end")
     parser.add_argument(
         "--web-workers", type=int, default=0, help="gunicorn processes (0: the default)"
     )
