@@ -37,6 +37,9 @@ Method (what works on this machine, and why):
   benchmarks/load.py); sealed conflicts are resolved between two requests by calling the
   worker's function in this process, outside the measured calls.
 
+- The sampled pass also counts what redis-py sends (one send per command or pipeline): the
+  Redis round trips per request.
+
 The resolution is a few hundred samples per kind: parts under about 0.05 ms are noise. Figures
 from a busy machine are CPU time, so less distorted than rates, but caches and frequency
 scaling still make them vary: compare the shares more than the milliseconds.
