@@ -153,6 +153,8 @@ class Stack:
         self.stop_bare()
         _terminate(self.procs)
         self.redis.stop()
+        if self.args.keep_log:  # the servers' own lines, to see why a run failed
+            shutil.copy(self.dir / "stack.log", self.args.keep_log)
         shutil.rmtree(self.dir, ignore_errors=True)  # Redis data, log: nothing outlives a run
 
 
@@ -278,22 +280,36 @@ class Client:
         ) as response:
             return response.status, await response.json(content_type=None)
 
+    async def setup_call(
+        self, method: str, path: str, token: str | None = None, body: Any = None
+    ) -> tuple[int, Any]:
+        """A setup request, sent again (at most twice) when the connection it went out on had
+        just been closed: gunicorn drops a keep-alive connection idle for 2 s, and aiohttp
+        does not resend a POST on its own (runs on a busy machine failed there, old code too).
+        """
+        for attempt in range(3):
+            try:
+                return await self.call(method, path, token, body)
+            except aiohttp.ClientConnectionError:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
     async def new_table(self, number: int, players: int, script: list[tuple[int, str]], seed: str):
         tokens = []
+        call = self.setup_call
         for seat in range(players):
-            status, body = await self.call(
-                "POST", "/v1/players", body={"name": f"L{number}-{seat}"}
-            )
+            status, body = await call("POST", "/v1/players", body={"name": f"L{number}-{seat}"})
             assert status == 201, body
             tokens.append(body["token"])
         spec = {"type": GAME_TYPE, "seats": players, "seed": seed}
-        status, game = await self.call("POST", "/v1/games", tokens[0], spec)
+        status, game = await call("POST", "/v1/games", tokens[0], spec)
         assert status == 201, game
         for token in tokens[1:]:
             joined = {"invite_code": game["invite_code"]}
-            status, body = await self.call("POST", f"/v1/games/{game['id']}/seats", token, joined)
+            status, body = await call("POST", f"/v1/games/{game['id']}/seats", token, joined)
             assert status == 201, body
-        status, body = await self.call("POST", f"/v1/games/{game['id']}/start", tokens[0])
+        status, body = await call("POST", f"/v1/games/{game['id']}/start", tokens[0])
         assert status == 200, body
         return Table(game["id"], tokens, script)
 
@@ -589,6 +605,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=128, help="client connection pool")
     parser.add_argument("--scripts", type=int, default=50, help="distinct game scripts")
     parser.add_argument("--workers", type=int, default=1, help="rq worker processes")
+    parser.add_argument("--keep-log", type=Path, help="copy the stack's log here at the end")
     parser.add_argument(
         "--web-workers", type=int, default=0, help="gunicorn processes (0: the default)"
     )

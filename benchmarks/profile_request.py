@@ -37,6 +37,9 @@ Method (what works on this machine, and why):
   benchmarks/load.py); sealed conflicts are resolved between two requests by calling the
   worker's function in this process, outside the measured calls.
 
+- The sampled pass also counts what redis-py sends (one send per command or pipeline): the
+  Redis round trips per request.
+
 The resolution is a few hundred samples per kind: parts under about 0.05 ms are noise. Figures
 from a busy machine are CPU time, so less distorted than rates, but caches and frequency
 scaling still make them vary: compare the shares more than the milliseconds.
@@ -217,6 +220,7 @@ class Measure:
     cpu: float = 0.0
     wall: float = 0.0
     statuses: Counter[int] | None = None
+    round_trips: int = 0
 
     def add(self, cpu: float, wall: float, status: int) -> None:
         self.requests += 1
@@ -227,12 +231,38 @@ class Measure:
         self.statuses[status] += 1
 
 
+class RoundTrips:
+    """Counts what redis-py sends (one send per command, one per pipeline): Redis round trips.
+    The count of the sampled pass, whose CPU figure is not reported."""
+
+    count = 0
+
+    def __enter__(self) -> RoundTrips:
+        from redis.connection import AbstractConnection
+
+        self._original = original = AbstractConnection.send_packed_command
+
+        def counted(conn: Any, command: Any, check_health: bool = True) -> None:
+            RoundTrips.count += 1
+            original(conn, command, check_health)
+
+        AbstractConnection.send_packed_command = counted  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        from redis.connection import AbstractConnection
+
+        AbstractConnection.send_packed_command = self._original  # type: ignore[method-assign]
+
+
 def timed(app: Any, requests: Iterator[dict[str, Any]], measure: Measure | None) -> None:
     for env in requests:
         cpu, wall = time.thread_time(), time.perf_counter()
+        before = RoundTrips.count
         status, _ = serve(app, env)
         if measure is not None:
             measure.add(time.thread_time() - cpu, time.perf_counter() - wall, status)
+            measure.round_trips += RoundTrips.count - before
 
 
 # -- what is requested ------------------------------------------------------------------------
@@ -307,7 +337,13 @@ class Games:
 # -- report -----------------------------------------------------------------------------------
 
 
-def report(title: str, measure: Measure, stacks: Counter[Stack], detail: int) -> None:
+def report(
+    title: str,
+    measure: Measure,
+    stacks: Counter[Stack],
+    detail: int,
+    rounds: Measure | None = None,
+) -> None:
     parts: Counter[str] = Counter()
     leaves: dict[str, Counter[str]] = {}
     for stack, count in stacks.items():
@@ -328,6 +364,9 @@ def report(title: str, measure: Measure, stacks: Counter[Stack], detail: int) ->
         print(f"| {part} | {share * cpu_ms:.2f} | {share:.0%} |")
     print(f"| **total CPU** | **{cpu_ms:.2f}** | 100% |")
     print(f"| waiting (wall - CPU: Redis round trips, scheduling) | {wall_ms - cpu_ms:.2f} | |")
+    if rounds is not None:
+        trips = rounds.round_trips / max(rounds.requests, 1)
+        print(f"\nRedis round trips per request: {trips:.2f} (sampled pass)")
     for part, count in parts.most_common() if detail else ():
         print(f"\n{part}: {count} samples; innermost frames of the most frequent:")
         for leaf, times in leaves[part].most_common(detail):
@@ -341,9 +380,9 @@ def profile(
     plain = Measure()
     timed(app, make(args.requests, time.monotonic() + args.seconds / 2), plain)
     sampled = Measure()
-    with Sampler(args.interval) as sampler:
+    with Sampler(args.interval) as sampler, RoundTrips():
         timed(app, make(args.requests, time.monotonic() + args.seconds / 2), sampled)
-    report(title, plain, sampler.stacks, args.detail)
+    report(title, plain, sampler.stacks, args.detail, sampled)
 
 
 def main() -> None:

@@ -52,6 +52,13 @@ def current_player(required: bool = True) -> dict[str, Any] | None:
     return player
 
 
+def player_hash_read() -> dict[str, str] | None:
+    """The caller's whole hash if this request already read it with the token (the rate
+    limiter's pipeline, service/ratelimit.py), else None. Read before any change this
+    request makes: only for views that change nothing."""
+    return g.get("kurier_player_hash")
+
+
 def _authenticating(required: bool, security: list[dict[str, Any]]) -> Callable[[View], View]:
     """Authenticate before anything else runs, and document the security requirement.
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import redis
 from flask import Flask, Response, current_app, g, request
 from limits import RateLimitItem, parse_many
-from limits.storage import storage_from_string
+from limits.storage import RedisStorage, storage_from_string
 from limits.strategies import SlidingWindowCounterRateLimiter
 
 from service.problems import Problem, problem_response
@@ -34,6 +34,8 @@ DEFAULT_SIGNUP_LIMIT = "10/minute;100/hour"
 EXEMPT_PATHS = ("/healthz", "/metrics")
 SIGNUP_PATH = "/v1/players"
 TRUTHY = ("1", "true", "yes", "on")
+#: ``limits``' own sliding-window script, sent by ``Limits._with_token_read`` itself.
+ACQUIRE_LUA: str = RedisStorage.SCRIPT_ACQUIRE_SLIDING_WINDOW
 
 
 def check_limit(value: str) -> None:
@@ -49,23 +51,35 @@ def storage_uri(redis_url: str) -> str:
     return redis_url
 
 
+def bearer_token() -> str | None:
+    """The request's bearer token if it has the shape of one (not yet looked up)."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() == "bearer" and token.startswith(TOKEN_PREFIX) and len(token) <= 200:
+        return token
+    return None
+
+
+def token_rate_key(token: str) -> str:
+    return "token:" + hashlib.sha256(token.encode()).hexdigest()
+
+
 def caller_key() -> str:
     """The token's hash for a valid bearer token, else the remote address.
 
     The token is looked up (and the player remembered for ``current_player``) so that made-up
     tokens share their sender's address budget instead of each getting a fresh one.
     """
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
-    if scheme.lower() == "bearer" and token.startswith(TOKEN_PREFIX) and len(token) <= 200:
+    token = bearer_token()
+    if token is not None:
         try:
             player = current_app.extensions["kurier.store"].player_for_token(token)
         except redis.RedisError:
             player = None  # the view answers the outage; the limit falls back to the address
         if player is not None:
             g.kurier_player = player
-            return "token:" + hashlib.sha256(token.encode()).hexdigest()
+            return token_rate_key(token)
     return address_key()
 
 
@@ -85,6 +99,10 @@ class Limits:
     general: list[RateLimitItem]
     signup: list[RateLimitItem]
     headers: bool
+    #: The counters live in the game store's Redis (one Redis, not a cluster): the limit can
+    #: share a pipeline with the token's read (``_with_token_read``).
+    pipelined: bool = False
+    _sha: str | None = None
     _strategies: dict[int, SlidingWindowCounterRateLimiter] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -100,6 +118,9 @@ class Limits:
 
     def check(self) -> tuple[RateLimitItem, str, str] | None:
         """Count this request; the limit, scope and key it went over, if any."""
+        counted = self._with_token_read()
+        if counted is not None:
+            return counted[0]
         g.kurier_rate_key = caller_key()
         budgets = [(self.general, "all", g.kurier_rate_key)]
         if request.method == "POST" and request.path == SIGNUP_PATH:
@@ -109,6 +130,48 @@ class Limits:
                 if not self.strategy.hit(item, scope, key):
                     return item, scope, key
         return None
+
+    def _with_token_read(self) -> tuple[tuple[RateLimitItem, str, str] | None] | None:
+        """The common case in one Redis round trip instead of two: a bearer token this process
+        has seen recently, one general limit, counters on the game store. The limit's script
+        is sent in the same pipeline as the token's owner and the player's hash (which the
+        view then reuses: ``g.kurier_player_hash``). None: not that case, or the token no
+        longer belongs to that player (revoked: counted on the token's key, then the usual
+        path counts the address and the view answers 401)."""
+        if not self.pipelined or len(self.general) != 1 or request.path == SIGNUP_PATH:
+            return None
+        token = bearer_token()
+        store = current_app.extensions["kurier.store"]
+        player_id = store.known_token_player(token) if token else None
+        if token is None or player_id is None:
+            return None
+        key = token_rate_key(token)
+        item = self.general[0]
+        counters = self.prefix + ":{" + item.key_for("all", key) + "}"
+        acquire = [counters + "/-1", counters, item.amount, item.get_expiry(), 1]
+        sha = self._acquire_sha(store.r)
+        try:
+            replies, raw = store.checked_token_player(
+                token, player_id, lambda pipe: pipe.evalsha(sha, 2, *acquire)
+            )
+            if isinstance(replies[0], redis.exceptions.NoScriptError):
+                store.r.script_load(ACQUIRE_LUA)  # a restarted Redis: load it, count once more
+                replies = [store.r.evalsha(sha, 2, *acquire)]
+        except redis.RedisError:
+            return None  # the usual path meets the same outage and lets the view answer it
+        if isinstance(replies[0], Exception):
+            return None
+        if not raw:
+            return None
+        g.kurier_player = store.player_from_hash(raw)
+        g.kurier_player_hash = raw
+        g.kurier_rate_key = key
+        return (None if replies[0] else (item, "all", key),)
+
+    def _acquire_sha(self, client: redis.Redis) -> str:
+        if self._sha is None:
+            self._sha = client.script_load(ACQUIRE_LUA)
+        return self._sha
 
 
 def _limits() -> Limits:
@@ -153,7 +216,8 @@ def _budget_headers(response: Response) -> Response:
 
 def init_app(app: Flask) -> Limits:
     """Limits from ``app.config``: ``RATE_LIMIT`` and ``SIGNUP_RATE_LIMIT`` (limits strings)."""
-    uri = app.config.get("RATELIMIT_STORAGE_URI") or storage_uri(app.config["REDIS_URL"] or "")
+    own_uri = app.config.get("RATELIMIT_STORAGE_URI")
+    uri = own_uri or storage_uri(app.config["REDIS_URL"] or "")
     # X-RateLimit-* on every response costs a second Redis call per request: opt-in. A
     # refusal always says Retry-After.
     headers = app.config.get("RATE_LIMIT_HEADERS")
@@ -165,6 +229,7 @@ def init_app(app: Flask) -> Limits:
         general=list(parse_many(app.config["RATE_LIMIT"])),
         signup=list(parse_many(app.config["SIGNUP_RATE_LIMIT"])),
         headers=bool(headers),
+        pipelined=not own_uri and app.extensions["kurier.store"].mode != "cluster",
     )
     app.extensions["kurier.limits"] = limits
     app.before_request(_count)

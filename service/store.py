@@ -115,6 +115,9 @@ TOKEN_PREFIX = "kur_pat_"
 SCOPES = "game:read game:play"
 #: A revoked token may still work this long in a process that saw it just before.
 TOKEN_CACHE_SECONDS = 10.0
+#: How long a process remembers whose a token was as a guess that the next request checks in
+#: the same round trip as its other reads (``checked_token_player``): a guess trusts nothing.
+TOKEN_GUESS_SECONDS = 600.0
 MAX_INDEX = 1000  # games scanned per listing or inbox: bounded work per request
 #: Socket timeout of the blocking client: longer than the longest block (a stream's heartbeat).
 BLOCKING_TIMEOUT = 90.0
@@ -190,6 +193,7 @@ class Store:
         self.wait_ms = int(os.environ.get("KURIER_WAIT_MS") or DEFAULT_WAIT_MS)
         self._clients: dict[str, Any] = {}
         self._token_players = TokenCache()
+        self._token_guesses = TokenCache(TOKEN_GUESS_SECONDS)
 
     @classmethod
     def from_env(cls) -> Store:
@@ -510,6 +514,7 @@ class Store:
         self.r.delete(key)  # it stops working first, then it leaves the list
         self.r.hdel(player_tokens_key(player_id), token_id)
         self._token_players.forget(key)
+        self._token_guesses.forget(key)
         return True
 
     def player_for_token(self, token: str) -> dict[str, Any] | None:
@@ -519,7 +524,35 @@ class Store:
             player_id = self.r.hget(key, "player")
             if player_id:
                 self._token_players.put(key, player_id)
+                self._token_guesses.put(key, player_id)
         return self.get_player(player_id) if player_id else None
+
+    def known_token_player(self, token: str) -> str | None:
+        """The player id this process saw for ``token`` in the last ``TOKEN_GUESS_SECONDS``
+        (no Redis call): a guess that ``checked_token_player`` confirms."""
+        return self._token_guesses.get(token_key(token))
+
+    def checked_token_player(
+        self, token: str, player_id: str, alongside: Callable[[Any], None]
+    ) -> tuple[list[Any], dict[str, str]]:
+        """One round trip: ``alongside(pipe)``'s commands (the rate limiter's), the token's
+        owner and ``player_id``'s whole hash. Their replies, and the hash if the token still
+        belongs to ``player_id`` (else ``{}``, and the guess is forgotten): a revoked token
+        is refused at its next request in every process, not ``TOKEN_CACHE_SECONDS`` later."""
+        key = token_key(token)
+        with self.r.pipeline(transaction=False) as pipe:
+            alongside(pipe)
+            pipe.hget(key, "player")
+            pipe.hgetall(player_key(player_id))
+            *replies, owner, raw = pipe.execute(raise_on_error=False)
+        if isinstance(owner, Exception) or isinstance(raw, Exception):
+            raise owner if isinstance(owner, Exception) else raw
+        if owner != player_id or not raw:
+            self._token_players.forget(key)
+            self._token_guesses.forget(key)
+            return replies, {}
+        self._token_players.put(key, player_id)
+        return replies, raw
 
     def get_player(self, player_id: str) -> dict[str, Any] | None:
         raw = self.r.hgetall(player_key(player_id))

@@ -67,6 +67,21 @@ def test_over_the_limit_is_429_with_retry_after_and_changes_nothing(
         assert limited.call("GET", "/metrics").status_code == 200
 
 
+def test_a_redis_that_forgot_the_limit_script_still_counts(
+    kurier: Kurier, limited: Kurier, redis_url: str
+) -> None:
+    """The limiter sends its script by hash in one pipeline with the token's read
+    (service/ratelimit.py); a restarted Redis has forgotten it: loaded again, counted once."""
+    alice = kurier.new_player("Forgetful")
+    assert limited.call("GET", "/v1/me", alice).headers["X-RateLimit-Remaining"] == "4"
+    assert limited.call("GET", "/v1/me", alice).headers["X-RateLimit-Remaining"] == "3"
+    redis.Redis.from_url(redis_url).script_flush()
+    again = limited.call("GET", "/v1/me", alice)
+    assert again.status_code == 200, again.text
+    assert again.json()["id"] == alice.id
+    assert again.headers["X-RateLimit-Remaining"] == "2"
+
+
 def test_budget_headers_are_opt_in(kurier: Kurier) -> None:
     # The suite's app has the default settings: no X-RateLimit-* (a Redis call per request).
     r = kurier.call("GET", "/v1/me", kurier.new_player("Quiet"))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from service.app import create_app
 from tests.client import Kurier, Player
+from tests.conftest import UNLIMITED, serve
 
 
 def test_a_player_makes_names_and_revokes_tokens(kurier: Kurier) -> None:
@@ -30,3 +32,24 @@ def test_a_player_makes_names_and_revokes_tokens(kurier: Kurier) -> None:
     assert kurier.call("GET", "/v1/me", other).status_code == 200
     bad = kurier.call("POST", "/v1/me/tokens", first, json={"name": ""})
     assert bad.status_code == 422
+
+
+def test_a_token_revoked_elsewhere_stops_working_at_its_next_request(
+    kurier: Kurier, redis_url: str
+) -> None:
+    """Another API process (a second app, its own token cache) that saw the token a moment
+    ago refuses it at once: the rate limiter's pipeline re-reads the token's owner with every
+    request (service/ratelimit.py), so the per-process cache only guesses whose it is."""
+    player = kurier.new_player("Elsewhere")
+    made = kurier.call("POST", "/v1/me/tokens", player, json={"name": "bot"}).json()
+    bot = Player(player.id, player.name, made["token"])
+    with serve(create_app({"REDIS_URL": redis_url, **UNLIMITED})) as url:
+        other = Kurier(url)
+        for _ in range(3):  # the first fills the other process's cache, the rest use it
+            seen = other.call("GET", "/v1/me", bot)
+            assert seen.status_code == 200 and seen.json()["id"] == player.id
+            assert seen.json()["notify"]  # the preferences, from the same read
+        assert kurier.call("DELETE", f"/v1/me/tokens/{made['id']}", player).status_code == 204
+        refused = other.call("GET", "/v1/me", bot)
+        assert refused.status_code == 401 and refused.json()["code"] == "invalid-token"
+        assert other.call("GET", "/v1/me", player).status_code == 200

@@ -8,7 +8,7 @@ from flask.views import MethodView
 
 from service import deliveries, inbox, prefs
 from service.api.base import Blueprint, problems
-from service.auth import current_player, store, token_required
+from service.auth import current_player, player_hash_read, store, token_required
 from service.problems import Problem
 from service.schemas.players import Inbox, Me, PlayerCreate, PlayerCreated, PlayerPatch
 from service.schemas.webhooks import Deliveries, DeliveriesQuery, WebhookSecret, WebhookTest
@@ -37,7 +37,7 @@ class MeView(MethodView):
         """The caller, with its notification preferences."""
         player = current_player()
         assert player is not None
-        return _me(player["id"])
+        return _me(player["id"], raw=player_hash_read())
 
     @blp.doc(operationId="update_me")
     @token_required
@@ -57,8 +57,11 @@ class MeView(MethodView):
         return _me(player["id"], issued=prefs.apply(store(), player["id"], data))
 
 
-def _me(player_id: str, issued: str | None = None) -> dict[str, Any]:
-    raw = store().player_hash(player_id)  # one read for the player and its preferences
+def _me(
+    player_id: str, issued: str | None = None, raw: dict[str, str] | None = None
+) -> dict[str, Any]:
+    if raw is None or raw.get("id") != player_id:
+        raw = store().player_hash(player_id)  # one read for the player and its preferences
     out = {**store().player_from_hash(raw), **prefs.from_hash(raw)}
     if issued:
         out["webhook_secret"] = issued
