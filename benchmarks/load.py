@@ -220,14 +220,16 @@ class CpuMeter:
 # -- scripts: the moves each game will make -----------------------------------------------------
 
 
-def make_script(players: int, seed: str) -> list[tuple[int, str]]:
-    """(seat, notation) of every player action of a random game; the worker's resolutions are
-    left out (the server makes them)."""
-    game = get_game(GAME_TYPE)
+def make_script(
+    players: int, seed: str, game_type: str = GAME_TYPE, moves: int | None = None
+) -> list[tuple[int, str]]:
+    """(seat, notation) of the player actions of a random game (every one, or the first
+    ``moves``); the worker's resolutions are left out (the server makes them)."""
+    game = get_game(game_type)
     state = game.new_state(players, seed, game.resolve_options(None))
     rng = random.Random(seed)
     script: list[tuple[int, str]] = []
-    while decisions := game.pending(state):
+    while (decisions := game.pending(state)) and (moves is None or len(script) < moves):
         seat = decisions[0].seat
         action = rng.choice(game.legal_actions(state, seat))
         if seat != SYSTEM:

@@ -29,7 +29,6 @@ import argparse
 import gzip
 import html
 import os
-import random
 import re
 import sys
 import time
@@ -44,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bare_app import BARE_KEY  # noqa: E402
-from benchmarks.load import Stack, latency_line, percentile  # noqa: E402
+from benchmarks.load import Stack, latency_line, make_script, percentile  # noqa: E402
 from engine.core import SYSTEM  # noqa: E402
 from engine.registry import game_ids, get_game  # noqa: E402
 
@@ -64,22 +63,6 @@ class Timed:
     @property
     def p95(self) -> float:
         return percentile(self.latencies, 0.95) * 1000
-
-
-def script(game_type: str, players: int, seed: str, moves: int) -> list[tuple[int, str]]:
-    """(seat, notation) of the first ``moves`` player actions of a random game (the worker
-    makes the resolutions), as in benchmarks/load.py."""
-    game = get_game(game_type)
-    state = game.new_state(players, seed, game.resolve_options(None))
-    rng = random.Random(seed)
-    out: list[tuple[int, str]] = []
-    while (decisions := game.pending(state)) and len(out) < moves:
-        seat = decisions[0].seat
-        action = rng.choice(game.legal_actions(state, seat))
-        if seat != SYSTEM:
-            out.append((seat, game.notation(action)))
-        game.apply(state, seat, action)
-    return out
 
 
 class Api:
@@ -109,7 +92,7 @@ class Api:
             assert r.status_code == 201, r.text
         r = self.call("POST", f"/v1/games/{game_id}/start", tokens[0])
         assert r.status_code == 200, r.text
-        for seat, notation in script(game_type, players, seed, moves):
+        for seat, notation in make_script(players, seed, game_type, moves):
             self._move(game_id, tokens[seat], notation)
         return game_id, tokens
 
