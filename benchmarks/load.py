@@ -153,7 +153,7 @@ class Stack:
         self.stop_bare()
         _terminate(self.procs)
         self.redis.stop()
-        if self.args.keep_log:  # the servers' own lines, to see why a run failed
+        if getattr(self.args, "keep_log", False):  # the servers' own lines, to see why a run failed
             shutil.copy(self.dir / "stack.log", self.args.keep_log)
         shutil.rmtree(self.dir, ignore_errors=True)  # Redis data, log: nothing outlives a run
 
