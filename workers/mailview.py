@@ -30,6 +30,7 @@ from engine.core import SYSTEM, MoveGroup
 from engine.sentences import N_
 from service import games, i18n, pictures
 from service.i18n import say as _
+from service.i18n import say_n as ngettext
 from service.pictures import png as picture_png
 from service.pictures import text_summary
 from service.record import GameRecord
@@ -163,7 +164,13 @@ def header(record: GameRecord, seat: int) -> str:
     if record.status == "finished":
         winners = [_name(record, s) for s in (record.result or {}).get("winners") or []]
         if winners:
-            return _("The game is over: %(names)s won.", names=", ".join(winners))
+            # Two forms for German ("hat"/"haben gewonnen"); English says "won" for both.
+            return ngettext(
+                "The game is over: %(names)s won.",
+                "The game is over: %(names)s won.",
+                len(winners),
+                names=", ".join(winners),
+            )
         return _("The game is over.")
     if record.status != "active":
         return _("The game has not started yet.")
