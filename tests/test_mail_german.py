@@ -16,7 +16,7 @@ from email.message import EmailMessage
 import pytest
 
 from engine.core import SYSTEM
-from tests.mail_stack import MailStack, legal_moves, plain, reply_to
+from tests.mail_stack import PLAYERS_DOMAIN, MailStack, legal_moves, plain, reply_to
 from tests.receivers import wait_for
 from tests.test_mail_design import inline_pngs
 from tests.test_mail_play import actionable, answer_for, turn, version
@@ -67,7 +67,8 @@ def test_a_german_player_gets_german_answers(stack: MailStack) -> None:
     assert "Zeile 1 „zz top“: nicht gespielt: " in text, text
     assert "Die Zeilen danach wurden nicht gelesen." in text
     assert "Bild des Spielbretts" in text or "board.svg?lang=de" in text
-    assert legal_moves(answer_for(stack, me, bad)) == legal  # the notation stays
+    # The notation stays: the answer lists every legal move, the turn mail some of each kind.
+    assert set(legal) <= set(legal_moves(answer_for(stack, me, bad)))
     assert version(stack, game_id) == v
 
     fresh = actionable(stack, me, v)
@@ -82,7 +83,11 @@ def test_a_german_player_gets_german_answers(stack: MailStack) -> None:
 
 def notifications(stack: MailStack, address: str) -> list[EmailMessage]:
     """The game's own mails to ``address`` (not the answers to the player's mails)."""
-    return [m for m in stack.smtp.to(address) if not m["In-Reply-To"]]
+    return [
+        m
+        for m in stack.smtp.to(address)
+        if not str(m["In-Reply-To"] or "").endswith(f"@{PLAYERS_DOMAIN}>")
+    ]
 
 
 def test_two_german_players_play_a_whole_game_by_email_in_german(stack: MailStack) -> None:
@@ -125,18 +130,20 @@ def test_two_german_players_play_a_whole_game_by_email_in_german(stack: MailStac
     # The game-over mail, to each player, in German.
     for address in mails:
         over = wait_for(
-            lambda a=address: [m for m in notifications(stack, a) if "Endstand" in plain(m)],
+            lambda a=address: [
+                m for m in notifications(stack, a) if m["Subject"].endswith("das Spiel ist aus")
+            ],
             20,
             f"the game-over mail to {address}",
         )[-1]
         text = plain(over)
         assert over["Subject"] == f"Attila, Spiel {game_id}: das Spiel ist aus"
-        assert "Das Spiel ist aus: " in text and "gewonnen." in text
+        assert "Das Spiel ist aus: " in text and "gewonnen." in text and "Endstand:" in text
         assert re.search(r"^  1\. .+: \d+ Punkte? \(Sieger\)$", text, re.M), text
         assert '<html lang="de">' in str(over.get_body(("html",)).get_content())
 
     seen = [m for address in mails for m in notifications(stack, address)]
-    assert len(seen) > 2 * sent // 2
+    assert len(seen) >= 10, len(seen)
     sentences = []
     for message in seen:
         text = plain(message)

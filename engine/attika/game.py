@@ -36,6 +36,11 @@ class AttikaGame(RulesGame[AttikaState, AttikaAction]):
         "draw": N_("turn the remaining actions into cards; the turn goes on: draw"),
         "end": N_("end the turn (one card per unused action): end"),
     }
+    step_names: ClassVar[Mapping[str, str]] = {
+        "turn": N_("your actions"),
+        "place_revealed": N_("build or store the revealed building"),
+        "place_tile": N_("place the drawn map tile"),
+    }
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
 
     def __init__(self, board: Board) -> None:

@@ -41,6 +41,18 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
         "advance": N_("advance after combat into the vacated hex (advance HUN-3 3213), or stay"),
         "convene": N_("Leo I calls the end-of-game council (convene) or not (decline)"),
     }
+    step_names: ClassVar[Mapping[str, str]] = {
+        "secret_notes": N_("your secret notes"),
+        "movement": N_("movement"),
+        "permanent_devastation": N_("permanent devastation"),
+        "combat": N_("combat"),
+        "battle_card": N_("a battle card"),
+        "push_back": N_("push the losers back, or spare them"),
+        "retreat": N_("retreat"),
+        "advance": N_("advance after combat, or stay"),
+        "council_card": N_("a council card"),
+        "end_council": N_("call the end council, or not"),
+    }
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
 
     def __init__(self, board: Board) -> None:
