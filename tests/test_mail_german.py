@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from email.message import EmailMessage
 
 import pytest
+import requests
 
 from engine.core import SYSTEM
 from tests.mail_stack import PLAYERS_DOMAIN, MailStack, legal_moves, plain, reply_to
@@ -210,3 +211,25 @@ def test_an_english_player_reads_english_of_the_same_version(stack: MailStack) -
     assert ('": played.' in answer) == (me == mails[1])
     assert version(stack, game_id) > v
     assert other
+
+
+def test_the_sign_in_link_mail_speaks_the_players_language(stack: MailStack) -> None:
+    """The mail the web sign-in page sends: German for a German player, whatever the page's
+    language; English for a player who never chose (and an English page)."""
+    german, english = "signin.ines@players.test", "signin.jack@players.test"
+    stack.player("Ines", email=german, language="de")
+    stack.player("Jack", email=english)
+    for address in (german, english):
+        asked = requests.post(
+            f"{stack.base}/signin",
+            data={"email": address},
+            headers={"Accept-Language": "en-US"},
+            timeout=10,
+        )
+        assert asked.status_code == 200
+    ines = wait_for(lambda: stack.smtp.to(german), 20, "the sign-in mail to Ines")[0]
+    assert ines["Subject"] == "Dein Kurier-Anmeldelink"
+    assert "Als Ines anmelden:" in plain(ines) and "/signin/" in plain(ines)
+    assert "Sign in" not in plain(ines)
+    jack = wait_for(lambda: stack.smtp.to(english), 20, "the sign-in mail to Jack")[0]
+    assert jack["Subject"] == "Your Kurier sign-in link" and "Sign in as Jack:" in plain(jack)
