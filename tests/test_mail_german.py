@@ -233,3 +233,27 @@ def test_the_sign_in_link_mail_speaks_the_players_language(stack: MailStack) -> 
     assert "Sign in" not in plain(ines)
     jack = wait_for(lambda: stack.smtp.to(english), 20, "the sign-in mail to Jack")[0]
     assert jack["Subject"] == "Your Kurier sign-in link" and "Sign in as Jack:" in plain(jack)
+
+
+def test_table_talk_reaches_a_german_player_in_german(stack: MailStack) -> None:
+    """A message to the table and a private one (``notify_message``: the mail of one message,
+    no window in the tests): German words round the writer's own text."""
+    mails = ["talk.karla@players.test", "talk.lars@players.test"]
+    karla = stack.player("Karla", email=mails[0], language="de")[0]
+    lars = stack.player("Lars", email=mails[1])[0]
+    game_id = stack.game([karla, lars], seed="mail-german-talk-1")
+    k = stack.client
+    said = k.call("POST", f"/v1/games/{game_id}/messages", lars, json={"text": "good luck"})
+    assert said.status_code == 201, said.text
+    private = {"text": "just for you", "to_seat": 0}
+    assert k.call("POST", f"/v1/games/{game_id}/messages", lars, json=private).ok
+
+    def talk(address: str) -> list[EmailMessage]:
+        return [m for m in stack.smtp.to(address) if "Lars" in str(m["Subject"])]
+
+    found = wait_for(lambda: len(talk(mails[0])) >= 2 and talk(mails[0]), 20, "two talk mails")
+    texts = {plain(m) for m in found}
+    assert all(m["Subject"] == f"Attila, Spiel {game_id}: eine Nachricht von Lars" for m in found)
+    assert any("Lars schrieb an den Tisch:" in t and "good luck" in t for t in texts), texts
+    assert any("Lars schrieb dir privat:" in t and "just for you" in t for t in texts), texts
+    assert all(t.startswith("Hallo Karla,") and "wrote" not in t for t in texts)
