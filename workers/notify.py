@@ -470,19 +470,35 @@ def disable_webhook(store: Store, player_id: str, reason: str) -> None:
     raw = store.r.hgetall(key)
     log.warning("webhook of %s disabled: %s", player_id, reason)
     if raw.get("email"):
-        text = (
-            f"Hello {raw.get('name', '')},\n\nKurier stopped sending webhooks to "
-            f"{raw.get('webhook_url')}: {reason}.\n\nSet the URL again with PATCH /v1/me to "
-            "re-enable it; GET /v1/me/webhook-deliveries shows what failed."
-        )
-        message = mail.Mail(
-            to=raw["email"],
-            to_name=raw.get("name", ""),
-            subject="Kurier: your webhook was disabled",
-            text=text,
-            message_id=f"<webhook-disabled-{player_id}-{int(time.time())}@{mail.mail_domain()}>",
-        )
+        with i18n.speaking(i18n.language(raw.get("language"))):
+            message = _webhook_disabled_mail(player_id, raw, reason)
         seatmail.send_once(store, f"disabled-{player_id}-{int(time.time())}", message)
+
+
+def _webhook_disabled_mail(player_id: str, raw: dict[str, str], reason: str) -> mail.Mail:
+    """The owner's notice, in the spoken language (``reason`` is the server's, in English)."""
+    name = raw.get("name", "")
+    lines = [
+        _("Hello %(name)s,", name=name) if name else _("Hello,"),
+        "",
+        _(
+            "Kurier stopped sending webhooks to %(url)s: %(reason)s.",
+            url=raw.get("webhook_url", ""),
+            reason=reason,
+        ),
+        "",
+        _(
+            "Set the URL again with PATCH /v1/me to re-enable it; "
+            "GET /v1/me/webhook-deliveries shows what failed."
+        ),
+    ]
+    return mail.Mail(
+        to=raw["email"],
+        to_name=name,
+        subject=_("Kurier: your webhook was disabled"),
+        text="\n".join(lines),
+        message_id=f"<webhook-disabled-{player_id}-{int(time.time())}@{mail.mail_domain()}>",
+    )
 
 
 # -- deadlines ----------------------------------------------------------------------------------
