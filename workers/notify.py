@@ -165,8 +165,9 @@ def send_mailbag(game_id: str, seat: int) -> str:
         lines = [_bag_line(store, record, seat, notice, raw) for _entry, notice in bag]
         told = [line for line in lines if line]
         key = f"b-{game_id}-{seat}-{bag[-1][0].replace('-', '_')}"
-        message = _bag_mail(store, record, seat, bag, told, raw, key) if told else None
-    if message is not None and raw.get("email"):
+        wanted = told and raw.get("email")  # an address removed meanwhile: nothing to send
+        message = _bag_mail(store, record, seat, bag, told, raw, key) if wanted else None
+    if message is not None:
         seatmail.send_once(store, key, message)
     mailbag.remove(store, game_id, seat, [entry_id for entry_id, _notice in bag])
     return f"sent:{len(told)}" if told else "stale"
