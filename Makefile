@@ -47,11 +47,14 @@ POT := service/translations/messages.pot
 # Every language with a catalog (service/translations/<lang>/).
 CATALOG_LANGUAGES := $(notdir $(patsubst %/,%,$(dir $(wildcard service/translations/*/LC_MESSAGES))))
 
+# pybabel through the venv's python (the script's #! line names the venv it was installed from).
+PYBABEL := $(BIN)/python -m babel.messages.frontend
+
 translations:
-	PYTHONPATH=. $(BIN)/pybabel extract -F babel.cfg -k N_:1,1t -k N_:1,2,2t -k N_:1,2,3t \
+	PYTHONPATH=. $(PYBABEL) extract -F babel.cfg -k N_:1,1t -k N_:1,2,2t -k N_:1,2,3t \
 		--no-wrap --sort-output --omit-header --no-location -o $(POT) .
 	for lang in $(CATALOG_LANGUAGES); do \
-		$(BIN)/pybabel update -i $(POT) -d service/translations -l $$lang --no-wrap \
+		$(PYBABEL) update -i $(POT) -d service/translations -l $$lang --no-wrap \
 			--ignore-obsolete --no-fuzzy-matching; \
 	done
 

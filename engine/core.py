@@ -485,17 +485,25 @@ class Game(ABC, Generic[State, Action]):
         """Final scores and winners once the game is over, else ``None``."""
 
     def event_words(
-        self, kind: str, data: Mapping[str, Any], names: Sequence[str] = ()
+        self,
+        kind: str,
+        data: Mapping[str, Any],
+        names: Sequence[str] = (),
+        words: Translator | None = None,
     ) -> tuple[str, str] | None:
         """What to tell players about this game's public event ``kind`` (its ``data`` as the
         event carries it): a short subject and a sentence, in the game's own words, seats
         named by ``names``, for notifications; ``None`` lets the notifier say it in generic
-        words."""
+        words. ``words``: the reader's language, as for ``describe``."""
         return None
 
     #: A short rule per action kind (``Action.kind``) for ``move_groups``: what the kind does
-    #: and how it is written. A kind missing here is listed with no rule.
+    #: and how it is written. A kind missing here is listed with no rule. Each is marked
+    #: ``N_`` (engine.sentences) so a caller translates it (``Translator.text``).
     move_rules: ClassVar[Mapping[str, str]] = {}
+    #: What a decision's ``step`` asks, in a few words, for the header of a mail ("play a
+    #: card"); marked ``N_`` like ``move_rules``. A step missing here is shown as its id.
+    step_names: ClassVar[Mapping[str, str]] = {}
 
     def move_groups(self, legal: Sequence[Action]) -> list[MoveGroup]:
         """``legal`` (a seat's legal actions) grouped by kind, in order of first appearance:

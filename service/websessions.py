@@ -17,7 +17,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from service import owed
+from service import i18n, owed, prefs
 from service.keys import session_key, signin_key
 from service.owed import OwedJob
 from service.queues import DEFAULT_QUEUE, SIGNIN_MAIL_JOB
@@ -34,10 +34,13 @@ class Session:
     csrf: str
 
 
-def mail_signin_links(store: Store, email: str, public_url: str) -> int:
+def mail_signin_links(store: Store, email: str, public_url: str, lang: str = i18n.DEFAULT) -> int:
     """Mail one sign-in link per player who gave ``email``; returns how many (the page says
-    the same whatever it is, so nobody learns which addresses are known)."""
+    the same whatever it is, so nobody learns which addresses are known). The mail speaks
+    the first player's ``language`` preference, else ``lang`` (the page's)."""
     players = store.players_with_email(email)
+    chosen = [prefs.language_of(store, player["id"]) for player in players]
+    lang = next((c for c in chosen if c), i18n.language(lang))
     links = []
     for player in players:
         token = secrets.token_urlsafe(32)
@@ -49,7 +52,7 @@ def mail_signin_links(store: Store, email: str, public_url: str) -> int:
         job = OwedJob(
             id=f"signin-{secrets.token_hex(8)}",
             func=SIGNIN_MAIL_JOB,
-            args=(players[0]["email"], links),
+            args=(players[0]["email"], links, lang),
             queue=DEFAULT_QUEUE,
             timeout=60,
             result_ttl=0,

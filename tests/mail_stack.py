@@ -15,12 +15,15 @@ from email.utils import make_msgid
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from service import i18n
 from tests.notify_stack import ROOT, NotifyStack
 from tests.receivers import free_port, wait_for
 from workers.mailview import MOVES_HEADING
 from workers.seatmail import LEGAL_HEADING
 
 DOMAIN = "play.test"
+#: The turn mail's heading of the grouped moves in every language (a mail speaks its reader's).
+MOVES_HEADINGS = frozenset(i18n.gettext(lang, MOVES_HEADING) for lang in i18n.LANGUAGES)
 PLAYERS_DOMAIN = "players.test"
 
 
@@ -101,12 +104,13 @@ def plain(message: EmailMessage) -> str:
 
 def legal_moves(message: EmailMessage) -> list[str]:
     """The moves a mail lists: all of them (an answer to a mail, under ``LEGAL_HEADING``), or
-    the examples of each kind (a turn mail, under ``MOVES_HEADING``: every move of a small
-    group, a few of a large one)."""
+    the examples of each kind (a turn mail, under ``MOVES_HEADING`` in the reader's language:
+    every move of a small group, a few of a large one)."""
     lines = plain(message).splitlines()
-    if MOVES_HEADING in lines:
+    heading = next((line for line in lines if line in MOVES_HEADINGS), None)
+    if heading is not None:
         out = []
-        for line in lines[lines.index(MOVES_HEADING) + 1 :]:
+        for line in lines[lines.index(heading) + 1 :]:
             if not line.startswith("  "):
                 break
             if line.startswith("      "):

@@ -299,12 +299,14 @@ def test_notices_say_what_happened_with_the_players_names() -> None:
         "event": "conflict_resolved",
         "ref": "conflict-1",
         "province": "ITA",
-        "cards": {"0": ["V", "V"], "1": []},
+        # The revealed cards are people ids, as the engine's event carries them.
+        "cards": {"0": ["vandals", "vandals"], "1": []},
         "strength": {"V": 3, "H": 1},
         "removed": ["H"],
     }
     text = notify._headline("game.conflict_resolved", resolved, record, {})
-    assert text == "The conflict in Italia is decided (Anna laid V V; Bruno laid none): " + (
+    assert text == (
+        "The conflict in Italia is decided (Anna laid Vandal, Vandal; Bruno laid none): "
         "the Huns leave it."
     )
     scored = {"event": "scored", "scoring": "final", "peoples": [], "scores": [3, 5]}

@@ -8,7 +8,10 @@ moves grouped by kind (``Game.move_groups``: a rule and examples, not every comb
 to reply; the links. The text part says all of it without the picture.
 
 Every user-visible string is marked for translation: ``{{ _("...") }}`` in the templates
-(workers/templates/mail/), ``_()`` here; ``environment`` installs the translations.
+(workers/templates/mail/), ``_()`` here (service/i18n.py ``say``). A mail is built and
+rendered inside ``with i18n.speaking(lang)`` (workers/notify.py: the reader's ``language``
+preference), so everything here, the engine's sentences and rules, the pictures and the
+templates speak the reader's language (docs/i18n.md).
 """
 
 from __future__ import annotations
@@ -17,14 +20,17 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 import jinja2
 
 from engine.core import SYSTEM, MoveGroup
-from service import games, pictures
+from engine.sentences import N_
+from service import games, i18n, pictures
+from service.i18n import say as _
+from service.i18n import say_n as ngettext
 from service.pictures import png as picture_png
 from service.pictures import text_summary
 from service.record import GameRecord
@@ -35,17 +41,14 @@ TEMPLATES = Path(__file__).parent / "templates" / "mail"
 #: The mail's width (px) and the pictures' pixel width: twice that, sharp on dense screens.
 MAIL_WIDTH = 600
 PICTURE_PIXELS = 2 * MAIL_WIDTH
-#: The heading of the grouped moves in the text part (tests/mail_stack.py reads below it).
-MOVES_HEADING = "Your moves, by kind:"
-#: Rendered pictures by (game, version): the seats of one version share one render.
+#: The heading of the grouped moves in the text part, in English (tests/mail_stack.py reads
+#: below it, in every language).
+MOVES_HEADING = N_("Your moves, by kind:")
+#: Rendered pictures by (game, version, language): the seats of one version that read one
+#: language share one render (the pictures' labels and legend are in the reader's language).
 _CACHE_SIZE = 8
-_cache: OrderedDict[tuple[str, int], tuple[Picture, ...]] = OrderedDict()
+_cache: OrderedDict[tuple[str, int, str], tuple[Picture, ...]] = OrderedDict()
 _cache_lock = threading.Lock()
-
-
-def _(text: str) -> str:
-    """Marks a user-visible string for translation (a placeholder until the catalogues)."""
-    return text
 
 
 @dataclass(frozen=True)
@@ -92,12 +95,12 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=jinja2.select_autoescape(["html"]),
-        extensions=["jinja2.ext.i18n"],
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
+    # Speaks the language of the ``i18n.speaking`` block the template is rendered in.
+    i18n.install_jinja(env)
     return env
 
 
@@ -114,13 +117,14 @@ def turn_mail(
     groups = tuple(move_groups(record, seat)) if asked else ()
     example = groups[0].examples[0] if groups and groups[0].examples else ""
     if groups:
-        reply = _("Reply to this mail with your move, e.g. “{example}”, one per line.").format(
-            example=example
+        reply = _(
+            "Reply to this mail with your move, e.g. “%(example)s”, one per line.",
+            example=example,
         )
     else:
         reply = _("Reply to this mail to write to the table: “say” and your text.")
     return TurnMail(
-        greeting=_("Hello {name},").format(name=name) if name else _("Hello,"),
+        greeting=_("Hello %(name)s,", name=name) if name else _("Hello,"),
         header=header(record, seat),
         told=tuple(what_happened(store, record, seat, told)),
         pictures=mail_pictures(store, record),
@@ -135,8 +139,11 @@ def turn_mail(
             "with the rest."
         ),
         links=tuple(links),
-        footer=_("{title}, game {game}, version {version}.").format(
-            title=record.game.title, game=record.id, version=record.version
+        footer=_(
+            "%(title)s, game %(game)s, version %(version)s.",
+            title=game_title(record),
+            game=record.id,
+            version=record.version,
         ),
     )
 
@@ -146,7 +153,8 @@ def what_happened(store: Store, record: GameRecord, seat: int, told: Sequence[st
     may see, up to the mailed version), then what the notices tell beyond it; a bare "your
     turn" is left to the header."""
     entries = store.log_tail(record, games.RECENT_ENTRIES)
-    sentences = [s["text"] for s in games.since_last_move(record, entries, seat)]
+    words = i18n.engine_words(i18n.spoken())
+    sentences = [s["text"] for s in games.since_last_move(record, entries, seat, words)]
     extra = [line for line in told if line not in sentences and line != _("Your turn.")]
     return [*sentences, *extra]
 
@@ -156,24 +164,43 @@ def header(record: GameRecord, seat: int) -> str:
     if record.status == "finished":
         winners = [_name(record, s) for s in (record.result or {}).get("winners") or []]
         if winners:
-            return _("The game is over: {names} won.").format(names=", ".join(winners))
+            # Two forms for German ("hat"/"haben gewonnen"); English says "won" for both.
+            return ngettext(
+                "The game is over: %(names)s won.",
+                "The game is over: %(names)s won.",
+                len(winners),
+                names=", ".join(winners),
+            )
         return _("The game is over.")
     if record.status != "active":
         return _("The game has not started yet.")
     mine = next((d for d in record.pending if d["seat"] == seat), None)
     if mine is not None:
-        step = str(mine.get("step", "")).replace("_", " ")
+        step = step_name(record, str(mine.get("step", "")))
         if mine.get("kind") == "sealed":
-            return _("Your sealed choice, {name}: {step}").format(
-                name=_name(record, seat), step=step
-            )
-        return _("Your turn, {name}: {step}").format(name=_name(record, seat), step=step)
+            return _("Your sealed choice, %(name)s: %(step)s", name=_name(record, seat), step=step)
+        return _("Your turn, %(name)s: %(step)s", name=_name(record, seat), step=step)
     others = [_name(record, d["seat"]) for d in record.pending if d["seat"] != SYSTEM]
     if not others:
         return _("The server is resolving the last choices.")
     if len(others) == 1:
-        return _("{name} is to move.").format(name=others[0])
-    return _("{names} are to move.").format(names=", ".join(dict.fromkeys(others)))
+        return _("%(name)s is to move.", name=others[0])
+    return _("%(names)s are to move.", names=", ".join(dict.fromkeys(others)))
+
+
+def step_name(record: GameRecord, step: str) -> str:
+    """What a decision's step asks, in the game's words (``Game.step_names``) and the spoken
+    language; a step the game does not name reads as its id."""
+    english = record.game.step_names.get(step)
+    if english is None:
+        return step.replace("_", " ")
+    words = i18n.engine_words(i18n.spoken())
+    return english if words is None else words.text(english)
+
+
+def game_title(record: GameRecord) -> str:
+    """The game type's title in the spoken language (the catalogs hold every title)."""
+    return i18n.say_word(record.game.title)
 
 
 def standings(record: GameRecord) -> list[Standing]:
@@ -209,7 +236,7 @@ def standings(record: GameRecord) -> list[Standing]:
 def _name(record: GameRecord, seat: int) -> str:
     if 0 <= seat < len(record.names) and record.names[seat]:
         return record.names[seat]
-    return _("Player {number}").format(number=seat + 1)
+    return _("Player %(number)s", number=seat + 1)
 
 
 def move_groups(record: GameRecord, seat: int) -> list[MoveGroup]:
@@ -220,7 +247,12 @@ def move_groups(record: GameRecord, seat: int) -> list[MoveGroup]:
     if not offered:
         return []
     game = record.game
-    return game.move_groups([game.action_from_json(a["action"]) for a in offered])
+    groups = game.move_groups([game.action_from_json(a["action"]) for a in offered])
+    words = i18n.engine_words(i18n.spoken())
+    if words is None:
+        return groups
+    # The rules are the engine's English, marked N_: the catalog has them.
+    return [replace(g, rule=words.text(g.rule) if g.rule else "") for g in groups]
 
 
 def view_text(record: GameRecord, seat: int) -> str:
@@ -228,7 +260,7 @@ def view_text(record: GameRecord, seat: int) -> str:
         return ""
     game = record.game
     view = game.view(game.load(record.state), seat)
-    return text_summary(record.type, view, names=record.names).rstrip()
+    return text_summary(record.type, view, names=record.names, lang=i18n.spoken()).rstrip()
 
 
 def secret_lines(record: GameRecord, seat: int) -> list[str]:
@@ -238,9 +270,11 @@ def secret_lines(record: GameRecord, seat: int) -> list[str]:
         return []
     game = record.game
     state = game.load(record.state)
-    own = text_summary(record.type, game.view(state, seat), names=record.names).splitlines()
-    public = set(text_summary(record.type, game.view(state, None), names=record.names).splitlines())
-    return [line.strip() for line in own if line.strip() and line not in public]
+    lang = i18n.spoken()
+    own = text_summary(record.type, game.view(state, seat), names=record.names, lang=lang)
+    public = text_summary(record.type, game.view(state, None), names=record.names, lang=lang)
+    shown = set(public.splitlines())
+    return [line.strip() for line in own.splitlines() if line.strip() and line not in shown]
 
 
 # -- the picture of the mailed version ------------------------------------------------------------
@@ -251,7 +285,7 @@ def mail_pictures(store: Store, record: GameRecord) -> tuple[Picture, ...]:
     game has one); none when the game has no picture or the server cannot render it."""
     if record.state is None or not pictures.has_picture(record.type):
         return ()
-    key = (record.id, record.version)
+    key = (record.id, record.version, i18n.spoken())
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
@@ -259,7 +293,7 @@ def mail_pictures(store: Store, record: GameRecord) -> tuple[Picture, ...]:
     try:
         made = _render(store, record)
     except picture_png.PictureRenderError as error:
-        log.warning("mail of %s v%s goes without its picture: %s", *key, error)
+        log.warning("mail of %s v%s (%s) goes without its picture: %s", *key, error)
         made = ()
     with _cache_lock:
         _cache[key] = made
@@ -270,22 +304,27 @@ def mail_pictures(store: Store, record: GameRecord) -> tuple[Picture, ...]:
 
 def board_svgs(store: Store, record: GameRecord) -> list[tuple[str, str]]:
     """(name, SVG) of the pictures of ``record``'s version, as board.svg draws them: the
-    spectators' view, players by name, the last move's events marked."""
+    spectators' view, players by name, the last move's events marked, in the spoken
+    language."""
     game = record.game
     view = game.view(game.load(record.state or {}), None)
-    _, entries = store.read_log(record.id, max(record.version - 1, 0))
+    _start, entries = store.read_log(record.id, max(record.version - 1, 0))
     last = next((entry["events"] for v, entry in entries if v == record.version), [])
-    title = f"{game.title} · game {record.id} · version {record.version}"
-    names = record.names
+    title = _(
+        "%(title)s · game %(game)s · version %(version)s",
+        title=game_title(record),
+        game=record.id,
+        version=record.version,
+    )
+    names, lang = record.names, i18n.spoken()
     out = []
     crop = pictures.board_crop_svg(
-        record.type, view, title, names=names, last_events=last, width=MAIL_WIDTH
+        record.type, view, title, names=names, last_events=last, width=MAIL_WIDTH, lang=lang
     )
     if crop is not None:
         out.append(("crop", crop))
-    out.append(
-        ("board", pictures.board_svg(record.type, view, title, names=names, last_events=last))
-    )
+    board = pictures.board_svg(record.type, view, title, names=names, last_events=last, lang=lang)
+    out.append(("board", board))
     return out
 
 
@@ -310,4 +349,5 @@ def render_text(turn: TurnMail) -> str:
 
 
 def render_html(turn: TurnMail, subject: str) -> str:
-    return environment().get_template("turn.html").render(turn=turn, subject=subject)
+    template = environment().get_template("turn.html")
+    return template.render(turn=turn, subject=subject, lang=i18n.spoken())

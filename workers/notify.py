@@ -18,9 +18,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from engine.core import SYSTEM, Event
+from engine.sentences import N_
 from service import (
     deliveries,
     games,
+    i18n,
     mailbag,
     messages,
     metrics,
@@ -30,6 +32,7 @@ from service import (
     queues,
     webhook_urls,
 )
+from service.i18n import say as _
 from service.keys import player_key
 from service.record import GameRecord
 from service.store import Store
@@ -54,16 +57,27 @@ def retry_schedule() -> tuple[float, ...]:
 
 # -- one notification to one seat ---------------------------------------------------------------
 
-#: What the subject says is asked or happened.
+#: What the subject says is asked or happened (English; ``_`` says it in the reader's language).
 SUBJECTS = {
-    "game.started": "the game has started",
-    "game.turn_started": "your turn",
-    "game.sealed_needed": "your sealed choice is needed",
-    "game.conflict_resolved": "a conflict was resolved",
-    "game.scored": "scoring",
-    "game.deadline_warning": "your deadline is near",
-    "game.timeout_applied": "your deadline passed",
-    "game.ended": "the game is over",
+    "game.started": N_("the game has started"),
+    "game.turn_started": N_("your turn"),
+    "game.sealed_needed": N_("your sealed choice is needed"),
+    "game.conflict_resolved": N_("a conflict was resolved"),
+    "game.scored": N_("scoring"),
+    "game.deadline_warning": N_("your deadline is near"),
+    "game.timeout_applied": N_("your deadline passed"),
+    "game.ended": N_("the game is over"),
+}
+NEWS = N_("news")
+#: The sentence of a notice that has no event behind it (the subject's words otherwise).
+HEADLINES = {
+    "game.started": N_("The game has started."),
+    "game.turn_started": N_("Your turn."),
+    "game.sealed_needed": N_("Your sealed choice is needed."),
+    "game.conflict_resolved": N_("A conflict was resolved."),
+    "game.scored": N_("Scoring."),
+    "game.deadline_warning": N_("Your deadline is near."),
+    "game.timeout_applied": N_("Your deadline passed."),
 }
 #: Types that ask the seat to act: stale once the seat no longer owes that decision.
 ASKING = ("game.turn_started", "game.sealed_needed", "game.deadline_warning")
@@ -85,7 +99,9 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
         notice = {"kind": kind, "version": version, "data": data}
         mailbag.put(store, game_id, seat, notice, at=held)
     elif "email" in channels:
-        seatmail.send_once(store, key, _game_mail(store, record, version, kind, seat, data, raw))
+        with i18n.speaking(i18n.language(raw.get("language"))):
+            message = _game_mail(store, record, version, kind, seat, data, raw)
+        seatmail.send_once(store, key, message)
     if "webhook" in channels:
         payload = {
             "type": kind,
@@ -116,30 +132,14 @@ def notify_message(game_id: str, message_id: str, seat: int) -> str:
     raw = store.r.hgetall(player_key(player_id))
     channels = prefs.channels_for(raw, MESSAGE_NOTICE)
     key = queues.message_job_id(game_id, message_id, seat)
-    sender = record.names[shown["from_seat"]]
-    private = shown["to_seat"] is not None
     held = mailbag.send_time(raw, time.time())
     if "email" in channels and (mailbag.window() or held is not None):
         notice = {"kind": MESSAGE_NOTICE, "message_id": message_id}
         mailbag.put(store, game_id, seat, notice, at=held)
     elif "email" in channels:
-        heading = (
-            f"{sender} wrote to you privately:" if private else f"{sender} wrote to the table:"
-        )
-        seatmail.send_once(
-            store,
-            key,
-            mail.Mail(
-                to=raw["email"],
-                to_name=raw.get("name", ""),
-                subject=f"{record.game.title} game {record.id}: a message from {sender}",
-                text="\n".join([f"Hello {raw.get('name', '')},", "", heading, "", shown["text"]]),
-                links=(("Messages (API)", f"{public_url()}/v1/games/{game_id}/messages"),),
-                thread_id=mail.thread_id(record.id),
-                message_id=f"<{key}@{mail.mail_domain()}>",
-                reply_to=seatmail.issue_address(store, record, seat),
-            ),
-        )
+        with i18n.speaking(i18n.language(raw.get("language"))):
+            message = _message_mail(store, record, seat, raw, shown, key)
+        seatmail.send_once(store, key, message)
     if "webhook" in channels:
         payload = {
             "type": MESSAGE_NOTICE,
@@ -161,12 +161,15 @@ def send_mailbag(game_id: str, seat: int) -> str:
         return "empty"  # sent by an earlier run, or by the job of an earlier window
     record = store.get_game(game_id)
     raw = store.r.hgetall(player_key(record.seats[seat]))
-    lines = [_bag_line(store, record, seat, notice, raw) for _, notice in bag]
-    told = [line for line in lines if line]
-    if told and raw.get("email"):
+    with i18n.speaking(i18n.language(raw.get("language"))):
+        lines = [_bag_line(store, record, seat, notice, raw) for _entry, notice in bag]
+        told = [line for line in lines if line]
         key = f"b-{game_id}-{seat}-{bag[-1][0].replace('-', '_')}"
-        seatmail.send_once(store, key, _bag_mail(store, record, seat, bag, told, raw, key))
-    mailbag.remove(store, game_id, seat, [entry_id for entry_id, _ in bag])
+        wanted = told and raw.get("email")  # an address removed meanwhile: nothing to send
+        message = _bag_mail(store, record, seat, bag, told, raw, key) if wanted else None
+    if message is not None:
+        seatmail.send_once(store, key, message)
+    mailbag.remove(store, game_id, seat, [entry_id for entry_id, _notice in bag])
     return f"sent:{len(told)}" if told else "stale"
 
 
@@ -181,8 +184,11 @@ def _bag_line(
         if shown is None:
             return ""
         sender = record.names[shown["from_seat"]]
-        where = "to you privately" if shown["to_seat"] is not None else "to the table"
-        return f"{sender} wrote {where}: {shown['text']}"
+        if shown["to_seat"] is not None:
+            return _(
+                "%(sender)s wrote to you privately: %(text)s", sender=sender, text=shown["text"]
+            )
+        return _("%(sender)s wrote to the table: %(text)s", sender=sender, text=shown["text"])
     if kind in ASKING and not _still_owed(record, seat, notice["data"]):
         return ""
     return _headline(kind, notice["data"], record, raw)
@@ -200,13 +206,13 @@ def _bag_mail(
     asked = any(d["seat"] == seat for d in record.pending) and record.status == "active"
     kinds = [notice["kind"] for _, notice in bag]
     if asked:
-        subject = "your turn"
+        subject = _said(SUBJECTS, "game.turn_started")
     elif "game.ended" in kinds:
-        subject = SUBJECTS["game.ended"]
+        subject = _said(SUBJECTS, "game.ended")
     elif set(kinds) == {MESSAGE_NOTICE}:
-        subject = "new messages" if len(told) > 1 else "a new message"
+        subject = _("new messages") if len(told) > 1 else _("a new message")
     else:
-        subject = SUBJECTS.get(kinds[-1], "news")
+        subject = _said(SUBJECTS, kinds[-1], NEWS)
     base = f"{public_url()}/v1/games/{record.id}"
     return _seat_mail(
         store,
@@ -216,7 +222,7 @@ def _bag_mail(
         subject=subject,
         told=told,
         asked=asked,
-        links=(("Messages (API)", f"{base}/messages"),),
+        links=((_("Messages (API)"), f"{base}/messages"),),
         message_id=f"<{key}@{mail.mail_domain()}>",
     )
 
@@ -248,7 +254,7 @@ def _game_mail(
         subject=_subject(kind, data, record),
         told=[_headline(kind, data, record, raw)],
         asked=kind in ASKING,
-        links=(("Your legal moves (API)", f"{base}/legal-actions"),),
+        links=((_("Your legal moves (API)"), f"{base}/legal-actions"),),
         message_id=f"<{queues.notify_job_id(record.id, version, kind, seat)}@{mail.mail_domain()}>",
     )
 
@@ -267,18 +273,21 @@ def _seat_mail(
 ) -> mail.Mail:
     """A mail to one seat (workers/mailview.py): whose turn it is, what it is told, the board
     of this version as an inline picture, its own secrets, its moves grouped by kind when it
-    is asked, how to reply, and a reply address for that seat."""
+    is asked, how to reply, and a reply address for that seat. Called inside
+    ``i18n.speaking`` with the reader's language: everything in it speaks that language."""
     base = f"{public_url()}/v1/games/{record.id}"
+    lang = i18n.spoken()
+    picture = f"{base}/board.svg" if lang == i18n.DEFAULT else f"{base}/board.svg?lang={lang}"
     every_link = (
-        (mailview._("The game on the web"), f"{public_url()}/games/{record.id}"),
-        (mailview._("Board picture (now)"), f"{base}/board.svg"),
-        (mailview._("Game (API)"), base),
+        (_("The game on the web"), f"{public_url()}/games/{record.id}"),
+        (_("Board picture (now)"), picture),
+        (_("Game (API)"), base),
         *links,
     )
     turn = mailview.turn_mail(
         store, record, seat, raw.get("name", ""), told=told, asked=asked, links=every_link
     )
-    full_subject = f"{record.game.title} game {record.id}: {subject}"
+    full_subject = _full_subject(record, subject)
     return mail.Mail(
         to=raw["email"],
         to_name=raw.get("name", ""),
@@ -294,31 +303,84 @@ def _seat_mail(
     )
 
 
+def _full_subject(record: GameRecord, subject: str) -> str:
+    return _(
+        "%(title)s game %(game)s: %(subject)s",
+        title=mailview.game_title(record),
+        game=record.id,
+        subject=subject,
+    )
+
+
+def _message_mail(
+    store: Store,
+    record: GameRecord,
+    seat: int,
+    raw: dict[str, str],
+    shown: dict[str, Any],
+    key: str,
+) -> mail.Mail:
+    """The plain mail of one message (no window to batch it in), in the spoken language."""
+    sender = record.names[shown["from_seat"]]
+    if shown["to_seat"] is not None:
+        heading = _("%(sender)s wrote to you privately:", sender=sender)
+    else:
+        heading = _("%(sender)s wrote to the table:", sender=sender)
+    name = raw.get("name", "")
+    greeting = _("Hello %(name)s,", name=name) if name else _("Hello,")
+    messages_url = f"{public_url()}/v1/games/{record.id}/messages"
+    return mail.Mail(
+        to=raw["email"],
+        to_name=name,
+        subject=_full_subject(record, _("a message from %(sender)s", sender=sender)),
+        text="\n".join([greeting, "", heading, "", shown["text"]]),
+        links=((_("Messages (API)"), messages_url),),
+        thread_id=mail.thread_id(record.id),
+        message_id=f"<{key}@{mail.mail_domain()}>",
+        reply_to=seatmail.issue_address(store, record, seat),
+    )
+
+
+def _said(table: dict[str, str], kind: str, default: str = "") -> str:
+    """``table``'s English for ``kind`` (marked ``N_`` there) in the spoken language."""
+    english = table.get(kind, default)
+    return _(english)
+
+
+def _engine_words() -> i18n.EngineWords | None:
+    return i18n.engine_words(i18n.spoken())
+
+
 def _game_words(record: GameRecord, data: dict[str, Any]) -> tuple[str, str] | None:
-    """The game's own words for the engine event behind a notice (its kind is in ``event``)."""
-    return record.game.event_words(data["event"], data, record.names) if data.get("event") else None
+    """The game's own words for the engine event behind a notice (its kind is in ``event``),
+    in the spoken language."""
+    if not data.get("event"):
+        return None
+    return record.game.event_words(data["event"], data, record.names, _engine_words())
 
 
 def _event_sentence(record: GameRecord, data: dict[str, Any]) -> str | None:
-    """The engine's ``describe`` of the event behind a notice: players by name."""
+    """The engine's ``describe`` of the event behind a notice: players by name, in the
+    spoken language."""
     if not data.get("event"):
         return None
     fields = {k: v for k, v in data.items() if k != "event"}
-    return record.game.describe(Event(data["event"], fields), record.names)
+    return record.game.describe(Event(data["event"], fields), record.names, _engine_words())
 
 
 def _subject(kind: str, data: dict[str, Any], record: GameRecord) -> str:
     words = _game_words(record, data)
-    text = words[0] if words else SUBJECTS.get(kind, kind)
+    text = words[0] if words else _said(SUBJECTS, kind, kind)
     if kind in ("game.turn_started", "game.sealed_needed") and data.get("step"):
-        text += f" ({data['step'].replace('_', ' ')})"
+        text += f" ({mailview.step_name(record, str(data['step']))})"
     return text
 
 
 def _headline(kind: str, data: dict[str, Any], record: GameRecord, raw: dict[str, str]) -> str:
     due = ""
     if record.deadline_at and kind in ASKING:
-        due = f" Decide before {_local(record.deadline_at, raw.get('timezone') or 'UTC')}."
+        when = _local(record.deadline_at, raw.get("timezone") or "UTC")
+        due = " " + _("Decide before %(time)s.", time=when)
     sentence = _event_sentence(record, data)
     if sentence:
         return sentence
@@ -326,11 +388,16 @@ def _headline(kind: str, data: dict[str, Any], record: GameRecord, raw: dict[str
     if words:
         return words[1]
     if kind == "game.timeout_applied":
-        what = data.get("action") or ("a pass" if data.get("decision") == "sealed" else "no move")
-        return f"Your deadline for {data.get('step')} passed; the server played {what}."
+        return _timeout_line(record, data)
     if kind == "game.ended":
-        return "The game is over."
-    return SUBJECTS.get(kind, kind).capitalize() + "." + due
+        return _("The game is over.")
+    return _said(HEADLINES, kind, kind) + due
+
+
+def _timeout_line(record: GameRecord, data: dict[str, Any]) -> str:
+    what = data.get("action") or (_("a pass") if data.get("decision") == "sealed" else _("no move"))
+    step = mailview.step_name(record, str(data.get("step") or ""))
+    return _("Your deadline for %(step)s passed; the server played %(what)s.", step=step, what=what)
 
 
 def _local(when: float, zone: str) -> str:
@@ -404,19 +471,35 @@ def disable_webhook(store: Store, player_id: str, reason: str) -> None:
     raw = store.r.hgetall(key)
     log.warning("webhook of %s disabled: %s", player_id, reason)
     if raw.get("email"):
-        text = (
-            f"Hello {raw.get('name', '')},\n\nKurier stopped sending webhooks to "
-            f"{raw.get('webhook_url')}: {reason}.\n\nSet the URL again with PATCH /v1/me to "
-            "re-enable it; GET /v1/me/webhook-deliveries shows what failed."
-        )
-        message = mail.Mail(
-            to=raw["email"],
-            to_name=raw.get("name", ""),
-            subject="Kurier: your webhook was disabled",
-            text=text,
-            message_id=f"<webhook-disabled-{player_id}-{int(time.time())}@{mail.mail_domain()}>",
-        )
+        with i18n.speaking(i18n.language(raw.get("language"))):
+            message = _webhook_disabled_mail(player_id, raw, reason)
         seatmail.send_once(store, f"disabled-{player_id}-{int(time.time())}", message)
+
+
+def _webhook_disabled_mail(player_id: str, raw: dict[str, str], reason: str) -> mail.Mail:
+    """The owner's notice, in the spoken language (``reason`` is the server's, in English)."""
+    name = raw.get("name", "")
+    lines = [
+        _("Hello %(name)s,", name=name) if name else _("Hello,"),
+        "",
+        _(
+            "Kurier stopped sending webhooks to %(url)s: %(reason)s.",
+            url=raw.get("webhook_url", ""),
+            reason=reason,
+        ),
+        "",
+        _(
+            "Set the URL again with PATCH /v1/me to re-enable it; "
+            "GET /v1/me/webhook-deliveries shows what failed."
+        ),
+    ]
+    return mail.Mail(
+        to=raw["email"],
+        to_name=name,
+        subject=_("Kurier: your webhook was disabled"),
+        text="\n".join(lines),
+        message_id=f"<webhook-disabled-{player_id}-{int(time.time())}@{mail.mail_domain()}>",
+    )
 
 
 # -- deadlines ----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import logging
 import os
 import time
 
-from service import config, games, metrics, replies
+from service import config, games, i18n, metrics, replies
 from service.pictures import text_summary
 from service.record import GameRecord
 from service.store import Store
@@ -54,12 +54,13 @@ def issue_address(store: Store, record: GameRecord, seat: int) -> str:
 
 
 def seat_view(record: GameRecord, seat: int) -> list[str]:
-    """The seat's own view of the game as text (nothing another seat hides), or nothing."""
+    """The seat's own view of the game as text (nothing another seat hides), or nothing; in
+    the language of the ``i18n.speaking`` block it is called in."""
     if record.state is None:
         return []
     game = record.game
     view = game.view(game.load(record.state), seat)
-    return [text_summary(record.type, view, names=record.names).rstrip()]
+    return [text_summary(record.type, view, names=record.names, lang=i18n.spoken()).rstrip()]
 
 
 def legal_moves(record: GameRecord, seat: int) -> list[str]:

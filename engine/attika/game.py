@@ -12,6 +12,7 @@ from engine.attika.describe import Describe
 from engine.attika.rules import Rules
 from engine.attika.state import NO_MODE, OVER, REVEALED, AttikaState, dump_state, load_state
 from engine.core import RulesGame, options_from_data
+from engine.sentences import N_
 
 
 class AttikaGame(RulesGame[AttikaState, AttikaAction]):
@@ -22,14 +23,23 @@ class AttikaGame(RulesGame[AttikaState, AttikaAction]):
     rules_version: ClassVar[str] = "attika-2"
     #: Each kind of move in a few words, for mails (docs/rules/attika.md has the rules).
     move_rules: ClassVar[Mapping[str, str]] = {
-        "reveal": "turn up the top building of one of your stacks (1 = main stack): reveal 2",
-        "build": "build a building at a hex (q,r as on the board) and pay with cards "
-        "W F H M, or pay auto: build temple at 2,-1 pay auto",
-        "store": "put the building just revealed on your storage board: store",
-        "tile": "place the drawn map tile centred at a hex, turned 0-5 steps: tile at 3,-4 rot 2",
-        "amphora": "spend an amphora for one more action, or more cards: amphora",
-        "draw": "turn the remaining actions into cards; the turn goes on: draw",
-        "end": "end the turn (one card per unused action): end",
+        "reveal": N_("turn up the top building of one of your stacks (1 = main stack): reveal 2"),
+        "build": N_(
+            "build a building at a hex (q,r as on the board) and pay with cards W F H M, "
+            "or pay auto: build temple at 2,-1 pay auto"
+        ),
+        "store": N_("put the building just revealed on your storage board: store"),
+        "tile": N_(
+            "place the drawn map tile centred at a hex, turned 0-5 steps: tile at 3,-4 rot 2"
+        ),
+        "amphora": N_("spend an amphora for one more action, or more cards: amphora"),
+        "draw": N_("turn the remaining actions into cards; the turn goes on: draw"),
+        "end": N_("end the turn (one card per unused action): end"),
+    }
+    step_names: ClassVar[Mapping[str, str]] = {
+        "turn": N_("your actions"),
+        "place_revealed": N_("build or store the revealed building"),
+        "place_tile": N_("place the drawn map tile"),
     }
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
 

@@ -218,7 +218,7 @@ class Describe:
     def _conflict_resolved(self, event: Event, names: Sequence[str]) -> str:
         d = event.data
         laid = [
-            fill(TEMPLATES["conflict_cards"], player=player(names, int(seat)), cards=" ".join(c))
+            fill(TEMPLATES["conflict_cards"], player=player(names, int(seat)), cards=self._cards(c))
             if c
             else fill(TEMPLATES["conflict_cards.none"], player=player(names, int(seat)))
             for seat, c in sorted(d.get("cards", {}).items(), key=lambda pair: int(pair[0]))

@@ -11,8 +11,26 @@ from engine.attila.board import Board, load_board
 from engine.attila.describe import Describe
 from engine.attila.rules import Rules
 from engine.attila.state import AttilaState, dump_state, load_state
-from engine.core import RulesGame, options_from_data
-from engine.sentences import player
+from engine.core import RulesGame, Translator, options_from_data
+from engine.sentences import N_, fill, player, translating
+
+#: The subjects and sentences of ``event_words`` (English; marked for the catalogs).
+EVENT_WORDS: dict[str, str] = {
+    "conflict_resolved": N_("a conflict was resolved"),
+    "conflict_resolved.text": N_(
+        "The conflict in {province} was resolved. Revealed cards: {cards}. Removed: {removed}."
+    ),
+    "cards": N_("{player}: {cards}"),
+    "nothing": N_("nothing"),
+    "nobody": N_("nobody"),
+    "scored": N_("scoring"),
+    "scored.text": N_("Scoring. Scores: {scores}."),
+    "scored.century": N_("century scoring"),
+    "scored.century.text": N_("Century scoring. Scores: {scores}."),
+    "scored.final": N_("final scoring"),
+    "scored.final.text": N_("Final scoring. Scores: {scores}."),
+    "none yet": N_("none yet"),
+}
 
 
 class AttilaGame(RulesGame[AttilaState, AttilaAction]):
@@ -30,18 +48,29 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
     timeout_move: ClassVar[tuple[str, ...]] = ("inf", "end")
     #: Each kind of move in a few words, for mails (docs/rules/attila.md has the rules).
     move_rules: ClassVar[Mapping[str, str]] = {
-        "play": "play a card and set a stone of its people into a province: people letter, "
-        "then province, e.g. V ITA",
-        "influence": "take the influence for the stone just set: inf",
-        "waive": "waive the influence and set a second stone of that people (waive ROM), "
-        "or none (waive)",
-        "commit": "lay cards face down in the conflict (commit VVH), or none (pass)",
-        "double": "action tile Doppelzug: one more card this turn: double",
-        "swap": "action tile Tausch: give 1 or more of your cards back for as many new ones, "
-        "e.g. swap VF",
-        "boost": "action tile 2 Einfluss: +2 on one people (boost V) or +1 on two (boost V H)",
-        "discard": "no card can be played: discard one and the turn ends, e.g. discard V",
-        "end": "end the turn without a tile: end",
+        "play": N_(
+            "play a card and set a stone of its people into a province: people letter, "
+            "then province, e.g. V ITA"
+        ),
+        "influence": N_("take the influence for the stone just set: inf"),
+        "waive": N_(
+            "waive the influence and set a second stone of that people (waive ROM), or none (waive)"
+        ),
+        "commit": N_("lay cards face down in the conflict (commit VVH), or none (pass)"),
+        "double": N_("action tile Doppelzug: one more card this turn: double"),
+        "swap": N_(
+            "action tile Tausch: give 1 or more of your cards back for as many new ones, "
+            "e.g. swap VF"
+        ),
+        "boost": N_("action tile 2 Einfluss: +2 on one people (boost V) or +1 on two (boost V H)"),
+        "discard": N_("no card can be played: discard one and the turn ends, e.g. discard V"),
+        "end": N_("end the turn without a tile: end"),
+    }
+    step_names: ClassVar[Mapping[str, str]] = {
+        "play_card": N_("play a card"),
+        "influence": N_("take or waive the influence"),
+        "conflict_cards": N_("your cards for the conflict"),
+        "finish": N_("an action tile, or end the turn"),
     }
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
 
@@ -55,30 +84,50 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
     # -- words for players --------------------------------------------------------------------
 
     def event_words(
-        self, kind: str, data: Mapping[str, Any], names: Sequence[str] = ()
+        self,
+        kind: str,
+        data: Mapping[str, Any],
+        names: Sequence[str] = (),
+        words: Translator | None = None,
     ) -> tuple[str, str] | None:
-        if kind == "conflict_resolved":
-            cards = "; ".join(
-                f"{player(names, int(s))}: {' '.join(c) or 'nothing'}"
-                for s, c in sorted(data.get("cards", {}).items(), key=lambda p: int(p[0]))
-            )
-            removed = ", ".join(data.get("removed", [])) or "nobody"
-            return (
-                "a conflict was resolved",
-                f"The conflict in {data.get('province')} was resolved. Revealed cards: {cards}. "
-                f"Removed: {removed}.",
-            )
-        if kind == "scored":
-            scoring = str(data.get("scoring", ""))
-            scores = ", ".join(
-                f"{player(names, seat)} {points}"
-                for seat, points in enumerate(data.get("scores") or [])
-            )
-            return (
-                f"{scoring} scoring" if scoring else "scoring",
-                f"{scoring.capitalize()} scoring. Scores: {scores or 'none yet'}.",
-            )
+        with translating(words):
+            if kind == "conflict_resolved":
+                return self._conflict_words(data, names)
+            if kind == "scored":
+                return self._scored_words(data, names)
         return None
+
+    def _conflict_words(self, data: Mapping[str, Any], names: Sequence[str]) -> tuple[str, str]:
+        cards = "; ".join(
+            fill(
+                EVENT_WORDS["cards"],
+                player=player(names, int(s)),
+                cards=" ".join(c) or fill(EVENT_WORDS["nothing"]),
+            )
+            for s, c in sorted(data.get("cards", {}).items(), key=lambda p: int(p[0]))
+        )
+        removed = ", ".join(data.get("removed", [])) or fill(EVENT_WORDS["nobody"])
+        return (
+            fill(EVENT_WORDS["conflict_resolved"]),
+            fill(
+                EVENT_WORDS["conflict_resolved.text"],
+                province=data.get("province"),
+                cards=cards,
+                removed=removed,
+            ),
+        )
+
+    def _scored_words(self, data: Mapping[str, Any], names: Sequence[str]) -> tuple[str, str]:
+        scoring = str(data.get("scoring", ""))
+        key = f"scored.{scoring}" if f"scored.{scoring}" in EVENT_WORDS else "scored"
+        scores = ", ".join(
+            f"{player(names, seat)} {points}"
+            for seat, points in enumerate(data.get("scores") or [])
+        )
+        return (
+            fill(EVENT_WORDS[key]),
+            fill(EVENT_WORDS[key + ".text"], scores=scores or fill(EVENT_WORDS["none yet"])),
+        )
 
     # -- setup and play ---------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from engine.attila_wargame.describe import Describe
 from engine.attila_wargame.rules import Rules
 from engine.attila_wargame.state import WargameState, dump_state, load_state
 from engine.core import RulesGame, options_from_data
+from engine.sentences import N_
 
 _DEFAULT_DESCRIPTION = "proposed ruling for an open point; see docs/rules/attila-wargame.md"
 
@@ -23,17 +24,34 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
     rules_version: ClassVar[str] = "attila-wargame-2"
     #: Each kind of move in a few words, for mails (docs/rules/attila-wargame.md has the rules).
     move_rules: ClassVar[Mapping[str, str]] = {
-        "note": "your secret note (sealed): the Barbarian names the traitor unit and the first "
-        "of Aetius's three rounds (note W-III-INF 5), the Roman the suborned unit (note HER-3)",
-        "move": "move a unit along a path of hexes, in order: move HUN-7 3110-3111",
-        "end": "end the current movement or combat phase: end",
-        "raze": "Attila's permanent devastation of hexes (raze 3110 3111), or none (raze -)",
-        "attack": "a battle: the target hex and the attacking units: attack 3213 by HUN-3 HUN-4",
-        "card": "play a battle or diplomatic card (sealed): card al",
-        "push": "make the losers retreat (push) or not (spare)",
-        "retreat": "the hex a retreating unit goes to: retreat W-III-INF 2114",
-        "advance": "advance after combat into the vacated hex (advance HUN-3 3213), or stay",
-        "convene": "Leo I calls the end-of-game council (convene) or not (decline)",
+        "note": N_(
+            "your secret note (sealed): the Barbarian names the traitor unit and the first "
+            "of Aetius's three rounds (note W-III-INF 5), the Roman the suborned unit "
+            "(note HER-3)"
+        ),
+        "move": N_("move a unit along a path of hexes, in order: move HUN-7 3110-3111"),
+        "end": N_("end the current movement or combat phase: end"),
+        "raze": N_("Attila's permanent devastation of hexes (raze 3110 3111), or none (raze -)"),
+        "attack": N_(
+            "a battle: the target hex and the attacking units: attack 3213 by HUN-3 HUN-4"
+        ),
+        "card": N_("play a battle or diplomatic card (sealed): card al"),
+        "push": N_("make the losers retreat (push) or not (spare)"),
+        "retreat": N_("the hex a retreating unit goes to: retreat W-III-INF 2114"),
+        "advance": N_("advance after combat into the vacated hex (advance HUN-3 3213), or stay"),
+        "convene": N_("Leo I calls the end-of-game council (convene) or not (decline)"),
+    }
+    step_names: ClassVar[Mapping[str, str]] = {
+        "secret_notes": N_("your secret notes"),
+        "movement": N_("movement"),
+        "permanent_devastation": N_("permanent devastation"),
+        "combat": N_("combat"),
+        "battle_card": N_("a battle card"),
+        "push_back": N_("push the losers back, or spare them"),
+        "retreat": N_("retreat"),
+        "advance": N_("advance after combat, or stay"),
+        "council_card": N_("a council card"),
+        "end_council": N_("call the end council, or not"),
     }
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
 

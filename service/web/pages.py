@@ -261,7 +261,7 @@ def signin() -> Any:
     if not EMAIL.match(email):
         _note(gettext("That does not look like an email address."))
         return render_template("signin.html"), 422
-    websessions.mail_signin_links(store(), email, _public_url())
+    websessions.mail_signin_links(store(), email, _public_url(), language())
     return render_template("check_mail.html", email=email)
 
 
@@ -273,7 +273,7 @@ def register() -> Any:
         _note(gettext("Give a name (1-40 characters) and an email address."))
         return render_template("signin.html"), 422
     store().create_player(name, email)  # the API token is not shown: the link signs in
-    websessions.mail_signin_links(store(), email, _public_url())
+    websessions.mail_signin_links(store(), email, _public_url(), language())
     return render_template("check_mail.html", email=email)
 
 

@@ -1,6 +1,7 @@
 """A turn mail's HTML part in a real browser, as a phone and a desktop mail program would
 show it: no horizontal scrolling at 600 and 390 px, the inline board picture loads. The
-screenshots go to docs/pictures/ (mail-600.png, mail-390.png) for docs/email.md."""
+screenshots go to docs/pictures/ (mail-600.png, mail-390.png, and the German mail's
+mail-de-600.png, mail-de-390.png) for docs/email.md."""
 
 from __future__ import annotations
 
@@ -21,35 +22,47 @@ PICTURES = Path(__file__).resolve().parents[2] / "docs" / "pictures"
 
 
 @pytest.fixture(scope="module")
-def mailed_html() -> Iterator[str]:
-    """The HTML part of a real turn mail, its cid: pictures as data: URLs."""
+def mailed_html() -> Iterator[dict[str, str]]:
+    """The HTML part of a real turn mail by language (the reader's ``language``), its cid:
+    pictures as data: URLs."""
     if picture_png.missing_fonts():
         pytest.skip("the DejaVu fonts are not installed")
     stack = NotifyStack().start()
     try:
-        k = stack.client
-        names = ("Anna", "Bruno", "Carla")
-        players = [stack.player(n, email=f"{n.lower()}@browser.test")[0] for n in names]
-        game_id = stack.game(players, seed="mail-look-2")
-        next_turn(k, game_id, players, random.Random(3))
-        view = k.view(game_id)
-        seat = next(d["seat"] for d in view["waiting_for"] if d["seat"] != SYSTEM)
-        message = turn_mail(stack, f"{names[seat].lower()}@browser.test", view["version"])
-        html_part = message.get_body(("html",))
-        assert html_part is not None
-        html = html_part.get_content()
-        for cid, png in inline_pngs(message).items():
-            data = "data:image/png;base64," + base64.b64encode(png).decode()
-            html = html.replace(f"cid:{cid}", data)
-        yield html
+        yield {lang: _mailed(stack, lang) for lang in ("en", "de")}
     finally:
         stack.stop()
 
 
-@pytest.mark.parametrize("width", [600, 390])
-def test_the_mail_fits_and_shows_its_picture(browser: Any, mailed_html: str, width: int) -> None:
+def _mailed(stack: NotifyStack, lang: str) -> str:
+    k = stack.client
+    names = ("Anna", "Bruno", "Carla")
+    addresses = [f"{n.lower()}.{lang}@browser.test" for n in names]
+    players = [
+        stack.player(n, email=a, language=lang)[0] for n, a in zip(names, addresses, strict=True)
+    ]
+    game_id = stack.game(players, seed="mail-look-2")
+    next_turn(k, game_id, players, random.Random(3))
+    view = k.view(game_id)
+    seat = next(d["seat"] for d in view["waiting_for"] if d["seat"] != SYSTEM)
+    message = turn_mail(stack, addresses[seat], view["version"])
+    html_part = message.get_body(("html",))
+    assert html_part is not None
+    html = str(html_part.get_content())
+    assert f'<html lang="{lang}">' in html
+    for cid, png in inline_pngs(message).items():
+        data = "data:image/png;base64," + base64.b64encode(png).decode()
+        html = html.replace(f"cid:{cid}", data)
+    return html
+
+
+@pytest.mark.parametrize(("lang", "width"), [("en", 600), ("en", 390), ("de", 600), ("de", 390)])
+def test_the_mail_fits_and_shows_its_picture(
+    browser: Any, mailed_html: dict[str, str], lang: str, width: int
+) -> None:
+    """German's longer words too (docs/pictures/mail-de-600.png, mail-de-390.png)."""
     page = browser.new_page(viewport={"width": width, "height": 900})
-    page.set_content(mailed_html, wait_until="load")
+    page.set_content(mailed_html[lang], wait_until="load")
     page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=15_000)
     inner = page.evaluate("window.innerWidth")
     scroll = page.evaluate("document.documentElement.scrollWidth")
@@ -58,6 +71,13 @@ def test_the_mail_fits_and_shows_its_picture(browser: Any, mailed_html: str, wid
     assert widths and all(w > 0 for w in widths), widths
     shown = page.evaluate("Array.from(document.images).map(i => i.getBoundingClientRect().right)")
     assert all(right <= inner for right in shown), shown
+    # No element sticks out of the mail's 600 px column (a long German word in a cell).
+    column = page.evaluate(
+        "Math.max(...Array.from(document.querySelectorAll('td, div, code, a, strong'))"
+        ".map(e => e.getBoundingClientRect().right))"
+    )
+    assert column <= inner, f"an element ends at {column} px of {inner}"
     PICTURES.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(PICTURES / f"mail-{width}.png"), full_page=True)
+    name = f"mail-{width}.png" if lang == "en" else f"mail-{lang}-{width}.png"
+    page.screenshot(path=str(PICTURES / name), full_page=True)
     page.close()
