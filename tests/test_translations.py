@@ -4,8 +4,10 @@ terms; a page is German for a German browser, and a player's preference wins ove
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import pytest
@@ -327,3 +329,30 @@ def test_the_wargame_summary_speaks_german() -> None:
     assert "Weströmer: W-III-INF 2214 8" in text  # the notation stays
     german = pictures.board_svg("attila-wargame", view, "T", names=["A", "B"], lang="de")
     assert "Legende" in german and "Flussseite" in german
+
+
+def test_the_attika_picture_names_built_buildings_in_german() -> None:
+    """The buildings on the map, not only those in the panel (they were English in German)."""
+    attika = get_game("attika")
+    state = attika.new_state(2, "picture-buildings")
+    rng = random.Random(4)
+    for _ in range(400):
+        if not attika.pending(state) or built_on(attika, state):
+            break
+        seat = attika.pending(state)[0].seat
+        attika.apply(state, seat, rng.choice(attika.legal_actions(state, seat)))
+    view = attika.view(state, None)
+    built = built_on(attika, state)
+    assert built, "no building was built in 400 random moves"
+    board = attika.board  # type: ignore[attr-defined]
+    english = board.building(built[0]).name_en
+    german = i18n.word("de", english)
+    assert german != english, english
+    svg = pictures.board_svg("attika", view, "T", names=["Ada", "Bea"], lang="de")
+    assert f">{german[:11]}" in svg, german
+
+
+def built_on(game: Any, state: Any) -> list[str]:
+    """The buildings standing on the map."""
+    cells = game.view(state, None)["map"]
+    return [c["building"]["building"] for c in cells if c["building"]]

@@ -285,7 +285,8 @@ def _building(board: Board, cell: dict[str, Any], x: float, y: float) -> str:
     colour = colour_names(board, seat + 1)[seat]
     fill = seat_fill(board, seat)
     ink = "#222" if colour in DARK_TEXT else "#fff"
-    label = building.name_en if len(building.name_en) <= 12 else building.name_en[:11] + "."
+    name = say_word(building.name_en)
+    label = name if len(name) <= 12 else name[:11] + "."
     size = min(11.0, round(88 / max(len(label), 1), 1))  # fits the 64 px badge
     stroke = 'stroke="#7a5d17" stroke-width="2.5"' if building.main else 'stroke="#222"'
     star = (
