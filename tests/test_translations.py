@@ -329,6 +329,11 @@ def test_the_wargame_summary_speaks_german() -> None:
     assert "Weströmer: W-III-INF 2214 8" in text  # the notation stays
     german = pictures.board_svg("attila-wargame", view, "T", names=["A", "B"], lang="de")
     assert "Legende" in german and "Flussseite" in german
+    # The panel's track, calendar, sides and phases too (they were left English).
+    for word in ("Rundenleiste", "Frü 445", "Rom: A", "(a) Bewegung der Barbaren"):
+        assert word in german, word
+    for english in ("Round track", "spr 445", "Roman:", "Barbarian movement"):
+        assert english not in german, english
 
 
 def test_the_attika_picture_names_built_buildings_in_german() -> None:

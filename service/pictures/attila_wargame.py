@@ -24,8 +24,10 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from engine.attila_wargame.board import Board
+from engine.attila_wargame.game import WargameGame
 from engine.attila_wargame.touched import touched, touched_units
 from engine.core import Event
+from engine.sentences import N_
 from service.i18n import say as _
 from service.i18n import say_word
 from service.numbers import is_ascii_digits
@@ -48,6 +50,8 @@ RIVER = "#2a6db5"
 BORDER = "#9c2a2a"
 SIDE_BAND = {"roman": "#7b1e3b", "barbarian": "#202020", "neutral": "#8a8a8a"}
 SIDE_NAME = {"roman": "Roman", "barbarian": "Barbarian", "neutral": "neutral"}
+#: The calendar's seasons (engine data), marked here for the catalog (docs/i18n.md).
+SEASON_WORDS = (N_("spring"), N_("summer"), N_("autumn"), N_("winter"))
 #: The forces sheet's colour names (data ``peoples[].colour``) as fills.
 PEOPLE_COLOUR = {
     "white": "#f8f6f0",
@@ -187,7 +191,7 @@ def round_name(board: Board, round_: int) -> str:
     seasons = board.seasons
     first = board.raw["calendar"]["round_1"].split()
     year = int(first[-1]) + (round_ - 1) // len(seasons) if is_ascii_digits(first[-1]) else None
-    season = seasons[(round_ - 1) % len(seasons)]
+    season = say_word(seasons[(round_ - 1) % len(seasons)])
     return f"{season} {year}" if year is not None else season
 
 
@@ -829,7 +833,7 @@ def _panel(
 
 
 def _round_track(board: Board, view: dict[str, Any], p: _Panel) -> None:
-    p.line("Round track", 14, 12, bold=True, fill="#3a2a44")
+    p.line(_("Round track"), 14, 12, bold=True, fill="#3a2a44")
     per_row = 8
     box_w, box_h = (PANEL_W - 36) / per_row, 30
     current = view["round"] if view["phase"] not in ("notes",) else 0
@@ -841,7 +845,7 @@ def _round_track(board: Board, view: dict[str, Any], p: _Panel) -> None:
         done = n < current or over
         fill = "#7b1e3b" if here else ("#e4dccb" if done else "#fffaf0")
         ink = "#fff" if here else "#3a2f24"
-        season, _, year = round_name(board, n).partition(" ")
+        season, _space, year = round_name(board, n).partition(" ")
         p.parts.append(
             f'<g id="round-{n}"><rect x="{bx:.1f}" y="{by:.1f}" width="{box_w - 3:.1f}" '
             f'height="{box_h}" rx="3" fill="{fill}" stroke="#8f8268"/>'
@@ -861,7 +865,8 @@ def _players(view: dict[str, Any], names: Sequence[str], p: _Panel) -> None:
             f'<rect x="{p.x:.1f}" y="{p.y - 11:.1f}" width="18" height="12" rx="2" '
             f'fill="{SIDE_BAND.get(side, "#555")}"/>'
         )
-        p.line(f"{SIDE_NAME.get(side, side)}: {seat_label(names, seat)}", 13, 18, dx=26, bold=True)
+        side_name = _(SIDE_NAME.get(side, side))
+        p.line(f"{side_name}: {seat_label(names, seat)}", 13, 18, dx=26, bold=True)
 
 
 def _last_move(last_move: Sequence[str], p: _Panel) -> None:
@@ -879,7 +884,7 @@ def _phases(board: Board, view: dict[str, Any], p: _Panel, players: Sequence[str
         here = view["phase"] == pid
         mark = "▶ " if here else "   "
         p.line(
-            f"{mark}({pid}) {name}",
+            f"{mark}({pid}) {say_word(name)}",
             12,
             15,
             bold=here,
@@ -892,7 +897,8 @@ def _phases(board: Board, view: dict[str, Any], p: _Panel, players: Sequence[str
         for d in pending:
             side = _(SIDE_NAME.get(sides[d["seat"]], sides[d["seat"]])) if d["seat"] >= 0 else ""
             name = _("the server") if d["seat"] < 0 else f"{side}, {seat_label(players, d['seat'])}"
-            who.append(f"{name}: {d['step'].replace('_', ' ')}")
+            step = WargameGame.step_names.get(d["step"], d["step"].replace("_", " "))
+            who.append(f"{name}: {say_word(step)}")
         for line in wrap_words(_("Waiting for %(whom)s", whom="; ".join(who)), 54):
             p.line(line, 11.5, 15, fill="#2b2233")
 
