@@ -24,6 +24,7 @@ from workers.seatmail import LEGAL_HEADING
 DOMAIN = "play.test"
 #: The turn mail's heading of the grouped moves in every language (a mail speaks its reader's).
 MOVES_HEADINGS = frozenset(i18n.gettext(lang, MOVES_HEADING) for lang in i18n.LANGUAGES)
+LEGAL_HEADINGS = frozenset(i18n.gettext(lang, LEGAL_HEADING) for lang in i18n.LANGUAGES)
 PLAYERS_DOMAIN = "players.test"
 
 
@@ -116,11 +117,12 @@ def legal_moves(message: EmailMessage) -> list[str]:
             if line.startswith("      "):
                 out.append(line.strip())
         return out
-    if LEGAL_HEADING not in lines:
+    heading = next((line for line in lines if line in LEGAL_HEADINGS), None)
+    if heading is None:
         return []
     out = []
-    for line in lines[lines.index(LEGAL_HEADING) + 1 :]:
-        if not line.startswith("  ") or line.strip().startswith("… and "):
+    for line in lines[lines.index(heading) + 1 :]:
+        if not line.startswith("  ") or line.strip().startswith(("… and ", "… und ")):
             break  # the end of the list, or the note that it was cut short
         out.append(line.strip())
     return out

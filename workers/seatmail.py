@@ -12,7 +12,9 @@ import logging
 import os
 import time
 
+from engine.sentences import N_
 from service import config, games, i18n, metrics, replies
+from service.i18n import say as _
 from service.pictures import text_summary
 from service.record import GameRecord
 from service.store import Store
@@ -22,7 +24,7 @@ log = logging.getLogger("kurier.notify")
 #: How long "this mail was sent" is remembered: longer than any job is retried.
 MAIL_LEDGER_TTL = 30 * 86_400
 LEGAL_MOVES_SHOWN = 300
-LEGAL_HEADING = "Your legal moves (send one as notation):"
+LEGAL_HEADING = N_("Your legal moves (send one as notation):")
 
 
 def public_url() -> str:
@@ -64,14 +66,17 @@ def seat_view(record: GameRecord, seat: int) -> list[str]:
 
 
 def legal_moves(record: GameRecord, seat: int) -> list[str]:
-    """The seat's legal moves in notation under ``LEGAL_HEADING``, at most
-    ``LEGAL_MOVES_SHOWN`` of them; nothing when the seat has nothing to do."""
+    """The seat's legal moves in notation under ``LEGAL_HEADING`` (in the language of the
+    ``i18n.speaking`` block), at most ``LEGAL_MOVES_SHOWN`` of them; nothing when the seat has
+    nothing to do."""
     legal = games.legal_actions(record, seat)["actions"]
     if not legal:
         return []
-    out = [LEGAL_HEADING, *(f"  {a['notation']}" for a in legal[:LEGAL_MOVES_SHOWN])]
+    heading = _(LEGAL_HEADING)
+    out = [heading, *(f"  {a['notation']}" for a in legal[:LEGAL_MOVES_SHOWN])]
     if len(legal) > LEGAL_MOVES_SHOWN:
-        out.append(f"  … and {len(legal) - LEGAL_MOVES_SHOWN} more (see legal-actions)")
+        more = len(legal) - LEGAL_MOVES_SHOWN
+        out.append("  " + _("… and %(count)s more (see legal-actions)", count=more))
     return out
 
 
