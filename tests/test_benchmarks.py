@@ -7,6 +7,7 @@ move the scripts make is accepted, and the conflicts get resolved by the worker.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -129,3 +130,24 @@ def test_pages_benchmark_smoke_run() -> None:
     sizes = [line for line in out.splitlines() if line.strip().startswith("bytes")]
     assert len(sizes) == 3 and all("kurier.css" in x and "kurier.js" in x for x in sizes), out
     assert "5 other started games in Redis" in out, out
+
+
+def test_streams_benchmark_smoke_run() -> None:
+    """benchmarks/streams.py still runs: moves made by its movers reach the open streams."""
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "streams.py"),
+            *("--streams", "6", "--games", "3", "--rate", "10", "--seconds", "2"),
+            *("--movers", "3"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr[-3000:]
+    figures = json.loads(run.stdout.strip().splitlines()[-1])
+    assert figures["moves"] > 0 and figures["events_delivered"] == figures["events_expected"]
+    assert figures["events_expected"] >= figures["moves"], figures
