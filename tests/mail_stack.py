@@ -4,17 +4,20 @@ answer with smtplib."""
 
 from __future__ import annotations
 
+import random
 import smtplib
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from email.message import EmailMessage
 from email.utils import make_msgid
 
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from engine.core import SYSTEM
 from service import i18n
 from tests.notify_stack import ROOT, NotifyStack
 from tests.receivers import free_port, wait_for
@@ -151,3 +154,45 @@ def reply_to(
 
 def answers_to(stack: MailStack, address: str, message_id: str) -> list[EmailMessage]:
     return [m for m in stack.smtp.to(address) if m["In-Reply-To"] == message_id]
+
+
+def actionable(stack: MailStack, address: str, version: int) -> EmailMessage | None:
+    """The newest mail to ``address`` that lists legal moves for ``version``."""
+    for message in reversed(stack.smtp.to(address)):
+        if message["X-Kurier-Version"] == str(version) and legal_moves(message):
+            return message
+    return None
+
+
+def play_by_mail(
+    stack: MailStack, game_id: str, mails: list[str], rng: random.Random, seconds: float
+) -> Iterator[tuple[int, EmailMessage, str]]:
+    """Play ``game_id`` to its end by email only: the seat to move answers the newest mail
+    that lists its legal moves with one of them. Yields (seat, the reply, its move) once the
+    move is applied. Bounded: 600 moves and ``seconds``."""
+    assert stack.store is not None
+    started = time.monotonic()
+    for _ in range(600):
+        record = stack.store.get_game(game_id)
+        if record.status == "finished":
+            return
+        assert time.monotonic() - started < seconds, f"not over after {seconds} s"
+        humans = [d for d in record.pending if d["seat"] != SYSTEM]
+        if not humans:
+            time.sleep(0.02)  # the worker resolves a conflict
+            continue
+        seat = humans[0]["seat"]
+        found = wait_for(
+            lambda seat=seat, v=record.version: actionable(stack, mails[seat], v),
+            20,
+            f"a mail with legal moves for seat {seat} at version {record.version}",
+        )
+        move = rng.choice(legal_moves(found))
+        reply = reply_to(found, mails[seat], move)
+        stack.send(reply, mails[seat], str(found["Reply-To"]))
+        wait_for(
+            lambda v=record.version: stack.store.get_game(game_id).version > v,
+            20,
+            f"{move!r} of seat {seat} to apply",
+        )
+        yield seat, reply, move

@@ -16,11 +16,18 @@ from email.message import EmailMessage
 import pytest
 import requests
 
-from engine.core import SYSTEM
-from tests.mail_stack import PLAYERS_DOMAIN, MailStack, legal_moves, plain, reply_to
+from tests.mail_stack import (
+    PLAYERS_DOMAIN,
+    MailStack,
+    actionable,
+    legal_moves,
+    plain,
+    play_by_mail,
+    reply_to,
+)
 from tests.receivers import wait_for
 from tests.test_mail_design import inline_pngs
-from tests.test_mail_play import actionable, answer_for, turn, version
+from tests.test_mail_play import answer_for, turn, version
 
 GAME_SECONDS = 150
 #: The rulebook's German names of Attila's peoples (a sentence naming one is German).
@@ -98,33 +105,8 @@ def test_two_german_players_play_a_whole_game_by_email_in_german(stack: MailStac
     mails = [f"ganz.{name}@players.test" for name in ("anna", "ben")]
     seated = [stack.player(f"Spieler{i}", email=a, language="de")[0] for i, a in enumerate(mails)]
     game_id = stack.game(seated, seed="mail-german-game-2")
-    rng = random.Random(15)
-    sent = 0
     started = time.monotonic()
-    for _ in range(600):
-        record = stack.store.get_game(game_id)
-        if record.status == "finished":
-            break
-        assert time.monotonic() - started < GAME_SECONDS, f"{sent} moves sent in time"
-        humans = [d for d in record.pending if d["seat"] != SYSTEM]
-        if not humans:
-            time.sleep(0.02)  # the worker resolves a conflict
-            continue
-        seat = humans[0]["seat"]
-        found = wait_for(
-            lambda seat=seat, v=record.version: actionable(stack, mails[seat], v),
-            20,
-            f"a mail with legal moves for seat {seat} at version {record.version}",
-        )
-        move = rng.choice(legal_moves(found))
-        reply = reply_to(found, mails[seat], move)
-        stack.send(reply, mails[seat], str(found["Reply-To"]))
-        sent += 1
-        wait_for(
-            lambda v=record.version: stack.store.get_game(game_id).version > v,
-            20,
-            f"{move!r} of seat {seat} to apply",
-        )
+    sent = sum(1 for _ in play_by_mail(stack, game_id, mails, random.Random(15), GAME_SECONDS))
     record = stack.store.get_game(game_id)
     assert record.status == "finished", f"{sent} moves by mail"
     winners = [record.names[s] for s in record.result["winners"]] if record.result else []

@@ -19,10 +19,12 @@ from service.queues import INBOUND_JOB, queue
 from tests.mail_stack import (
     DOMAIN,
     MailStack,
+    actionable,
     answers_to,
     as_wire,
     legal_moves,
     plain,
+    play_by_mail,
     reply_to,
 )
 from tests.receivers import wait_for
@@ -48,44 +50,14 @@ def new_game(stack: MailStack, prefix: str, seed: str) -> tuple[str, list[str]]:
     return stack.game(seated, seed=seed), mails
 
 
-def actionable(stack: MailStack, address: str, version: int) -> EmailMessage | None:
-    """The newest mail to ``address`` that lists legal moves for ``version``."""
-    for message in reversed(stack.smtp.to(address)):
-        if message["X-Kurier-Version"] == str(version) and legal_moves(message):
-            return message
-    return None
-
-
 def test_three_players_play_a_whole_attila_game_by_email(stack: MailStack) -> None:
     assert stack.store is not None
     game_id, mails = new_game(stack, "g", "mail-game-3")
-    rng = random.Random(3)
-    sent: list[tuple[int, str, str]] = []  # seat, Message-ID, notation
     started = time.monotonic()
-    for _ in range(600):
-        record = stack.store.get_game(game_id)
-        if record.status == "finished":
-            break
-        assert time.monotonic() - started < GAME_SECONDS, f"{len(sent)} moves sent in time"
-        humans = [d for d in record.pending if d["seat"] != SYSTEM]
-        if not humans:
-            time.sleep(0.02)  # the worker resolves a conflict
-            continue
-        seat = humans[0]["seat"]
-        found = wait_for(
-            lambda seat=seat, v=record.version: actionable(stack, mails[seat], v),
-            20,
-            f"a mail with legal moves for seat {seat} at version {record.version}",
-        )
-        move = rng.choice(legal_moves(found))
-        reply = reply_to(found, mails[seat], move)
-        stack.send(reply, mails[seat], str(found["Reply-To"]))
-        sent.append((seat, str(reply["Message-ID"]), move))
-        wait_for(
-            lambda v=record.version: stack.store.get_game(game_id).version > v,
-            20,
-            f"{move!r} of seat {seat} to apply",
-        )
+    sent = [  # seat, Message-ID, notation
+        (seat, str(reply["Message-ID"]), move)
+        for seat, reply, move in play_by_mail(stack, game_id, mails, random.Random(3), GAME_SECONDS)
+    ]
     record = stack.store.get_game(game_id)
     assert record.status == "finished", f"{len(sent)} moves by mail"
     assert record.result and record.result["winners"]
