@@ -185,6 +185,11 @@ def engine_words(lang: str) -> EngineWords | None:
     return None if lang == DEFAULT else EngineWords(lang)
 
 
+def spoken_words() -> EngineWords | None:
+    """The engine's hook for the language ``speaking`` set (None: English)."""
+    return engine_words(_SPOKEN.get())
+
+
 # -- extraction (babel.cfg) ---------------------------------------------------------------------
 
 #: The keys of the engine's data files whose values are names a sentence or picture shows

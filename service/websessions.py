@@ -39,8 +39,8 @@ def mail_signin_links(store: Store, email: str, public_url: str, lang: str = i18
     the same whatever it is, so nobody learns which addresses are known). The mail speaks
     the first player's ``language`` preference, else ``lang`` (the page's)."""
     players = store.players_with_email(email)
-    chosen = [prefs.language_of(store, player["id"]) for player in players]
-    lang = next((c for c in chosen if c), i18n.language(lang))
+    chosen = (prefs.language_of(store, player["id"]) for player in players)
+    lang = next((c for c in chosen if c), i18n.language(lang))  # reads up to the first set
     links = []
     for player in players:
         token = secrets.token_urlsafe(32)

@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "service.gunicorn_streams": 1,  # gunicorn settings of the stream server
     "service.mailauth": 1,
     "service.writes": 1,  # commands recorded for a commit, and the commit script
+    "service.lru": 1,  # the pictures' per-version caches
     "service.i18n": 1,  # the languages: gettext catalogs, read without a Flask request
     "service.store": 2,  # the one writer, and the Redis bookkeeping it writes with:
     "service.owed": 2,  # jobs owed and their sweep

@@ -17,8 +17,6 @@ templates speak the reader's language (docs/i18n.md).
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -31,6 +29,7 @@ from engine.sentences import N_
 from service import games, i18n, pictures
 from service.i18n import say as _
 from service.i18n import say_n as ngettext
+from service.lru import Lru
 from service.pictures import png as picture_png
 from service.pictures import text_summary
 from service.record import GameRecord
@@ -46,9 +45,7 @@ PICTURE_PIXELS = 2 * MAIL_WIDTH
 MOVES_HEADING = N_("Your moves, by kind:")
 #: Rendered pictures by (game, version, language): the seats of one version that read one
 #: language share one render (the pictures' labels and legend are in the reader's language).
-_CACHE_SIZE = 8
-_cache: OrderedDict[tuple[str, int, str], tuple[Picture, ...]] = OrderedDict()
-_cache_lock = threading.Lock()
+_cache: Lru[tuple[Picture, ...]] = Lru(8)
 
 
 @dataclass(frozen=True)
@@ -115,6 +112,7 @@ def turn_mail(
     links: Sequence[tuple[str, str]],
 ) -> TurnMail:
     groups = tuple(move_groups(record, seat)) if asked else ()
+    own, public = summaries(record, seat)
     example = groups[0].examples[0] if groups and groups[0].examples else ""
     if groups:
         reply = _(
@@ -128,8 +126,8 @@ def turn_mail(
         header=header(record, seat),
         told=tuple(what_happened(store, record, seat, told)),
         pictures=mail_pictures(store, record),
-        secret=tuple(secret_lines(record, seat)),
-        view_text=view_text(record, seat),
+        secret=tuple(secret_lines(own, public)),
+        view_text=own.rstrip(),
         groups=groups,
         standings=tuple(standings(record)),
         reply=reply,
@@ -153,7 +151,7 @@ def what_happened(store: Store, record: GameRecord, seat: int, told: Sequence[st
     may see, up to the mailed version), then what the notices tell beyond it; a bare "your
     turn" is left to the header."""
     entries = store.log_tail(record, games.RECENT_ENTRIES)
-    words = i18n.engine_words(i18n.spoken())
+    words = i18n.spoken_words()
     sentences = [s["text"] for s in games.since_last_move(record, entries, seat, words)]
     extra = [line for line in told if line not in sentences and line != _("Your turn.")]
     return [*sentences, *extra]
@@ -192,10 +190,7 @@ def step_name(record: GameRecord, step: str) -> str:
     """What a decision's step asks, in the game's words (``Game.step_names``) and the spoken
     language; a step the game does not name reads as its id."""
     english = record.game.step_names.get(step)
-    if english is None:
-        return step.replace("_", " ")
-    words = i18n.engine_words(i18n.spoken())
-    return english if words is None else words.text(english)
+    return step.replace("_", " ") if english is None else _(english)
 
 
 def game_title(record: GameRecord) -> str:
@@ -248,31 +243,27 @@ def move_groups(record: GameRecord, seat: int) -> list[MoveGroup]:
         return []
     game = record.game
     groups = game.move_groups([game.action_from_json(a["action"]) for a in offered])
-    words = i18n.engine_words(i18n.spoken())
-    if words is None:
-        return groups
-    # The rules are the engine's English, marked N_: the catalog has them.
-    return [replace(g, rule=words.text(g.rule) if g.rule else "") for g in groups]
+    # The rules are the engine's English, marked N_: the catalog has them ("" stays "": the
+    # empty msgid is the catalog's header).
+    return [replace(g, rule=_(g.rule) if g.rule else "") for g in groups]
 
 
-def view_text(record: GameRecord, seat: int) -> str:
+def summaries(record: GameRecord, seat: int) -> tuple[str, str]:
+    """The text summaries of the seat's own view and of the spectators', in the spoken
+    language ("" before the game starts): the state is loaded once for both."""
     if record.state is None:
-        return ""
-    game = record.game
-    view = game.view(game.load(record.state), seat)
-    return text_summary(record.type, view, names=record.names, lang=i18n.spoken()).rstrip()
-
-
-def secret_lines(record: GameRecord, seat: int) -> list[str]:
-    """What the seat's own view tells that the spectators' does not: its hand, its secret
-    notes. Drawn from the seat's own view only, so never another seat's secret."""
-    if record.state is None:
-        return []
+        return "", ""
     game = record.game
     state = game.load(record.state)
     lang = i18n.spoken()
     own = text_summary(record.type, game.view(state, seat), names=record.names, lang=lang)
     public = text_summary(record.type, game.view(state, None), names=record.names, lang=lang)
+    return own, public
+
+
+def secret_lines(own: str, public: str) -> list[str]:
+    """What the seat's own summary tells that the spectators' does not: its hand, its secret
+    notes. Drawn from the seat's own view only, so never another seat's secret."""
     shown = set(public.splitlines())
     return [line.strip() for line in own.splitlines() if line.strip() and line not in shown]
 
@@ -286,19 +277,15 @@ def mail_pictures(store: Store, record: GameRecord) -> tuple[Picture, ...]:
     if record.state is None or not pictures.has_picture(record.type):
         return ()
     key = (record.id, record.version, i18n.spoken())
-    with _cache_lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
+    cached = _cache.get(key)
+    if cached is not None:
+        return cached
     try:
         made = _render(store, record)
     except picture_png.PictureRenderError as error:
         log.warning("mail of %s v%s (%s) goes without its picture: %s", *key, error)
         made = ()
-    with _cache_lock:
-        _cache[key] = made
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+    _cache.put(key, made)
     return made
 
 
@@ -306,8 +293,6 @@ def board_svgs(store: Store, record: GameRecord) -> list[tuple[str, str]]:
     """(name, SVG) of the pictures of ``record``'s version, as board.svg draws them: the
     spectators' view, players by name, the last move's events marked, in the spoken
     language."""
-    game = record.game
-    view = game.view(game.load(record.state or {}), None)
     _start, entries = store.read_log(record.id, max(record.version - 1, 0))
     last = next((entry["events"] for v, entry in entries if v == record.version), [])
     title = _(
@@ -316,16 +301,10 @@ def board_svgs(store: Store, record: GameRecord) -> list[tuple[str, str]]:
         game=record.id,
         version=record.version,
     )
-    names, lang = record.names, i18n.spoken()
-    out = []
-    crop = pictures.board_crop_svg(
-        record.type, view, title, names=names, last_events=last, width=MAIL_WIDTH, lang=lang
+    crop, board = pictures.spectator_pictures(
+        record, last, title, lang=i18n.spoken(), crop_width=MAIL_WIDTH
     )
-    if crop is not None:
-        out.append(("crop", crop))
-    board = pictures.board_svg(record.type, view, title, names=names, last_events=last, lang=lang)
-    out.append(("board", board))
-    return out
+    return [("crop", crop), ("board", board)] if crop is not None else [("board", board)]
 
 
 def _render(store: Store, record: GameRecord) -> tuple[Picture, ...]:

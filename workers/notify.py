@@ -15,7 +15,6 @@ import random
 import time
 from datetime import UTC, datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from engine.core import SYSTEM, Event
 from engine.sentences import N_
@@ -347,16 +346,12 @@ def _said(table: dict[str, str], kind: str, default: str = "") -> str:
     return _(english)
 
 
-def _engine_words() -> i18n.EngineWords | None:
-    return i18n.engine_words(i18n.spoken())
-
-
 def _game_words(record: GameRecord, data: dict[str, Any]) -> tuple[str, str] | None:
     """The game's own words for the engine event behind a notice (its kind is in ``event``),
     in the spoken language."""
     if not data.get("event"):
         return None
-    return record.game.event_words(data["event"], data, record.names, _engine_words())
+    return record.game.event_words(data["event"], data, record.names, i18n.spoken_words())
 
 
 def _event_sentence(record: GameRecord, data: dict[str, Any]) -> str | None:
@@ -365,7 +360,7 @@ def _event_sentence(record: GameRecord, data: dict[str, Any]) -> str | None:
     if not data.get("event"):
         return None
     fields = {k: v for k, v in data.items() if k != "event"}
-    return record.game.describe(Event(data["event"], fields), record.names, _engine_words())
+    return record.game.describe(Event(data["event"], fields), record.names, i18n.spoken_words())
 
 
 def _subject(kind: str, data: dict[str, Any], record: GameRecord) -> str:
@@ -379,7 +374,7 @@ def _subject(kind: str, data: dict[str, Any], record: GameRecord) -> str:
 def _headline(kind: str, data: dict[str, Any], record: GameRecord, raw: dict[str, str]) -> str:
     due = ""
     if record.deadline_at and kind in ASKING:
-        when = _local(record.deadline_at, raw.get("timezone") or "UTC")
+        when = _local(record.deadline_at, raw)
         due = " " + _("Decide before %(time)s.", time=when)
     sentence = _event_sentence(record, data)
     if sentence:
@@ -400,12 +395,9 @@ def _timeout_line(record: GameRecord, data: dict[str, Any]) -> str:
     return _("Your deadline for %(step)s passed; the server played %(what)s.", step=step, what=what)
 
 
-def _local(when: float, zone: str) -> str:
-    try:
-        tz = ZoneInfo(zone)
-    except (KeyError, ValueError):
-        tz = ZoneInfo("UTC")
-    return datetime.fromtimestamp(when, tz).strftime("%Y-%m-%d %H:%M %Z")
+def _local(when: float, raw: dict[str, str]) -> str:
+    """``when`` in the player's time zone (UTC if it names none the server knows)."""
+    return datetime.fromtimestamp(when, prefs.zone(raw)).strftime("%Y-%m-%d %H:%M %Z")
 
 
 # -- webhooks -----------------------------------------------------------------------------------

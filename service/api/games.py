@@ -6,8 +6,6 @@ import gzip
 import hashlib
 import json
 import re
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from flask import Response, request
@@ -16,6 +14,7 @@ from flask.views import MethodView
 from service import games, i18n, pictures, seats
 from service.api.base import Blueprint, problems
 from service.auth import current_player, store, token_optional, token_required
+from service.lru import Lru
 from service.pictures.png import PictureRenderError, svg_to_png
 from service.problems import Problem
 from service.record import GameRecord, Idempotency
@@ -228,24 +227,22 @@ class GameView(MethodView):
         return view, 200, cache
 
 
-#: The PNGs last rendered, by (game id, version): a full-size PNG costs 0.2-2 s of CPU
-#: (docs/performance.md, "Pictures (PNG)") and a version's picture never changes, so clients
-#: polling one game's board.png pay for one render per version and process.
-_PNG_CACHE: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
-_PNG_CACHE_SIZE = 16
-_PNG_CACHE_LOCK = threading.Lock()  # also guards the SVG caches
+#: The PNGs last rendered, by (game id, version, language): a full-size PNG costs 0.2-2 s of
+#: CPU (docs/performance.md, "Pictures (PNG)") and a version's picture never changes, so
+#: clients polling one game's board.png pay for one render per version and process.
+_PNG_CACHE: Lru[bytes] = Lru(16)
 #: The SVGs (and their gzip form) last drawn, likewise: drawing the wargame's map costs
 #: 20-40 ms and compressing it 4 ms (docs/performance.md, "Web pages"); a page reload, its
 #: other players and spectators ask for the same version's picture.
-_SVG_CACHE: OrderedDict[tuple[str, int, str], str] = OrderedDict()
-_SVG_GZIP_CACHE: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
+_SVG_CACHE: Lru[str] = Lru(16)
+_SVG_GZIP_CACHE: Lru[bytes] = Lru(16)
 
 
 def _board_picture(game_id: str, lang: str) -> tuple[str, int]:
     """The board's SVG as spectators see it, in ``lang``, and the version it shows (404 no
     picture for the type, 409 not started)."""
     latest = store().get_game(game_id)
-    cached = _cached(_SVG_CACHE, (game_id, latest.version, lang))
+    cached = _SVG_CACHE.get((game_id, latest.version, lang))
     if cached is not None:
         return cached, latest.version
     # The record and its last log entry in one read, so the marks match the position.
@@ -259,30 +256,11 @@ def _board_picture(game_id: str, lang: str) -> tuple[str, int]:
         )
     if record.state is None:
         raise Problem(409, "game-not-started", "the board exists once the game has started")
-    game = record.game
-    view = game.view(game.load(record.state), None)
-    title = f"{game.title} · game {record.id} · version {record.version}"
+    title = f"{record.game.title} · game {record.id} · version {record.version}"
     last = entries[-1][1]["events"] if entries else []
-    svg = pictures.board_svg(
-        record.type, view, title, names=record.names, last_events=last, lang=lang
-    )
-    _keep(_SVG_CACHE, (game_id, record.version, lang), svg)
+    _crop, svg = pictures.spectator_pictures(record, last, title, lang=lang)
+    _SVG_CACHE.put((game_id, record.version, lang), svg)
     return svg, record.version
-
-
-def _cached(cache: OrderedDict[Any, Any], key: tuple[Any, ...]) -> Any:
-    with _PNG_CACHE_LOCK:
-        if key in cache:
-            cache.move_to_end(key)
-            return cache[key]
-    return None
-
-
-def _keep(cache: OrderedDict[Any, Any], key: tuple[Any, ...], value: Any) -> None:
-    with _PNG_CACHE_LOCK:
-        cache[key] = value
-        while len(cache) > _PNG_CACHE_SIZE:
-            cache.popitem(last=False)
 
 
 def _picture_headers(version: int, lang: str) -> dict[str, str]:
@@ -305,10 +283,10 @@ def _svg_response(game_id: str, svg: str, version: int, lang: str) -> Response:
     body = svg.encode()
     if len(body) >= SVG_GZIP_MIN_BYTES and request.accept_encodings["gzip"]:
         key = (game_id, version, lang)
-        packed = _cached(_SVG_GZIP_CACHE, key)
+        packed = _SVG_GZIP_CACHE.get(key)
         if packed is None:
             packed = gzip.compress(body, SVG_GZIP_LEVEL, mtime=0)
-            _keep(_SVG_GZIP_CACHE, key, packed)
+            _SVG_GZIP_CACHE.put(key, packed)
         body = packed
         # The ETag stays the version (the API's contract: the picture of that version);
         # Vary keeps caches from handing the compressed body to a client that did not ask.
@@ -357,7 +335,7 @@ class BoardPngView(MethodView):
 
 def _render_png(game_id: str, version: int, lang: str, svg: str) -> bytes:
     key = (game_id, version, lang)
-    cached: bytes | None = _cached(_PNG_CACHE, key)
+    cached = _PNG_CACHE.get(key)
     if cached is not None:
         return cached
     try:
@@ -368,7 +346,7 @@ def _render_png(game_id: str, version: int, lang: str, svg: str) -> bytes:
         raise Problem(
             503, "picture-unavailable", f"the PNG cannot be rendered here ({error}); use board.svg"
         ) from error
-    _keep(_PNG_CACHE, key, png)
+    _PNG_CACHE.put(key, png)
     return png
 
 

@@ -17,6 +17,7 @@ from engine.registry import get_game
 from engine.sentences import player
 from service import i18n
 from service.i18n import say as _
+from service.record import GameRecord
 
 #: game type -> (picture function, summary function), each "module:attribute".
 _PRESENTERS: dict[str, tuple[str, str]] = {
@@ -148,6 +149,35 @@ def board_crop_svg(
         )
 
 
+def spectator_pictures(
+    record: GameRecord,
+    last_events: Iterable[Event | Mapping[str, Any]],
+    title: str,
+    *,
+    lang: str = i18n.DEFAULT,
+    crop_width: int | None = None,
+) -> tuple[str | None, str]:
+    """The spectators' picture of ``record``'s version (board.svg, the mails): the crop round
+    the last move (when ``crop_width`` is given and the game has one) and the whole board.
+    ``last_events``: the events of the log entry of that version."""
+    game = record.game
+    view = game.view(game.load(record.state or {}), None)
+    names = record.names
+    crop = None
+    if crop_width is not None:
+        crop = board_crop_svg(
+            record.type,
+            view,
+            title,
+            names=names,
+            last_events=last_events,
+            width=crop_width,
+            lang=lang,
+        )
+    board = board_svg(record.type, view, title, names=names, last_events=last_events, lang=lang)
+    return crop, board
+
+
 def text_summary(
     game_type: str,
     view: dict[str, Any],
@@ -156,7 +186,7 @@ def text_summary(
     lang: str = i18n.DEFAULT,
 ) -> str:
     """The view in plain text; ``names`` (one per seat) names the players as the pictures do;
-    ``lang``: its language (Attila's summary is translated; the others are English yet)."""
+    ``lang``: its language."""
     if game_type not in _PRESENTERS:
         return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
     game = get_game(game_type)
