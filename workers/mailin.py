@@ -495,6 +495,4 @@ def state_lines(record: GameRecord, seat: int) -> list[str]:
 
 def _links(game_id: str) -> tuple[tuple[str, str], ...]:
     base = f"{seatmail.public_url()}/v1/games/{game_id}"
-    lang = i18n.spoken()
-    picture = f"{base}/board.svg" if lang == i18n.DEFAULT else f"{base}/board.svg?lang={lang}"
-    return ((_("Board picture"), picture), (_("Game (API)"), base))
+    return ((_("Board picture"), seatmail.board_picture_url(game_id)), (_("Game (API)"), base))

@@ -275,11 +275,9 @@ def _seat_mail(
     is asked, how to reply, and a reply address for that seat. Called inside
     ``i18n.speaking`` with the reader's language: everything in it speaks that language."""
     base = f"{public_url()}/v1/games/{record.id}"
-    lang = i18n.spoken()
-    picture = f"{base}/board.svg" if lang == i18n.DEFAULT else f"{base}/board.svg?lang={lang}"
     every_link = (
         (_("The game on the web"), f"{public_url()}/games/{record.id}"),
-        (_("Board picture (now)"), picture),
+        (_("Board picture (now)"), seatmail.board_picture_url(record.id)),
         (_("Game (API)"), base),
         *links,
     )

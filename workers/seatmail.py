@@ -31,6 +31,13 @@ def public_url() -> str:
     return config.public_url(os.environ)
 
 
+def board_picture_url(game_id: str) -> str:
+    """The live board.svg of a game, in the spoken language (English needs no parameter)."""
+    url = f"{public_url()}/v1/games/{game_id}/board.svg"
+    lang = i18n.spoken()
+    return url if lang == i18n.DEFAULT else f"{url}?lang={lang}"
+
+
 def issued_key(nonce: str) -> str:
     return f"kurier:mail:issued:{nonce}"
 
