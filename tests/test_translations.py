@@ -259,6 +259,8 @@ def test_the_players_language_wins_over_the_browser(base_url: str) -> None:
     settings = web.get(base_url + "/settings", headers={"Accept-Language": "en"}, timeout=10)
     assert "Einstellungen" in settings.text
     assert '<option value="de" selected>Deutsch</option>' in settings.text
+    # The fewer-mails block too (it was English on a German page).
+    assert "Ruhezeit von" in settings.text and "Quiet hours from" not in settings.text
     # Chosen back on the settings page: English again, whatever the browser says.
     csrf = re.search(r'name="csrf" value="([^"]+)"', settings.text)
     assert csrf is not None

@@ -662,11 +662,11 @@ def _fewer_mails(form: Any) -> dict[str, Any] | str:
     is wrong with them."""
     hour = (form.get("digest_hour") or "").strip()
     if hour and not (is_ascii_digits(hour) and len(hour) <= 2):
-        return "The digest hour is a whole hour 0-23."
+        return gettext("The digest hour is a whole hour 0-23.")
     start = (form.get("quiet_start") or "").strip()[:5]
     end = (form.get("quiet_end") or "").strip()[:5]
     if bool(start) != bool(end):
-        return "Quiet hours need both a start and an end (or neither)."
+        return gettext("Quiet hours need both a start and an end (or neither).")
     out: dict[str, Any] = {
         "digest": (form.get("digest") or "off").strip()[:10],
         "quiet_hours": {"start": start, "end": end} if start else None,

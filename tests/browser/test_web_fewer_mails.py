@@ -9,6 +9,7 @@ from typing import Any
 from service import prefs
 from service.keys import email_key
 from service.store import Store
+from tests.browser.conftest import screenshot
 from tests.browser.test_web_signin import _register
 
 
@@ -48,3 +49,22 @@ def test_settings_set_and_clear_the_digest_and_quiet_hours(
     chosen = prefs.read(store, pid)
     assert chosen["quiet_hours"] is None and chosen["digest"] == "off"
     context.close()
+
+
+def test_the_fewer_mails_block_in_german(
+    browser: Any, base_url: str, worker: Any, store: Store
+) -> None:
+    """A German player's settings page says the block in German, refusals included."""
+    for width in (390, 1280):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page, address = _register(context, base_url, worker.outbox, f"Ruhe{width}")
+        (pid,) = store.r.smembers(email_key(address))
+        prefs.apply(store, pid, {"language": "de"})
+        page.goto(base_url + "/settings")
+        page.fill("input[name=quiet_start]", "22:30")
+        page.locator("form[action='/settings'] button").click()
+        page.wait_for_selector("text=Eine Ruhezeit braucht Anfang und Ende")
+        page.goto(base_url + "/settings")
+        assert page.locator("text=Ruhezeit von").count() == 1
+        screenshot(page, f"settings-de-{width}")
+        context.close()
