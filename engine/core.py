@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Final, Generic, Literal, Protocol, TypeVar
 
+from engine import jsontext
+
 #: The actor that resolves sealed decisions once every choice is in. Never a player.
 SYSTEM: Final = -1
 
@@ -127,10 +129,9 @@ JsonT = TypeVar("JsonT")
 
 
 def json_copy(value: Any) -> Any:
-    """A deep copy of JSON data (tuples become lists, keys strings), much faster than
-    ``copy.deepcopy``: the C encoder and decoder do the work. Loading and dumping a state happen
-    on every move the service applies."""
-    return json.loads(json.dumps(value))
+    """A deep copy of JSON data (engine/jsontext.py): loading and dumping a state happen on
+    every move the service applies."""
+    return jsontext.copy(value)
 
 
 def expect_json(value: Any, kind: type[JsonT]) -> JsonT:

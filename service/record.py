@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import base64
 import functools
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import jsontext
 from engine.core import Decision, Game
 from engine.registry import get_game
 from service import eventlog
@@ -30,7 +30,7 @@ PACKED_PREFIX = "z:"
 def dumps(value: Any) -> str:
     # Key order is kept, not sorted: an engine may depend on the order of its dicts (the Attila
     # engine reveals conflict cards in commit order), and a round trip must not change it.
-    return json.dumps(value, separators=(",", ":"))
+    return jsontext.dumps(value)
 
 
 def pack_saved(codec: str, saved: dict[str, Any]) -> bytes | str:
@@ -40,8 +40,9 @@ def pack_saved(codec: str, saved: dict[str, Any]) -> bytes | str:
     return PACKED_PREFIX.encode() + eventlog.pack(codec, saved)
 
 
-def _packed_field(codec: str, text: str) -> str:
-    return PACKED_PREFIX + base64.b64encode(eventlog.pack_text(codec, text)).decode("ascii")
+def _packed_field(codec: str, text: str, level: int = 9) -> str:
+    packed = eventlog.pack_text(codec, text, level)
+    return PACKED_PREFIX + base64.b64encode(packed).decode("ascii")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -53,7 +54,7 @@ def _packed_constant(codec: str, text: str) -> str:
 def _unpack_field(codec: str, stored: str) -> Any:
     if stored.startswith(PACKED_PREFIX):
         return eventlog.unpack(codec, base64.b64decode(stored[len(PACKED_PREFIX) :]))
-    return json.loads(stored)
+    return jsontext.loads(stored)
 
 
 def as_text(value: bytes | str | None) -> str:
@@ -157,7 +158,8 @@ class GameRecord:
         }
         out |= {name: dumps(getattr(self, name)) for name in self._JSON}
         if self.log_codec:
-            out["state"] = _packed_field(self.log_codec, out["state"])
+            # The state is rewritten on every move: the faster level (service/eventlog.py).
+            out["state"] = _packed_field(self.log_codec, out["state"], level=6)
             out["options"] = _packed_constant(self.log_codec, out["options"])
         return out
 
@@ -226,7 +228,7 @@ def unpack_entry(codec: str, fields: dict[bytes, bytes]) -> dict[str, Any]:
     if PACKED_KEY in fields:
         return eventlog.unpack(codec, fields[PACKED_KEY])
     entry: dict[str, Any] = {as_text(k): as_text(v) for k, v in fields.items()}
-    entry["events"] = json.loads(entry["events"])
+    entry["events"] = jsontext.loads(entry["events"])
     return entry
 
 
@@ -234,7 +236,7 @@ def unpack_saved(codec: str, stored: bytes) -> dict[str, Any]:
     """An idempotency record written by ``pack_saved``."""
     if stored.startswith(PACKED_PREFIX.encode()):
         return eventlog.unpack(codec, stored[len(PACKED_PREFIX) :])
-    return json.loads(stored)
+    return jsontext.loads(stored)
 
 
 # -- a finished game's log, packed into its record -----------------------------------------------
