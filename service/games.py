@@ -19,7 +19,7 @@ from typing import Any
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction, Rejoin, Resign, Translator
 from engine.registry import get_game
 from service import eventlog, notifications, owed, pinning, sealed
-from service.keys import GAME_SEQ
+from service.keys import GAME_SEQ, idem_key
 from service.problems import Problem, game_not_found
 from service.queues import resolve_job_id
 from service.record import Change, GameRecord, Idempotency, Mutation, NothingToDo, Outcome
@@ -232,6 +232,12 @@ def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome
 
 
 # -- playing -----------------------------------------------------------------------------------
+
+
+def move_read(game_id: str, player_id: str, idempotency_key: str | None) -> tuple[str, str | None]:
+    """What a move's transaction reads first (``Store.transact``): the game, and the player's
+    idempotency record if the move carries a key. The rate limiter reads them early."""
+    return game_id, idem_key(game_id, player_id, idempotency_key) if idempotency_key else None
 
 
 def play(

@@ -18,6 +18,7 @@ import math
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import redis
@@ -34,6 +35,11 @@ DEFAULT_SIGNUP_LIMIT = "10/minute;100/hour"
 EXEMPT_PATHS = ("/healthz", "/metrics")
 SIGNUP_PATH = "/v1/players"
 TRUTHY = ("1", "true", "yes", "on")
+
+#: Endpoints whose transaction's first read rides in the limiter's round trip: endpoint name →
+#: (player id → the game id and idempotency key the transaction reads). The API registers
+#: them (service/api/games.py); the store keeps the read for the transaction (Store.transact).
+EARLY_READS: dict[str, Callable[[str], tuple[str, str | None]]] = {}
 #: ``limits``' own sliding-window script, sent by ``Limits._with_token_read`` itself.
 ACQUIRE_LUA: str = RedisStorage.SCRIPT_ACQUIRE_SLIDING_WINDOW
 
@@ -150,9 +156,13 @@ class Limits:
         counters = self.prefix + ":{" + item.key_for("all", key) + "}"
         acquire = [counters + "/-1", counters, item.amount, item.get_expiry(), 1]
         sha = self._acquire_sha(store.r)
+        early_read = EARLY_READS.get(request.endpoint or "")
         try:
             replies, raw = store.checked_token_player(
-                token, player_id, lambda pipe: pipe.evalsha(sha, 2, *acquire)
+                token,
+                player_id,
+                lambda pipe: pipe.evalsha(sha, 2, *acquire),
+                early_read(player_id) if early_read else None,
             )
             if isinstance(replies[0], redis.exceptions.NoScriptError):
                 store.r.script_load(ACQUIRE_LUA)  # a restarted Redis: load it, count once more
@@ -214,6 +224,10 @@ def _budget_headers(response: Response) -> Response:
     return response
 
 
+def _forget_early_read(_error: BaseException | None) -> None:
+    current_app.extensions["kurier.store"].forget_early_read()
+
+
 def init_app(app: Flask) -> Limits:
     """Limits from ``app.config``: ``RATE_LIMIT`` and ``SIGNUP_RATE_LIMIT`` (limits strings)."""
     own_uri = app.config.get("RATELIMIT_STORAGE_URI")
@@ -233,6 +247,7 @@ def init_app(app: Flask) -> Limits:
     )
     app.extensions["kurier.limits"] = limits
     app.before_request(_count)
+    app.teardown_request(_forget_early_read)
     if limits.headers:
         app.after_request(_budget_headers)
     return limits

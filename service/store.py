@@ -41,6 +41,7 @@ import json
 import logging
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -194,6 +195,8 @@ class Store:
         self._clients: dict[str, Any] = {}
         self._token_players = TokenCache()
         self._token_guesses = TokenCache(TOKEN_GUESS_SECONDS)
+        #: A transaction's first read made early, per thread (``checked_token_player``).
+        self._early = threading.local()
 
     @classmethod
     def from_env(cls) -> Store:
@@ -277,8 +280,12 @@ class Store:
         which leaves everything unchanged. ``followups`` plans the jobs the commit brings along.
         """
         ikey = idem_key(game_id, idem.player_id, idem.key) if idem else None
+        # The first try may use the read made in the request's first round trip (the rate
+        # limiter's, ``checked_token_player``): the commit's compare-and-set judges any read.
+        early = self._take_early_read(game_id, ikey)
         for _ in range(MAX_TRIES):
-            raw, cached, marked = self._read(game_id, ikey)
+            raw, cached, marked = early or self._read(game_id, ikey)
+            early = None
             # The idempotency record is read with the game: both are written by one script,
             # so a request that sees the game after the first one's move also sees its record
             # and replays it, instead of judging the move again against the state it itself
@@ -328,12 +335,16 @@ class Store:
             marked = None
             if not self.colocated:
                 marked = (outbox.mark(pipe, game_id), time.monotonic())
-            pipe.hgetall(game_key(game_id))
-            if ikey:
-                pipe.get(ikey)
+            self._queue_read(pipe, game_id, ikey)
             found = pipe.execute()
         found = found[1:] if marked else found
         return found[0], (found[1] if ikey else None), marked
+
+    @staticmethod
+    def _queue_read(pipe: Any, game_id: str, ikey: str | None) -> None:
+        pipe.hgetall(game_key(game_id))
+        if ikey:
+            pipe.get(ikey)
 
     def _bring_along(self, writes: Writes, change: Change) -> None:
         """The change's own cross-key writes: players' game lists, resolutions owed/settled."""
@@ -533,26 +544,57 @@ class Store:
         return self._token_guesses.get(token_key(token))
 
     def checked_token_player(
-        self, token: str, player_id: str, alongside: Callable[[Any], None]
+        self,
+        token: str,
+        player_id: str,
+        alongside: Callable[[Any], None],
+        early: tuple[str, str | None] | None = None,
     ) -> tuple[list[Any], dict[str, str]]:
         """One round trip: ``alongside(pipe)``'s commands (the rate limiter's), the token's
         owner and ``player_id``'s whole hash. Their replies, and the hash if the token still
         belongs to ``player_id`` (else ``{}``, and the guess is forgotten): a revoked token
-        is refused at its next request in every process, not ``TOKEN_CACHE_SECONDS`` later."""
+        is refused at its next request in every process, not ``TOKEN_CACHE_SECONDS`` later.
+
+        ``early``: a game id and idempotency key whose transaction this request will make; its
+        first read goes in the same round trip and is kept for it (``transact``)."""
         key = token_key(token)
-        with self.r.pipeline(transaction=False) as pipe:
+        early = early if self.colocated else None
+        with self.raw.pipeline(transaction=False) as pipe:
             alongside(pipe)
             pipe.hget(key, "player")
             pipe.hgetall(player_key(player_id))
-            *replies, owner, raw = pipe.execute(raise_on_error=False)
+            if early:
+                self._queue_read(pipe, *early)
+            replies = pipe.execute(raise_on_error=False)
+        read = []
+        if early:
+            cut = len(replies) - (2 if early[1] else 1)
+            replies, read = replies[:cut], replies[cut:]
+        *replies, owner, raw = replies
         if isinstance(owner, Exception) or isinstance(raw, Exception):
             raise owner if isinstance(owner, Exception) else raw
-        if owner != player_id or not raw:
+        if as_text(owner) != player_id or not raw:
             self._token_players.forget(key)
             self._token_guesses.forget(key)
             return replies, {}
         self._token_players.put(key, player_id)
-        return replies, raw
+        if early and not any(isinstance(reply, Exception) for reply in read):
+            self._early.read = (*early, read[0], read[1] if early[1] else None)
+        return replies, {as_text(k): as_text(v) for k, v in raw.items()}
+
+    def forget_early_read(self) -> None:
+        """Drop a read kept by ``checked_token_player`` that no transaction took (the request
+        was refused first): the next request on this thread must not find it."""
+        self._early.read = None
+
+    def _take_early_read(
+        self, game_id: str, ikey: str | None
+    ) -> tuple[dict[bytes, bytes], bytes | None, None] | None:
+        kept = getattr(self._early, "read", None)
+        self._early.read = None
+        if kept is None or kept[:2] != (game_id, ikey):
+            return None
+        return kept[2], kept[3], None
 
     def get_player(self, player_id: str) -> dict[str, Any] | None:
         raw = self.r.hgetall(player_key(player_id))

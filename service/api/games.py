@@ -11,7 +11,7 @@ from typing import Any
 from flask import Response, request
 from flask.views import MethodView
 
-from service import games, i18n, pictures, seats
+from service import games, i18n, pictures, ratelimit, seats
 from service.api.base import Blueprint, problems
 from service.auth import current_player, store, token_optional, token_required
 from service.lru import Lru
@@ -401,6 +401,14 @@ class ActionsView(MethodView):
         )
         extra = {"Idempotent-Replayed": "true"} if outcome.replayed else {}
         return outcome.body, outcome.status, extra
+
+
+def _move_read(player_id: str) -> tuple[str, str | None]:
+    game_id = (request.view_args or {})["game_id"]
+    return games.move_read(game_id, player_id, request.headers.get("Idempotency-Key"))
+
+
+ratelimit.EARLY_READS[f"{blp.name}.ActionsView"] = _move_read
 
 
 @blp.route("/<game_id>/events")

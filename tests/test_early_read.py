@@ -1,0 +1,125 @@
+"""A move's transaction read made early, in the rate limiter's round trip (issue 16).
+
+The read rides in the request's first pipeline (service/ratelimit.py, Store.checked_token_player)
+and the transaction's first try uses it; the commit's compare-and-set judges it like any read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from redis.connection import AbstractConnection
+
+from service import games, ratelimit
+from service.app import create_app
+from service.record import Change, GameRecord
+from service.store import Store
+from tests.conftest import UNLIMITED
+
+
+def _started_game(store: Store) -> tuple[str, list[tuple[dict[str, Any], str]]]:
+    players = [store.create_player(name, None) for name in ("Early", "Late")]
+    created = games.create_game(store, players[0][0], "attila", {}, None, 2).body
+    games.join_game(store, players[1][0], created["id"], created["invite_code"])
+    games.start_game(store, players[0][0], created["id"])
+    return created["id"], players
+
+
+def _nothing(_pipe: Any) -> None:
+    return None
+
+
+def test_a_stale_early_read_makes_the_transaction_start_over(isolated_redis: Store) -> None:
+    store = isolated_redis
+    game_id, [(player, token), _] = _started_game(store)
+    before = store.get_game(game_id).version
+    store.checked_token_player(token, player["id"], _nothing, (game_id, None))
+    # Another process commits after the early read and before the transaction.
+    elsewhere = Store(store.url)
+    elsewhere.transact(game_id, lambda record, _v: Change(record, "touched", [], 200, {}))  # type: ignore[arg-type]
+    seen: list[int] = []
+
+    def rename(record: GameRecord | None, version: int) -> Change:
+        assert record is not None
+        seen.append(version)
+        record.names[0] = "renamed"
+        return Change(record, "renamed", [], 200, {})
+
+    store.transact(game_id, rename)
+    # The first try used the early read (version before+1), lost the compare-and-set to the
+    # other commit, and started over from a fresh read.
+    assert seen == [before + 1, before + 2]
+    assert store.get_game(game_id).version == before + 2
+    _, entries = store.read_log(game_id)
+    assert [e["kind"] for _, e in entries][-2:] == ["touched", "renamed"]
+    elsewhere.close()
+
+
+def test_an_early_read_serves_only_its_own_game_and_key(isolated_redis: Store) -> None:
+    store = isolated_redis
+    game_id, [(player, token), _] = _started_game(store)
+    other_id, _ = _started_game(store)
+    seen: list[int] = []
+
+    def note(record: GameRecord | None, version: int) -> Change:
+        assert record is not None
+        seen.append(version)
+        return Change(record, "touched", [], 200, {})
+
+    # Kept for a game, forgotten when the request ends without its transaction.
+    store.checked_token_player(token, player["id"], _nothing, (game_id, None))
+    store.forget_early_read()
+    store.transact(game_id, note)
+    # Kept for one game, not used for another (and gone after that transaction).
+    store.checked_token_player(token, player["id"], _nothing, (game_id, None))
+    store.transact(other_id, note)
+    assert store._take_early_read(game_id, None) is None
+    assert len(seen) == 2
+
+
+@pytest.fixture
+def sends(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Redis round trips made by this process: one send per command or pipeline."""
+    counted = [0]
+    original = AbstractConnection.send_packed_command
+
+    def counting(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
+        counted[0] += 1
+        original(self, command, check_health)
+
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", counting)
+    yield counted
+
+
+def _round_trips_of_a_move(store: Store, sends: list[int], key: str) -> tuple[int, int]:
+    """The round trips of a game's second move through a new app (the first loads scripts)."""
+    game_id, players = _started_game(store)
+    client = create_app({"REDIS_URL": store.url, **UNLIMITED}).test_client()
+    for move in range(2):
+        record = store.get_game(game_id)
+        seat = record.decisions()[0].seat
+        auth = {"Authorization": f"Bearer {players[seat][1]}"}
+        assert client.get("/v1/me", headers=auth).status_code == 200  # the token's guess
+        notation = games.legal_actions(record, seat)["actions"][0]["notation"]
+        before = sends[0]
+        answer = client.post(
+            f"/v1/games/{game_id}/actions",
+            json={"notation": notation},
+            headers={**auth, "Idempotency-Key": f"{key}-{move}"},
+        )
+        assert answer.status_code == 200, answer.get_json()
+    return sends[0] - before, answer.get_json()["version"]
+
+
+def test_a_move_reads_its_game_in_the_limiters_round_trip(
+    isolated_redis: Store, sends: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    early, version = _round_trips_of_a_move(isolated_redis, sends, "early-1")
+    monkeypatch.setattr(ratelimit, "EARLY_READS", {})
+    late, same_version = _round_trips_of_a_move(isolated_redis, sends, "late-1")
+    assert version == same_version
+    # One round trip less: the limiter's pipeline carried the game and the idempotency record.
+    assert early == late - 1, (early, late)
+    assert early <= 3  # limiter + token + reads; the commit; the seats' preferences
