@@ -475,6 +475,9 @@ def _applied(
         "version": version,
         "status": record.status,
         "events": [e for e in change.events if Event.from_json(e).visible_to(seat)],
+        # Who acts next, as the game's view says: a client learns whether it moves again
+        # without a second request (public, like the view's waiting_for).
+        "waiting_for": record.pending,
     }
     return change
 

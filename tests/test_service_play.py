@@ -126,3 +126,26 @@ def test_start_answers_what_its_schema_promises(kurier: Kurier) -> None:
     assert set(body) <= set(schema["properties"]), body
     assert body["id"] == game_id and body["status"] == "active"
     assert [e["kind"] for e in body["events"]] == ["game_started"]
+
+
+def test_a_moves_answer_says_who_acts_next(kurier: Kurier) -> None:
+    """The answer carries the view's waiting_for after the move: a client needs no second
+    request to learn whether it moves again (issue 14)."""
+    game_id, seated = kurier.new_game(2)
+    for _ in range(6):
+        view = kurier.call("GET", f"/v1/games/{game_id}").json()
+        humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
+        if not humans:
+            break  # a resolution is due: the worker's turn
+        player = seated[humans[0]["seat"]]
+        legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
+        answer = kurier.call(
+            "POST",
+            f"/v1/games/{game_id}/actions",
+            player,
+            json={"notation": legal["actions"][0]["notation"]},
+        )
+        assert answer.status_code in (200, 202), answer.text
+        after = kurier.call("GET", f"/v1/games/{game_id}").json()
+        if after["version"] == answer.json()["version"]:  # no resolution in between
+            assert answer.json()["waiting_for"] == after["waiting_for"]

@@ -313,6 +313,13 @@ class ActionResult(ma.Schema):
     version = fields.Integer(required=True, metadata={"description": "The game's new version"})
     status = fields.String(required=True)
     events = fields.List(fields.Nested(GameEvent), required=True)
+    waiting_for = fields.List(
+        fields.Nested(Decision),
+        metadata={
+            "description": "Who acts next, as in the game's view (absent from answers "
+            "replayed from moves made before 2026-11-25)"
+        },
+    )
     ref = fields.String(metadata={"description": "Sealed choices (202): the sealed step"})
     commitment = fields.String(metadata={"description": "Sealed choices (202): SHA-256"})
     choice = fields.String(metadata={"description": "Sealed choices (202): canonical notation"})
