@@ -19,6 +19,11 @@ Attila games over HTTP and then measures, in one run:
    resolution, both timestamps written by the server in their transactions);
 7. Redis memory per active game (``used_memory`` growth over the games, and per key kind).
 
+With ``--streams N`` the stack also runs the stream server (``kurier streams``) and, from the
+end of the ``bare`` phase to the end of the run, N game streams stay open (spread over the
+games, read by the same client): the API's figures with the streams open (issue 14), and the
+events the streams received.
+
 Every game follows a script made beforehand by the engine from the game's seed (random legal
 actions, as in scripts/bench_engine.py): the client needs no extra request to choose a move,
 and every move is still judged by the server. A move that arrives while the worker has not yet
@@ -87,10 +92,16 @@ class Stack:
         self.args = args
         self.procs: list[subprocess.Popen[bytes]] = []
         self.bare: subprocess.Popen[bytes] | None = None
+        self.streams: subprocess.Popen[bytes] | None = None
+        self.streams_port = free_port()
 
     @property
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def streams_base(self) -> str:
+        return f"http://127.0.0.1:{self.streams_port}"
 
     @property
     def bare_base(self) -> str:
@@ -109,6 +120,7 @@ class Stack:
             # Every request is still counted by the limiter; the budget is just out of reach.
             "KURIER_RATE_LIMIT": "1000000/minute",
             "KURIER_SIGNUP_RATE_LIMIT": "1000000/minute",
+            "KURIER_STREAM_CONNECTIONS": str(self.args.streams + 100),
         }
         log = open(self.dir / "stack.log", "wb")  # noqa: SIM115 - lives as long as the stack
         kurier = [sys.executable, "-m", "service.cli"]
@@ -116,6 +128,14 @@ class Stack:
             self.procs.append(
                 subprocess.Popen([*kurier, "worker"], env=env, stdout=log, stderr=log)
             )
+        if self.args.streams:
+            self.streams = subprocess.Popen(
+                [*kurier, "streams", "--port", str(self.streams_port)],
+                env=env,
+                stdout=log,
+                stderr=log,
+            )
+        # The API last: cpu_parts counts procs[-1] as gunicorn.
         self.procs.append(subprocess.Popen([*kurier, "web"], env=env, stdout=log, stderr=log))
         # The bare app under the very command line `kurier web` runs, but for the app: same
         # gunicorn config (processes, threads, niceness), same environment.
@@ -147,11 +167,11 @@ class Stack:
             "gunicorn": [self.procs[-1].pid],
             "rq": [proc.pid for proc in self.procs[:-1]],
             "redis": [self.redis.process.pid],
-        }
+        } | ({"streams": [self.streams.pid]} if self.streams else {})
 
     def stop(self) -> None:
         self.stop_bare()
-        _terminate(self.procs)
+        _terminate(self.procs + ([self.streams] if self.streams else []))
         self.redis.stop()
         if getattr(self.args, "keep_log", False):  # the servers' own lines, to see why a run failed
             shutil.copy(self.dir / "stack.log", self.args.keep_log)
@@ -515,6 +535,7 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
         )
 
         bare_rate = await bare_phase(args, stack, session, db)
+        followers = await open_streams(stack, [t.id for t in tables], args.streams)
 
         me_token = tables[0].tokens[0]
         cpu = CpuMeter(stack.cpu_parts())
@@ -595,6 +616,69 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
             flush=True,
         )
         db.close()
+        if followers:
+            await followers.close()
+
+
+class Followers:
+    """Open game streams read by this client: each counts the events (``id:`` lines) it got."""
+
+    def __init__(self, session: aiohttp.ClientSession, count: int) -> None:
+        self.session = session
+        self.tasks: list[asyncio.Task[None]] = []
+        self.events = [0] * count
+
+    async def close(self) -> None:
+        still_open = sum(1 for task in self.tasks if not task.done())
+        failed = sum(1 for task in self.tasks if task.done() and task.exception())
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.session.close()
+        print(
+            f"streams   {len(self.tasks)} game streams open from the end of bare to here, "
+            f"{still_open} still open (a game's stream ends with the game), {failed} failed; "
+            f"{sum(self.events)} events received",
+            flush=True,
+        )
+
+
+async def open_streams(stack: Stack, game_ids: list[str], count: int) -> Followers | None:
+    """``count`` streams over the games, opened (headers received) before the next phase."""
+    if not count:
+        return None
+    session = aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=count + 10),
+        timeout=aiohttp.ClientTimeout(total=None, sock_read=60),
+    )
+    deadline = time.monotonic() + 60
+    while True:  # the stream server is up when it answers (401: no token) on its port
+        try:
+            async with session.get(f"{stack.streams_base}/v1/me/stream") as answer:
+                if answer.status == 401:
+                    break
+        except aiohttp.ClientError:
+            if time.monotonic() > deadline:
+                raise SystemExit("the stream server did not come up (see its log)") from None
+        await asyncio.sleep(0.2)
+    opened: list[asyncio.Future[None]] = []
+    followers = Followers(session, count)
+
+    async def follow(n: int, ready: asyncio.Future[None]) -> None:
+        url = f"{stack.streams_base}/v1/games/{game_ids[n % len(game_ids)]}/stream"
+        async with session.get(url) as response:
+            ready.set_result(None)
+            async for line in response.content:
+                if line.startswith(b"id:"):
+                    followers.events[n] += 1
+
+    for n in range(count):
+        ready = asyncio.get_running_loop().create_future()
+        opened.append(ready)
+        followers.tasks.append(asyncio.create_task(follow(n, ready)))
+    await asyncio.wait_for(asyncio.gather(*opened), timeout=60)
+    print(f"streams   {count} game streams open", flush=True)
+    return followers
 
 
 def main() -> None:
@@ -612,7 +696,11 @@ def main() -> None:
         "--web-workers", type=int, default=0, help="gunicorn processes (0: the default)"
     )
     parser.add_argument("--web-threads", type=int, default=4, help="threads per process")
+    parser.add_argument(
+        "--streams", type=int, default=0, help="game streams kept open (≤ 5000; issue 14)"
+    )
     args = parser.parse_args()
+    args.streams = min(max(args.streams, 0), 5000)
     args.games = min(args.games, 5000)
     args.seconds = min(args.seconds, 300.0)
     stack = Stack(args)

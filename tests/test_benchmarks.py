@@ -25,7 +25,7 @@ def test_load_benchmark_smoke_run() -> None:
             # machine finishes them in its 2 s, so open needs games of its own.
             *("--games", "12", "--players", "2", "--seconds", "2", "--rate", "30"),
             *("--concurrency", "2", "--connections", "8", "--web-workers", "1"),
-            *("--web-threads", "2", "--scripts", "3"),
+            *("--web-threads", "2", "--scripts", "3", "--streams", "4"),
         ],
         cwd=ROOT,
         capture_output=True,
@@ -42,13 +42,18 @@ def test_load_benchmark_smoke_run() -> None:
         "scripts",
         "setup",
         "bare",
+        "streams",
         "trivial",
         "saturate",
         "open",
         "resolve",
         "resolve",
         "memory",
+        "streams",
     ], out
+    # The game streams stayed open through the phases and carried the moves' events.
+    followed = out.splitlines()[-1]
+    assert re.search(r", 0 failed; [1-9]\d* events received", followed), followed
     for phase in ("saturate", "open"):
         line = next(line for line in out.splitlines() if line.startswith(phase))
         assert "errors 0" in line, line
