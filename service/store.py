@@ -645,12 +645,14 @@ class Store:
         return GameRecord.from_hash(game_id, raw)
 
     def read_log(
-        self, game_id: str, after: int = 0, count: int | None = None
+        self, game_id: str, after: int = 0, count: int | None = None, state: bool = True
     ) -> tuple[GameRecord, Entries]:
         """The record and log entries after version ``after``, read in one MULTI so that
         the redaction (which depends on the record's unrevealed choices) matches the entries.
         Each entry's ``events`` is a list; its other fields are strings. A compacted game's
-        entries come from its record (``compact``), any later ones from the stream."""
+        entries come from its record (``compact``), any later ones from the stream.
+        ``state=False``: the record without its state (None), not decoded; what a redaction
+        needs, for the events and the streams (each move wakes every stream of its game)."""
         with self.raw.pipeline(transaction=True) as pipe:
             pipe.hgetall(game_key(game_id))
             pipe.xrange(events_key(game_id), min=f"({after}-0", max="+", count=count)
@@ -658,6 +660,8 @@ class Store:
         if not raw:
             raise game_not_found(game_id)
         raw = _as_dict(raw)
+        if not state:
+            raw.pop(b"state", None)
         record = GameRecord.from_hash(game_id, raw)
         out = [
             (int(entry_id.split(b"-")[0]), unpack_entry(record.log_codec, _as_dict(fields)))

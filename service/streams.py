@@ -83,7 +83,7 @@ def game_stream(
     """The game's log after version ``after``, then each new entry as it is committed, each
     redacted for ``player_id`` (None: a spectator). Raises the 404 problem of an unknown game
     now; the stream itself ends with an ``end`` event once the game is finished."""
-    record, entries = store.read_log(game_id, after, PAGE)
+    record, entries = store.read_log(game_id, after, PAGE, state=False)
     return _game_events(store, game_id, player_id, after, (record, entries), timing)
 
 
@@ -116,7 +116,7 @@ def _game_events(
             if _waited(store.wait_log, game_id, after, max(clock.wait_ms(), 1)) is None:
                 return
         try:
-            record, entries = store.read_log(game_id, after, PAGE)
+            record, entries = store.read_log(game_id, after, PAGE, state=False)
         except Problem:  # archived meanwhile: nothing more will come
             yield sse("end", {"status": "gone", "version": after})
             return

@@ -421,7 +421,7 @@ class EventsView(MethodView):
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """The event log after version `after`, redacted for the caller."""
         after = int(query["after"])
-        record, entries = store().read_log(game_id, after, query["limit"])
+        record, entries = store().read_log(game_id, after, query["limit"], state=False)
         seat, _ = _caller_seat(record)
         items = [games.redact_entry(record, v, entry, seat) for v, entry in entries]
         last = items[-1]["version"] if items else after
