@@ -308,8 +308,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "KURIER_WEB_NICE",
         "5",
-        "CPU niceness of the API processes: above the workers' 0, so that under load conflict "
-        "resolutions and notifications are not starved",
+        "CPU niceness of the API and stream server processes: above the workers' 0, so that "
+        "under load conflict resolutions and notifications are not starved",
         _int_between(0, 19),
     ),
     Setting(

@@ -9,6 +9,7 @@ so redis-py's sockets yield to the other streams while they wait.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from service.logs import gunicorn_logconfig
 from service.redis_server import data_dir_from_env
@@ -24,3 +25,12 @@ keepalive = 5
 control_socket = str(data_dir_from_env() / "gunicorn-streams.ctl")
 accesslog = None
 logconfig_dict = gunicorn_logconfig()
+
+
+def on_starting(_server: Any) -> None:
+    # Delivering an event costs CPU per open stream of its game (about 0.5 ms each): the
+    # stream server runs at the API's niceness (KURIER_WEB_NICE; 5 as in
+    # service/gunicorn_conf.py), not above it as before, so that on a shared host it shares the
+    # CPU with the API and leaves the conflict workers their priority (docs/performance.md,
+    # "Streams"). Its workers inherit it.
+    os.nice(int(os.environ.get("KURIER_WEB_NICE") or 5))
