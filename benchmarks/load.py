@@ -677,7 +677,17 @@ async def open_streams(stack: Stack, game_ids: list[str], count: int) -> Followe
         opened.append(ready)
         followers.tasks.append(asyncio.create_task(follow(n, ready)))
     await asyncio.wait_for(asyncio.gather(*opened), timeout=60)
-    print(f"streams   {count} game streams open", flush=True)
+    # Each stream first sends its game's log so far: the next phase starts once that is done
+    # (no event for a second, at most 60 s), so it measures open streams, not their opening.
+    started, received = time.monotonic(), -1
+    while sum(followers.events) != received and time.monotonic() - started < 60:
+        received = sum(followers.events)
+        await asyncio.sleep(1.0)
+    print(
+        f"streams   {count} game streams open; their backlog of {received} events received "
+        f"in {time.monotonic() - started - 1:.1f} s",
+        flush=True,
+    )
     return followers
 
 
