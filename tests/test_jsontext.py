@@ -14,9 +14,11 @@ _scalars = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text()
 _floats = st.floats(allow_nan=False, allow_infinity=False)
 _json = st.recursive(
     _scalars | _floats,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.tuples(inner, inner)
-    | st.dictionaries(st.text() | st.integers(-100, 100), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text() | st.integers(-100, 100), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
