@@ -92,6 +92,8 @@ class Stack:
         self.args = args
         self.procs: list[subprocess.Popen[bytes]] = []
         self.bare: subprocess.Popen[bytes] | None = None
+        #: Game streams to keep open (``--streams``; other scripts' stacks have none).
+        self.stream_count = int(getattr(args, "streams", 0))
         self.streams: subprocess.Popen[bytes] | None = None
         self.streams_port = free_port()
 
@@ -120,7 +122,7 @@ class Stack:
             # Every request is still counted by the limiter; the budget is just out of reach.
             "KURIER_RATE_LIMIT": "1000000/minute",
             "KURIER_SIGNUP_RATE_LIMIT": "1000000/minute",
-            "KURIER_STREAM_CONNECTIONS": str(self.args.streams + 100),
+            "KURIER_STREAM_CONNECTIONS": str(self.stream_count + 100),
         }
         log = open(self.dir / "stack.log", "wb")  # noqa: SIM115 - lives as long as the stack
         kurier = [sys.executable, "-m", "service.cli"]
@@ -128,7 +130,7 @@ class Stack:
             self.procs.append(
                 subprocess.Popen([*kurier, "worker"], env=env, stdout=log, stderr=log)
             )
-        if self.args.streams:
+        if self.stream_count:
             self.streams = subprocess.Popen(
                 [*kurier, "streams", "--port", str(self.streams_port)],
                 env=env,
