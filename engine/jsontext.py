@@ -22,17 +22,17 @@ except ImportError:  # pragma: no cover - the service always has it
 if orjson is not None:
     _OPTIONS = orjson.OPT_NON_STR_KEYS
 
-    def dumpb(value: Any) -> bytes:
-        """``value`` as compact JSON in UTF-8."""
-        return orjson.dumps(value, option=_OPTIONS)
+    def dumpb(value: Any, sort_keys: bool = False) -> bytes:
+        """``value`` as compact JSON in UTF-8 (keys in their order, or sorted)."""
+        return orjson.dumps(value, option=_OPTIONS | (orjson.OPT_SORT_KEYS if sort_keys else 0))
 
     def loads(text: str | bytes) -> Any:
         return orjson.loads(text)
 
 else:  # pragma: no cover
 
-    def dumpb(value: Any) -> bytes:
-        return json.dumps(value, separators=(",", ":")).encode()
+    def dumpb(value: Any, sort_keys: bool = False) -> bytes:
+        return json.dumps(value, separators=(",", ":"), sort_keys=sort_keys).encode()
 
     def loads(text: str | bytes) -> Any:
         return json.loads(text)

@@ -12,12 +12,21 @@ import flask
 import flask_smorest
 from webargs.flaskparser import FlaskParser, is_json_request
 
+from engine import jsontext
 from service.problems import Problem
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: Deepest nesting a JSON body may have: real bodies nest a few levels, and every later step
 #: (validation, hashing, storing) recurses over it.
 MAX_JSON_DEPTH = 32
+
+
+def dumped(body: Any, status: int, headers: dict[str, str]) -> flask.Response:
+    """A hot path's answer without marshmallow's dump: ``body`` must already be exactly what
+    its declared schema dumps (tests/test_dumped_answers.py plays every game type to check
+    the move's answer), so the document stays the contract. Keys sorted, as Flask's own JSON."""
+    data = jsontext.dumpb(body, sort_keys=True) + b"\n"
+    return flask.Response(data, status, headers, mimetype="application/json")
 
 
 class JsonBodyParser(FlaskParser):

@@ -12,7 +12,7 @@ from flask import Response, request
 from flask.views import MethodView
 
 from service import games, i18n, pictures, ratelimit, seats
-from service.api.base import Blueprint, problems
+from service.api.base import Blueprint, dumped, problems
 from service.auth import current_player, store, token_optional, token_required
 from service.lru import Lru
 from service.pictures.png import PictureRenderError, svg_to_png
@@ -400,7 +400,8 @@ class ActionsView(MethodView):
             idem,
         )
         extra = {"Idempotent-Replayed": "true"} if outcome.replayed else {}
-        return outcome.body, outcome.status, extra
+        # Every move passes here: its answer is already ActionResult's dump (base.dumped).
+        return dumped(outcome.body, outcome.status, extra)
 
 
 def _move_read(player_id: str) -> tuple[str, str | None]:
