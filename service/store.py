@@ -98,6 +98,7 @@ from service.writes import (
     COMMIT_LUA,
     COMMITTED,
     COMPACT_LUA,
+    READ_LOG_LUA,
     REPLAY,
     Command,
     Writes,
@@ -193,6 +194,7 @@ class Store:
         self.wait_replicas = wait_replicas
         self.wait_ms = int(os.environ.get("KURIER_WAIT_MS") or DEFAULT_WAIT_MS)
         self._clients: dict[str, Any] = {}
+        self._clients_lock = threading.RLock()  # _loaded_script makes a client inside it
         self._token_players = TokenCache()
         self._token_guesses = TokenCache(TOKEN_GUESS_SECONDS)
         #: A transaction's first read made early, per thread (``checked_token_player``).
@@ -210,7 +212,12 @@ class Store:
     ) -> Any:
         key = f"{name}:{os.getpid()}"
         if key not in self._clients:
-            self._clients[key] = _connect(url, decode, timeout, connections)
+            # Once per process: without the lock, the first requests of a stream server (its
+            # streams arrive together, each a greenlet) each built a pool of a thousand slots,
+            # most thrown away (seen as half a core for seconds after 1,000 streams opened).
+            with self._clients_lock:
+                if key not in self._clients:
+                    self._clients[key] = _connect(url, decode, timeout, connections)
         return self._clients[key]
 
     @property
@@ -251,6 +258,15 @@ class Store:
         if key not in self._clients:
             self._clients[key] = client.register_script(lua)
         return self._clients[key]
+
+    def _loaded_script(self, name: str, lua: str) -> str:
+        """The SHA of ``lua``, loaded into the game store once per process."""
+        key = f"sha:{name}:{os.getpid()}"
+        if key not in self._clients:
+            with self._clients_lock:
+                if key not in self._clients:
+                    self._clients[key] = as_text(self.blocking.script_load(lua))
+        return self._clients[key]  # type: ignore[no-any-return]
 
     @property
     def relay(self) -> Relay:
@@ -657,6 +673,47 @@ class Store:
             pipe.hgetall(game_key(game_id))
             pipe.xrange(events_key(game_id), min=f"({after}-0", max="+", count=count)
             raw, entries = pipe.execute()
+        return self._log_read(game_id, after, count, raw, entries, state)
+
+    def wait_read_log(
+        self, game_id: str, after: int, block_ms: int, count: int
+    ) -> tuple[GameRecord, Entries]:
+        """``wait_log``, then ``read_log(game_id, after, count, state=False)``, in one round
+        trip: Redis runs a connection's pipelined commands in order, so the read (a script:
+        atomic like ``read_log``'s MULTI) runs the moment the blocking XREAD returns, with
+        news or after ``block_ms``. A stream woken by a move costs one round trip, not two.
+        In a cluster (no pipelines across a blocking read there): the two calls."""
+        if self.mode == "cluster":
+            self.wait_log(game_id, after, block_ms)
+            return self.read_log(game_id, after, count, state=False)
+        keys = [game_key(game_id), events_key(game_id)]
+        # EVALSHA itself: a Script object in a pipeline costs a SCRIPT EXISTS round trip. Loaded
+        # once per process, before the first wait (else every stream waiting at the start
+        # would meet NOSCRIPT at its first wake).
+        sha = self._loaded_script("read_log", READ_LOG_LUA)
+        with self.blocking.pipeline(transaction=False) as pipe:
+            pipe.xread({keys[1]: f"{after}-0"}, count=1, block=block_ms)
+            pipe.evalsha(sha, 2, *keys, f"({after}-0", count)
+            news, read = pipe.execute(raise_on_error=False)
+        if isinstance(news, redis.RedisError):
+            raise news
+        if isinstance(read, redis.exceptions.NoScriptError):  # a restarted Redis: load it
+            self.blocking.script_load(READ_LOG_LUA)
+            return self.read_log(game_id, after, count, state=False)
+        if isinstance(read, Exception):
+            raise read
+        raw, entries = read
+        return self._log_read(game_id, after, count, raw, entries, state=False)
+
+    def _log_read(
+        self,
+        game_id: str,
+        after: int,
+        count: int | None,
+        raw: Any,
+        entries: Any,
+        state: bool,
+    ) -> tuple[GameRecord, Entries]:
         if not raw:
             raise game_not_found(game_id)
         raw = _as_dict(raw)

@@ -3,7 +3,7 @@ player's inbox and messages. Served by the stream server (service/streams_app.py
 
 Each function checks what it can before the first byte (an unknown game is a 404 problem, not
 an empty stream) and returns an iterator of SSE text. The iterators wait on Redis with
-blocking reads (``XREAD BLOCK``, Store.wait_log and Store.wait_streams): no polling loop on a
+blocking reads (``XREAD BLOCK``, Store.wait_read_log and Store.wait_streams): no polling loop on a
 single Redis, one connection per waiting stream.
 
 What is sent is what the API would answer at that moment: a game's entries are read with
@@ -113,13 +113,18 @@ def _game_events(
             if clock.wait_ms() == 0:
                 yield PING
                 clock.sent()
-            if _waited(store.wait_log, game_id, after, max(clock.wait_ms(), 1)) is None:
-                return
+            # Wait for news and read them in one round trip (a timeout reads nothing new).
+            reading = (store.wait_read_log, game_id, after, max(clock.wait_ms(), 1), PAGE)
+        else:
+            reading = (store.read_log, game_id, after, PAGE, False)  # the next page, now
         try:
-            record, entries = store.read_log(game_id, after, PAGE, state=False)
+            read = _waited(*reading)
         except Problem:  # archived meanwhile: nothing more will come
             yield sse("end", {"status": "gone", "version": after})
             return
+        if read is None:
+            return
+        record, entries = read
 
 
 def _waited(wait: Callable[..., T], *args: Any) -> T | None:
