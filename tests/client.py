@@ -94,6 +94,21 @@ class Kurier:
         assert r.status_code == 200, r.text
         return r.json()
 
+    def play_first_legal(
+        self, game_id: str, seated: list[Player]
+    ) -> tuple[Player, requests.Response] | None:
+        """The first legal action of the first seat the game waits for: who played and the
+        answer; None when the game waits only for the server (a resolution) or is over."""
+        view = self.view(game_id)
+        humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
+        if view["status"] != "active" or not humans:
+            return None
+        mover = seated[humans[0]["seat"]]
+        legal = self.call("GET", f"/v1/games/{game_id}/legal-actions", mover).json()
+        notation = legal["actions"][0]["notation"]
+        body = {"notation": notation}
+        return mover, self.call("POST", f"/v1/games/{game_id}/actions", mover, json=body)
+
     def all_events(self, game_id: str, player: Player | None = None) -> list[dict[str, Any]]:
         entries: list[dict[str, Any]] = []
         cursor = "0"
