@@ -125,6 +125,7 @@ class AttikaGame(RulesGame[AttikaState, AttikaAction]):
                 for s in range(state.players)
             ],
             "result": state.result,
+            "resigned": list(state.resigned),
         }
         if seat is not None and 0 <= seat < state.players:
             out["hand"] = dict(zip(ids, state.hands[seat], strict=True))

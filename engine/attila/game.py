@@ -184,6 +184,7 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
             "discard_pile": dict(Counter(ids[c] for c in state.discard)),
             "conflict": self._conflict_view(state, seat),
             "result": state.result,
+            "resigned": list(state.resigned),
         }
         if seat is not None and 0 <= seat < state.players:
             out["hand"] = [ids[c] for c in state.hands[seat]]

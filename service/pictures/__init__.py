@@ -69,6 +69,11 @@ def seat_text(names: Sequence[str], seat: int) -> str:
     return _("seat %(seat)s", seat=seat)
 
 
+def resigned_mark(view: Mapping[str, Any], seat: int) -> str:
+    """ " ✗ resigned" after a seat that resigned (the view's ``resigned``), else ""."""
+    return " ✗ " + _("resigned") if seat in view.get("resigned", ()) else ""
+
+
 def visible_events(
     events: Iterable[Event | Mapping[str, Any]], seat: int | None = None
 ) -> list[Event]:

@@ -24,7 +24,7 @@ from engine.sentences import N_
 from service.i18n import say as _
 from service.i18n import say_n as ngettext
 from service.i18n import say_word
-from service.pictures import LAST_MOVE, seat_label, wrap_words
+from service.pictures import LAST_MOVE, resigned_mark, seat_label, wrap_words
 
 R = 42  # hex radius (centre to corner)
 MARGIN = 30
@@ -379,6 +379,7 @@ def _panel(
         badge = " ◀ " + _("to play") if to_play else ""
         if result and seat in result.get("winners", []):
             badge = " ★ " + _("winner")
+        badge += resigned_mark(view, seat)
         p.text(f"{seat_label(players, seat)} · {colours[seat]}{badge}", 14, bold=True, dx=24)
         p.gap(18)
         built = _("%(built)s/%(all)s built", built=len(info["built"]), all=len(board.buildings))

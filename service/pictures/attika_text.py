@@ -15,7 +15,7 @@ from typing import Any
 from engine.attika.board import Board
 from service.i18n import say as _
 from service.i18n import say_n as ngettext
-from service.pictures import seat_text
+from service.pictures import resigned_mark, seat_text
 from service.pictures.attika import colour_names
 
 
@@ -117,6 +117,7 @@ def _seats(board: Board, view: dict[str, Any], colours: list[str]) -> list[str]:
     out = [_("Players (stacks: buildings left in stack 1 = main, 2, 3, 4):")]
     for seat, info in enumerate(view["seats"]):
         you = " " + _("(you)") if seat == view.get("seat") else ""
+        you += resigned_mark(view, seat)
         state = _(
             "%(built)s/%(all)s built, %(settlements)s settlement(s), %(amphorae)s amphora(e), "
             "%(cards)s card(s), stacks %(stacks)s",

@@ -22,7 +22,7 @@ from engine.sentences import N_
 from service.i18n import say as _
 from service.i18n import say_n as ngettext
 from service.i18n import say_word
-from service.pictures import LAST_MOVE, seat_label, wrap_words
+from service.pictures import LAST_MOVE, resigned_mark, seat_label, wrap_words
 
 PEOPLE_FILL = {
     "blue": "#2f6fd6",
@@ -297,6 +297,7 @@ def _scores(view: dict[str, Any], y: int, players: int, names: Sequence[str]) ->
     for seat in range(players):
         yy = y + 30 + 48 * seat
         marker = " ◀ " + _("to play") if seat == view["active"] and not view["result"] else ""
+        marker += resigned_mark(view, seat)
         won = view["result"] and seat in view["result"]["winners"]
         winner = " ★ " + _("winner") if won else ""
         tiles = ", ".join(_(t.replace("_", " ")) for t in view["action_tiles"][seat]) or _("none")

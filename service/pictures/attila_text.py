@@ -13,7 +13,7 @@ from engine.attila.board import Board
 from service.i18n import say as _
 from service.i18n import say_n as ngettext
 from service.i18n import say_word
-from service.pictures import seat_text
+from service.pictures import resigned_mark, seat_text
 
 ROMAN = {4: "IV", 5: "V", 6: "VI", 7: "VII"}
 
@@ -78,6 +78,7 @@ def _scores(view: dict[str, Any], names: Sequence[str]) -> list[str]:
     out = [_("Scores:")]
     for seat, points in enumerate(view["scores"]):
         you = " " + _("(you)") if seat == view.get("seat") else ""
+        you += resigned_mark(view, seat)
         tiles = ", ".join(_(t.replace("_", " ")) for t in view["action_tiles"][seat]) or _("none")
         out.append(
             f"  {seat_text(names, seat)}{you}: "
