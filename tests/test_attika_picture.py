@@ -151,10 +151,25 @@ def test_summary_shows_only_the_own_hand() -> None:
     assert "Your hand: 4M (4 cards)" in summary(B, GAME.view(state, 2))
     assert "seat 1 (yellow) (you)" in summary(B, GAME.view(state, 1))
     for hex_, (_, b) in state.occupant.items():
-        assert f"{B.buildings[b].id} {format_hex(hex_)}" in spectator
+        # "temple 4,1", or with the name where it differs: "Silver mine (silvermine) -1,5".
+        building, at = B.buildings[b].id, format_hex(hex_)
+        assert f"{building} {at}" in spectator or f"({building}) {at}" in spectator
     # Everything hidden changed: the spectator's text and each seat's text apart from the
     # own hand stay the same.
     other = _hide_differently(state, random.Random(1))
     assert summary(B, GAME.view(other, None)) == spectator
     other.hands[0] = list(state.hands[0])
     assert summary(B, GAME.view(other, 0)) == summary(B, GAME.view(state, 0))
+
+
+def test_the_german_summary_names_buildings_in_german_with_their_ids() -> None:
+    """The text part of a German mail: "Tempel (temple) 4,1"; the id is what a move names."""
+    state = _played(3, 90, seed="summary")
+    german = text_summary("attika", GAME.view(state, None), lang="de")
+    english = text_summary("attika", GAME.view(state, None))
+    built = {B.buildings[b].id for _, (_, b) in state.occupant.items()}
+    assert "temple" in built or "quarry" in built, built
+    if "temple" in built:
+        assert "Tempel (temple)" in german and "Tempel" not in english
+    if "quarry" in built:
+        assert "Steinbruch (quarry)" in german and "Steinbruch" not in english

@@ -15,6 +15,7 @@ from typing import Any
 from engine.attika.board import Board
 from service.i18n import say as _
 from service.i18n import say_n as ngettext
+from service.i18n import say_word
 from service.pictures import resigned_mark, seat_text
 from service.pictures.attika import colour_names
 
@@ -29,7 +30,7 @@ def summary(board: Board, view: dict[str, Any], *, names: Sequence[str] = ()) ->
     if "hand" in view:
         lines += [_("Your hand: %(cards)s", cards=_hand(board, view["hand"])), ""]
     lines += [*_seats(board, view, colours), ""]
-    lines += [*_buildings(view, colours), ""]
+    lines += [*_buildings(board, view, colours), ""]
     lines += _map(board, view)
     return "\n".join(lines).rstrip() + "\n"
 
@@ -129,20 +130,33 @@ def _seats(board: Board, view: dict[str, Any], colours: list[str]) -> list[str]:
             stacks=" ".join(str(n) for n in info["stacks"]),
         )
         out.append(f"  {_who(seat, colours)}{you}: {state}")
-        stored = ", ".join(info["storage"]) or _("empty")
+        stored = ", ".join(_building_word(board, b) for b in info["storage"]) or _("empty")
         out.append("    " + _("storage board: %(buildings)s", buildings=stored))
         if info["groups_complete"]:
-            done = ", ".join(info["groups_complete"])
+            done = ", ".join(
+                say_word(next(g for g in board.groups if g.id == group).name_en)
+                for group in info["groups_complete"]
+            )
             out.append("    " + _("groups complete: %(groups)s", groups=done))
     return out
 
 
-def _buildings(view: dict[str, Any], colours: list[str]) -> list[str]:
+def _building_word(board: Board, building_id: str) -> str:
+    """A building in the player's language, with the id a move names it by when that differs
+    ("Steinbruch (quarry)"; the notation is the same in every language)."""
+    name = say_word(board.building(building_id).name_en)
+    return building_id if name.lower() == building_id else f"{name} ({building_id})"
+
+
+def _buildings(board: Board, view: dict[str, Any], colours: list[str]) -> list[str]:
     out = [_("Buildings on the map:")]
     for seat, info in enumerate(view["seats"]):
         built = sorted(info["built"].items(), key=lambda item: item[0])
         # A no-break space keeps each "building hex" pair on one line when wrapping.
-        text = ", ".join(f"{building}\u00a0{hex_}" for building, hex_ in built)
+        text = ", ".join(
+            f"{_building_word(board, building)}\u00a0{hex_}".replace(" ", "\u00a0")
+            for building, hex_ in built
+        )
         shown = text or _("none yet")
         wrapped = textwrap.wrap(
             f"{_who(seat, colours)}: {shown}",
