@@ -73,8 +73,6 @@ return {1, pending}
 
 COMMITTED, MOVED, REPLAY = 1, 0, 2
 
-#: Compaction of a finished game: its whole log into the record's ``log`` field, the stream
-#: deleted, unless the game moved on since it was read. KEYS: record, log; ARGV: version, log.
 #: A game's record and its log entries after a version, in one atomic step (as ``read_log``'s
 #: MULTI): sent behind a blocking XREAD in one pipeline, it runs the moment the XREAD returns
 #: (Store.wait_read_log). KEYS: record, events; ARGV: the exclusive start ID, the count.
@@ -84,6 +82,8 @@ local entries = redis.call('XRANGE', KEYS[2], ARGV[1], '+', 'COUNT', ARGV[2])
 return {record, entries}
 """
 
+#: Compaction of a finished game: its whole log into the record's ``log`` field, the stream
+#: deleted, unless the game moved on since it was read. KEYS: record, log; ARGV: version, log.
 COMPACT_LUA = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'log', ARGV[2])
