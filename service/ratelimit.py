@@ -108,7 +108,6 @@ class Limits:
     #: The counters live in the game store's Redis (one Redis, not a cluster): the limit can
     #: share a pipeline with the token's read (``_with_token_read``).
     pipelined: bool = False
-    _sha: str | None = None
     _strategies: dict[int, SlidingWindowCounterRateLimiter] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -155,7 +154,7 @@ class Limits:
         item = self.general[0]
         counters = self.prefix + ":{" + item.key_for("all", key) + "}"
         acquire = [counters + "/-1", counters, item.amount, item.get_expiry(), 1]
-        sha = self._acquire_sha(store.r)
+        sha = store.loaded_script("rate_limit", ACQUIRE_LUA)
         early_read = EARLY_READS.get(request.endpoint or "")
         try:
             replies, raw = store.checked_token_player(
@@ -177,11 +176,6 @@ class Limits:
         g.kurier_player_hash = raw
         g.kurier_rate_key = key
         return (None if replies[0] else (item, "all", key),)
-
-    def _acquire_sha(self, client: redis.Redis) -> str:
-        if self._sha is None:
-            self._sha = client.script_load(ACQUIRE_LUA)
-        return self._sha
 
 
 def _limits() -> Limits:

@@ -194,7 +194,7 @@ class Store:
         self.wait_replicas = wait_replicas
         self.wait_ms = int(os.environ.get("KURIER_WAIT_MS") or DEFAULT_WAIT_MS)
         self._clients: dict[str, Any] = {}
-        self._clients_lock = threading.RLock()  # _loaded_script makes a client inside it
+        self._clients_lock = threading.RLock()  # loaded_script makes a client inside it
         self._token_players = TokenCache()
         self._token_guesses = TokenCache(TOKEN_GUESS_SECONDS)
         #: A transaction's first read made early, per thread (``checked_token_player``).
@@ -259,13 +259,15 @@ class Store:
             self._clients[key] = client.register_script(lua)
         return self._clients[key]
 
-    def _loaded_script(self, name: str, lua: str) -> str:
-        """The SHA of ``lua``, loaded into the game store once per process."""
+    def loaded_script(self, name: str, lua: str) -> str:
+        """The SHA of ``lua``, loaded into the game store once per process, for callers that
+        send EVALSHA in their own pipelines (the rate limiter's, a stream's wait). Redis
+        forgets scripts when it restarts: such a caller loads it again on NOSCRIPT."""
         key = f"sha:{name}:{os.getpid()}"
         if key not in self._clients:
             with self._clients_lock:
                 if key not in self._clients:
-                    self._clients[key] = as_text(self.blocking.script_load(lua))
+                    self._clients[key] = as_text(self.raw.script_load(lua))
         return self._clients[key]  # type: ignore[no-any-return]
 
     @property
@@ -690,7 +692,7 @@ class Store:
         # EVALSHA itself: a Script object in a pipeline costs a SCRIPT EXISTS round trip. Loaded
         # once per process, before the first wait (else every stream waiting at the start
         # would meet NOSCRIPT at its first wake).
-        sha = self._loaded_script("read_log", READ_LOG_LUA)
+        sha = self.loaded_script("read_log", READ_LOG_LUA)
         with self.blocking.pipeline(transaction=False) as pipe:
             pipe.xread({keys[1]: f"{after}-0"}, count=1, block=block_ms)
             pipe.evalsha(sha, 2, *keys, f"({after}-0", count)
