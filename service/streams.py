@@ -3,8 +3,8 @@ player's inbox and messages. Served by the stream server (service/streams_app.py
 
 Each function checks what it can before the first byte (an unknown game is a 404 problem, not
 an empty stream) and returns an iterator of SSE text. The iterators wait on Redis with
-blocking reads (``XREAD BLOCK``, Store.wait_read_log and Store.wait_streams): no polling loop on a
-single Redis, one connection per waiting stream.
+blocking reads (``XREAD BLOCK``, Store.wait_read_log and Store.wait_streams): no polling loop
+on a single Redis, one connection per waiting stream.
 
 What is sent is what the API would answer at that moment: a game's entries are read with
 ``Store.read_log`` and redacted by ``games.redact_entry`` for the caller's seat (the path of
@@ -19,6 +19,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 import redis
@@ -114,11 +115,11 @@ def _game_events(
                 yield PING
                 clock.sent()
             # Wait for news and read them in one round trip (a timeout reads nothing new).
-            reading = (store.wait_read_log, game_id, after, max(clock.wait_ms(), 1), PAGE)
+            reading = partial(store.wait_read_log, game_id, after, max(clock.wait_ms(), 1), PAGE)
         else:
-            reading = (store.read_log, game_id, after, PAGE, False)  # the next page, now
+            reading = partial(store.read_log, game_id, after, PAGE, state=False)  # the next page
         try:
-            read = _waited(*reading)
+            read = _waited(reading)
         except Problem:  # archived meanwhile: nothing more will come
             yield sse("end", {"status": "gone", "version": after})
             return
