@@ -16,25 +16,30 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_load_benchmark_smoke_run() -> None:
+def _run(script: str, *args: str, timeout: int) -> str:
+    """Run ``script`` (a path under the project) with ``args``; its output once it exited 0."""
     run = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "load.py"),
-            # 12 games: saturate plays the first 8 (4 per loop in flight), and on a quiet
-            # machine finishes them in its 2 s, so open needs games of its own.
-            *("--games", "12", "--players", "2", "--seconds", "2", "--rate", "30"),
-            *("--concurrency", "2", "--connections", "8", "--web-workers", "1"),
-            *("--web-threads", "2", "--scripts", "3", "--streams", "4"),
-        ],
+        [sys.executable, str(ROOT / script), *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=timeout,
         check=False,
     )
-    out = run.stdout
-    assert run.returncode == 0, out + run.stderr[-3000:]
+    assert run.returncode == 0, run.stdout + run.stderr[-3000:]
+    return run.stdout
+
+
+def test_load_benchmark_smoke_run() -> None:
+    out = _run(
+        "benchmarks/load.py",
+        # 12 games: saturate plays the first 8 (4 per loop in flight), and on a quiet
+        # machine finishes them in its 2 s, so open needs games of its own.
+        *("--games", "12", "--players", "2", "--seconds", "2", "--rate", "30"),
+        *("--concurrency", "2", "--connections", "8", "--web-workers", "1"),
+        *("--web-threads", "2", "--scripts", "3", "--streams", "4"),
+        timeout=180,
+    )
     labels = [line.split()[0] for line in out.splitlines() if line and not line.startswith(" ")]
     assert labels == [
         "machine",
@@ -69,38 +74,21 @@ def test_load_benchmark_smoke_run() -> None:
 
 def test_pictures_benchmark_smoke_run() -> None:
     """scripts/bench_pictures.py still runs: one round of every game, each step reported."""
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "bench_pictures.py"), "--renders", "1"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    assert run.returncode == 0, run.stdout + run.stderr[-3000:]
+    out = _run("scripts/bench_pictures.py", "--renders", "1", timeout=180)
     for game in ("attila", "attika", "attila-wargame"):
-        rows = [line.split() for line in run.stdout.splitlines()]
+        rows = [line.split() for line in out.splitlines()]
         steps = [row[1] for row in rows if row and row[0] == game]
         crop = ["crop"] if game == "attila-wargame" else []  # the map cut to the last move
-        assert steps == ["baseline", "svg", "png", "png", *crop, "rounds"], run.stdout
+        assert steps == ["baseline", "svg", "png", "png", *crop, "rounds"], out
 
 
 def test_profile_request_smoke_run() -> None:
     """benchmarks/profile_request.py profiles the three kinds of request and splits their CPU."""
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "profile_request.py"),
-            *("--requests", "40", "--seconds", "6", "--games", "2"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    out = _run(
+        "benchmarks/profile_request.py",
+        *("--requests", "40", "--seconds", "6", "--games", "2"),
         timeout=120,
-        check=False,
     )
-    out = run.stdout
-    assert run.returncode == 0, out + run.stderr[-3000:]
     for title in ("GET /bare", "GET /v1/me", "POST /v1/games/{id}/actions"):
         line = next(line for line in out.splitlines() if line.startswith(title))
         # Every request answered as it should (a move: 200, or 202 for a sealed choice).
@@ -111,21 +99,12 @@ def test_profile_request_smoke_run() -> None:
 def test_pages_benchmark_smoke_run() -> None:
     """benchmarks/pages.py still runs: every game type's page, picture and view are measured
     against the bare app, and the bytes are counted with the page's CSS and JS."""
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "pages.py"),
-            *("--requests", "3", "--seconds", "2", "--moves", "4", "--web-workers", "1"),
-            *("--other-games", "5"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    out = _run(
+        "benchmarks/pages.py",
+        *("--requests", "3", "--seconds", "2", "--moves", "4", "--web-workers", "1"),
+        *("--other-games", "5"),
         timeout=240,
-        check=False,
     )
-    out = run.stdout
-    assert run.returncode == 0, out + run.stderr[-3000:]
     assert re.search(r"^bare .* p95 [\d.]+ ms", out, re.M), out
     for game in ("attila", "attika", "attila-wargame"):
         assert re.search(rf"^{game} +mid-game", out, re.M), out
@@ -139,20 +118,12 @@ def test_pages_benchmark_smoke_run() -> None:
 
 def test_streams_benchmark_smoke_run() -> None:
     """benchmarks/streams.py still runs: moves made by its movers reach the open streams."""
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "streams.py"),
-            *("--streams", "6", "--games", "3", "--rate", "10", "--seconds", "2"),
-            *("--movers", "3"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    out = _run(
+        "benchmarks/streams.py",
+        *("--streams", "6", "--games", "3", "--rate", "10", "--seconds", "2"),
+        *("--movers", "3"),
         timeout=240,
-        check=False,
     )
-    assert run.returncode == 0, run.stdout + run.stderr[-3000:]
-    figures = json.loads(run.stdout.strip().splitlines()[-1])
+    figures = json.loads(out.strip().splitlines()[-1])
     assert figures["moves"] > 0 and figures["events_delivered"] == figures["events_expected"]
     assert figures["events_expected"] >= figures["moves"], figures
