@@ -45,6 +45,7 @@ graceful_timeout = 25  # within Docker's stop grace period
 max_requests = 100_000
 max_requests_jitter = 10_000
 accesslog = None  # the app writes its own JSON access lines, with the request id
+logger_class = "service.gunicorn_worker.AppAccessLogger"
 logconfig_dict = gunicorn_logconfig()
 
 

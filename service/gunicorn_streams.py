@@ -24,6 +24,7 @@ graceful_timeout = 5
 keepalive = 5
 control_socket = str(data_dir_from_env() / "gunicorn-streams.ctl")
 accesslog = None
+logger_class = "service.gunicorn_worker.AppAccessLogger"
 logconfig_dict = gunicorn_logconfig()
 
 

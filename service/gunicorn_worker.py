@@ -1,4 +1,5 @@
-"""gunicorn's gthread worker, answering the requests gunicorn refuses itself as problem+json.
+"""gunicorn's gthread worker, answering the requests gunicorn refuses itself as problem+json; and
+gunicorn's logger without its access line (``AppAccessLogger``, below).
 
 gunicorn answers a request line over ``limit_request_line`` (414), headers over
 ``limit_request_fields``/``limit_request_field_size`` (431), a malformed request or header
@@ -14,6 +15,7 @@ import json
 import socket
 
 from gunicorn import util
+from gunicorn.glogging import Logger
 from gunicorn.workers.gthread import ThreadWorker
 
 from service.problems import PROBLEM_CONTENT_TYPE
@@ -57,3 +59,17 @@ class ProblemThreadWorker(ThreadWorker):
     def init_process(self) -> None:
         util.write_error = write_problem  # this worker process only; see the module doc
         super().init_process()
+
+
+class AppAccessLogger(Logger):
+    """gunicorn's logger without its access line: the app writes its own JSON access line,
+    with the request id (service/logs.py).
+
+    gunicorn drops its line already (our ``logconfig_dict`` gives ``gunicorn.access`` no
+    handler), but a ``logconfig_dict`` makes it believe access logging is on, so it built the
+    line's atoms (every request and response header, the environ, a formatted date) for
+    nothing: 4 % of a move's CPU in the API (docs/performance.md, "Round four").
+    """
+
+    def _compute_access_log_enabled(self) -> bool:
+        return False
