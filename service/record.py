@@ -101,6 +101,8 @@ class GameRecord:
     #: Who holds each seat beyond ``seats`` (service/seats.py): ``missed`` deadlines in a row
     #: by seat, ``abandoned`` seats, open ``offers`` (seat -> code) and ``handovers``.
     seating: dict[str, Any] = field(default_factory=dict)
+    #: The hash as read (text), so that a commit writes only the fields that changed.
+    stored: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     #: Of these, ``state`` and ``options`` are stored compressed (with the log's codec) in
     #: games that have one: they are by far the biggest.
@@ -140,6 +142,7 @@ class GameRecord:
             updated_at=float(h["updated_at"]),
             deadline_at=float(h["deadline_at"]) if h.get("deadline_at") else None,
             log_codec=h.get("log_codec", ""),
+            stored=h,
             **data,
         )
 
@@ -162,6 +165,12 @@ class GameRecord:
             out["state"] = _packed_field(self.log_codec, out["state"], level=6)
             out["options"] = _packed_constant(self.log_codec, out["options"])
         return out
+
+    def changed_hash(self) -> dict[str, str]:
+        """The fields of ``to_hash`` that differ from the hash as read: what a commit writes.
+        A move changes a third of them (version, state, pending, ...); the others (seed,
+        options, names, ...) would be encoded, sent and stored again for nothing."""
+        return {k: v for k, v in self.to_hash().items() if self.stored.get(k) != v}
 
     @property
     def game(self) -> Game[Any, Any]:

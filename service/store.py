@@ -428,7 +428,7 @@ class Store:
             elsewhere = self._elsewhere(writes)
             if queued or elsewhere:
                 outbox_fields = words(Entry(version, queued, elsewhere).fields())
-        fields = words(record.to_hash())
+        fields = words(record.changed_hash())
         log_fields = words(pack_entry(record.log_codec, entry))
         args = [
             expected,

@@ -1,0 +1,87 @@
+"""A commit writes only the record fields that changed (GameRecord.changed_hash, issue 16),
+and the stored record stays whole: read back, it is what the last commit meant to write."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service import games
+from service.keys import game_key
+from service.record import GameRecord, as_text
+from service.store import Store
+
+NEVER_CHANGED_BY_A_MOVE = {"type", "seed", "seed_commitment", "options", "names", "creator"}
+
+
+def _started_game(store: Store) -> tuple[str, list[dict[str, Any]]]:
+    players = [store.create_player(name, None)[0] for name in ("Aud", "Bert")]
+    created = games.create_game(store, players[0], "attila", {}, None, 2).body
+    games.join_game(store, players[1], created["id"], created["invite_code"])
+    games.start_game(store, players[0], created["id"])
+    return created["id"], players
+
+
+def _stored(store: Store, game_id: str) -> dict[str, str]:
+    raw = store.raw.hgetall(game_key(game_id))
+    return {as_text(k): as_text(v) for k, v in raw.items()}
+
+
+def _first_legal_move(store: Store, game_id: str, players: list[dict[str, Any]]) -> bool:
+    record = store.get_game(game_id)
+    humans = [d for d in record.pending if d["seat"] >= 0]
+    if record.status != "active" or not humans:
+        return False
+    seat = humans[0]["seat"]
+    notation = games.legal_actions(record, seat)["actions"][0]["notation"]
+    games.play(store, players[seat], game_id, notation, None, None, None, None)
+    return True
+
+
+def test_a_record_as_read_has_nothing_to_write(isolated_redis: Store) -> None:
+    game_id, _ = _started_game(isolated_redis)
+    record = GameRecord.from_hash(game_id, isolated_redis.raw.hgetall(game_key(game_id)))
+    assert record.changed_hash() == {}
+    record.version += 1
+    record.pending = []
+    assert set(record.changed_hash()) == {"version", "pending"}
+
+
+def test_a_new_record_writes_every_field(isolated_redis: Store) -> None:
+    game_id, _ = _started_game(isolated_redis)
+    record = isolated_redis.get_game(game_id)
+    record.stored = {}
+    assert record.changed_hash() == record.to_hash()
+
+
+def test_moves_write_only_what_changed_and_the_record_stays_whole(isolated_redis: Store) -> None:
+    store = isolated_redis
+    game_id, players = _started_game(store)
+    written: list[set[str]] = []
+    with store.raw.monitor() as monitor:
+        for _ in range(12):
+            if not _first_legal_move(store, game_id, players):
+                games.resolve(store, game_id, store.get_game(game_id).pending[0]["ref"])
+            stored = _stored(store, game_id)
+            # What the record means, encoded again, is exactly what is stored: no field was
+            # left behind with an older value.
+            again = GameRecord.from_hash(game_id, store.raw.hgetall(game_key(game_id)))
+            assert {k: stored[k] for k in again.to_hash()} == again.to_hash()
+            written += _hsets(store, monitor, game_key(game_id), set(again.to_hash()))
+    assert len(written) >= 12
+    assert all({"version", "updated_at"} <= fields for fields in written)
+    assert not any(fields & NEVER_CHANGED_BY_A_MOVE for fields in written)
+
+
+def _hsets(store: Store, monitor: Any, key: str, fields: set[str]) -> list[set[str]]:
+    """The record fields each HSET of ``key`` named since the last call (a script's commands
+    show in MONITOR), read up to a marker command sent now on another connection."""
+    marker = "kurier:test:monitor-marker"
+    store.raw.exists(marker)
+    found: list[set[str]] = []
+    for _ in range(10_000):  # bounded: a dozen commands a move
+        words = [w.strip('"') for w in monitor.next_command()["command"].split(" ")]
+        if marker in words:
+            return found
+        if words[0].upper() == "HSET" and words[1] == key:
+            found.append({w for w in words[2:] if w in fields})
+    raise AssertionError("the marker never came")
