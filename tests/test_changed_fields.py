@@ -5,20 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import games
 from service.keys import game_key
 from service.record import GameRecord, as_text
 from service.store import Store
+from tests.games_in_store import started_attila, step
 
 NEVER_CHANGED_BY_A_MOVE = {"type", "seed", "seed_commitment", "options", "names", "creator"}
-
-
-def _started_game(store: Store) -> tuple[str, list[dict[str, Any]]]:
-    players = [store.create_player(name, None)[0] for name in ("Aud", "Bert")]
-    created = games.create_game(store, players[0], "attila", {}, None, 2).body
-    games.join_game(store, players[1], created["id"], created["invite_code"])
-    games.start_game(store, players[0], created["id"])
-    return created["id"], players
 
 
 def _stored(store: Store, game_id: str) -> dict[str, str]:
@@ -26,19 +18,8 @@ def _stored(store: Store, game_id: str) -> dict[str, str]:
     return {as_text(k): as_text(v) for k, v in raw.items()}
 
 
-def _first_legal_move(store: Store, game_id: str, players: list[dict[str, Any]]) -> bool:
-    record = store.get_game(game_id)
-    humans = [d for d in record.pending if d["seat"] >= 0]
-    if record.status != "active" or not humans:
-        return False
-    seat = humans[0]["seat"]
-    notation = games.legal_actions(record, seat)["actions"][0]["notation"]
-    games.play(store, players[seat], game_id, notation, None, None, None, None)
-    return True
-
-
 def test_a_record_as_read_has_nothing_to_write(isolated_redis: Store) -> None:
-    game_id, _ = _started_game(isolated_redis)
+    game_id, _ = started_attila(isolated_redis)
     record = GameRecord.from_hash(game_id, isolated_redis.raw.hgetall(game_key(game_id)))
     assert record.changed_hash() == {}
     record.version += 1
@@ -47,7 +28,7 @@ def test_a_record_as_read_has_nothing_to_write(isolated_redis: Store) -> None:
 
 
 def test_a_new_record_writes_every_field(isolated_redis: Store) -> None:
-    game_id, _ = _started_game(isolated_redis)
+    game_id, _ = started_attila(isolated_redis)
     record = isolated_redis.get_game(game_id)
     record.stored = {}
     assert record.changed_hash() == record.to_hash()
@@ -55,12 +36,11 @@ def test_a_new_record_writes_every_field(isolated_redis: Store) -> None:
 
 def test_moves_write_only_what_changed_and_the_record_stays_whole(isolated_redis: Store) -> None:
     store = isolated_redis
-    game_id, players = _started_game(store)
+    game_id, seated = started_attila(store)
     written: list[set[str]] = []
     with store.raw.monitor() as monitor:
         for _ in range(12):
-            if not _first_legal_move(store, game_id, players):
-                games.resolve(store, game_id, store.get_game(game_id).pending[0]["ref"])
+            assert step(store, game_id, seated)
             stored = _stored(store, game_id)
             # What the record means, encoded again, is exactly what is stored: no field was
             # left behind with an older value.

@@ -17,14 +17,7 @@ from service.app import create_app
 from service.record import Change, GameRecord
 from service.store import Store
 from tests.conftest import UNLIMITED
-
-
-def _started_game(store: Store) -> tuple[str, list[tuple[dict[str, Any], str]]]:
-    players = [store.create_player(name, None) for name in ("Early", "Late")]
-    created = games.create_game(store, players[0][0], "attila", {}, None, 2).body
-    games.join_game(store, players[1][0], created["id"], created["invite_code"])
-    games.start_game(store, players[0][0], created["id"])
-    return created["id"], players
+from tests.games_in_store import started_attila
 
 
 def _nothing(_pipe: Any) -> None:
@@ -33,7 +26,7 @@ def _nothing(_pipe: Any) -> None:
 
 def test_a_stale_early_read_makes_the_transaction_start_over(isolated_redis: Store) -> None:
     store = isolated_redis
-    game_id, [(player, token), _] = _started_game(store)
+    game_id, [(player, token), _] = started_attila(store)
     before = store.get_game(game_id).version
     store.checked_token_player(token, player["id"], _nothing, (game_id, None))
     # Another process commits after the early read and before the transaction.
@@ -59,8 +52,8 @@ def test_a_stale_early_read_makes_the_transaction_start_over(isolated_redis: Sto
 
 def test_an_early_read_serves_only_its_own_game_and_key(isolated_redis: Store) -> None:
     store = isolated_redis
-    game_id, [(player, token), _] = _started_game(store)
-    other_id, _ = _started_game(store)
+    game_id, [(player, token), _] = started_attila(store)
+    other_id, _ = started_attila(store)
     seen: list[int] = []
 
     def note(record: GameRecord | None, version: int) -> Change:
@@ -95,7 +88,7 @@ def sends(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
 def _round_trips_of_a_move(store: Store, sends: list[int], key: str) -> tuple[int, int]:
     """The round trips of a game's second move through a new app (the first loads scripts)."""
-    game_id, players = _started_game(store)
+    game_id, players = started_attila(store)
     client = create_app({"REDIS_URL": store.url, **UNLIMITED}).test_client()
     for move in range(2):
         record = store.get_game(game_id)

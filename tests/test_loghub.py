@@ -1,0 +1,189 @@
+"""The stream server's hub (service/loghub.py): one blocking read per process for every game
+its streams follow, one read of a moved game for all its waiting streams. On a real Redis; the
+streams are threads here, as they are greenlets in the stream server."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import Any
+
+import pytest
+
+from service import loghub
+from service.loghub import LogHub
+from service.store import Store
+from tests.games_in_store import started_attila, step
+
+PAGE = 100
+LONG_MS = 20_000  # a wait that only news ends in time
+
+
+@pytest.fixture
+def hub(isolated_redis: Store) -> Iterator[LogHub]:
+    yield LogHub(isolated_redis, PAGE)
+
+
+def _in_thread(call: Any, *args: Any) -> tuple[threading.Thread, list[Any]]:
+    out: list[Any] = []
+    thread = threading.Thread(target=lambda: out.append(call(*args)), daemon=True)
+    thread.start()
+    return thread, out
+
+
+def _waiting(hub: LogHub, game_id: str, count: int) -> None:
+    """Until ``count`` streams wait on the game (bounded)."""
+    for _ in range(500):
+        with hub._lock:
+            if len(hub._games[game_id].waiters) >= count:
+                return
+        time.sleep(0.01)
+    raise AssertionError("the streams never waited")
+
+
+def test_one_read_of_a_move_serves_every_waiting_stream(hub: LogHub) -> None:
+    store = hub.store
+    game_id, seated = started_attila(store)
+    version = store.get_game(game_id).version
+    with ExitStack() as stack:
+        for _ in range(5):
+            stack.enter_context(hub.following(game_id, version))
+        waits = [_in_thread(hub.wait_read_log, game_id, version, LONG_MS) for _ in range(5)]
+        _waiting(hub, game_id, 5)
+        with store.raw.monitor() as monitor:
+            step(store, game_id, seated)
+            for thread, _ in waits:
+                thread.join(10)
+            xranges = _commands(store, monitor, "XRANGE")
+    results = [out[0] for _, out in waits]
+    assert all([v for v, _ in entries] == [version + 1] for _, entries in results)
+    assert all(record.version == version + 1 for record, _ in results)
+    # Five streams, one read of the game's log (inside the hub's read script).
+    assert len(xranges) == 1, xranges
+
+
+def _commands(store: Store, monitor: Any, name: str) -> list[str]:
+    """The commands called ``name`` run since the monitor opened, up to a marker sent now."""
+    marker = "kurier:test:monitor-marker"
+    store.raw.exists(marker)
+    found = []
+    for _ in range(10_000):  # bounded: a few dozen commands
+        command = monitor.next_command()["command"]
+        if marker in command:
+            return found
+        if command.split(" ", 1)[0].strip('"').upper() == name:
+            found.append(command)
+    raise AssertionError("the marker never came")
+
+
+def test_a_game_followed_while_the_hub_blocks_wakes_it(
+    hub: LogHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The hub would block 60 s: only the wake (CLIENT UNBLOCK) lets it see the second game in
+    # time, and a stream that timed out would read for itself only after 20 s.
+    monkeypatch.setattr(loghub, "HUB_BLOCK_MS", 60_000)
+    store = hub.store
+    first, _ = started_attila(store)
+    second, seated = started_attila(store)
+    with hub.following(first, store.get_game(first).version):
+        time.sleep(0.3)  # the hub blocks on the first game alone
+        version = store.get_game(second).version
+        with hub.following(second, version):
+            started = time.monotonic()
+            thread, out = _in_thread(hub.wait_read_log, second, version, LONG_MS)
+            _waiting(hub, second, 1)
+            step(store, second, seated)
+            thread.join(LONG_MS / 1000 + 5)
+    assert time.monotonic() - started < 10
+    _, entries = out[0]
+    assert [v for v, _ in entries] == [version + 1]
+
+
+def test_a_stream_busy_when_the_hub_read_gets_that_read(hub: LogHub) -> None:
+    store = hub.store
+    game_id, seated = started_attila(store)
+    version = store.get_game(game_id).version
+    with hub.following(game_id, version), hub.following(game_id, version):
+        thread, out = _in_thread(hub.wait_read_log, game_id, version, LONG_MS)
+        _waiting(hub, game_id, 1)
+        step(store, game_id, seated)
+        thread.join(10)
+        # The second stream was writing, not waiting: the hub's read is kept for it.
+        started = time.monotonic()
+        _, entries = hub.wait_read_log(game_id, version, LONG_MS)
+        assert time.monotonic() - started < 5
+        assert [v for v, _ in entries] == [v for v, _ in out[0][1]] == [version + 1]
+        # A stream further behind than that read reads for itself.
+        _, entries = hub.wait_read_log(game_id, version - 2, LONG_MS)
+        assert [v for v, _ in entries] == [version - 1, version, version + 1]
+
+
+def test_a_wait_without_news_reads_afresh_at_its_end(hub: LogHub) -> None:
+    store = hub.store
+    game_id, _ = started_attila(store)
+    version = store.get_game(game_id).version
+    with hub.following(game_id, version):
+        record, entries = hub.wait_read_log(game_id, version, 200)
+    assert entries == [] and record.version == version
+
+
+def test_the_hub_ends_when_no_stream_follows(hub: LogHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loghub, "IDLE_SECONDS", 0.2)
+    monkeypatch.setattr(loghub, "HUB_BLOCK_MS", 100)
+    store = hub.store
+    game_id, _ = started_attila(store)
+    with hub.following(game_id, store.get_game(game_id).version):
+        thread = hub._thread
+        assert thread is not None and thread.is_alive()
+    thread.join(5)
+    assert not thread.is_alive()
+    assert hub._games == {}
+
+
+def test_no_hub_in_a_cluster(isolated_redis: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert loghub.hub_of(isolated_redis, PAGE) is loghub.hub_of(isolated_redis, PAGE)
+    monkeypatch.setattr(isolated_redis, "mode", "cluster")
+    assert loghub.hub_of(isolated_redis, PAGE) is None
+
+
+def test_a_broken_hub_connection_releases_the_streams_and_recovers(hub: LogHub) -> None:
+    store = hub.store
+    game_id, seated = started_attila(store)
+    version = store.get_game(game_id).version
+    with hub.following(game_id, version):
+        thread, out = _in_thread(hub.wait_read_log, game_id, version, LONG_MS)
+        _waiting(hub, game_id, 1)
+        started = time.monotonic()
+        client_id = hub._client_id
+        assert client_id is not None
+        store.r.client_kill_filter(_id=client_id)
+        thread.join(10)
+        # Released at once: it read for itself (nothing new) instead of waiting 20 s.
+        assert time.monotonic() - started < 10
+        assert out[0][1] == []
+        # The hub connects again and serves the next move.
+        thread, out = _in_thread(hub.wait_read_log, game_id, version, LONG_MS)
+        _waiting(hub, game_id, 1)
+        step(store, game_id, seated)
+        thread.join(10)
+        assert [v for v, _ in out[0][1]] == [version + 1]
+
+
+def test_a_read_with_nothing_new_for_a_stream_leaves_it_waiting(hub: LogHub) -> None:
+    # A stream that began to wait after the hub sent its read (it had already got what the
+    # read holds) keeps waiting instead of reading for itself.
+    store = hub.store
+    game_id, seated = started_attila(store)
+    version = store.get_game(game_id).version
+    with hub.following(game_id, version):
+        step(store, game_id, seated)
+        thread, out = _in_thread(hub.wait_read_log, game_id, version + 1, LONG_MS)
+        _waiting(hub, game_id, 1)
+        hub._read([game_id])  # what the hub does when the move wakes it
+        with hub._lock:
+            assert len(hub._games[game_id].waiters) == 1
+        step(store, game_id, seated)
+        thread.join(10)
+    assert [v for v, _ in out[0][1]] == [version + 2]
