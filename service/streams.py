@@ -4,9 +4,9 @@ player's inbox and messages. Served by the stream server (service/streams_app.py
 Each function checks what it can before the first byte (an unknown game is a 404 problem, not
 an empty stream) and returns an iterator of SSE text. The iterators wait on Redis with
 blocking reads (``XREAD BLOCK``), no polling loop on a single Redis: a game's streams through
-the process's hub (service/loghub.py: one blocking read for all the games followed in the
-process, one read of a moved game for all its streams; in a cluster each stream waits on its
-own, Store.wait_read_log), a player's stream on its own connection (Store.wait_streams).
+the process's watcher of the game (service/loghub.py: one blocking read and one read of each
+move for all the game's streams in the process), a player's stream on its own connection
+(Store.wait_streams).
 
 What is sent is what the API would answer at that moment: a game's entries are read with
 ``Store.read_log`` and redacted by ``games.redact_entry`` for the caller's seat (the path of
@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
@@ -100,14 +99,14 @@ def _game_events(
     timing: Timing,
 ) -> Iterator[str]:
     hub = loghub.hub_of(store, PAGE)
-    # The hub watches for what comes after the record this first read saw.
-    with hub.following(game_id, first[0].version) if hub else nullcontext():
+    # The game is watched for what comes after the record this first read saw.
+    with hub.following(game_id, first[0].version):
         yield from _game_entries(store, hub, game_id, player_id, after, first, timing)
 
 
 def _game_entries(
     store: Store,
-    hub: loghub.LogHub | None,
+    hub: loghub.LogHub,
     game_id: str,
     player_id: str | None,
     after: int,
@@ -116,9 +115,6 @@ def _game_entries(
 ) -> Iterator[str]:
     clock = _Clock(timing)
     record, entries = first
-    # Waits go through the process's hub (one read per move for all its streams of the game),
-    # or, in a cluster, each on its own connection.
-    wait = hub.wait_read_log if hub else partial(store.wait_read_log, count=PAGE)
     yield f"retry: {RETRY_MS}\n\n"  # the headers go out with the first bytes
     while True:
         seat = record.seat_of(player_id)  # read with the entries: a seat may change hands
@@ -136,7 +132,8 @@ def _game_entries(
                 yield PING
                 clock.sent()
             # Wait for news and read them in one round trip (a timeout reads nothing new).
-            reading = partial(wait, game_id, after, max(clock.wait_ms(), 1))
+            # (through the process's watcher of the game: one read per move for its streams)
+            reading = partial(hub.wait_read_log, game_id, after, max(clock.wait_ms(), 1))
         else:
             reading = partial(store.read_log, game_id, after, PAGE, state=False)  # the next page
         try:

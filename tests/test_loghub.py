@@ -1,6 +1,6 @@
-"""The stream server's hub (service/loghub.py): one blocking read per process for every game
-its streams follow, one read of a moved game for all its waiting streams. On a real Redis; the
-streams are threads here, as they are greenlets in the stream server."""
+"""The stream server's watchers (service/loghub.py): one blocking read per game followed in a
+process, one read of a move for all the game's waiting streams. On a real Redis; the streams
+are threads here, as they are greenlets in the stream server."""
 
 from __future__ import annotations
 
@@ -78,27 +78,31 @@ def _commands(store: Store, monitor: Any, name: str) -> list[str]:
     raise AssertionError("the marker never came")
 
 
-def test_a_game_followed_while_the_hub_blocks_wakes_it(
+def test_each_game_has_its_watcher_until_its_last_stream_closes(
     hub: LogHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The hub would block 60 s: only the wake (CLIENT UNBLOCK) lets it see the second game in
-    # time, and a stream that timed out would read for itself only after 20 s.
-    monkeypatch.setattr(loghub, "HUB_BLOCK_MS", 60_000)
+    monkeypatch.setattr(loghub, "WATCH_BLOCK_MS", 200)
     store = hub.store
-    first, _ = started_attila(store)
-    second, seated = started_attila(store)
-    with hub.following(first, store.get_game(first).version):
-        time.sleep(0.3)  # the hub blocks on the first game alone
-        version = store.get_game(second).version
-        with hub.following(second, version):
-            started = time.monotonic()
-            thread, out = _in_thread(hub.wait_read_log, second, version, LONG_MS)
-            _waiting(hub, second, 1)
-            step(store, second, seated)
-            thread.join(LONG_MS / 1000 + 5)
-    assert time.monotonic() - started < 10
-    _, entries = out[0]
-    assert [v for v, _ in entries] == [version + 1]
+    played = [started_attila(store) for _ in range(2)]
+    with ExitStack() as stack:
+        versions = []
+        for game_id, _ in played:
+            versions.append(store.get_game(game_id).version)
+            stack.enter_context(hub.following(game_id, versions[-1]))
+            stack.enter_context(hub.following(game_id, versions[-1]))
+        names = {f"kurier-watch-{game_id}" for game_id, _ in played}
+        watchers = [t for t in threading.enumerate() if t.name in names]
+        assert len(watchers) == 2  # one per game, not per stream
+        for (game_id, seated), version in zip(played, versions, strict=True):
+            thread, out = _in_thread(hub.wait_read_log, game_id, version, LONG_MS)
+            _waiting(hub, game_id, 1)
+            step(store, game_id, seated)
+            thread.join(10)
+            assert [v for v, _ in out[0][1]] == [version + 1]
+    for watcher in watchers:
+        watcher.join(5)
+        assert not watcher.is_alive()
+    assert hub._games == {}
 
 
 def test_a_stream_busy_when_the_hub_read_gets_that_read(hub: LogHub) -> None:
@@ -129,26 +133,18 @@ def test_a_wait_without_news_reads_afresh_at_its_end(hub: LogHub) -> None:
     assert entries == [] and record.version == version
 
 
-def test_the_hub_ends_when_no_stream_follows(hub: LogHub, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(loghub, "IDLE_SECONDS", 0.2)
-    monkeypatch.setattr(loghub, "HUB_BLOCK_MS", 100)
-    store = hub.store
-    game_id, _ = started_attila(store)
-    with hub.following(game_id, store.get_game(game_id).version):
-        thread = hub._thread
-        assert thread is not None and thread.is_alive()
-    thread.join(5)
-    assert not thread.is_alive()
-    assert hub._games == {}
+def _blocked_watcher(store: Store) -> str:
+    """The id of the watcher's connection, once it blocks (bounded)."""
+    for _ in range(500):
+        blocked = [c["id"] for c in store.r.client_list() if c["cmd"] == "xread"]
+        if blocked:
+            assert len(blocked) == 1
+            return blocked[0]
+        time.sleep(0.01)
+    raise AssertionError("no watcher blocked")
 
 
-def test_no_hub_in_a_cluster(isolated_redis: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert loghub.hub_of(isolated_redis, PAGE) is loghub.hub_of(isolated_redis, PAGE)
-    monkeypatch.setattr(isolated_redis, "mode", "cluster")
-    assert loghub.hub_of(isolated_redis, PAGE) is None
-
-
-def test_a_broken_hub_connection_releases_the_streams_and_recovers(hub: LogHub) -> None:
+def test_a_broken_watcher_connection_releases_the_streams_and_recovers(hub: LogHub) -> None:
     store = hub.store
     game_id, seated = started_attila(store)
     version = store.get_game(game_id).version
@@ -156,14 +152,12 @@ def test_a_broken_hub_connection_releases_the_streams_and_recovers(hub: LogHub) 
         thread, out = _in_thread(hub.wait_read_log, game_id, version, LONG_MS)
         _waiting(hub, game_id, 1)
         started = time.monotonic()
-        client_id = hub._client_id
-        assert client_id is not None
-        store.r.client_kill_filter(_id=client_id)
+        store.r.client_kill_filter(_id=_blocked_watcher(store))
         thread.join(10)
         # Released at once: it read for itself (nothing new) instead of waiting 20 s.
         assert time.monotonic() - started < 10
         assert out[0][1] == []
-        # The hub connects again and serves the next move.
+        # The watcher connects again and serves the next move.
         thread, out = _in_thread(hub.wait_read_log, game_id, version, LONG_MS)
         _waiting(hub, game_id, 1)
         step(store, game_id, seated)
@@ -181,7 +175,9 @@ def test_a_read_with_nothing_new_for_a_stream_leaves_it_waiting(hub: LogHub) -> 
         step(store, game_id, seated)
         thread, out = _in_thread(hub.wait_read_log, game_id, version + 1, LONG_MS)
         _waiting(hub, game_id, 1)
-        hub._read([game_id])  # what the hub does when the move wakes it
+        # What the watcher hands out when the move wakes it, once more.
+        record, entries = store.read_log(game_id, version, PAGE, state=False)
+        hub._hand_out(hub._games[game_id], loghub._Read(record, entries, version))
         with hub._lock:
             assert len(hub._games[game_id].waiters) == 1
         step(store, game_id, seated)
