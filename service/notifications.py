@@ -23,7 +23,6 @@ from rq.registry import ScheduledJobRegistry
 from engine.core import SYSTEM, Event
 from engine.registry import get_game
 from service import owed, prefs
-from service.keys import player_key
 from service.owed import OwedJob
 from service.queues import (
     DEADLINE_JOB,
@@ -140,16 +139,7 @@ def _wanted(store: Store, seats: list[str], found: list[Notice]) -> list[Notice]
     """Only notices some channel would carry: most players of a test game have none."""
     if not found:
         return []
-    with store.r.pipeline(transaction=False) as pipe:
-        for player_id in seats:
-            pipe.hmget(
-                player_key(player_id), ["email", "webhook_url", "webhook_disabled", "notify"]
-            )
-        rows = pipe.execute()
-    raws = [
-        dict(zip(["email", "webhook_url", "webhook_disabled", "notify"], r, strict=True))
-        for r in rows
-    ]
+    raws = store.notice_fields(seats)
     return [n for n in found if prefs.channels_for(raws[n.seat], n.type)]
 
 

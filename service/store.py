@@ -43,7 +43,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import redis
@@ -65,6 +65,7 @@ from service.keys import (
     player_tokens_key,
     token_key,
 )
+from service.lru import Lru
 from service.outbox import MARK_LIFETIME, Entry, Relay
 from service.problems import Problem, game_not_found
 from service.queues import (
@@ -127,6 +128,12 @@ BLOCKING_TIMEOUT = 90.0
 STREAM_CONNECTIONS = 1000
 #: In a cluster, how often a player's stream looks for news in its games (no multi-slot XREAD).
 CLUSTER_POLL_SECONDS = 1.0
+#: The fields of a player's record that decide whether a notice goes out to them
+#: (service/notifications.py, service/prefs.py).
+NOTICE_FIELDS = ("email", "webhook_url", "webhook_disabled", "notify")
+#: Games whose seats a process remembers, so that a move's first round trip also reads the
+#: seated players' NOTICE_FIELDS (``checked_token_player``).
+SEATS_REMEMBERED = 10_000
 
 #: Plans what a change brings along (notification and deadline jobs) from the pending decisions
 #: before it, the change and its version; returns what writes them into the transaction's
@@ -197,6 +204,7 @@ class Store:
         self._clients_lock = threading.RLock()  # loaded_script makes a client inside it
         self._token_players = TokenCache()
         self._token_guesses = TokenCache(TOKEN_GUESS_SECONDS)
+        self._seats: Lru[tuple[str, ...]] = Lru(SEATS_REMEMBERED)
         #: A transaction's first read made early, per thread (``checked_token_player``).
         self._early = threading.local()
 
@@ -331,6 +339,7 @@ class Store:
             if marked is not None:
                 entry = Entry(version, commands_of(writes.queue), self._elsewhere(writes))
                 self._relay_now(game_id, entry, int(detail), marked[0])
+            self._seats.put(game_id, tuple(change.record.seats))
             return Outcome(change.status, change.body)
         raise Problem(
             409, "concurrent-update", "the game kept changing under this request; retry it"
@@ -577,17 +586,24 @@ class Store:
         first read goes in the same round trip and is kept for it (``transact``)."""
         key = token_key(token)
         early = early if self.colocated else None
+        # The players of the game as last seen here: the notices of the move need their fields.
+        seated = (self._seats.get(early[0]) or ()) if early else ()
         with self.raw.pipeline(transaction=False) as pipe:
             alongside(pipe)
             pipe.hget(key, "player")
             pipe.hgetall(player_key(player_id))
             if early:
                 self._queue_read(pipe, *early)
+            for seated_id in seated:
+                pipe.hmget(player_key(seated_id), NOTICE_FIELDS)
             replies = pipe.execute(raise_on_error=False)
-        read = []
+        read: list[Any] = []
+        fields: list[Any] = []
         if early:
-            cut = len(replies) - (2 if early[1] else 1)
-            replies, read = replies[:cut], replies[cut:]
+            reads = 2 if early[1] else 1
+            cut = len(replies) - reads - len(seated)
+            read, fields = replies[cut : cut + reads], replies[cut + reads :]
+            replies = replies[:cut]
         *replies, owner, raw = replies
         if isinstance(owner, Exception) or isinstance(raw, Exception):
             raise owner if isinstance(owner, Exception) else raw
@@ -598,12 +614,15 @@ class Store:
         self._token_players.put(key, player_id)
         if early and not any(isinstance(reply, Exception) for reply in read):
             self._early.read = (*early, read[0], read[1] if early[1] else None)
+        if not any(isinstance(reply, Exception) for reply in fields):
+            self._early.notice_fields = dict(zip(seated, fields, strict=True))
         return replies, {as_text(k): as_text(v) for k, v in raw.items()}
 
     def forget_early_read(self) -> None:
         """Drop a read kept by ``checked_token_player`` that no transaction took (the request
         was refused first): the next request on this thread must not find it."""
         self._early.read = None
+        self._early.notice_fields = None
 
     def _take_early_read(
         self, game_id: str, ikey: str | None
@@ -613,6 +632,26 @@ class Store:
         if kept is None or kept[:2] != (game_id, ikey):
             return None
         return kept[2], kept[3], None
+
+    def notice_fields(self, player_ids: list[str]) -> list[dict[str, str | None]]:
+        """Each player's NOTICE_FIELDS (None where unset): as read in this request's first
+        round trip when it read them all (``checked_token_player``), else in one round trip
+        now. Either way read during the request, as fresh as the move's own read."""
+        kept = getattr(self._early, "notice_fields", None) or {}
+        if all(player_id in kept for player_id in player_ids):
+            rows = [kept[player_id] for player_id in player_ids]
+        else:
+            with self.raw.pipeline(transaction=False) as pipe:
+                for player_id in player_ids:
+                    pipe.hmget(player_key(player_id), NOTICE_FIELDS)
+                rows = pipe.execute()
+        return [
+            {
+                name: None if value is None else as_text(value)
+                for name, value in zip(NOTICE_FIELDS, row, strict=True)
+            }
+            for row in rows
+        ]
 
     def get_player(self, player_id: str) -> dict[str, Any] | None:
         raw = self.r.hgetall(player_key(player_id))
@@ -706,35 +745,6 @@ class Store:
             raise read
         raw, entries = read
         return self._log_read(game_id, after, count, raw, entries, state=False)
-
-    def read_logs(
-        self, reads: Sequence[tuple[str, int]], count: int
-    ) -> list[tuple[GameRecord, Entries] | Exception]:
-        """``read_log(game_id, after, count, state=False)`` for each (game_id, after), in one
-        round trip (a pipeline of the read script, each read atomic). A game that cannot be
-        read (archived meanwhile: a 404 problem) gives its exception in its place. Not in a
-        cluster (the games lie in many slots): the stream hub that calls it is not used there."""
-        replies = self._read_log_replies(reads, count)
-        if any(isinstance(r, redis.exceptions.NoScriptError) for r in replies):
-            self.raw.script_load(READ_LOG_LUA)  # a restarted Redis forgot it: once more
-            replies = self._read_log_replies(reads, count)
-        out: list[tuple[GameRecord, Entries] | Exception] = []
-        for (game_id, after), reply in zip(reads, replies, strict=True):
-            try:
-                if isinstance(reply, Exception):
-                    raise reply
-                raw, entries = reply
-                out.append(self._log_read(game_id, after, count, raw, entries, state=False))
-            except (Problem, redis.RedisError) as error:
-                out.append(error)
-        return out
-
-    def _read_log_replies(self, reads: Sequence[tuple[str, int]], count: int) -> list[Any]:
-        sha = self.loaded_script("read_log", READ_LOG_LUA)
-        with self.raw.pipeline(transaction=False) as pipe:
-            for game_id, after in reads:
-                pipe.evalsha(sha, 2, game_key(game_id), events_key(game_id), f"({after}-0", count)
-            return pipe.execute(raise_on_error=False)  # type: ignore[no-any-return]
 
     def _log_read(
         self,

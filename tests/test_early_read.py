@@ -14,6 +14,7 @@ from redis.connection import AbstractConnection
 
 from service import games, ratelimit
 from service.app import create_app
+from service.keys import player_key
 from service.record import Change, GameRecord
 from service.store import Store
 from tests.conftest import UNLIMITED
@@ -113,6 +114,28 @@ def test_a_move_reads_its_game_in_the_limiters_round_trip(
     monkeypatch.setattr(ratelimit, "EARLY_READS", {})
     late, same_version = _round_trips_of_a_move(isolated_redis, sends, "late-1")
     assert version == same_version
-    # One round trip less: the limiter's pipeline carried the game and the idempotency record.
-    assert early == late - 1, (early, late)
-    assert early <= 3  # limiter + token + reads; the commit; the seats' preferences
+    # The limiter's pipeline carried the game and the idempotency record, and the notice
+    # fields of the players seated (as this process last saw them): two round trips in all,
+    # the commit the second. Without: a read of its own, and one for the fields when the move
+    # notifies anyone.
+    assert early == 2, (early, late)
+    assert late >= 3, (early, late)
+
+
+def test_the_seats_notice_fields_ride_in_the_first_round_trip(isolated_redis: Store) -> None:
+    store = isolated_redis
+    game_id, seated = started_attila(store)  # its transactions showed this store the seats
+    (player, token), (other, _) = seated
+    store.r.hset(player_key(other["id"]), "email", "other@example.org")
+    store.checked_token_player(token, player["id"], _nothing, (game_id, None))
+    ids = [player["id"], other["id"]]
+    assert set(store._early.notice_fields) == set(ids)
+    assert [f["email"] for f in store.notice_fields(ids)] == ["", "other@example.org"]
+    # A player the first round trip did not read (seated since): everything is read now.
+    newcomer, _ = store.create_player("Newcomer", "new@example.org")
+    found = store.notice_fields([*ids, newcomer["id"]])
+    assert [f["email"] for f in found] == ["", "other@example.org", "new@example.org"]
+    assert found[0]["webhook_url"] is None
+    # Gone with the request.
+    store.forget_early_read()
+    assert store._early.notice_fields is None
