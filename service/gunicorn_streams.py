@@ -29,7 +29,7 @@ logconfig_dict = gunicorn_logconfig()
 
 
 def on_starting(_server: Any) -> None:
-    # Delivering an event costs CPU per open stream of its game (about 0.5 ms each): the
+    # Delivering an event costs CPU per open stream of its game (0.3-0.4 ms each): the
     # stream server runs at the API's niceness (KURIER_WEB_NICE; 5 as in
     # service/gunicorn_conf.py), not above it as before, so that on a shared host it shares the
     # CPU with the API and leaves the conflict workers their priority (docs/performance.md,

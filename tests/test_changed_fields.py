@@ -9,6 +9,7 @@ from service.keys import game_key
 from service.record import GameRecord, as_text
 from service.store import Store
 from tests.games_in_store import started_attila, step
+from tests.redis_watch import commands_named
 
 NEVER_CHANGED_BY_A_MOVE = {"type", "seed", "seed_commitment", "options", "names", "creator"}
 
@@ -53,15 +54,6 @@ def test_moves_write_only_what_changed_and_the_record_stays_whole(isolated_redis
 
 
 def _hsets(store: Store, monitor: Any, key: str, fields: set[str]) -> list[set[str]]:
-    """The record fields each HSET of ``key`` named since the last call (a script's commands
-    show in MONITOR), read up to a marker command sent now on another connection."""
-    marker = "kurier:test:monitor-marker"
-    store.raw.exists(marker)
-    found: list[set[str]] = []
-    for _ in range(10_000):  # bounded: a dozen commands a move
-        words = [w.strip('"') for w in monitor.next_command()["command"].split(" ")]
-        if marker in words:
-            return found
-        if words[0].upper() == "HSET" and words[1] == key:
-            found.append({w for w in words[2:] if w in fields})
-    raise AssertionError("the marker never came")
+    """The record fields each HSET of ``key`` named since the last call."""
+    found = commands_named(store, monitor, "HSET")
+    return [{w for w in words[2:] if w in fields} for words in found if words[1] == key]

@@ -16,6 +16,8 @@ from service import loghub
 from service.loghub import LogHub
 from service.store import Store
 from tests.games_in_store import started_attila, step
+from tests.receivers import wait_for
+from tests.redis_watch import commands_named
 
 PAGE = 100
 LONG_MS = 20_000  # a wait that only news ends in time
@@ -34,13 +36,11 @@ def _in_thread(call: Any, *args: Any) -> tuple[threading.Thread, list[Any]]:
 
 
 def _waiting(hub: LogHub, game_id: str, count: int) -> None:
-    """Until ``count`` streams wait on the game (bounded)."""
-    for _ in range(500):
+    def enough() -> bool:
         with hub._lock:
-            if len(hub._games[game_id].waiters) >= count:
-                return
-        time.sleep(0.01)
-    raise AssertionError("the streams never waited")
+            return len(hub._games[game_id].waiters) >= count
+
+    wait_for(enough, 5, f"{count} streams waiting")
 
 
 def test_one_read_of_a_move_serves_every_waiting_stream(hub: LogHub) -> None:
@@ -56,26 +56,12 @@ def test_one_read_of_a_move_serves_every_waiting_stream(hub: LogHub) -> None:
             step(store, game_id, seated)
             for thread, _ in waits:
                 thread.join(10)
-            xranges = _commands(store, monitor, "XRANGE")
+            xranges = commands_named(store, monitor, "XRANGE")
     results = [out[0] for _, out in waits]
     assert all([v for v, _ in entries] == [version + 1] for _, entries in results)
     assert all(record.version == version + 1 for record, _ in results)
     # Five streams, one read of the game's log (inside the hub's read script).
     assert len(xranges) == 1, xranges
-
-
-def _commands(store: Store, monitor: Any, name: str) -> list[str]:
-    """The commands called ``name`` run since the monitor opened, up to a marker sent now."""
-    marker = "kurier:test:monitor-marker"
-    store.raw.exists(marker)
-    found = []
-    for _ in range(10_000):  # bounded: a few dozen commands
-        command = monitor.next_command()["command"]
-        if marker in command:
-            return found
-        if command.split(" ", 1)[0].strip('"').upper() == name:
-            found.append(command)
-    raise AssertionError("the marker never came")
 
 
 def test_each_game_has_its_watcher_until_its_last_stream_closes(
@@ -134,14 +120,12 @@ def test_a_wait_without_news_reads_afresh_at_its_end(hub: LogHub) -> None:
 
 
 def _blocked_watcher(store: Store) -> str:
-    """The id of the watcher's connection, once it blocks (bounded)."""
-    for _ in range(500):
-        blocked = [c["id"] for c in store.r.client_list() if c["cmd"] == "xread"]
-        if blocked:
-            assert len(blocked) == 1
-            return blocked[0]
-        time.sleep(0.01)
-    raise AssertionError("no watcher blocked")
+    """The id of the watcher's connection, once it blocks."""
+    blocked = wait_for(
+        lambda: [c["id"] for c in store.r.client_list() if c["cmd"] == "xread"], 5, "a watcher"
+    )
+    assert len(blocked) == 1
+    return blocked[0]
 
 
 def test_a_broken_watcher_connection_releases_the_streams_and_recovers(hub: LogHub) -> None:
