@@ -132,6 +132,11 @@ class LogHub:
                 self._hand_out(game, None)  # the streams read for themselves, and see why
                 time.sleep(RETRY_SECONDS)
                 continue
+            except Exception:  # a bug: the game's streams must not be left without a watcher
+                log.exception("stream watcher of %s failed", game_id)
+                self._hand_out(game, None)
+                time.sleep(RETRY_SECONDS)
+                continue
             self._hand_out(game, _Read(record, entries, start))
 
     def _hand_out(self, game: _Game, read: _Read | None) -> None:

@@ -167,3 +167,27 @@ def test_a_read_with_nothing_new_for_a_stream_leaves_it_waiting(hub: LogHub) -> 
         step(store, game_id, seated)
         thread.join(10)
     assert [v for v, _ in out[0][1]] == [version + 2]
+
+
+def test_a_watcher_outlives_an_unexpected_error(
+    hub: LogHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = hub.store
+    game_id, seated = started_attila(store)
+    version = store.get_game(game_id).version
+    failures = [RuntimeError("a bug")]
+    wait_read_log = Store.wait_read_log
+
+    def once_broken(self: Store, *args: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return wait_read_log(self, *args)
+
+    monkeypatch.setattr(Store, "wait_read_log", once_broken)
+    with hub.following(game_id, version):
+        wait_for(lambda: not failures, 5, "the failure")
+        thread, out = _in_thread(hub.wait_read_log, game_id, version, LONG_MS)
+        _waiting(hub, game_id, 1)
+        step(store, game_id, seated)
+        thread.join(10)
+    assert [v for v, _ in out[0][1]] == [version + 1]
