@@ -127,14 +127,12 @@ class LogHub:
                 record, entries = self.store.wait_read_log(
                     game_id, start, WATCH_BLOCK_MS, self.count
                 )
-            except (Problem, redis.RedisError) as error:  # archived, or Redis failed
-                log.debug("stream watcher of %s: %s", game_id, error)
+            except Exception as error:
+                if isinstance(error, Problem | redis.RedisError):  # archived, or Redis failed
+                    log.debug("stream watcher of %s: %s", game_id, error)
+                else:  # a bug: the game's streams must not be left without a watcher
+                    log.exception("stream watcher of %s failed", game_id)
                 self._hand_out(game, None)  # the streams read for themselves, and see why
-                time.sleep(RETRY_SECONDS)
-                continue
-            except Exception:  # a bug: the game's streams must not be left without a watcher
-                log.exception("stream watcher of %s failed", game_id)
-                self._hand_out(game, None)
                 time.sleep(RETRY_SECONDS)
                 continue
             self._hand_out(game, _Read(record, entries, start))

@@ -131,8 +131,8 @@ def _game_entries(
             if clock.wait_ms() == 0:
                 yield PING
                 clock.sent()
-            # Wait for news and read them in one round trip (a timeout reads nothing new).
-            # (through the process's watcher of the game: one read per move for its streams)
+            # Wait for news and their read, made once per move for all the game's streams in
+            # this process by its watcher (a timeout reads afresh, nothing new).
             reading = partial(hub.wait_read_log, game_id, after, max(clock.wait_ms(), 1))
         else:
             reading = partial(store.read_log, game_id, after, PAGE, state=False)  # the next page
