@@ -37,6 +37,7 @@ import requests  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.load import CpuMeter  # noqa: E402
 from service.redis_server import RedisServer  # noqa: E402
 
 MAX_STREAMS = 5000  # bounded: each is a socket here and a Redis connection there
@@ -173,7 +174,7 @@ def main() -> int:
     try:
         wait_http(f"{api}/healthz")
         wait_http(f"http://127.0.0.1:{stream_port}/v1/me/stream")
-        return run(api, stream_port, streams, args)
+        return run(api, stream_port, streams, args, CpuMeter({"streams": [procs[2].pid]}))
     finally:
         for proc in procs:
             proc.terminate()
@@ -229,7 +230,7 @@ def _mover(
             tally[key] = tally.get(key, 0) + 1
 
 
-def run(api: str, stream_port: int, streams: int, args: argparse.Namespace) -> int:
+def run(api: str, stream_port: int, streams: int, args: argparse.Namespace, cpu: CpuMeter) -> int:
     api_port = int(api.rsplit(":", 1)[1])
     # Many concurrent callers: a pool as large as the movers (requests' default is 10).
     session = requests.Session()
@@ -263,6 +264,7 @@ def run(api: str, stream_port: int, streams: int, args: argparse.Namespace) -> i
     gevent.sleep(3)  # every stream has sent its backlog
     committed: dict[tuple[str, int], tuple[float, float]] = {}
     tally: dict[str, int] = {}  # slots that made no move, by why
+    cpu_before = cpu.sample()["streams"]
     started = time.monotonic()
     slots = iter(range(10**9))  # the n-th move may start at started + n / rate
     movers = [
@@ -276,6 +278,7 @@ def run(api: str, stream_port: int, streams: int, args: argparse.Namespace) -> i
     # printed before 2026-11-25 divided by about 33 s instead of 30, a tenth too low).
     elapsed = time.monotonic() - started
     gevent.sleep(3)  # the last events arrive
+    stream_cpu = cpu.sample()["streams"] - cpu_before  # the stream server's processes
     # The commit lies between the request's sending and its answer: two bounds per event.
     upper = [
         (arrived - sent) * 1000
@@ -303,6 +306,9 @@ def run(api: str, stream_port: int, streams: int, args: argparse.Namespace) -> i
         "events_expected": expected, "events_delivered": len(latencies),
         "ms_from_request_sent": pct(upper), "ms_from_answer_received": pct(lower),
         "slots_without_a_move": tally,
+        # Its CPU over the moves and the 3 s after, per event it delivered.
+        "stream_server_cpu_cores": round(stream_cpu / (elapsed + 3), 3),
+        "stream_server_cpu_ms_per_event": round(stream_cpu * 1000 / max(len(latencies), 1), 3),
     }))  # fmt: skip
     return 0 if len(latencies) == expected else 1
 

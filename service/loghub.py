@@ -4,13 +4,13 @@ Before, each open game stream waited with its own ``XREAD BLOCK`` and, woken by 
 the record and the new entries itself: a move in a game with k streams in a process was read
 k times, on k Redis connections (docs/performance.md, "Streams"). Here one watcher per game
 (a thread: a greenlet under the stream server's gevent workers) waits on the game's log with
-Store.wait_read_log (the blocking ``XREAD`` and the read in one round trip, a single key, so
-in a cluster too) and hands that one read to every stream of the game waiting in the process.
-A stream then only redacts it for its caller (service/streams.py).
+a Store.watch_log (the blocking ``XREAD`` and the read in one round trip, on a connection it
+holds; a single key, so in a cluster too) and hands that one read to every stream of the game
+waiting in the process. A stream then only redacts it for its caller (service/streams.py).
 
 - A stream follows a game for as long as it is open (``following``); the game's watcher
   starts with its first stream in the process and ends with its last.
-- A stream asks for news with ``wait_read_log``, which answers what Store.wait_read_log
+- A stream asks for news with ``wait_read_log``, which answers what LogWatch.wait_read
   answers. A stream that was busy writing when the watcher read gets the watcher's last read
   if it reaches back far enough, else reads for itself; so does a wait that times out (the
   heartbeat: it also sees a game archived meanwhile).
@@ -36,7 +36,7 @@ import redis
 
 from service.problems import Problem
 from service.record import GameRecord
-from service.store import Entries, Store
+from service.store import Entries, LogWatch, Store
 
 log = logging.getLogger("kurier.streams")
 
@@ -100,7 +100,7 @@ class LogHub:
 
     def wait_read_log(self, game_id: str, after: int, block_ms: int) -> tuple[GameRecord, Entries]:
         """The record and the entries after ``after``, once there are any or ``block_ms``
-        passed (then read afresh): Store.wait_read_log's answer, for a game being followed."""
+        passed (then read afresh): LogWatch.wait_read's answer, for a game being followed."""
         with self._lock:
             game = self._games[game_id]
             ready = _entries_after(game.last, after)
@@ -120,13 +120,16 @@ class LogHub:
         return ready or self.store.read_log(game_id, after, self.count, state=False)
 
     def _watch(self, game_id: str, game: _Game) -> None:
+        with self.store.watch_log(game_id) as watch:
+            self._watch_with(watch, game)
+
+    def _watch_with(self, watch: LogWatch, game: _Game) -> None:
+        game_id = watch.game_id
         while self._games.get(game_id) is game:
             with self._lock:
                 start = min([w.after for w in game.waiters] + [game.seen])
             try:
-                record, entries = self.store.wait_read_log(
-                    game_id, start, WATCH_BLOCK_MS, self.count
-                )
+                record, entries = watch.wait_read(start, WATCH_BLOCK_MS, self.count)
             except Exception as error:
                 if isinstance(error, Problem | redis.RedisError):  # archived, or Redis failed
                     log.debug("stream watcher of %s: %s", game_id, error)

@@ -716,35 +716,10 @@ class Store:
             raw, entries = pipe.execute()
         return self._log_read(game_id, after, count, raw, entries, state)
 
-    def wait_read_log(
-        self, game_id: str, after: int, block_ms: int, count: int
-    ) -> tuple[GameRecord, Entries]:
-        """``wait_log``, then ``read_log(game_id, after, count, state=False)``, in one round
-        trip: Redis runs a connection's pipelined commands in order, so the read (a script:
-        atomic like ``read_log``'s MULTI) runs the moment the blocking XREAD returns, with
-        news or after ``block_ms``. A stream woken by a move costs one round trip, not two.
-        In a cluster (no pipelines across a blocking read there): the two calls."""
-        if self.mode == "cluster":
-            self.wait_log(game_id, after, block_ms)
-            return self.read_log(game_id, after, count, state=False)
-        keys = [game_key(game_id), events_key(game_id)]
-        # EVALSHA itself: a Script object in a pipeline costs a SCRIPT EXISTS round trip. Loaded
-        # once per process, before the first wait (else every stream waiting at the start
-        # would meet NOSCRIPT at its first wake).
-        sha = self.loaded_script("read_log", READ_LOG_LUA)
-        with self.blocking.pipeline(transaction=False) as pipe:
-            pipe.xread({keys[1]: f"{after}-0"}, count=1, block=block_ms)
-            pipe.evalsha(sha, 2, *keys, f"({after}-0", count)
-            news, read = pipe.execute(raise_on_error=False)
-        if isinstance(news, redis.RedisError):
-            raise news
-        if isinstance(read, redis.exceptions.NoScriptError):  # a restarted Redis: load it
-            self.blocking.script_load(READ_LOG_LUA)
-            return self.read_log(game_id, after, count, state=False)
-        if isinstance(read, Exception):
-            raise read
-        raw, entries = read
-        return self._log_read(game_id, after, count, raw, entries, state=False)
+    def watch_log(self, game_id: str) -> LogWatch:
+        """A watch on the game's log: ``wait_read``, over a Redis connection of its own until
+        ``close`` (the stream server's watcher of the game, service/loghub.py)."""
+        return LogWatch(self, game_id)
 
     def _log_read(
         self,
@@ -946,6 +921,66 @@ class Store:
         game = sum(DEFAULT_QUEUE in w.queues for w in live)
         webhook = sum(WEBHOOK_QUEUE in w.queues for w in live)
         return {"redis": redis_ok, "game_workers": game, "webhook_workers": webhook}
+
+
+class LogWatch:
+    """One game's log, waited on and read over one Redis connection held until ``close``.
+
+    ``wait_read`` is ``wait_log`` then ``read_log(game_id, after, count, state=False)`` in one
+    round trip: Redis runs a connection's pipelined commands in order, so the read (a script:
+    atomic like ``read_log``'s MULTI) runs the moment the blocking XREAD returns, with news or
+    after ``block_ms``. The connection is held, not taken from the pool for each wait: a
+    watcher wakes at every move of its game, and the pool's checkout and check-in (a lock, a
+    queue, a poll of the socket) cost more of the stream server's CPU than the round trip
+    itself (docs/performance.md, "Streams"). In a cluster (no pipeline across a blocking read
+    there): the two calls, each on the pool.
+    """
+
+    def __init__(self, store: Store, game_id: str) -> None:
+        self.store = store
+        self.game_id = game_id
+        self.keys = [game_key(game_id), events_key(game_id)]
+        self._connection: Any = None
+
+    def wait_read(self, after: int, block_ms: int, count: int) -> tuple[GameRecord, Entries]:
+        store = self.store
+        if store.mode == "cluster":
+            store.wait_log(self.game_id, after, block_ms)
+            return store.read_log(self.game_id, after, count, state=False)
+        # EVALSHA itself, loaded once per process before the first wait (else every stream
+        # waiting at the start would meet NOSCRIPT at its first wake).
+        sha = store.loaded_script("read_log", READ_LOG_LUA)
+        if self._connection is None:
+            self._connection = store.blocking.connection_pool.get_connection()
+        connection = self._connection
+        wait = ("XREAD", "COUNT", 1, "BLOCK", block_ms, "STREAMS", self.keys[1], f"{after}-0")
+        read = ("EVALSHA", sha, 2, *self.keys, f"({after}-0", count)
+        try:
+            connection.send_packed_command(connection.pack_commands([wait, read]))
+            connection.read_response()  # news or none: the read below answers either way
+            try:
+                raw, entries = connection.read_response()
+            except redis.exceptions.NoScriptError:  # a restarted Redis: load it
+                store.raw.script_load(READ_LOG_LUA)
+                return store.read_log(self.game_id, after, count, state=False)
+        except BaseException:
+            # A reply may be left unread (an error, a timeout, the greenlet killed): the next
+            # wait starts on a fresh socket, not in the middle of this one's answers.
+            connection.disconnect()
+            raise
+        return store._log_read(self.game_id, after, count, raw, entries, state=False)
+
+    def __enter__(self) -> LogWatch:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Give the connection back to the pool (a later wait takes one again)."""
+        if self._connection is not None:
+            self.store.blocking.connection_pool.release(self._connection)
+            self._connection = None
 
 
 def _mode(url: str) -> str:

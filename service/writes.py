@@ -75,7 +75,7 @@ COMMITTED, MOVED, REPLAY = 1, 0, 2
 
 #: A game's record and its log entries after a version, in one atomic step (as ``read_log``'s
 #: MULTI): sent behind a blocking XREAD in one pipeline, it runs the moment the XREAD returns
-#: (Store.wait_read_log). The record comes without its state, the biggest field, which a
+#: (store.LogWatch.wait_read). The record comes without its state, the biggest field, which a
 #: stream's redaction does not need.
 #: KEYS: record, events; ARGV: the exclusive start ID, the count.
 READ_LOG_LUA = """

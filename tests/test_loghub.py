@@ -14,7 +14,7 @@ import pytest
 
 from service import loghub
 from service.loghub import LogHub
-from service.store import Store
+from service.store import LogWatch, Store
 from tests.games_in_store import started_attila, step
 from tests.receivers import wait_for
 from tests.redis_watch import commands_named
@@ -176,14 +176,14 @@ def test_a_watcher_outlives_an_unexpected_error(
     game_id, seated = started_attila(store)
     version = store.get_game(game_id).version
     failures = [RuntimeError("a bug")]
-    wait_read_log = Store.wait_read_log
+    wait_read = LogWatch.wait_read
 
-    def once_broken(self: Store, *args: Any) -> Any:
+    def once_broken(self: LogWatch, *args: Any) -> Any:
         if failures:
             raise failures.pop()
-        return wait_read_log(self, *args)
+        return wait_read(self, *args)
 
-    monkeypatch.setattr(Store, "wait_read_log", once_broken)
+    monkeypatch.setattr(LogWatch, "wait_read", once_broken)
     with hub.following(game_id, version):
         wait_for(lambda: not failures, 5, "the failure")
         thread, out = _in_thread(hub.wait_read_log, game_id, version, LONG_MS)

@@ -9,6 +9,7 @@ The tests are imported from their modules: pytest runs them here with this modul
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -21,6 +22,7 @@ from service.app import create_app
 from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from service.store import Store
 from tests.conftest import UNLIMITED, serve, short_tmp, worker_process
+from tests.games_in_store import started_attila, step
 from tests.test_lobby import (  # noqa: F401
     test_an_open_game_is_listed_until_full_and_joined_without_a_code,
 )
@@ -114,3 +116,18 @@ def test_health_metrics_and_rate_limits_work_on_every_topology(
         for _ in range(3)
     ]
     assert codes == [201, 201, 429]
+
+
+def test_a_game_watch_gets_each_move_on_every_topology(store: Store) -> None:
+    # The stream server's watch of a game (service/loghub.py): the wait and the read share a
+    # held connection, on a Sentinel's primary too; in a cluster they are two calls.
+    game_id, seated = started_attila(store)
+    with store.watch_log(game_id) as watch:
+        for _ in range(2):
+            version = store.get_game(game_id).version
+            later = threading.Timer(0.2, step, (store, game_id, seated))
+            later.start()
+            record, entries = watch.wait_read(version, 10_000, 100)
+            later.join()
+            assert [v for v, _ in entries] == [version + 1]
+            assert record.version == version + 1 and record.state is None
