@@ -8,6 +8,7 @@ The tests are imported from their modules: pytest runs them here with this modul
 
 from __future__ import annotations
 
+import json
 import subprocess
 import threading
 import time
@@ -18,11 +19,13 @@ from dataclasses import dataclass
 import pytest
 import requests
 
+from service import messages, streams
 from service.app import create_app
 from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from service.store import Store
 from tests.conftest import UNLIMITED, serve, short_tmp, worker_process
 from tests.games_in_store import started_attila, step
+from tests.receivers import wait_for
 from tests.test_lobby import (  # noqa: F401
     test_an_open_game_is_listed_until_full_and_joined_without_a_code,
 )
@@ -131,3 +134,33 @@ def test_a_game_watch_gets_each_move_on_every_topology(store: Store) -> None:
             later.join()
             assert [v for v, _ in entries] == [version + 1]
             assert record.version == version + 1 and record.state is None
+
+
+def _sse_events(chunks: list[str], kind: str) -> list[dict[str, object]]:
+    return [
+        json.loads(chunk.split("data: ", 1)[1])
+        for chunk in list(chunks)
+        if f"event: {kind}\n" in chunk
+    ]
+
+
+def test_a_players_inbox_stream_sees_moves_and_messages_on_every_topology(store: Store) -> None:
+    # /v1/me/stream's wait (Store.wait_streams): one XREAD over the player's games on one
+    # Redis; in a cluster, where the keys lie in many slots, a poll by node every second.
+    game_id, seated = started_attila(store)
+    (reader, _), (writer, _) = seated
+    chunks: list[str] = []
+    timing = streams.Timing(heartbeat=1.0, lifetime=20.0)
+    inbox = streams.inbox_stream(store, reader["id"], None, timing)
+    threading.Thread(target=lambda: chunks.extend(inbox), daemon=True).start()
+    wait_for(lambda: _sse_events(chunks, "inbox"), 10, "the inbox now")
+    version = store.get_game(game_id).version
+    step(store, game_id, seated)
+    wait_for(
+        lambda: any(e["version"] == version + 1 for e in _sse_events(chunks, "inbox")),
+        10,
+        "the move's inbox event",
+    )
+    posted = messages.post(store, writer, game_id, "over the slots", None)
+    wait_for(lambda: _sse_events(chunks, "message"), 10, "the message")
+    assert [m["id"] for m in _sse_events(chunks, "message")] == [posted["id"]]
