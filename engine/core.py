@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Final, Generic, Literal, Protocol, TypeVar
 
 from engine import jsontext
+from engine.translatable import N_
 
 #: The actor that resolves sealed decisions once every choice is in. Never a player.
 SYSTEM: Final = -1
@@ -175,12 +176,12 @@ def check_turn(
     the game is over, ``seat`` has nothing to decide now, or a player tries a resolution (or
     the server anything else). ``resolve_rule`` words the last refusal for the game."""
     if over:
-        raise IllegalAction("game-over", "the game is over")
+        raise IllegalAction("game-over", N_("the game is over"))
     decision = next((d for d in pending if d.seat == seat), None)
     if decision is None:
         raise IllegalAction(
             "not-your-turn",
-            "you have no decision to make now",
+            N_("you have no decision to make now"),
             seat=seat,
             waiting_for=[d.seat for d in pending],
         )
@@ -262,7 +263,7 @@ def seat_action_from_json(raw: Mapping[str, Any]) -> SeatAction | None:
         raise IllegalAction("bad-action", f"{raw['type']!r} takes no fields but 'forfeit'")
     forfeit = raw.get("forfeit", False)
     if not isinstance(forfeit, bool) or (forfeit and raw["type"] == "rejoin"):
-        raise IllegalAction("bad-action", "'forfeit' is a boolean of 'resign'")
+        raise IllegalAction("bad-action", N_("'forfeit' is a boolean of 'resign'"))
     return Resign(forfeit) if raw["type"] == "resign" else Rejoin()
 
 
@@ -279,11 +280,11 @@ def start_resign(
 
     The checks and the event every game shares; the game then skips the seat or ends."""
     if over:
-        raise IllegalAction("game-over", "the game is over")
+        raise IllegalAction("game-over", N_("the game is over"))
     if not 0 <= seat < players:
-        raise IllegalAction("not-a-player", "only a seated player can resign", seat=seat)
+        raise IllegalAction("not-a-player", N_("only a seated player can resign"), seat=seat)
     if seat in resigned:
-        raise IllegalAction("already-resigned", "this seat has already resigned", seat=seat)
+        raise IllegalAction("already-resigned", N_("this seat has already resigned"), seat=seat)
     resigned.append(seat)
     events.append(Event("resigned", {"seat": seat, "forfeit": forfeit}))
     return players - len(resigned) == 1
@@ -291,9 +292,9 @@ def start_resign(
 
 def start_rejoin(over: bool, resigned: list[int], seat: int, events: list[Event]) -> None:
     if over:
-        raise IllegalAction("game-over", "the game is over")
+        raise IllegalAction("game-over", N_("the game is over"))
     if seat not in resigned:
-        raise IllegalAction("not-resigned", "only a resigned seat can rejoin", seat=seat)
+        raise IllegalAction("not-resigned", N_("only a resigned seat can rejoin"), seat=seat)
     resigned.remove(seat)
     events.append(Event("rejoined", {"seat": seat}))
 
@@ -647,7 +648,7 @@ class RulesGame(Game[State, Action]):
 
     def action_from_json(self, raw: Mapping[str, Any]) -> Action:
         if not isinstance(raw, Mapping):
-            raise IllegalAction("bad-action", "an action is a JSON object with a 'type'")
+            raise IllegalAction("bad-action", N_("an action is a JSON object with a 'type'"))
         seat_action = seat_action_from_json(raw)
         if seat_action is not None:
             return seat_action  # type: ignore[return-value]

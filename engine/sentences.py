@@ -19,22 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 from engine.core import Event, Translator
-
-
-@dataclass(frozen=True)
-class Plural:
-    """A template in its singular and plural form; ``count`` picks one (as ngettext does)."""
-
-    one: str
-    other: str
-
-    def pick(self, count: int) -> str:
-        return self.one if count == 1 else self.other
-
+from engine.translatable import N_, Plural
 
 Template = str | Plural
 
@@ -52,16 +40,6 @@ def translating(words: Translator | None) -> Iterator[None]:
         yield
     finally:
         _TRANSLATOR.reset(token)
-
-
-@overload
-def N_(one: str) -> str: ...
-@overload
-def N_(one: str, other: str) -> Plural: ...
-def N_(one: str, other: str | None = None) -> str | Plural:
-    """Marks a template for extraction (babel.cfg: keyword ``N_:1`` and ``N_:1,2``); two
-    arguments make a ``Plural``. Translates nothing itself."""
-    return one if other is None else Plural(one, other)
 
 
 def word(english: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction, Rejoin, Resign, Translator
 from engine.registry import get_game
+from engine.sentences import N_
 from service import eventlog, notifications, owed, pinning, sealed
 from service.keys import GAME_SEQ, idem_key
 from service.problems import Problem, game_not_found
@@ -130,15 +131,15 @@ def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = require(record, game_id)
         if record.seat_of(player["id"]) is not None:
-            raise Problem(409, "already-seated", "you already have a seat in this game")
+            raise Problem(409, "already-seated", N_("you already have a seat in this game"))
         if record.status != "open":
-            raise Problem(409, "game-already-started", "this game no longer takes players")
+            raise Problem(409, "game-already-started", N_("this game no longer takes players"))
         if record.settings.get("access") != "open" and not secrets.compare_digest(
             (invite or "").encode(), record.invite.encode()
         ):
-            raise Problem(403, "bad-invite-code", "that invite code does not open this game")
+            raise Problem(403, "bad-invite-code", N_("that invite code does not open this game"))
         if len(record.seats) >= record.max_seats:
-            raise Problem(409, "game-full", "every seat of this game is taken")
+            raise Problem(409, "game-full", N_("every seat of this game is taken"))
         seat = len(record.seats)
         record.seats.append(player["id"])
         record.names.append(player["name"])
@@ -197,9 +198,9 @@ def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = require(record, game_id)
         if record.creator != player["id"]:
-            raise Problem(403, "not-creator", "only the game's creator can start it")
+            raise Problem(403, "not-creator", N_("only the game's creator can start it"))
         if record.status != "open":
-            raise Problem(409, "game-already-started", "this game has already started")
+            raise Problem(409, "game-already-started", N_("this game has already started"))
         game = record.game
         try:
             game.check_players(len(record.seats))
@@ -254,7 +255,7 @@ def play(
         record = require(record, game_id)
         seat = record.seat_of(player["id"])
         if seat is None:
-            raise Problem(403, "not-a-player", "you have no seat in this game")
+            raise Problem(403, "not-a-player", N_("you have no seat in this game"))
         _check_version(record, if_match, expected_version)
         if record.status != "active":
             raise Problem(
@@ -279,7 +280,7 @@ def play(
             raise Problem(
                 409,
                 "not-your-turn",
-                "the game is not waiting for you",
+                N_("the game is not waiting for you"),
                 waiting_for=[d.to_json() for d in game.pending(state)],
             )
         try:
@@ -427,7 +428,7 @@ def _check_version(record: GameRecord, if_match: int | None, expected: int | Non
         raise Problem(
             412,
             "stale-version",
-            "the game has moved on since that version",
+            N_("the game has moved on since that version"),
             current_version=record.version,
             headers={"ETag": f'"{record.version}"'},
         )
@@ -435,7 +436,7 @@ def _check_version(record: GameRecord, if_match: int | None, expected: int | Non
         raise Problem(
             409,
             "stale-version",
-            "the game has moved on since that version",
+            N_("the game has moved on since that version"),
             current_version=record.version,
         )
 

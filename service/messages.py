@@ -23,6 +23,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from engine.sentences import N_
 from service import owed
 from service.owed import OwedJob
 from service.problems import Problem
@@ -50,7 +51,7 @@ def post(
             field="to_seat",
         )
     if not text.strip():
-        raise Problem(422, "empty-message", "the message has no text", field="text")
+        raise Problem(422, "empty-message", N_("the message has no text"), field="text")
     window = int(time.time()) // RATE_SECONDS
     if store.count_message(player["id"], window, RATE_SECONDS) > RATE_COUNT:
         retry = RATE_SECONDS - int(time.time()) % RATE_SECONDS
@@ -79,7 +80,7 @@ def post(
 def _seat_of(record: GameRecord, player: Mapping[str, Any]) -> int:
     seat = record.seat_of(player["id"])
     if seat is None:
-        raise Problem(403, "not-a-player", "only the game's players can write to its table")
+        raise Problem(403, "not-a-player", N_("only the game's players can write to its table"))
     return seat
 
 
@@ -158,7 +159,7 @@ def hide(store: Store, player: Mapping[str, Any], game_id: str, message_id: str)
     """The creator hides a message (kept, marked hidden); refused for anyone else."""
     record = store.get_game(game_id)
     if player["id"] != record.creator:
-        raise Problem(403, "not-the-creator", "only the game's creator can hide messages")
+        raise Problem(403, "not-the-creator", N_("only the game's creator can hide messages"))
     fields = store.get_message(game_id, message_id)
     if fields is None or not visible(record, fields, record.seat_of(player["id"])):
         raise Problem(404, "message-not-found", f"no message {message_id!r} in this game")

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core import Rejoin, Resign
+from engine.sentences import N_
 from service import games
 from service.problems import Problem
 from service.record import Change, GameRecord, Outcome
@@ -32,15 +33,17 @@ def claim_win(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
             raise Problem(
                 409,
                 "no-claim",
-                "a win can be claimed only in a two-player game; the creator can offer an "
-                "abandoned seat to a replacement instead",
+                N_(
+                    "a win can be claimed only in a two-player game; the creator can offer an "
+                    "abandoned seat to a replacement instead"
+                ),
             )
         other = 1 - seat
         if other not in record.seating.get("abandoned", []):
             raise Problem(
                 409,
                 "no-claim",
-                "your opponent has not missed enough deadlines in a row to claim the win",
+                N_("your opponent has not missed enough deadlines in a row to claim the win"),
                 opponent_missed=record.seating.get("missed", {}).get(str(other), 0),
                 abandon_after=int(record.settings.get("abandon_after", games.ABANDON_AFTER)),
             )
@@ -61,14 +64,14 @@ def offer_seat(store: Store, player: Mapping[str, Any], game_id: str, seat: int)
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = games.require(record, game_id)
         if record.creator != player["id"]:
-            raise Problem(403, "not-creator", "only the game's creator can offer a seat")
+            raise Problem(403, "not-creator", N_("only the game's creator can offer a seat"))
         _check_active(record)
         _check_seat(record, seat)
         if seat not in _vacant(record):
             raise Problem(
                 409,
                 "seat-not-vacant",
-                "only a seat that resigned or was abandoned can be offered",
+                N_("only a seat that resigned or was abandoned can be offered"),
                 seat=seat,
             )
         code = secrets.token_urlsafe(9)
@@ -92,9 +95,11 @@ def take_seat(
         _check_seat(record, seat)
         offer = record.seating.get("offers", {}).get(str(seat), "")
         if not offer or not secrets.compare_digest(code.encode(), offer.encode()):
-            raise Problem(403, "bad-invite-code", "that code does not open this seat", seat=seat)
+            raise Problem(
+                403, "bad-invite-code", N_("that code does not open this seat"), seat=seat
+            )
         if record.seat_of(player["id"]) is not None:
-            raise Problem(409, "already-seated", "you already have a seat in this game")
+            raise Problem(409, "already-seated", N_("you already have a seat in this game"))
         previous = {"player_id": record.seats[seat], "name": record.names[seat]}
         record.seats[seat], record.names[seat] = player["id"], player["name"]
         del record.seating["offers"][str(seat)]
@@ -134,7 +139,7 @@ def _vacant(record: GameRecord) -> set[int]:
 def _own_seat(record: GameRecord, player: Mapping[str, Any]) -> int:
     seat = record.seat_of(player["id"])
     if seat is None:
-        raise Problem(403, "not-a-player", "you have no seat in this game")
+        raise Problem(403, "not-a-player", N_("you have no seat in this game"))
     return seat
 
 

@@ -1,9 +1,9 @@
 """Play by email in German (issue 15, docs/i18n.md): mail-in answers in the player's language
-(a German player's bad line, good move and ``help`` answered in German; the notation and the
-codes stay), and a whole 2-player Attila game played only by replying to German mails: every
-mail (subject, header, the game's sentences, the moves' rules, the reply instruction, the
-picture, the final standings) in German, while an English player at another table of the same
-server still reads English, of the very same version."""
+(a German player's bad line, a move out of turn, a good move and ``help`` answered in German;
+the notation and the codes stay), and a whole 2-player Attila game played only by replying to
+German mails: every mail (subject, header, the game's sentences, the moves' rules, the reply
+instruction, the picture, the final standings) in German, while an English player at another
+table of the same server still reads English, of the very same version."""
 
 from __future__ import annotations
 
@@ -79,6 +79,17 @@ def test_a_german_player_gets_german_answers(stack: MailStack) -> None:
     assert "Your legal moves" not in text
     # The notation stays: the answer lists every legal move, the turn mail some of each kind.
     assert set(legal) <= set(legal_moves(answer_for(stack, me, bad)))
+    assert version(stack, game_id) == v
+
+    # The other player is not on turn: the game's reason is German too, its code stays.
+    other = mails[1 - seat]
+    theirs = wait_for(
+        lambda: [m for m in notifications(stack, other) if m["Reply-To"]], 20, "their mail"
+    )[-1]
+    early = reply_to(theirs, other, legal[0])
+    stack.send(early, other, str(theirs["Reply-To"]))
+    text = plain(answer_for(stack, other, early))
+    assert "nicht gespielt: das Spiel wartet gerade nicht auf dich (not-your-turn)." in text, text
     assert version(stack, game_id) == v
 
     fresh = actionable(stack, me, v)

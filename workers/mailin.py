@@ -16,8 +16,9 @@
    ``legal``, ``board`` and ``help`` are commands;
 5. answers exactly once (a ledger keyed by Message-ID and recipient): what was played, or the
    line that failed and why, then the player's own view and legal moves, threaded to the
-   player's mail and with a fresh signed Reply-To, in the player's ``language`` (the reasons
-   the game gives, like the API's, stay English; docs/i18n.md).
+   player's mail and with a fresh signed Reply-To, in the player's ``language`` (the game's
+   fixed reasons too; those naming a card, a unit or the line read stay English, as the
+   API's; docs/i18n.md).
 
 Each address works once (its nonce is claimed with ``SET NX``). A sealed choice is taken only
 from a reply to a mail written while that sealed decision was pending; open moves are checked
@@ -341,7 +342,10 @@ def _check_sealed(answer: Answer, issued: dict[str, str]) -> None:
 def _reason(error: Problem | LineRefused) -> tuple[str, str]:
     if isinstance(error, LineRefused):
         return error.code, error.message
-    return error.problem_code, str(error.description)
+    # The game's and the service's fixed reasons are marked N_ where they are raised, so the
+    # catalog has them: said in the player's language. One that names a card, a unit, a hex
+    # or the line read is composed there, is in no catalog, and stays English (as the API's).
+    return error.problem_code, _(str(error.description))
 
 
 def _stale_note(arrived_at: int, issued: dict[str, str]) -> list[str]:

@@ -45,6 +45,7 @@ from engine.core import (
     start_rejoin,
     start_resign,
 )
+from engine.sentences import N_
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,7 +364,7 @@ class Rules:
     def check_payment(self, hand: list[int], quote: Quote, pay: list[int]) -> None:
         """Raise unless ``pay`` is held and covers the cost exactly (no card to spare)."""
         if any(p > h for p, h in zip(pay, hand, strict=True)):
-            raise IllegalAction("cards-not-in-hand", "you do not hold all of these cards")
+            raise IllegalAction("cards-not-in-hand", N_("you do not hold all of these cards"))
         matched = sum(min(p, n) for p, n in zip(pay, quote.need, strict=True))
         missing = sum(quote.need) - matched
         required = self.board.joker_cards * missing + quote.any
@@ -371,13 +372,13 @@ class Rules:
         if others < required:
             raise IllegalAction(
                 "payment-too-small",
-                "these cards do not pay the cost",
+                N_("these cards do not pay the cost"),
                 cost=self._quote_json(quote),
             )
         if others > required:
             raise IllegalAction(
                 "payment-too-large",
-                "pay exactly: the cost is covered without some of these cards",
+                N_("pay exactly: the cost is covered without some of these cards"),
                 cost=self._quote_json(quote),
             )
 
@@ -435,15 +436,15 @@ class Rules:
     def _reveal(self, state: AttikaState, seat: int, action: Reveal, events: list[Event]) -> None:
         if state.mode not in (NO_MODE, REVEAL):
             raise IllegalAction(
-                "mixed-actions", "revealing and building never mix in one turn", mode=state.mode
+                "mixed-actions", N_("revealing and building never mix in one turn"), mode=state.mode
             )
         if not self._reveals_left(state):
-            raise IllegalAction("no-reveals-left", "no reveal is left this turn")
+            raise IllegalAction("no-reveals-left", N_("no reveal is left this turn"))
         if not 0 <= action.stack < len(state.stacks[seat]):
-            raise IllegalAction("no-such-stack", "no such stack", stack=action.stack + 1)
+            raise IllegalAction("no-such-stack", N_("no such stack"), stack=action.stack + 1)
         stack = state.stacks[seat][action.stack]
         if not stack:
-            raise IllegalAction("stack-empty", "that stack is empty", stack=action.stack + 1)
+            raise IllegalAction("stack-empty", N_("that stack is empty"), stack=action.stack + 1)
         if state.mode == NO_MODE:
             state.mode = REVEAL
             state.actions_left = self.board.reveal_actions
@@ -494,12 +495,12 @@ class Rules:
     def _build(self, state: AttikaState, seat: int, action: Build, events: list[Event]) -> None:
         index, where = action.building, action.hex
         if not 0 <= index < len(self.board.buildings):
-            raise IllegalAction("unknown-building", "no such building", building=index)
+            raise IllegalAction("unknown-building", N_("no such building"), building=index)
         if state.step == REVEALED:
             if index != state.current:
                 raise IllegalAction(
                     "not-revealed-building",
-                    "in a reveal turn only the building just revealed may be built",
+                    N_("in a reveal turn only the building just revealed may be built"),
                     revealed=self._id(state.current),
                 )
         else:
@@ -514,12 +515,12 @@ class Rules:
             if pay is None:
                 raise IllegalAction(
                     "cannot-afford",
-                    "your cards do not pay for this building here",
+                    N_("your cards do not pay for this building here"),
                     cost=self._quote_json(quote),
                 )
         else:
             if any(not 0 <= c < self.kinds for c in action.pay):
-                raise IllegalAction("unknown-resource", "no such resource")
+                raise IllegalAction("unknown-resource", N_("no such resource"))
             pay = [action.pay.count(k) for k in range(self.kinds)]
             self.check_payment(hand, quote, pay)
         # -- valid: change the state --
@@ -562,10 +563,10 @@ class Rules:
     def _check_build_turn(self, state: AttikaState, seat: int, index: int) -> None:
         if state.mode not in (NO_MODE, BUILD):
             raise IllegalAction(
-                "mixed-actions", "revealing and building never mix in one turn", mode=state.mode
+                "mixed-actions", N_("revealing and building never mix in one turn"), mode=state.mode
             )
         if not self._builds_left(state):
-            raise IllegalAction("no-builds-left", "no build is left this turn")
+            raise IllegalAction("no-builds-left", N_("no build is left this turn"))
         if index not in state.boards[seat]:
             where = "already built" if index in state.placed[seat] else "still in a stack"
             raise IllegalAction(
@@ -576,11 +577,11 @@ class Rules:
 
     def _check_site(self, state: AttikaState, where: Hex) -> None:
         if where in state.shrines:
-            raise IllegalAction("shrine", "nothing is built on a shrine", hex=hex_text(where))
+            raise IllegalAction("shrine", N_("nothing is built on a shrine"), hex=hex_text(where))
         if where not in state.land:
-            raise IllegalAction("not-on-map", "that hex is not on the map", hex=hex_text(where))
+            raise IllegalAction("not-on-map", N_("that hex is not on the map"), hex=hex_text(where))
         if where in state.occupant:
-            raise IllegalAction("hex-occupied", "that hex is built on", hex=hex_text(where))
+            raise IllegalAction("hex-occupied", N_("that hex is built on"), hex=hex_text(where))
 
     # -- amphorae and cards ------------------------------------------------------------------
 
@@ -612,15 +613,15 @@ class Rules:
 
     def _amphora(self, state: AttikaState, seat: int, _: SpendAmphora, events: list[Event]) -> None:
         if not state.amphorae[seat]:
-            raise IllegalAction("no-amphora", "you have no amphora")
+            raise IllegalAction("no-amphora", N_("you have no amphora"))
         if state.mode == NO_MODE:
             raise IllegalAction(
-                "no-action-chosen", "reveal, build or draw first; an amphora extends that"
+                "no-action-chosen", N_("reveal, build or draw first; an amphora extends that")
             )
         if state.mode != DRAW and state.actions_left:
             raise IllegalAction(
                 "actions-left",
-                "an amphora is spent at the end of the turn, once your actions are used up",
+                N_("an amphora is spent at the end of the turn, once your actions are used up"),
                 actions_left=state.actions_left,
             )
         state.amphorae[seat] -= 1
@@ -637,12 +638,14 @@ class Rules:
         self, state: AttikaState, seat: int, _: DrawCards, events: list[Event]
     ) -> None:
         if not state.amphorae[seat]:
-            raise IllegalAction("no-amphora", "only a player with an amphora may draw and go on")
+            raise IllegalAction(
+                "no-amphora", N_("only a player with an amphora may draw and go on")
+            )
         if state.mode == DRAW:
-            raise IllegalAction("already-drawn", "the remaining actions are already cards")
+            raise IllegalAction("already-drawn", N_("the remaining actions are already cards"))
         unused = self._unused(state)
         if not unused:
-            raise IllegalAction("no-actions-left", "no action is left to turn into cards")
+            raise IllegalAction("no-actions-left", N_("no action is left to turn into cards"))
         state.mode = DRAW
         state.actions_left = 0
         events.append(self._event("actions_converted", seat=seat, actions=unused))
@@ -695,7 +698,7 @@ class Rules:
         if not self._tile_fits(state, taken, action.hex):
             raise IllegalAction(
                 "tile-position",
-                "the tile must lie on 7 free hexes and touch the map or a shrine",
+                N_("the tile must lie on 7 free hexes and touch the map or a shrine"),
                 hex=hex_text(action.hex),
             )
         tile = state.drawn_tile

@@ -40,6 +40,7 @@ from engine.core import (
     start_rejoin,
     start_resign,
 )
+from engine.sentences import N_
 
 TILE_OF = {DoubleTurn: "double_turn", Swap: "swap", Boost: "two_influence"}
 TILE_STEPS = (PLAY_CARD, INFLUENCE, FINISH)
@@ -262,7 +263,7 @@ class Rules:
         if action.people not in hand:
             raise IllegalAction(
                 "card-not-in-hand",
-                "you hold no card of that people",
+                N_("you hold no card of that people"),
                 people=self._people_id(action.people),
             )
         self._check_placement(state, action.people, action.province)
@@ -279,7 +280,7 @@ class Rules:
         if not state.supply[people]:
             raise IllegalAction(
                 "supply-empty",
-                "no stone of that people is left in the supply",
+                N_("no stone of that people is left in the supply"),
                 people=self._people_id(people),
             )
         if not self.placement_mask(state, people) >> province & 1:
@@ -340,11 +341,11 @@ class Rules:
         if action.people not in state.hands[seat]:
             raise IllegalAction(
                 "card-not-in-hand",
-                "you hold no card of that people",
+                N_("you hold no card of that people"),
                 people=self._people_id(action.people),
             )
         if not isinstance(self._card_actions(state)[0], Discard):
-            raise IllegalAction("card-playable", "you can play a card, so you may not discard")
+            raise IllegalAction("card-playable", N_("you can play a card, so you may not discard"))
         state.hands[seat].remove(action.people)
         state.discard.append(action.people)
         events.append(
@@ -421,11 +422,11 @@ class Rules:
         if wrong:
             raise IllegalAction(
                 "people-not-in-conflict",
-                "cards may only be of peoples present in the province",
+                N_("cards may only be of peoples present in the province"),
                 people=self._people_id(wrong[0]),
             )
         if Counter(action.cards) - Counter(state.hands[seat]):
-            raise IllegalAction("card-not-in-hand", "you do not hold all of these cards")
+            raise IllegalAction("card-not-in-hand", N_("you do not hold all of these cards"))
         for card in action.cards:
             state.hands[seat].remove(card)
         conflict.commits[seat] = action.cards
@@ -449,7 +450,7 @@ class Rules:
         conflict = state.conflict
         assert conflict is not None
         if conflict.waiting_for():
-            raise IllegalAction("conflict-open", "not every player has committed yet")
+            raise IllegalAction("conflict-open", N_("not every player has committed yet"))
         stones = state.stones[conflict.province]
         played = Counter(card for cards in conflict.commits.values() for card in cards)
         strength = {p: stones[p] + played[p] for p in conflict.present}
@@ -629,13 +630,13 @@ class Rules:
         if state.step not in TILE_STEPS:
             raise IllegalAction(
                 "wrong-step",
-                "action tiles are used in your own turn, never while conflict cards are laid",
+                N_("action tiles are used in your own turn, never while conflict cards are laid"),
                 step=state.step,
             )
         if tile not in state.action_tiles[state.active]:
             raise IllegalAction("tile-used-up", f"your {tile} tile is already used", tile=tile)
         if state.tile_used:
-            raise IllegalAction("one-tile-per-turn", "at most one action tile per turn")
+            raise IllegalAction("one-tile-per-turn", N_("at most one action tile per turn"))
         if isinstance(action, Swap):
             self._check_swap(state, action)
         if isinstance(action, Boost):
@@ -659,19 +660,21 @@ class Rules:
 
     def _check_swap(self, state: AttilaState, action: Swap) -> None:
         if not action.cards:
-            raise IllegalAction("swap-empty", "name at least one card to swap")
+            raise IllegalAction("swap-empty", N_("name at least one card to swap"))
         if Counter(action.cards) - Counter(state.hands[state.active]):
-            raise IllegalAction("card-not-in-hand", "you do not hold all of these cards")
+            raise IllegalAction("card-not-in-hand", N_("you do not hold all of these cards"))
         if len(action.cards) > self._drawable(state):
             raise IllegalAction(
                 "swap-too-many",
-                "not that many cards are left to draw",
+                N_("not that many cards are left to draw"),
                 available=self._drawable(state),
             )
 
     def _check_boost(self, action: Boost) -> None:
         if len(action.peoples) not in (1, 2) or len(set(action.peoples)) != len(action.peoples):
-            raise IllegalAction("bad-boost", "boost one people by 2 or two different peoples by 1")
+            raise IllegalAction(
+                "bad-boost", N_("boost one people by 2 or two different peoples by 1")
+            )
 
     def _swap(self, state: AttilaState, action: Swap, events: list[Event]) -> None:
         seat = state.active

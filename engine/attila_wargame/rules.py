@@ -60,6 +60,7 @@ from engine.core import (
     start_rejoin,
     start_resign,
 )
+from engine.sentences import N_
 
 #: Phase id -> the side that moves or attacks in it (a..f per the calendar).
 _PHASE_SIDE = {"a": BARBARIAN, "c": BARBARIAN, "e": ROMAN, "f": ROMAN}
@@ -294,7 +295,7 @@ class Rules(MapQuestions):
         if self.seats[seat] == BARBARIAN:
             if action.unit not in self.traitor_candidates:
                 raise IllegalAction(
-                    "bad-note", "the traitor must be a Roman combat unit", unit=action.unit
+                    "bad-note", N_("the traitor must be a Roman combat unit"), unit=action.unit
                 )
             last = self.b.rounds - self.aetius_span + 1
             if action.aetius is None or not 1 <= action.aetius <= last:
@@ -308,8 +309,10 @@ class Rules(MapQuestions):
             if action.unit not in self.suborned_candidates or action.aetius is not None:
                 raise IllegalAction(
                     "bad-note",
-                    "the suborned unit must be a combat unit of the Heruli, Longobards or "
-                    "Ostrogoths, with no round",
+                    N_(
+                        "the suborned unit must be a combat unit of the Heruli, Longobards or "
+                        "Ostrogoths, with no round"
+                    ),
                     unit=action.unit,
                 )
             mine = {"suborned": action.unit}
@@ -331,7 +334,7 @@ class Rules(MapQuestions):
         if self.side(state, unit) != side:
             raise IllegalAction("not-your-unit", f"{unit} is not yours to move", unit=unit)
         if not path:
-            raise IllegalAction("empty-path", "a move names at least one hex")
+            raise IllegalAction("empty-path", N_("a move names at least one hex"))
         if not self.movable(state, ctx, unit, side):
             raise IllegalAction(
                 "unit-cannot-move",
@@ -618,7 +621,7 @@ class Rules(MapQuestions):
         if wrong:
             raise IllegalAction(
                 "cannot-raze",
-                "Attila devastates for good only cultivated hexes he entered this phase",
+                N_("Attila devastates for good only cultivated hexes he entered this phase"),
                 hex=self.b.label(wrong[0]),
             )
         if action.hexes:
@@ -720,16 +723,20 @@ class Rules(MapQuestions):
         if not action.attackers or wrong:
             raise IllegalAction(
                 "bad-attackers",
-                "attackers must be your combat units next to the target that have not fought "
-                "in this phase and may fight it",
+                N_(
+                    "attackers must be your combat units next to the target that have not fought "
+                    "in this phase and may fight it"
+                ),
                 units=wrong,
             )
         left_out = [u for u in self._must_join(owed_by, action.target) if u not in action.attackers]
         if left_out:
             raise IllegalAction(
                 "must-join",
-                "every unit in an enemy zone of control must take part in a combat (4.1): "
-                "these could fight no other enemy, so they join this battle",
+                N_(
+                    "every unit in an enemy zone of control must take part in a combat (4.1): "
+                    "these could fight no other enemy, so they join this battle"
+                ),
                 units=left_out,
             )
         ctx = self.ctx(state)
@@ -797,7 +804,7 @@ class Rules(MapQuestions):
         holder = state.battle if state.step == BATTLE_CARD else state.council
         assert holder is not None
         if str(seat) in holder.cards:
-            raise IllegalAction("already-chosen", "you have already chosen a card")
+            raise IllegalAction("already-chosen", N_("you have already chosen a card"))
         holder.cards[str(seat)] = action.card
         events.append(self._event("card_chosen", ref=holder.ref, seat=seat))
         events.append(
@@ -952,7 +959,10 @@ class Rules(MapQuestions):
             if (action.unit, action.to) not in self._advance_options(state):
                 raise IllegalAction(
                     "bad-advance",
-                    "only a winning unit may advance, into a hex vacated in this battle next to it",
+                    N_(
+                        "only a winning unit may advance, "
+                        "into a hex vacated in this battle next to it"
+                    ),
                     unit=action.unit,
                     hex=self.b.label(action.to) if action.to >= 0 else None,
                 )
@@ -979,7 +989,7 @@ class Rules(MapQuestions):
         if owed:
             raise IllegalAction(
                 "combat-owed",
-                "units in enemy zones of control must still fight (4.1, 4.2)",
+                N_("units in enemy zones of control must still fight (4.1, 4.2)"),
             )
         self._end_combat_phase(state, events)
 
