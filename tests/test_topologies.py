@@ -150,9 +150,11 @@ def test_a_players_inbox_stream_sees_moves_and_messages_on_every_topology(store:
     game_id, seated = started_attila(store)
     (reader, _), (writer, _) = seated
     chunks: list[str] = []
-    timing = streams.Timing(heartbeat=1.0, lifetime=20.0)
+    # A short life: the stream ends on its own before the topology is torn down.
+    timing = streams.Timing(heartbeat=0.5, lifetime=6.0)
     inbox = streams.inbox_stream(store, reader["id"], None, timing)
-    threading.Thread(target=lambda: chunks.extend(inbox), daemon=True).start()
+    following = threading.Thread(target=lambda: chunks.extend(inbox), daemon=True)
+    following.start()
     wait_for(lambda: _sse_events(chunks, "inbox"), 10, "the inbox now")
     version = store.get_game(game_id).version
     step(store, game_id, seated)
@@ -164,3 +166,5 @@ def test_a_players_inbox_stream_sees_moves_and_messages_on_every_topology(store:
     posted = messages.post(store, writer, game_id, "over the slots", None)
     wait_for(lambda: _sse_events(chunks, "message"), 10, "the message")
     assert [m["id"] for m in _sse_events(chunks, "message")] == [posted["id"]]
+    following.join(15)
+    assert not following.is_alive()
