@@ -41,6 +41,9 @@ RETRY_MS = 3000
 PING = ": ping\n\n"
 #: Statuses of games whose changes a player's stream follows (an open game may start).
 FOLLOWED = ("open", "active")
+#: Redis failing, on one server or a cluster (redis-py's cluster errors are not RedisErrors):
+#: the stream closes and its client resumes, instead of a traceback for every open stream.
+REDIS_FAILED = (redis.RedisError, redis.exceptions.RedisClusterException)
 
 
 @dataclass(frozen=True)
@@ -150,7 +153,7 @@ def _waited(wait: Callable[..., T], *args: Any) -> T | None:
     """Run a blocking read; None (the stream closes, the client reconnects) if Redis fails."""
     try:
         return wait(*args)
-    except redis.RedisError as error:
+    except REDIS_FAILED as error:
         log.warning("stream closed: Redis failed while waiting: %s", error)
         return None
 
@@ -177,7 +180,16 @@ def inbox_stream(
     """The player's inbox now (one ``inbox`` event per followed game), then an ``inbox`` event
     whenever one of its games moves and a ``message`` event for each message it may see
     (after ``last_message``, a message ID, when resuming)."""
-    return _inbox_events(store, player_id, last_message, timing)
+    return _closed_when_redis_fails(_inbox_events(store, player_id, last_message, timing))
+
+
+def _closed_when_redis_fails(events: Iterator[str]) -> Iterator[str]:
+    """``events`` until Redis fails: between the waits (which ``_waited`` guards) the inbox
+    reads its games and messages, and a failure there ends the stream the same way."""
+    try:
+        yield from events
+    except REDIS_FAILED as error:
+        log.warning("stream closed: Redis failed: %s", error)
 
 
 def _inbox_events(

@@ -9,6 +9,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,13 @@ import pytest
 import requests
 
 from service.keys import events_key
+from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from service.store import Store
+from service.streams import RETRY_MS, Timing, inbox_stream
 from tests.client import Kurier, Player
+from tests.conftest import short_tmp
+from tests.games_in_store import started_attila
+from tests.topologies import cluster_setup
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 20.0  # seconds any one expected event may take
@@ -263,3 +269,26 @@ def test_unknown_game_and_bad_tokens(kurier: Kurier, streams: str) -> None:
     assert r.status_code == 401 and r.json()["code"] == "missing-token"
     r = requests.get(f"{streams}/v1/games/{game_id}/stream?after=x", timeout=10)
     assert r.status_code == 400 and r.json()["code"] == "invalid-cursor"
+
+
+def test_an_inbox_stream_ends_quietly_when_its_cluster_goes_away(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Redis failing under an open inbox stream closes it (its client resumes) with one
+    warning, also between its waits: here the cluster goes away after the stream was opened
+    and before it read the player's games. Such a failure used to escape the stream as a
+    traceback (and a cluster that cannot be reached at all raises redis-py's
+    RedisClusterException, not a RedisError, which not even the waits caught)."""
+    with ExitStack() as stack:
+        queues = RedisServer(short_tmp("kur-queues-"), EPHEMERAL_FLAGS)
+        queues.start()
+        stack.callback(queues.stop)
+        cluster = stack.enter_context(cluster_setup(3))
+        store = Store(cluster.url, queues.url)
+        _game_id, seated = started_attila(store)
+        inbox = inbox_stream(store, seated[0][0]["id"], None, Timing(heartbeat=0.5))
+        for node in cluster.nodes:
+            node.kill()
+        chunks = list(inbox)  # raised before
+    assert chunks == [f"retry: {RETRY_MS}\n\n"]
+    assert "stream closed: Redis failed" in caplog.text
