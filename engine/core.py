@@ -38,13 +38,29 @@ DecisionKind = Literal["move", "sealed", "resolve"]
 
 
 class IllegalAction(Exception):
-    """An action the rules do not allow, with a stable machine-readable reason code."""
+    """An action the rules do not allow, with a stable machine-readable reason code.
+
+    ``template`` and ``values`` are the message as a reader in another language needs it:
+    the English template (marked ``N_`` where it is raised, so catalogs have it) and what
+    fills its ``%(name)s`` placeholders; a fixed message is its own template.
+    """
 
     def __init__(self, code: str, message: str, **details: Any) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details
+        self.template = message
+        self.values: dict[str, str] = {}
+
+    @classmethod
+    def composed(
+        cls, code: str, template: str, values: Mapping[str, str], **details: Any
+    ) -> IllegalAction:
+        """A message filled from ``template`` (``%(name)s`` placeholders) and ``values``."""
+        error = cls(code, template % values, **details)
+        error.template, error.values = template, dict(values)
+        return error
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, **self.details}

@@ -30,7 +30,9 @@ ACTION_KINDS = ("move", "sealed", "resolve")
 
 
 def engine_problem(error: IllegalAction, status: int = 422) -> Problem:
-    return Problem(status, error.code, error.message, **_safe_details(error.details))
+    problem = Problem(status, error.code, error.message, **_safe_details(error.details))
+    problem.reason = (error.template, error.values)
+    return problem
 
 
 def _safe_details(details: Mapping[str, Any]) -> dict[str, Any]:

@@ -54,6 +54,9 @@ class Problem(HTTPException):
         self.problem_code = code
         self.extra = extra
         self.extra_headers = headers or {}
+        #: ``detail`` as a reader in another language needs it: its English template and the
+        #: values that fill it (engine.core.IllegalAction); a fixed detail is its own template.
+        self.reason: tuple[str, dict[str, str]] = (detail, {})
 
 
 class ProblemSchema(ma.Schema):

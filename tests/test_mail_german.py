@@ -72,7 +72,9 @@ def test_a_german_player_gets_german_answers(stack: MailStack) -> None:
     stack.send(bad, me, str(bad["To"]))
     text = plain(answer_for(stack, me, bad))
     assert text.startswith(f"Hallo de{seat},")
-    assert "Zeile 1 „zz top“: nicht gespielt: " in text, text
+    # The line read as no move: the reason in German, the notation's examples as they are.
+    refused = "Zeile 1 „zz top“: nicht gespielt: 'zz top' lässt sich nicht lesen: erwartet z. B."
+    assert f"{refused} 'V ITA', " in text, text
     assert "Die Zeilen danach wurden nicht gelesen." in text
     assert "Bild des Spielbretts" in text or "board.svg?lang=de" in text
     assert "Deine erlaubten Züge (schicke einen in Notation):" in text

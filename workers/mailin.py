@@ -342,10 +342,12 @@ def _check_sealed(answer: Answer, issued: dict[str, str]) -> None:
 def _reason(error: Problem | LineRefused) -> tuple[str, str]:
     if isinstance(error, LineRefused):
         return error.code, error.message
-    # The game's and the service's fixed reasons are marked N_ where they are raised, so the
-    # catalog has them: said in the player's language. One that names a card, a unit, a hex
-    # or the line read is composed there, is in no catalog, and stays English (as the API's).
-    return error.problem_code, _(str(error.description))
+    # The game's and the service's reasons are marked N_ where they are raised, fixed ones
+    # and templates (IllegalAction.composed: the line that could not be read), so the catalog
+    # has them: said in the player's language. One composed in an f-string (naming a card, a
+    # unit, a hex) is in no catalog and stays English, as the API says it.
+    template, values = error.reason
+    return error.problem_code, _(template, **values)
 
 
 def _stale_note(arrived_at: int, issued: dict[str, str]) -> list[str]:

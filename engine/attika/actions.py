@@ -29,6 +29,23 @@ from typing import Any, ClassVar
 
 from engine.attika.board import Board, Hex
 from engine.core import IllegalAction, expect_json
+from engine.sentences import N_
+
+#: What a line that reads as no action is told to look like (any notation of the game works).
+NOTATION_EXAMPLES = (
+    "reveal 2",
+    "build temple at 2,-1 pay WWH",
+    "build temple at 2,-1 pay auto",
+    "store",
+    "tile at 3,-4 rot 2",
+    "amphora",
+    "draw",
+    "end",
+)
+_EXAMPLES = {
+    "examples": ", ".join(repr(e) for e in NOTATION_EXAMPLES[:-1]),
+    "last": repr(NOTATION_EXAMPLES[-1]),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,11 +147,10 @@ class Notation:
         if match := _TILE.match(line):
             q, r, rotation = match.groups()
             return PlaceTile((int(q), int(r)), int(rotation))
-        raise IllegalAction(
+        raise IllegalAction.composed(
             "bad-notation",
-            f"cannot read {text.strip()!r}: expected e.g. 'reveal 2', "
-            "'build temple at 2,-1 pay WWH', 'build temple at 2,-1 pay auto', 'store', "
-            "'tile at 3,-4 rot 2', 'amphora', 'draw' or 'end'",
+            N_("cannot read %(line)s: expected e.g. %(examples)s or %(last)s"),
+            {"line": repr(text.strip()), **_EXAMPLES},
             text=text.strip(),
         )
 

@@ -29,6 +29,26 @@ from typing import Any, ClassVar
 
 from engine.attila.board import Board
 from engine.core import IllegalAction, expect_json
+from engine.sentences import N_
+
+#: What a line that reads as no action is told to look like (any notation of the game works).
+NOTATION_EXAMPLES = (
+    "V ITA",
+    "inf",
+    "waive ROM",
+    "waive",
+    "commit VVH",
+    "pass",
+    "double",
+    "swap VF",
+    "boost V",
+    "discard V",
+    "end",
+)
+_EXAMPLES = {
+    "examples": ", ".join(repr(e) for e in NOTATION_EXAMPLES[:-1]),
+    "last": repr(NOTATION_EXAMPLES[-1]),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,10 +161,10 @@ class Notation:
         play = _PLAY.match(line)
         if play:
             return Play(self._people(play.group(1), text), self._province(play.group(2), text))
-        raise IllegalAction(
+        raise IllegalAction.composed(
             "bad-notation",
-            f"cannot read {text.strip()!r}: expected e.g. 'V ITA', 'inf', 'waive ROM', 'waive', "
-            "'commit VVH', 'pass', 'double', 'swap VF', 'boost V', 'discard V' or 'end'",
+            N_("cannot read %(line)s: expected e.g. %(examples)s or %(last)s"),
+            {"line": repr(text.strip()), **_EXAMPLES},
             text=text.strip(),
         )
 

@@ -30,6 +30,28 @@ from typing import Any, ClassVar
 
 from engine.attila_wargame.board import Board
 from engine.core import IllegalAction, expect_json
+from engine.sentences import N_
+
+#: What a line that reads as no action is told to look like (any notation of the game works).
+NOTATION_EXAMPLES = (
+    "move HUN-7 3110-3111",
+    "end",
+    "attack 3213 by HUN-3 HUN-4",
+    "card al",
+    "retreat W-III-INF 2114",
+    "advance HUN-3 3213",
+    "stay",
+    "push",
+    "spare",
+    "raze 3110",
+    "note HER-3",
+    "convene",
+    "decline",
+)
+_EXAMPLES = {
+    "examples": ", ".join(repr(e) for e in NOTATION_EXAMPLES[:-1]),
+    "last": repr(NOTATION_EXAMPLES[-1]),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,12 +179,10 @@ class Notation:
         except (KeyError, ValueError, IndexError):
             action = None
         if action is None:
-            raise IllegalAction(
+            raise IllegalAction.composed(
                 "bad-notation",
-                f"cannot read {text.strip()!r}: expected e.g. 'move HUN-7 3110-3111', 'end', "
-                "'attack 3213 by HUN-3 HUN-4', 'card al', 'retreat W-III-INF 2114', "
-                "'advance HUN-3 3213', 'stay', 'push', 'spare', 'raze 3110', 'note HER-3', "
-                "'convene' or 'decline'",
+                N_("cannot read %(line)s: expected e.g. %(examples)s or %(last)s"),
+                {"line": repr(text.strip()), **_EXAMPLES},
                 text=text.strip(),
             )
         return action
