@@ -66,6 +66,21 @@ class IllegalAction(Exception):
         return {"code": self.code, "message": self.message, **self.details}
 
 
+def unreadable(text: str, examples: Sequence[str]) -> IllegalAction:
+    """The refusal of a line that reads as no action of the game, with ``examples`` of its
+    notation (a template, so a mail-in answer can say it in the player's language)."""
+    return IllegalAction.composed(
+        "bad-notation",
+        N_("cannot read %(line)s: expected e.g. %(examples)s or %(last)s"),
+        {
+            "line": repr(text.strip()),
+            "examples": ", ".join(repr(e) for e in examples[:-1]),
+            "last": repr(examples[-1]),
+        },
+        text=text.strip(),
+    )
+
+
 @dataclass(frozen=True)
 class Event:
     """Something that happened. ``audience`` None means every seat and spectators see it."""

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.attika.board import Board, Hex
-from engine.core import IllegalAction, expect_json
-from engine.sentences import N_
+from engine.core import IllegalAction, expect_json, unreadable
 
 #: What a line that reads as no action is told to look like (any notation of the game works).
 NOTATION_EXAMPLES = (
@@ -42,10 +41,6 @@ NOTATION_EXAMPLES = (
     "draw",
     "end",
 )
-_EXAMPLES = {
-    "examples": ", ".join(repr(e) for e in NOTATION_EXAMPLES[:-1]),
-    "last": repr(NOTATION_EXAMPLES[-1]),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,12 +142,7 @@ class Notation:
         if match := _TILE.match(line):
             q, r, rotation = match.groups()
             return PlaceTile((int(q), int(r)), int(rotation))
-        raise IllegalAction.composed(
-            "bad-notation",
-            N_("cannot read %(line)s: expected e.g. %(examples)s or %(last)s"),
-            {"line": repr(text.strip()), **_EXAMPLES},
-            text=text.strip(),
-        )
+        raise unreadable(text, NOTATION_EXAMPLES)
 
     def _stack(self, number: int, text: str) -> int:
         if number < 1:

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.attila.board import Board
-from engine.core import IllegalAction, expect_json
-from engine.sentences import N_
+from engine.core import IllegalAction, expect_json, unreadable
 
 #: What a line that reads as no action is told to look like (any notation of the game works).
 NOTATION_EXAMPLES = (
@@ -45,10 +44,6 @@ NOTATION_EXAMPLES = (
     "discard V",
     "end",
 )
-_EXAMPLES = {
-    "examples": ", ".join(repr(e) for e in NOTATION_EXAMPLES[:-1]),
-    "last": repr(NOTATION_EXAMPLES[-1]),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,12 +156,7 @@ class Notation:
         play = _PLAY.match(line)
         if play:
             return Play(self._people(play.group(1), text), self._province(play.group(2), text))
-        raise IllegalAction.composed(
-            "bad-notation",
-            N_("cannot read %(line)s: expected e.g. %(examples)s or %(last)s"),
-            {"line": repr(text.strip()), **_EXAMPLES},
-            text=text.strip(),
-        )
+        raise unreadable(text, NOTATION_EXAMPLES)
 
     def _parse_word(self, word: str, rest: str, text: str) -> AttilaAction:
         if word == "waive":

@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.attila_wargame.board import Board
-from engine.core import IllegalAction, expect_json
-from engine.sentences import N_
+from engine.core import IllegalAction, expect_json, unreadable
 
 #: What a line that reads as no action is told to look like (any notation of the game works).
 NOTATION_EXAMPLES = (
@@ -48,10 +47,6 @@ NOTATION_EXAMPLES = (
     "convene",
     "decline",
 )
-_EXAMPLES = {
-    "examples": ", ".join(repr(e) for e in NOTATION_EXAMPLES[:-1]),
-    "last": repr(NOTATION_EXAMPLES[-1]),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,12 +174,7 @@ class Notation:
         except (KeyError, ValueError, IndexError):
             action = None
         if action is None:
-            raise IllegalAction.composed(
-                "bad-notation",
-                N_("cannot read %(line)s: expected e.g. %(examples)s or %(last)s"),
-                {"line": repr(text.strip()), **_EXAMPLES},
-                text=text.strip(),
-            )
+            raise unreadable(text, NOTATION_EXAMPLES)
         return action
 
     def _parse_words(self, words: list[str]) -> WargameAction | None:
