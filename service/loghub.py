@@ -32,11 +32,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-import redis
-
 from service.problems import Problem
 from service.record import GameRecord
-from service.store import Entries, LogWatch, Store
+from service.store import REDIS_FAILED, Entries, LogWatch, Store
 
 log = logging.getLogger("kurier.streams")
 
@@ -131,7 +129,7 @@ class LogHub:
             try:
                 record, entries = watch.wait_read(start, WATCH_BLOCK_MS, self.count)
             except Exception as error:
-                if isinstance(error, Problem | redis.RedisError):  # archived, or Redis failed
+                if isinstance(error, (Problem, *REDIS_FAILED)):  # archived, or Redis failed
                     log.debug("stream watcher of %s: %s", game_id, error)
                 else:  # a bug: the game's streams must not be left without a watcher
                     log.exception("stream watcher of %s failed", game_id)

@@ -122,6 +122,8 @@ TOKEN_CACHE_SECONDS = 10.0
 #: the same round trip as its other reads (``checked_token_player``): a guess trusts nothing.
 TOKEN_GUESS_SECONDS = 600.0
 MAX_INDEX = 1000  # games scanned per listing or inbox: bounded work per request
+#: Redis failing, on one server or a cluster (redis-py's cluster errors are not RedisErrors).
+REDIS_FAILED = (redis.RedisError, RedisClusterException)
 #: Socket timeout of the blocking client: longer than the longest block (a stream's heartbeat).
 BLOCKING_TIMEOUT = 90.0
 #: Open streams per stream-server process (KURIER_STREAM_CONNECTIONS): Redis connections.
@@ -351,7 +353,7 @@ class Store:
         caller is still told the change was made."""
         try:
             self.relay.after_commit(game_id, entry, pending, marked)
-        except (redis.RedisError, RedisClusterException) as error:
+        except REDIS_FAILED as error:
             log.warning("outbox of game %s left to the sweep: %s", game_id, error)
 
     def _read(

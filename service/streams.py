@@ -23,13 +23,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-import redis
-
 from engine import jsontext
 from service import games, inbox, loghub, messages
 from service.keys import events_key, messages_key
 from service.problems import Problem
-from service.store import Store
+from service.store import REDIS_FAILED, Store
 
 log = logging.getLogger("kurier.streams")
 T = TypeVar("T")
@@ -41,9 +39,6 @@ RETRY_MS = 3000
 PING = ": ping\n\n"
 #: Statuses of games whose changes a player's stream follows (an open game may start).
 FOLLOWED = ("open", "active")
-#: Redis failing, on one server or a cluster (redis-py's cluster errors are not RedisErrors):
-#: the stream closes and its client resumes, instead of a traceback for every open stream.
-REDIS_FAILED = (redis.RedisError, redis.exceptions.RedisClusterException)
 
 
 @dataclass(frozen=True)
@@ -153,7 +148,7 @@ def _waited(wait: Callable[..., T], *args: Any) -> T | None:
     """Run a blocking read; None (the stream closes, the client reconnects) if Redis fails."""
     try:
         return wait(*args)
-    except REDIS_FAILED as error:
+    except REDIS_FAILED as error:  # the stream closes, its client resumes: no traceback
         log.warning("stream closed: Redis failed while waiting: %s", error)
         return None
 
