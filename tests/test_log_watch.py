@@ -9,18 +9,10 @@ import time
 import pytest
 import redis
 
-from service import games
 from service.record import Change
 from service.store import Store
-from tests.receivers import wait_for
-
-
-def _started_game(store: Store) -> str:
-    players = [store.create_player(name, None)[0] for name in ("Wait", "Read")]
-    created = games.create_game(store, players[0], "attila", {}, "wait-read", 2).body
-    games.join_game(store, players[1], created["id"], created["invite_code"])
-    games.start_game(store, players[0], created["id"])
-    return str(created["id"])
+from tests.games_in_store import started_attila
+from tests.redis_watch import blocked_reader
 
 
 def _touch(store: Store, game_id: str) -> None:
@@ -29,7 +21,7 @@ def _touch(store: Store, game_id: str) -> None:
 
 def test_it_waits_for_a_commit_and_reads_it_with_its_record(isolated_redis: Store) -> None:
     store = isolated_redis
-    game_id = _started_game(store)
+    game_id = started_attila(store)[0]
     version = store.get_game(game_id).version
     other = Store(store.url)
     later = threading.Timer(0.3, _touch, (other, game_id))
@@ -50,7 +42,7 @@ def test_it_waits_for_a_commit_and_reads_it_with_its_record(isolated_redis: Stor
 
 def test_a_redis_that_forgot_the_script_still_answers(isolated_redis: Store) -> None:
     store = isolated_redis
-    game_id = _started_game(store)
+    game_id = started_attila(store)[0]
     version = store.get_game(game_id).version
     with store.watch_log(game_id) as watch:
         watch.wait_read(version, 1, 100)  # loads the script
@@ -66,24 +58,16 @@ def test_a_redis_that_forgot_the_script_still_answers(isolated_redis: Store) -> 
         assert [v for v, _ in entries] == [version + 2]
 
 
-def _blocked_client(store: Store) -> int:
-    blocked = wait_for(
-        lambda: [c["id"] for c in store.r.client_list() if c["cmd"] == "xread"], 5, "a wait"
-    )
-    assert len(blocked) == 1
-    return int(blocked[0])
-
-
 def test_a_watch_holds_its_connection_between_waits(isolated_redis: Store) -> None:
     # Checking a connection out of the pool and back for every wake cost the stream server
     # more than the wait's round trip. Held, the pool gives its next caller another one.
     store = isolated_redis
-    game_id = _started_game(store)
+    game_id = started_attila(store)[0]
     version = store.get_game(game_id).version
     blocked: list[int] = []
 
     def note_then_touch() -> None:
-        blocked.append(_blocked_client(store))
+        blocked.append(blocked_reader(store))
         _touch(store, game_id)
 
     with store.watch_log(game_id) as watch:
@@ -102,7 +86,7 @@ def test_a_wait_cut_short_leaves_no_reply_for_the_next(isolated_redis: Store) ->
     # An error reply to the XREAD (a timeout or a killed greenlet alike) leaves the read's
     # reply unread: the next wait must not take it for its own.
     store = isolated_redis
-    game_id = _started_game(store)
+    game_id = started_attila(store)[0]
     version = store.get_game(game_id).version
     with store.watch_log(game_id) as watch:
         with pytest.raises(redis.ResponseError):

@@ -17,7 +17,7 @@ from service.loghub import LogHub
 from service.store import LogWatch, Store
 from tests.games_in_store import started_attila, step
 from tests.receivers import wait_for
-from tests.redis_watch import commands_named
+from tests.redis_watch import blocked_reader, commands_named
 
 PAGE = 100
 LONG_MS = 20_000  # a wait that only news ends in time
@@ -119,15 +119,6 @@ def test_a_wait_without_news_reads_afresh_at_its_end(hub: LogHub) -> None:
     assert entries == [] and record.version == version
 
 
-def _blocked_watcher(store: Store) -> str:
-    """The id of the watcher's connection, once it blocks."""
-    blocked = wait_for(
-        lambda: [c["id"] for c in store.r.client_list() if c["cmd"] == "xread"], 5, "a watcher"
-    )
-    assert len(blocked) == 1
-    return blocked[0]
-
-
 def test_a_broken_watcher_connection_releases_the_streams_and_recovers(hub: LogHub) -> None:
     store = hub.store
     game_id, seated = started_attila(store)
@@ -136,7 +127,7 @@ def test_a_broken_watcher_connection_releases_the_streams_and_recovers(hub: LogH
         thread, out = _in_thread(hub.wait_read_log, game_id, version, LONG_MS)
         _waiting(hub, game_id, 1)
         started = time.monotonic()
-        store.r.client_kill_filter(_id=_blocked_watcher(store))
+        store.r.client_kill_filter(_id=blocked_reader(store))
         thread.join(10)
         # Released at once: it read for itself (nothing new) instead of waiting 20 s.
         assert time.monotonic() - started < 10
