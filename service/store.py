@@ -596,8 +596,7 @@ class Store:
             pipe.hgetall(player_key(player_id))
             if early:
                 self._queue_read(pipe, *early)
-            for seated_id in seated:
-                pipe.hmget(player_key(seated_id), NOTICE_FIELDS)
+            _queue_notice_fields(pipe, seated)
             replies = pipe.execute(raise_on_error=False)
         read: list[Any] = []
         fields: list[Any] = []
@@ -644,8 +643,7 @@ class Store:
             rows = [kept[player_id] for player_id in player_ids]
         else:
             with self.raw.pipeline(transaction=False) as pipe:
-                for player_id in player_ids:
-                    pipe.hmget(player_key(player_id), NOTICE_FIELDS)
+                _queue_notice_fields(pipe, player_ids)
                 rows = pipe.execute()
         return [
             {
@@ -983,6 +981,11 @@ class LogWatch:
         if self._connection is not None:
             self.store.blocking.connection_pool.release(self._connection)
             self._connection = None
+
+
+def _queue_notice_fields(pipe: Any, player_ids: Iterable[str]) -> None:
+    for player_id in player_ids:
+        pipe.hmget(player_key(player_id), NOTICE_FIELDS)
 
 
 def _mode(url: str) -> str:
