@@ -107,13 +107,24 @@ def _plain(mail: Mail) -> str:
 
 def _html(mail: Mail) -> str:
     picture = next((url for label, url in mail.links if url.endswith(".svg")), "")
-    image = f'<p><img src="{escape(picture)}" alt="The board" width="620"></p>' if picture else ""
-    links = "".join(
-        f'<li><a href="{escape(url)}">{escape(label)}</a></li>' for label, url in mail.links
+    # Scaled down on a phone, never past the screen's edge.
+    image = (
+        f'<p><img src="{escape(picture)}" alt="The board" width="620"'
+        ' style="max-width: 100%; height: auto"></p>'
+        if picture
+        else ""
     )
+    links = "".join(
+        f'<li><a href="{escape(url)}" style="overflow-wrap: anywhere">{escape(label)}</a></li>'
+        for label, url in mail.links
+    )
+    # pre-wrap keeps the text's own line breaks and columns but wraps a line longer than the
+    # screen (a refusal's list of example moves) instead of running it past the right edge.
     return (
-        '<!doctype html><html><body style="font-family: sans-serif">'
-        f'<pre style="font-family: monospace; font-size: 13px">{escape(mail.text)}</pre>'
+        '<!doctype html><html><head><meta name="viewport" content="width=device-width">'
+        '</head><body style="font-family: sans-serif">'
+        '<pre style="font-family: monospace; font-size: 13px;'
+        f' white-space: pre-wrap; overflow-wrap: anywhere">{escape(mail.text)}</pre>'
         f"{image}<ul>{links}</ul></body></html>\n"
     )
 

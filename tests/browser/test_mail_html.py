@@ -81,3 +81,38 @@ def test_the_mail_fits_and_shows_its_picture(
     name = f"mail-{width}.png" if lang == "en" else f"mail-{lang}-{width}.png"
     page.screenshot(path=str(PICTURES / name), full_page=True)
     page.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_text_only_mail_wraps_its_long_lines(browser: Any, width: int) -> None:
+    """A mail without a designed HTML part (a mail-in answer) shows its text in a ``<pre>``:
+    a refusal's line of example moves is longer than a phone's screen and must wrap, and the
+    board picture must scale."""
+    from engine.attila.actions import NOTATION_EXAMPLES
+    from engine.core import unreadable
+    from workers.mail import Mail, compose
+
+    refusal = unreadable("zz top", NOTATION_EXAMPLES)
+    text = f"Your line was not played.\n\n> zz top\n{refusal.message} ({refusal.code})\n"
+    board = "https://kurier.example/v1/games/" + "g" * 40 + "/board.svg"
+    mail = Mail(
+        to="a@b.test",
+        to_name="A",
+        subject="Re: move",
+        text=text,
+        links=(("The board", board), ("The game", board.removesuffix("/board.svg"))),
+    )
+    html = str(compose(mail, 0.0).get_body(("html",)).get_content())  # type: ignore[union-attr]
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.set_content(html.replace(board, _PIXEL), wait_until="load")
+    inner = page.evaluate("window.innerWidth")
+    scroll = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll <= inner, f"horizontal overflow at {width} px: {scroll} > {inner}"
+    page.close()
+
+
+#: A 1×1 PNG standing in for the linked board picture (no network in a browser test).
+_PIXEL = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
