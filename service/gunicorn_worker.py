@@ -69,6 +69,9 @@ class AppAccessLogger(Logger):
     handler), but a ``logconfig_dict`` makes it believe access logging is on, so it built the
     line's atoms (every request and response header, the environ, a formatted date) for
     nothing: 4 % of a move's CPU in the API (docs/performance.md, "Round four").
+
+    Off even when an operator asks for it (``--access-logfile``): gunicorn's line carries the
+    query string, and an invitation's or an offered seat's code travels in one.
     """
 
     def _compute_access_log_enabled(self) -> bool:

@@ -50,3 +50,11 @@ def test_access_builds_nothing() -> None:
     with pytest.raises(AttributeError):
         Logger(_config()).access(None, None, None, 0.0)
     AppAccessLogger(_config()).access(None, None, None, 0.0)
+
+
+def test_an_access_logfile_does_not_turn_it_on(tmp_path: Path) -> None:
+    """gunicorn's line has the query string, where invitation and seat-offer codes travel."""
+    config = _config()
+    config.set("accesslog", str(tmp_path / "access.log"))
+    assert Logger(config).access_log_enabled
+    assert not AppAccessLogger(config).access_log_enabled
