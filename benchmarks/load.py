@@ -21,8 +21,9 @@ Attila games over HTTP and then measures, in one run:
 
 With ``--streams N`` the stack also runs the stream server (``kurier streams``) and, from the
 end of the ``bare`` phase to the end of the run, N game streams stay open (spread over the
-games, read by the same client): the API's figures with the streams open (issue 14), and the
-events the streams received.
+games, read by a process of their own, benchmarks/stream_readers.py, as clients elsewhere
+would): the API's figures with the streams open (issue 14), the readers' CPU as ``stream
+readers``, and the events the streams received.
 
 Every game follows a script made beforehand by the engine from the game's seed (random legal
 actions, as in scripts/bench_engine.py): the client needs no extra request to choose a move,
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import re
@@ -540,7 +542,7 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
         followers = await open_streams(stack, [t.id for t in tables], args.streams)
 
         me_token = tables[0].tokens[0]
-        cpu = CpuMeter(stack.cpu_parts())
+        cpu = CpuMeter(stack.cpu_parts() | (followers.cpu_part() if followers else {}))
 
         async def trivial(_i: int) -> bool:
             status, _ = await client.call("GET", "/v1/me", me_token)
@@ -623,71 +625,65 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
 
 
 class Followers:
-    """Open game streams read by this client: each counts the events (``id:`` lines) it got."""
+    """Open game streams, read by a process of their own (benchmarks/stream_readers.py) so
+    that their events do not delay the moves this client times."""
 
-    def __init__(self, session: aiohttp.ClientSession, count: int) -> None:
-        self.session = session
-        self.tasks: list[asyncio.Task[None]] = []
-        self.events = [0] * count
+    def __init__(self, readers: subprocess.Popen[str]) -> None:
+        self.readers = readers
+
+    def cpu_part(self) -> dict[str, list[int]]:
+        return {"stream readers": [self.readers.pid]}
+
+    def said(self) -> dict[str, Any]:
+        line = self.readers.stdout.readline() if self.readers.stdout else ""
+        if not line:
+            raise SystemExit("the stream readers stopped (see above)")
+        return dict(json.loads(line))
 
     async def close(self) -> None:
-        still_open = sum(1 for task in self.tasks if not task.done())
-        failed = sum(1 for task in self.tasks if task.done() and task.exception())
-        for task in self.tasks:
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
-        await self.session.close()
+        assert self.readers.stdin is not None
+        self.readers.stdin.close()
+        totals = await asyncio.to_thread(self.said)
+        self.readers.wait(timeout=30)
         print(
-            f"streams   {len(self.tasks)} game streams open from the end of bare to here, "
-            f"{still_open} still open (a game's stream ends with the game), {failed} failed; "
-            f"{sum(self.events)} events received",
+            f"streams   {totals['still_open']} still open at the end (a game's stream ends with "
+            f"the game), {totals['failed']} failed; {totals['events']} events received after "
+            "the backlog",
             flush=True,
         )
 
 
 async def open_streams(stack: Stack, game_ids: list[str], count: int) -> Followers | None:
-    """``count`` streams over the games, opened (headers received) before the next phase."""
+    """``count`` streams over the games, opened and their backlog read before the next phase
+    (so it measures open streams, not their opening)."""
     if not count:
         return None
-    session = aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=count + 10),
-        timeout=aiohttp.ClientTimeout(total=None, sock_read=60),
+    async with aiohttp.ClientSession() as session:
+        deadline = time.monotonic() + 60
+        while True:  # the stream server is up when it answers (401: no token) on its port
+            try:
+                async with session.get(f"{stack.streams_base}/v1/me/stream") as answer:
+                    if answer.status == 401:
+                        break
+            except aiohttp.ClientError:
+                if time.monotonic() > deadline:
+                    raise SystemExit("the stream server did not come up (see its log)") from None
+            await asyncio.sleep(0.2)
+    script = Path(__file__).with_name("stream_readers.py")
+    readers = subprocess.Popen(
+        [sys.executable, str(script), "--port", str(stack.streams_port), "--count", str(count)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
-    deadline = time.monotonic() + 60
-    while True:  # the stream server is up when it answers (401: no token) on its port
-        try:
-            async with session.get(f"{stack.streams_base}/v1/me/stream") as answer:
-                if answer.status == 401:
-                    break
-        except aiohttp.ClientError:
-            if time.monotonic() > deadline:
-                raise SystemExit("the stream server did not come up (see its log)") from None
-        await asyncio.sleep(0.2)
-    opened: list[asyncio.Future[None]] = []
-    followers = Followers(session, count)
-
-    async def follow(n: int, ready: asyncio.Future[None]) -> None:
-        url = f"{stack.streams_base}/v1/games/{game_ids[n % len(game_ids)]}/stream"
-        async with session.get(url) as response:
-            ready.set_result(None)
-            async for line in response.content:
-                if line.startswith(b"id:"):
-                    followers.events[n] += 1
-
-    for n in range(count):
-        ready = asyncio.get_running_loop().create_future()
-        opened.append(ready)
-        followers.tasks.append(asyncio.create_task(follow(n, ready)))
-    await asyncio.wait_for(asyncio.gather(*opened), timeout=60)
-    # Each stream first sends its game's log so far: the next phase starts once that is done
-    # (no event for a second, at most 60 s), so it measures open streams, not their opening.
-    started, received = time.monotonic(), -1
-    while sum(followers.events) != received and time.monotonic() - started < 60:
-        received = sum(followers.events)
-        await asyncio.sleep(1.0)
+    assert readers.stdin is not None
+    readers.stdin.write("".join(f"{game_id}\n" for game_id in game_ids) + "\n")
+    readers.stdin.flush()
+    followers = Followers(readers)
+    opened = await asyncio.to_thread(followers.said)
     print(
-        f"streams   {count} game streams open; their backlog of {received} events received "
-        f"in {time.monotonic() - started - 1:.1f} s",
+        f"streams   {opened['opened']} game streams open; their backlog of {opened['backlog']} "
+        f"events received in {opened['seconds']:.1f} s",
         flush=True,
     )
     return followers
