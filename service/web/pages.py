@@ -582,8 +582,10 @@ def take(game_id: str, seat: int) -> Any:
 def say(game_id: str) -> Any:
     text = (request.form.get("text") or "").replace("\r\n", "\n")[: messages.MAX_TEXT]
     to = request.form.get("to", "")
+    # "" is the table; anything else names a seat, and one that is no seat (-1) is refused by
+    # messages.post: a private word is never sent to everyone.
+    to_seat = None if to == "" else int(to) if is_ascii_digits(to) and len(to) < 3 else -1
     try:
-        to_seat = int(to) if is_ascii_digits(to) and len(to) < 3 else None
         messages.post(store(), g.web_session.player, game_id, text, to_seat)
     except Problem as error:
         _note(str(error.description))

@@ -1,0 +1,140 @@
+"""Hostile form posts and links to the web pages, signed in with a valid CSRF token: never a
+500 or a traceback, and a private word with a seat that is no seat is refused, not sent to
+the whole table (it was)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import requests
+
+from tests.client import Kurier, Player
+
+HTML = {"Accept": "text/html"}
+
+#: Values no form of ours sends: long, control characters, bytes that are not UTF-8, numbers
+#: out of every range, markup, path tricks, header injection.
+NASTY: list[str | bytes] = [
+    "",
+    " ",
+    "x" * 100_000,
+    "\x00",
+    b"\xff\xfe",
+    "ümlaut ☃ 🎲",
+    "-1",
+    "99999999999999999999999",
+    "1e309",
+    "NaN",
+    "<script>alert(1)</script>",
+    "../../etc/passwd",
+    "%00",
+    "\r\nSet-Cookie: a=b",
+]
+
+
+def _signed_in(base_url: str, player: Player) -> tuple[requests.Session, str]:
+    web = requests.Session()
+    lobby = web.post(base_url + "/signin/token", data={"token": player.token}, timeout=10)
+    found = re.search(r'name="csrf" value="([^"]+)"', lobby.text)
+    assert found is not None
+    return web, found.group(1)
+
+
+def _forms(game_ids: list[str]) -> dict[str, list[str]]:
+    """Each form's path and its fields, and some it does not have. Signing in comes last: a
+    refused sign-in may end the session the others are sent in."""
+    forms = {
+        "/games": [
+            "type",
+            "seats",
+            "access",
+            "deadline_hours",
+            "on_deadline",
+            "rated",
+            "public",
+            "talk",
+            "option_x",
+            "invite",
+        ],
+        "/settings": [
+            "name",
+            "email",
+            "timezone",
+            "language",
+            "vacation_until",
+            "digest",
+            "digest_hour",
+            "quiet_from",
+            "quiet_to",
+            "webhook_url",
+        ],
+        "/settings/tokens": ["name"],
+        "/settings/tokens/zz/revoke": [],
+    }
+    for game_id in game_ids:
+        forms |= {
+            f"/games/{game_id}/move": ["notation", "action", "expected_version"],
+            f"/games/{game_id}/join": ["code", "seat"],
+            f"/games/{game_id}/start": [],
+            f"/games/{game_id}/claim": ["confirm"],
+            f"/games/{game_id}/say": ["text", "to"],
+            f"/games/{game_id}/seats/0/offer": [],
+            f"/games/{game_id}/seats/1/take": ["code"],
+            f"/games/{game_id}/seats/99999999999/take": ["code"],
+        }
+    return forms | {
+        "/signin": ["email"],
+        "/register": ["name", "email"],
+        "/signin/token": ["token"],
+    }
+
+
+def test_no_hostile_form_or_link_reaches_a_500(base_url: str, kurier: Kurier) -> None:
+    game_id, (anna, *_) = kurier.new_game(3)
+    web, csrf = _signed_in(base_url, anna)
+    game_ids = [game_id, "0000000000000000", "zz", "x" * 500, "%2e%2e"]
+    failed = []
+    for path, names in _forms(game_ids).items():
+        for value in NASTY:
+            single = {name: value for name in names} | {"csrf": csrf}
+            repeated = [(k, v) for k, v in single.items() for _ in range(2)]
+            for body in (single, repeated):
+                r = web.post(base_url + path, data=body, headers=HTML, timeout=20)
+                if r.status_code >= 500 or "Traceback" in r.text:
+                    failed.append((path, repr(value)[:24], r.status_code))
+    web, _ = _signed_in(base_url, anna)
+    pages = [f"/games/{g}" for g in game_ids] + ["/", "/settings", "/signin/" + "x" * 300]
+    queries = ["", "?take=1&code=" + "x" * 5000, "?take=99999999999999&code=%00", "?invite=%00"]
+    for path in pages:
+        for query in queries:
+            r = web.get(base_url + path + query, headers=HTML, timeout=20)
+            if r.status_code >= 500 or "Traceback" in r.text:
+                failed.append((path[:40] + query[:30], r.status_code))
+    assert not failed, failed
+
+
+@pytest.mark.parametrize("to", ["7", "-1", "999", "x", " 1"])
+def test_a_word_to_no_seat_is_refused_not_sent_to_the_table(
+    base_url: str, kurier: Kurier, to: str
+) -> None:
+    game_id, (anna, bruno, _) = kurier.new_game(3)
+    web, csrf = _signed_in(base_url, anna)
+    page = web.post(
+        f"{base_url}/games/{game_id}/say",
+        data={"csrf": csrf, "text": "for Bruno's eyes only", "to": to},
+        headers=HTML,
+        timeout=10,
+    )
+    assert page.status_code == 200 and "must be another seat of this game" in page.text
+    talk = kurier.call("GET", f"/v1/games/{game_id}/messages", bruno).json()["items"]
+    assert talk == []
+    # A seat that is one: only Bruno and Anna read it.
+    web.post(
+        f"{base_url}/games/{game_id}/say",
+        data={"csrf": csrf, "text": "for Bruno's eyes only", "to": "1"},
+        headers=HTML,
+        timeout=10,
+    )
+    talk = kurier.call("GET", f"/v1/games/{game_id}/messages", bruno).json()["items"]
+    assert [m["text"] for m in talk] == ["for Bruno's eyes only"] and talk[0]["to_seat"] == 1
