@@ -46,3 +46,17 @@ def screenshot(page: Any, name: str) -> Path:
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def reload(page: Any) -> None:
+    """Reload a game page, which may be reloading itself: it follows its game live
+    (kurier.js) and reloads when a newer version arrives. A reload that meets the page's own
+    is aborted (net::ERR_ABORTED); the page's own then brings the newer version."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        page.reload()
+    except PlaywrightError as error:
+        if "ERR_ABORTED" not in str(error):
+            raise
+        page.wait_for_load_state("load")
