@@ -28,7 +28,7 @@ import redis
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
 from redis.retry import Retry
-from redis.sentinel import Sentinel, SentinelConnectionPool
+from redis.sentinel import Sentinel, SentinelConnectionPool, SentinelManagedConnection
 
 from service.numbers import is_ascii_digits
 
@@ -270,6 +270,22 @@ def _scheme_list() -> str:
 # -- connect ------------------------------------------------------------------------------------
 
 
+class _SentinelConnection(SentinelManagedConnection):
+    """Sentinel's connection, dropped when a read is cut short, as every other connection is.
+
+    redis-py 8.1's ``SentinelManagedConnection.read_response`` alone defaults to keeping the
+    connection when a read is interrupted (redis-py pull request 4292): it went back to the
+    pool with its reply unread, and the next command there got that reply, or waited behind
+    the interrupted ``BLPOP``. A worker told to stop (SIGTERM: rq raises in the middle of its
+    blocking read) then hung on its last command for the rest of the ``BLPOP``'s timeout.
+    """
+
+    def read_response(  # type: ignore[override]
+        self, *args: Any, disconnect_on_error: bool = True, **kwargs: Any
+    ) -> Any:
+        return super().read_response(*args, disconnect_on_error=disconnect_on_error, **kwargs)
+
+
 class _SentinelBlockingPool(SentinelConnectionPool, redis.BlockingConnectionPool):
     """Sentinel's pool (asks the Sentinels for the primary on every new connection and drops
     connections to a former primary) that, like the single-server pool, makes a thread wait
@@ -335,6 +351,7 @@ def _connect_sentinel(
     return sentinel.master_for(
         target.service_name,
         connection_pool_class=_SentinelBlockingPool,
+        connection_class=_SentinelConnection,
         max_connections=max_connections,
         timeout=POOL_WAIT,
         db=target.db,

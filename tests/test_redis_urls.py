@@ -5,6 +5,7 @@ probe, transactions on a cluster, and failovers (kill -9 of a primary or master)
 from __future__ import annotations
 
 import re
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -227,6 +228,38 @@ def test_blocking_reads_get_their_own_client_without_a_read_timeout(redis_url: s
         assert 1.1 < time.monotonic() - began < 5
     finally:
         blocking.close()
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def _interrupt(_signum: int, _frame: Any) -> None:
+    raise _Interrupted
+
+
+@pytest.mark.parametrize("mode", ["single", "sentinel"])
+def test_a_read_cut_short_leaves_nothing_for_the_next_command(
+    mode: str, request: pytest.FixtureRequest
+) -> None:
+    """A signal handler raising in the middle of a blocking read (rq's warm shutdown does)
+    drops the connection: the next command gets its own reply at once, not the interrupted
+    BLPOP's after its timeout (redis-py's Sentinel connection kept it: redis-py PR 4292)."""
+    url = request.getfixturevalue("redis_url") if mode == "single" else _url(mode, request)
+    client = _client(url, socket_timeout=None, max_connections=1)
+    previous = signal.signal(signal.SIGALRM, _interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(_Interrupted):
+            client.blpop(["kurier:test:never-filled"], timeout=4)
+        began = time.monotonic()
+        client.set("kurier:test:after-interrupt", "mine")
+        assert client.get("kurier:test:after-interrupt") == "mine"
+        assert time.monotonic() - began < 1.0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        client.close()
 
 
 @pytest.mark.parametrize("mode", ["single", "sentinel"])

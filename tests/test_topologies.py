@@ -168,3 +168,18 @@ def test_a_players_inbox_stream_sees_moves_and_messages_on_every_topology(store:
     assert [m["id"] for m in _sse_events(chunks, "message")] == [posted["id"]]
     following.join(15)
     assert not following.is_alive()
+
+
+def test_a_worker_told_to_stop_stops_at_once(topology: Topology, store: Store) -> None:
+    """SIGTERM (docker stop, systemd) to an idle ``kurier worker``: rq's warm shutdown ends it
+    within seconds. On Sentinel it hung for its blocking read's timeout (docker's grace period
+    then kills it): the interrupted read's connection was reused (service/redis_urls.py)."""
+    with worker_process(store) as worker:
+        time.sleep(0.5)  # in its blocking wait for a job
+        told = time.monotonic()
+        worker.terminate()
+        try:
+            worker.wait(10)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the worker on {topology.name} did not stop in 10 s") from None
+        assert time.monotonic() - told < 10
