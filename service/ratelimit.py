@@ -27,6 +27,7 @@ from limits import RateLimitItem, parse_many
 from limits.storage import RedisStorage, storage_from_string
 from limits.strategies import SlidingWindowCounterRateLimiter
 
+from service import redis_urls
 from service.problems import Problem, problem_response
 from service.store import TOKEN_PREFIX
 
@@ -117,7 +118,8 @@ class Limits:
         if pid not in self._strategies:
             with self._lock:
                 if pid not in self._strategies:
-                    storage = storage_from_string(self.uri, key_prefix=self.prefix)
+                    options = redis_urls.limits_options(self.uri)
+                    storage = storage_from_string(self.uri, key_prefix=self.prefix, **options)
                     self._strategies[pid] = SlidingWindowCounterRateLimiter(storage)
         return self._strategies[pid]
 

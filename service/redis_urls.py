@@ -270,7 +270,7 @@ def _scheme_list() -> str:
 # -- connect ------------------------------------------------------------------------------------
 
 
-class _SentinelConnection(SentinelManagedConnection):
+class SentinelConnection(SentinelManagedConnection):
     """Sentinel's connection, dropped when a read is cut short, as every other connection is.
 
     redis-py 8.1's ``SentinelManagedConnection.read_response`` alone defaults to keeping the
@@ -284,6 +284,12 @@ class _SentinelConnection(SentinelManagedConnection):
         self, *args: Any, disconnect_on_error: bool = True, **kwargs: Any
     ) -> Any:
         return super().read_response(*args, disconnect_on_error=disconnect_on_error, **kwargs)
+
+
+def limits_options(uri: str) -> dict[str, Any]:
+    """What the ``limits`` library's storage for ``uri`` needs beyond the URL: on Sentinel,
+    the connection that drops itself when a read is cut short (``SentinelConnection``)."""
+    return {"connection_class": SentinelConnection} if uri.startswith(f"{SENTINEL_SCHEME}:") else {}
 
 
 class _SentinelBlockingPool(SentinelConnectionPool, redis.BlockingConnectionPool):
@@ -351,7 +357,7 @@ def _connect_sentinel(
     return sentinel.master_for(
         target.service_name,
         connection_pool_class=_SentinelBlockingPool,
-        connection_class=_SentinelConnection,
+        connection_class=SentinelConnection,
         max_connections=max_connections,
         timeout=POOL_WAIT,
         db=target.db,

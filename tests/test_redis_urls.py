@@ -17,7 +17,16 @@ from limits.storage import storage_from_string
 from redis.exceptions import ClusterError, CrossSlotTransactionError, RedisClusterException
 
 from service import config
-from service.redis_urls import RedisTarget, TopologyError, connect, parse, probe, queue_url
+from service.redis_urls import (
+    RedisTarget,
+    SentinelConnection,
+    TopologyError,
+    connect,
+    limits_options,
+    parse,
+    probe,
+    queue_url,
+)
 from tests.topologies import ClusterSetup, SentinelSetup, cluster_setup, sentinel_setup
 
 #: Writes must succeed again this soon after kill -9 of the primary or a master.
@@ -287,11 +296,17 @@ def test_a_full_pool_makes_threads_wait_instead_of_failing(
 
 @pytest.mark.parametrize("mode", ["sentinel", "cluster"])
 def test_the_same_url_serves_the_rate_limiter(mode: str, request: pytest.FixtureRequest) -> None:
-    """The ``limits`` library (under Flask-Limiter) takes our Sentinel and Cluster URLs as is."""
-    storage = storage_from_string(_url(mode, request))
+    """The ``limits`` library (under Flask-Limiter) takes our Sentinel and Cluster URLs as is,
+    with the options service/ratelimit.py gives it (on Sentinel: our connection class, so a
+    read cut short drops its connection there too)."""
+    url = _url(mode, request)
+    storage = storage_from_string(url, **limits_options(url))
     assert storage.check()
     assert storage.incr(f"kurier:test:{mode}:limit", 60) == 1
     assert storage.get(f"kurier:test:{mode}:limit") == 1
+    if mode == "sentinel":
+        pool = storage.storage.connection_pool  # type: ignore[attr-defined]
+        assert pool.connection_class is SentinelConnection
 
 
 # -- real servers: transactions on a cluster --------------------------------------------------
