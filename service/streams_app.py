@@ -23,12 +23,13 @@ from werkzeug.exceptions import HTTPException
 from service import outage, streams
 from service.auth import current_player, store
 from service.problems import Problem, problem_response
+from service.schemas.messages import MESSAGE_ID_PATTERN
 from service.store import Store
 
 #: A version, as the SSE ids of a game's stream carry.
 VERSION = re.compile(r"[0-9]{1,15}")
-#: A message id, as the SSE ids of a player's ``message`` events carry.
-MESSAGE_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
+#: A message id, as the SSE ids of a player's ``message`` events carry (the API's pattern).
+MESSAGE_ID = re.compile(MESSAGE_ID_PATTERN.strip("^$"))
 HEADERS = {
     "Cache-Control": "no-cache, no-store",
     # nginx: do not buffer this response (also settable in its configuration).

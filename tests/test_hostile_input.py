@@ -220,6 +220,24 @@ def test_cursor_is_ascii_digits_and_the_document_says_so(
 
 
 @pytest.mark.parametrize(
+    "value",
+    ["99999999999999999999-0", "0-99999999999999999999", "-".join(["18446744073709551615"] * 2)],
+)
+def test_message_ids_past_64_bits_are_refused_not_a_500(
+    kurier: Kurier, setting: tuple[str, list[Player], str], value: str
+) -> None:
+    """A message id is a Redis stream id, 64 bits a part: Redis refuses a bigger one, which
+    reached the API as a 500 (the document allowed 20 digits)."""
+    game_id, players, _ = setting
+    pattern = _parameter(kurier, "/v1/games/{game_id}/messages", "get", "after")["schema"]
+    assert not re.fullmatch(pattern["pattern"], value)
+    r = kurier.call("GET", f"/v1/games/{game_id}/messages", players[0], params={"after": value})
+    assert "after" in str(_problem(r, 422, "invalid-query")), r.text
+    r = kurier.call("POST", f"/v1/games/{game_id}/messages/{value}/hide", players[0])
+    _problem(r, 404, "message-not-found")
+
+
+@pytest.mark.parametrize(
     "value", ['""', '"²"', "²", '"１２"', '"-1"', "W/", '"1' + "0" * 15 + '"', '"0"', 'W/"3"', "3"]
 )
 def test_if_match_is_ascii_digits_and_the_document_says_so(

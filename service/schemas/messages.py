@@ -10,7 +10,9 @@ from service.schemas.common import matching
 
 #: Line breaks are allowed in a message; other control characters are not.
 MESSAGE_TEXT_PATTERN = r"^[^\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]*$"
-MESSAGE_ID_PATTERN = r"^[0-9]{1,20}-[0-9]{1,20}$"
+#: A Redis stream id. Each part is 64 bits there: 20 digits could pass 2**64 (Redis then refuses
+#: the id, which was a 500); 19 always fit, and real ids have 13 and 1.
+MESSAGE_ID_PATTERN = r"^[0-9]{1,19}-[0-9]{1,19}$"
 
 
 class MessagePost(ma.Schema):
@@ -48,7 +50,7 @@ class MessagesQuery(ma.Schema):
     after = fields.String(
         load_default=None,
         validate=matching(MESSAGE_ID_PATTERN, "a message id such as 1732400000000-0"),
-        metadata={"description": "next_cursor of the previous page"},
+        metadata={"description": "next_cursor of the previous page", "pattern": MESSAGE_ID_PATTERN},
     )
     limit = fields.Integer(load_default=PAGE, validate=validate.Range(min=1, max=PAGE))
 

@@ -46,14 +46,20 @@ REDIRECT = (
 class GameStreamQuery(ma.Schema):
     after = fields.String(
         validate=matching(CURSOR_PATTERN, "a version such as 12"),
-        metadata={"description": "Entries after this version (Last-Event-ID wins)"},
+        metadata={
+            "description": "Entries after this version (Last-Event-ID wins)",
+            "pattern": CURSOR_PATTERN,
+        },
     )
 
 
 class InboxStreamQuery(ma.Schema):
     after = fields.String(
         validate=matching(MESSAGE_ID_PATTERN, "a message id such as 1732400000000-0"),
-        metadata={"description": "Messages after this id (Last-Event-ID wins)"},
+        metadata={
+            "description": "Messages after this id (Last-Event-ID wins)",
+            "pattern": MESSAGE_ID_PATTERN,
+        },
     )
 
 
