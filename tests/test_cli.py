@@ -66,6 +66,8 @@ def stack_env(tmp: Path, **extra: str) -> dict[str, str]:
         "KURIER_STREAM_PORT": str(free_port()),  # else the API's port + 1: maybe taken
         "KURIER_WEB_WORKERS": "1",
         "KURIER_LOG_LEVEL": "WARNING",
+        # As for every test (conftest.py): a mail goes out at once, not after the 20 s window.
+        "KURIER_MAIL_BATCH_SECONDS": "0",
         **extra,
     }
 

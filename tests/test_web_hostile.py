@@ -96,10 +96,11 @@ def test_no_hostile_form_or_link_reaches_a_500(base_url: str, kurier: Kurier) ->
     game_ids = [game_id, "0000000000000000", "zz", "x" * 500, "%2e%2e"]
     failed = []
     for path, names in _forms(game_ids).items():
-        for value in NASTY:
+        for index, value in enumerate(NASTY):
             single = {name: value for name in names} | {"csrf": csrf}
+            # Each field twice (a list where one value is read), with a few of the values.
             repeated = [(k, v) for k, v in single.items() for _ in range(2)]
-            for body in (single, repeated):
+            for body in (single, repeated) if index < 4 else (single,):
                 r = web.post(base_url + path, data=body, headers=HTML, timeout=20)
                 if r.status_code >= 500 or "Traceback" in r.text:
                     failed.append((path, repr(value)[:24], r.status_code))
