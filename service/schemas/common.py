@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import marshmallow as ma
@@ -26,15 +26,23 @@ def matching(pattern: str, error: str) -> Callable[[str], None]:
     return check
 
 
+def patterned(
+    pattern: str, error: str, *, checks: Sequence[Callable[[str], Any]] = (), **kwargs: Any
+) -> fields.String:
+    """A string field whose whole value matches ``pattern`` (else ``error``), after any other
+    ``checks``: the document carries the pattern the validator checks."""
+    metadata = {"pattern": pattern, **kwargs.pop("metadata", {})}
+    return fields.String(validate=[*checks, matching(pattern, error)], metadata=metadata, **kwargs)
+
+
 def plain_text(*, max_length: int, **kwargs: Any) -> fields.String:
     """A string field for a name-like value: 1 to ``max_length`` characters, no control
     characters; the document carries the pattern."""
-    metadata = {"pattern": PLAIN_TEXT_PATTERN, **kwargs.pop("metadata", {})}
-    no_controls = matching(
-        PLAIN_TEXT_PATTERN, "control characters (CR, LF, tab, NUL…) are not allowed here"
-    )
-    return fields.String(
-        validate=[validate.Length(min=1, max=max_length), no_controls], metadata=metadata, **kwargs
+    return patterned(
+        PLAIN_TEXT_PATTERN,
+        "control characters (CR, LF, tab, NUL…) are not allowed here",
+        checks=[validate.Length(min=1, max=max_length)],
+        **kwargs,
     )
 
 

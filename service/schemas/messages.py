@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.messages import MAX_TEXT, PAGE
-from service.schemas.common import matching
+from service.schemas.common import patterned
 
 #: Line breaks are allowed in a message; other control characters are not.
 MESSAGE_TEXT_PATTERN = r"^[^\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]*$"
@@ -16,15 +16,13 @@ MESSAGE_ID_PATTERN = r"^[0-9]{1,19}-[0-9]{1,19}$"
 
 
 class MessagePost(ma.Schema):
-    text = fields.String(
+    text = patterned(
+        MESSAGE_TEXT_PATTERN,
+        "control characters other than line breaks",
+        checks=[validate.Length(min=1, max=MAX_TEXT)],
         required=True,
-        validate=[
-            validate.Length(min=1, max=MAX_TEXT),
-            matching(MESSAGE_TEXT_PATTERN, "control characters other than line breaks"),
-        ],
         metadata={
-            "description": f"Plain text, 1-{MAX_TEXT} characters; shown as written (escaped)",
-            "pattern": MESSAGE_TEXT_PATTERN,
+            "description": f"Plain text, 1-{MAX_TEXT} characters; shown as written (escaped)"
         },
     )
     to_seat = fields.Integer(
@@ -47,10 +45,11 @@ class Message(ma.Schema):
 
 
 class MessagesQuery(ma.Schema):
-    after = fields.String(
+    after = patterned(
+        MESSAGE_ID_PATTERN,
+        "a message id such as 1732400000000-0",
         load_default=None,
-        validate=matching(MESSAGE_ID_PATTERN, "a message id such as 1732400000000-0"),
-        metadata={"description": "next_cursor of the previous page", "pattern": MESSAGE_ID_PATTERN},
+        metadata={"description": "next_cursor of the previous page"},
     )
     limit = fields.Integer(load_default=PAGE, validate=validate.Range(min=1, max=PAGE))
 

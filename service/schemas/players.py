@@ -9,7 +9,7 @@ from marshmallow import fields, validate
 
 from service.i18n import LANGUAGES
 from service.prefs import CHANNELS, CLOCK, DIGESTS, EVENT_TYPES
-from service.schemas.common import Decision, matching, plain_text
+from service.schemas.common import Decision, patterned, plain_text
 
 NAME_LENGTH = 40
 #: What service.webhook_urls can accept at all, for the document (it checks more: port, host).
@@ -42,15 +42,11 @@ NotifyPreferences = _Notify.from_dict(
 class QuietHours(ma.Schema):
     """Local times of day (the player's ``timezone``); they may span midnight."""
 
-    start = fields.String(
-        required=True,
-        validate=matching(CLOCK.pattern, "a local time HH:MM"),
-        metadata={"pattern": CLOCK.pattern, "example": "22:00"},
+    start = patterned(
+        CLOCK.pattern, "a local time HH:MM", required=True, metadata={"example": "22:00"}
     )
-    end = fields.String(
-        required=True,
-        validate=matching(CLOCK.pattern, "a local time HH:MM"),
-        metadata={"pattern": CLOCK.pattern, "example": "07:00"},
+    end = patterned(
+        CLOCK.pattern, "a local time HH:MM", required=True, metadata={"example": "07:00"}
     )
 
     @ma.validates_schema
@@ -80,13 +76,11 @@ class PlayerPatch(ma.Schema):
         NotifyPreferences,
         metadata={"description": "Event type -> channels (email, webhook); absent type: both"},
     )
-    timezone = fields.String(
-        validate=[
-            validate.Length(min=1, max=64),
-            matching(TIMEZONE_PATTERN, "an IANA zone name such as Europe/Berlin"),
-        ],
+    timezone = patterned(
+        TIMEZONE_PATTERN,
+        "an IANA zone name such as Europe/Berlin",
+        checks=[validate.Length(min=1, max=64)],
         metadata={
-            "pattern": TIMEZONE_PATTERN,
             "description": "IANA name for times in emails, e.g. Europe/Berlin; an unknown "
             "name is refused with 422 invalid-timezone",
         },

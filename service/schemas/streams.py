@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields
 
-from service.schemas.common import matching
+from service.schemas.common import patterned
 from service.schemas.games import CURSOR_PATTERN
 from service.schemas.messages import MESSAGE_ID_PATTERN
 
@@ -44,22 +44,18 @@ REDIRECT = (
 
 
 class GameStreamQuery(ma.Schema):
-    after = fields.String(
-        validate=matching(CURSOR_PATTERN, "a version such as 12"),
-        metadata={
-            "description": "Entries after this version (Last-Event-ID wins)",
-            "pattern": CURSOR_PATTERN,
-        },
+    after = patterned(
+        CURSOR_PATTERN,
+        "a version such as 12",
+        metadata={"description": "Entries after this version (Last-Event-ID wins)"},
     )
 
 
 class InboxStreamQuery(ma.Schema):
-    after = fields.String(
-        validate=matching(MESSAGE_ID_PATTERN, "a message id such as 1732400000000-0"),
-        metadata={
-            "description": "Messages after this id (Last-Event-ID wins)",
-            "pattern": MESSAGE_ID_PATTERN,
-        },
+    after = patterned(
+        MESSAGE_ID_PATTERN,
+        "a message id such as 1732400000000-0",
+        metadata={"description": "Messages after this id (Last-Event-ID wins)"},
     )
 
 
