@@ -48,15 +48,17 @@ def screenshot(page: Any, name: str) -> Path:
     return path
 
 
-def reload(page: Any) -> None:
-    """Reload a game page, which may be reloading itself: it follows its game live
-    (kurier.js) and reloads when a newer version arrives. A reload that meets the page's own
-    is aborted (net::ERR_ABORTED); the page's own then brings the newer version."""
+def navigate(page: Any, url: str | None = None) -> None:
+    """Go to ``url`` (none: reload) on a game page, which may be reloading itself: it follows
+    its game live (kurier.js) and reloads when a newer version arrives. A navigation that meets
+    the page's own fails (net::ERR_ABORTED, "interrupted by another navigation"): try again."""
     from playwright.sync_api import Error as PlaywrightError
 
-    try:
-        page.reload()
-    except PlaywrightError as error:
-        if "ERR_ABORTED" not in str(error):
-            raise
-        page.wait_for_load_state("load")
+    for attempt in range(5):
+        try:
+            page.goto(url) if url else page.reload()
+            return
+        except PlaywrightError as error:
+            raced = "ERR_ABORTED" in str(error) or "interrupted" in str(error)
+            if not raced or attempt == 4:
+                raise

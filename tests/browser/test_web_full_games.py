@@ -11,23 +11,12 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import navigate, screenshot
 from tests.browser.test_web_seats import _signed_in
 from tests.client import Kurier
 
 MAX_ACTIONS = 1500
 MAX_SECONDS = 300
-
-
-def _open(page: Any, url: str) -> None:
-    """Load the page; its own live update may reload it at the same moment: try again."""
-    for attempt in range(5):
-        try:
-            page.goto(url)
-            return
-        except Exception as error:  # playwright's Error: "interrupted by another navigation"
-            if "interrupted" not in str(error) or attempt == 4:
-                raise
 
 
 def _shown_version(page: Any, url: str) -> int | None:
@@ -64,7 +53,7 @@ def test_a_whole_game_in_the_browser(
             continue
         page = pages[rng.choice(humans)]
         if _shown_version(page, url) != view["version"]:
-            _open(page, url)
+            navigate(page, url)
         buttons = page.locator("button.move:visible")
         end = page.locator("button.move:visible").filter(has_text=re.compile(r"^end$"))
         if game_type == "attila-wargame" and end.count() and rng.random() < 0.5:
@@ -85,7 +74,7 @@ def test_a_whole_game_in_the_browser(
     else:
         raise AssertionError(f"not finished in {MAX_ACTIONS} actions")
     for page in pages:
-        _open(page, url)
+        navigate(page, url)
         assert "finished" in page.locator("h1 small").inner_text()
         assert "won" in page.locator(".result").inner_text()
     screenshot(pages[0], f"web-finished-{game_type}-1280")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.browser.conftest import reload, screenshot
+from tests.browser.conftest import navigate, screenshot
 from tests.client import Kurier, Player
 
 
@@ -44,7 +44,7 @@ def test_resign_offer_and_take_over_a_seat_by_clicks(
     cleo.locator("details.leave button").click()
     cleo.wait_for_selector(".players >> text=resigned")
 
-    reload(ada)
+    navigate(ada)
     ada.locator("button", has_text="Offer the seat to a replacement").click()
     link = ada.locator("code.invite").inner_text()
     assert "take=2" in link and "code=" in link

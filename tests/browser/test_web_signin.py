@@ -12,7 +12,7 @@ from typing import Any
 
 import requests
 
-from tests.browser.conftest import reload, screenshot
+from tests.browser.conftest import navigate, screenshot
 
 LINK = re.compile(r"https?://\S+(/signin/[A-Za-z0-9_-]+)")
 
@@ -70,11 +70,11 @@ def test_register_sign_in_join_an_open_game_and_move_by_clicks(
     guest.locator("li", has_text="Hilde").locator("button", has_text="Join").first.click()
     guest.wait_for_selector("text=Gero (you)")
 
-    reload(host)
+    navigate(host)
     host.locator("button", has_text="Start the game").click()
     host.wait_for_selector("text=version 3")
     for page in (host, guest):
-        reload(page)
+        navigate(page)
     mover, watcher = (host, guest) if host.locator("button.move").count() else (guest, host)
     assert mover.title().startswith("\u25cf Your turn"), mover.title()
     before = mover.locator("h1 small").inner_text()
@@ -96,7 +96,7 @@ def test_register_sign_in_join_an_open_game_and_move_by_clicks(
     spectator.goto(game_url)
     assert spectator.locator("button.move").count() == 0
     # Each player reads its own hand; the spectator's page holds no hand at all.
-    reload(host)
+    navigate(host)
     hand = re.search(r"Your hand: ([A-Z ]+)", host.locator("#summary").inner_text())
     assert hand, host.locator("#summary").inner_text()
     assert "hand" not in spectator.content().lower()
