@@ -28,9 +28,15 @@ from typing import Any
 
 from service import owed, prefs
 from service.keys import mailbag_key
+from service.notifications import ASKING
 from service.queues import MAILBAG_JOB, NOTIFY_QUEUE, mailbag_job_id
 from service.record import as_text
 from service.store import Store
+
+#: (entry id, notice): a game's news ``{"kind", "version", "data"}`` or a message's
+#: ``{"kind", "message_id"}`` (workers/notify.py).
+Bag = list[tuple[str, dict[str, Any]]]
+MESSAGE_ID = "message_id"
 
 DEFAULT_WINDOW = 20.0
 #: A bag left unsent (all its jobs failed) is dropped after this long.
@@ -119,10 +125,32 @@ def mailbag_job(game_id: str, seat: int, slot: str, at: float | None) -> owed.Ow
     )
 
 
-def contents(store: Store, game_id: str, seat: int) -> list[tuple[str, dict[str, Any]]]:
-    """The notices waiting, oldest first: (entry id, notice)."""
+def contents(store: Store, game_id: str, seat: int) -> Bag:
+    """The notices waiting, in the order they arrived: (entry id, notice)."""
     entries = store.queue_r.xrange(mailbag_key(game_id, seat), "-", "+", count=500)
     return [(as_text(i), json.loads(fields["notice"])) for i, fields in entries]
+
+
+def in_order(bag: Bag) -> Bag:
+    """``bag`` in the order things happened. The worker runs jobs side by side, so two
+    notices may reach the bag in the other order: a table's messages written a moment apart,
+    the news of two versions. Messages go in the order they were written (their stream ids),
+    the game's news in the order of its versions, within one version what is asked after
+    what happened; each of the two keeps the places it has in the bag."""
+    is_message = [MESSAGE_ID in notice for _entry, notice in bag]
+    messages = sorted(
+        (item for item, message in zip(bag, is_message, strict=True) if message),
+        key=lambda item: _stream_order(item[1][MESSAGE_ID]),
+    )
+    news = sorted(
+        (item for item, message in zip(bag, is_message, strict=True) if not message),
+        key=lambda item: (int(item[1]["version"]), item[1]["kind"] in ASKING),
+    )
+    return [(messages if message else news).pop(0) for message in is_message]
+
+
+def _stream_order(stream_id: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in stream_id.split("-"))
 
 
 def remove(store: Store, game_id: str, seat: int, entry_ids: list[str]) -> None:

@@ -39,6 +39,10 @@ from service.record import Change
 from service.store import Followups, Store
 from service.writes import Writes
 
+#: Notice types that ask the seat to act: stale once the seat no longer owes that decision,
+#: and told after the news of the same version (a mail says what happened, then what is asked).
+ASKING = ("game.turn_started", "game.sealed_needed", "game.deadline_warning")
+
 
 @dataclass
 class Notice:

@@ -51,8 +51,9 @@ def test_messages_and_move_notices_within_a_window_make_one_mail(stack: NotifySt
     new = stack.smtp.to("b2@mail.test")[before:]
     assert len(new) == 1, [m["Subject"] for m in new]
     text = _plain(new[0])
-    for line in ("B0 wrote to the table: hello", "how are you", "let us begin"):
-        assert line in text
+    lines = ("B0 wrote to the table: hello", "how are you", "let us begin")
+    positions = [text.index(line) for line in lines]
+    assert positions == sorted(positions), text  # in the order they were written
     assert "psst" not in text  # the private line went to seat 1 only
     assert any("psst, only you" in _plain(m) for m in stack.smtp.to("b1@mail.test"))
     # The bags are empty once sent: a job run again sends nothing.
@@ -66,3 +67,32 @@ def test_no_window_sends_each_notice_at_once(monkeypatch: pytest.MonkeyPatch) ->
     assert mailbag.window() == 0
     monkeypatch.setenv("KURIER_MAIL_BATCH_SECONDS", "nonsense")
     assert mailbag.window() == mailbag.DEFAULT_WINDOW
+
+
+def test_the_bag_is_told_in_the_order_things_happened() -> None:
+    """The worker runs notice jobs side by side, so they may reach the bag out of order."""
+
+    def news(version: int, kind: str) -> dict[str, object]:
+        return {"kind": kind, "version": version, "data": {}}
+
+    def message(message_id: str) -> dict[str, object]:
+        return {"kind": "game.message", "message_id": message_id}
+
+    arrived = [
+        ("1-0", message("1700000000002-0")),
+        ("2-0", news(9, "game.turn_started")),
+        ("3-0", news(9, "game.conflict_resolved")),
+        ("4-0", message("1700000000001-1")),
+        ("5-0", news(8, "game.scored")),
+        ("6-0", message("1700000000001-0")),
+    ]
+    told = [notice for _entry, notice in mailbag.in_order(arrived)]
+    assert told == [
+        message("1700000000001-0"),
+        news(8, "game.scored"),
+        news(9, "game.conflict_resolved"),
+        message("1700000000001-1"),
+        news(9, "game.turn_started"),
+        message("1700000000002-0"),
+    ]
+    assert mailbag.in_order([]) == []

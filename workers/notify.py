@@ -33,6 +33,7 @@ from service import (
 )
 from service.i18n import say as _
 from service.keys import player_key
+from service.notifications import ASKING
 from service.record import GameRecord
 from service.store import Store
 from workers import mail, mailview, seatmail, webhooks
@@ -78,8 +79,6 @@ HEADLINES = {
     "game.deadline_warning": N_("Your deadline is near."),
     "game.timeout_applied": N_("Your deadline passed."),
 }
-#: Types that ask the seat to act: stale once the seat no longer owes that decision.
-ASKING = ("game.turn_started", "game.sealed_needed", "game.deadline_warning")
 
 
 def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any]) -> str:
@@ -160,12 +159,14 @@ def send_mailbag(game_id: str, seat: int) -> str:
         return "empty"  # sent by an earlier run, or by the job of an earlier window
     record = store.get_game(game_id)
     raw = store.r.hgetall(player_key(record.seats[seat]))
+    told_in_order = mailbag.in_order(bag)
     with i18n.speaking(i18n.language(raw.get("language"))):
-        lines = [_bag_line(store, record, seat, notice, raw) for _entry, notice in bag]
+        lines = [_bag_line(store, record, seat, notice, raw) for _entry, notice in told_in_order]
         told = [line for line in lines if line]
+        # Keyed by the newest notice in the bag: a rerun that finds the same bag sends nothing.
         key = f"b-{game_id}-{seat}-{bag[-1][0].replace('-', '_')}"
         wanted = told and raw.get("email")  # an address removed meanwhile: nothing to send
-        message = _bag_mail(store, record, seat, bag, told, raw, key) if wanted else None
+        message = _bag_mail(store, record, seat, told_in_order, told, raw, key) if wanted else None
     if message is not None:
         seatmail.send_once(store, key, message)
     mailbag.remove(store, game_id, seat, [entry_id for entry_id, _notice in bag])
