@@ -4,11 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-# The suite in two processes (pytest-xdist; a file's tests stay together: module fixtures), then
+# The suite in three processes on two cores (pytest-xdist; a file's tests stay together: module
+# fixtures; most of a test's time is waiting on servers, browsers and mail, so a third process
+# takes the suite from 7:25-8:47 to about 6:50, docs/performance.md), then
 # on its own: the schemathesis contract test (under xdist only its first operation ran: 10
 # cases, all GET /healthz) and the fault tests (kills and failovers whose timing a second
 # process beside them disturbs: a Sentinel failover once went unnoticed by every client).
-PARALLEL ?= -n 2 --dist loadfile
+PARALLEL ?= -n 3 --dist loadfile
 
 .PHONY: run test lint bench bench-load clean openapi system-deps test-system-deps translations
 
