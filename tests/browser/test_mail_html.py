@@ -1,11 +1,13 @@
 """A turn mail's HTML part in a real browser, as a phone and a desktop mail program would
 show it: no horizontal scrolling at 600 and 390 px, the inline board picture loads. The
-screenshots go to docs/pictures/ (mail-600.png, mail-390.png, and the German mail's
-mail-de-600.png, mail-de-390.png) for docs/email.md."""
+screenshots go to a temporary directory; with ``KURIER_UPDATE_PICTURES=1`` to docs/pictures/
+(mail-600.png, mail-390.png, and the German mail's mail-de-600.png, mail-de-390.png) for
+docs/email.md, so that an ordinary run leaves the work tree as it was."""
 
 from __future__ import annotations
 
 import base64
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +20,13 @@ from service.pictures import png as picture_png
 from tests.notify_stack import NotifyStack
 from tests.test_mail_design import inline_pngs, next_turn, turn_mail
 
-PICTURES = Path(__file__).resolve().parents[2] / "docs" / "pictures"
+DOCS_PICTURES = Path(__file__).resolve().parents[2] / "docs" / "pictures"
+
+
+@pytest.fixture
+def pictures(tmp_path: Path) -> Path:
+    """Where the screenshots go: docs/pictures/ when asked to update them."""
+    return DOCS_PICTURES if os.environ.get("KURIER_UPDATE_PICTURES") == "1" else tmp_path
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +66,7 @@ def _mailed(stack: NotifyStack, lang: str) -> str:
 
 @pytest.mark.parametrize(("lang", "width"), [("en", 600), ("en", 390), ("de", 600), ("de", 390)])
 def test_the_mail_fits_and_shows_its_picture(
-    browser: Any, mailed_html: dict[str, str], lang: str, width: int
+    browser: Any, mailed_html: dict[str, str], lang: str, width: int, pictures: Path
 ) -> None:
     """German's longer words too (docs/pictures/mail-de-600.png, mail-de-390.png)."""
     page = browser.new_page(viewport={"width": width, "height": 900})
@@ -77,9 +85,9 @@ def test_the_mail_fits_and_shows_its_picture(
         ".map(e => e.getBoundingClientRect().right))"
     )
     assert column <= inner, f"an element ends at {column} px of {inner}"
-    PICTURES.mkdir(parents=True, exist_ok=True)
+    pictures.mkdir(parents=True, exist_ok=True)
     name = f"mail-{width}.png" if lang == "en" else f"mail-{lang}-{width}.png"
-    page.screenshot(path=str(PICTURES / name), full_page=True)
+    page.screenshot(path=str(pictures / name), full_page=True)
     page.close()
 
 
