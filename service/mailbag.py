@@ -137,16 +137,15 @@ def in_order(bag: Bag) -> Bag:
     the news of two versions. Messages go in the order they were written (their stream ids),
     the game's news in the order of its versions, within one version what is asked after
     what happened; each of the two keeps the places it has in the bag."""
-    is_message = [MESSAGE_ID in notice for _entry, notice in bag]
     messages = sorted(
-        (item for item, message in zip(bag, is_message, strict=True) if message),
+        (item for item in bag if MESSAGE_ID in item[1]),
         key=lambda item: _stream_order(item[1][MESSAGE_ID]),
     )
     news = sorted(
-        (item for item, message in zip(bag, is_message, strict=True) if not message),
+        (item for item in bag if MESSAGE_ID not in item[1]),
         key=lambda item: (int(item[1]["version"]), item[1]["kind"] in ASKING),
     )
-    return [(messages if message else news).pop(0) for message in is_message]
+    return [(messages if MESSAGE_ID in notice else news).pop(0) for _entry, notice in bag]
 
 
 def _stream_order(stream_id: str) -> tuple[int, ...]:

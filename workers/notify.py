@@ -159,14 +159,14 @@ def send_mailbag(game_id: str, seat: int) -> str:
         return "empty"  # sent by an earlier run, or by the job of an earlier window
     record = store.get_game(game_id)
     raw = store.r.hgetall(player_key(record.seats[seat]))
-    told_in_order = mailbag.in_order(bag)
+    ordered = mailbag.in_order(bag)
     with i18n.speaking(i18n.language(raw.get("language"))):
-        lines = [_bag_line(store, record, seat, notice, raw) for _entry, notice in told_in_order]
+        lines = [_bag_line(store, record, seat, notice, raw) for _entry, notice in ordered]
         told = [line for line in lines if line]
         # Keyed by the newest notice in the bag: a rerun that finds the same bag sends nothing.
         key = f"b-{game_id}-{seat}-{bag[-1][0].replace('-', '_')}"
         wanted = told and raw.get("email")  # an address removed meanwhile: nothing to send
-        message = _bag_mail(store, record, seat, told_in_order, told, raw, key) if wanted else None
+        message = _bag_mail(store, record, seat, ordered, told, raw, key) if wanted else None
     if message is not None:
         seatmail.send_once(store, key, message)
     mailbag.remove(store, game_id, seat, [entry_id for entry_id, _notice in bag])
