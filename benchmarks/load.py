@@ -561,13 +561,21 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
         sat_tables = tables[: max(args.concurrency * 4, 1)]
         sat_tally = Tally()
         deadline = time.monotonic() + args.seconds
+        ran_dry: set[int] = set()
 
         async def one_move(i: int) -> bool:
             now = time.monotonic()
             mine = [t for t in sat_tables[i :: args.concurrency] if not t.done]
             ready = [t for t in mine if t.blocked_until <= now]
+            if not mine:
+                # This loop's games are over (at 900 moves/s a share can be played out in 8 s):
+                # it idles until the deadline. It slept a whole phase's length before, and the
+                # phase waited for it: the figure came out halved (docs/performance.md).
+                ran_dry.add(i)
+                await asyncio.sleep(max(0.0, deadline - now))
+                return False
             if not ready:
-                await asyncio.sleep(RETRY_WAIT if mine else args.seconds)
+                await asyncio.sleep(RETRY_WAIT)
                 return False
             return await client.move(random.choice(ready), sat_tally, deadline, wait=False)
 
@@ -575,10 +583,12 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
         count, elapsed = await run_closed(args.concurrency, args.seconds, one_move)
         moves_rate = count / elapsed
         print(
-            f"saturate  moves: {moves_rate:.0f} moves/s at {args.concurrency} in flight, "
+            f"saturate  moves: {moves_rate:.0f} moves/s at {args.concurrency} in flight for "
+            f"{elapsed:.1f} s, "
             f"ratio to trivial {moves_rate / trivial_rate:.2f}, ratio to bare "
             f"{moves_rate / bare_rate:.2f}; {latency_line(sat_tally.latencies)}"
-            f"; waits {sat_tally.waits}, errors {sat_tally.errors or 0}",
+            f"; waits {sat_tally.waits}, errors {sat_tally.errors or 0}"
+            + (f"; {len(ran_dry)} loops ran out of games" if ran_dry else ""),
             flush=True,
         )
         print(f"          {cpu.since_last(elapsed, count)}", flush=True)

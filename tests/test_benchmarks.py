@@ -63,6 +63,10 @@ def test_load_benchmark_smoke_run() -> None:
         line = next(line for line in out.splitlines() if line.startswith(phase))
         assert "errors 0" in line, line
         assert float(re.search(r"([\d.]+) moves/s", line).group(1)) > 0, line
+    # A phase lasts its --seconds even when a loop plays all its games out before the end
+    # (here it does: 4 short games per loop). It slept a phase's length, so 2 s took 3.5.
+    saturate = next(line for line in out.splitlines() if line.startswith("saturate"))
+    assert float(re.search(r"in flight for ([\d.]+) s", saturate).group(1)) < 2.5, saturate
     assert re.search(r"KiB  kurier:game:\{\*\}:events", out), out
     # The bare framework answered, and the closed-loop phases are set against it.
     bare = next(line for line in out.splitlines() if line.startswith("bare"))
