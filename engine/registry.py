@@ -27,3 +27,11 @@ def get_game(game_id: str) -> Game[Any, Any]:
         raise IllegalAction("unknown-game-type", f"no game type {game_id!r}", game_type=game_id)
     module, attribute = target.split(":")
     return getattr(import_module(module), attribute)
+
+
+def load_all() -> None:
+    """Import every engine now. A server process calls it at its start: imported on first
+    use, an engine (its data, its dataclasses) cost the first move of its type in each new
+    process 20-45 ms, over 150 ms on a loaded machine (docs/performance.md)."""
+    for game_id in _ENGINES:
+        get_game(game_id)

@@ -8,6 +8,7 @@ from typing import Any
 from flask import Flask
 from flask_swagger_ui import get_swaggerui_blueprint
 
+from engine import registry
 from service import outage, ratelimit
 from service.problems import Api
 from service.schemas import contract
@@ -78,6 +79,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     outage.init_app(app)
     # Last, so a refused request still gets its request id, access line and metrics.
     ratelimit.init_app(app)
+    registry.load_all()  # now, not in a player's first move of each type
     return app
 
 

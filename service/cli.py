@@ -183,11 +183,13 @@ def _processes(text: str) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    from engine import registry
     from service.logs import configure_logging
     from workers.jobs import reconcile
     from workers.runtime import Sweeper
 
     configure_logging()  # JSON lines; rq's own log lines go through the same handler
+    registry.load_all()  # before the first job, not in it (forked pool workers inherit them)
     store = Store.from_env()
     sweeper = None
     if DEFAULT_QUEUE in args.queues:

@@ -20,6 +20,7 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import HTTPException
 
+from engine import registry
 from service import outage, streams
 from service.auth import current_player, store
 from service.problems import Problem, problem_response
@@ -53,6 +54,7 @@ def create_streams_app(config: dict[str, Any] | None = None) -> Flask:
     outage.init_app(app)  # Redis down: 503 with Retry-After, before any byte of a stream
     app.add_url_rule("/v1/games/<game_id>/stream", "stream_game_events", _game)
     app.add_url_rule("/v1/me/stream", "stream_my_inbox", _inbox)
+    registry.load_all()  # the events' redaction needs them: now, not at a stream's first event
     return app
 
 
