@@ -12,7 +12,8 @@ Attila games over HTTP and then measures, in one run:
 3. ``trivial``: an authenticated trivial endpoint (``GET /v1/me``), closed loop at
    ``--concurrency`` requests in flight: the stack's ceiling in requests/s;
 4. ``saturate``: moves, closed loop at the same concurrency: the ceiling in moves/s, and the
-   ratio moves/s : trivial requests/s;
+   ratio moves/s : trivial requests/s. Each loop plays its own 4 games (128 at 32 in flight,
+   well into their middle in 8 s) unless ``--saturate-games`` says how many to share out;
 5. ``open``: moves offered at a fixed ``--rate`` spread over all ``--games`` (open loop, so a
    slow server cannot slow the offered load down): moves/s, p50/p95/p99 latency, errors;
 6. sealed-conflict resolution latency (the last sealed choice's commit to the worker's
@@ -558,7 +559,7 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
         print(f"          {cpu.since_last(elapsed, count)}", flush=True)
 
         # Saturation: each loop plays its own share of the games, one move at a time.
-        sat_tables = tables[: max(args.concurrency * 4, 1)]
+        sat_tables = tables[: args.saturate_games or max(args.concurrency * 4, 1)]
         sat_tally = Tally()
         deadline = time.monotonic() + args.seconds
         ran_dry: set[int] = set()
@@ -707,6 +708,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
     parser.add_argument("--concurrency", type=int, default=32, help="requests in flight (closed)")
     parser.add_argument("--connections", type=int, default=128, help="client connection pool")
+    parser.add_argument(
+        "--saturate-games",
+        type=int,
+        default=0,
+        help="games the saturation phase plays (0: 4 per loop in flight, the figures so far; "
+        "--games: all of them, from their start)",
+    )
     parser.add_argument("--scripts", type=int, default=50, help="distinct game scripts")
     parser.add_argument("--workers", type=int, default=1, help="rq worker processes")
     parser.add_argument("--keep-log", type=Path, help="copy the stack's log here at the end")
