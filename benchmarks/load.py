@@ -567,7 +567,6 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
         async def one_move(i: int) -> bool:
             now = time.monotonic()
             mine = [t for t in sat_tables[i :: args.concurrency] if not t.done]
-            ready = [t for t in mine if t.blocked_until <= now]
             if not mine:
                 # This loop's games are over (at 900 moves/s a share can be played out in 8 s):
                 # it idles until the deadline. It slept a whole phase's length before, and the
@@ -575,6 +574,7 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
                 ran_dry.add(i)
                 await asyncio.sleep(max(0.0, deadline - now))
                 return False
+            ready = [t for t in mine if t.blocked_until <= now]
             if not ready:
                 await asyncio.sleep(RETRY_WAIT)
                 return False
