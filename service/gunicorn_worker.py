@@ -1,21 +1,24 @@
-"""gunicorn's gthread worker, answering the requests gunicorn refuses itself as problem+json; and
-gunicorn's logger without its access line (``AppAccessLogger``, below).
+"""gunicorn's gthread worker, answering the requests gunicorn refuses itself as problem+json,
+giving no thread to a connection that has sent nothing yet and closing connections without
+stopping its main loop; and gunicorn's logger without its access line (``AppAccessLogger``).
 
 gunicorn answers a request line over ``limit_request_line`` (414), headers over
 ``limit_request_fields``/``limit_request_field_size`` (431), a malformed request or header
 line (400) and a few rarer cases before the app sees anything, with a ``text/html`` page
 written by ``gunicorn.util.write_error``. It has no hook for that answer, so this worker
-replaces that one function in its own process (the base worker looks it up on the module at
-each error): the status, reason and message stay gunicorn's, only the body changes.
+replaces that function in its own process (the base worker looks it up on the module at each
+error): the status, reason and message stay gunicorn's, only the body changes.
 """
 
 from __future__ import annotations
 
 import json
 import socket
+import threading
 
 from gunicorn import util
 from gunicorn.glogging import Logger
+from gunicorn.workers import gthread
 from gunicorn.workers.gthread import ThreadWorker
 
 from service.problems import PROBLEM_CONTENT_TYPE
@@ -55,9 +58,48 @@ def write_problem(sock: socket.socket, status: int, reason: str, mesg: str) -> N
     util.write_nonblock(sock, problem_bytes(status, reason, mesg))
 
 
+#: How long a pool thread waits for a client's bytes: a new connection's first ones (then it
+#: goes back to the poller) and the rest of a body the app answered without reading (then the
+#: connection is closed, not kept alive). gunicorn's own 5 s let a connection that sends
+#: nothing hold a thread that long: four silent connections (a browser's preconnects; anyone's
+#: sockets) stopped a process of four threads for 5 s (tests/test_hostile_input.py). Without a
+#: wait, such a connection waits in the poller like a kept-alive one, closed after
+#: ``keepalive`` seconds.
+CLIENT_DATA_WAIT = 0.0
+
+
+#: Closes lingering at once, at most; past that a connection is closed without lingering.
+LINGERING_CLOSES = 64
+_lingering = threading.BoundedSemaphore(LINGERING_CLOSES)
+_close_graceful = util.close_graceful
+
+
+def close_graceful_aside(sock: socket.socket, timeout: float = 2.0, max_drain: int = 65536) -> None:
+    """gunicorn's graceful close (send FIN, then read what the client still sends until it
+    closes, up to ``timeout``, so that unread bytes do not turn the close into a reset that
+    loses the answer), in a thread of its own. gunicorn runs it in the main thread, whose
+    loop accepts and dispatches every connection of the process: each request answered
+    without reading its whole body (a 401 or 429 comes first), from a client that then keeps
+    the connection open, stopped the process for 2 s (tests/test_hostile_input.py)."""
+    if not _lingering.acquire(blocking=False):
+        util.close(sock)
+        return
+
+    def linger() -> None:
+        try:
+            _close_graceful(sock, timeout, max_drain)
+        finally:
+            _lingering.release()
+
+    threading.Thread(target=linger, name="linger", daemon=True).start()
+
+
 class ProblemThreadWorker(ThreadWorker):
     def init_process(self) -> None:
-        util.write_error = write_problem  # this worker process only; see the module doc
+        # In this worker process only: gunicorn looks these up on its modules at each use.
+        util.write_error = write_problem  # see the module doc
+        util.close_graceful = close_graceful_aside
+        gthread.DEFAULT_WORKER_DATA_TIMEOUT = CLIENT_DATA_WAIT
         super().init_process()
 
 
