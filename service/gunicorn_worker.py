@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
+from typing import Any
 
 from gunicorn import util
 from gunicorn.glogging import Logger
@@ -58,14 +60,17 @@ def write_problem(sock: socket.socket, status: int, reason: str, mesg: str) -> N
     util.write_nonblock(sock, problem_bytes(status, reason, mesg))
 
 
-#: How long a pool thread waits for a client's bytes: a new connection's first ones (then it
-#: goes back to the poller) and the rest of a body the app answered without reading (then the
-#: connection is closed, not kept alive). gunicorn's own 5 s let a connection that sends
-#: nothing hold a thread that long: four silent connections (a browser's preconnects; anyone's
-#: sockets) stopped a process of four threads for 5 s (tests/test_hostile_input.py). Without a
-#: wait, such a connection waits in the poller like a kept-alive one, closed after
-#: ``keepalive`` seconds.
-CLIENT_DATA_WAIT = 0.0
+#: How long a pool thread waits for a new connection's first bytes before handing it back to
+#: the poller. gunicorn's own 5 s let a connection that sends nothing hold a thread that long:
+#: four silent connections (a browser's preconnects; anyone's sockets) stopped a process of
+#: four threads for 5 s (tests/test_hostile_input.py). Without a wait, such a connection waits
+#: in the poller like a kept-alive one, and is closed after ``keepalive`` seconds.
+FIRST_BYTES_WAIT = 0.0
+#: How long a pool thread reads the rest of a body the app answered without reading (a 401 or
+#: 429 comes first) before the connection can be kept alive; past it, the connection closes.
+#: gunicorn takes this from the same setting as the wait above (5 s), but it cannot be 0: its
+#: drain gives up at once when the time is up, even with nothing left to read.
+BODY_DRAIN_WAIT = 0.5
 
 
 #: Closes lingering at once, at most; past that a connection is closed without lingering.
@@ -99,8 +104,15 @@ class ProblemThreadWorker(ThreadWorker):
         # In this worker process only: gunicorn looks these up on its modules at each use.
         util.write_error = write_problem  # see the module doc
         util.close_graceful = close_graceful_aside
-        gthread.DEFAULT_WORKER_DATA_TIMEOUT = CLIENT_DATA_WAIT
+        gthread.DEFAULT_WORKER_DATA_TIMEOUT = FIRST_BYTES_WAIT
         super().init_process()
+
+    def _keepalive_after(self, conn: Any, keepalive: bool) -> bool:
+        """gunicorn's, with a drain time of its own (gunicorn's reads the module setting that
+        FIRST_BYTES_WAIT sets to 0, and every answer would then close its connection)."""
+        if not keepalive:
+            return False
+        return bool(conn.parser.finish_body(deadline=time.monotonic() + BODY_DRAIN_WAIT))
 
 
 class AppAccessLogger(Logger):

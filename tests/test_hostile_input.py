@@ -491,6 +491,32 @@ def test_connections_that_send_nothing_hold_no_thread(gunicorn_url: str) -> None
             sock.close()
 
 
+def test_connections_are_kept_alive_under_the_worker_class(gunicorn_url: str) -> None:
+    """Two requests on one connection, with and without a body: the worker class's changes to
+    gunicorn's waits must leave keep-alive alone (a drain time of 0 closed every connection
+    after its first answer)."""
+    host, port = gunicorn_url.removeprefix("http://").split(":")
+    requests_ = [
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"POST /v1/me/inbox HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 2\r\n\r\n{}",
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+    ]
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        reader = sock.makefile("rb")
+        for request in requests_:
+            sock.sendall(request)
+            status = reader.readline()
+            assert status.startswith(b"HTTP/1.1 "), (request, status)
+            length = 0
+            while (line := reader.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode("latin-1").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+                assert not (name.lower() == "connection" and "close" in value.lower()), line
+            reader.read(length)
+
+
 def test_clients_left_with_a_body_unread_do_not_stop_the_process(gunicorn_url: str) -> None:
     """Two requests refused before their body is read (no token: 401), from clients that keep
     the connection open without sending the rest: the next request is answered at once.
