@@ -1,16 +1,20 @@
-"""A move's answer skips marshmallow's dump (service/api/base.py ``dumped``): it must already be
-exactly what ActionResult dumps, for every kind of move of every game type, or the committed
-document would no longer describe it (a field too many could also be a leak)."""
+"""A move's answer and GET /v1/me's skip marshmallow's dump (service/api/base.py ``dumped``):
+each must already be exactly what its schema dumps (ActionResult for every kind of move of every
+game type, Me for every kind of preference), or the committed document would no longer describe
+it (a field too many could also be a leak)."""
 
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime
 
 import pytest
+from flask import Flask
 
 from engine.core import SYSTEM
-from service import games
+from service import games, prefs
 from service.schemas.games import ActionResult
+from service.schemas.players import Me
 from service.store import Store
 
 TABLES = [("attila", 3), ("attila", 2), ("attika", 3), ("attila-wargame", 2)]
@@ -43,3 +47,42 @@ def test_every_moves_answer_is_its_schemas_dump(
         assert schema.dump(outcome.body) == outcome.body, (move, outcome.body)
         kinds.add((outcome.status, decision["kind"]))
     assert (200, "move") in kinds or (200, "sealed") in kinds
+
+
+def test_the_callers_answer_is_its_schemas_dump(app: Flask, store: Store) -> None:
+    """GET /v1/me skips marshmallow's dump too: a player with nothing set, and one with every
+    preference and a disabled webhook."""
+    _, plain_token = store.create_player("Plain", None)
+    full, full_token = store.create_player("Full", "full@example.org")
+    prefs.apply(
+        store,
+        full["id"],
+        {
+            "notify": {"your_turn": ["webhook"], "game_over": []},
+            "timezone": "Europe/Berlin",
+            "vacation_until": datetime(2031, 1, 2, tzinfo=UTC),
+            "digest": "daily",
+            "digest_hour": 7,
+            "quiet_hours": {"start": "22:00", "end": "07:00"},
+            "language": "de",
+        },
+    )
+    # A webhook as the delivery worker leaves it after disabling it (set without the API's
+    # address check, which would look the host up).
+    store.update_player(
+        full["id"],
+        {
+            "webhook_url": "https://hooks.example.org/k",
+            "webhook_secret": "whsec_x",
+            "webhook_disabled": "gone",
+        },
+    )
+    schema, client = Me(), app.test_client()
+    bodies = []
+    for token in (plain_token, full_token):
+        r = client.get("/v1/me", headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200 and r.mimetype == "application/json", r.data
+        assert schema.dump(r.json) == r.json, r.json
+        bodies.append(r.json)
+    assert bodies[1]["quiet_hours"] == {"start": "22:00", "end": "07:00"}
+    assert bodies[1]["webhook_disabled_reason"] == "gone" and not bodies[1]["webhook_enabled"]

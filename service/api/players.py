@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 
 from service import deliveries, inbox, prefs
-from service.api.base import Blueprint, problems
+from service.api.base import Blueprint, dumped, problems
 from service.auth import current_player, player_hash_read, store, token_required
 from service.problems import Problem
 from service.schemas.players import Inbox, Me, PlayerCreate, PlayerCreated, PlayerPatch
@@ -33,11 +33,13 @@ class MeView(MethodView):
     @token_required
     @blp.response(200, Me)
     @problems(blp, 401)
-    def get(self) -> dict[str, Any]:
+    def get(self) -> Any:
         """The caller, with its notification preferences."""
         player = current_player()
         assert player is not None
-        return _me(player["id"], raw=player_hash_read())
+        # A client's most frequent call: its answer is already Me's dump (base.dumped;
+        # tests/test_dumped_answers.py checks every kind of preference).
+        return dumped(_me(player["id"], raw=player_hash_read()), 200, {})
 
     @blp.doc(operationId="update_me")
     @token_required
