@@ -9,6 +9,7 @@ import re
 import socket
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -477,18 +478,32 @@ def test_a_chunked_body_over_the_limit_is_413_under_gunicorn_too(gunicorn_url: s
     assert (status, content_type) == (413, PROBLEM), payload
 
 
+@contextmanager
+def _connections(base_url: str, count: int, sending: bytes = b"") -> Iterator[list[socket.socket]]:
+    """``count`` connections to ``base_url``, each having sent ``sending``; closed after."""
+    host, port = base_url.removeprefix("http://").split(":")
+    held: list[socket.socket] = []
+    try:
+        for _ in range(count):
+            held.append(socket.create_connection((host, int(port)), timeout=10))
+            held[-1].sendall(sending)
+        yield held
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def _answered_within(base_url: str, seconds: float) -> None:
+    r = requests.get(base_url + "/healthz", timeout=seconds)
+    assert r.status_code in (200, 503), r.text
+
+
 def test_connections_that_send_nothing_hold_no_thread(gunicorn_url: str) -> None:
     """As many silent connections as the process has threads (a browser's preconnects, or
     anyone's open sockets): the next request is answered at once. gunicorn's own worker gave
     each new connection a thread for up to 5 s, so this request waited 4.8 s."""
-    host, port = gunicorn_url.removeprefix("http://").split(":")
-    silent = [socket.create_connection((host, int(port)), timeout=10) for _ in range(2)]
-    try:
-        r = requests.get(gunicorn_url + "/healthz", timeout=2.5)
-        assert r.status_code in (200, 503), r.text
-    finally:
-        for sock in silent:
-            sock.close()
+    with _connections(gunicorn_url, 2):
+        _answered_within(gunicorn_url, 2.5)
 
 
 def test_connections_are_kept_alive_under_the_worker_class(gunicorn_url: str) -> None:
@@ -522,23 +537,14 @@ def test_clients_left_with_a_body_unread_do_not_stop_the_process(gunicorn_url: s
     the connection open without sending the rest: the next request is answered at once.
     gunicorn closed such a connection in its main loop, lingering 2 s for the client's last
     bytes, so the process answered nothing for 2 s per connection."""
-    host, port = gunicorn_url.removeprefix("http://").split(":")
     partial = (
         b"POST /v1/games/g/actions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
         b"Content-Length: 100\r\n\r\n{"
     )
-    left = []
-    try:
-        for _ in range(2):
-            sock = socket.create_connection((host, int(port)), timeout=10)
-            left.append(sock)
-            sock.sendall(partial)
-            assert sock.recv(65536).startswith(b"HTTP/1.1 401"), "refused before the body"
-        r = requests.get(gunicorn_url + "/healthz", timeout=1.5)
-        assert r.status_code in (200, 503), r.text
-    finally:
+    with _connections(gunicorn_url, 2, partial) as left:
         for sock in left:
-            sock.close()
+            assert sock.recv(65536).startswith(b"HTTP/1.1 401"), "refused before the body"
+        _answered_within(gunicorn_url, 1.5)
 
 
 def test_the_document_lists_the_body_refusals_of_every_json_operation(kurier: Kurier) -> None:
