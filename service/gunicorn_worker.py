@@ -75,7 +75,8 @@ BODY_DRAIN_WAIT = 0.5
 
 #: Closes lingering at once, at most; past that a connection is closed without lingering.
 LINGERING_CLOSES = 64
-_lingering = threading.BoundedSemaphore(LINGERING_CLOSES)
+_lingering: set[socket.socket] = set()
+_lingering_lock = threading.Lock()
 _close_graceful = util.close_graceful
 
 
@@ -86,7 +87,13 @@ def close_graceful_aside(sock: socket.socket, timeout: float = 2.0, max_drain: i
     loop accepts and dispatches every connection of the process: each request answered
     without reading its whole body (a 401 or 429 comes first), from a client that then keeps
     the connection open, stopped the process for 2 s (tests/test_hostile_input.py)."""
-    if not _lingering.acquire(blocking=False):
+    with _lingering_lock:
+        if sock in _lingering:
+            return  # after an error gunicorn closes twice: the first close's thread has it
+        full = len(_lingering) >= LINGERING_CLOSES
+        if not full:
+            _lingering.add(sock)
+    if full:
         util.close(sock)
         return
 
@@ -94,7 +101,8 @@ def close_graceful_aside(sock: socket.socket, timeout: float = 2.0, max_drain: i
         try:
             _close_graceful(sock, timeout, max_drain)
         finally:
-            _lingering.release()
+            with _lingering_lock:
+                _lingering.discard(sock)
 
     threading.Thread(target=linger, name="linger", daemon=True).start()
 
