@@ -62,3 +62,17 @@ def navigate(page: Any, url: str | None = None) -> None:
             raced = "ERR_ABORTED" in str(error) or "interrupted" in str(error)
             if not raced or attempt == 4:
                 raise
+
+
+#: True once the page shows a version other than ``before``. While the page is between two
+#: loads (it reloads itself when a newer version arrives) there is no heading yet: false, not
+#: an error, so the wait goes on.
+_SHOWS_ANOTHER_VERSION = (
+    "before => { const shown = document.querySelector('h1 small');"
+    " return shown !== null && shown.innerText !== before; }"
+)
+
+
+def wait_for_another_version(page: Any, before: str, timeout: float = 30_000) -> None:
+    """Wait until a game page's heading shows a version other than ``before``."""
+    page.wait_for_function(_SHOWS_ANOTHER_VERSION, arg=before, timeout=timeout)

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.conftest import wait_for_another_version
 from tests.browser.test_web_seats import _signed_in
 from tests.client import Kurier
 
@@ -36,9 +37,7 @@ def test_the_page_follows_the_stream(
         "POST", f"/v1/games/{game_id}/actions", mover, json={"notation": legal[0]["notation"]}
     )
     assert r.status_code == 200, r.text
-    page.wait_for_function(
-        "shown => document.querySelector('h1 small').innerText !== shown", arg=shown, timeout=10_000
-    )
+    wait_for_another_version(page, shown, timeout=10_000)
     assert f"version {r.json()['version']}" in page.locator("h1 small").inner_text()
     assert polled == [], "the page polled although its stream was open"
     answer = kurier.call("GET", f"/games/{game_id}")

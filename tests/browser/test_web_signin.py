@@ -12,7 +12,7 @@ from typing import Any
 
 import requests
 
-from tests.browser.conftest import navigate, screenshot
+from tests.browser.conftest import navigate, screenshot, wait_for_another_version
 
 LINK = re.compile(r"https?://\S+(/signin/[A-Za-z0-9_-]+)")
 
@@ -79,15 +79,9 @@ def test_register_sign_in_join_an_open_game_and_move_by_clicks(
     assert mover.title().startswith("\u25cf Your turn"), mover.title()
     before = mover.locator("h1 small").inner_text()
     mover.locator("button.move").first.click()
-    mover.wait_for_function(
-        "before => document.querySelector('h1 small').innerText !== before", arg=before
-    )
+    wait_for_another_version(mover, before)
     # The other player's page follows by itself (it polls the API with If-None-Match).
-    watcher.wait_for_function(
-        "before => document.querySelector('h1 small').innerText !== before",
-        arg=before,
-        timeout=15_000,
-    )
+    wait_for_another_version(watcher, before, timeout=15_000)
     assert mover.locator(".recent li, .players").count() > 0
     screenshot(host, "web-game-1280")
     screenshot(guest, "web-game-390")
