@@ -154,9 +154,38 @@ def test_a_json_request_without_a_body_is_400(
     assert _snapshot(store, game_id, *(p.id for p in players)) == before
 
 
+@contextmanager
+def _connections(base_url: str, count: int, sending: bytes = b"") -> Iterator[list[socket.socket]]:
+    """``count`` connections to ``base_url``, each having sent ``sending``; closed after."""
+    host, port = base_url.removeprefix("http://").split(":")
+    held: list[socket.socket] = []
+    try:
+        for _ in range(count):
+            held.append(socket.create_connection((host, int(port)), timeout=10))
+            held[-1].sendall(sending)
+        yield held
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def _raw(base_url: str, request: bytes) -> tuple[int, str, bytes]:
+    """Send ``request`` on a connection of its own; the answer's status, type and body."""
+    with _connections(base_url, 1, request) as (sock,):
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    header, _, payload = answer.partition(b"\r\n\r\n")
+    lines = header.decode("latin-1").split("\r\n")
+    content_type = next(
+        (ln.split(":", 1)[1].strip() for ln in lines if ln.lower().startswith("content-type")), ""
+    )
+    return int(lines[0].split()[1]), content_type, payload
+
+
 def _chunked(base_url: str, path: str, token: str, body: bytes) -> tuple[int, str, bytes]:
     """PATCH ``body`` with Transfer-Encoding: chunked (no Content-Length), raw on a socket."""
-    host, port = base_url.removeprefix("http://").split(":")
+    host = base_url.removeprefix("http://").split(":")[0]
     head = (
         f"PATCH {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n"
         "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
@@ -165,22 +194,7 @@ def _chunked(base_url: str, path: str, token: str, body: bytes) -> tuple[int, st
         b"%x\r\n%s\r\n" % (len(body[i : i + 4096]), body[i : i + 4096])
         for i in range(0, len(body), 4096)
     )
-    with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(head + chunks + b"0\r\n\r\n")
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
-    header, _, payload = answer.partition(b"\r\n\r\n")
-    lines = header.decode("latin-1").split("\r\n")
-    content_type = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in lines
-            if line.lower().startswith("content-type")
-        ),
-        "",
-    )
-    return int(lines[0].split()[1]), content_type, payload
+    return _raw(base_url, head + chunks + b"0\r\n\r\n")
 
 
 def test_a_chunked_body_over_the_limit_is_413(
@@ -423,21 +437,6 @@ def gunicorn_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> It
         log.close()
 
 
-def _raw(base_url: str, request: bytes) -> tuple[int, str, bytes]:
-    host, port = base_url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(request)
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
-    header, _, payload = answer.partition(b"\r\n\r\n")
-    lines = header.decode("latin-1").split("\r\n")
-    content_type = next(
-        (ln.split(":", 1)[1].strip() for ln in lines if ln.lower().startswith("content-type")), ""
-    )
-    return int(lines[0].split()[1]), content_type, payload
-
-
 @pytest.mark.parametrize(
     ("request_bytes", "status", "code"),
     [
@@ -478,21 +477,6 @@ def test_a_chunked_body_over_the_limit_is_413_under_gunicorn_too(gunicorn_url: s
     assert (status, content_type) == (413, PROBLEM), payload
 
 
-@contextmanager
-def _connections(base_url: str, count: int, sending: bytes = b"") -> Iterator[list[socket.socket]]:
-    """``count`` connections to ``base_url``, each having sent ``sending``; closed after."""
-    host, port = base_url.removeprefix("http://").split(":")
-    held: list[socket.socket] = []
-    try:
-        for _ in range(count):
-            held.append(socket.create_connection((host, int(port)), timeout=10))
-            held[-1].sendall(sending)
-        yield held
-    finally:
-        for sock in held:
-            sock.close()
-
-
 def _answered_within(base_url: str, seconds: float) -> None:
     r = requests.get(base_url + "/healthz", timeout=seconds)
     assert r.status_code in (200, 503), r.text
@@ -507,17 +491,16 @@ def test_connections_that_send_nothing_hold_no_thread(gunicorn_url: str) -> None
 
 
 def test_connections_are_kept_alive_under_the_worker_class(gunicorn_url: str) -> None:
-    """Two requests on one connection, with and without a body: the worker class's changes to
-    gunicorn's waits must leave keep-alive alone (a drain time of 0 closed every connection
+    """Three requests on one connection, with and without a body: the worker class's changes
+    to gunicorn's waits must leave keep-alive alone (a drain time of 0 closed every connection
     after its first answer)."""
-    host, port = gunicorn_url.removeprefix("http://").split(":")
     requests_ = [
         b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
         b"POST /v1/me/inbox HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
         b"Content-Length: 2\r\n\r\n{}",
         b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
     ]
-    with socket.create_connection((host, int(port)), timeout=10) as sock:
+    with _connections(gunicorn_url, 1) as (sock,):
         reader = sock.makefile("rb")
         for request in requests_:
             sock.sendall(request)
