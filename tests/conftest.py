@@ -179,7 +179,9 @@ def streams(store: Store) -> Iterator[str]:
             try:
                 requests.get(f"{url}/v1/me/stream", timeout=2)
                 break
-            except requests.ConnectionError:
+            # Refused before it listens; a read timeout while its worker still boots (the
+            # port is open but nothing answers yet: seen on a loaded machine).
+            except (requests.ConnectionError, requests.Timeout):
                 time.sleep(0.1)
         yield url
     finally:
