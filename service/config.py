@@ -19,7 +19,12 @@ import redis
 
 from service import redis_urls, webhook_urls
 from service.numbers import is_ascii_digits
-from service.redis_server import RedisServer, data_dir_from_env
+from service.redis_server import (
+    LOG_NODE_BYTES,
+    RECORD_VALUE_BYTES,
+    RedisServer,
+    data_dir_from_env,
+)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -156,6 +161,7 @@ def _queues_with_state(environ: Mapping[str, str]) -> Finding:
 def _redis_warnings(client: redis.Redis) -> str | None:
     try:
         config = client.config_get("maxmemory-policy") | client.config_get("appendonly")
+        compact = client.config_get("hash-max-*-value") | client.config_get("stream-node-*-bytes")
     except redis.ResponseError:
         return None  # CONFIG is often disabled on managed Redis: nothing to check then
     problems = []
@@ -163,7 +169,27 @@ def _redis_warnings(client: redis.Redis) -> str | None:
         problems.append("maxmemory-policy is not noeviction (games could be evicted)")
     if config.get("appendonly") != "yes":
         problems.append("appendonly is off (a crash loses everything since the last RDB)")
+    problems += _memory_warnings(compact)
     return "; ".join(problems) or None
+
+
+def _memory_warnings(config: Mapping[str, str]) -> list[str]:
+    """Settings that make every game bigger than the launcher's do (docs/operations.md,
+    "Persistence"): a record kept as a hash table, a log in 4 KB stream nodes."""
+    found = []
+    record = [int(v) for k, v in config.items() if k.startswith("hash-max-")]
+    if record and min(record) < RECORD_VALUE_BYTES:
+        found.append(
+            f"hash-max-listpack-value is {min(record)}, not {RECORD_VALUE_BYTES} "
+            "(a game's record takes 2.6 KB instead of 1 KB)"
+        )
+    node = int(config.get("stream-node-max-bytes", LOG_NODE_BYTES))
+    if node == 0 or node > LOG_NODE_BYTES:  # 0: no limit, a node preallocated at 4 KB
+        found.append(
+            f"stream-node-max-bytes is {node}, not {LOG_NODE_BYTES} "
+            "(an active game's log takes up to 3 KB more)"
+        )
+    return found
 
 
 def _embedded_redis(environ: Mapping[str, str]) -> Finding:

@@ -37,7 +37,17 @@ PERSISTENT_FLAGS: tuple[str, ...] = (
 #: A game record (about 25 fields, the biggest a few hundred bytes once compressed) stays a
 #: compact listpack instead of a hash table: about 1 KB instead of 2.6 KB per game
 #: (docs/performance.md). The 6.2 name; Redis 7 knows it as an alias of hash-max-listpack-value.
-COMPACT_FLAGS: tuple[str, ...] = ("--hash-max-ziplist-value", "1024")
+RECORD_VALUE_BYTES = 1024
+#: A game's log (a stream of ~130 entries of ~90 bytes) in nodes of 1 KB, not 4 KB: Redis
+#: allocates a new stream node at its full size, so the node being filled wasted up to 4 KB
+#: per game, a seventh of an active game's bytes (docs/performance.md, "Redis per game").
+LOG_NODE_BYTES = 1024
+COMPACT_FLAGS: tuple[str, ...] = (
+    "--hash-max-ziplist-value",
+    str(RECORD_VALUE_BYTES),
+    "--stream-node-max-bytes",
+    str(LOG_NODE_BYTES),
+)
 #: For tests: no persistence at all, nothing to clean up but the directory.
 EPHEMERAL_FLAGS: tuple[str, ...] = ("--appendonly", "no", "--save", "")
 

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+import redis
 
 from service.cli import main
 from service.config import SETTINGS, Invalid, listen_address, public_url
@@ -42,6 +43,24 @@ def test_a_good_environment_passes_and_warns_about_risky_redis(
     assert "warning REDIS_URL: set: single Redis " in out
     assert "appendonly is off" in out
     assert "pw@" not in out
+    assert "stream-node-max-bytes" not in out  # the launcher's compact settings
+    assert "hash-max-listpack-value" not in out
+
+
+def test_settings_that_make_every_game_bigger_are_warned_about(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Redis of the operator's own with Redis's defaults for records and logs."""
+    with RedisServer(short_tmp("kur-cfg-"), EPHEMERAL_FLAGS) as server:
+        client = redis.Redis.from_url(server.url)
+        client.config_set("stream-node-max-bytes", 4096)
+        client.config_set("hash-max-ziplist-value", 64)
+        client.close()
+        clean_env.setenv("REDIS_URL", server.url)
+        code, out = _check(capsys)
+    assert code == 0, out  # a warning, not a failure
+    assert "stream-node-max-bytes is 4096, not 1024 (an active game's log takes up to" in out
+    assert "hash-max-listpack-value is 64, not 1024 (a game's record takes 2.6 KB" in out
 
 
 def test_unset_redis_url_is_the_embedded_redis_of_kurier_run(

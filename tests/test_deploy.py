@@ -187,9 +187,10 @@ def test_redis_is_durable_private_and_on_a_volume(compose: dict[str, Any]) -> No
     flags = redis["command"][1:]
     assert " ".join(PERSISTENT_FLAGS) in " ".join(flags)  # the launcher's durability flags
     assert "--maxmemory-policy noeviction" in " ".join(flags)
-    # The launcher's compact-record setting, under Redis 7's name for it.
+    # The launcher's compact-record and compact-log settings (the first under Redis 7's name).
     value = dict(zip(COMPACT_FLAGS[::2], COMPACT_FLAGS[1::2], strict=True))
     assert f"--hash-max-listpack-value {value['--hash-max-ziplist-value']}" in " ".join(flags)
+    assert f"--stream-node-max-bytes {value['--stream-node-max-bytes']}" in " ".join(flags)
     assert "ports" not in redis
     assert [v["type"] for v in redis["volumes"]] == ["volume"]
     assert redis["volumes"][0]["target"] == "/data"
