@@ -16,6 +16,14 @@ averaged over its life (sampled at every version) and at its end, after compacti
 per change (INFO commandstats, commands inside scripts included) with the round trips the store
 makes per change (counted by wrapping the connection's send). Each layout's figures are also
 printed as a ratio to colocated.
+
+How bytes are counted: the record (a hash) by ``MEMORY USAGE``; the log (a stream) as the
+allocator sees it, because ``MEMORY USAGE`` misjudges a stream's nodes (it gave 21 KB for a
+log that takes 14.5 KB). Each finished game's log is replayed, entry by entry, into scratch
+streams on the same Redis, and the growth of ``used_memory_dataset`` per copy after each entry
+is the log's size at that length. The replay is done twice, with the server's
+``stream-node-max-bytes`` (the launcher's) and with Redis's default of 4096, printed as the
+"KB life at 4 KB nodes" column: the same games under both settings, in the same run.
 """
 
 from __future__ import annotations
@@ -48,9 +56,42 @@ def _counting_send(self: Connection, command: Any, check_health: bool = True) ->
     _send(self, command, check_health)
 
 
-def _game_bytes(store: Store, game_id: str) -> int:
-    keys = (game_key(game_id), events_key(game_id))
-    return sum(store.raw.memory_usage(key, samples=0) or 0 for key in keys)
+#: Copies of a log replayed at once: the allocator's figure per copy, averaged over them.
+REPLAY_COPIES = 50
+SCRATCH = "kurier:footprint:scratch"
+NODE_BYTES = "stream-node-max-bytes"
+REDIS_DEFAULT_NODE_BYTES = 4096
+
+
+def _record_bytes(store: Store, game_id: str) -> int:
+    return store.raw.memory_usage(game_key(game_id), samples=0) or 0
+
+
+def _dataset_bytes(client: Any) -> int:
+    return int(client.info("memory")["used_memory_dataset"])
+
+
+def log_bytes_by_length(client: Any, game_id: str, node_bytes: int | None = None) -> list[float]:
+    """The game's log's bytes when it held 0, 1, ... n entries: its entries replayed into
+    ``REPLAY_COPIES`` scratch streams (with ``node_bytes`` per stream node if given), the
+    dataset's growth per copy read after each entry."""
+    entries = client.xrange(events_key(game_id))
+    saved = client.config_get(NODE_BYTES)[NODE_BYTES]
+    if node_bytes is not None:
+        client.config_set(NODE_BYTES, node_bytes)
+    scratch = [f"{SCRATCH}:{copy}" for copy in range(REPLAY_COPIES)]
+    try:
+        base, sizes = _dataset_bytes(client), [0.0]
+        for entry_id, fields in entries:
+            pipe = client.pipeline(transaction=False)
+            for key in scratch:
+                pipe.xadd(key, fields, id=entry_id)
+            pipe.execute()
+            sizes.append((_dataset_bytes(client) - base) / REPLAY_COPIES)
+    finally:
+        client.delete(*scratch)
+        client.config_set(NODE_BYTES, saved)
+    return sizes
 
 
 def _commands(client: Any) -> int:
@@ -58,8 +99,9 @@ def _commands(client: Any) -> int:
     return sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info")
 
 
-def play(store: Store, rng: random.Random) -> tuple[str, list[int], int]:
-    """One game to its end; returns its id, its bytes at every version, and its changes."""
+def play(store: Store, rng: random.Random) -> tuple[str, list[tuple[int, int]], int]:
+    """One game to its end; returns its id, its record's bytes and its log's length at every
+    version, and its changes."""
     players = [store.create_player(f"F{i}", None)[0] for i in range(3)]
     created = games.create_game(store, players[0], "attila", {}, None, 3).body
     for player in players[1:]:
@@ -68,7 +110,7 @@ def play(store: Store, rng: random.Random) -> tuple[str, list[int], int]:
     game_id, sizes, changes = created["id"], [], 0
     for _ in range(5000):
         record = store.get_game(game_id)
-        sizes.append(_game_bytes(store, game_id))
+        sizes.append((_record_bytes(store, game_id), store.raw.xlen(events_key(game_id))))
         if record.status != "active":
             break
         decision = record.pending[0]
@@ -84,7 +126,8 @@ def play(store: Store, rng: random.Random) -> tuple[str, list[int], int]:
 
 def measure(store: Store, count: int, seconds: float) -> dict[str, float]:
     rng = random.Random(1)
-    lives, finished, compacted, changes = [], [], [], 0
+    lives, lives_default, finished, compacted, changes = [], [], [], [], 0
+    lifelines: list[list[tuple[int, int]]] = []
     commands_before = _commands(store.raw) + (0 if store.colocated else _commands(store.queue_raw))
     trips_before = ROUND_TRIPS[0]
     deadline = time.monotonic() + seconds
@@ -94,8 +137,7 @@ def measure(store: Store, count: int, seconds: float) -> dict[str, float]:
             break
         game_id, sizes, played = play(store, rng)
         ids.append(game_id)
-        lives.append(statistics.fmean(sizes))
-        finished.append(sizes[-1])
+        lifelines.append(sizes)
         changes += played
     # Reads (get_game, legal_actions) are counted too: take only the store's writes' share by
     # measuring a read-only pass over the same number of changes below.
@@ -107,13 +149,22 @@ def measure(store: Store, count: int, seconds: float) -> dict[str, float]:
             store.get_game(game_id)
     reads = (_commands(store.raw) - reads_before) / max(1, changes)
     read_trips = (ROUND_TRIPS[0] - trips_reads) / max(1, changes)
-    for game_id in ids:
-        store.compact(game_id)
-        compacted.append(_game_bytes(store, game_id))
+    # After the counting above: the replays' commands are not the game's.
+    for game_id, sizes in zip(ids, lifelines, strict=True):
+        log = log_bytes_by_length(store.raw, game_id)
+        log_default = log_bytes_by_length(store.raw, game_id, REDIS_DEFAULT_NODE_BYTES)
+        lives.append(statistics.fmean(record + log[length] for record, length in sizes))
+        lives_default.append(
+            statistics.fmean(record + log_default[length] for record, length in sizes)
+        )
+        finished.append(sizes[-1][0] + log[sizes[-1][1]])
+        store.compact(game_id)  # the log packed into the record, the stream deleted
+        compacted.append(_record_bytes(store, game_id))
     return {
         "games": len(ids),
         "changes": changes,
         "life_kb": statistics.fmean(lives) / 1000,
+        "life_default_kb": statistics.fmean(lives_default) / 1000,
         "finished_kb": statistics.fmean(finished) / 1000,
         "compacted_kb": statistics.fmean(compacted) / 1000,
         # Per change: everything (the play loop's reads included) minus one record read.
@@ -141,11 +192,14 @@ def main() -> int:
             results[layout] = measure(store, args.games, args.seconds / 2)
             store.close()
         base = results["colocated"]
-        print(f"{'layout':<14}{'games':>6}{'changes':>8}{'KB life':>9}{'KB end':>8}"
-              f"{'KB compact':>11}{'cmds/chg':>9}{'trips/chg':>10}")  # fmt: skip
+        nodes = Store(servers[0].url).raw.config_get(NODE_BYTES)[NODE_BYTES]
+        print(f"log stream nodes of {nodes} bytes (Redis's default: {REDIS_DEFAULT_NODE_BYTES})")
+        print(f"{'layout':<14}{'games':>6}{'changes':>8}{'KB life':>9}{'at 4 KB nodes':>14}"
+              f"{'KB end':>8}{'KB compact':>11}{'cmds/chg':>9}{'trips/chg':>10}")  # fmt: skip
         for layout, r in results.items():
             print(
                 f"{layout:<14}{r['games']:>6.0f}{r['changes']:>8.0f}{r['life_kb']:>9.1f}"
+                f"{r['life_default_kb']:>14.1f}"
                 f"{r['finished_kb']:>8.1f}{r['compacted_kb']:>11.1f}{r['commands']:>9.1f}"
                 f"{r['round_trips']:>10.1f}"
                 + ("" if r is base else f"   x{r['commands'] / base['commands']:.2f} commands")
