@@ -202,7 +202,9 @@ def _embedded_redis(environ: Mapping[str, str]) -> Finding:
         except Invalid:
             pass  # a socket left by a killed Redis: `kurier run` starts a new one
         else:
-            level, state = ("warning", warning) if warning else ("ok", "answering")
+            # An Info is what answered, nothing to warn about (a str too, so test it first).
+            level = "ok" if isinstance(warning, Info) or not warning else "warning"
+            state = warning or "answering"
             return Finding("REDIS_URL", level, f"unset: the embedded Redis {server.url}: {state}")
     return Finding(
         "REDIS_URL",

@@ -80,6 +80,12 @@ def test_unset_redis_url_is_the_embedded_redis_of_kurier_run(
     assert code == 0, out
     assert f"warning REDIS_URL: unset: the embedded Redis {server.url}: single Redis" in out
     assert "appendonly is off" in out
+    # `make run`'s own Redis, with the launcher's durable flags: nothing to warn about.
+    with RedisServer(data) as server:
+        code = main(["config", "check"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"ok      REDIS_URL: unset: the embedded Redis {server.url}: single Redis" in out
 
 
 @pytest.mark.parametrize(
