@@ -177,13 +177,14 @@ def _memory_warnings(config: Mapping[str, str]) -> list[str]:
     """Settings that make every game bigger than the launcher's do (docs/operations.md,
     "Persistence"): a record kept as a hash table, a log in 4 KB stream nodes."""
     found = []
-    record = [int(v) for k, v in config.items() if k.startswith("hash-max-")]
+    numbers = {k: int(v) for k, v in config.items() if is_ascii_digits(v)}  # as Redis says them
+    record = [v for k, v in numbers.items() if k.startswith("hash-max-")]
     if record and min(record) < RECORD_VALUE_BYTES:
         found.append(
             f"hash-max-listpack-value is {min(record)}, not {RECORD_VALUE_BYTES} "
             "(a game's record takes 2.6 KB instead of 1 KB)"
         )
-    node = int(config.get("stream-node-max-bytes", LOG_NODE_BYTES))
+    node = numbers.get("stream-node-max-bytes", LOG_NODE_BYTES)
     if node == 0 or node > LOG_NODE_BYTES:  # 0: no limit, a node preallocated at 4 KB
         found.append(
             f"stream-node-max-bytes is {node}, not {LOG_NODE_BYTES} "

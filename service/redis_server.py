@@ -40,7 +40,7 @@ PERSISTENT_FLAGS: tuple[str, ...] = (
 RECORD_VALUE_BYTES = 1024
 #: A game's log (a stream of ~130 entries of ~90 bytes) in nodes of 1 KB, not 4 KB: Redis
 #: allocates a new stream node at its full size, so the node being filled wasted up to 4 KB
-#: per game, a seventh of an active game's bytes (docs/performance.md, "Redis per game").
+#: per game, a seventh of an active game's bytes (docs/performance.md, round seven).
 LOG_NODE_BYTES = 1024
 COMPACT_FLAGS: tuple[str, ...] = (
     "--hash-max-ziplist-value",
