@@ -18,10 +18,10 @@ makes per change (counted by wrapping the connection's send). Each layout's figu
 printed as a ratio to colocated.
 
 How bytes are counted: the record (a hash) by ``MEMORY USAGE``; the log (a stream) as the
-allocator sees it, because ``MEMORY USAGE`` misjudges a stream's nodes (it gave 21 KB for a
-log that takes 14.5 KB). Each finished game's log is replayed, entry by entry, into scratch
-streams on the same Redis, and the growth of ``used_memory_dataset`` per copy after each entry
-is the log's size at that length. The replay is done twice, with the server's
+allocator sees it, because ``MEMORY USAGE`` misjudges a stream's nodes (it gave 21.5 KB for a
+log of 133 entries that takes 14.9 KB). Each finished game's log is replayed, entry by entry,
+into scratch streams on the same Redis, and the growth of ``used_memory_dataset`` per copy
+after each entry is the log's size at that length. The replay is done twice, with the server's
 ``stream-node-max-bytes`` (the launcher's) and with Redis's default of 4096, printed as the
 "KB life at 4 KB nodes" column: the same games under both settings, in the same run.
 """
