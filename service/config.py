@@ -203,10 +203,7 @@ def _embedded_redis(environ: Mapping[str, str]) -> Finding:
         except Invalid:
             pass  # a socket left by a killed Redis: `kurier run` starts a new one
         else:
-            # An Info is what answered, nothing to warn about (a str too, so test it first).
-            level = "ok" if isinstance(warning, Info) or not warning else "warning"
-            state = warning or "answering"
-            return Finding("REDIS_URL", level, f"unset: the embedded Redis {server.url}: {state}")
+            return _judged("REDIS_URL", f"unset: the embedded Redis {server.url}", warning)
     return Finding(
         "REDIS_URL",
         "ok",
@@ -532,8 +529,14 @@ def _check_one(setting: Setting, value: str) -> Finding:
         warning = setting.check(value) if setting.check else None
     except Invalid as error:
         return Finding(setting.name, "error", f"{shown}: {error}")
-    if isinstance(warning, Info):
-        return Finding(setting.name, "ok", f"{shown}: {warning}")
-    if warning:
-        return Finding(setting.name, "warning", f"{shown}: {warning}")
-    return Finding(setting.name, "ok", shown)
+    return _judged(setting.name, shown, warning)
+
+
+def _judged(name: str, shown: str, said: str | None) -> Finding:
+    """What a check said of a setting: an ``Info`` is all well (a str too, so test it first),
+    any other text a warning."""
+    if isinstance(said, Info):
+        return Finding(name, "ok", f"{shown}: {said}")
+    if said:
+        return Finding(name, "warning", f"{shown}: {said}")
+    return Finding(name, "ok", shown)
