@@ -24,7 +24,7 @@ COPY engine ./engine
 COPY service ./service
 COPY workers ./workers
 RUN /opt/kurier/bin/pip install --no-deps . \
-    && /opt/kurier/bin/python -c "import engine.registry, service.wsgi, workers.jobs"
+    && /opt/kurier/bin/python -c "import engine.registry, service.http.wsgi, workers.jobs"
 
 # -- runtime: the virtualenv on a clean slim base, as an unprivileged user -------------------------
 FROM ${PYTHON_IMAGE} AS runtime

@@ -44,7 +44,7 @@ openapi: $(STAMP)
 # Languages (docs/i18n.md): extract every marked string (babel.cfg) into the template, then
 # merge it into each catalog: new strings arrive empty (tests/test_translations.py fails until
 # they are translated), no source locations (they would change with every edit). The -k
-# options are service.i18n.KEYWORDS. Needs the installed venv (make test or make run first).
+# options are service.common.i18n.KEYWORDS. Needs the installed venv (make test or make run first).
 POT := service/translations/messages.pot
 # Every language with a catalog (service/translations/<lang>/).
 CATALOG_LANGUAGES := $(notdir $(patsubst %/,%,$(dir $(wildcard service/translations/*/LC_MESSAGES))))

@@ -3,11 +3,11 @@
 One route, ``GET /bare``, that reads one string from Redis and answers it as JSON. The Redis
 client is the service's own (``Store.r``: the same pool class, pool size, socket timeout and
 reply decoding), made lazily after gunicorn forks, and benchmarks/load.py serves this module with
-the service's gunicorn settings (``--config python:service.gunicorn_conf``: processes, threads,
+the service's gunicorn settings (``--config python:service.http.gunicorn_conf``: processes, threads,
 niceness, timeouts), so the gap between this endpoint and ``GET /v1/me`` is what the service's
 request path adds: rate limiter, logging, metrics, authentication, flask-smorest, marshmallow.
 
-Serve: ``REDIS_URL=... gunicorn --config python:service.gunicorn_conf benchmarks.bare_app:app``
+Serve: ``REDIS_URL=... gunicorn --config python:service.http.gunicorn_conf benchmarks.bare_app:app``
 from the repository root.
 """
 

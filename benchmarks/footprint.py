@@ -8,7 +8,7 @@ two layouts:
 - ``colocated``: game state and queues on one Redis (a club; Sentinel is the same with a
   replica), where a commit and its jobs are one script;
 - ``queues-apart``: the queues on a second Redis, as a Redis Cluster deployment has them, where
-  a commit writes an outbox entry and the relay moves it (service/outbox.py).
+  a commit writes an outbox entry and the relay moves it (service/store/outbox.py).
 
 Prints per layout: bytes of one game's keys (record, log, idempotency records none here)
 averaged over its life (sampled at every version) and at its end, after compaction
@@ -42,10 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from redis.connection import AbstractConnection as Connection
 
 from engine.core import SYSTEM
-from service import games
-from service.keys import events_key, game_key
-from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.domain import games
 from service.store import Store
+from service.store.keys import events_key, game_key
+from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 
 ROUND_TRIPS = [0]
 _send = Connection.send_packed_command

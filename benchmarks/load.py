@@ -64,9 +64,9 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bare_app import BARE_KEY  # noqa: E402
 from engine.core import SYSTEM  # noqa: E402
 from engine.registry import get_game  # noqa: E402
-from service.ops import gunicorn_argv  # noqa: E402
-from service.redis_server import PERSISTENT_FLAGS, RedisServer  # noqa: E402
+from service.ops.commands import gunicorn_argv  # noqa: E402
 from service.store import Store  # noqa: E402
+from service.store.redis_server import PERSISTENT_FLAGS, RedisServer  # noqa: E402
 
 GAME_TYPE = "attila"
 #: The bare framework's app (benchmarks/bare_app.py), in place of the service's.
@@ -145,7 +145,7 @@ class Stack:
         # The bare app under the very command line `kurier web` runs, but for the app: same
         # gunicorn config (processes, threads, niceness), same environment.
         argv = gunicorn_argv("127.0.0.1", self.bare_port)
-        assert argv[-1] == "service.wsgi:app", argv
+        assert argv[-1] == "service.http.wsgi:app", argv
         self.bare = subprocess.Popen(
             [*argv[:-1], BARE_APP], env=env, cwd=ROOT, stdout=log, stderr=log
         )

@@ -21,7 +21,7 @@ Method (what works on this machine, and why):
   spent (a C call such as hiredis's parser or zlib counts for the Python frame that called it),
   and time blocked on a socket produces no samples: that is Redis's share of the wall time,
   shown as "waiting" (wall minus CPU).
-- The app is the production one (``service.wsgi``: JSON logging to stderr, here /dev/null;
+- The app is the production one (``service.http.wsgi``: JSON logging to stderr, here /dev/null;
   multi-process Prometheus counters; the rate limiter on Redis, its budget out of reach as in
   benchmarks/load.py) against a real Redis started by the project's launcher with the
   production flags. Each request is a WSGI call of the app (no HTTP server: gunicorn's share is
@@ -67,7 +67,7 @@ sys.path.insert(0, str(ROOT))
 from werkzeug.test import EnvironBuilder  # noqa: E402
 
 from benchmarks.load import GAME_TYPE, make_script  # noqa: E402
-from service.redis_server import PERSISTENT_FLAGS, RedisServer  # noqa: E402
+from service.store.redis_server import PERSISTENT_FLAGS, RedisServer  # noqa: E402
 
 Frame = tuple[str, str]  # (file, function)
 Stack = tuple[CodeType, ...]
@@ -93,9 +93,10 @@ def _redis(frame: Frame) -> bool:
 #: that must also be on the stack). First match wins; see the module docstring.
 PARTS: list[tuple[str, Callable[[Frame], bool], Callable[[Frame], bool] | None]] = [
     ("engine (load, validate, apply, dump)", _in(f"{ROOT}/engine/"), None),
-    ("notifications planning", _in("service/notifications.py"), None),
-    ("rq job building", _in("/rq/", "service/queues.py"), None),
-    # Before the limiter: its key function is what looks the token up first (service/ratelimit.py
+    ("notifications planning", _in("service/domain/notifications.py"), None),
+    ("rq job building", _in("/rq/", "service/store/queues.py"), None),
+    # Before the limiter: its key function is what looks the token up first
+    # (service/domain/ratelimit.py
     # caller_key), and the view's authentication then finds the player already in ``g``.
     (
         "auth: token -> player read (Redis)",
@@ -103,12 +104,12 @@ PARTS: list[tuple[str, Callable[[Frame], bool], Callable[[Frame], bool] | None]]
         _function("service/store.py", "player_for_token"),
     ),
     ("auth: token check and cache", _in_functions("player_for_token", "current_player"), None),
-    ("rate limiter", _in("/flask_limiter/", "/limits/", "service/ratelimit.py"), None),
-    ("metrics", _in("service/metrics.py", "/prometheus_client/"), None),
-    ("logging (JSON access line)", _in("service/logs.py", "/logging/"), None),
+    ("rate limiter", _in("/flask_limiter/", "/limits/", "service/domain/ratelimit.py"), None),
+    ("metrics", _in("service/ops/metrics.py", "/prometheus_client/"), None),
+    ("logging (JSON access line)", _in("service/common/logs.py", "/logging/"), None),
     (
         "record and log: encode/decode (zlib, JSON of the state)",
-        _in("service/record.py", "service/eventlog.py"),
+        _in("service/store/record.py", "service/store/eventlog.py"),
         None,
     ),
     ("Store.transact: Redis round trips", _redis, _function("service/store.py", "transact")),
@@ -288,7 +289,7 @@ class Games:
     """Attila games whose scripted moves are handed out one request at a time."""
 
     def __init__(self, app: Any, number: int, players: int = 3) -> None:
-        from service.auth import store  # the app's own Store, for the worker's function
+        from service.http.auth import store  # the app's own Store, for the worker's function
 
         self.client = app.test_client()
         with app.app_context():
@@ -315,7 +316,7 @@ class Games:
 
     def resolve_pending(self) -> None:
         """What the worker would do: resolve every sealed conflict owed."""
-        from service import games
+        from service.domain import games
 
         for game_id, ref in self.store.pending_resolutions():
             games.resolve(self.store, game_id, ref)
@@ -411,7 +412,7 @@ def main() -> None:
     stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # noqa: SIM115 - the app's log
     try:
         from benchmarks.bare_app import app as bare_app  # after the environment, like the next
-        from service.wsgi import app  # after the environment: it reads it at import
+        from service.http.wsgi import app  # after the environment: it reads it at import
 
         sys.stderr = stderr  # the app's log handler keeps /dev/null
         print(f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()}")

@@ -34,7 +34,8 @@ def _owed(view: dict[str, Any]) -> set[tuple[int, str, str]]:
 
 
 def _notifies(before: dict[str, Any], after: dict[str, Any]) -> bool:
-    """Mirrors service/notifications.py: a seat that owed nothing now moves, or a new seal."""
+    """Mirrors service/domain/notifications.py: a seat that owed nothing now moves, or a new
+    seal."""
     had = {seat for seat, _, _ in _owed(before)}
     for seat, kind, _ref in _owed(after) - _owed(before):
         if kind == "sealed" or seat not in had:

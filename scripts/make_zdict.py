@@ -1,4 +1,4 @@
-"""Make the event-log compression dictionary of a game type (service/eventlog.py).
+"""Make the event-log compression dictionary of a game type (service/store/eventlog.py).
 
 Plays ``--games`` random games with the engine (uniform among legal actions, fixed seeds, so the
 output is reproducible) and keeps the last 32 KiB of their log entries, in the form the service
@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.core import SYSTEM  # noqa: E402
 from engine.registry import get_game  # noqa: E402
-from service.eventlog import ZDICT_DIR  # noqa: E402
+from service.store.eventlog import ZDICT_DIR  # noqa: E402
 
 WINDOW = 32 * 1024
 STATE_SHARE = 8 * 1024

@@ -17,17 +17,17 @@ from types import FrameType
 from typing import Any
 from urllib.parse import urlsplit
 
-from service import ops
-from service.config import Invalid, mailin_address, public_url, stream_url, url_of
-from service.numbers import is_ascii_digits
-from service.queues import DEFAULT_QUEUE, WEBHOOK_QUEUE, WORKER_QUEUES
-from service.redis_server import (
+from service.common.numbers import is_ascii_digits
+from service.ops import commands as ops
+from service.ops.config import Invalid, mailin_address, public_url, stream_url, url_of
+from service.store import Store
+from service.store.queues import DEFAULT_QUEUE, WEBHOOK_QUEUE, WORKER_QUEUES
+from service.store.redis_server import (
     RedisLaunchError,
     RedisServer,
     data_dir_from_env,
     redis_url_or_server,
 )
-from service.store import Store
 
 MAX_PROCESSES = 64
 #: The workers one installation runs (`kurier run`; docker-compose.yml has the same roles):
@@ -184,7 +184,7 @@ def _processes(text: str) -> int:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from engine import registry
-    from service.logs import configure_logging
+    from service.common.logs import configure_logging
     from workers.jobs import reconcile
     from workers.runtime import Sweeper
 
@@ -193,7 +193,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     store = Store.from_env()
     sweeper = None
     if DEFAULT_QUEUE in args.queues:
-        # Jobs owed but lost by workers that died (service/owed.py): enqueue them again now,
+        # Jobs owed but lost by workers that died (service/store/owed.py): enqueue them again now,
         # and every few seconds while this process serves the game queue.
         reconcile(store)
         if not args.burst:
@@ -214,7 +214,7 @@ def _worker_class(queues: list[str]) -> Any:
     cost more than a resolution itself (tens of ms; docs/performance.md), and game jobs are
     short, idempotent and bounded by their job timeout. Webhook deliveries keep one forked
     work-horse per job: an attempt abandoned at its deadline dies with its horse. Both beat a
-    heartbeat of their own (service/liveness.py)."""
+    heartbeat of their own (service/store/liveness.py)."""
     from workers.runtime import GameWorker, WebhookWorker
 
     return WebhookWorker if WEBHOOK_QUEUE in queues else GameWorker
@@ -248,8 +248,8 @@ def _work_pool(store: Store, queues: list[str], processes: int, burst: bool) -> 
 
 
 def cmd_mail_in(args: argparse.Namespace) -> int:
-    from service.logs import configure_logging
-    from service.mailin import serve
+    from service.common.logs import configure_logging
+    from service.mail.receiver import serve
 
     try:
         host, port = mailin_address(os.environ)
@@ -289,7 +289,7 @@ def cmd_redis(_args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from service import games
+    from service.domain import games
 
     url, server = _demo_redis()
     try:
@@ -345,7 +345,7 @@ def cmd_openapi(args: argparse.Namespace) -> int:
 
 
 def openapi_text() -> str:
-    from service.app import create_app
+    from service.http.app import create_app
 
     app = create_app({"REDIS_URL": "unix:///nonexistent"})
     spec = app.extensions["kurier.api"].spec.to_dict()

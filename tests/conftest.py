@@ -22,9 +22,9 @@ from flask import Flask
 from rq import Worker
 from werkzeug.serving import make_server
 
-from service.app import create_app
-from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.http.app import create_app
 from service.store import Store
+from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 from tests.client import Kurier
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core import SYSTEM
-from service import games
+from service.domain import games
 from service.store import Store
 
 

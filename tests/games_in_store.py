@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import games
+from service.domain import games
 from service.store import Store
 
 Seated = list[tuple[dict[str, Any], str]]  # (player, token) by seat

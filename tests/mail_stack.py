@@ -18,7 +18,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from engine.core import SYSTEM
-from service import i18n
+from service.common import i18n
 from tests.notify_stack import ROOT, NotifyStack
 from tests.receivers import free_port, wait_for
 from workers.mailview import MOVES_HEADING

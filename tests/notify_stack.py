@@ -17,10 +17,10 @@ from typing import Any
 from rq import Worker
 from werkzeug.serving import make_server
 
-from service.app import create_app
 from service.cli import WORKER_ROLES, worker_options
-from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.http.app import create_app
 from service.store import Store
+from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 from tests.client import Kurier, Player
 from tests.conftest import UNLIMITED, short_tmp
 from tests.receivers import SmtpSink

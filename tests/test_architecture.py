@@ -11,49 +11,19 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "service", "workers")
 
-#: Lower numbers are lower layers; a module may import only from its own layer or below.
-#: Modules not named take their package's entry (the longest matching prefix wins).
+#: A folder is a layer (docs/architecture.md); lower numbers are lower layers. A module may
+#: import only from its own layer or below; the longest matching folder wins.
 LAYERS: dict[str, int] = {
     "engine": 0,  # pure rules: no I/O, imports nothing of ours but itself
-    # Foundations: what a key is called, what the bytes mean, problems, pictures, logs.
-    "service.keys": 1,
-    "service.queues": 1,
-    "service.problems": 1,
-    "service.eventlog": 1,
-    "service.record": 1,
-    "service.sealed": 1,
-    "service.logs": 1,
-    "service.replies": 1,
-    "service.redis_server": 1,
-    "service.gunicorn_conf": 1,
-    "service.pictures": 1,
-    "service.redis_urls": 1,
-    "service.numbers": 1,
-    "service.webhook_urls": 1,
-    "service.gunicorn_worker": 1,
-    "service.gunicorn_streams": 1,  # gunicorn settings of the stream server
-    "service.mailauth": 1,
-    "service.writes": 1,  # commands recorded for a commit, and the commit script
-    "service.lru": 1,  # the pictures' per-version caches
-    "service.i18n": 1,  # the languages: gettext catalogs, read without a Flask request
-    "service.store": 2,  # the one writer, and the Redis bookkeeping it writes with:
-    "service.owed": 2,  # jobs owed and their sweep
-    "service.liveness": 2,  # workers' heartbeats
-    "service.outbox": 2,  # what a commit owes other slots and the queue Redis
-    "service": 3,  # service functions: games, notifications, prefs, pinning, auth, ...
-    "service.ratings": 3,  # ratings, profiles, leaderboards, finished games
-    # Adapters: HTTP resources and their schemas, the mail receiver, rq jobs.
-    "service.api": 4,
-    "service.schemas": 4,
-    "service.mailin": 4,
-    "service.web": 4,  # the web pages
-    "workers": 4,
-    # Composition: the app factory and the command line wire everything together.
-    "service.app": 5,
-    "service.streams_app": 5,  # the stream server's app (SSE routes over service/streams.py)
-    "service.wsgi": 5,
-    "service.cli": 5,
-    "service.ops": 5,
+    "service.common": 1,  # foundations: problems, logs, languages, reply addresses, secrets
+    "service.store": 2,  # the one writer of games, the repositories, Redis's bookkeeping
+    "service.domain": 3,  # service functions: what a request changes, what a caller may see
+    "service.pictures": 3,  # the boards drawn as SVG and PNG
+    "service.ops": 3,  # settings and their check, metrics, archives, operator commands
+    "service.http": 4,  # adapters: API resources, schemas, web pages, their servers
+    "service.mail": 4,  # adapter: the SMTP receiver
+    "workers": 4,  # adapter: rq jobs
+    "service": 5,  # composition: service/cli.py wires everything together
 }
 
 
@@ -80,13 +50,22 @@ def _imports(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            # `from service import games` imports the module service.games.
+            # `from service import games` imports the module service.domain.games.
             names = [f"{node.module}.{a.name}" for a in node.names]
             names = [n if n in MODULES else node.module for n in names]
         else:
             continue
         out |= {name for name in names if name.split(".")[0] in PACKAGES}
     return out
+
+
+def test_every_module_lives_in_a_layer_folder() -> None:
+    """Only the command line (composition) sits in service/ itself: any other module is in the
+    folder of its layer, so that its folder says what it may import."""
+    loose = sorted(
+        m for m in MODULES if m.count(".") == 1 and m.startswith("service.") and m not in LAYERS
+    )
+    assert loose == ["service.cli"], loose
 
 
 def layer(module: str) -> int:
@@ -138,10 +117,10 @@ def test_no_import_loops() -> None:
 #: Adapters stand side by side: an HTTP resource does not call into a job module or back (what
 #: both need lives in a service module below them).
 ADAPTER_FAMILIES = (
-    ("service.api", "service.schemas"),
+    ("service.http.api", "service.http.schemas"),
     ("workers",),
-    ("service.mailin",),
-    ("service.web",),
+    ("service.mail.receiver",),
+    ("service.http.web",),
 )
 
 

@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 
 from engine.verify import verify_record
-from service import pinning
-from service.archive import archive, restore
-from service.keys import events_key, game_key, player_games_key
+from service.domain import pinning
+from service.ops.archive import archive, restore
 from service.store import Store
+from service.store.keys import events_key, game_key, player_games_key
 from tests.client import Kurier, play_to_end
 from tests.game_helpers import new_table, play_random
 

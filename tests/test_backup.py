@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from service import pinning
-from service.redis_server import PERSISTENT_FLAGS, RedisServer
+from service.domain import pinning
 from service.store import Store
+from service.store.redis_server import PERSISTENT_FLAGS, RedisServer
 from tests.conftest import short_tmp
 from tests.game_helpers import Table, new_table, play_random
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.keys import game_key
-from service.record import GameRecord, as_text
 from service.store import Store
+from service.store.keys import game_key
+from service.store.record import GameRecord, as_text
 from tests.games_in_store import started_attila, step
 from tests.redis_watch import commands_named
 

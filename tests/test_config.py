@@ -10,9 +10,9 @@ import pytest
 import redis
 
 from service.cli import main
-from service.config import SETTINGS, Invalid, listen_address, public_url
-from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.ops.config import SETTINGS, Invalid, listen_address, public_url
 from service.store import Store
+from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 from tests.conftest import short_tmp
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,7 +146,7 @@ def test_every_variable_the_code_reads_is_a_setting() -> None:
         for path in (ROOT / folder).rglob("*.py"):
             read |= _environ_reads(path)
     assert read >= {"REDIS_URL", "KURIER_SMTP_URL"}  # the scan sees the known reads
-    assert read - {s.name for s in SETTINGS} == set(), "add them to service/config.py"
+    assert read - {s.name for s in SETTINGS} == set(), "add them to service/ops/config.py"
 
 
 def test_the_operations_table_lists_every_setting_with_its_default() -> None:

@@ -20,7 +20,7 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from service import queues
+from service.store import queues
 from tests.client import Player
 from tests.notify_stack import NotifyStack
 from tests.receivers import wait_for

@@ -27,13 +27,13 @@ from typing import Any
 import pytest
 import requests
 
-from service import deliveries
-from service.app import create_app
 from service.cli import WORKER_ROLES, main, worker_options
-from service.config import SETTINGS
-from service.queues import WEBHOOK_QUEUE, WORKER_QUEUES
-from service.redis_server import COMPACT_FLAGS, PERSISTENT_FLAGS
+from service.domain import deliveries
+from service.http.app import create_app
+from service.ops.config import SETTINGS
 from service.store import resolve_job
+from service.store.queues import WEBHOOK_QUEUE, WORKER_QUEUES
+from service.store.redis_server import COMPACT_FLAGS, PERSISTENT_FLAGS
 from tests.client import wait_until_answering
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,5 @@
-"""Fewer mails, by the player's choice (service/prefs.py, service/mailbag.py): a daily digest
+"""Fewer mails, by the player's choice (service/domain/prefs.py, service/domain/mailbag.py): a
+daily digest
 and quiet hours hold mail notices in the seat's mailbag; webhooks are never held; a turn with
 a deadline is still told before the deadline passes. Real Redis, worker, SMTP sink and
 webhook receiver.
@@ -20,10 +21,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from rq.registry import ScheduledJobRegistry
 
-from service import mailbag, owed, prefs
-from service.problems import Problem
-from service.queues import MAILBAG_JOB, NOTIFY_QUEUE, queue
-from service.store import Store
+from service.common.problems import Problem
+from service.domain import mailbag, prefs
+from service.store import Store, owed
+from service.store.queues import MAILBAG_JOB, NOTIFY_QUEUE, queue
 from tests.client import Kurier, Player
 from tests.notify_stack import NotifyStack
 from tests.receivers import HookSink, wait_for
@@ -41,7 +42,7 @@ def _zone_at_two() -> str:
 
 
 def _next_local(zone: str, hour: int) -> float:
-    """The next local ``hour``:00 in ``zone`` (computed apart from service/prefs.py)."""
+    """The next local ``hour``:00 in ``zone`` (computed apart from service/domain/prefs.py)."""
     local = datetime.now(ZoneInfo(zone))
     at = local.replace(hour=hour, minute=0, second=0, microsecond=0)
     return (at if at > local else at + timedelta(days=1)).timestamp()

@@ -1,4 +1,4 @@
-"""A move's answer and GET /v1/me's skip marshmallow's dump (service/api/base.py ``dumped``):
+"""A move's answer and GET /v1/me's skip marshmallow's dump (service/http/api/base.py ``dumped``):
 each must already be exactly what its schema dumps (ActionResult for every kind of move of every
 game type, Me for every kind of preference), or the committed document would no longer describe
 it (a field too many could also be a leak)."""
@@ -12,9 +12,9 @@ import pytest
 from flask import Flask
 
 from engine.core import SYSTEM
-from service import games, prefs
-from service.schemas.games import ActionResult
-from service.schemas.players import Me
+from service.domain import games, prefs
+from service.http.schemas.games import ActionResult
+from service.http.schemas.players import Me
 from service.store import Store
 
 TABLES = [("attila", 3), ("attila", 2), ("attika", 3), ("attila-wargame", 2)]

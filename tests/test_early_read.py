@@ -1,6 +1,7 @@
 """A move's transaction read made early, in the rate limiter's round trip (issue 16).
 
-The read rides in the request's first pipeline (service/ratelimit.py, Store.checked_token_player)
+The read rides in the request's first pipeline (service/domain/ratelimit.py,
+Store.checked_token_player)
 and the transaction's first try uses it; the commit's compare-and-set judges it like any read.
 """
 
@@ -12,11 +13,11 @@ from typing import Any
 import pytest
 from redis.connection import AbstractConnection
 
-from service import games, ratelimit
-from service.app import create_app
-from service.keys import player_key
-from service.record import Change, GameRecord
+from service.domain import games, ratelimit
+from service.http.app import create_app
 from service.store import Store
+from service.store.keys import player_key
+from service.store.record import Change, GameRecord
 from tests.conftest import UNLIMITED
 from tests.games_in_store import started_attila
 

@@ -8,9 +8,8 @@ import json
 
 import pytest
 
-from service import eventlog
-from service.keys import events_key
-from service.store import Store
+from service.store import Store, eventlog
+from service.store.keys import events_key
 from tests.game_helpers import new_table, play_random
 
 #: A stored log can only be read with the dictionary it was written with: these never change.

@@ -10,7 +10,7 @@ import pytest
 
 from engine.core import Event
 from engine.registry import game_ids, get_game
-from service.schemas import contract, derive
+from service.http.schemas import contract, derive
 from tests.openapi_validation import component, errors
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "api.md"
@@ -68,7 +68,7 @@ def test_docs_list_every_event_kind(sampled: tuple[str, list[derive.Sample]]) ->
     type_id, samples = sampled
     text = DOCS.read_text()
     assert derive.docs_with_table(text, contract.event_table()) == text, (
-        "docs/api.md's event table is stale: run python -m service.schemas.derive"
+        "docs/api.md's event table is stale: run python -m service.http.schemas.derive"
     )
     listed = {line.split("`")[1] for line in text.splitlines() if line.startswith(f"| {type_id} |")}
     produced = {event["kind"] for sample in samples for event in sample.events}

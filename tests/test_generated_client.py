@@ -12,7 +12,7 @@ What the generator needs from us, and why (docs/api.md, "Generated clients"):
   requirement is present, not at the empty alternative. At run time the unauthenticated
   ``Client`` works for them (both give an httpx client); only the annotation is too narrow.
 - ``GameView.your_decision``, ``GameView.deadline`` and ``LegalActions.decision`` are
-  nullable references (service/schemas/contract.py), so they come back as ``Decision`` /
+  nullable references (service/http/schemas/contract.py), so they come back as ``Decision`` /
   ``Deadline`` or None: ``test_nullable_nested_fields_are_typed`` checks it (apispec's own
   ``anyOf: [free-form object, $ref]`` gave untyped mappings).
 The generation runs with ``--fail-on-warning``: an operation the generator cannot read fails

@@ -1,4 +1,4 @@
-"""gunicorn builds no access line the app does not write (service/gunicorn_worker.py)."""
+"""gunicorn builds no access line the app does not write (service/http/gunicorn_worker.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from gunicorn.config import Config
 from gunicorn.glogging import Logger
 
-from service.gunicorn_worker import AppAccessLogger
-from service.logs import gunicorn_logconfig
+from service.common.logs import gunicorn_logconfig
+from service.http.gunicorn_worker import AppAccessLogger
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,7 +23,7 @@ def _config() -> Config:
     return config
 
 
-@pytest.mark.parametrize("module", ["service.gunicorn_conf", "service.gunicorn_streams"])
+@pytest.mark.parametrize("module", ["service.http.gunicorn_conf", "service.http.gunicorn_streams"])
 def test_both_servers_use_the_logger_without_access_lines(module: str, tmp_path: Path) -> None:
     # In a process of its own, given a metrics directory: the API's settings set one up at
     # import otherwise.
@@ -37,7 +37,7 @@ def test_both_servers_use_the_logger_without_access_lines(module: str, tmp_path:
         timeout=60,
         env=env,
     ).stdout.strip()
-    assert named == "service.gunicorn_worker.AppAccessLogger"
+    assert named == "service.http.gunicorn_worker.AppAccessLogger"
 
 
 def test_access_logging_is_off_where_gunicorns_logger_thinks_it_on() -> None:

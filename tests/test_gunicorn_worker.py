@@ -1,5 +1,5 @@
 """The API worker class's graceful close, away from gunicorn's main loop
-(service/gunicorn_worker.py, ``close_graceful_aside``); under gunicorn it is tested in
+(service/http/gunicorn_worker.py, ``close_graceful_aside``); under gunicorn it is tested in
 tests/test_hostile_input.py."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from service import gunicorn_worker
+from service.http import gunicorn_worker
 
 
 def _lingering_threads() -> list[threading.Thread]:

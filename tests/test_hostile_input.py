@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 import requests
 
-from service import config, deliveries, ops, prefs
-from service.app import MAX_BODY
+from service.domain import deliveries, prefs
+from service.http.app import MAX_BODY
+from service.ops import config
+from service.ops.commands import gunicorn_argv
 from service.store import Store, player_key
 from tests.client import Kurier, Player, wait_until_answering
 from tests.conftest import ROOT
@@ -425,7 +427,7 @@ def gunicorn_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> It
     }
     log = open(tmp / "web.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(
-        ops.gunicorn_argv("127.0.0.1", port), env=env, cwd=ROOT, stdout=log, stderr=log
+        gunicorn_argv("127.0.0.1", port), env=env, cwd=ROOT, stdout=log, stderr=log
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -1,5 +1,5 @@
 """Store.watch_log: a game's log waited on and read in one round trip, on a connection held
-for the watch (the stream server's watchers, service/loghub.py)."""
+for the watch (the stream server's watchers, service/domain/loghub.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import time
 import pytest
 import redis
 
-from service.record import Change
 from service.store import Store
+from service.store.record import Change
 from tests.games_in_store import started_attila
 from tests.redis_watch import blocked_reader
 

@@ -1,4 +1,4 @@
-"""The stream server's watchers (service/loghub.py): one blocking read per game followed in a
+"""The stream server's watchers (service/domain/loghub.py): one blocking read per game followed in a
 process, one read of a move for all the game's waiting streams. On a real Redis; the streams
 are threads here, as they are greenlets in the stream server."""
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from service import loghub
-from service.loghub import LogHub
+from service.domain import loghub
+from service.domain.loghub import LogHub
 from service.store import LogWatch, Store
 from tests.games_in_store import started_attila, step
 from tests.receivers import wait_for

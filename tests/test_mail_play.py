@@ -14,8 +14,8 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from engine.core import SYSTEM
-from service import replies
-from service.queues import INBOUND_JOB, queue
+from service.common import replies
+from service.store.queues import INBOUND_JOB, queue
 from tests.mail_stack import (
     DOMAIN,
     MailStack,

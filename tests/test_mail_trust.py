@@ -15,11 +15,11 @@ from email.message import EmailMessage
 
 import pytest
 
-from service import replies
-from service.mailauth import parse_authentication_results, trusted_results, vouched
-from service.record import GameRecord
-from service.replies import message_id_of
+from service.common import replies
+from service.common.mailauth import parse_authentication_results, trusted_results, vouched
+from service.common.replies import message_id_of
 from service.store import Store
+from service.store.record import GameRecord
 from tests.mail_stack import DOMAIN, MailStack, as_wire, legal_moves, plain, reply_to
 from tests.test_mail_play import answer_for, new_game, turn, version
 from workers.mailin import Inbound, _process

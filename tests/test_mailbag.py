@@ -1,4 +1,4 @@
-"""Fewer mails (service/mailbag.py): a seat's mail notices within one window go out as one
+"""Fewer mails (service/domain/mailbag.py): a seat's mail notices within one window go out as one
 mail: a conflict's reveal, scoring and the next turn, and the messages of a lively table.
 Real Redis, worker and SMTP sink; the window is 2 s here (20 s by default)."""
 
@@ -10,7 +10,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from service import mailbag
+from service.domain import mailbag
 from tests.notify_stack import NotifyStack
 from tests.receivers import wait_for
 

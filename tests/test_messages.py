@@ -7,8 +7,8 @@ from typing import Any
 
 from rq.job import Job
 
-from service.queues import message_job_id
 from service.store import Store
+from service.store.queues import message_job_id
 from tests.client import Kurier, Player
 
 PRIVATE = "meet me in Gallia <script>alert(1)</script>"

@@ -18,7 +18,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from engine.registry import get_game
-from service import games
+from service.domain import games
 from service.pictures import text_summary
 from tests.client import metric_sample
 from tests.mail_stack import legal_moves
@@ -285,7 +285,7 @@ def test_a_games_own_words_come_from_its_engine_package() -> None:
     )
     assert GAME.event_words("no_such_event", {}) is None
     assert get_game("attika").event_words("conflict_resolved", resolved) is None
-    for path in ("workers/notify.py", "service/notifications.py", "workers/mailin.py"):
+    for path in ("workers/notify.py", "service/domain/notifications.py", "workers/mailin.py"):
         source = (Path(__file__).parent.parent / path).read_text()
         assert "Revealed cards" not in source and "conflict in" not in source
 

@@ -14,11 +14,11 @@ from flask import Flask
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 
-from service import metrics, owed
-from service.app import create_app
-from service.logs import ACCESS_LOGGER, JsonFormatter
-from service.queues import RESOLVE_JOB
-from service.store import Store
+from service.common.logs import ACCESS_LOGGER, JsonFormatter
+from service.http.app import create_app
+from service.ops import metrics
+from service.store import Store, owed
+from service.store.queues import RESOLVE_JOB
 from tests.client import metric_sample
 from tests.game_helpers import new_table
 

@@ -1,4 +1,4 @@
-"""The outbox (service/outbox.py): what a commit owes the queue Redis reaches it once and in
+"""The outbox (service/store/outbox.py): what a commit owes the queue Redis reaches it once and in
 order, even when the writer dies between its commit and its relay. Two real Redis servers: the
 game store and the queues apart, as a Redis Cluster deployment has them."""
 
@@ -11,13 +11,12 @@ from typing import Any
 import pytest
 import redis
 
-from service import outbox
-from service.keys import dirty_key, outbox_key
-from service.outbox import Relay
-from service.record import Change, GameRecord
-from service.redis_server import EPHEMERAL_FLAGS, RedisServer
-from service.store import Store
-from service.writes import Writes
+from service.store import Store, outbox
+from service.store.keys import dirty_key, outbox_key
+from service.store.outbox import Relay
+from service.store.record import Change, GameRecord
+from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.store.writes import Writes
 from tests.conftest import short_tmp
 from tests.game_helpers import new_table
 from workers.runtime import Sweeper

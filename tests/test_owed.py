@@ -1,4 +1,4 @@
-"""The owed-jobs record and its sweep (service/owed.py) on a real Redis with real rq workers:
+"""The owed-jobs record and its sweep (service/store/owed.py) on a real Redis with real rq workers:
 what the sweep takes for lost and enqueues again, what it leaves alone, and that a job's success
 settles it. The jobs are resolutions of games that do not exist: they succeed at once
 ("already-resolved"), like any idempotent job run once too often."""
@@ -12,9 +12,8 @@ from rq import Queue, SimpleWorker
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from service import liveness, owed
-from service.queues import RESOLVE_JOB
-from service.store import Store
+from service.store import Store, liveness, owed
+from service.store.queues import RESOLVE_JOB
 from workers import shared
 
 WORKER_SET = liveness.REDIS_WORKER_KEYS  # rq's set of registered workers
@@ -114,7 +113,7 @@ def test_an_inbound_mail_job_lost_by_a_dead_worker_is_swept_back(env_store: Stor
     dying worker took off the queue must come back (or a move sent by email would be lost)."""
     from aiosmtpd.smtp import Envelope
 
-    from service.mailin import InboundHandler
+    from service.mail.receiver import InboundHandler
 
     envelope = Envelope()
     envelope.mail_from = "ada@example.org"
@@ -137,7 +136,7 @@ def test_a_webhook_attempt_lost_by_a_dead_worker_is_swept_back_and_frees_its_rec
     the slot it held is freed, or that receiver would get nothing ever again."""
     from rq.rate_limit import RateLimitRegistry
 
-    from service.queues import WEBHOOK_JOB, WEBHOOK_QUEUE
+    from service.store.queues import WEBHOOK_JOB, WEBHOOK_QUEUE
 
     def attempt(n: int) -> owed.OwedJob:
         return owed.OwedJob(

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from engine.registry import get_game
-from service import games, pinning
 from service.cli import main
-from service.keys import game_key
-from service.problems import Problem
+from service.common.problems import Problem
+from service.domain import games, pinning
 from service.store import Store
+from service.store.keys import game_key
 from tests.game_helpers import new_table, play_random
 
 #: The running engine's Attila rules; "attila-0" below stands for an older release's.

@@ -7,10 +7,10 @@ import json
 import time
 from typing import Any
 
-from service import owed, ratings
-from service.keys import player_finished_key, ratings_players_key
-from service.queues import NOTIFY_QUEUE, queue, rate_job_id
-from service.store import Store
+from service.domain import ratings
+from service.store import Store, owed
+from service.store.keys import player_finished_key, ratings_players_key
+from service.store.queues import NOTIFY_QUEUE, queue, rate_job_id
 from tests.client import Kurier, Player
 from tests.conftest import worker_process
 from tests.game_helpers import Table, new_table, play_random

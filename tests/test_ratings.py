@@ -10,15 +10,15 @@ import threading
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service import owed, ratings
-from service.keys import (
+from service.domain import ratings
+from service.store import Store, owed
+from service.store.keys import (
     finished_games_key,
     player_finished_key,
     ratings_players_key,
     ratings_rated_key,
 )
-from service.queues import rate_job_id
-from service.store import Store
+from service.store.queues import rate_job_id
 from tests.game_helpers import new_table, play_random
 
 _EXAMPLES = itertools.count()
@@ -131,7 +131,7 @@ def test_any_standing_is_applied_once_and_better_ranks_gain_more(
 
 
 def test_abandoned_seats_rank_last_above_the_resigned() -> None:
-    from service.ratings import _with_abandoned_last
+    from service.domain.ratings import _with_abandoned_last
 
     record = type("R", (), {})()
     record.seats = ["a", "b", "c", "d"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from service.redis_server import EPHEMERAL_FLAGS, RedisLaunchError, RedisServer
+from service.store.redis_server import EPHEMERAL_FLAGS, RedisLaunchError, RedisServer
 from tests.conftest import short_tmp
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,5 @@
-"""service/redis_urls.py: URL forms for a single Redis, Sentinel and Cluster, checked without a
+"""service/store/redis_urls.py: URL forms for a single Redis, Sentinel and Cluster, checked without
+a
 server (parse, queue_url) and on real topologies on loopback (tests/topologies.py): connect,
 probe, transactions on a cluster, and failovers (kill -9 of a primary or master)."""
 
@@ -16,8 +17,8 @@ import redis
 from limits.storage import storage_from_string
 from redis.exceptions import ClusterError, CrossSlotTransactionError, RedisClusterException
 
-from service import config
-from service.redis_urls import (
+from service.ops import config
+from service.store.redis_urls import (
     RedisTarget,
     SentinelConnection,
     TopologyError,
@@ -297,7 +298,7 @@ def test_a_full_pool_makes_threads_wait_instead_of_failing(
 @pytest.mark.parametrize("mode", ["sentinel", "cluster"])
 def test_the_same_url_serves_the_rate_limiter(mode: str, request: pytest.FixtureRequest) -> None:
     """The ``limits`` library (under Flask-Limiter) takes our Sentinel and Cluster URLs as is,
-    with the options service/ratelimit.py gives it (on Sentinel: our connection class, so a
+    with the options service/domain/ratelimit.py gives it (on Sentinel: our connection class, so a
     read cut short drops its connection there too)."""
     url = _url(mode, request)
     storage = storage_from_string(url, **limits_options(url))

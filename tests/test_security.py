@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import redis
 
-from service.app import MAX_BODY, create_app
-from service.logs import JsonFormatter
+from service.common.logs import JsonFormatter
+from service.http.app import MAX_BODY, create_app
 from service.store import TOKEN_PREFIX, Store
 from tests.client import Kurier, Player
 from tests.conftest import serve
@@ -71,7 +71,8 @@ def test_a_redis_that_forgot_the_limit_script_still_counts(
     kurier: Kurier, limited: Kurier, redis_url: str
 ) -> None:
     """The limiter sends its script by hash in one pipeline with the token's read
-    (service/ratelimit.py); a restarted Redis has forgotten it: loaded again, counted once."""
+    (service/domain/ratelimit.py); a restarted Redis has forgotten it: loaded again, counted
+    once."""
     alice = kurier.new_player("Forgetful")
     assert limited.call("GET", "/v1/me", alice).headers["X-RateLimit-Remaining"] == "4"
     assert limited.call("GET", "/v1/me", alice).headers["X-RateLimit-Remaining"] == "3"

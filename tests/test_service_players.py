@@ -10,7 +10,7 @@ from typing import Any
 
 from rq import Worker
 
-from service.app import create_app
+from service.http.app import create_app
 from service.store import Store
 from tests.client import Kurier
 from tests.conftest import ROOT

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from service import games
-from service.problems import Problem
-from service.record import Change, GameRecord
+from service.common.problems import Problem
+from service.domain import games
 from service.store import Store
+from service.store.record import Change, GameRecord
 
 
 def test_a_commit_after_our_read_makes_us_start_over(isolated_redis: Store) -> None:

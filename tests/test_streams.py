@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 import requests
 
-from service.keys import events_key
-from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.domain.streams import RETRY_MS, Timing, inbox_stream
 from service.store import Store
-from service.streams import RETRY_MS, Timing, inbox_stream
+from service.store.keys import events_key
+from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 from tests.client import Kurier, Player
 from tests.conftest import short_tmp
 from tests.games_in_store import started_attila

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.app import create_app
+from service.http.app import create_app
 from tests.client import Kurier, Player
 from tests.conftest import UNLIMITED, serve
 
@@ -39,7 +39,7 @@ def test_a_token_revoked_elsewhere_stops_working_at_its_next_request(
 ) -> None:
     """Another API process (a second app, its own token cache) that saw the token a moment
     ago refuses it at once: the rate limiter's pipeline re-reads the token's owner with every
-    request (service/ratelimit.py), so the per-process cache only guesses whose it is."""
+    request (service/domain/ratelimit.py), so the per-process cache only guesses whose it is."""
     player = kurier.new_player("Elsewhere")
     made = kurier.call("POST", "/v1/me/tokens", player, json={"name": "bot"}).json()
     bot = Player(player.id, player.name, made["token"])

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import pytest
 import requests
 
-from service import messages, streams
-from service.app import create_app
-from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.domain import messages, streams
+from service.http.app import create_app
 from service.store import Store
+from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 from tests.conftest import UNLIMITED, serve, short_tmp, worker_process
 from tests.games_in_store import started_attila, step
 from tests.receivers import wait_for
@@ -122,7 +122,7 @@ def test_health_metrics_and_rate_limits_work_on_every_topology(
 
 
 def test_a_game_watch_gets_each_move_on_every_topology(store: Store) -> None:
-    # The stream server's watch of a game (service/loghub.py): the wait and the read share a
+    # The stream server's watch of a game (service/domain/loghub.py): the wait and the read share a
     # held connection, on a Sentinel's primary too; in a cluster they are two calls.
     game_id, seated = started_attila(store)
     with store.watch_log(game_id) as watch:
@@ -173,7 +173,7 @@ def test_a_players_inbox_stream_sees_moves_and_messages_on_every_topology(store:
 def test_a_worker_told_to_stop_stops_at_once(topology: Topology, store: Store) -> None:
     """SIGTERM (docker stop, systemd) to an idle ``kurier worker``: rq's warm shutdown ends it
     within seconds. On Sentinel it hung for its blocking read's timeout (docker's grace period
-    then kills it): the interrupted read's connection was reused (service/redis_urls.py)."""
+    then kills it): the interrupted read's connection was reused (service/store/redis_urls.py)."""
     with worker_process(store) as worker:
         time.sleep(0.5)  # in its blocking wait for a job
         told = time.monotonic()

@@ -23,7 +23,8 @@ from engine.attila_wargame import describe as wargame_words
 from engine.core import Event
 from engine.registry import get_game
 from engine.sentences import SEAT_TEMPLATES, Plural
-from service import i18n, pictures
+from service import pictures
+from service.common import i18n
 from tests.client import Kurier
 
 ROOT = Path(__file__).resolve().parent.parent

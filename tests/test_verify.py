@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from engine.verify import verify_record
-from service import games
+from service.domain import games
 from service.store import Store
 from tests.game_helpers import new_table, play_random
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def finished_record(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+    from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 
     server = RedisServer(tmp_path_factory.mktemp("verify"), EPHEMERAL_FLAGS)
     server.start()

@@ -43,18 +43,18 @@ def _engines_imported_after(snippet: str, env: dict[str, str] | None = None) -> 
 
 def test_a_fresh_interpreter_has_no_engine_until_asked() -> None:
     """The check itself can fail: the service's modules alone import no engine."""
-    imported = _engines_imported_after("import service.games, service.store")
+    imported = _engines_imported_after("import service.domain.games, service.store")
     assert len(imported) == len(registry.game_ids())
     assert not any(imported.values()), imported
 
 
 def test_the_api_imports_every_engine_when_created() -> None:
-    imported = _engines_imported_after("from service.app import create_app\ncreate_app()")
+    imported = _engines_imported_after("from service.http.app import create_app\ncreate_app()")
     assert imported and all(imported.values()), imported
 
 
 def test_the_stream_server_imports_every_engine_when_created() -> None:
-    snippet = "from service.streams_app import create_streams_app\ncreate_streams_app()"
+    snippet = "from service.http.streams_app import create_streams_app\ncreate_streams_app()"
     imported = _engines_imported_after(snippet)
     assert imported and all(imported.values()), imported
 

@@ -14,9 +14,9 @@ import pytest
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
-from service import games
-from service.queues import queue, resolve_job_id
+from service.domain import games
 from service.store import Store
+from service.store.queues import queue, resolve_job_id
 from workers import jobs, shared
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,7 +86,7 @@ _CRASHING_WORKER = textwrap.dedent(
     import redis.commands.core
     from rq import Queue, SimpleWorker
     from rq.serializers import JSONSerializer
-    from service.queues import queue
+    from service.store.queues import queue
     from service.store import Store
 
     real_call = redis.commands.core.Script.__call__

@@ -1,5 +1,6 @@
 """Real Redis topologies on loopback for tests: a Sentinel-managed primary with a replica, and
-a Redis Cluster. Every process is the launcher's redis-server (service/redis_server.py), on TCP
+a Redis Cluster. Every process is the launcher's redis-server (service/store/redis_server.py), on
+TCP
 ports picked free beforehand, in a short temporary directory removed at exit; every wait is
 bounded and says what it waited for; every process is killed at exit."""
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import redis
 
-from service.redis_server import EPHEMERAL_FLAGS, find_redis_server
+from service.store.redis_server import EPHEMERAL_FLAGS, find_redis_server
 from tests.receivers import wait_for
 
 HOST = "127.0.0.1"

@@ -4,9 +4,9 @@ twice, or after a worker died mid-way, changes the game at most once."""
 
 from __future__ import annotations
 
-from service import games, owed
-from service.keys import LEGACY_RESOLVE_INDEX
-from service.store import Store, resolve_job
+from service.domain import games
+from service.store import Store, owed, resolve_job
+from service.store.keys import LEGACY_RESOLVE_INDEX
 from workers.shared import shared_store
 
 
@@ -31,7 +31,7 @@ def reconcile(store: Store, older_than: float = 0.0) -> int:
 
 
 def _adopt_legacy_resolutions(store: Store) -> None:
-    """Resolutions owed under the index used before service/owed.py: owe them the new way."""
+    """Resolutions owed under the index used before service/store/owed.py: owe them the new way."""
     for member in store.r.zrange(LEGACY_RESOLVE_INDEX, 0, -1):
         game_id, ref = member.split(" ", 1)
         with store.queue_raw.pipeline() as pipe:

@@ -20,7 +20,7 @@ from html import escape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from service.replies import mail_domain
+from service.common.replies import mail_domain
 
 DEFAULT_OUTBOX = ".kurier/outbox"
 SMTP_TIMEOUT = 30

@@ -1,13 +1,13 @@
 """Play by email: the job that reads one inbound mail, plays it, and answers it.
 
-``kurier mail-in`` (service/mailin.py) queues every mail for a ``play+…`` address as
+``kurier mail-in`` (service/mail/receiver.py) queues every mail for a ``play+…`` address as
 ``process_inbound``. This job:
 
 1. ignores auto-replies (RFC 3834 ``Auto-Submitted``, a null sender, ``Precedence: bulk``);
-2. checks the signed token in the address (service/replies.py): a forged, altered, expired or
+2. checks the signed token in the address (service/common/replies.py): a forged, altered, expired or
    already used address is refused, and the refusal goes to the registered address of the
    seat's player, never to the sender (an address that names no seat is only logged);
-3. requires the sender to be the player (service/mailauth.py: ``From:``, the envelope sender
+3. requires the sender to be the player (service/common/mailauth.py: ``From:``, the envelope sender
    and, when configured, the relay's Authentication-Results), else the player is warned;
 4. plays the body, one action per line, through ``games.play`` (the same checks, sealed
    commitments, resolution jobs and notifications as over HTTP), the Message-ID (and line
@@ -44,13 +44,14 @@ from email.message import EmailMessage
 from typing import Any
 
 from engine.sentences import N_
-from service import games, i18n, mailauth, messages, replies
-from service.i18n import say as _
-from service.keys import player_key
-from service.problems import Problem
-from service.record import GameRecord, Idempotency
-from service.replies import SOFT_LIMIT, message_id_of
+from service.common import i18n, mailauth, replies
+from service.common.i18n import say as _
+from service.common.problems import Problem
+from service.common.replies import SOFT_LIMIT, message_id_of
+from service.domain import games, messages
 from service.store import Store
+from service.store.keys import player_key
+from service.store.record import GameRecord, Idempotency
 from workers import mail, seatmail
 from workers.shared import shared_store
 
@@ -113,7 +114,7 @@ def _process(store: Store, inbound: Inbound) -> str:
     answer = Answer.for_seat(store, token.game_id, token.seat, inbound)
     if answer is None:
         return "no-player-to-answer"
-    # Everything said from here on is in the player's language (service/i18n.py).
+    # Everything said from here on is in the player's language (service/common/i18n.py).
     with i18n.speaking(answer.lang):
         return _answer(store, inbound, token, answer)
 
@@ -401,7 +402,7 @@ class Answer:
     name: str
     registered: str
     inbound: Inbound
-    #: The player's ``language`` preference (service/i18n.py).
+    #: The player's ``language`` preference (service/common/i18n.py).
     lang: str = i18n.DEFAULT
     extra: list[str] = field(default_factory=list)
     #: This mail's own move changed the game since ``record`` was read.

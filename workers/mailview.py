@@ -8,7 +8,7 @@ moves grouped by kind (``Game.move_groups``: a rule and examples, not every comb
 to reply; the links. The text part says all of it without the picture.
 
 Every user-visible string is marked for translation: ``{{ _("...") }}`` in the templates
-(workers/templates/mail/), ``_()`` here (service/i18n.py ``say``). A mail is built and
+(workers/templates/mail/), ``_()`` here (service/common/i18n.py ``say``). A mail is built and
 rendered inside ``with i18n.speaking(lang)`` (workers/notify.py: the reader's ``language``
 preference), so everything here, the engine's sentences and rules, the pictures and the
 templates speak the reader's language (docs/i18n.md).
@@ -26,14 +26,16 @@ import jinja2
 
 from engine.core import SYSTEM, MoveGroup
 from engine.sentences import N_
-from service import games, i18n, pictures
-from service.i18n import say as _
-from service.i18n import say_n as ngettext
-from service.lru import Lru
+from service import pictures
+from service.common import i18n
+from service.common.i18n import say as _
+from service.common.i18n import say_n as ngettext
+from service.common.lru import Lru
+from service.domain import games
 from service.pictures import png as picture_png
 from service.pictures import text_summary
-from service.record import GameRecord
 from service.store import Store
+from service.store.record import GameRecord
 
 log = logging.getLogger("kurier.notify")
 TEMPLATES = Path(__file__).parent / "templates" / "mail"

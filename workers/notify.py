@@ -18,24 +18,14 @@ from typing import Any
 
 from engine.core import SYSTEM, Event
 from engine.sentences import N_
-from service import (
-    deliveries,
-    games,
-    i18n,
-    mailbag,
-    messages,
-    metrics,
-    notifications,
-    owed,
-    prefs,
-    queues,
-    webhook_urls,
-)
-from service.i18n import say as _
-from service.keys import player_key
-from service.notifications import ASKING
-from service.record import GameRecord
-from service.store import Store
+from service.common import i18n, webhook_urls
+from service.common.i18n import say as _
+from service.domain import deliveries, games, mailbag, messages, notifications, prefs
+from service.domain.notifications import ASKING
+from service.ops import metrics
+from service.store import Store, owed, queues
+from service.store.keys import player_key
+from service.store.record import GameRecord
 from workers import mail, mailview, seatmail, webhooks
 from workers.seatmail import public_url
 from workers.shared import shared_store
@@ -119,7 +109,7 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
 
 
 def notify_message(game_id: str, message_id: str, seat: int) -> str:
-    """Email and/or webhook telling ``seat`` of a message (service/messages.py): sent once,
+    """Email and/or webhook telling ``seat`` of a message (service/domain/messages.py): sent once,
     and not at all if it was hidden meanwhile or is not for that seat."""
     store = shared_store()
     record = store.get_game(game_id)
@@ -151,7 +141,7 @@ def notify_message(game_id: str, message_id: str, seat: int) -> str:
 
 
 def send_mailbag(game_id: str, seat: int) -> str:
-    """One mail with every notice waiting for ``seat`` (service/mailbag.py): what happened,
+    """One mail with every notice waiting for ``seat`` (service/domain/mailbag.py): what happened,
     in order, then the seat's view and, if it is asked now, its legal moves. Sent once."""
     store = shared_store()
     bag = mailbag.contents(store, game_id, seat)

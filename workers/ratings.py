@@ -1,9 +1,9 @@
 """The rating job: a finished game's ratings, its players' finished and won games and the
-public listing (service/ratings.py), applied once however often this runs."""
+public listing (service/domain/ratings.py), applied once however often this runs."""
 
 from __future__ import annotations
 
-from service import ratings
+from service.domain import ratings
 from workers.shared import shared_store
 
 

@@ -1,5 +1,5 @@
 """What runs beside the rq workers of ``kurier worker``: each worker's heartbeat, and the sweep
-that enqueues again the jobs a dead worker lost (service/liveness.py, service/owed.py).
+that enqueues again the jobs a dead worker lost (service/store/liveness.py, service/store/owed.py).
 
 Both threads use Redis clients of their own: a forking worker's work-horse must not inherit a
 connection pool whose lock one of these threads held at the fork.
@@ -16,8 +16,7 @@ from typing import Any
 import redis
 from rq import SimpleWorker, Worker
 
-from service import liveness, owed
-from service.store import Store
+from service.store import Store, liveness, owed
 
 log = logging.getLogger("kurier.worker")
 
@@ -74,7 +73,7 @@ class WebhookWorker(_Beating, Worker):
 
 class Sweeper:
     """Every ``owed.SWEEP_SECONDS``, enqueue again the owed jobs no live worker has, and relay
-    the outboxes their writers left behind (service/outbox.py)."""
+    the outboxes their writers left behind (service/store/outbox.py)."""
 
     def __init__(self, store: Store) -> None:
         self.store = Store(store.url, store.queue_url)  # clients of its own

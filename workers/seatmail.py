@@ -13,11 +13,13 @@ import os
 import time
 
 from engine.sentences import N_
-from service import config, games, i18n, metrics, replies
-from service.i18n import say as _
+from service.common import i18n, replies
+from service.common.i18n import say as _
+from service.domain import games
+from service.ops import config, metrics
 from service.pictures import text_summary
-from service.record import GameRecord
 from service.store import Store
+from service.store.record import GameRecord
 from workers import mail
 
 log = logging.getLogger("kurier.notify")

@@ -1,6 +1,7 @@
 """Outgoing webhooks: Standard Webhooks signatures, SSRF-safe delivery.
 
-Which URLs are accepted is service.webhook_urls (the API checks them there too). Delivery goes
+Which URLs are accepted is service.common.webhook_urls (the API checks them there too). Delivery
+goes
 through requests-hardened, which resolves the host, refuses private, loopback and link-local
 addresses (per ``KURIER_WEBHOOK_ALLOW``) and then connects to the address it checked, so a DNS
 answer that changes between the check and the connection cannot smuggle a request inside.
@@ -23,9 +24,9 @@ from requests_hardened import Config, Manager
 from standardwebhooks.webhooks import Webhook
 from urllib3.exceptions import HTTPError as TransportError
 
-from service.deliveries import attempt_timeout
-from service.numbers import is_ascii_digits
-from service.webhook_urls import allow_mode
+from service.common.numbers import is_ascii_digits
+from service.common.webhook_urls import allow_mode
+from service.domain.deliveries import attempt_timeout
 
 #: Connect and per-read timeouts. They bound each socket operation, not the answer: a receiver
 #: sending a byte every few seconds never trips them, hence the cap on the whole attempt below.

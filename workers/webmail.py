@@ -1,12 +1,12 @@
-"""Mail for the web pages: the sign-in links (service/websessions.py), in the reader's
+"""Mail for the web pages: the sign-in links (service/domain/websessions.py), in the reader's
 language (docs/i18n.md)."""
 
 from __future__ import annotations
 
 import time
 
-from service import i18n
-from service.i18n import say as _
+from service.common import i18n
+from service.common.i18n import say as _
 from workers import mail
 
 

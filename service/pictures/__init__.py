@@ -15,9 +15,9 @@ from typing import Any
 from engine.core import Event
 from engine.registry import get_game
 from engine.sentences import player
-from service import i18n
-from service.i18n import say as _
-from service.record import GameRecord
+from service.common import i18n
+from service.common.i18n import say as _
+from service.store.record import GameRecord
 
 #: game type -> (picture function, summary function), each "module:attribute".
 _PRESENTERS: dict[str, tuple[str, str]] = {
@@ -107,7 +107,7 @@ def board_svg(
     record's ``names``). ``last_events``: the events of the last move (a log entry's
     ``events``), marked on the board and told in the legend; only those ``seat`` (None: a
     spectator, whose view this must then be) may see are used. ``lang``: the language of
-    its labels, legend and sentences (service/i18n.py; the notation stays the same)."""
+    its labels, legend and sentences (service/common/i18n.py; the notation stays the same)."""
     game = get_game(game_type)
     events = visible_events(last_events, seat)
     sentences = last_move_sentences(game_type, events, names, lang)

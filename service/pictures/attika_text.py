@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.attika.board import Board
-from service.i18n import say as _
-from service.i18n import say_n as ngettext
-from service.i18n import say_word
+from service.common.i18n import say as _
+from service.common.i18n import say_n as ngettext
+from service.common.i18n import say_word
 from service.pictures import resigned_mark, seat_text
 from service.pictures.attika import colour_names
 

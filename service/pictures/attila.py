@@ -19,9 +19,9 @@ from engine.attila.board import Board
 from engine.attila.touched import touched
 from engine.core import Event
 from engine.sentences import N_
-from service.i18n import say as _
-from service.i18n import say_n as ngettext
-from service.i18n import say_word
+from service.common.i18n import say as _
+from service.common.i18n import say_n as ngettext
+from service.common.i18n import say_word
 from service.pictures import LAST_MOVE, resigned_mark, seat_label, wrap_words
 
 PEOPLE_FILL = {

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.attila.board import Board
-from service.i18n import say as _
-from service.i18n import say_n as ngettext
-from service.i18n import say_word
+from service.common.i18n import say as _
+from service.common.i18n import say_n as ngettext
+from service.common.i18n import say_word
 from service.pictures import resigned_mark, seat_text
 
 ROMAN = {4: "IV", 5: "V", 6: "VI", 7: "VII"}

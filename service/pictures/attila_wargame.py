@@ -28,9 +28,9 @@ from engine.attila_wargame.game import WargameGame
 from engine.attila_wargame.touched import touched, touched_units
 from engine.core import Event
 from engine.sentences import N_
-from service.i18n import say as _
-from service.i18n import say_word
-from service.numbers import is_ascii_digits
+from service.common.i18n import say as _
+from service.common.i18n import say_word
+from service.common.numbers import is_ascii_digits
 from service.pictures import LAST_MOVE, seat_label, wrap_words
 
 R = 25  # hex radius (centre to corner)

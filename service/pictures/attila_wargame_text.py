@@ -15,8 +15,8 @@ from typing import Any
 
 from engine.attila_wargame.board import Board
 from engine.sentences import N_
-from service.i18n import say as _
-from service.i18n import say_word
+from service.common.i18n import say as _
+from service.common.i18n import say_word
 from service.pictures.attila_wargame import SIDE_NAME, people_name, phase_names, round_name
 
 WIDTH = 92

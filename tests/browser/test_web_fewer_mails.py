@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import prefs
-from service.keys import email_key
+from service.domain import prefs
 from service.store import Store
+from service.store.keys import email_key
 from tests.browser.conftest import screenshot
 from tests.browser.test_web_signin import _register
 

@@ -20,9 +20,9 @@ from contextlib import ExitStack
 
 import pytest
 
-from service.keys import game_key
-from service.redis_server import EPHEMERAL_FLAGS, RedisServer
 from service.store import Store
+from service.store.keys import game_key
+from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 from tests.client import Kurier
 from tests.conftest import short_tmp, worker_process
 from tests.faults.stack import Mover, acked_total, moving, read_log, wait_for, web

@@ -16,7 +16,7 @@ import random
 import signal
 import time
 
-from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 from tests.client import Kurier
 from tests.faults.stack import (
     Mover,

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from service.app import create_app
-from service.redis_server import PERSISTENT_FLAGS, RedisServer
+from service.http.app import create_app
+from service.store.redis_server import PERSISTENT_FLAGS, RedisServer
 from tests.client import Kurier
 from tests.conftest import UNLIMITED, serve
 from tests.faults.stack import short_tmp

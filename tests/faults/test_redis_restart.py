@@ -19,9 +19,9 @@ import random
 import time
 from typing import Any
 
-from service import pinning
-from service.redis_server import PERSISTENT_FLAGS, RedisServer
+from service.domain import pinning
 from service.store import Store
+from service.store.redis_server import PERSISTENT_FLAGS, RedisServer
 from tests.client import Kurier
 from tests.faults.stack import Mover, acked_total, moving, read_log, short_tmp, wait_for, web
 

@@ -26,7 +26,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from engine.core import SYSTEM
-from service import prefs
+from service.domain import prefs
 from tests.client import Kurier, Player, wait_for_version
 from tests.notify_stack import NotifyStack
 from tests.receivers import HookSink, SlowSink, wait_for

@@ -1,7 +1,7 @@
 """SMTP relay down: the notification mail fails, rq retries the job, and the mail arrives once
 the relay is back, exactly once.
 
-The notify job's retry schedule is fixed in service/notifications.py (30 s, 120 s, ...): the
+The notify job's retry schedule is fixed in service/domain/notifications.py (30 s, 120 s, ...): the
 first attempt fails while nothing listens on the relay's port, the relay comes back, and the
 first retry delivers. The test moves the scheduled retries' time to now in rq's schedule
 instead of waiting the 30 s (rq's scheduler then enqueues them at its next tick). Bounded: one
@@ -17,7 +17,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from rq.registry import ScheduledJobRegistry
 
-from service.queues import NOTIFY_QUEUE
+from service.store.queues import NOTIFY_QUEUE
 from tests.notify_stack import NotifyStack
 from tests.receivers import SmtpSink, wait_for
 

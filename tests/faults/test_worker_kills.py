@@ -36,10 +36,10 @@ from typing import Any
 from rq import Worker
 
 from engine.core import SYSTEM
-from service import games
-from service.queues import DEFAULT_QUEUE, resolve_job_id
-from service.redis_server import EPHEMERAL_FLAGS, RedisServer
+from service.domain import games
 from service.store import Store
+from service.store.queues import DEFAULT_QUEUE, resolve_job_id
+from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 from tests.faults.stack import children, short_tmp
 
 ROOT = Path(__file__).resolve().parents[2]

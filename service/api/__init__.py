@@ -1,1 +1,0 @@
-"""HTTP layer: one blueprint per resource, thin over ``service.games`` and ``service.store``."""

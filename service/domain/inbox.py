@@ -1,0 +1,54 @@
+"""The caller's inbox: the decisions a player owes across games (``GET /v1/me/inbox``), and
+the same facts for one game (the ``inbox`` events of ``/v1/me/stream``,
+service/domain/streams.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.store import Store
+
+
+def decisions(summary: dict[str, Any], player_id: str) -> list[dict[str, Any]]:
+    """The decisions ``player_id`` owes in one game (a ``Store.game_summaries`` row), as inbox
+    items; none unless the game is active."""
+    if summary["status"] != "active" or player_id not in summary["seats"]:
+        return []
+    seat = summary["seats"].index(player_id)
+    return [
+        {
+            **decision,
+            "game_id": summary["id"],
+            "game_type": summary["type"],
+            "version": int(summary["version"]),
+            "waiting_since": float(summary["updated_at"]),
+        }
+        for decision in summary["pending"]
+        if decision["seat"] == seat
+    ]
+
+
+def items(store: Store, player_id: str) -> list[dict[str, Any]]:
+    """Every decision the player owes, the longest waiting first (bounded by the game list)."""
+    ids = [gid for gid, _ in store.player_game_ids(player_id, None)]
+    out = [
+        item
+        for summary in store.game_summaries(ids)
+        if summary is not None
+        for item in decisions(summary, player_id)
+    ]
+    out.sort(key=lambda item: item["waiting_since"])
+    return out
+
+
+def change(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
+    """One game as an ``inbox`` event: its version and status, and the caller's decision now
+    (the first one it owes there, else None)."""
+    owed = decisions(summary, player_id)
+    return {
+        "game_id": summary["id"],
+        "game_type": summary["type"],
+        "version": int(summary["version"]),
+        "status": summary["status"],
+        "your_decision": owed[0] if owed else None,
+    }

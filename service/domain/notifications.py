@@ -1,0 +1,197 @@
+"""What a committed change notifies, and the deadline jobs it schedules.
+
+``followups`` runs inside ``Store.transact`` (between the read and the commit) and returns
+what records the owed jobs (service/store/owed.py) that the commit brings along: a retried commit
+re-plans from its fresh read, and deterministic job ids (game, version, type, seat) mean
+nothing is sent twice.
+
+Generic rules derive "your turn" and "your sealed choice" from the pending decisions before
+and after the change; game-specific event kinds map to notification types through each
+game's ``notify_events`` (in its engine package), so no game's vocabulary is written here.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+
+from engine.core import SYSTEM, Event
+from engine.registry import get_game
+from service.domain import prefs
+from service.store import Followups, Store, owed
+from service.store.owed import OwedJob
+from service.store.queues import (
+    DEADLINE_JOB,
+    DEADLINE_QUEUE,
+    NOTIFY_JOB,
+    NOTIFY_QUEUE,
+    REMIND_JOB,
+    deadline_job_id,
+    notify_job_id,
+    queue,
+    remind_job_id,
+)
+from service.store.record import Change
+from service.store.writes import Writes
+
+#: Notice types that ask the seat to act: stale once the seat no longer owes that decision,
+#: and told after the news of the same version (a mail says what happened, then what is asked).
+ASKING = ("game.turn_started", "game.sealed_needed", "game.deadline_warning")
+
+
+@dataclass
+class Notice:
+    type: str
+    seat: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def notices(
+    game_type: str, before: list[dict[str, Any]], change: Change, seats: int
+) -> list[Notice]:
+    """Who must hear what about this change (only players concerned, nothing hidden)."""
+    record = change.record
+    out: list[Notice] = []
+    if change.entry_kind == "started":
+        out += [Notice("game.started", seat) for seat in range(seats)]
+    had = {d["seat"]: d for d in before}
+    for decision in record.pending if record.status == "active" else []:
+        seat = decision["seat"]
+        if seat == SYSTEM:
+            continue
+        data = {"step": decision["step"], "ref": decision.get("ref", "")}
+        if decision["kind"] == "move" and seat not in had:
+            out.append(Notice("game.turn_started", seat, data))
+        elif decision["kind"] == "sealed" and had.get(seat, {}).get("ref") != decision.get("ref"):
+            out.append(Notice("game.sealed_needed", seat, data))
+    mapping = get_game(game_type).notify_events
+    for raw in change.events:
+        event = Event.from_json(raw)
+        if event.kind == "timeout_applied":
+            out.append(Notice("game.timeout_applied", event.data["seat"], dict(event.data)))
+        name = mapping.get(event.kind)
+        if name is None:
+            continue
+        kind = f"game.{name}"
+        audience = range(seats) if event.audience is None else event.audience
+        out += [Notice(kind, seat, {"event": event.kind, **event.data}) for seat in audience]
+    if record.status == "finished" and not any(n.type == "game.ended" for n in out):
+        out += [Notice("game.ended", seat, {"result": record.result}) for seat in range(seats)]
+    return _dedupe(out)
+
+
+def _dedupe(found: list[Notice]) -> list[Notice]:
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for notice in found:
+        if (notice.type, notice.seat) not in seen:
+            seen.add((notice.type, notice.seat))
+            out.append(notice)
+    return out
+
+
+def planner(store: Store) -> Followups:
+    """What ``Store.transact`` calls to plan a change's jobs (see ``followups``)."""
+    return functools.partial(followups, store)
+
+
+def followups(store: Store, before: list[dict[str, Any]], change: Change, version: int) -> Any:
+    """Plan the notification and deadline jobs of a change; set ``record.deadline_at``.
+
+    Returns a callable that records them in the commit's ``Writes`` (service/store/writes.py).
+    """
+    record = change.record
+    found = notices(record.type, before, change, len(record.seats))
+    wanted = _wanted(store, record.seats, found)
+    jobs = [
+        OwedJob(
+            id=notify_job_id(record.id, version, n.type, n.seat),
+            func=NOTIFY_JOB,
+            args=(record.id, version, n.type, n.seat, n.data),
+            queue=NOTIFY_QUEUE,
+            timeout=60,
+            result_ttl=600,
+            failure_ttl=7 * 86_400,
+            retry=(30, 120, 600, 1800, 3600),
+            description=f"{n.type} to seat {n.seat} of game {record.id}",
+        )
+        for n in wanted
+    ]
+    previous = record.deadline_at
+    record.deadline_at = _deadline(record)
+
+    def write(writes: Writes) -> None:
+        pipe = writes.queue
+        for job in jobs:
+            owed.owe(pipe, job, store.queue_raw)
+        if previous is not None:
+            # The new version's deadline replaces the old one (which would no-op anyway).
+            _unschedule(store, pipe, deadline_job_id(record.id, version - 1))
+            _unschedule(store, pipe, remind_job_id(record.id, version - 1))
+        if record.deadline_at is not None:
+            _schedule_deadline(store, pipe, record.id, version, record.deadline_at, record.deadline)
+
+    return write
+
+
+def _wanted(store: Store, seats: list[str], found: list[Notice]) -> list[Notice]:
+    """Only notices some channel would carry: most players of a test game have none."""
+    if not found:
+        return []
+    raws = store.notice_fields(seats)
+    return [n for n in found if prefs.channels_for(raws[n.seat], n.type)]
+
+
+def _deadline(record: Any) -> float | None:
+    settings = record.deadline or {}
+    humans = [d for d in record.pending if d["seat"] != SYSTEM]
+    if record.status != "active" or not settings.get("hours") or not humans:
+        return None
+    return time.time() + float(settings["hours"]) * 3600
+
+
+def deadline_job(
+    game_id: str, version: int, due: float, first_due: float | None = None, job_id: str = ""
+) -> OwedJob:
+    """The deadline of ``version``, due at ``due`` (``first_due``: before any postponement)."""
+    args = (game_id, version, due) if first_due is None else (game_id, version, due, first_due)
+    return OwedJob(
+        id=job_id or deadline_job_id(game_id, version),
+        func=DEADLINE_JOB,
+        args=args,
+        queue=DEADLINE_QUEUE,
+        timeout=120,
+        result_ttl=3600,
+        failure_ttl=7 * 86_400,
+        retry=(10, 60, 300),
+        at=due,
+    )
+
+
+def _schedule_deadline(
+    store: Store, pipe: Any, game_id: str, version: int, due: float, settings: dict[str, Any]
+) -> None:
+    owed.owe(pipe, deadline_job(game_id, version, due), store.queue_raw)
+    remind_at = due - float(settings.get("remind_before_hours") or 0) * 3600
+    if settings.get("remind_before_hours") and remind_at > time.time():
+        remind = OwedJob(
+            id=remind_job_id(game_id, version),
+            func=REMIND_JOB,
+            args=(game_id, version, due),
+            queue=DEADLINE_QUEUE,
+            timeout=60,
+            result_ttl=3600,
+            at=remind_at,
+        )
+        owed.owe(pipe, remind, store.queue_raw)
+
+
+def _unschedule(store: Store, pipe: Any, job_id: str) -> None:
+    pipe.zrem(ScheduledJobRegistry(queue=queue(store.queue_raw, DEADLINE_QUEUE)).key, job_id)
+    pipe.delete(Job.key_for(job_id))
+    owed.settle(pipe, job_id)

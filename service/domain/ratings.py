@@ -1,0 +1,438 @@
+"""Ratings per player and game type (OpenSkill's Plackett-Luce model), public profiles, the
+leaderboards and the listing of finished games.
+
+A finished game is applied once, whatever happens to the job that applies it (``rate_game``,
+run by ``workers.ratings.rate``, owed with the commit that finishes the game):
+
+- The ratings of one game type and the set of games already applied to them share one hash tag
+  (service/store/keys.py ``ratings_tag``): one Redis (Cluster) slot. The new ratings are computed in
+  Python from what was read, then one script checks "not rated yet" and "nobody changed these
+  players' ratings since the read" and writes the ratings, the leaderboard and the "rated" mark,
+  or nothing (a concurrent update: read again and retry).
+- What is kept per player and in the listing of finished games (sorted sets keyed by game id)
+  is written with ``ZADD``: doing it twice is doing it once.
+
+Games created with ``"rated": false`` count as finished and won, but change no rating; games
+created with ``"public": false`` are in no listing and on no profile.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from engine.registry import game_ids
+from service.common.problems import Problem
+from service.store import Store
+from service.store.keys import (
+    finished_games_key,
+    game_key,
+    player_finished_key,
+    player_key,
+    player_public_finished_key,
+    player_won_key,
+    ratings_board_key,
+    ratings_players_key,
+    ratings_rated_key,
+)
+from service.store.record import GameRecord
+
+MODEL = PlackettLuce()
+#: How many standard deviations below the mean the conservative rating (the leaderboard's) is.
+CONSERVATIVE_SIGMAS = 3
+MAX_TRIES = 16
+RECENT_GAMES = 20
+#: Entries examined per listing request at most (bounded work; ``next_cursor`` goes on).
+MAX_SCAN = 1000
+#: A listing cursor: ``<score>:<member>`` of the last item of the previous page.
+CURSOR_PATTERN = r"^-?[0-9]{1,20}(\.[0-9]{1,20})?(e[-+]?[0-9]{1,3})?:[A-Za-z0-9_-]{1,64}$"
+
+#: The "already rated" check, the compare-and-set on each player's rating, and the writes, in
+#: one step. KEYS: the type's players hash, rated set, board. ARGV: game id, then per player:
+#: id, the rating read ('' for none), the new rating, its conservative score.
+#: Returns 1 (applied), 0 (already rated), -1 (a rating changed since the read: retry).
+APPLY_LUA = """
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 0 end
+local n = (#ARGV - 1) / 4
+for i = 0, n - 1 do
+  local base = 2 + i * 4
+  local current = redis.call('HGET', KEYS[1], ARGV[base]) or ''
+  if current ~= ARGV[base + 1] then return -1 end
+end
+for i = 0, n - 1 do
+  local base = 2 + i * 4
+  redis.call('HSET', KEYS[1], ARGV[base], ARGV[base + 2])
+  redis.call('ZADD', KEYS[3], ARGV[base + 3], ARGV[base])
+end
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1
+"""
+
+
+def conservative(mu: float, sigma: float) -> float:
+    return mu - CONSERVATIVE_SIGMAS * sigma
+
+
+def new_rating() -> dict[str, Any]:
+    return {"mu": MODEL.mu, "sigma": MODEL.sigma, "games": 0, "wins": 0}
+
+
+# -- the order of a finished game ---------------------------------------------------------------
+
+
+def standing(result: Mapping[str, Any], seats: int) -> list[list[int]]:
+    """The seats best first, ties in one group: ``result["standing"]`` when the game gives
+    one; else winners first (tied), then by score, highest first (equal scores tie). Seats the
+    result does not name come last, tied."""
+    if result.get("standing"):
+        groups = [[int(seat) for seat in group] for group in result["standing"]]
+    else:
+        winners = {int(seat) for seat in result.get("winners") or []}
+        scores = result.get("scores") or []
+
+        def key(seat: int) -> tuple[int, float]:
+            score = scores[seat] if seat < len(scores) else None
+            number = float(score) if isinstance(score, int | float) else -math.inf
+            return (0 if seat in winners else 1, -number)
+
+        groups = []
+        last = None
+        for seat in sorted(range(seats), key=key):
+            if key(seat) != last:
+                groups.append([])
+                last = key(seat)
+            groups[-1].append(seat)
+    named = {seat for group in groups for seat in group}
+    groups = [[s for s in group if 0 <= s < seats] for group in groups]
+    groups = [group for group in groups if group]
+    rest = [seat for seat in range(seats) if seat not in named]
+    return groups + ([rest] if rest else [])
+
+
+def _with_abandoned_last(record: GameRecord) -> list[list[int]]:
+    """The standing, with seats abandoned at the end (missed deadlines, service/domain/seats.py)
+    moved down together, just above the resigned ones."""
+    assert record.result is not None
+    groups = standing(record.result, len(record.seats))
+    resigned = set(record.result.get("resigned", []))
+    abandoned = set(record.seating.get("abandoned", [])) - resigned
+    if not abandoned:
+        return groups
+    kept = [[s for s in g if s not in abandoned] for g in groups]
+    staying = [g for g in kept if g and not set(g) <= resigned]
+    gone = [g for g in kept if g and set(g) <= resigned]
+    return [*staying, sorted(abandoned), *gone]
+
+
+def ranked_players(record: GameRecord) -> list[tuple[str, int]]:
+    """(player id, rank) for each distinct player, rank 0 best; a player holding several
+    seats takes their best seat's rank."""
+    assert record.result is not None
+    best: dict[str, int] = {}
+    for rank, group in enumerate(_with_abandoned_last(record)):
+        for seat in group:
+            best.setdefault(record.seats[seat], rank)
+    return list(best.items())
+
+
+def winners_of(record: GameRecord) -> set[str]:
+    result = record.result or {}
+    seats = result.get("winners")
+    if seats is None:
+        groups = standing(result, len(record.seats))
+        seats = groups[0] if groups else []
+    return {record.seats[int(s)] for s in seats if 0 <= int(s) < len(record.seats)}
+
+
+def is_rated(record: GameRecord) -> bool:
+    return bool(record.settings.get("rated", True)) and len(set(record.seats)) >= 2
+
+
+def is_public(record: GameRecord) -> bool:
+    return bool(record.settings.get("public", True))
+
+
+# -- applying a game ----------------------------------------------------------------------------
+
+
+def rate_game(store: Store, game_id: str) -> bool:
+    """Apply a finished game: ratings (once, if rated), the players' finished and won games,
+    the public listing. True if this call changed the ratings. Safe to run any number of times,
+    concurrently too."""
+    raw = store.r.hgetall(game_key(game_id))
+    if not raw:
+        return False  # archived meanwhile, or never was: nothing to do
+    record = GameRecord.from_hash(game_id, raw)
+    if record.status != "finished" or record.result is None:
+        return False
+    changed = False
+    if is_rated(record):
+        changed = apply_ratings(
+            store, record.type, game_id, ranked_players(record), winners_of(record)
+        )
+    _record_finished(store, record)
+    return changed
+
+
+def apply_ratings(
+    store: Store,
+    game_type: str,
+    game_id: str,
+    ranked: Sequence[tuple[str, int]],
+    winners: Iterable[str] = (),
+) -> bool:
+    """Update the ratings of ``game_type`` for one game (players with their ranks, 0 best,
+    equal ranks tie) unless ``game_id`` was applied already. True if this call applied it."""
+    if len({player for player, _ in ranked}) < 2:
+        return False
+    won = set(winners)
+    players = [player for player, _ in ranked]
+    script = store.r.register_script(APPLY_LUA)
+    keys = [
+        ratings_players_key(game_type),
+        ratings_rated_key(game_type),
+        ratings_board_key(game_type),
+    ]
+    for _ in range(MAX_TRIES):
+        with store.r.pipeline(transaction=False) as pipe:  # one slot: the type's
+            pipe.sismember(keys[1], game_id)
+            pipe.hmget(keys[0], players)
+            done, stored = pipe.execute()
+        if done:
+            return False
+        before = [json.loads(s) if s else new_rating() for s in stored]
+        after = updated([(r["mu"], r["sigma"]) for r in before], [rank for _, rank in ranked])
+        args: list[str] = [game_id]
+        for player, old, text, (mu, sigma) in zip(players, before, stored, after, strict=True):
+            new = {
+                "mu": mu,
+                "sigma": sigma,
+                "games": old["games"] + 1,
+                "wins": old["wins"] + (player in won),
+            }
+            args += [
+                player,
+                text or "",
+                json.dumps(new),
+                repr(conservative(mu, sigma)),
+            ]
+        applied = int(script(keys=keys, args=args))
+        if applied >= 0:
+            return applied == 1
+    raise Problem(409, "concurrent-update", "the ratings kept changing; the job will retry")
+
+
+def updated(
+    ratings: Sequence[tuple[float, float]], ranks: Sequence[int]
+) -> list[tuple[float, float]]:
+    """The (mu, sigma) of each player after a game where they placed ``ranks`` (0 best).
+
+    Without ties, Plackett-Luce's update itself. Ties are not left to openskill's tie rule
+    (Weng-Lin's Algorithm 4), which can leave three players tied first below the one placed
+    just after them; instead the update is averaged over strict orders in which each tie group
+    is rotated, so that every tied player holds every place of its group equally often. From
+    equal ratings, tied players then end equal, and a better place never ends below a worse
+    one. At most lcm(group sizes) orders: 140 for 16 seats."""
+    groups: dict[int, list[int]] = {}
+    for index, rank in enumerate(ranks):
+        groups.setdefault(rank, []).append(index)
+    ordered = [groups[rank] for rank in sorted(groups)]
+    turns = math.lcm(*(len(group) for group in ordered))
+    teams = [[MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma in ratings]
+    sums = [[0.0, 0.0] for _ in ratings]
+    for turn in range(turns):
+        place = [0.0] * len(ratings)
+        position = 0
+        for group in ordered:
+            for offset, index in enumerate(group):
+                place[index] = position + (offset + turn) % len(group)
+            position += len(group)
+        for total, team in zip(sums, MODEL.rate(teams, ranks=place), strict=True):
+            total[0] += team[0].mu
+            total[1] += team[0].sigma
+    return [(mu / turns, sigma / turns) for mu, sigma in sums]
+
+
+def _record_finished(store: Store, record: GameRecord) -> None:
+    """The player's finished and won games, and the public listings: ZADD, so idempotent."""
+    at = record.updated_at
+    won = winners_of(record)
+    public = is_public(record)
+    with store.r.pipeline(transaction=False) as pipe:  # several slots: one command each
+        for player in set(record.seats):
+            pipe.zadd(player_finished_key(player), {record.id: at})
+            if player in won:
+                pipe.zadd(player_won_key(player), {record.id: at})
+            if public:
+                pipe.zadd(player_public_finished_key(player), {record.id: at})
+        if public:
+            pipe.zadd(finished_games_key(), {record.id: at})
+            pipe.zadd(finished_games_key(record.type), {record.id: at})
+        pipe.execute()
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
+def rating_out(game_type: str, stored: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "game_type": game_type,
+        "mu": stored["mu"],
+        "sigma": stored["sigma"],
+        "rating": conservative(stored["mu"], stored["sigma"]),
+        "games": stored["games"],
+        "wins": stored["wins"],
+    }
+
+
+def profile(store: Store, player_id: str) -> dict[str, Any]:
+    """A player's public profile: no address, no preferences, no token."""
+    name = store.r.hget(player_key(player_id), "name")
+    if name is None:
+        raise Problem(404, "player-not-found", f"no player {player_id!r}", player_id=player_id)
+    types = game_ids()
+    with store.r.pipeline(transaction=False) as pipe:
+        for game_type in types:
+            pipe.hget(ratings_players_key(game_type), player_id)
+        pipe.zcard(player_finished_key(player_id))
+        pipe.zcard(player_won_key(player_id))
+        pipe.zrevrange(player_public_finished_key(player_id), 0, RECENT_GAMES - 1)
+        found = pipe.execute()
+    ratings = [
+        rating_out(game_type, json.loads(stored))
+        for game_type, stored in zip(types, found, strict=False)
+        if stored
+    ]
+    finished, won, recent = found[len(types) :]
+    return {
+        "id": player_id,
+        "name": name,
+        "ratings": ratings,
+        "games_finished": int(finished),
+        "games_won": int(won),
+        "recent_games": [g for g in finished_summaries(store, recent) if g is not None],
+    }
+
+
+def finished_summaries(store: Store, ids: Sequence[str]) -> list[dict[str, Any] | None]:
+    """What a listing shows of each finished game (None: gone, or not public any more)."""
+    fields = ("type", "status", "names", "result", "settings", "updated_at")
+    with store.r.pipeline(transaction=False) as pipe:
+        for game_id in ids:
+            pipe.hmget(game_key(game_id), fields)
+        rows = pipe.execute()
+    out: list[dict[str, Any] | None] = []
+    for game_id, row in zip(ids, rows, strict=True):
+        item = dict(zip(fields, row, strict=True))
+        if item["status"] != "finished":
+            out.append(None)
+            continue
+        settings = json.loads(item["settings"] or "{}")
+        if not settings.get("public", True):
+            out.append(None)
+            continue
+        result = json.loads(item["result"] or "null") or {}
+        out.append(
+            {
+                "id": game_id,
+                "type": item["type"],
+                "names": json.loads(item["names"] or "[]"),
+                "winners": result.get("winners", []),
+                "result": result,
+                "finished_at": float(item["updated_at"]),
+                "rated": bool(settings.get("rated", True)),
+                "record": f"/v1/games/{game_id}/record",
+            }
+        )
+    return out
+
+
+def check_game_type(game_type: str) -> None:
+    if game_type not in game_ids():
+        raise Problem(404, "unknown-game-type", f"no game type {game_type!r}", game_type=game_type)
+
+
+def _cursor(after: str | None) -> tuple[float, str] | None:
+    if after is None:
+        return None
+    if not re.fullmatch(CURSOR_PATTERN, after):
+        raise Problem(
+            400, "invalid-cursor", "after must be a next_cursor from this list", parameter="after"
+        )
+    score, member = after.split(":", 1)
+    return float(score), member
+
+
+def _page(
+    store: Store, key: str, after: str | None, wanted: int, keep: Any
+) -> tuple[list[Any], str | None]:
+    """Members of sorted set ``key``, highest score first (equal scores: highest member
+    first), after the cursor; ``keep(rows)`` turns a chunk of (member, score) into items (None:
+    skipped). Returns the items and the next cursor (None: the end)."""
+    start = _cursor(after)
+    high = f"{start[0]!r}" if start else "+inf"
+    items: list[Any] = []
+    examined = 0
+    last: tuple[str, float] | None = None
+    offset = 0
+    while examined < MAX_SCAN:
+        rows = store.r.zrevrangebyscore(key, high, "-inf", start=offset, num=100, withscores=True)
+        if not rows:
+            return items, None
+        offset += len(rows)
+        if start:  # equal scores come in descending member order: skip up to the cursor
+            rows = [(m, s) for m, s in rows if s < start[0] or m < start[1]]
+        for (member, score), item in zip(rows, keep(rows), strict=True):
+            examined += 1
+            last = (member, score)
+            if item is not None:
+                items.append(item)
+            if len(items) == wanted:
+                return items, f"{score!r}:{member}"
+    return items, f"{last[1]!r}:{last[0]}" if last else None
+
+
+def leaderboard(
+    store: Store, game_type: str, min_games: int, limit: int, after: str | None
+) -> dict[str, Any]:
+    """Players of ``game_type`` with at least ``min_games`` rated games, best conservative
+    rating first."""
+    check_game_type(game_type)
+
+    def keep(rows: list[tuple[str, float]]) -> list[dict[str, Any] | None]:
+        players = [member for member, _ in rows]
+        stored = store.r.hmget(ratings_players_key(game_type), players) if players else []
+        with store.r.pipeline(transaction=False) as pipe:
+            for player in players:
+                pipe.hget(player_key(player), "name")
+            names = pipe.execute()
+        out: list[dict[str, Any] | None] = []
+        for player, text, name in zip(players, stored, names, strict=True):
+            rating = json.loads(text) if text else None
+            if rating is None or rating["games"] < min_games:
+                out.append(None)
+                continue
+            out.append({"player_id": player, "name": name or "", **rating_out(game_type, rating)})
+        return out
+
+    items, cursor = _page(store, ratings_board_key(game_type), after, limit, keep)
+    return {"game_type": game_type, "items": items, "next_cursor": cursor}
+
+
+def finished_games(
+    store: Store, game_type: str | None, limit: int, after: str | None
+) -> dict[str, Any]:
+    """Finished public games, newest first (of one type, if given)."""
+    if game_type is not None:
+        check_game_type(game_type)
+
+    def keep(rows: list[tuple[str, float]]) -> list[dict[str, Any] | None]:
+        return finished_summaries(store, [member for member, _ in rows])
+
+    items, cursor = _page(store, finished_games_key(game_type), after, limit, keep)
+    return {"items": items, "next_cursor": cursor}

@@ -1,0 +1,117 @@
+"""Browser sign-in without a password, and sessions (issue 12).
+
+- A sign-in link is mailed to an address: one link per player who gave that address. Its token
+  is random; only its SHA-256 is stored (``kurier:signin:<hash>``), for ``LINK_SECONDS``, and
+  it works once (taken with GETDEL).
+- A session is a random id in an HttpOnly cookie; Redis keeps ``kurier:session:<hash>`` with
+  the player and the session's CSRF token, for ``SESSION_SECONDS`` after the last sign-in.
+  Signing out deletes it: the cookie is worth nothing after.
+- Every form of the web pages carries the session's CSRF token, compared in constant time.
+
+The bearer tokens of the API never appear in a page or a cookie.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from service.common import i18n
+from service.domain import prefs
+from service.store import Store, owed
+from service.store.keys import session_key, signin_key
+from service.store.owed import OwedJob
+from service.store.queues import DEFAULT_QUEUE, SIGNIN_MAIL_JOB
+
+LINK_SECONDS = 15 * 60
+SESSION_SECONDS = 30 * 86_400
+
+
+@dataclass(frozen=True)
+class Session:
+    id: str
+    player: dict[str, Any]
+    csrf: str
+
+
+def mail_signin_links(store: Store, email: str, public_url: str, lang: str = i18n.DEFAULT) -> int:
+    """Mail one sign-in link per player who gave ``email``; returns how many (the page says
+    the same whatever it is, so nobody learns which addresses are known). The mail speaks
+    the first player's ``language`` preference, else ``lang`` (the page's)."""
+    players = store.players_with_email(email)
+    chosen = (prefs.language_of(store, player["id"]) for player in players)
+    lang = next((c for c in chosen if c), i18n.language(lang))  # reads up to the first set
+    links = []
+    for player in players:
+        token = secrets.token_urlsafe(32)
+        store.r.set(signin_key(token), player["id"], ex=LINK_SECONDS)
+        links.append({"name": player["name"], "url": f"{public_url}/signin/{token}"})
+    if links:
+        # The links travel in the job's arguments, so the job keeps no result and expires
+        # with them: it is the only copy of a usable token.
+        job = OwedJob(
+            id=f"signin-{secrets.token_hex(8)}",
+            func=SIGNIN_MAIL_JOB,
+            args=(players[0]["email"], links, lang),
+            queue=DEFAULT_QUEUE,
+            timeout=60,
+            result_ttl=0,
+            failure_ttl=LINK_SECONDS,
+            retry=(5, 30, 120),
+            description="sign-in links",
+        )
+        owed.owe_now(store.queue_raw, job)
+    return len(links)
+
+
+def take_link(store: Store, token: str) -> str | None:
+    """The player a sign-in token stands for, once; None if unknown, used or expired."""
+    if not token or len(token) > 100:
+        return None
+    found = store.r.getdel(signin_key(token))
+    return str(found) if found else None
+
+
+def start(store: Store, player_id: str) -> str:
+    """A new session for ``player_id``; returns its id (the cookie's value)."""
+    session_id = secrets.token_urlsafe(32)
+    fields = {"player": player_id, "csrf": secrets.token_urlsafe(24)}
+    with store.r.pipeline(transaction=True) as pipe:  # one key: fine on a cluster
+        pipe.hset(session_key(session_id), mapping=fields)
+        pipe.expire(session_key(session_id), SESSION_SECONDS)
+        pipe.execute()
+    return session_id
+
+
+def load(store: Store, session_id: str | None) -> Session | None:
+    if not session_id or len(session_id) > 100:
+        return None
+    found = store.r.hgetall(session_key(session_id))
+    if not found:
+        return None
+    player = store.get_player(found["player"])
+    if player is None:
+        return None
+    return Session(session_id, player, found["csrf"])
+
+
+def leave_note(store: Store, session: Session, text: str) -> None:
+    """A line for the session's next page (what went wrong with the last form)."""
+    store.r.hset(session_key(session.id), "note", text[:500])
+
+
+def take_note(store: Store, session: Session) -> str | None:
+    with store.r.pipeline(transaction=True) as pipe:
+        pipe.hget(session_key(session.id), "note")
+        pipe.hdel(session_key(session.id), "note")
+        note, _ = pipe.execute()
+    return str(note) if note else None
+
+
+def end(store: Store, session_id: str) -> None:
+    store.r.delete(session_key(session_id))
+
+
+def csrf_ok(session: Session | None, sent: str | None) -> bool:
+    return bool(session and sent and secrets.compare_digest(session.csrf, sent))

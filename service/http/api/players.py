@@ -1,0 +1,127 @@
+"""Players, tokens and the caller's inbox."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+
+from service.common.problems import Problem
+from service.domain import deliveries, inbox, prefs
+from service.http.api.base import Blueprint, dumped, problems
+from service.http.auth import current_player, player_hash_read, store, token_required
+from service.http.schemas.players import Inbox, Me, PlayerCreate, PlayerCreated, PlayerPatch
+from service.http.schemas.webhooks import Deliveries, DeliveriesQuery, WebhookSecret, WebhookTest
+
+blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and tokens")
+
+
+@blp.route("/players")
+class PlayersView(MethodView):
+    @blp.doc(operationId="create_player")
+    @blp.arguments(PlayerCreate)
+    @blp.response(201, PlayerCreated)
+    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Create a player and its bearer token (shown once, stored only as a hash)."""
+        player, token = store().create_player(data["name"], data.get("email"))
+        return {**player, "token": token}
+
+
+@blp.route("/me")
+class MeView(MethodView):
+    @blp.doc(operationId="get_me")
+    @token_required
+    @blp.response(200, Me)
+    @problems(blp, 401)
+    def get(self) -> Any:
+        """The caller, with its notification preferences."""
+        player = current_player()
+        assert player is not None
+        # A client's most frequent call: its answer is already Me's dump (base.dumped;
+        # tests/test_dumped_answers.py checks every kind of preference).
+        return dumped(_me(player["id"], raw=player_hash_read()), 200, {})
+
+    @blp.doc(operationId="update_me")
+    @token_required
+    @blp.arguments(PlayerPatch)
+    @blp.response(200, Me)
+    @problems(blp, 401, 422)
+    def patch(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Change the caller's name, email and notification preferences.
+
+        A webhook URL is checked before anything is stored: one that resolves to a private,
+        loopback or link-local address is refused with 422 `webhook-url-refused` and no
+        request is sent to it. Setting the first webhook URL issues the signing secret, shown
+        in this answer only.
+        """
+        player = current_player()
+        assert player is not None
+        return _me(player["id"], issued=prefs.apply(store(), player["id"], data))
+
+
+def _me(
+    player_id: str, issued: str | None = None, raw: dict[str, str] | None = None
+) -> dict[str, Any]:
+    if raw is None or raw.get("id") != player_id:
+        raw = store().player_hash(player_id)  # one read for the player and its preferences
+    out = {**store().player_from_hash(raw), **prefs.from_hash(raw)}
+    if issued:
+        out["webhook_secret"] = issued
+    return out
+
+
+@blp.route("/me/webhook-secret")
+class WebhookSecretView(MethodView):
+    @blp.doc(operationId="rotate_webhook_secret")
+    @token_required
+    @blp.response(200, WebhookSecret)
+    @problems(blp, 401)
+    def post(self) -> dict[str, Any]:
+        """Issue a new signing secret (the old one stops working now); shown this once."""
+        player = current_player()
+        assert player is not None
+        secret = prefs.new_webhook_secret()
+        store().update_player(player["id"], {"webhook_secret": secret})
+        return {"webhook_secret": secret}
+
+
+@blp.route("/me/webhook-test")
+class WebhookTestView(MethodView):
+    @blp.doc(operationId="send_webhook_test")
+    @token_required
+    @blp.response(202, WebhookTest)
+    @problems(blp, 401, 409)
+    def post(self) -> dict[str, Any]:
+        """Send a `webhook.test` event to the caller's webhook (by the worker, with retries)."""
+        player = current_player()
+        assert player is not None
+        if not prefs.read(store(), player["id"])["webhook_url"]:
+            raise Problem(409, "no-webhook", "set webhook_url with PATCH /v1/me first")
+        return {"delivery_id": deliveries.send_test(store(), player["id"])}
+
+
+@blp.route("/me/webhook-deliveries")
+class WebhookDeliveriesView(MethodView):
+    @blp.doc(operationId="list_webhook_deliveries")
+    @token_required
+    @blp.arguments(DeliveriesQuery, location="query")
+    @blp.response(200, Deliveries)
+    @problems(blp, 401)
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """The caller's latest webhook deliveries, newest first: status, attempts, last error."""
+        player = current_player()
+        assert player is not None
+        return {"items": prefs.list_deliveries(store(), player["id"], query["limit"])}
+
+
+@blp.route("/me/inbox")
+class InboxView(MethodView):
+    @blp.doc(operationId="get_inbox")
+    @token_required
+    @blp.response(200, Inbox)
+    @problems(blp, 401)
+    def get(self) -> dict[str, Any]:
+        """Every decision the caller owes, across games, the longest waiting first."""
+        player = current_player()
+        assert player is not None
+        return {"items": inbox.items(store(), player["id"])}

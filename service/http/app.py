@@ -1,0 +1,91 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from flask import Flask
+from flask_swagger_ui import get_swaggerui_blueprint
+
+from engine import registry
+from service.common.problems import Api
+from service.domain import ratelimit
+from service.http import outage
+from service.http.schemas import contract
+from service.store import Store
+
+API_TITLE = "Kurier"
+API_VERSION = "1"
+#: Bigger bodies are refused with 413 before any parsing: a move is a few bytes.
+MAX_BODY = 64 * 1024
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(
+        API_TITLE=API_TITLE,
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/v1",
+        OPENAPI_JSON_PATH="openapi.json",
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        REDIS_URL=os.environ.get("REDIS_URL"),
+        QUEUE_URL=os.environ.get("KURIER_QUEUE_URL"),
+        RATE_LIMIT=os.environ.get("KURIER_RATE_LIMIT") or ratelimit.DEFAULT_LIMIT,
+        SIGNUP_RATE_LIMIT=(
+            os.environ.get("KURIER_SIGNUP_RATE_LIMIT") or ratelimit.DEFAULT_SIGNUP_LIMIT
+        ),
+        JSON_SORT_KEYS=False,
+    )
+    app.config.update(config or {})
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    # No connection is opened here: the store connects lazily, after gunicorn forks.
+    app.extensions["kurier.store"] = Store(
+        app.config["REDIS_URL"] or "unix:///nonexistent", app.config["QUEUE_URL"] or None
+    )
+
+    api = Api(app, spec_kwargs={"info": {"description": _DESCRIPTION}})
+    # Per-game-type schemas, shared headers and answers: service/http/schemas/contract.py.
+    contract.install(api.spec)
+    api.spec.components.security_scheme(
+        "bearerAuth", {"type": "http", "scheme": "bearer", "description": "kur_pat_… token"}
+    )
+    from service.http.api import games, index, messages, meta, players, profiles, streams, tokens
+
+    for blueprint in (
+        index.blp,
+        meta.blp,
+        players.blp,
+        tokens.blp,
+        games.blp,
+        messages.blp,
+        profiles.blp,
+        streams.blp,
+    ):
+        api.register_blueprint(blueprint)
+    # Interactive docs served from the flask-swagger-ui wheel: works offline, no CDN.
+    app.register_blueprint(get_swaggerui_blueprint("/docs", "/v1/openapi.json"))
+    app.extensions["kurier.api"] = api
+    from service.http import web
+
+    web.init_app(app)
+    # Request ids and JSON access lines first, so the metrics hook runs inside them.
+    from service.common import logs
+    from service.ops import metrics
+    from service.store.queues import WEBHOOK_QUEUE, WORKER_QUEUES
+
+    logs.init_app(app)
+    metrics.init_app(app, (*WORKER_QUEUES, WEBHOOK_QUEUE))
+    # Redis down: 503 with Retry-After, logged once per outage (service/http/outage.py).
+    outage.init_app(app)
+    # Last, so a refused request still gets its request id, access line and metrics.
+    ratelimit.init_app(app)
+    registry.load_all()  # now, not in a player's first move of each type
+    return app
+
+
+_DESCRIPTION = (
+    "Correspondence board games over HTTP. Errors are RFC 9457 application/problem+json with "
+    "a stable `code`. See docs/api.md for the play loop, idempotency and sealed choices."
+)

@@ -1,0 +1,404 @@
+"""Games: creation, seats, views, actions, the event log and the record."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import ValidationError, fields, validate, validates_schema
+
+from engine.registry import game_ids
+from service.common.i18n import LANGUAGES
+from service.http.schemas.common import Decision, GameEvent, Seat, plain_text
+
+STATUSES = ["open", "active", "finished"]
+#: What the server reads as a list cursor and as a version in If-Match (ASCII digits only). The
+#: views refuse anything else with 400; the document carries the same patterns.
+CURSOR_PATTERN = r"^[0-9]{1,15}$"
+IF_MATCH_PATTERN = r'^(W/)?"?([0-9]{1,15})"?$'
+#: The events' ``after``: a version, as ``next_cursor`` gives it (digits up to 2**53).
+EVENTS_AFTER_PATTERN = r"^[0-9]{1,16}$"
+MAX_EVENTS_AFTER = 2**53
+
+
+class Deadline(ma.Schema):
+    """Service-level decision deadlines (never passed to the game engine)."""
+
+    hours = fields.Float(
+        required=True,
+        validate=validate.Range(min=0.0005, max=24 * 60),
+        metadata={"description": "Time for each decision, e.g. 72"},
+    )
+    remind_before_hours = fields.Float(
+        load_default=0,
+        validate=validate.Range(min=0, max=24 * 60),
+        metadata={"description": "Send a deadline warning this long before (0: none)"},
+    )
+    policy = fields.String(
+        load_default="default_move",
+        validate=validate.OneOf(["default_move", "remind_only"]),
+        metadata={
+            "description": "A missed move: play the game's documented default, or only log "
+            "the timeout and start the clock again. A missed sealed choice is always a pass."
+        },
+    )
+    vacation_max_days = fields.Float(
+        load_default=14,
+        validate=validate.Range(min=0, max=90),
+        metadata={"description": "How far a player's vacation may push a deadline back"},
+    )
+
+
+class GameCreate(ma.Schema):
+    type = plain_text(
+        max_length=40,
+        required=True,
+        metadata={"enum": game_ids(), "description": "A type from GET /v1/game-types"},
+    )
+    seats = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=16),
+        metadata={"description": "How many players the game takes; the creator is seat 0"},
+    )
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    seed = plain_text(
+        max_length=128,
+        metadata={"description": "Shuffle seed (default: random). Whoever sets it knows the deal."},
+    )
+    deadline = fields.Nested(Deadline, metadata={"description": "Optional decision deadlines"})
+    access = fields.String(
+        load_default="invite",
+        validate=validate.OneOf(["invite", "open"]),
+        metadata={
+            "description": "invite: players join with the invite code; open: anyone may take a "
+            "free seat, and the game is listed in GET /v1/games/open until it is full"
+        },
+    )
+    spectators_see_messages = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Spectators may read the table's messages (never private ones)"},
+    )
+    abandon_after = fields.Integer(
+        load_default=3,
+        validate=validate.Range(min=0, max=20),
+        metadata={
+            "description": "Missed deadlines in a row after which a seat is abandoned: in a "
+            "two-player game the opponent may then claim the win, otherwise the creator may "
+            "offer the seat to a replacement. 0: never"
+        },
+    )
+    rated = fields.Boolean(
+        load_default=True,
+        metadata={"description": "The result changes the players' ratings in this game type"},
+    )
+    public = fields.Boolean(
+        load_default=True,
+        metadata={
+            "description": "Once finished, the game is listed in GET /v1/games/finished and on "
+            "its players' profiles"
+        },
+    )
+
+
+class GameCreated(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    invite_code = fields.String(required=True, metadata={"description": "Give it to the others"})
+
+
+class JoinRequest(ma.Schema):
+    invite_code = plain_text(
+        max_length=64, metadata={"description": "Required unless the game's access is open"}
+    )
+
+
+class OpenGamesQuery(ma.Schema):
+    type = fields.String(validate=validate.OneOf(game_ids()))
+    seats = fields.Integer(
+        validate=validate.Range(min=1, max=16), metadata={"description": "Player count"}
+    )
+    deadline = fields.String(
+        validate=validate.OneOf(["none", "default_move", "remind_only"]),
+        metadata={"description": "Deadline policy; none: games without deadlines"},
+    )
+    cursor = fields.String(
+        metadata={"pattern": CURSOR_PATTERN, "description": "A next_cursor from this list"}
+    )
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class OpenGame(ma.Schema):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    max_seats = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(Seat), required=True, metadata={"description": "Taken"})
+    deadline = fields.Dict(allow_none=True)
+    created_at = fields.Float(required=True)
+
+
+class OpenGameList(ma.Schema):
+    items = fields.List(fields.Nested(OpenGame), required=True)
+    next_cursor = fields.String(allow_none=True)
+
+
+class Joined(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+
+
+class SeatOffer(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    invite_code = fields.String(
+        required=True, metadata={"description": "Send it to the replacement (take_seat)"}
+    )
+
+
+class TakeSeat(ma.Schema):
+    invite_code = plain_text(max_length=64, required=True)
+
+
+class PreviousHolder(ma.Schema):
+    player_id = fields.String(required=True)
+    name = fields.String(required=True)
+
+
+class Handover(ma.Schema):
+    seat = fields.Integer(required=True)
+    version = fields.Integer(required=True, metadata={"description": "Where it changed hands"})
+    previous = fields.Nested(PreviousHolder, required=True)
+    player_id = fields.String(required=True)
+    name = fields.String(required=True)
+
+
+class Started(ma.Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    events = fields.List(fields.Nested(GameEvent), required=True)
+
+
+class Sentence(ma.Schema):
+    version = fields.Integer(required=True)
+    text = fields.String(required=True)
+
+
+class OwnSealedChoice(ma.Schema):
+    ref = fields.String(required=True)
+    choice = fields.String(required=True, metadata={"description": "Yours alone until the reveal"})
+    commitment = fields.String(required=True, metadata={"description": "What the table sees"})
+
+
+class GameView(ma.Schema):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    rules_version = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    version = fields.Integer(required=True)
+    options = fields.Dict(required=True)
+    max_seats = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(Seat), required=True)
+    your_seat = fields.Integer(allow_none=True, metadata={"description": "null: spectator"})
+    creator_seat = fields.Integer(allow_none=True)
+    waiting_for = fields.List(fields.Nested(Decision), required=True)
+    your_decision = fields.Nested(Decision, allow_none=True)
+    your_sealed_choices = fields.List(
+        fields.Nested(OwnSealedChoice),
+        metadata={
+            "description": "Your sealed choices not revealed yet: the choice (yours alone) and "
+            "the commitment everyone sees"
+        },
+    )
+    seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 of seed"})
+    view = fields.Dict(allow_none=True, metadata={"description": "The game, as you may see it"})
+    result = fields.Dict(allow_none=True)
+    deadline = fields.Nested(Deadline, allow_none=True)
+    deadline_at = fields.Float(
+        allow_none=True, metadata={"description": "Unix time the pending decisions time out"}
+    )
+    invite_code = fields.String(metadata={"description": "To the creator, while open"})
+    created_at = fields.Float(required=True)
+    updated_at = fields.Float(required=True)
+    since_your_last_move = fields.List(
+        fields.Nested(Sentence),
+        metadata={
+            "description": "What happened since the caller's last move or sealed choice (for "
+            "a spectator: lately), one sentence per event the caller may see, with player names"
+        },
+    )
+
+
+class GameSummary(ma.Schema):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    status = fields.String(required=True)
+    version = fields.Integer(required=True)
+    your_seat = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(Seat), required=True)
+    max_seats = fields.Integer(required=True)
+    waiting_for = fields.List(fields.Nested(Decision), required=True)
+    updated_at = fields.Float(required=True)
+
+
+class GameListQuery(ma.Schema):
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    cursor = fields.String(
+        metadata={
+            "pattern": CURSOR_PATTERN,
+            "description": "A next_cursor from this list; anything else: 400 invalid-cursor",
+        }
+    )
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class GameList(ma.Schema):
+    items = fields.List(fields.Nested(GameSummary), required=True)
+    next_cursor = fields.String(
+        allow_none=True, metadata={"description": "Pass as cursor for the next page"}
+    )
+
+
+class ViewHeaders(ma.Schema):
+    if_none_match = fields.String(data_key="If-None-Match")
+
+
+class LegalAction(ma.Schema):
+    notation = fields.String(required=True)
+    action = fields.Dict(required=True, metadata={"description": "The same as an action object"})
+
+
+class LegalActions(ma.Schema):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    decision = fields.Nested(Decision, allow_none=True)
+    actions = fields.List(fields.Nested(LegalAction), required=True)
+
+
+class ActionRequest(ma.Schema):
+    notation = fields.String(
+        validate=validate.Length(min=1, max=200), metadata={"description": "e.g. 'V ITA'"}
+    )
+    action = fields.Dict(metadata={"description": "An action object, as in legal-actions"})
+    expected_version = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata={"description": "Refuse with 409 unless this is the current version"},
+    )
+
+    @validates_schema
+    def one_of_notation_or_action(self, data: dict[str, Any], **_: Any) -> None:
+        if ("notation" in data) == ("action" in data):
+            raise ValidationError("give exactly one of notation and action", "_schema")
+
+
+class ActionHeaders(ma.Schema):
+    idempotency_key = fields.String(
+        data_key="Idempotency-Key",
+        validate=validate.Length(min=1, max=200),
+        metadata={"description": "Same key + same body replays the first response"},
+    )
+    if_match = fields.String(
+        data_key="If-Match",
+        metadata={
+            "pattern": IF_MATCH_PATTERN,
+            "description": 'The version you saw, e.g. "12"; anything else: 400 invalid-if-match',
+        },
+    )
+
+
+class ActionResult(ma.Schema):
+    version = fields.Integer(required=True, metadata={"description": "The game's new version"})
+    status = fields.String(required=True)
+    events = fields.List(fields.Nested(GameEvent), required=True)
+    waiting_for = fields.List(
+        fields.Nested(Decision),
+        metadata={
+            "description": "Who acts next, as in the game's view (absent from answers "
+            "replayed from moves made before 2026-11-25)"
+        },
+    )
+    ref = fields.String(metadata={"description": "Sealed choices (202): the sealed step"})
+    commitment = fields.String(metadata={"description": "Sealed choices (202): SHA-256"})
+    choice = fields.String(metadata={"description": "Sealed choices (202): canonical notation"})
+    salt = fields.String(metadata={"description": "Sealed choices (202): the salt, for you only"})
+
+
+def _events_after(text: str) -> None:
+    """Digits, at most 2**53: what the integer ``after`` took before it became a cursor."""
+    if not re.fullmatch(EVENTS_AFTER_PATTERN, text) or int(text) > MAX_EVENTS_AFTER:
+        raise ValidationError("after must be a next_cursor (a version, at most 2**53)")
+
+
+class BoardQuery(ma.Schema):
+    lang = fields.String(
+        load_default=LANGUAGES[0],
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language of the picture's labels, legend and sentences "
+            "(docs/i18n.md); the notation stays the same"
+        },
+    )
+
+
+class EventsQuery(ma.Schema):
+    after = fields.String(
+        load_default="0",
+        validate=_events_after,
+        metadata={
+            "pattern": EVENTS_AFTER_PATTERN,
+            "description": "A next_cursor from this list (a version); 0: from the start",
+        },
+    )
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+class LogEntry(ma.Schema):
+    version = fields.Integer(required=True)
+    kind = fields.String(
+        required=True, metadata={"description": "created, joined, started, move, sealed or resolve"}
+    )
+    seat = fields.Integer(allow_none=True)
+    action = fields.String(allow_none=True, metadata={"description": "null while sealed"})
+    ref = fields.String(allow_none=True)
+    commitment = fields.String(allow_none=True)
+    events = fields.List(fields.Nested(GameEvent), required=True)
+    at = fields.Float(required=True)
+
+
+class EventPage(ma.Schema):
+    items = fields.List(fields.Nested(LogEntry), required=True)
+    next_cursor = fields.String(required=True, metadata={"description": "Pass as after="})
+
+
+class RecordAction(ma.Schema):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    kind = fields.String(required=True)
+    action = fields.String(allow_none=True)
+    ref = fields.String(allow_none=True)
+    commitment = fields.String(allow_none=True)
+
+
+class GameRecord(ma.Schema):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    rules_version = fields.String(required=True)
+    options = fields.Dict(required=True)
+    status = fields.String(required=True)
+    players = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(Seat), required=True)
+    seed_commitment = fields.String(required=True)
+    seed = fields.String(allow_none=True, metadata={"description": "Revealed at the end"})
+    commitment_scheme = fields.String(required=True)
+    actions = fields.List(fields.Nested(RecordAction), required=True)
+    handovers = fields.List(
+        fields.Nested(Handover),
+        required=True,
+        metadata={"description": "Seats taken over by a replacement, with the version"},
+    )
+    reveals = fields.List(fields.Dict(), required=True)
+    result = fields.Dict(allow_none=True)
+    complete = fields.Boolean(required=True)

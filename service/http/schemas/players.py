@@ -1,0 +1,163 @@
+"""Players, tokens and the caller's inbox."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from service.common.i18n import LANGUAGES
+from service.domain.prefs import CHANNELS, CLOCK, DIGESTS, EVENT_TYPES
+from service.http.schemas.common import Decision, patterned, plain_text
+
+NAME_LENGTH = 40
+#: What service.common.webhook_urls can accept at all, for the document (it checks more:
+#: port, host).
+WEBHOOK_URL_PATTERN = r"^https?://[^\x00-\x20\x7f-\x9f\u2028\u2029]+$"
+#: The shape of an IANA zone name (Europe/Berlin, UTC, Etc/GMT+5). The document says it; a
+#: well-formed name the tz database lacks is refused by the view (422 invalid-timezone).
+TIMEZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$"
+
+
+#: ``notify``: a known event type -> channels; an unknown type is refused (422) and the
+#: document says so (additionalProperties: false).
+class _Notify(ma.Schema):
+    @ma.post_load
+    def by_event_type(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        # Attribute names cannot hold dots (marshmallow would nest them): back to the types.
+        return {self.fields[name].data_key: channels for name, channels in data.items()}
+
+
+NotifyPreferences = _Notify.from_dict(
+    {
+        kind.replace(".", "_"): fields.List(
+            fields.String(validate=validate.OneOf(CHANNELS)), data_key=kind
+        )
+        for kind in EVENT_TYPES
+    },
+    name="NotifyPreferences",
+)
+
+
+class QuietHours(ma.Schema):
+    """Local times of day (the player's ``timezone``); they may span midnight."""
+
+    start = patterned(
+        CLOCK.pattern, "a local time HH:MM", required=True, metadata={"example": "22:00"}
+    )
+    end = patterned(
+        CLOCK.pattern, "a local time HH:MM", required=True, metadata={"example": "07:00"}
+    )
+
+    @ma.validates_schema
+    def not_empty(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("start") and data.get("start") == data.get("end"):
+            raise ma.ValidationError("start and end differ", field_name="end")
+
+
+class PlayerCreate(ma.Schema):
+    name = plain_text(max_length=NAME_LENGTH, required=True)
+    email = fields.Email(allow_none=True, validate=validate.Length(max=254))
+
+
+class PlayerPatch(ma.Schema):
+    name = plain_text(max_length=NAME_LENGTH)
+    email = fields.Email(allow_none=True, validate=validate.Length(max=254))
+    webhook_url = fields.String(
+        allow_none=True,
+        validate=validate.Length(min=1, max=500),
+        metadata={
+            "description": "https URL; one whose host does not resolve, or resolves to a "
+            "private, loopback or link-local address, is refused (422 webhook-url-refused)",
+            "pattern": WEBHOOK_URL_PATTERN,
+        },
+    )
+    notify = fields.Nested(
+        NotifyPreferences,
+        metadata={"description": "Event type -> channels (email, webhook); absent type: both"},
+    )
+    timezone = patterned(
+        TIMEZONE_PATTERN,
+        "an IANA zone name such as Europe/Berlin",
+        checks=[validate.Length(min=1, max=64)],
+        metadata={
+            "description": "IANA name for times in emails, e.g. Europe/Berlin; an unknown "
+            "name is refused with 422 invalid-timezone",
+        },
+    )
+    vacation_until = fields.AwareDateTime(
+        allow_none=True,
+        metadata={"description": "Pauses your deadlines until then (within the game's limit)"},
+    )
+    digest = fields.String(
+        validate=validate.OneOf(DIGESTS),
+        metadata={
+            "description": "daily: mail notices wait and go out once a day at "
+            "digest_hour (local); off: as they come (webhooks are never held)"
+        },
+    )
+    digest_hour = fields.Integer(
+        strict=True,
+        validate=validate.Range(0, 23),
+        metadata={"description": "The local hour of the daily digest (default 8)"},
+    )
+    quiet_hours = fields.Nested(
+        QuietHours,
+        allow_none=True,
+        metadata={
+            "description": "Mail notices in these local hours wait until they end; "
+            "a turn with a deadline is still told in time (docs/email.md); null: none"
+        },
+    )
+    language = fields.String(
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language of your mails, pictures, mail-in answers and web "
+            "pages (the API's titles and codes stay English)"
+        },
+    )
+
+
+class Player(ma.Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    email = fields.String(allow_none=True, metadata={"description": "Shown to its owner only"})
+    created_at = fields.Float(required=True, metadata={"description": "Unix time"})
+
+
+class Me(Player):
+    """The caller with its notification preferences (the webhook secret is never shown)."""
+
+    webhook_url = fields.String(allow_none=True)
+    webhook_enabled = fields.Boolean(required=True)
+    webhook_disabled_reason = fields.String(allow_none=True)
+    has_webhook_secret = fields.Boolean(required=True)
+    webhook_secret = fields.String(
+        metadata={"description": "Only when this request created the first secret (shown once)"}
+    )
+    notify = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), required=True)
+    timezone = fields.String(required=True)
+    vacation_until = fields.Float(allow_none=True, metadata={"description": "Unix time"})
+    digest = fields.String(required=True, validate=validate.OneOf(DIGESTS))
+    digest_hour = fields.Integer(required=True)
+    quiet_hours = fields.Nested(QuietHours, allow_none=True, required=True)
+    language = fields.String(required=True, validate=validate.OneOf(LANGUAGES))
+
+
+class PlayerCreated(Player):
+    token = fields.String(
+        required=True,
+        metadata={"description": "Bearer token (kur_pat_…), shown this once; only a hash is kept"},
+    )
+
+
+class InboxItem(Decision):
+    game_id = fields.String(required=True)
+    game_type = fields.String(required=True)
+    version = fields.Integer(required=True)
+    waiting_since = fields.Float(required=True, metadata={"description": "Unix time"})
+
+
+class Inbox(ma.Schema):
+    items = fields.List(fields.Nested(InboxItem), required=True)

@@ -1,0 +1,66 @@
+"""The two Server-Sent Events streams: where they resume (docs/api.md, "Streams")."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields
+
+from service.http.schemas.common import patterned
+from service.http.schemas.games import CURSOR_PATTERN
+from service.http.schemas.messages import MESSAGE_ID_PATTERN
+
+GAME_STREAM = """Server-Sent Events (`text/event-stream`), one per log entry:
+
+    id: 12
+    event: entry
+    data: {"version": 12, "kind": "move", "seat": 1, "action": ..., "events": [...], ...}
+
+`data` is the entry as `GET /v1/games/{game_id}/events` lists it for the same caller (sealed
+choices of others redacted until revealed; spectators' view without a token); `id` is its
+version. A comment `: ping` comes every 15 s while nothing happens. Resume with the
+`Last-Event-ID` header (or `?after=`): entries after that version. A finished game sends what
+is left, then `event: end` (`data: {"status": "finished", "version": N}`) and closes."""
+
+INBOX_STREAM = """Server-Sent Events (`text/event-stream`) about the caller's open and active games:
+
+    event: inbox
+    data: {"game_id": "...", "game_type": "attila", "version": 12, "status": "active",
+           "your_decision": {"seat": 0, "kind": "sealed", ...} or null}
+
+first one per game (the inbox now), then one whenever a game moves (your turn, a sealed choice
+owed, game over: `status` finished), computed as `GET /v1/me/inbox` computes it; and
+
+    id: 1712345678901-0
+    event: message
+    data: {"game_id": "...", "id": "1712345678901-0", "from_seat": 1, "to_seat": 0, ...}
+
+for each message the caller may see (as `GET /v1/games/{id}/messages` shows it). Resume with
+`Last-Event-ID` (a message id): messages after it. `: ping` every 15 s."""
+
+REDIRECT = (
+    "The stream server's URL for this path (KURIER_STREAM_URL, docs/operations.md): follow it "
+    "and send the Authorization header again (many clients drop it when the port changes)"
+)
+
+
+class GameStreamQuery(ma.Schema):
+    after = patterned(
+        CURSOR_PATTERN,
+        "a version such as 12",
+        metadata={"description": "Entries after this version (Last-Event-ID wins)"},
+    )
+
+
+class InboxStreamQuery(ma.Schema):
+    after = patterned(
+        MESSAGE_ID_PATTERN,
+        "a message id such as 1732400000000-0",
+        metadata={"description": "Messages after this id (Last-Event-ID wins)"},
+    )
+
+
+class StreamHeaders(ma.Schema):
+    last_event_id = fields.String(
+        data_key="Last-Event-ID",
+        metadata={"description": "The id of the last event received: resume after it"},
+    )

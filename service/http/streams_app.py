@@ -1,0 +1,116 @@
+"""The stream server: a small Flask app holding only the two Server-Sent Events routes
+(service/domain/streams.py), served by ``kurier streams`` under gunicorn's gevent workers.
+
+An open stream is a connection that waits for minutes; under the API's gthread workers each one
+would hold a request thread. Here each is a greenlet blocked on its Redis read, so one process
+holds about ``KURIER_STREAM_CONNECTIONS`` of them. The API answers the same two paths with 307 to
+this server (``KURIER_STREAM_URL``); a reverse proxy can route them here instead
+(docs/operations.md, "Streams").
+
+Tokens are checked as by the API (service/http/auth.py); errors are problem+json
+(service/common/problems.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response, current_app, request
+from werkzeug.exceptions import HTTPException
+
+from engine import registry
+from service.common.problems import Problem, problem_response
+from service.domain import streams
+from service.http import outage
+from service.http.auth import current_player, store
+from service.http.schemas.messages import MESSAGE_ID_PATTERN
+from service.store import Store
+
+#: A version, as the SSE ids of a game's stream carry.
+VERSION = re.compile(r"[0-9]{1,15}")
+#: A message id, as the SSE ids of a player's ``message`` events carry (the API's pattern).
+MESSAGE_ID = re.compile(MESSAGE_ID_PATTERN.strip("^$"))
+HEADERS = {
+    "Cache-Control": "no-cache, no-store",
+    # nginx: do not buffer this response (also settable in its configuration).
+    "X-Accel-Buffering": "no",
+    "Vary": "Authorization",
+}
+
+
+def create_streams_app(config: dict[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(
+        REDIS_URL=os.environ.get("REDIS_URL"),
+        QUEUE_URL=os.environ.get("KURIER_QUEUE_URL"),
+        STREAM_TIMING=timing_from(os.environ),
+    )
+    app.config.update(config or {})
+    app.extensions["kurier.store"] = Store(
+        app.config["REDIS_URL"] or "unix:///nonexistent", app.config["QUEUE_URL"] or None
+    )
+    app.register_error_handler(HTTPException, problem_response)
+    outage.init_app(app)  # Redis down: 503 with Retry-After, before any byte of a stream
+    app.add_url_rule("/v1/games/<game_id>/stream", "stream_game_events", _game)
+    app.add_url_rule("/v1/me/stream", "stream_my_inbox", _inbox)
+    registry.load_all()  # the events' redaction needs them: now, not at a stream's first event
+    return app
+
+
+def _game(game_id: str) -> Response:
+    player = current_player(required=False)  # spectators welcome; a bad token is a 401
+    after = _cursor(VERSION, "a version such as 12")
+    body = streams.game_stream(
+        store(),
+        game_id,
+        player["id"] if player else None,
+        int(after or 0),
+        _timing(),
+    )
+    response = _event_stream(body)
+    # Pages on the API's origin (the web client) may follow a game as a spectator: with "*"
+    # a browser sends no cookie or credentials, so such a stream is always redacted for
+    # spectators. A token has to be set by a client's own code, as on the same origin.
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+def _inbox() -> Response:
+    player = current_player()
+    assert player is not None
+    after = _cursor(MESSAGE_ID, "a message id such as 1712345678901-0")
+    return _event_stream(streams.inbox_stream(store(), player["id"], after, _timing()))
+
+
+def _cursor(pattern: re.Pattern[str], example: str) -> str | None:
+    """Where to resume: the ``Last-Event-ID`` header (sent by a reconnecting EventSource, and
+    winning over the URL it reconnects to), else the ``after`` query parameter."""
+    for name, value in (
+        ("Last-Event-ID", request.headers.get("Last-Event-ID")),
+        ("after", request.args.get("after")),
+    ):
+        if value is None or value == "":
+            continue
+        if not pattern.fullmatch(value.strip()):
+            raise Problem(400, "invalid-cursor", f"{name} must be {example}", parameter=name)
+        return value.strip()
+    return None
+
+
+def timing_from(environ: Mapping[str, str]) -> streams.Timing:
+    """KURIER_STREAM_HEARTBEAT and KURIER_STREAM_LIFETIME (checked by `kurier config check`)."""
+    default = streams.Timing()
+    heartbeat = environ.get("KURIER_STREAM_HEARTBEAT") or default.heartbeat
+    lifetime = environ.get("KURIER_STREAM_LIFETIME") or default.lifetime
+    return streams.Timing(heartbeat=float(heartbeat), lifetime=float(lifetime))
+
+
+def _timing() -> streams.Timing:
+    return current_app.config["STREAM_TIMING"]  # type: ignore[no-any-return]
+
+
+def _event_stream(body: Any) -> Response:
+    return Response(body, mimetype="text/event-stream", headers=HEADERS)

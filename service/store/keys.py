@@ -1,0 +1,163 @@
+"""Every Redis key of a game or a player, built in one place.
+
+All keys of one game share the ``{<game id>}`` hash tag, and all keys of one player the
+``{<player id>}`` tag, so each group lives in one Redis Cluster slot and commits in one
+transaction. What each key holds is described in service/store.py's module docstring.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import zlib
+
+#: The next game's sequence number (a game's creation order, used to page listings).
+GAME_SEQ = "kurier:seq:games"
+#: Games anyone may join that still have a free seat (member: game id, score: its sequence).
+OPEN_GAMES = "kurier:games:open"
+#: Sorted set of ``"<game> <ref>"``: where resolutions were owed before service/store/owed.py; a
+#: worker's start moves what is left there into the owed jobs (workers/jobs.py).
+LEGACY_RESOLVE_INDEX = "kurier:resolve:pending"
+#: Matches a game record's key and captures the game id (``SCAN`` over stored games).
+GAME_KEY_PATTERN = "kurier:game:{*}"
+_GAME_KEY = re.compile(r"^kurier:game:\{([^}]+)\}$")
+
+
+def game_key(game_id: str) -> str:
+    return f"kurier:game:{{{game_id}}}"
+
+
+def game_id_of(key: str) -> str | None:
+    """The game id in a record key found by ``GAME_KEY_PATTERN``, None for its other keys."""
+    found = _GAME_KEY.match(key)
+    return found.group(1) if found else None
+
+
+def events_key(game_id: str) -> str:
+    return f"{game_key(game_id)}:events"
+
+
+def idem_key(game_id: str, player_id: str, key: str) -> str:
+    return f"{game_key(game_id)}:idem:{player_id}:{hashlib.sha256(key.encode()).hexdigest()}"
+
+
+def messages_key(game_id: str) -> str:
+    """Stream of the game's messages (table and private), ID = when it was posted."""
+    return f"{game_key(game_id)}:messages"
+
+
+def hidden_messages_key(game_id: str) -> str:
+    """Set of the ids of messages the game's creator hid."""
+    return f"{game_key(game_id)}:messages:hidden"
+
+
+def message_rate_key(player_id: str, window: int) -> str:
+    """Messages a player sent in one rate-limit window (a counter that expires)."""
+    return f"kurier:player:{{{player_id}}}:messages:{window}"
+
+
+def player_key(player_id: str) -> str:
+    return f"kurier:player:{{{player_id}}}"
+
+
+def player_games_key(player_id: str) -> str:
+    return f"{player_key(player_id)}:games"
+
+
+def player_tokens_key(player_id: str) -> str:
+    """Hash of a player's tokens: token id -> JSON (name, created_at, the token's key)."""
+    return f"{player_key(player_id)}:tokens"
+
+
+def token_key(token: str) -> str:
+    return f"kurier:auth:token:{hashlib.sha256(token.encode()).hexdigest()}"
+
+
+def outbox_key(game_id: str) -> str:
+    """Stream of what the game's commits still owe other slots and the queue Redis."""
+    return f"{game_key(game_id)}:outbox"
+
+
+#: Games whose outbox may hold entries, spread over this many sorted sets (cluster slots).
+OUTBOX_BUCKETS = 16
+
+
+def dirty_key(game_id: str) -> str:
+    """The sorted set that marks ``game_id``'s outbox as possibly non-empty."""
+    return dirty_bucket_key(zlib.crc32(game_id.encode()) % OUTBOX_BUCKETS)
+
+
+def dirty_bucket_key(bucket: int) -> str:
+    return f"kurier:outbox:dirty:{{{bucket}}}"
+
+
+def relayed_key(game_id: str) -> str:
+    """On the queue Redis: the last outbox entry (a version) of the game relayed there."""
+    return f"kurier:outbox:relayed:{game_id}"
+
+
+def email_key(email: str) -> str:
+    """Set of the players who gave this address (lower-cased; hashed: no address in a key)."""
+    return f"kurier:email:{hashlib.sha256(email.strip().lower().encode()).hexdigest()}"
+
+
+def session_key(session_id: str) -> str:
+    """A browser session (service/domain/websessions.py); only the id's hash is a key."""
+    return f"kurier:session:{hashlib.sha256(session_id.encode()).hexdigest()}"
+
+
+def signin_key(token: str) -> str:
+    """A one-time sign-in link's token (hashed), valid for minutes."""
+    return f"kurier:signin:{hashlib.sha256(token.encode()).hexdigest()}"
+
+
+# -- ratings and finished games (service/domain/ratings.py)
+# ---------------------------------------------
+
+#: Finished public games, newest first (member: game id, score: when it finished).
+FINISHED_GAMES = "kurier:games:finished"
+
+
+def finished_games_key(game_type: str | None = None) -> str:
+    """Finished public games (all types, or of one type): game id -> when it finished."""
+    return f"{FINISHED_GAMES}:{game_type}" if game_type else FINISHED_GAMES
+
+
+def ratings_tag(game_type: str) -> str:
+    """All rating keys of one game type share this hash tag: one slot, one atomic update."""
+    return f"kurier:{{ratings:{game_type}}}"
+
+
+def ratings_players_key(game_type: str) -> str:
+    """Hash: player id -> JSON rating (mu, sigma, games, wins) in this game type."""
+    return f"{ratings_tag(game_type)}:players"
+
+
+def ratings_rated_key(game_type: str) -> str:
+    """Set of the game ids already applied to this game type's ratings."""
+    return f"{ratings_tag(game_type)}:rated"
+
+
+def ratings_board_key(game_type: str) -> str:
+    """Sorted set: player id -> conservative rating (mu - 3 sigma), the leaderboard."""
+    return f"{ratings_tag(game_type)}:board"
+
+
+def player_finished_key(player_id: str) -> str:
+    """Sorted set of the player's finished games (rated or not): game id -> when it finished."""
+    return f"{player_key(player_id)}:finished"
+
+
+def player_won_key(player_id: str) -> str:
+    """Sorted set of the finished games the player won: game id -> when it finished."""
+    return f"{player_key(player_id)}:won"
+
+
+def player_public_finished_key(player_id: str) -> str:
+    """The player's finished public games (shown on the profile): game id -> when it finished."""
+    return f"{player_key(player_id)}:finished:public"
+
+
+def mailbag_key(game_id: str, seat: int) -> str:
+    """Mail notices to one seat waiting to go out together (service/domain/mailbag.py)."""
+    return f"kurier:mailbag:{game_id}:{seat}"

@@ -1,0 +1,267 @@
+"""A game's record as stored in Redis, the change a transaction writes, and their packing.
+
+The record is a Redis hash (``kurier:game:{g}``): plain fields as text, structured ones as JSON,
+``state`` and ``options`` compressed with the game's ``log_codec`` (service/store/eventlog.py) in
+games
+that have one. Log entries and idempotency records are packed with the same codec. Nothing here
+touches Redis: service/store.py reads and writes, this module says what the bytes mean.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import jsontext
+from engine.core import Decision, Game
+from engine.registry import get_game
+from service.store import eventlog
+
+#: The one field of a log entry stored with a codec (service/store/eventlog.py).
+PACKED = "z"
+PACKED_KEY = PACKED.encode()
+#: Marks a record field stored compressed (base64: the record is also read as text); JSON
+#: never starts with it, so fields written plain (older games, tests) still read.
+PACKED_PREFIX = "z:"
+
+
+def dumps(value: Any) -> str:
+    # Key order is kept, not sorted: an engine may depend on the order of its dicts (the Attila
+    # engine reveals conflict cards in commit order), and a round trip must not change it.
+    return jsontext.dumps(value)
+
+
+def pack_saved(codec: str, saved: dict[str, Any]) -> bytes | str:
+    """An idempotency record: the response replayed for 24 h, compressed like the log."""
+    if not codec:
+        return dumps(saved)
+    return PACKED_PREFIX.encode() + eventlog.pack(codec, saved)
+
+
+def _packed_field(codec: str, text: str, level: int = 9) -> str:
+    packed = eventlog.pack_text(codec, text, level)
+    return PACKED_PREFIX + base64.b64encode(packed).decode("ascii")
+
+
+@functools.lru_cache(maxsize=1024)
+def _packed_constant(codec: str, text: str) -> str:
+    """A game's options never change after creation: packed once per process, not per move."""
+    return _packed_field(codec, text)
+
+
+def _unpack_field(codec: str, stored: str) -> Any:
+    if stored.startswith(PACKED_PREFIX):
+        return eventlog.unpack(codec, base64.b64decode(stored[len(PACKED_PREFIX) :]))
+    return jsontext.loads(stored)
+
+
+def as_text(value: bytes | str | None) -> str:
+    if value is None:
+        return ""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+# -- the game record ------------------------------------------------------------------------------
+
+
+@dataclass
+class GameRecord:
+    id: str
+    type: str
+    rules_version: str
+    status: str  # open | active | finished
+    version: int
+    max_seats: int
+    options: dict[str, Any]
+    seed: str
+    seed_commitment: str
+    seats: list[str]  # player ids by seat
+    names: list[str]
+    creator: str
+    invite: str
+    seq: int
+    created_at: float
+    updated_at: float
+    state: dict[str, Any] | None = None
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    #: ref -> seat -> {"choice", "salt", "commitment"}: sealed choices not yet revealed.
+    sealed: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    result: dict[str, Any] | None = None
+    #: Service-level deadline settings (hours, remind_before_hours, policy, vacation_max_days).
+    deadline: dict[str, Any] = field(default_factory=dict)
+    #: When the pending players' decisions time out (None: no deadline running).
+    deadline_at: float | None = None
+    #: How this game's log entries, state, options and idempotency records are compressed
+    #: (service/store/eventlog.py); "" is plain JSON.
+    log_codec: str = ""
+    #: Service-level choices of the creator beyond deadlines (``spectators_see_messages``).
+    settings: dict[str, Any] = field(default_factory=dict)
+    #: Who holds each seat beyond ``seats`` (service/domain/seats.py): ``missed`` deadlines in a row
+    #: by seat, ``abandoned`` seats, open ``offers`` (seat -> code) and ``handovers``.
+    seating: dict[str, Any] = field(default_factory=dict)
+    #: The hash as read (text), so that a commit writes only the fields that changed.
+    stored: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    #: Of these, ``state`` and ``options`` are stored compressed (with the log's codec) in
+    #: games that have one: they are by far the biggest.
+    _JSON = (
+        "options",
+        "seats",
+        "names",
+        "state",
+        "pending",
+        "sealed",
+        "result",
+        "deadline",
+        "settings",
+        "seating",
+    )
+
+    @classmethod
+    def from_hash(cls, game_id: str, raw: Mapping[Any, Any]) -> GameRecord:
+        h = {as_text(k): as_text(v) for k, v in raw.items()}
+        codec = h.get("log_codec", "")
+        data: dict[str, Any] = {
+            name: _unpack_field(codec, h[name]) for name in cls._JSON if name in h
+        }
+        return cls(
+            id=game_id,
+            type=h["type"],
+            rules_version=h["rules_version"],
+            status=h["status"],
+            version=int(h["version"]),
+            max_seats=int(h["max_seats"]),
+            seed=h["seed"],
+            seed_commitment=h["seed_commitment"],
+            creator=h["creator"],
+            invite=h["invite"],
+            seq=int(h["seq"]),
+            created_at=float(h["created_at"]),
+            updated_at=float(h["updated_at"]),
+            deadline_at=float(h["deadline_at"]) if h.get("deadline_at") else None,
+            log_codec=h.get("log_codec", ""),
+            stored=h,
+            **data,
+        )
+
+    def to_hash(self) -> dict[str, str]:
+        plain = ("type", "rules_version", "status", "version", "max_seats", "seed")
+        out = {name: str(getattr(self, name)) for name in plain}
+        out |= {
+            "seed_commitment": self.seed_commitment,
+            "creator": self.creator,
+            "invite": self.invite,
+            "seq": str(self.seq),
+            "created_at": repr(self.created_at),
+            "updated_at": repr(self.updated_at),
+            "deadline_at": "" if self.deadline_at is None else repr(self.deadline_at),
+            "log_codec": self.log_codec,
+        }
+        out |= {name: dumps(getattr(self, name)) for name in self._JSON}
+        if self.log_codec:
+            # The state is rewritten on every move: the faster level (service/store/eventlog.py).
+            out["state"] = _packed_field(self.log_codec, out["state"], level=6)
+            out["options"] = _packed_constant(self.log_codec, out["options"])
+        return out
+
+    def changed_hash(self) -> dict[str, str]:
+        """The fields of ``to_hash`` that differ from the hash as read: what a commit writes.
+        A move changes a third of them (version, state, pending, ...); the others (seed,
+        options, names, ...) would be encoded, sent and stored again for nothing."""
+        return {k: v for k, v in self.to_hash().items() if self.stored.get(k) != v}
+
+    @property
+    def game(self) -> Game[Any, Any]:
+        return get_game(self.type)
+
+    def seat_of(self, player_id: str | None) -> int | None:
+        return self.seats.index(player_id) if player_id in self.seats else None
+
+    def decisions(self) -> list[Decision]:
+        return [Decision(d["seat"], d["kind"], d["step"], d.get("ref", "")) for d in self.pending]
+
+
+@dataclass
+class Change:
+    """What one transaction writes besides the record, and what the caller is answered."""
+
+    record: GameRecord
+    entry_kind: str  # created | joined | started | move | sealed | resolve
+    events: list[dict[str, Any]]
+    status: int
+    body: dict[str, Any]
+    seat: int | None = None
+    action: str = ""
+    ref: str = ""
+    commitment: str = ""
+    index_players: list[str] = field(default_factory=list)
+    resolve_add: list[str] = field(default_factory=list)
+    resolve_remove: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    player_id: str
+    key: str
+    fingerprint: str  # SHA-256 of the canonical request body
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+class NothingToDo(Exception):
+    """Raised inside a transaction that finds its work already done (e.g. a resolution)."""
+
+
+Mutation = Callable[[GameRecord | None, int], Change]
+
+
+# -- log entries and idempotency records -----------------------------------------------------------
+
+
+def pack_entry(codec: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """A log entry's stream fields: one compressed field, or (no codec) the fields themselves."""
+    if codec:
+        return {PACKED: eventlog.pack(codec, entry)}
+    return entry | {"events": dumps(entry["events"])}
+
+
+def unpack_entry(codec: str, fields: dict[bytes, bytes]) -> dict[str, Any]:
+    """A log entry from its stream fields: ``events`` a list, the other fields strings."""
+    if PACKED_KEY in fields:
+        return eventlog.unpack(codec, fields[PACKED_KEY])
+    entry: dict[str, Any] = {as_text(k): as_text(v) for k, v in fields.items()}
+    entry["events"] = jsontext.loads(entry["events"])
+    return entry
+
+
+def unpack_saved(codec: str, stored: bytes) -> dict[str, Any]:
+    """An idempotency record written by ``pack_saved``."""
+    if stored.startswith(PACKED_PREFIX.encode()):
+        return eventlog.unpack(codec, stored[len(PACKED_PREFIX) :])
+    return jsontext.loads(stored)
+
+
+# -- a finished game's log, packed into its record -----------------------------------------------
+
+#: The record field holding a compacted game's log (the stream is deleted): service/store.py.
+PACKED_LOG = "log"
+
+Entries = list[tuple[int, dict[str, Any]]]
+
+
+def pack_log(codec: str, entries: Entries) -> str:
+    """A whole log as one record field: ``[[version, entry], ...]``, compressed like ``state``."""
+    text = dumps([[version, entry] for version, entry in entries])
+    return _packed_field(codec, text) if codec else text
+
+
+def unpack_log(codec: str, stored: str) -> Entries:
+    return [(int(version), entry) for version, entry in _unpack_field(codec, stored)]
