@@ -379,7 +379,7 @@ class GameNotation(Protocol[Action]):
 
 class Translator(Protocol):
     """Maps the English of ``describe`` to a reader's language (engine/sentences.py uses it;
-    service/i18n.py implements it with the gettext catalogs)."""
+    service/common/i18n.py implements it with the gettext catalogs)."""
 
     def text(self, template: str) -> str:
         """A whole template in the target language (same placeholders)."""
@@ -593,7 +593,7 @@ class Game(ABC, Generic[State, Action]):
 
     def examples(self) -> dict[str, list[dict[str, Any]]]:
         """Action objects and events that random games rarely reach, one of each kind, from
-        ``data/examples.json`` beside the game's module (service/schemas/derive.py)."""
+        ``data/examples.json`` beside the game's module (service/http/schemas/derive.py)."""
         module = sys.modules[type(self).__module__].__file__
         path = Path(str(module)).parent / "data" / "examples.json"
         raw = json.loads(path.read_text()) if path.exists() else {}
