@@ -84,6 +84,10 @@ class GameBot(Protocol[State, Action]):
         """Reads the view (and the events the seat saw) once; ``sample`` fills the rest."""
         ...
 
+    def copy(self, state: State) -> State:
+        """An independent copy of ``state`` (the search copies one per look-ahead)."""
+        ...
+
     def evaluate(self, state: State) -> list[float]:
         """Each seat's chance to win from here, estimated (the exact result once over)."""
         ...
@@ -204,7 +208,7 @@ def greedy(
     scores = [0.0] * len(legal)
     for sample in states:
         for i, action in enumerate(legal):
-            after = game.load(game.dump(sample))
+            after = rules.copy(sample)
             game.apply(after, seat, action)
             settle(rules, after, seat, rng)
             scores[i] += rules.evaluate(after)[seat]

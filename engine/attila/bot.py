@@ -161,6 +161,9 @@ class AttilaBot:
     game: AttilaGame = GAME
     playout_depth = 6
 
+    def copy(self, state: AttilaState) -> AttilaState:
+        return state.copy()
+
     def determinizer(
         self,
         view: Mapping[str, Any],
