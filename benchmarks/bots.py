@@ -20,18 +20,14 @@ import json
 import math
 import multiprocessing
 import random
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from engine.bots import Bot, Budget, Level, bot_for  # noqa: E402
-from engine.core import SYSTEM, Event, visible_events  # noqa: E402
-from engine.registry import get_game  # noqa: E402
+from engine.bots import Bot, Budget, Level, bot_for
+from engine.core import SYSTEM, Event, visible_events
+from engine.registry import get_game
 
 #: Actions after which a game is abandoned (counted as nobody's win).
 MOVE_CAP = 30_000
@@ -111,7 +107,9 @@ def _task(args: tuple[Matchup, int, int]) -> tuple[str, list[Level], dict[str, A
     return matchup.name, levels, outcome
 
 
-def run(matchups: Sequence[Matchup], games: dict[str, int], iterations: int, processes: int) -> None:
+def run(
+    matchups: Sequence[Matchup], games: dict[str, int], iterations: int, processes: int
+) -> None:
     tasks = [(m, i, iterations) for m in matchups for i in range(games[m.game])]
     random.Random(0).shuffle(tasks)  # mix long and short games across the workers
     started = time.time()
@@ -121,14 +119,15 @@ def run(matchups: Sequence[Matchup], games: dict[str, int], iterations: int, pro
     by_name = {m.name: m for m in matchups}
     report: dict[str, Any] = {"iterations": iterations, "wall_seconds": round(wall), "matchups": {}}
     print(f"{len(tasks)} games in {wall:.0f} s wall, hard moves capped at {iterations} iterations")
-    print(f"{'match-up':28} {'games':>5} {'strong wins':>11} {'95% CI':>15} {'target':>6}  cpu/move")
+    header = f"{'match-up':28} {'games':>5} {'strong wins':>11} {'95% CI':>15} {'target':>6}"
+    print(f"{header}  cpu/move")
     for name, m in by_name.items():
         rows = [o for n, _, o in outcomes if n == name]
         if not rows:
             continue
         share = 0.0
         strong_cpu = strong_moves = 0.0
-        for (n, levels, o) in ((n, lv, o) for n, lv, o in outcomes if n == name):
+        for levels, o in ((lv, o) for n, lv, o in outcomes if n == name):
             winners = o["winners"]
             strong = [s for s in range(m.players) if levels[s] == m.strong]
             if winners:

@@ -242,7 +242,7 @@ def settle(rules: GameBot[Any, Any], state: Any, observer: int, rng: random.Rand
 class Node:
     """A node of the observer's tree: reached by ``seat`` playing the edge into it."""
 
-    __slots__ = ("children", "order", "reward", "seat", "visits", "avail")
+    __slots__ = ("avail", "children", "order", "reward", "seat", "visits")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat

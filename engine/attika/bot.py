@@ -71,9 +71,7 @@ class Determinizer:
             for m in view["map"]
             if m["building"]
         }
-        tiles = [
-            [tile_of[t["tile"]], *_hex(t["centre"]), t["rotation"]] for t in view["tiles"]
-        ]
+        tiles = [[tile_of[t["tile"]], *_hex(t["centre"]), t["rotation"]] for t in view["tiles"]]
         land: dict[Hex, int] = {}
         for tile, q, r, rotation in tiles:  # in the order laid, as the rules iterate it
             land.update(b.tile_hexes(tile, (q, r), rotation))
@@ -288,9 +286,7 @@ class AttikaBot:
         out = [a for a in legal if not isinstance(a, EndTurn | DrawCards)]
         return out or legal
 
-    def prior(
-        self, state: AttikaState, seat: int, legal: list[AttikaAction]
-    ) -> list[float] | None:
+    def prior(self, state: AttikaState, seat: int, legal: list[AttikaAction]) -> list[float] | None:
         """Builds first, those closing the gap between two shrines first of all; then
         reveals, amphorae and storing; tiles in no order; ending last."""
         gap = self.shrine_gap(state, seat)

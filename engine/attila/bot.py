@@ -205,9 +205,7 @@ class AttilaBot:
         ]
         return out or legal
 
-    def prior(
-        self, state: AttilaState, seat: int, legal: list[AttilaAction]
-    ) -> list[float] | None:
+    def prior(self, state: AttilaState, seat: int, legal: list[AttilaAction]) -> list[float] | None:
         """The search widens to cards and influence first, to swaps last."""
         return [_KIND_PRIOR.get(type(a), 1.0) - 0.5 * _is_pair(a) for a in legal]
 

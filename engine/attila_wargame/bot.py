@@ -75,7 +75,9 @@ class Determinizer:
         state.gone = dict(view["gone"])
         state.alignment = dict(view["alignment"])
         state.neutralised = [u for u, e in units.items() if e.get("neutralised")]
-        state.frozen = {u: e["moves_from_round"] for u, e in units.items() if "moves_from_round" in e}
+        state.frozen = {
+            u: e["moves_from_round"] for u, e in units.items() if "moves_from_round" in e
+        }
         state.temp_devastated = [hx[h] for h in view["devastated"]["temporary"]]
         state.perm_devastated = [hx[h] for h in view["devastated"]["permanent"]]
         state.moved = {u: deepcopy(e["moved"]) for u, e in units.items() if "moved" in e}
@@ -344,15 +346,18 @@ class Potential:
         b = bot.b
         combat_at = {h: u for u, h in state.pos.items() if rules.is_combat[u]}
         self.combat_at = combat_at
-        if self.side == BARBARIAN:
-            wanted = [c for c in b.cities if c.plus]
-        else:
-            wanted = list(b.cities)
-        self.free_cities = [
+        # The Barbarian wants the "+" cities; the Roman garrisons them all ("-" ones count
+        # against the Barbarian while a Roman unit stands in them).
+        wanted = [c for c in b.cities if c.plus or self.side == ROMAN]
+        free = [
             c
             for c in wanted
             if c.hex not in combat_at or rules.side(state, combat_at[c.hex]) != self.side
         ]
+        # Each city's pull and distances; a unit's own city is not free, so it is no pull:
+        # the bonus for standing in a city keeps a garrison where it is.
+        self.pulls = [(c.value / 4, _distances(c.hex)) for c in free]
+        self.field: dict[int, float] = {}
         self.own_combat: dict[str, list[int]] = {}
         for u, h in state.pos.items():
             if rules.is_combat[u] and rules.side(state, u) == self.side:
@@ -360,21 +365,21 @@ class Potential:
 
     def gain(self, move: Move) -> float:
         at = self.state.pos[move.unit]
-        return self.at(move.unit, move.path[-1], at) - self.at(move.unit, at, at)
+        return self.at(move.unit, move.path[-1]) - self.at(move.unit, at)
 
-    def at(self, unit: str, h: int, origin: int) -> float:
+    def at(self, unit: str, h: int) -> float:
         rules, b = self.rules, self.bot.b
         people = rules.people_of[unit]
         if not rules.is_combat[unit]:
-            mates = self.own_combat.get(people) or [x for hs in self.own_combat.values() for x in hs]
+            everyone = [x for hexes in self.own_combat.values() for x in hexes]
+            mates = self.own_combat.get(people) or everyone
             return -0.5 * min((b.distance(h, m) for m in mates), default=0)
         city = b.city_at.get(h)
-        best = -float(FAR)
-        for c in self.free_cities:
-            if c.hex == origin and h != origin:
-                continue  # leaving the city it holds is no way to hold it
-            d = _distances(c.hex)[h]
-            best = max(best, c.value / 4 - d)
+        best = self.field.get(h)
+        if best is None:
+            best = self.field[h] = max(
+                (pull - dist[h] for pull, dist in self.pulls), default=-float(FAR)
+            )
         if city is not None and (city.plus or self.side == ROMAN):
             best += 3.0
         return best
