@@ -6,7 +6,8 @@ and per game the win rate of each seat and of the start player (balance data, fr
 table played). Shared victories count as a share (1/winners). Moves are made from each
 seat's view and the events it saw, as the service would hand them to a bot.
 
-    PYTHONPATH=$PWD python benchmarks/bots.py --games 200 --processes 2
+    PYTHONPATH=$PWD python benchmarks/bots.py --games 200 --processes 2 --out games.jsonl
+    PYTHONPATH=$PWD python benchmarks/bots.py --report games.jsonl
     PYTHONPATH=$PWD python benchmarks/bots.py --time-hard 5   # a hard move at 2 s CPU
 
 Each hard move is capped at ``--iterations`` (the CPU budget is set far above it), so a
@@ -23,6 +24,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from engine.bots import Bot, Budget, Level, bot_for
@@ -108,48 +110,57 @@ def _task(args: tuple[Matchup, int, int]) -> tuple[str, list[Level], dict[str, A
 
 
 def run(
-    matchups: Sequence[Matchup], games: dict[str, int], iterations: int, processes: int
+    matchups: Sequence[Matchup],
+    games: dict[str, int],
+    iterations: int,
+    processes: int,
+    out: Path | None,
 ) -> None:
+    """Play the games (shuffled, so that a run stopped early still covers every match-up),
+    appending each outcome to ``out`` as it comes, then report."""
     tasks = [(m, i, iterations) for m in matchups for i in range(games[m.game])]
-    random.Random(0).shuffle(tasks)  # mix long and short games across the workers
+    random.Random(0).shuffle(tasks)
     started = time.time()
+    outcomes = []
     with multiprocessing.Pool(processes) as pool:
-        outcomes = list(pool.imap_unordered(_task, tasks))
-    wall = time.time() - started
-    by_name = {m.name: m for m in matchups}
-    report: dict[str, Any] = {"iterations": iterations, "wall_seconds": round(wall), "matchups": {}}
-    print(f"{len(tasks)} games in {wall:.0f} s wall, hard moves capped at {iterations} iterations")
+        for name, levels, outcome in pool.imap_unordered(_task, tasks):
+            row = {"matchup": name, "levels": levels, "iterations": iterations, **outcome}
+            outcomes.append(row)
+            if out is not None:
+                with out.open("a") as f:
+                    f.write(json.dumps(row) + "\n")
+    print(f"{len(tasks)} games in {time.time() - started:.0f} s wall")
+    report(outcomes)
+
+
+def report(outcomes: Sequence[dict[str, Any]]) -> None:
+    """Win rates of the stronger level per match-up, and the seats' win rates per game."""
+    by_name = {m.name: m for m in MATCHUPS}
     header = f"{'match-up':28} {'games':>5} {'strong wins':>11} {'95% CI':>15} {'target':>6}"
-    print(f"{header}  cpu/move")
+    print(f"{header}  iterations  hard CPU/move")
     for name, m in by_name.items():
-        rows = [o for n, _, o in outcomes if n == name]
+        rows = [o for o in outcomes if o["matchup"] == name]
         if not rows:
             continue
-        share = 0.0
-        strong_cpu = strong_moves = 0.0
-        for levels, o in ((lv, o) for n, lv, o in outcomes if n == name):
-            winners = o["winners"]
-            strong = [s for s in range(m.players) if levels[s] == m.strong]
-            if winners:
-                share += sum(1 for s in strong if s in winners) / len(winners)
+        share = strong_cpu = strong_moves = 0.0
+        for o in rows:
+            strong = [s for s in range(m.players) if o["levels"][s] == m.strong]
+            if o["winners"]:
+                share += sum(1 for s in strong if s in o["winners"]) / len(o["winners"])
             strong_cpu += sum(o["cpu"][s] for s in strong)
             strong_moves += o["moves"] / m.players
         low, high = wilson(share, len(rows))
-        rate = share / len(rows)
         print(
-            f"{name:28} {len(rows):5d} {rate:10.1%} [{low:5.1%}, {high:5.1%}] {m.target:6.0%}"
+            f"{name:28} {len(rows):5d} {share / len(rows):10.1%} [{low:5.1%}, {high:5.1%}]"
+            f" {m.target:6.0%}  {sorted({o['iterations'] for o in rows})}"
             f"  {1000 * strong_cpu / max(strong_moves, 1):.0f} ms"
         )
-        report["matchups"][name] = {
-            "games": len(rows),
-            "strong_win_rate": round(rate, 3),
-            "ci95": [round(low, 3), round(high, 3)],
-            "target": m.target,
-        }
-    print("\nseat balance (every table of the game; shares of wins)")
-    for game_id in sorted({m.game for m in matchups}):
-        rows = [o for n, _, o in outcomes if by_name[n].game == game_id]
-        players = next(m.players for m in matchups if m.game == game_id)
+    print("\nseat balance (every table of the game; shares of wins, 95% Wilson intervals)")
+    for game_id in sorted({m.game for m in by_name.values()}):
+        rows = [o for o in outcomes if by_name[o["matchup"]].game == game_id]
+        if not rows:
+            continue
+        players = by_name[rows[0]["matchup"]].players
         seats = [0.0] * players
         first = 0.0
         undecided = 0
@@ -171,13 +182,6 @@ def run(
             f"{game_id:15} {n:4d} games: {cells}; first player {first / n:.1%} "
             f"[{lo:.0%}-{hi:.0%}]; undecided {undecided}"
         )
-        report[game_id] = {
-            "games": n,
-            "seat_win_rates": [round(v / n, 3) for v in seats],
-            "first_player_win_rate": round(first / n, 3),
-            "undecided": undecided,
-        }
-    print(json.dumps(report))
 
 
 def time_hard(positions: int) -> None:
@@ -225,15 +229,20 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--only", default="", help="match-up names, comma-separated")
     parser.add_argument("--time-hard", type=int, default=0, help="time N hard moves per game")
+    parser.add_argument("--out", type=Path, default=None, help="append each game (JSON lines)")
+    parser.add_argument("--report", type=Path, default=None, help="report on such a file only")
     args = parser.parse_args()
     if args.time_hard:
         time_hard(args.time_hard)
+        return
+    if args.report:
+        report([json.loads(line) for line in args.report.read_text().splitlines() if line])
         return
     chosen = [m for m in MATCHUPS if not args.only or m.name in args.only.split(",")]
     games = {m.game: args.games for m in chosen}
     if args.wargame_games is not None:
         games["attila-wargame"] = args.wargame_games
-    run(chosen, games, args.iterations, min(args.processes, 2))
+    run(chosen, games, args.iterations, min(args.processes, 2), args.out)
 
 
 if __name__ == "__main__":
