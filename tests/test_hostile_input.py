@@ -484,7 +484,11 @@ STREAM_REFUSALS = [
         431,
         "header-fields-too-large",
     ),
-    (b"GET /v1/me/stream?after=" + b"1" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
+    (
+        b"GET /v1/me/stream?after=" + b"1" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        414,
+        "uri-too-long",
+    ),
 ]
 
 

@@ -1,7 +1,8 @@
 """gunicorn's gthread worker, answering the requests gunicorn refuses itself as problem+json
-(``ProblemAnswers``, which the stream server's gevent worker shares: service/http/gunicorn_streams.py),
-giving no thread to a connection that has sent nothing yet and closing connections without
-stopping its main loop; and gunicorn's logger without its access line (``AppAccessLogger``).
+(``ProblemAnswers``, which the stream server's gevent worker shares:
+service/http/gunicorn_streams.py), giving no thread to a connection that has sent nothing yet
+and closing connections without stopping its main loop; and gunicorn's logger without its
+access line (``AppAccessLogger``).
 
 gunicorn answers a request line over ``limit_request_line`` (414), headers over
 ``limit_request_fields``/``limit_request_field_size`` (431), a malformed request or header
