@@ -108,6 +108,7 @@ VALUE_WORDS = (
 )
 #: The notification types as the settings page names them (prefs.EVENT_TYPES, shortened).
 EVENT_WORDS = (
+    N_("seats filled"),
     N_("started"),
     N_("turn started"),
     N_("sealed needed"),

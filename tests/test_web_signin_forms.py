@@ -218,3 +218,21 @@ def test_a_sign_in_link_opened_from_another_site_asks_first(
         store.r.set(signin_key(token), player.id, ex=600)
         r = requests.get(f"{base_url}/signin/{token}", headers=headers, allow_redirects=False)
         assert r.status_code == 302 and "kurier_session" in r.headers["Set-Cookie"]
+
+
+@pytest.mark.parametrize("relay", [None, "smtp://mail.example.org:25"])
+def test_the_check_your_mail_page_names_the_local_outbox(
+    base_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, relay: str | None
+) -> None:
+    """In the local default (no KURIER_SMTP_URL) no mail leaves the machine: the page says
+    which folder it was written to; with a relay it says nothing of the kind."""
+    monkeypatch.setenv("KURIER_OUTBOX", str(tmp_path / "outbox"))
+    if relay:
+        monkeypatch.setenv("KURIER_SMTP_URL", relay)
+    else:
+        monkeypatch.delenv("KURIER_SMTP_URL", raising=False)
+    r = requests.post(f"{base_url}/signin", data={"email": _address()}, headers=HTML, timeout=10)
+    assert r.status_code == 200, r.text
+    folder = str(tmp_path / "outbox" / "new")
+    assert (folder in r.text) == (relay is None), r.text
+    assert ("KURIER_SMTP_URL" in r.text) == (relay is None)
