@@ -241,6 +241,8 @@ def error_page(error: HTTPException) -> Response:
         retry=int(retry) if is_ascii_digits(retry) else None,
         kept=_kept_form() if status in RETRYABLE else None,
         again=request.full_path.rstrip("?") if request.method == "GET" else None,
+        # A session that could not be read (the store is down) is still the player's.
+        has_session=COOKIE in request.cookies,
     )
     response = Response(body, status=status, mimetype="text/html")
     if retry:
