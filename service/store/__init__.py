@@ -53,6 +53,7 @@ from service.common.lru import Lru
 from service.common.problems import Problem, game_not_found
 from service.store import liveness, outbox, owed, redis_urls
 from service.store.keys import (
+    LIVE_GAMES,
     OPEN_GAMES,
     email_key,
     events_key,
@@ -389,6 +390,7 @@ class Store:
             owed.owe(writes.queue, compact_job(gid), self.queue_raw)
             owed.owe(writes.queue, rate_job(gid), self.queue_raw)
         self._list_if_open(writes, change.record)
+        self._list_if_live(writes, change.record)
 
     @staticmethod
     def _list_if_open(writes: Writes, record: GameRecord) -> None:
@@ -399,6 +401,15 @@ class Store:
             writes.others.zadd(OPEN_GAMES, {record.id: record.seq})
         else:
             writes.others.zrem(OPEN_GAMES, record.id)
+
+    @staticmethod
+    def _list_if_live(writes: Writes, record: GameRecord) -> None:
+        """The watch page's index (service/domain/club.py): a public game in play, scored by
+        its latest commit, so that the newest moves come first."""
+        if record.status == "active" and record.settings.get("public", True):
+            writes.others.zadd(LIVE_GAMES, {record.id: time.time()})
+        elif record.status == "finished" or not record.settings.get("public", True):
+            writes.others.zrem(LIVE_GAMES, record.id)
 
     def _elsewhere(self, writes: Writes) -> list[Command]:
         """Commands for other slots of the store: in the commit unless the store is a cluster."""
