@@ -27,9 +27,7 @@ def _running(kurier: Kurier, players: list[Player], **settings: Any) -> tuple[st
     return game_id, invite
 
 
-def test_profile_shows_rank_history_stats_and_nothing_private(
-    kurier: Kurier, store: Store
-) -> None:
+def test_profile_shows_rank_history_stats_and_nothing_private(kurier: Kurier, store: Store) -> None:
     r = kurier.call("POST", "/v1/players", json={"name": "Dora", "email": "dora@example.org"})
     assert r.status_code == 201, r.text
     dora = Player(r.json()["id"], "Dora", r.json()["token"])

@@ -323,9 +323,9 @@ def _record_finished(store: Store, record: GameRecord) -> None:
             pipe.execute()
 
 
-def seat_counters(record: GameRecord, entries: Iterable[tuple[int, Mapping[str, Any]]]) -> (
-    dict[str, dict[str, int]]
-):
+def seat_counters(
+    record: GameRecord, entries: Iterable[tuple[int, Mapping[str, Any]]]
+) -> dict[str, dict[str, int]]:
     """What one finished game adds to each player's stats: played and won by game type and
     seat count, decisions taken in time, deadlines missed (``timeout_applied`` events), and
     whether one of their seats ended abandoned."""
