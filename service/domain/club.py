@@ -134,7 +134,7 @@ def player_finished(
     """A player's finished public games, newest first (of one type, if given)."""
     if game_type is not None:
         ratings.check_game_type(game_type)
-    _known(store, player_id)
+    player_name(store, player_id)
 
     def keep(rows: list[tuple[str, float]]) -> list[dict[str, Any] | None]:
         found = ratings.finished_summaries(store, [member for member, _ in rows])
@@ -145,7 +145,7 @@ def player_finished(
     return {"items": items, "next_cursor": cursor}
 
 
-def _known(store: Store, player_id: str) -> str:
+def player_name(store: Store, player_id: str) -> str:
     name = store.r.hget(player_key(player_id), "name")
     if name is None:
         raise Problem(404, "player-not-found", f"no player {player_id!r}", player_id=player_id)
@@ -158,7 +158,7 @@ def _known(store: Store, player_id: str) -> str:
 def follow(store: Store, player_id: str, other_id: str) -> None:
     if other_id == player_id:
         raise Problem(422, "cannot-follow-self", "you cannot follow yourself")
-    _known(store, other_id)
+    player_name(store, other_id)
     if follows.follow(store.r, player_id, other_id) < 0:
         raise Problem(
             409,
