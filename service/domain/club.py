@@ -27,6 +27,7 @@ from service.store.keys import (
     player_public_finished_key,
     player_stats_key,
     rating_history_key,
+    ratings_board_key,
 )
 
 #: A player's latest games looked at for those in play (the profile's "current games").
@@ -47,11 +48,14 @@ def profile(store: Store, player_id: str) -> dict[str, Any]:
         pipe.zrevrange(player_games_key(player_id), 0, CURRENT_SCAN - 1)
         for game_type in types:
             pipe.zrange(rating_history_key(game_type, player_id), 0, -1, withscores=True)
-        created, stats, latest, *histories = pipe.execute()
-    places = ratings.ranks(store, player_id, types)
-    for rating, history in zip(out["ratings"], histories, strict=True):
-        place = places.get(rating["game_type"])
-        rating["rank"], rating["rated_players"] = place if place else (None, None)
+            pipe.zrevrank(ratings_board_key(game_type), player_id)
+            pipe.zcard(ratings_board_key(game_type))
+        created, stats, latest, *per_type = pipe.execute()
+    for index, rating in enumerate(out["ratings"]):
+        history, place, total = per_type[3 * index : 3 * index + 3]
+        # The leaderboard's order (ratings.leaderboard's rank): ZREVRANK, 1 best.
+        rating["rank"] = None if place is None else int(place) + 1
+        rating["rated_players"] = int(total) if place is not None else None
         rating["history"] = [_point(member, at) for member, at in history]
     out["member_since"] = float(created or 0)
     out["played"] = played(stats)

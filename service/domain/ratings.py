@@ -459,7 +459,10 @@ def page_by_score(
     last: tuple[str, float] | None = None
     offset = 0
     while examined < MAX_SCAN:
-        rows = store.r.zrevrangebyscore(key, high, "-inf", start=offset, num=100, withscores=True)
+        # A first chunk of the page's size (most pages keep every row: no wasted reads), then
+        # bigger ones while rows are skipped.
+        num = wanted + 1 if offset == 0 else 100
+        rows = store.r.zrevrangebyscore(key, high, "-inf", start=offset, num=num, withscores=True)
         if not rows:
             return items, None
         offset += len(rows)
@@ -502,18 +505,19 @@ def leaderboard(
     def keep(rows: list[tuple[str, float]]) -> list[dict[str, Any] | None]:
         players = [member for member, _ in rows]
         stored = store.r.hmget(ratings_players_key(pool), players) if players else []
+        found = [json.loads(text) if text else None for text in stored]
+        # Names only of the players kept: a high minimum skips most rows of a chunk.
+        kept = [p for p, r in zip(players, found, strict=True) if r and r["games"] >= min_games]
         with store.r.pipeline(transaction=False) as pipe:
-            for player in players:
+            for player in kept:
                 pipe.hget(player_key(player), "name")
-            names = pipe.execute()
-        out: list[dict[str, Any] | None] = []
-        for player, text, name in zip(players, stored, names, strict=True):
-            rating = json.loads(text) if text else None
-            if rating is None or rating["games"] < min_games:
-                out.append(None)
-                continue
-            out.append({"player_id": player, "name": name or "", **rating_out(game_type, rating)})
-        return out
+            names = dict(zip(kept, pipe.execute(), strict=True))
+        return [
+            {"player_id": p, "name": names[p] or "", **rating_out(game_type, r)}
+            if p in names and r
+            else None
+            for p, r in zip(players, found, strict=True)
+        ]
 
     items, cursor = page_by_score(store, ratings_board_key(pool), after, limit, keep)
     with store.r.pipeline(transaction=False) as pipe:  # one slot: the pool's
@@ -523,22 +527,6 @@ def leaderboard(
     for item, place in zip(items, places, strict=True):
         item["rank"] = None if place is None else int(place) + 1
     return {"game_type": game_type, "seats": seats, "items": items, "next_cursor": cursor}
-
-
-def ranks(store: Store, player_id: str, game_types: Sequence[str]) -> dict[str, tuple[int, int]]:
-    """The player's place (1 best) and the number of rated players, per game type they are
-    rated in: the leaderboard's order (ZREVRANK, logarithmic in the players)."""
-    with store.r.pipeline(transaction=False) as pipe:  # several slots: one command each
-        for game_type in game_types:
-            pipe.zrevrank(ratings_board_key(game_type), player_id)
-            pipe.zcard(ratings_board_key(game_type))
-        found = pipe.execute()
-    out = {}
-    for index, game_type in enumerate(game_types):
-        place, total = found[2 * index], found[2 * index + 1]
-        if place is not None:
-            out[game_type] = (int(place) + 1, int(total))
-    return out
 
 
 def finished_games(

@@ -54,6 +54,14 @@ def test_profile_plot_follow_leaderboard_and_watch(
     assert page.locator(f".people a[href='/players/{ann.id}']").count() == 1
     assert page.locator(f"a[href='/games/{running}']").count() == 1
 
+    # Play with: the lobby's create flow, invitation only; the new game's page is next.
+    page.goto(f"{base_url}/players/{ann.id}")
+    page.select_option(".play-with select[name=type]", "attila")
+    page.locator(".play-with button").click()
+    page.wait_for_url("**/games/*")
+    created = page.url.rsplit("/", 1)[1]
+    assert store.get_game(created).settings["access"] == "invite"
+
     page.goto(f"{base_url}/leaderboards/attila")
     rows = page.locator("table.board tbody tr")
     assert rows.count() >= 3
