@@ -10,7 +10,9 @@ and the rating histories are what rating real games writes); one player also in 
 more (a long rating plot) and in ``--real`` games played to their end with random legal moves
 and rated by the worker (recent games, stats, reliability). Then each URL is requested one at
 a time, ``--requests`` times, and its latency printed (loopback: the server's time and one
-hop), after 20 requests of each URL to warm every gunicorn process up.
+hop), after 20 requests of each URL to warm every gunicorn process up; then the pages once
+more in this process (Flask's test client on the same Redis), timed as CPU time of the thread:
+the server's own work per page, whatever else runs on the machine.
 
 Requests only to 127.0.0.1. Not a test: ``.venv/bin/python benchmarks/club.py``.
 """
@@ -136,6 +138,22 @@ def main() -> None:
             if label.startswith("page /players") or label == "page /leaderboards/attila":
                 worst = max(worst, p95)
             print(f"{label:48} {latency_line(times)}")
+        # The same pages in this process (Flask's test client, the same Redis): the CPU time
+        # the server's own code takes per page (thread time: waiting for a core is not in it),
+        # the figure that does not depend on what else the machine runs.
+        from service.http.app import create_app
+
+        app = create_app({"REDIS_URL": stack.redis.url, "RATE_LIMIT": "1000000/minute"})
+        client = app.test_client()
+        for label, path in urls.items():
+            if not label.startswith("page"):
+                continue
+            cpu = []
+            for _ in range(args.requests):
+                began = time.thread_time()
+                assert client.get(path).status_code == 200
+                cpu.append(time.thread_time() - began)
+            print(f"cpu {label[5:]:44} {latency_line(cpu)}")
         verdict = "meets" if worst <= TARGET_P95_MS else "MISSES"
         print(
             f"profile and leaderboard p95 {worst:.1f} ms: {verdict} the"

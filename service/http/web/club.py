@@ -105,7 +105,7 @@ def player_games(player_id: str) -> Any:
 
 # -- the rating plot ----------------------------------------------------------------------------
 
-WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 600, 180, 44, 22, 10
+WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 440, 170, 40, 20, 10
 
 
 def rating_plot(points: Sequence[dict[str, Any]]) -> Markup:
