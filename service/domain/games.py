@@ -158,8 +158,8 @@ def open_games(
 ) -> dict[str, Any]:
     """The lobby: open-access games with a free seat, oldest first, matching ``filters``
     (``type``, ``seats``: the player count, ``deadline``: a policy or ``none``)."""
-    rows = store.open_game_ids(after)
-    summaries = store.game_summaries([gid for gid, _ in rows])
+    rows = store.indexes.open_games(after)
+    summaries = store.indexes.game_summaries([gid for gid, _ in rows])
     items: list[dict[str, Any]] = []
     examined = 0
     for (_, seq), summary in zip(rows, summaries, strict=True):

@@ -143,7 +143,7 @@ def _wanted(store: Store, seats: list[str], found: list[Notice]) -> list[Notice]
     """Only notices some channel would carry: most players of a test game have none."""
     if not found:
         return []
-    raws = store.notice_fields(seats)
+    raws = store.players.notice_fields(seats)
     return [n for n in found if prefs.channels_for(raws[n.seat], n.type)]
 
 

@@ -2,9 +2,9 @@
 
 The record is a Redis hash (``kurier:game:{g}``): plain fields as text, structured ones as JSON,
 ``state`` and ``options`` compressed with the game's ``log_codec`` (service/store/eventlog.py) in
-games
-that have one. Log entries and idempotency records are packed with the same codec. Nothing here
-touches Redis: service/store.py reads and writes, this module says what the bytes mean.
+games that have one. Log entries and idempotency records are packed with the same codec. Nothing
+here touches Redis: service/store/games.py reads and writes, this module says what the bytes
+mean.
 """
 
 from __future__ import annotations
@@ -251,7 +251,7 @@ def unpack_saved(codec: str, stored: bytes) -> dict[str, Any]:
 
 # -- a finished game's log, packed into its record -----------------------------------------------
 
-#: The record field holding a compacted game's log (the stream is deleted): service/store.py.
+#: The record field holding a compacted game's log (the stream is deleted): service/store/games.py.
 PACKED_LOG = "log"
 
 Entries = list[tuple[int, dict[str, Any]]]

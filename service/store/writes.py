@@ -75,8 +75,8 @@ COMMITTED, MOVED, REPLAY = 1, 0, 2
 
 #: A game's record and its log entries after a version, in one atomic step (as ``read_log``'s
 #: MULTI): sent behind a blocking XREAD in one pipeline, it runs the moment the XREAD returns
-#: (store.LogWatch.wait_read). The record comes without its state, the biggest field, which a
-#: stream's redaction does not need.
+#: (``LogWatch.wait_read``, service/store/games.py). The record comes without its state, the
+#: biggest field, which a stream's redaction does not need.
 #: KEYS: record, events; ARGV: the exclusive start ID, the count.
 READ_LOG_LUA = """
 local all = redis.call('HGETALL', KEYS[1])

@@ -84,8 +84,8 @@ class GamesView(MethodView):
         """The caller's games, oldest first; page with `next_cursor`."""
         player = _player()
         after = _after(query)
-        rows = store().player_game_ids(player["id"], after)
-        summaries = store().game_summaries([gid for gid, _ in rows])
+        rows = store().indexes.player_games(player["id"], after)
+        summaries = store().indexes.game_summaries([gid for gid, _ in rows])
         items: list[dict[str, Any]] = []
         examined = 0
         for (_, seq), summary in zip(rows, summaries, strict=True):

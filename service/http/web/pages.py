@@ -190,8 +190,8 @@ def home() -> Any:
     if session is None:
         return render_template("signin.html")
     player = session.player
-    rows = store().player_game_ids(player["id"], None)
-    summaries = [s for s in store().game_summaries([gid for gid, _ in rows]) if s]
+    rows = store().indexes.player_games(player["id"], None)
+    summaries = [s for s in store().indexes.game_summaries([gid for gid, _ in rows]) if s]
     mine = [_lobby_row(s, player["id"]) for s in summaries]
     mine.sort(key=lambda row: (not row["my_turn"], -row["updated_at"]))
     open_games = games.open_games(store(), None, 20, {})["items"]
@@ -275,7 +275,7 @@ def register() -> Any:
     if not 1 <= len(name) <= 40 or any(ord(c) < 32 for c in name) or not EMAIL.match(email):
         _note(gettext("Give a name (1-40 characters) and an email address."))
         return render_template("signin.html"), 422
-    store().create_player(name, email)  # the API token is not shown: the link signs in
+    store().players.create(name, email)  # the API token is not shown: the link signs in
     websessions.mail_signin_links(store(), email, _public_url(), language())
     return render_template("check_mail.html", email=email)
 
@@ -291,7 +291,7 @@ def signin_link(token: str) -> Any:
 
 @blp.post("/signin/token")
 def signin_token() -> Any:
-    player = store().player_for_token((request.form.get("token") or "").strip()[:200])
+    player = store().players.for_token((request.form.get("token") or "").strip()[:200])
     if player is None:
         _note(gettext("That is not a valid API token."))
         return render_template("signin.html"), 401
@@ -613,7 +613,7 @@ def settings() -> Any:
         types=prefs.EVENT_TYPES,
         channels=prefs.CHANNELS,
         languages=list(i18n.NAMES.items()),
-        tokens=store().list_tokens(player_id),
+        tokens=store().tokens.listed(player_id),
     )
 
 
@@ -685,7 +685,7 @@ def _fewer_mails(form: Any) -> dict[str, Any] | str:
 @form_post
 def make_token() -> Any:
     name = (request.form.get("name") or "").strip()[:60] or "token"
-    made = store().create_token(g.web_session.player["id"], name)
+    made = store().tokens.create(g.web_session.player["id"], name)
     return _show_once(
         gettext(
             "Your new token %(name)s (shown once): %(token)s", name=repr(name), token=made["token"]
@@ -696,7 +696,7 @@ def make_token() -> Any:
 @blp.post("/settings/tokens/<token_id>/revoke")
 @form_post
 def revoke(token_id: str) -> Any:
-    store().revoke_token(g.web_session.player["id"], token_id)
+    store().tokens.revoke(g.web_session.player["id"], token_id)
     return _settings_note(gettext("Revoked."))
 
 
