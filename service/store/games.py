@@ -135,7 +135,7 @@ class Store(Connections):
         """
         ikey = idem_key(game_id, idem.player_id, idem.key) if idem else None
         # The first try may use the read made in the request's first round trip (the rate
-        # limiter's, ``checked_token_player``): the commit's compare-and-set judges any read.
+        # limiter's, ``Tokens.checked_player``): the commit's compare-and-set judges any read.
         early = self.early.take(game_id, ikey)
         for _ in range(MAX_TRIES):
             raw, cached, marked = early or self._read(game_id, ikey)
