@@ -85,6 +85,7 @@ from service.store.record import (
     Entries,
     GameRecord,
     Idempotency,
+    LogStep,
     Mutation,
     Outcome,
     as_text,
@@ -327,7 +328,8 @@ class Store:
             before = list(record.pending) if record else []
             change = mutate(record, version)
             writes = Writes()
-            followups(before, change, version)(writes)
+            last = version + len(change.earlier)  # the new version (``Change.earlier``)
+            followups(before, change, last)(writes)
             self._bring_along(writes, change)
             if marked is not None and time.monotonic() - marked[1] > MARK_LIFETIME:
                 continue  # too slow since the mark: mark again (service/store/outbox.py)
@@ -339,7 +341,7 @@ class Store:
             if status != COMMITTED:
                 continue  # someone else committed first: start over from a fresh read
             if marked is not None:
-                entry = Entry(version, commands_of(writes.queue), self._elsewhere(writes))
+                entry = Entry(last, commands_of(writes.queue), self._elsewhere(writes))
                 self._relay_now(game_id, entry, int(detail), marked[0])
             self._seats.put(game_id, tuple(change.record.seats))
             return Outcome(change.status, change.body)
@@ -414,18 +416,13 @@ class Store:
     ) -> tuple[int, Any]:
         record = change.record
         expected = version - 1  # 0: no record yet
-        record.version = version
         record.updated_at = time.time()
         gid = record.id
-        entry: dict[str, Any] = {
-            "kind": change.entry_kind,
-            "seat": "" if change.seat is None else str(change.seat),
-            "action": change.action,
-            "ref": change.ref,
-            "commitment": change.commitment,
-            "events": change.events,
-            "at": repr(record.updated_at),
-        }
+        at = repr(record.updated_at)
+        steps = [*change.earlier, LogStep(*_step_fields(change))]
+        # One entry per step, the last at the new version (``Change.earlier``).
+        last = version + len(change.earlier)
+        record.version = last
         saved = b""
         if ikey and idem:
             body = {"fp": idem.fingerprint, "status": change.status, "body": change.body}
@@ -438,18 +435,20 @@ class Store:
             queued = commands_of(writes.queue)
             elsewhere = self._elsewhere(writes)
             if queued or elsewhere:
-                outbox_fields = words(Entry(version, queued, elsewhere).fields())
+                outbox_fields = words(Entry(last, queued, elsewhere).fields())
         fields = words(record.changed_hash())
-        log_fields = words(pack_entry(record.log_codec, entry))
+        logs: list[Any] = [len(steps)]
+        for step in steps:
+            log_fields = words(pack_entry(record.log_codec, _entry(step, at)))
+            logs += [len(log_fields), *log_fields]
         args = [
             expected,
-            version,
+            last,
             saved,
             IDEMPOTENCY_TTL,
             len(fields),
             *fields,
-            len(log_fields),
-            *log_fields,
+            *logs,
             len(outbox_fields),
             *outbox_fields,
             *flatten(inline),
@@ -1072,3 +1071,27 @@ def resolve_job(game_id: str, ref: str) -> owed.OwedJob:
         retry=(2, 10, 30, 120, 600),
         description=f"resolve {ref} of game {game_id}",
     )
+
+
+def _step_fields(change: Change) -> tuple[str, int | None, str, str, str, list[dict[str, Any]]]:
+    return (
+        change.entry_kind,
+        change.seat,
+        change.action,
+        change.ref,
+        change.commitment,
+        change.events,
+    )
+
+
+def _entry(step: LogStep, at: str) -> dict[str, Any]:
+    """A log entry's fields (service/store/record.py ``pack_entry``)."""
+    return {
+        "kind": step.entry_kind,
+        "seat": "" if step.seat is None else str(step.seat),
+        "action": step.action,
+        "ref": step.ref,
+        "commitment": step.commitment,
+        "events": step.events,
+        "at": at,
+    }
