@@ -24,6 +24,7 @@ MAX_SECONDS = 420
 def _shot(page: Any, name: str, dark: bool = False) -> None:
     PICTURES.mkdir(parents=True, exist_ok=True)
     page.emulate_media(color_scheme="dark" if dark else "light")
+    page.evaluate("window.scrollTo(0, 0)")  # the board, whatever the last click scrolled to
     page.screenshot(path=str(PICTURES / f"{name}.png"), full_page=False)
     page.emulate_media(color_scheme="light")
 
