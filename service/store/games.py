@@ -53,6 +53,7 @@ from service.store.record import (
     Entries,
     GameRecord,
     Idempotency,
+    LogStep,
     Mutation,
     Outcome,
     as_text,
@@ -153,7 +154,8 @@ class Store(Connections):
             before = list(record.pending) if record else []
             change = mutate(record, version)
             writes = Writes()
-            followups(before, change, version)(writes)
+            last = version + len(change.earlier)  # the new version (``Change.earlier``)
+            followups(before, change, last)(writes)
             self._bring_along(writes, change)
             if marked is not None and time.monotonic() - marked[1] > MARK_LIFETIME:
                 continue  # too slow since the mark: mark again (service/store/outbox.py)
@@ -165,7 +167,7 @@ class Store(Connections):
             if status != COMMITTED:
                 continue  # someone else committed first: start over from a fresh read
             if marked is not None:
-                entry = Entry(version, commands_of(writes.queue), self._elsewhere(writes))
+                entry = Entry(last, commands_of(writes.queue), self._elsewhere(writes))
                 self._relay_now(game_id, entry, int(detail), marked[0])
             self.early.seats.put(game_id, tuple(change.record.seats))
             return Outcome(change.status, change.body)
@@ -234,18 +236,13 @@ class Store(Connections):
     ) -> tuple[int, Any]:
         record = change.record
         expected = version - 1  # 0: no record yet
-        record.version = version
         record.updated_at = time.time()
         gid = record.id
-        entry: dict[str, Any] = {
-            "kind": change.entry_kind,
-            "seat": "" if change.seat is None else str(change.seat),
-            "action": change.action,
-            "ref": change.ref,
-            "commitment": change.commitment,
-            "events": change.events,
-            "at": repr(record.updated_at),
-        }
+        at = repr(record.updated_at)
+        steps = [*change.earlier, LogStep(*_step_fields(change))]
+        # One entry per step, the last at the new version (``Change.earlier``).
+        last = version + len(change.earlier)
+        record.version = last
         saved = b""
         if ikey and idem:
             body = {"fp": idem.fingerprint, "status": change.status, "body": change.body}
@@ -258,18 +255,20 @@ class Store(Connections):
             queued = commands_of(writes.queue)
             elsewhere = self._elsewhere(writes)
             if queued or elsewhere:
-                outbox_fields = words(Entry(version, queued, elsewhere).fields())
+                outbox_fields = words(Entry(last, queued, elsewhere).fields())
         fields = words(record.changed_hash())
-        log_fields = words(pack_entry(record.log_codec, entry))
+        logs: list[Any] = [len(steps)]
+        for step in steps:
+            log_fields = words(pack_entry(record.log_codec, _entry(step, at)))
+            logs += [len(log_fields), *log_fields]
         args = [
             expected,
-            version,
+            last,
             saved,
             IDEMPOTENCY_TTL,
             len(fields),
             *fields,
-            len(log_fields),
-            *log_fields,
+            *logs,
             len(outbox_fields),
             *outbox_fields,
             *flatten(inline),
@@ -508,3 +507,27 @@ def _stream_replies(found: Any) -> list[tuple[Any, Any]]:
 
 def _as_bytes(value: bytes | str) -> bytes:
     return value.encode() if isinstance(value, str) else value
+
+
+def _step_fields(change: Change) -> tuple[str, int | None, str, str, str, list[dict[str, Any]]]:
+    return (
+        change.entry_kind,
+        change.seat,
+        change.action,
+        change.ref,
+        change.commitment,
+        change.events,
+    )
+
+
+def _entry(step: LogStep, at: str) -> dict[str, Any]:
+    """A log entry's fields (service/store/record.py ``pack_entry``)."""
+    return {
+        "kind": step.entry_kind,
+        "seat": "" if step.seat is None else str(step.seat),
+        "action": step.action,
+        "ref": step.ref,
+        "commitment": step.commitment,
+        "events": step.events,
+        "at": at,
+    }
