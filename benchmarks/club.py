@@ -54,7 +54,7 @@ def seed(store: Store, args: argparse.Namespace) -> str:
     """The players, their ratings, and the profiled player (its id)."""
     rng = random.Random(7)
     started = time.monotonic()
-    players = [store.create_player(f"Player {i}", None)[0] for i in range(args.players)]
+    players = [store.players.create(f"Player {i}", None)[0] for i in range(args.players)]
     ids = [p["id"] for p in players]
     games = 0
     for round_ in range(3):

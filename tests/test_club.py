@@ -88,7 +88,7 @@ def test_live_games_newest_move_first_public_only(kurier: Kurier, store: Store) 
     listed = [g["id"] for g in _walk(kurier, "/v1/games/live", 1)]
     assert listed.index(second) < listed.index(first) and hidden not in listed
     # A move in the first game brings it to the top.
-    table = Table(first, [store.get_player(p.id) for p in (ida, jon)])
+    table = Table(first, [store.players.get(p.id) for p in (ida, jon)])
     assert play_random(store, table, 1) == 1
     assert _get(kurier, "/v1/games/live", limit=1)["items"][0]["id"] == first
     assert _get(kurier, "/v1/games/live", 400, after="nonsense")["code"] == "invalid-cursor"

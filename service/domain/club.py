@@ -1,7 +1,7 @@
 """The club (issue 34): what a profile page shows beyond ratings.profile, the games to watch,
 the finished games of one player, and the players one follows with their new games.
 
-Read-only here but for following (service/store/club.py). What is counted per player is
+Read-only here but for following (service/store/follows.py). What is counted per player is
 written when a game is rated (service/domain/ratings.py ``rate_game``): the rating history in the
 type's ratings slot, the stats hash (played and won by type and seat count, decisions in time,
 deadlines missed, games abandoned) once per finished game. Both exist from issue 34 on: games
@@ -19,7 +19,7 @@ from typing import Any
 from service.common.problems import Problem
 from service.domain import ratings
 from service.store import Store
-from service.store import club as follows
+from service.store.follows import MAX_FOLLOWING
 from service.store.keys import (
     LIVE_GAMES,
     player_games_key,
@@ -62,7 +62,7 @@ def profile(store: Store, player_id: str) -> dict[str, Any]:
     out["reliability"] = reliability(stats)
     out["current_games"] = [
         live_item(summary)
-        for summary in store.game_summaries(latest)
+        for summary in store.indexes.game_summaries(latest)
         if summary is not None and _in_play(summary)
     ]
     return out
@@ -125,7 +125,7 @@ def live_games(store: Store, limit: int, after: str | None) -> dict[str, Any]:
     """Public games in play, the latest move first (the watch page)."""
 
     def keep(rows: list[tuple[str, float]]) -> list[dict[str, Any] | None]:
-        summaries = store.game_summaries([member for member, _ in rows])
+        summaries = store.indexes.game_summaries([member for member, _ in rows])
         return [live_item(s) if s is not None and _in_play(s) else None for s in summaries]
 
     items, cursor = ratings.page_by_score(store, LIVE_GAMES, after, limit, keep)
@@ -163,26 +163,26 @@ def follow(store: Store, player_id: str, other_id: str) -> None:
     if other_id == player_id:
         raise Problem(422, "cannot-follow-self", "you cannot follow yourself")
     player_name(store, other_id)
-    if follows.follow(store.r, player_id, other_id) < 0:
+    if store.follows.add(player_id, other_id) < 0:
         raise Problem(
             409,
             "following-full",
-            f"you follow {follows.MAX_FOLLOWING} players already: unfollow one first",
-            limit=follows.MAX_FOLLOWING,
+            f"you follow {MAX_FOLLOWING} players already: unfollow one first",
+            limit=MAX_FOLLOWING,
         )
 
 
 def unfollow(store: Store, player_id: str, other_id: str) -> None:
-    follows.unfollow(store.r, player_id, other_id)
+    store.follows.remove(player_id, other_id)
 
 
 def is_following(store: Store, player_id: str, other_id: str) -> bool:
-    return follows.follows(store.r, player_id, other_id)
+    return store.follows.follows(player_id, other_id)
 
 
 def following(store: Store, player_id: str) -> dict[str, Any]:
     """The players followed (by name) and their latest public games, newest first."""
-    ids = follows.following(store.r, player_id)
+    ids = store.follows.of(player_id)
     with store.r.pipeline(transaction=False) as pipe:
         for other in ids:
             pipe.hget(player_key(other), "name")
@@ -203,7 +203,7 @@ def following(store: Store, player_id: str) -> dict[str, Any]:
 def _feed(store: Store, game_ids: Sequence[str]) -> list[dict[str, Any]]:
     games = [
         {**live_item(s), "created_at": float(s["created_at"])}
-        for s in store.game_summaries(game_ids)
+        for s in store.indexes.game_summaries(game_ids)
         if s is not None and s["settings"].get("public", True)
     ]
     games.sort(key=lambda g: -g["created_at"])

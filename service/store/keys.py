@@ -2,7 +2,7 @@
 
 All keys of one game share the ``{<game id>}`` hash tag, and all keys of one player the
 ``{<player id>}`` tag, so each group lives in one Redis Cluster slot and commits in one
-transaction. What each key holds is described in service/store.py's module docstring.
+transaction. What each key holds is described in service/store/__init__.py's module docstring.
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def mailbag_key(game_id: str, seat: int) -> str:
     return f"kurier:mailbag:{game_id}:{seat}"
 
 
-# -- the club (service/domain/club.py, service/store/club.py) -------------------------------------
+# -- the club (service/domain/club.py, service/store/follows.py) ------------------------------
 
 #: Public games in play, the latest move first (member: game id, score: when it last moved).
 LIVE_GAMES = "kurier:games:live"
@@ -184,5 +184,5 @@ def player_stats_key(player_id: str) -> str:
 
 
 def player_following_key(player_id: str) -> str:
-    """Set of the players this player follows (a small set: service/store/club.py)."""
+    """Set of the players this player follows (a small set: service/store/follows.py)."""
     return f"{player_key(player_id)}:following"
