@@ -122,7 +122,9 @@ def main() -> None:
         urls = {
             "page /players/{id}": f"/players/{star}",
             "page /leaderboards/attila": "/leaderboards/attila",
-            "page /leaderboards/attila?after=(deep)": f"/leaderboards/attila?after={deep}",
+            "page /leaderboards/attila?after=(deep)": (
+                f"/leaderboards/attila?after={deep}" if deep else "/leaderboards/attila"
+            ),
             "page /leaderboards/attila?min_games=5": "/leaderboards/attila?min_games=5",
             "page /watch": "/watch",
             "api /v1/players/{id}": f"/v1/players/{star}",
