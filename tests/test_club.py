@@ -128,3 +128,19 @@ def test_follow_and_see_their_games(kurier: Kurier) -> None:
     assert game_id in ids and hidden not in ids
     assert kurier.call("DELETE", f"/v1/me/following/{ned.id}", max_).status_code == 204
     assert kurier.call("GET", "/v1/me/following", max_).json() == {"players": [], "games": []}
+
+
+def test_rating_plot_is_inline_svg_without_inline_style(app: Any) -> None:
+    """The plot: nothing without history; a dot per game up to 60 (then the last only); no
+    style attribute or element (the pages' CSP forbids inline style: club.css colours it)."""
+    from service.http.web.club import rating_plot
+
+    with app.test_request_context("/"):
+        assert rating_plot([]) == ""
+        one = str(rating_plot([{"at": 1.8e9, "game_id": "g", "rating": 3.0}]))
+        assert one.count("<circle") == 1 and "<polyline" in one
+        many = [{"at": 1.8e9 + i, "game_id": f"g{i}", "rating": i / 10} for i in range(100)]
+        svg = str(rating_plot(many))
+        assert svg.count("<circle") == 1 and svg.count(",") >= 100
+        for text in (one, svg):
+            assert "style" not in text and text.startswith('<svg class="plot"')
