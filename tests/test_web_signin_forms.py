@@ -107,7 +107,7 @@ def test_registering_is_under_the_signup_limit(strict: str, store: Store) -> Non
     ]
     assert [r.status_code for r in answers] == [200, 200, 200, 429, 429]
     assert answers[-1].headers["Content-Type"].startswith("text/html")
-    assert len(store.players_with_email(address)) == 3
+    assert len(store.players.with_email(address)) == 3
 
 
 def test_asking_for_sign_in_mails_is_under_the_signup_limit_too(strict: str) -> None:
@@ -178,7 +178,7 @@ def test_pre_session_forms_refuse_posts_from_other_sites(
         assert "another site" in r.text
         assert "kurier_session" not in r.headers.get("Set-Cookie", "")  # no login CSRF
         assert "<form" not in r.text.split("</header>")[1]  # nothing to send again
-    assert len(store.players_with_email(address)) == (1 if accepted else 0)
+    assert len(store.players.with_email(address)) == (1 if accepted else 0)
     # The API's clients are no browsers: POST /v1/players takes no Origin into account.
     r = requests.post(
         f"{base_url}/v1/players", json={"name": "Api"}, headers={"Origin": "https://x.example"}

@@ -21,6 +21,7 @@ from flask import (
     abort,
     current_app,
     g,
+    jsonify,
     redirect,
     render_template,
     request,
@@ -36,7 +37,7 @@ from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
 from service.domain import games, messages, prefs, ratelimit, seats, websessions
 from service.http.outage import OUTAGE_ERRORS
-from service.http.web import game_page
+from service.http.web import game_page, table
 from service.ops import config
 from service.store import MAX_INDEX, Store
 
@@ -217,6 +218,7 @@ RETRYABLE = (429, 500, 503)
 TYPED_FIELDS = {
     "text": N_("Your message"),
     "notation": N_("Your move"),
+    "m": N_("Your moves"),  # the table's staged actions, one field each
     "name": N_("Name"),
     "email": N_("Email"),
 }
@@ -254,7 +256,7 @@ def _kept_form() -> dict[str, Any] | None:
     """The refused post's fields, to send again from the error page: only a form of these
     pages posted from this site (re-offering a cross-site post would turn a forged form into
     one click on our own page)."""
-    if request.method != "POST" or request.blueprint != "web" or cross_site_post():
+    if request.method != "POST" or "web" not in request.blueprints or cross_site_post():
         return None
     try:
         sent = [(name, value) for name, values in request.form.lists() for value in values]
@@ -291,8 +293,8 @@ def home() -> Any:
     if session is None:
         return render_template("signin.html")
     player = session.player
-    rows = store().player_game_ids(player["id"], None)
-    summaries = [s for s in store().game_summaries([gid for gid, _ in rows]) if s]
+    rows = store().indexes.player_games(player["id"], None)
+    summaries = [s for s in store().indexes.game_summaries([gid for gid, _ in rows]) if s]
     mine = [_lobby_row(s, player["id"]) for s in summaries]
     mine.sort(key=lambda row: (not row["my_turn"], -row["updated_at"]))
     open_games = games.open_games(store(), None, 20, {})["items"]
@@ -455,7 +457,7 @@ def register() -> Any:
     if not 1 <= len(name) <= 40 or any(ord(c) < 32 for c in name) or not EMAIL.match(email):
         _note(gettext("Give a name (1-40 characters) and an email address."))
         return render_template("signin.html"), 422
-    store().create_player(name, email)  # the API token is not shown: the link signs in
+    store().players.create(name, email)  # the API token is not shown: the link signs in
     return _check_mail(email, _mail_links(email))
 
 
@@ -471,7 +473,7 @@ def signin_link(token: str) -> Any:
     first (the link stays unused until it is pressed)."""
     if _opened_from_another_site():
         player_id = websessions.peek_link(store(), token)
-        player = store().get_player(player_id) if player_id else None
+        player = store().players.get(player_id) if player_id else None
         if player is None:
             return _link_gone()
         return render_template("signin_link.html", token=token, name=player["name"])
@@ -493,7 +495,7 @@ def signin_link_confirmed(token: str) -> Any:
 @blp.post("/signin/token")
 @same_site_form
 def signin_token() -> Any:
-    player = store().player_for_token((request.form.get("token") or "").strip()[:200])
+    player = store().players.for_token((request.form.get("token") or "").strip()[:200])
     if player is None:
         _note(gettext("That is not a valid API token."))
         return render_template("signin.html"), 401
@@ -615,6 +617,48 @@ def move(game_id: str) -> Any:
     return _back(game_id)
 
 
+@blp.get("/games/<game_id>/staged")
+def staged(game_id: str) -> Any:
+    """The table's question while a move is built (issue 32): what may follow the staged
+    actions ``m`` (in order, not played), with where each goes on the board. JSON."""
+    session = g.get("web_session")
+    if session is None:
+        abort(403)
+    record = store().get_game(game_id)
+    seat = record.seat_of(session.player["id"])
+    if seat is None or not table.on_board(record.type):
+        abort(403)
+    moves = [m[:200] for m in request.args.getlist("m")][: games.MAX_ACTIONS]
+    try:
+        with i18n.speaking(language()):
+            return jsonify(table.actions(record, games.staged(record, seat, moves)))
+    except Problem as error:
+        return jsonify({"error": str(error.description), **error.extra}), error.code
+
+
+@blp.post("/games/<game_id>/moves")
+@form_post
+def moves(game_id: str) -> Any:
+    """Confirm on the table: the staged actions ``m``, in order, as one atomic change
+    (games.play_all). A script asks for JSON; a form post is sent back to the game."""
+    wanted = [m.strip()[:200] for m in request.form.getlist("m") if m.strip()]
+    wants_json = request.accept_mimetypes.best == "application/json"
+    try:
+        if not wanted:
+            raise Problem(422, "no-actions", "nothing was staged")
+        outcome = games.play_all(
+            store(), g.web_session.player, game_id, wanted[: games.MAX_ACTIONS], None, None, None
+        )
+    except Problem as error:
+        if wants_json:
+            return jsonify({"error": str(error.description), **error.extra}), error.code
+        _note(str(error.description))
+        return _back(game_id)
+    if wants_json:
+        return jsonify({"version": outcome.body.get("version")})
+    return _back(game_id)
+
+
 @blp.post("/games/<game_id>/join")
 @form_post
 def join(game_id: str) -> Any:
@@ -699,7 +743,7 @@ def settings() -> Any:
         types=prefs.EVENT_TYPES,
         channels=prefs.CHANNELS,
         languages=list(i18n.NAMES.items()),
-        tokens=store().list_tokens(player_id),
+        tokens=store().tokens.listed(player_id),
     )
 
 
@@ -771,7 +815,7 @@ def _fewer_mails(form: Any) -> dict[str, Any] | str:
 @form_post
 def make_token() -> Any:
     name = (request.form.get("name") or "").strip()[:60] or "token"
-    made = store().create_token(g.web_session.player["id"], name)
+    made = store().tokens.create(g.web_session.player["id"], name)
     return _show_once(
         gettext(
             "Your new token %(name)s (shown once): %(token)s", name=repr(name), token=made["token"]
@@ -782,7 +826,7 @@ def make_token() -> Any:
 @blp.post("/settings/tokens/<token_id>/revoke")
 @form_post
 def revoke(token_id: str) -> Any:
-    store().revoke_token(g.web_session.player["id"], token_id)
+    store().tokens.revoke(g.web_session.player["id"], token_id)
     return _settings_note(gettext("Revoked."))
 
 
