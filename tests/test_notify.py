@@ -366,6 +366,7 @@ def test_the_seat_filled_notice_is_planned_for_the_creator_only() -> None:
     from types import SimpleNamespace
 
     from service.domain.notifications import notices
+    from service.store.record import Change
 
     def joined(seats: int, max_seats: int) -> Any:
         record = SimpleNamespace(
@@ -376,7 +377,7 @@ def test_the_seat_filled_notice_is_planned_for_the_creator_only() -> None:
             creator="p0",
             result=None,
         )
-        return SimpleNamespace(record=record, entry_kind="joined", events=[])
+        return Change(record, "joined", [], 201, {})  # type: ignore[arg-type]
 
     assert [(n.type, n.seat) for n in notices("attila", [], joined(3, 3), 3)] == [
         ("game.seats_filled", 0)
