@@ -9,7 +9,9 @@ from typing import Any
 
 from flask import Flask
 
+from engine.registry import game_ids
 from service.cli import openapi_text
+from service.http.schemas.contract import camel
 
 COMMITTED = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
 
@@ -116,23 +118,41 @@ def test_the_document_declares_headers_limits_and_optional_security() -> None:
 
 
 def test_the_document_types_game_parts() -> None:
+    """Issue 37: per-game schemas whole (no allOf narrowing a loose parent's field), unions
+    with explicit mappings and a fallback, exactly one of notation / action."""
     schemas = json.loads(COMMITTED.read_text())["components"]["schemas"]
-    assert schemas["GameViewCommon"]["properties"]["your_decision"] == {
-        "allOf": [{"$ref": "#/components/schemas/Decision"}],
-        "nullable": True,
+    ref = "#/components/schemas/"
+    for union in ("GameView", "LegalActions", "GameRecord"):
+        assert schemas[union]["discriminator"] == {
+            "propertyName": "type",
+            "mapping": {t: f"{ref}{camel(t)}{union}" for t in game_ids()},
+        }
+        for type_id in game_ids():
+            own = schemas[camel(type_id) + union]
+            assert "allOf" not in own and own["properties"]["type"]["enum"] == [type_id]
+            assert "type" in own["required"]
+    view = schemas["AttilaGameView"]["properties"]
+    assert view["view"]["allOf"] == [{"$ref": ref + "AttilaView"}]
+    assert view["your_decision"]["allOf"] == [{"$ref": ref + "AttilaDecision"}]
+    assert view["result"]["allOf"] == [{"$ref": ref + "AttilaResult"}]
+    assert view["options"] == {"$ref": ref + "AttilaOptions"}
+    legal = schemas["AttilaLegalActions"]["properties"]["actions"]["items"]
+    assert schemas[legal["$ref"].rsplit("/", 1)[1]]["properties"]["action"] == {
+        "$ref": ref + "AttilaAction"
     }
-    assert set(schemas["GameView"]["discriminator"]["mapping"]) == {
-        "attika",
-        "attila",
-        "attila-wargame",
-    }
-    assert schemas["GameEvent"]["discriminator"]["propertyName"] == "kind"
-    assert schemas["AttilaAction"]["discriminator"]["propertyName"] == "type"
-    # Exactly one of notation / action, without a top-level oneOf (generators keep the class).
-    assert "oneOf" not in schemas["ActionRequest"]
-    assert schemas["ActionRequest"]["not"]["anyOf"][0] == {"required": ["notation", "action"]}
-    assert schemas["GameCreate"]["properties"]["type"]["enum"] == [
-        "attika",
-        "attila",
-        "attila-wargame",
+    for union, tag, fallback in (
+        ("GameEvent", "kind", "OtherEvent"),
+        ("AttilaAction", "type", "AttilaOtherAction"),
+    ):
+        mapping = schemas[union]["discriminator"]["mapping"]
+        assert schemas[union]["discriminator"]["propertyName"] == tag
+        assert schemas[union]["oneOf"][-1] == {"$ref": ref + fallback}
+        assert sorted(schemas[fallback]["properties"][tag]["not"]["enum"]) == sorted(mapping)
+    request = schemas["ActionRequest"]
+    assert "not" not in request and request["oneOf"] == [
+        {"$ref": ref + "ActionByNotation"},
+        {"$ref": ref + "ActionByObject"},
     ]
+    assert schemas["ActionByNotation"]["required"] == ["notation"]
+    assert schemas["ActionByObject"]["required"] == ["action"]
+    assert schemas["GameCreate"]["properties"]["type"]["enum"] == list(game_ids())

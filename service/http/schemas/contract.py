@@ -16,10 +16,14 @@ and generators read it literally:
   the game's ``type``, events by ``kind``, a game's actions by ``type``), and every alternative
   requires its tag with a single-valued ``enum``: a generator that ignores the discriminator and
   tries the alternatives in order (openapi-python-client 0.29) still lands on the right class.
-- A newer server may add event kinds and action types. ``OtherEvent`` and each game's
-  ``…OtherAction`` are the last alternative of their union: their tag is any string but the
-  known ones (``not: enum``), so the ``oneOf`` stays exact for a validator, and a client
-  generated today parses tomorrow's kind as that class instead of failing the whole answer.
+- A newer server may add event kinds and action types. ``GameEvent`` is ``oneOf``
+  ``KnownGameEvent`` (the discriminated union of the kinds named here) and ``OtherEvent``, whose
+  tag is any string but the known ones (``not: enum``); each game's ``…Action`` likewise
+  (``AttilaKnownAction`` or ``AttilaOtherAction``). The ``oneOf`` stays exact for a validator,
+  and a client generated today parses tomorrow's kind as the fallback class instead of failing
+  the whole answer. The fallback is outside the discriminated union: inside it, a generator
+  that reads the discriminator (openapi-typescript) fixes the fallback's tag to its schema's
+  name, the mapping's implicit value.
 - ``ActionRequest`` is ``oneOf`` alternatives that each require their one field
   (``ActionByNotation``, ``ActionByObject``): a later alternative (a list of actions applied in
   order) can join them without changing either.
@@ -178,15 +182,14 @@ def game_schemas(base: dict[str, Any]) -> dict[str, dict[str, Any]]:
         out.update(_one_game(type_id, game_types()[type_id], base))
         for union, names in unions.items():
             names[type_id] = name + union
-        mapping = out[name + "Action"]["discriminator"]["mapping"]
-        known_actions += [{"$ref": target} for target in mapping.values()]
+        known_actions.append(ref(name + "KnownAction"))
     for union, names in unions.items():
         what = {"GameView": "view", "LegalActions": "legal actions", "GameRecord": "record"}[union]
         out[union] = _union(names, "type", f"A game's {what}, by the game's `type`")
     out["Action"] = {
         "description": "An action object of any game type, to send (`ActionByObject`). Action "
         "objects carry no game type and some types (`end`, `resign`) exist in several games, "
-        "so this is the `anyOf` of every game's action schemas; legal actions come typed by "
+        "so this is the `anyOf` of every game's known actions; legal actions come typed by "
         "their game (`AttilaLegalActions`, ...)",
         "anyOf": known_actions,
     }
@@ -234,12 +237,14 @@ def _one_game(type_id: str, derived: dict[str, Any], base: dict[str, Any]) -> di
         "newer server's): send it back as it came, or ignore it",
         {},
     )
-    out[name + "Action"] = _union(
-        mapping,
-        "type",
-        f"An action object of an {type_id} game, named by its `type`",
-        fallback=name + "OtherAction",
+    out[name + "KnownAction"] = _union(
+        mapping, "type", f"An action object of an {type_id} game, named by its `type`"
     )
+    out[name + "Action"] = {
+        "oneOf": [ref(name + "KnownAction"), ref(name + "OtherAction")],
+        "description": f"An action object of an {type_id} game: one this document names, or "
+        "another (a newer server's)",
+    }
     out[name + "LegalAction"] = _with(base["LegalAction"], action=ref(name + "Action"))
     out[name + "LegalActions"] = _typed(
         base["LegalActions"],
@@ -314,15 +319,11 @@ def _other(
     }
 
 
-def _union(
-    names: dict[str, str], tag: str, description: str, fallback: str | None = None
-) -> dict[str, Any]:
-    """``oneOf`` the components ``names`` (by their tag's value), with the explicit mapping;
-    the ``fallback`` last, outside the mapping."""
-    refs = [ref(n) for n in names.values()] + ([ref(fallback)] if fallback else [])
+def _union(names: dict[str, str], tag: str, description: str) -> dict[str, Any]:
+    """``oneOf`` the components ``names`` (by their tag's value), with the explicit mapping."""
     mapping = {value: SCHEMAS + n for value, n in names.items()}
     return {
-        "oneOf": refs,
+        "oneOf": [ref(n) for n in names.values()],
         "discriminator": {"propertyName": tag, "mapping": mapping},
         "description": description,
     }
@@ -481,13 +482,14 @@ def _events() -> dict[str, dict[str, Any]]:
         {"data": {"type": "object", "additionalProperties": True}, "audience": AUDIENCE},
     )
     out["OtherEvent"]["required"] = ["data", "kind"]
-    out["GameEvent"] = _union(
-        mapping,
-        "kind",
-        "Something that happened in a game, named by its `kind` (docs/api.md, Events); "
-        "`OtherEvent`: a kind this document does not know",
-        fallback="OtherEvent",
+    out["KnownGameEvent"] = _union(
+        mapping, "kind", "An event of a kind this document names (docs/api.md, Events)"
     )
+    out["GameEvent"] = {
+        "oneOf": [ref("KnownGameEvent"), ref("OtherEvent")],
+        "description": "Something that happened in a game, named by its `kind`: a kind this "
+        "document names, or another (a newer server's)",
+    }
     return out
 
 
