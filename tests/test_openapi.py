@@ -140,13 +140,17 @@ def test_the_document_types_game_parts() -> None:
     assert schemas[legal["$ref"].rsplit("/", 1)[1]]["properties"]["action"] == {
         "$ref": ref + "AttilaAction"
     }
-    for union, tag, fallback in (
-        ("GameEvent", "kind", "OtherEvent"),
-        ("AttilaAction", "type", "AttilaOtherAction"),
+    # Known kinds in a discriminated union, any other one in the fallback beside it.
+    for union, known, tag, fallback in (
+        ("GameEvent", "KnownGameEvent", "kind", "OtherEvent"),
+        ("AttilaAction", "AttilaKnownAction", "type", "AttilaOtherAction"),
     ):
-        mapping = schemas[union]["discriminator"]["mapping"]
-        assert schemas[union]["discriminator"]["propertyName"] == tag
-        assert schemas[union]["oneOf"][-1] == {"$ref": ref + fallback}
+        mapping = schemas[known]["discriminator"]["mapping"]
+        assert schemas[known]["discriminator"]["propertyName"] == tag
+        assert sorted(schemas[known]["oneOf"], key=str) == sorted(
+            ({"$ref": target} for target in mapping.values()), key=str
+        )
+        assert schemas[union]["oneOf"] == [{"$ref": ref + known}, {"$ref": ref + fallback}]
         assert sorted(schemas[fallback]["properties"][tag]["not"]["enum"]) == sorted(mapping)
     request = schemas["ActionRequest"]
     assert "not" not in request and request["oneOf"] == [

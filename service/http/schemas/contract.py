@@ -39,9 +39,7 @@ from typing import Any
 
 import apispec
 
-from engine.core import OptionSpec
-from engine.registry import game_ids, get_game
-from service.http.schemas import derive
+from engine.registry import game_ids
 
 GAMETYPES = Path(__file__).with_name("gametypes.json")
 SCHEMAS = "#/components/schemas/"
@@ -339,27 +337,12 @@ def _result(type_id: str, derived: dict[str, Any]) -> dict[str, Any]:
 def options_schema(type_id: str) -> dict[str, Any]:
     """A game type's rule options (GET /v1/game-types): every name, typed, none required (a
     game keeps the options it was created with)."""
-    specs = get_game(type_id).options
     return {
         "type": "object",
         "description": f"The rule options of an {type_id} game (GET /v1/game-types)",
-        "properties": {spec.name: _option(spec) for spec in specs},
+        "properties": game_types()[type_id]["options"],
         "additionalProperties": True,
     }
-
-
-def _option(spec: OptionSpec) -> dict[str, Any]:
-    """No ``enum`` (a newer rules version may add a choice) and no ``default`` (a generated
-    client would send every default, also of other game types): both are in the text."""
-    choices = list(spec.choices)
-    if all(c is None for c in choices):
-        schema: dict[str, Any] = {"nullable": True}
-    else:
-        schema = derive.infer(choices)
-    scalar = all(c is None or isinstance(c, (str, int, float)) for c in choices)
-    said = f" Choices: {', '.join(json.dumps(c) for c in choices)}." if scalar else ""
-    text = spec.description.rstrip().removesuffix(".")
-    return {**schema, "description": f"{text}.{said} Default: see GET /v1/game-types."}
 
 
 def _merged_options() -> dict[str, Any]:

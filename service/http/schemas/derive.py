@@ -265,8 +265,25 @@ def derive(type_id: str, games: int) -> dict[str, Any]:
         "actions": {name: infer(values) for name, values in sorted(actions.items())},
         "events": {kind: infer(values) for kind, values in sorted(events.items())},
         "result": infer(results),
+        "options": option_schemas(type_id),
         "steps": sorted({step for _, step in steps} | {"resign", "rejoin"}),
     }
+
+
+def option_schemas(type_id: str) -> dict[str, dict[str, Any]]:
+    """The schema of each rule option of ``type_id``, typed by its choices.
+
+    No ``enum`` (a newer rules version may add a choice) and no ``default`` (a generated
+    client would send every default, also of other game types): both are in the text."""
+    out = {}
+    for spec in get_game(type_id).options:
+        choices = list(spec.choices)
+        schema = {"nullable": True} if all(c is None for c in choices) else infer(choices)
+        scalar = all(c is None or isinstance(c, (str, int, float)) for c in choices)
+        said = f" Choices: {', '.join(json.dumps(c) for c in choices)}." if scalar else ""
+        text = spec.description.rstrip().removesuffix(".")
+        out[spec.name] = {**schema, "description": f"{text}.{said} Default: GET /v1/game-types."}
+    return out
 
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "api.md"
