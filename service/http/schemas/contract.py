@@ -298,9 +298,10 @@ def _tagged(schema: dict[str, Any], tag: str, value: str) -> dict[str, Any]:
 
 
 def _other(
-    tag: str, known: list[str], description: str, properties: dict[str, Any]
+    tag: str, known: list[str], description: str, required: dict[str, Any], **optional: Any
 ) -> dict[str, Any]:
-    """The fallback alternative of a union: its ``tag`` any string but the ``known`` ones."""
+    """The fallback beside a discriminated union: its ``tag`` any string but the ``known``
+    ones, so that exactly one of the two alternatives holds for any value."""
     return {
         "type": "object",
         "description": description,
@@ -310,9 +311,10 @@ def _other(
                 "not": {"enum": sorted(known)},
                 "description": "None of the values this document names",
             },
-            **properties,
+            **required,
+            **optional,
         },
-        "required": [tag, *properties],
+        "required": sorted([tag, *required]),
         "additionalProperties": True,
     }
 
@@ -358,7 +360,8 @@ def _merged_options() -> dict[str, Any]:
             same = {k: v for k, v in schema.items() if k != "description"}
             if same != {k: v for k, v in props[key].items() if k != "description"}:
                 props[key] = {}  # shapes differ between games: any JSON
-            props[key]["description"] = f"{props[key].get('description', '')} {told['description']}"
+            said = f"{props[key].get('description', '')} {told['description']}"
+            props[key]["description"] = said.strip()
     return {
         "type": "object",
         "description": "Rule options of any game type, by name (GET /v1/game-types lists each "
@@ -462,9 +465,9 @@ def _events() -> dict[str, dict[str, Any]]:
         list(mapping),
         "An event whose `kind` this document does not know (a newer server's): treat it as "
         "'something happened' and read the game view again",
-        {"data": {"type": "object", "additionalProperties": True}, "audience": AUDIENCE},
+        {"data": {"type": "object", "additionalProperties": True}},
+        audience=AUDIENCE,
     )
-    out["OtherEvent"]["required"] = ["data", "kind"]
     out["KnownGameEvent"] = _union(
         mapping, "kind", "An event of a kind this document names (docs/api.md, Events)"
     )
