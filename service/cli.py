@@ -115,9 +115,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         children.append(subprocess.Popen(_gunicorn(host, port), env=env))
         children.append(subprocess.Popen(ops.streams_argv(stream_host, stream_port), env=env))
         children.append(subprocess.Popen([sys.executable, "-m", "service.cli", "mail-in"], env=env))
+        # The page a newcomer opens first comes first (the API and docs follow).
         print(
-            f"Kurier: API on {api}/v1, docs at {api}/docs, streams on "
-            f"{url_of(stream_host, stream_port)} (Redis: {url}); "
+            f"Kurier: play in the browser at {api}/ ; API on {api}/v1, docs at {api}/docs, "
+            f"streams on {url_of(stream_host, stream_port)} (Redis: {url}); "
             f"mail goes to {mail_destination()}",
             flush=True,
         )

@@ -29,7 +29,7 @@ MAX_DEPTH = 6
 _MAP_KEY = re.compile(r"^([0-9]+|[A-Z][A-Z0-9-]+|-?[0-9]+,-?[0-9]+|[a-z]?[0-9]{2,}[a-z]?)$")
 _MAX_RECORD_KEYS = 16
 #: Fields whose shape random games show too rarely (or never) to infer, by name, as the
-#: engine's code makes them: the wargame's result (engine/attila_wargame/rules.py, ``score``:
+#: engine's code makes them: the wargame's result (engine/attila_wargame/victory.py, ``score``:
 #: points by line, cities by region) and its view's council, Attila's title and the sides
 #: awaiting the West's invasion (engine/attila_wargame/game.py, ``view``).
 _STRING = {"type": "string"}
