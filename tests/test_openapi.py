@@ -153,12 +153,14 @@ def test_the_document_types_game_parts() -> None:
         assert schemas[union]["oneOf"] == [{"$ref": ref + known}, {"$ref": ref + fallback}]
         assert sorted(schemas[fallback]["properties"][tag]["not"]["enum"]) == sorted(mapping)
     request = schemas["ActionRequest"]
-    assert "not" not in request and request["oneOf"] == [
-        {"$ref": ref + "ActionByNotation"},
-        {"$ref": ref + "ActionByObject"},
-    ]
-    assert schemas["ActionByNotation"]["required"] == ["notation"]
-    assert schemas["ActionByObject"]["required"] == ["action"]
+    alternatives = {"ActionByNotation": "notation", "ActionByObject": "action"}
+    alternatives["ActionsInOrder"] = "actions"
+    assert "not" not in request
+    assert request["oneOf"] == [{"$ref": ref + name} for name in alternatives]
+    for name, key in alternatives.items():  # each requires its one field, and has no other's
+        assert schemas[name]["required"] == [key]
+        assert not set(alternatives.values()) - {key} & set(schemas[name]["properties"])
+        assert schemas[name]["additionalProperties"] is False
     assert schemas["GameCreate"]["properties"]["type"]["enum"] == list(game_ids())
 
 

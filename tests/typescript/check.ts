@@ -80,7 +80,10 @@ export const byObject: S["ActionRequest"] = {
   action: { type: "play", people: "V", province: "ITA" },
   expected_version: 12,
 };
-// @ts-expect-error: neither notation nor action
+export const inOrder: S["ActionRequest"] = {
+  actions: ["V ITA", { type: "influence" }],
+};
+// @ts-expect-error: none of notation, action and actions
 export const neither: S["ActionRequest"] = { expected_version: 12 };
 
 // Options and deadlines are typed, also when creating a game.

@@ -25,8 +25,8 @@ and generators read it literally:
   that reads the discriminator (openapi-typescript) fixes the fallback's tag to its schema's
   name, the mapping's implicit value.
 - ``ActionRequest`` is ``oneOf`` alternatives that each require their one field
-  (``ActionByNotation``, ``ActionByObject``): a later alternative (a list of actions applied in
-  order) can join them without changing either.
+  (``ActionByNotation``, ``ActionByObject``, ``ActionsInOrder``): an alternative that joins
+  them later changes none of the others.
 """
 
 from __future__ import annotations
@@ -487,9 +487,16 @@ def _requests(schemas: dict[str, Any]) -> None:
     ``GameCreate.options``: the options of every game type."""
     request = schemas.pop("ActionRequest")
     props = request["properties"]
+    notation = {k: v for k, v in props["notation"].items() if k != "description"}
+    in_order = {**props["actions"], "items": {"oneOf": [notation, ref("Action")]}}
     alternatives = {
         "ActionByNotation": ("notation", props["notation"], "A move in the game's notation"),
         "ActionByObject": ("action", ref("Action"), "A move as an action object"),
+        "ActionsInOrder": (
+            "actions",
+            in_order,
+            "Several moves (notations or action objects) applied in order as one atomic change",
+        ),
     }
     for name, (key, schema, description) in alternatives.items():
         schemas[name] = {
@@ -502,7 +509,7 @@ def _requests(schemas: dict[str, Any]) -> None:
     schemas["ActionRequest"] = {
         "oneOf": [ref(name) for name in alternatives],
         "description": "Exactly one of its alternatives, told apart by the field each requires "
-        "(`notation` or `action`); more alternatives may join them (docs/api.md)",
+        "(`notation`, `action` or `actions`); more alternatives may join them (docs/api.md)",
     }
     create = schemas["GameCreate"]["properties"]
     create["options"] = {**ref("GameOptions")}
