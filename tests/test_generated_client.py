@@ -320,6 +320,7 @@ def _play_to_end(table: Table, rng: random.Random) -> tuple[Any, int]:
     get_game, legal_actions = _api("games.get_game"), _api("games.list_legal_actions")
     play = _api("games.play")
     by_notation, by_object = _model("ActionByNotation"), _model("ActionByObject")
+    in_order = _model("ActionsInOrder")
     audit, game_id = table.audit, table.game_id
     deadline, moves = time.monotonic() + MAX_SECONDS, 0
     for _ in range(MAX_STEPS):
@@ -342,11 +343,14 @@ def _play_to_end(table: Table, rng: random.Random) -> tuple[Any, int]:
         audit.parsed(legal, "legal actions")
         _check_legal(table, legal)
         choice = _choose(table, legal, rng)
-        # Half the moves as notation, half as the typed action object legal-actions gave.
-        if rng.random() < 0.5:
+        # Moves as notation, as the typed action object legal-actions gave, or in a list.
+        way = rng.random()
+        if way < 0.4:
             body = by_notation(notation=choice.notation)
-        else:
+        elif way < 0.8:
             body = by_object(action=choice.action)
+        else:
+            body = in_order(actions=[choice.action])
         r = play.sync_detailed(
             game_id,
             client=player,

@@ -17,7 +17,6 @@ What is sent is what the API would answer at that moment: a game's entries are r
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from engine import jsontext
 from service.common.problems import Problem
 from service.domain import games, inbox, loghub, messages
 from service.store import REDIS_FAILED, Store
-from service.store.keys import events_key, messages_key, stream_ticket_key, token_key
+from service.store.keys import events_key, messages_key
 
 log = logging.getLogger("kurier.streams")
 T = TypeVar("T")
@@ -40,29 +39,6 @@ RETRY_MS = 3000
 PING = ": ping\n\n"
 #: Statuses of games whose changes a player's stream follows (an open game may start).
 FOLLOWED = ("open", "active")
-#: Stream tickets: what the API's 307 to the stream server carries in its URL for a caller who
-#: sent a token, because HTTP clients drop ``Authorization`` when a redirect changes the port.
-TICKET_PREFIX = "kur_stk_"
-TICKET_PATTERN = r"^kur_stk_[A-Za-z0-9_-]{32}$"
-TICKET_SECONDS = 60
-
-
-def issue_ticket(store: Store, token: str) -> str:
-    """A one-time ticket standing for ``token`` on the stream server for ``TICKET_SECONDS``.
-
-    It names the token (its hash's key), not the player: a token revoked meanwhile refuses
-    its tickets too. Used once, so a URL that leaked into a log opens nothing."""
-    ticket = TICKET_PREFIX + secrets.token_urlsafe(24)
-    store.r.set(stream_ticket_key(ticket), token_key(token), ex=TICKET_SECONDS)
-    return ticket
-
-
-def redeem_ticket(store: Store, ticket: str) -> dict[str, Any] | None:
-    """The player a ticket stands for, once; None if it is unknown, used, expired or its
-    token revoked."""
-    named = store.r.getdel(stream_ticket_key(ticket))
-    player_id = store.r.hget(named, "player") if named else None  # the token's hash
-    return store.get_player(player_id) if player_id else None
 
 
 @dataclass(frozen=True)

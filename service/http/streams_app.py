@@ -9,9 +9,9 @@ this server (``KURIER_STREAM_URL``); a reverse proxy can route them here instead
 
 Tokens are checked as by the API (service/http/auth.py), or a one-time stream ticket stands for
 one: the API's 307 puts it in the URL for a caller who sent a token, because HTTP clients drop
-``Authorization`` when a redirect changes the port (service/domain/streams.py,
-``issue_ticket``). Errors are problem+json (service/common/problems.py); every answer carries
-``X-Request-ID`` and makes an access line, as the API's (service/common/logs.py).
+``Authorization`` when a redirect changes the port (``Tokens.stream_ticket``,
+service/store/tokens.py). Errors are problem+json (service/common/problems.py); every answer
+carries ``X-Request-ID`` and makes an access line, as the API's (service/common/logs.py).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from service.http import outage
 from service.http.auth import current_player, store
 from service.http.schemas.messages import MESSAGE_ID_PATTERN
 from service.store import Store
+from service.store.tokens import STREAM_TICKET_PATTERN, STREAM_TICKET_SECONDS
 
 #: A version, as the SSE ids of a game's stream carry.
 VERSION = re.compile(r"[0-9]{1,15}")
@@ -90,7 +91,7 @@ def _inbox() -> Response:
     return _event_stream(streams.inbox_stream(store(), player["id"], after, _timing()))
 
 
-TICKET = re.compile(streams.TICKET_PATTERN)
+TICKET = re.compile(STREAM_TICKET_PATTERN)
 
 
 def _caller(required: bool) -> dict[str, Any] | None:
@@ -101,13 +102,14 @@ def _caller(required: bool) -> dict[str, Any] | None:
     if ticket is None:
         return current_player(required)
     by_token = current_player(required=False)
-    player = streams.redeem_ticket(store(), ticket) if TICKET.fullmatch(ticket) else None
+    owner = store().tokens.ticket_owner(ticket) if TICKET.fullmatch(ticket) else None
+    player = store().players.get(owner) if owner else None
     if player is None or (by_token is not None and by_token["id"] != player["id"]):
         raise Problem(
             401,
             "invalid-stream-ticket",
             "this stream ticket is unknown, used, expired or not yours (one use, within "
-            f"{streams.TICKET_SECONDS} s): ask the API for the stream again",
+            f"{STREAM_TICKET_SECONDS} s): ask the API for the stream again",
             parameter="ticket",
             headers={"WWW-Authenticate": 'Bearer realm="kurier"'},
         )

@@ -112,7 +112,7 @@ def signin_key(token: str) -> str:
 
 
 def stream_ticket_key(ticket: str) -> str:
-    """A one-time stream ticket (hashed), valid for a minute (service/domain/streams.py)."""
+    """A one-time stream ticket (hashed), valid for a minute (service/store/tokens.py)."""
     return f"kurier:streamticket:{hashlib.sha256(ticket.encode()).hexdigest()}"
 
 

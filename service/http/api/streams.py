@@ -12,7 +12,6 @@ from flask import Response, request
 from flask.views import MethodView
 
 from service.domain.ratelimit import bearer_token
-from service.domain.streams import issue_ticket
 from service.http.api.base import Blueprint, problems
 from service.http.auth import store, token_optional, token_required
 from service.http.schemas import streams as s
@@ -32,7 +31,7 @@ def _to_stream_server(query: dict[str, Any]) -> Response:
     params = {"after": query["after"]} if query.get("after") else {}
     token = bearer_token()
     if token is not None:
-        params["ticket"] = issue_ticket(store(), token)
+        params["ticket"] = store().tokens.stream_ticket(token)
     if params:
         target += f"?{urlencode(params)}"
     # Not cacheable: the ticket is for this request only.

@@ -5,10 +5,10 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields
 
-from service.domain.streams import TICKET_PATTERN
 from service.http.schemas.common import patterned
 from service.http.schemas.games import CURSOR_PATTERN
 from service.http.schemas.messages import MESSAGE_ID_PATTERN
+from service.store.tokens import STREAM_TICKET_PATTERN
 
 GAME_STREAM = """Server-Sent Events (`text/event-stream`), one per log entry:
 
@@ -58,7 +58,7 @@ class GameStreamQuery(ma.Schema):
         metadata={"description": "Entries after this version (Last-Event-ID wins)"},
     )
     ticket = patterned(
-        TICKET_PATTERN, "a stream ticket from a 307", metadata={"description": TICKET}
+        STREAM_TICKET_PATTERN, "a stream ticket from a 307", metadata={"description": TICKET}
     )
 
 
@@ -69,7 +69,7 @@ class InboxStreamQuery(ma.Schema):
         metadata={"description": "Messages after this id (Last-Event-ID wins)"},
     )
     ticket = patterned(
-        TICKET_PATTERN, "a stream ticket from a 307", metadata={"description": TICKET}
+        STREAM_TICKET_PATTERN, "a stream ticket from a 307", metadata={"description": TICKET}
     )
 
 
