@@ -194,3 +194,21 @@ def test_every_schema_is_reached_from_an_operation() -> None:
     walk(document["paths"])
     walk(document["components"]["responses"])
     assert set(schemas) - reached == UNREFERENCED
+
+
+#: Properties that are any JSON on purpose: an option's default (a string, a number, a map…),
+#: the fallback event's data (a kind this document does not know) and a problem's field errors.
+ANY_JSON = {("GameOption", "default"), ("OtherEvent", "data"), ("Problem", "errors")}
+
+
+def test_no_property_is_an_untyped_object() -> None:
+    """Issue 37: views, results, options, deadlines and reveals were `dict[str, Any]` in
+    generated clients although the document could say what they are."""
+    schemas = json.loads(COMMITTED.read_text())["components"]["schemas"]
+    loose = set()
+    for name, schema in schemas.items():
+        for key, prop in schema.get("properties", {}).items():
+            untyped = prop.get("type") == "object" and not prop.get("properties")
+            if prop == {} or (untyped and prop.get("additionalProperties") in ({}, True, None)):
+                loose.add((name, key))
+    assert loose == ANY_JSON
