@@ -12,8 +12,9 @@ from urllib.parse import quote, urlencode
 from flask import Response, request
 from flask.views import MethodView
 
+from service.domain.ratelimit import bearer_token
 from service.http.api.base import Blueprint, problems
-from service.http.auth import token_optional, token_required
+from service.http.auth import store, token_optional, token_required
 from service.http.schemas import streams as s
 from service.ops.config import stream_url
 
@@ -21,15 +22,25 @@ blp = Blueprint("streams", __name__, url_prefix="/v1", description="Live event s
 
 
 def _to_stream_server(cursor: tuple[str, str]) -> Response:
-    """307: the client repeats the GET (with its headers) at the stream server, after the
-    cursor was checked as the stream server checks it. The path is quoted again and only the
-    checked ``after`` kept: nothing a caller sent reaches the Location header raw."""
+    """307: the client repeats the GET at the stream server, after the cursor was checked as
+    the stream server checks it (422 ``invalid-cursor`` from both). The path is quoted again and
+    only the checked ``after`` kept: nothing a caller sent reaches the Location header raw.
+
+    A caller who sent a (valid: checked already) token gets a one-time stream ticket in the
+    URL: most HTTP clients drop ``Authorization`` when a redirect changes the port, and the
+    stream server would then have answered a seat's request with the spectators' stream."""
     s.resume_cursor(cursor, request.headers.get("Last-Event-ID"), request.args.get("after"))
     after = (request.args.get("after") or "").strip()
     target = stream_url(os.environ) + quote(request.path, safe="/")
-    if after and re.fullmatch(cursor[0], after):  # unchecked when Last-Event-ID won
-        target += f"?{urlencode({'after': after})}"
-    return Response(status=307, headers={"Location": target})  # no body, as documented
+    # ``after`` is unchecked when Last-Event-ID won: kept only if it is a cursor.
+    params = {"after": after} if after and re.fullmatch(cursor[0], after) else {}
+    token = bearer_token()
+    if token is not None:
+        params["ticket"] = store().tokens.stream_ticket(token)
+    if params:
+        target += f"?{urlencode(params)}"
+    # Not cacheable: the ticket is for this request only.
+    return Response(status=307, headers={"Location": target, "Cache-Control": "no-store"})
 
 
 @blp.route("/games/<game_id>/stream")
