@@ -21,7 +21,7 @@ from engine.registry import get_game
 from engine.sentences import N_
 from service.common import sealed
 from service.common.problems import Problem, game_not_found
-from service.domain import notifications, pinning
+from service.domain import inputs, notifications, pinning
 from service.store import MAX_INDEX, Store, eventlog, owed
 from service.store.keys import GAME_SEQ, idem_key
 from service.store.queues import resolve_job_id
@@ -71,7 +71,15 @@ def create_game(
     settings: Mapping[str, Any] | None = None,
 ) -> Outcome:
     """``deadline`` and ``settings`` (``spectators_see_messages``) are service-level, kept
-    apart from the engine's ``options`` so that no engine ever sees them."""
+    apart from the engine's ``options`` so that no engine ever sees them. Each is checked here
+    by the API schema's rules (service/domain/inputs.py), for the lobby's form too."""
+    inputs.checked("type", inputs.GAME_TYPE.check, type_id)
+    if seed is not None:
+        inputs.checked("seed", inputs.SEED.check, seed)
+    inputs.checked("seats", lambda n: inputs.integer(n, *inputs.SEATS), seats)
+    if deadline is not None:
+        deadline = inputs.checked("deadline", inputs.deadline, deadline)
+    settings = inputs.game_settings(settings or {})
     game = game_type(type_id)
     try:
         chosen = game.resolve_options(options)
@@ -130,6 +138,8 @@ def create_game(
 
 def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str | None) -> Outcome:
     """Take the next free seat: with the invite code, or without one in an open-access game."""
+    if invite is not None:
+        inputs.checked("invite_code", inputs.CODE.check, invite)
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = require(record, game_id)
@@ -254,6 +264,12 @@ def play(
     expected_version: int | None,
     idem: Idempotency | None,
 ) -> Outcome:
+    if notation is not None and not 1 <= len(notation) <= inputs.NOTATION_LENGTH:
+        raise inputs.problem(
+            "notation",
+            inputs.Refused(f"Length must be between 1 and {inputs.NOTATION_LENGTH}."),
+        )
+
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = require(record, game_id)
         seat = record.seat_of(player["id"])

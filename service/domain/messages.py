@@ -25,12 +25,13 @@ from typing import Any
 
 from engine.sentences import N_
 from service.common.problems import Problem
+from service.domain import inputs
 from service.store import Store, owed
 from service.store.owed import OwedJob
 from service.store.queues import MESSAGE_JOB, NOTIFY_QUEUE, message_job_id
 from service.store.record import GameRecord
 
-MAX_TEXT = 2000
+MAX_TEXT = inputs.MESSAGE.max_length
 RATE_COUNT = 10
 RATE_SECONDS = 60
 PAGE = 100
@@ -39,7 +40,14 @@ PAGE = 100
 def post(
     store: Store, player: Mapping[str, Any], game_id: str, text: str, to_seat: int | None
 ) -> dict[str, Any]:
-    """Post a message as ``player``, a player of the game; returns it as its sender sees it."""
+    """Post a message as ``player``, a player of the game; returns it as its sender sees it.
+    ``text`` and ``to_seat`` are checked here by the API schema's rules (inputs.MESSAGE, an
+    integer seat), so a web form or a mailed ``say`` is refused as the API would refuse it."""
+    if not isinstance(text, str) or not text.strip():
+        raise Problem(422, "empty-message", N_("the message has no text"), field="text")
+    inputs.checked("text", inputs.MESSAGE.check, text)
+    if to_seat is not None:  # an integer (not "1", not 1.5); which seat is checked below
+        inputs.checked("to_seat", inputs.whole, to_seat)
     record = store.get_game(game_id)
     seat = _seat_of(record, player)
     if to_seat is not None and (to_seat == seat or not 0 <= to_seat < len(record.seats)):
@@ -49,8 +57,6 @@ def post(
             f"to_seat must be another seat of this game (0-{len(record.seats) - 1})",
             field="to_seat",
         )
-    if not text.strip():
-        raise Problem(422, "empty-message", N_("the message has no text"), field="text")
     window = int(time.time()) // RATE_SECONDS
     if store.count_message(player["id"], window, RATE_SECONDS) > RATE_COUNT:
         retry = RATE_SECONDS - int(time.time()) % RATE_SECONDS
