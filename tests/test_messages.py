@@ -108,3 +108,32 @@ def test_a_player_may_send_ten_messages_a_minute(kurier: Kurier) -> None:
     assert codes == [201] * 10 + [429]
     r = _say(kurier, game_id, a, "one more")
     assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+
+
+def test_cursors_tell_nobody_of_messages_they_may_not_see(kurier: Kurier) -> None:
+    """Issue 36: ``next_cursor`` was the id of the last message read, shown or not, so a third
+    player or a spectator learnt that a private message was sent, and when (the id is its
+    time in milliseconds)."""
+    game_id, (a, b, c) = _game(kurier, spectators_see_messages=True)
+    table = _say(kurier, game_id, a, "hello, all").json()["id"]
+    private = _say(kurier, game_id, a, "psst", to=1).json()["id"]
+
+    def read(who: Player | None, after: str | None = None) -> tuple[list[str], str | None]:
+        params = {"after": after} if after else {}
+        r = kurier.call("GET", f"/v1/games/{game_id}/messages", who, params=params)
+        assert r.status_code == 200, r.text
+        assert private not in r.text or who in (a, b)
+        return [m["id"] for m in r.json()["items"]], r.json()["next_cursor"]
+
+    for who in (c, None):
+        assert read(who) == ([table], table)
+        assert read(who, table) == ([], table)
+    assert read(b) == ([table, private], private)
+    later = _say(kurier, game_id, b, "and now to everyone").json()["id"]
+    for who in (c, None):
+        assert read(who, table) == ([later], later)
+
+    closed, (d, _e, _f) = _game(kurier)  # spectators may not read this table
+    _say(kurier, closed, d, "players only")
+    r = kurier.call("GET", f"/v1/games/{closed}/messages")
+    assert r.json() == {"items": [], "next_cursor": None}
