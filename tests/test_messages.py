@@ -137,3 +137,31 @@ def test_cursors_tell_nobody_of_messages_they_may_not_see(kurier: Kurier) -> Non
     _say(kurier, closed, d, "players only")
     r = kurier.call("GET", f"/v1/games/{closed}/messages")
     assert r.json() == {"items": [], "next_cursor": None}
+
+
+def test_who_reads_what_after_a_seat_changes_hands(kurier: Kurier) -> None:
+    """Issue 36, item 14: what docs/api.md ("Replace a player") says of the talk after a
+    handover. Messages name seats; private talk stays with the two players who had it while
+    they sat: the newcomer does not read the predecessor's, the other party still does, and
+    the predecessor, now a spectator, reads it no more (spectators read no private word)."""
+    game_id, (a, b, c) = _game(kurier, spectators_see_messages=True)
+    table = _say(kurier, game_id, c, "c at the table").json()["id"]
+    private = _say(kurier, game_id, a, "a to c, privately", to=2).json()["id"]
+    resign = {"notation": "resign"}
+    assert kurier.call("POST", f"/v1/games/{game_id}/actions", c, json=resign).status_code == 200
+    code = kurier.call("POST", f"/v1/games/{game_id}/seats/2/offer", a).json()["invite_code"]
+    d = kurier.new_player("Dora")
+    took = kurier.call("POST", f"/v1/games/{game_id}/seats/2/take", d, json={"invite_code": code})
+    assert took.status_code == 200, took.text
+    after = _say(kurier, game_id, a, "a to seat 2, now Dora", to=2).json()["id"]
+
+    def ids(who: Player | None) -> list[str]:
+        r = kurier.call("GET", f"/v1/games/{game_id}/messages", who)
+        return [m["id"] for m in r.json()["items"]]
+
+    assert ids(a) == [table, private, after]  # the other party keeps the whole exchange
+    assert ids(d) == [table, after]  # the seat's table talk, not its predecessor's private one
+    assert ids(c) == [table]  # the predecessor is a spectator now
+    assert ids(b) == ids(None) == [table]
+    listed = kurier.call("GET", f"/v1/games/{game_id}/messages", d).json()["items"]
+    assert listed[0]["from_seat"] == 2  # a seat, whoever sat in it: the record's handovers say
