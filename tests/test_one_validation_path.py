@@ -32,6 +32,16 @@ HOSTILE = {
     "only-spaces": "   ",
     "rtl-override": "Ann\u202ea",
 }
+#: The character each refusal names (it may not show in the box).
+NAMED = {
+    "line-separator": "U+2028",
+    "paragraph-separator": "U+2029",
+    "next-line": "U+0085",
+    "delete": "U+007F",
+    "nul": "U+0000",
+    "cr-lf": "U+000D",
+    "rtl-override": "U+202E",
+}
 #: A message may hold line breaks (CR, LF), nothing else of the above.
 MESSAGE_HOSTILE = {k: v for k, v in HOSTILE.items() if k != "cr-lf"} | {"too-long": "x" * 2001}
 
@@ -139,6 +149,8 @@ def test_the_settings_form_refuses_the_names_patch_me_refuses(
     r, sent = _settings_post(base_url, web, name=name)
     assert r.status_code == 422, (r.status_code, r.headers.get("Location"))
     assert "name" in alert(r.text).lower()
+    assert label not in NAMED or f"({NAMED[label]})" in alert(r.text)
+    assert label not in NAMED or f"({NAMED[label]})" in api.json()["errors"]["json"]["name"][0]
     kept = form(r.text, "/settings")
     assert kept["name"] == name  # what they typed, to correct
     assert {k: kept[k] for k in sent if k != "csrf"} == {k: sent[k] for k in sent if k != "csrf"}
@@ -406,3 +418,81 @@ def test_numbers_in_queries_are_ascii_digits(kurier: Kurier, limit: str) -> None
             "limit": ["Not a valid integer."]
         }, path
     assert kurier.call("GET", "/v1/games", player, params={"limit": "10"}).status_code == 200
+
+
+# -- item 6 (part): the time zone is picked from the tz database's zones -------------------------
+
+
+class _Zones(HTMLParser):
+    """The settings page's time-zone select: its groups' labels and their option values."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = False
+        self.group = ""
+        self.groups: dict[str, list[str]] = {}
+        self.selected: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "select":
+            self.inside = a.get("name") == "timezone"
+        elif self.inside and tag == "optgroup":
+            self.group = a["label"]
+        elif self.inside and tag == "option":
+            self.groups.setdefault(self.group, []).append(a["value"])
+            if "selected" in a:
+                self.selected.append(a["value"])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "optgroup":
+            self.group = ""
+        elif tag == "select":
+            self.inside = False
+
+
+def _zones(page: str) -> _Zones:
+    parser = _Zones()
+    parser.feed(page)
+    return parser
+
+
+def test_the_time_zone_is_picked_by_region_and_checked_as_the_api_checks_it(
+    kurier: Kurier, base_url: str, store: Store
+) -> None:
+    player = kurier.new_player("Zeit")
+    web, _ = _web(base_url, player)
+    zones = _zones(web.get(base_url + "/settings", headers=HTML, timeout=10).text)
+    assert zones.selected == ["UTC"] and zones.groups[""] == ["UTC"]
+    assert {"Africa", "America", "Asia", "Europe", "Pacific"} <= set(zones.groups)
+    assert "Europe/Berlin" in zones.groups["Europe"]
+    assert "America/Argentina/Buenos_Aires" in zones.groups["America"]
+    assert zones.groups["Europe"] == sorted(zones.groups["Europe"])
+
+    before = _snapshot(store, player.id)
+    for zone in ("Mars/Olympus_Mons", "localtime", "Europe/berlin", "Europe/Berlin\n", ""):
+        api = kurier.call("PATCH", "/v1/me", player, json={"timezone": zone})
+        assert api.status_code == 422, (zone, api.text)
+        r, _ = _settings_post(base_url, web, timezone=zone)
+        assert r.status_code == 422 and "time zone" in alert(r.text), zone
+        assert 'aria-invalid="true"' in r.text
+    assert _snapshot(store, player.id) == before
+
+    r, _ = _settings_post(base_url, web, timezone="Europe/Berlin")
+    assert r.status_code == 302
+    assert kurier.call("GET", "/v1/me", player).json()["timezone"] == "Europe/Berlin"
+
+
+def test_a_zone_set_through_the_api_is_kept_by_the_page(kurier: Kurier, base_url: str) -> None:
+    """An alias or a fixed offset is a zone of the tz database but none the picker lists: it
+    is offered alone (Other), selected, so saving the page does not change it."""
+    player = kurier.new_player("Pazifik")
+    for zone in ("US/Pacific", "Etc/GMT+5"):
+        assert kurier.call("PATCH", "/v1/me", player, json={"timezone": zone}).status_code == 200
+        web, _ = _web(base_url, player)
+        zones = _zones(web.get(base_url + "/settings", headers=HTML, timeout=10).text)
+        assert zones.selected == [zone] and zones.groups["Other"] == [zone]
+        r, _ = _settings_post(base_url, web, name="Pazifik2")
+        assert r.status_code == 302
+        me = kurier.call("GET", "/v1/me", player).json()
+        assert (me["timezone"], me["name"]) == (zone, "Pazifik2")

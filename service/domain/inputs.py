@@ -44,13 +44,19 @@ DATE_ERROR = f"a date and time from {FIRST_YEAR}-01-01 to {LAST_YEAR}-12-31 (UTC
 
 
 class Refused(ValueError):
-    """A value a rule refuses; ``str()`` says why."""
+    """A value a rule refuses; ``str()`` says why. ``character``: the one refused (U+202E),
+    when it is a character that may not show where it is."""
+
+    def __init__(self, reason: str, character: str | None = None) -> None:
+        super().__init__(f"{reason} ({character})" if character else reason)
+        self.character = character
 
 
 def problem(field: str, error: Refused) -> Problem:
     """The 422 a service function raises for ``error`` in ``field``."""
     code = "invalid-" + field.replace("_", "-")
-    return Problem(422, code, f"{field}: {error}", field=field)
+    extra = {"character": error.character} if error.character else {}
+    return Problem(422, code, f"{field}: {error}", field=field, **extra)
 
 
 def checked(field: str, rule: Any, value: Any) -> Any:
@@ -88,8 +94,9 @@ class Text:
     def content(self, value: str) -> str:
         """Its characters only (a schema checks the length with its own validator, which the
         document shows as minLength and maxLength)."""
-        if _banned(self.banned).search(value):
-            raise Refused(self.error)
+        found = _banned(self.banned).search(value)
+        if found:
+            raise Refused(self.error, f"U+{ord(found.group()):04X}")
         if not value.strip():
             raise Refused(BLANK_ERROR)
         return value

@@ -69,11 +69,13 @@ FIELDS = (
 
 def refusal(error: Problem, words: Mapping[str, str]) -> str:
     """What the page says about ``error``: the sentence for the field it names, in the page's
-    language, else its detail."""
+    language, else its detail; and the character refused if it was one (a direction override
+    or a line separator does not show in the box)."""
     field = error.extra.get("field")
-    if isinstance(field, str) and field in words:
-        return gettext(words[field])
-    return str(error.description)
+    if not (isinstance(field, str) and field in words):
+        return str(error.description)
+    character = error.extra.get("character")
+    return gettext(words[field]) + (f" ({character})" if character else "")
 
 
 def values(
