@@ -496,3 +496,23 @@ def test_a_zone_set_through_the_api_is_kept_by_the_page(kurier: Kurier, base_url
         assert r.status_code == 302
         me = kurier.call("GET", "/v1/me", player).json()
         assert (me["timezone"], me["name"]) == (zone, "Pazifik2")
+
+
+def test_revoking_a_token_that_is_not_there_is_refused_on_both_paths(
+    kurier: Kurier, base_url: str
+) -> None:
+    """The API answers 404 token-not-found; the page said "Revoked." all the same."""
+    player = kurier.new_player("Widerruf")
+    api = kurier.call("DELETE", "/v1/me/tokens/t_000000000000", player)
+    _problem(api, 404, "token-not-found")
+    web, csrf = _web(base_url, player)
+    r = web.post(
+        base_url + "/settings/tokens/t_000000000000/revoke",
+        data={"csrf": csrf},
+        headers=HTML,
+        timeout=10,
+        allow_redirects=False,
+    )
+    assert r.status_code == 404 and "no such token" in alert(r.text).lower()
+    names = [t["name"] for t in kurier.call("GET", "/v1/me/tokens", player).json()["items"]]
+    assert names == ["first token"]

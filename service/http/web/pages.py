@@ -635,7 +635,10 @@ def make_token() -> Any:
 @blp.post("/settings/tokens/<token_id>/revoke")
 @form_post
 def revoke(token_id: str) -> Any:
-    store().revoke_token(g.web_session.player["id"], token_id)
+    """DELETE /v1/me/tokens/{id}'s twin: an id the player has no token by is refused (404)."""
+    if not store().revoke_token(g.web_session.player["id"], token_id):
+        g.web_note = gettext("There is no such token: it may be revoked already.")
+        return _settings_page(404)
     return _settings_note(gettext("Revoked."))
 
 
