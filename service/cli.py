@@ -296,7 +296,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     try:
         store = Store(url)
         players = [
-            store.create_player(name, f"{name.lower()}@{DEMO_MAIL_DOMAIN}") for name in DEMO_PLAYERS
+            store.players.create(name, f"{name.lower()}@{DEMO_MAIL_DOMAIN}")
+            for name in DEMO_PLAYERS
         ]
         created = games.create_game(store, players[0][0], "attila", {}, None, 3).body
         for player, _ in players[1:]:

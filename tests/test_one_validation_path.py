@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 import requests
 
-from service.store import Store, player_key
+from service.store import Store
+from service.store.keys import player_key
 from tests.client import Kurier, Player
 from tests.test_hostile_input import _problem, _snapshot
 from tests.test_web_hostile import _signed_in

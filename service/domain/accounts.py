@@ -15,10 +15,10 @@ def create(store: Store, name: str, email: str | None) -> tuple[dict[str, Any], 
     inputs.checked("name", inputs.NAME.check, name)
     if email is not None:
         inputs.checked("email", inputs.email, email)
-    return store.create_player(name, email)
+    return store.players.create(name, email)
 
 
 def create_token(store: Store, player_id: str, name: str) -> dict[str, Any]:
     """A new bearer token named ``name``; the token itself is in the answer only."""
     inputs.checked("name", inputs.TOKEN_NAME.check, name)
-    return store.create_token(player_id, name)
+    return store.tokens.create(player_id, name)

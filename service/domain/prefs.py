@@ -265,7 +265,7 @@ def apply(store: Store, player_id: str, data: Mapping[str, Any]) -> str | None:
         changes["webhook_disabled"] = ""  # setting the URL again re-enables deliveries
         if url and not read(store, player_id)["has_webhook_secret"]:
             issued = changes["webhook_secret"] = new_webhook_secret()
-    store.update_player(player_id, changes)
+    store.players.update(player_id, changes)
     return issued
 
 

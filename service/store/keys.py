@@ -2,7 +2,7 @@
 
 All keys of one game share the ``{<game id>}`` hash tag, and all keys of one player the
 ``{<player id>}`` tag, so each group lives in one Redis Cluster slot and commits in one
-transaction. What each key holds is described in service/store.py's module docstring.
+transaction. What each key holds is described in service/store/__init__.py's module docstring.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from flask import (
     abort,
     current_app,
     g,
+    jsonify,
     redirect,
     render_template,
     request,
@@ -31,7 +32,7 @@ from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
 from service.domain import accounts, games, inputs, messages, prefs, seats, websessions
-from service.http.web import game_page, settings_page
+from service.http.web import game_page, settings_page, table
 from service.ops import config
 from service.store import MAX_INDEX, Store
 
@@ -212,8 +213,8 @@ def home() -> Any:
     if session is None:
         return render_template("signin.html")
     player = session.player
-    rows = store().player_game_ids(player["id"], None)
-    summaries = [s for s in store().game_summaries([gid for gid, _ in rows]) if s]
+    rows = store().indexes.player_games(player["id"], None)
+    summaries = [s for s in store().indexes.game_summaries([gid for gid, _ in rows]) if s]
     mine = [_lobby_row(s, player["id"]) for s in summaries]
     mine.sort(key=lambda row: (not row["my_turn"], -row["updated_at"]))
     open_games = games.open_games(store(), None, 20, {})["items"]
@@ -319,7 +320,7 @@ def signin_link(token: str) -> Any:
 
 @blp.post("/signin/token")
 def signin_token() -> Any:
-    player = store().player_for_token((request.form.get("token") or "").strip()[:200])
+    player = store().players.for_token((request.form.get("token") or "").strip()[:200])
     if player is None:
         _note(gettext("That is not a valid API token."))
         return render_template("signin.html"), 401
@@ -453,6 +454,47 @@ def move(game_id: str) -> Any:
     return _back(game_id)
 
 
+@blp.get("/games/<game_id>/staged")
+def staged(game_id: str) -> Any:
+    """The table's question while a move is built (issue 32): what may follow the staged
+    actions ``m`` (in order, not played), with where each goes on the board. JSON."""
+    session = g.get("web_session")
+    if session is None:
+        abort(403)
+    record = store().get_game(game_id)
+    seat = record.seat_of(session.player["id"])
+    if seat is None or not table.on_board(record.type):
+        abort(403)
+    moves = [m[:200] for m in request.args.getlist("m")][: games.MAX_ACTIONS]
+    try:
+        with i18n.speaking(language()):
+            return jsonify(table.actions(record, games.staged(record, seat, moves)))
+    except Problem as error:
+        return jsonify({"error": str(error.description), **error.extra}), error.code
+
+
+@blp.post("/games/<game_id>/moves")
+@form_post
+def moves(game_id: str) -> Any:
+    """Confirm on the table: the staged actions ``m``, in order, as one atomic change
+    (games.play_all, which takes as many and as long as the API does). A script asks for JSON;
+    a form post is sent back to the game."""
+    wanted = [m.strip() for m in request.form.getlist("m") if m.strip()]
+    wants_json = request.accept_mimetypes.best == "application/json"
+    try:
+        if not wanted:
+            raise Problem(422, "no-actions", "nothing was staged")
+        outcome = games.play_all(store(), g.web_session.player, game_id, wanted, None, None, None)
+    except Problem as error:
+        if wants_json:
+            return jsonify({"error": str(error.description), **error.extra}), error.code
+        _refused(error, {})
+        return _back(game_id)
+    if wants_json:
+        return jsonify({"version": outcome.body.get("version")})
+    return _back(game_id)
+
+
 @blp.post("/games/<game_id>/join")
 @form_post
 def join(game_id: str) -> Any:
@@ -550,7 +592,7 @@ def _settings_page(
         types=prefs.EVENT_TYPES,
         channels=prefs.CHANNELS,
         languages=list(i18n.NAMES.items()),
-        tokens=store().list_tokens(player["id"]),
+        tokens=store().tokens.listed(player["id"]),
         token_name=token_name,
     )
     return body, status
@@ -636,7 +678,7 @@ def make_token() -> Any:
 @form_post
 def revoke(token_id: str) -> Any:
     """DELETE /v1/me/tokens/{id}'s twin: an id the player has no token by is refused (404)."""
-    if not store().revoke_token(g.web_session.player["id"], token_id):
+    if not store().tokens.revoke(g.web_session.player["id"], token_id):
         g.web_note = gettext("There is no such token: it may be revoked already.")
         return _settings_page(404)
     return _settings_note(gettext("Revoked."))
