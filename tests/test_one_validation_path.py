@@ -413,11 +413,19 @@ def test_values_of_the_wrong_type_are_refused_not_coerced(kurier: Kurier, store:
 @pytest.mark.parametrize("limit", ["\u0661\u0660", "1_0", " 10", "+10", "10.0", "\uff11"])
 def test_numbers_in_queries_are_ascii_digits(kurier: Kurier, limit: str) -> None:
     player = kurier.new_player("Query")
-    for path in ("/v1/games", "/v1/games/open", "/v1/me/webhook-deliveries"):
-        r = kurier.call("GET", path, player, params={"limit": limit})
+    for path, name in (
+        ("/v1/games", "limit"),
+        ("/v1/games/open", "limit"),
+        ("/v1/games/open", "seats"),
+        ("/v1/me/webhook-deliveries", "limit"),
+        ("/v1/games/finished", "limit"),
+        ("/v1/leaderboards/attila", "min_games"),
+        ("/v1/leaderboards/attila", "seats"),
+    ):
+        r = kurier.call("GET", path, player, params={name: limit})
         assert _problem(r, 422, "invalid-query")["errors"]["query"] == {
-            "limit": ["Not a valid integer."]
-        }, path
+            name: ["Not a valid integer."]
+        }, (path, name)
     assert kurier.call("GET", "/v1/games", player, params={"limit": "10"}).status_code == 200
 
 

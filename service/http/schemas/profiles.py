@@ -120,7 +120,7 @@ class LeaderboardQuery(PageQuery):
         metadata={"description": "Only players with at least this many rated games"},
     )
 
-    seats = fields.Integer(
+    seats = QueryInteger(
         validate=validate.Range(min=1, max=16),
         metadata={"description": "Only games played with this many seats (rated on their own)"},
     )
