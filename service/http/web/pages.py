@@ -6,9 +6,8 @@ import functools
 import hashlib
 import json
 import os
-import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import wraps
 from pathlib import Path
@@ -35,9 +34,9 @@ from engine.sentences import N_
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
-from service.domain import games, messages, prefs, ratelimit, seats, websessions
+from service.domain import accounts, games, inputs, messages, prefs, ratelimit, seats, websessions
 from service.http.outage import OUTAGE_ERRORS
-from service.http.web import game_page, table
+from service.http.web import game_page, settings_page, table
 from service.ops import config
 from service.store import MAX_INDEX, Store
 
@@ -49,7 +48,6 @@ CSP = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
-EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,190}\.[^@\s]{1,63}$")
 View = TypeVar("View", bound=Callable[..., Any])
 
 
@@ -165,14 +163,15 @@ def asset(filename: str) -> str:
 @blp.app_context_processor
 def _globals() -> dict[str, Any]:
     session = g.get("web_session")
+    note, typed = g.get("web_note"), g.get("web_typed") or {}
     # An error page reads nothing more from Redis (it may be the reason for the page).
-    note = g.get("web_note") or (
-        websessions.take_note(store(), session) if session and not g.get("web_error") else None
-    )
+    if note is None and session is not None and not g.get("web_error"):
+        note, typed = websessions.take_note(store(), session)
     return {
         "me": session.player if session else None,
         "csrf": session.csrf if session else "",
         "note": note,
+        "typed": typed,
         "lang": language(),
     }
 
@@ -275,13 +274,36 @@ def _kept_form() -> dict[str, Any] | None:
     return {"action": request.path, "shown": shown, "hidden": hidden}
 
 
-def _note(text: str) -> None:
-    """Say ``text`` on the next page: kept in the session across the redirect, or (no
-    session) shown on the page rendered now."""
+def _note(text: str, typed: Mapping[str, str] | None = None) -> None:
+    """Say ``text`` on the next page, with what was ``typed`` into the refused form filled in
+    again: kept in the session across the redirect, or (no session) shown on the page
+    rendered now."""
     session = g.get("web_session")
     if session is not None:
-        websessions.leave_note(store(), session, text)
+        websessions.leave_note(store(), session, text, typed)
     g.web_note = text
+    g.web_typed = dict(typed or {})
+
+
+#: What a refusal of these forms says, by the field it names (service/domain/inputs.py's rules
+#: name them as the API does); a refusal naming no field here says its own detail.
+FORM_WORDS = {
+    "name": settings_page.SETTINGS_WORDS["name"],
+    "email": settings_page.SETTINGS_WORDS["email"],
+    "text": N_(
+        "A message is 1-2000 characters, not only spaces, without control characters other "
+        "than line breaks."
+    ),
+    "invite_code": N_("That is not an invite code: paste the code or open the link you got."),
+    "notation": N_("A move is 1-200 characters, as in a mail."),
+    "deadline": N_("A deadline is a number of hours from 0.0005 (about 2 seconds) to 1440."),
+    "seats": N_("Choose how many players the game takes."),
+}
+
+
+def _refused(error: Problem, typed: Mapping[str, str]) -> None:
+    """Say what was wrong with a form, keeping what was typed."""
+    _note(settings_page.refusal(error, FORM_WORDS), typed)
 
 
 # -- signing in ---------------------------------------------------------------------------------
@@ -443,8 +465,10 @@ def _check_mail(email: str, sent: bool) -> str:
 @same_site_form
 def signin() -> Any:
     email = (request.form.get("email") or "").strip()
-    if not EMAIL.match(email):
-        _note(gettext("That does not look like an email address."))
+    try:
+        inputs.email(email)
+    except inputs.Refused:
+        _note(gettext("That does not look like an email address."), {"email": email})
         return render_template("signin.html"), 422
     return _check_mail(email, _mail_links(email))
 
@@ -452,12 +476,16 @@ def signin() -> Any:
 @blp.post("/register")
 @same_site_form
 def register() -> Any:
-    name = (request.form.get("name") or "").strip()
-    email = (request.form.get("email") or "").strip()
-    if not 1 <= len(name) <= 40 or any(ord(c) < 32 for c in name) or not EMAIL.match(email):
-        _note(gettext("Give a name (1-40 characters) and an email address."))
+    """POST /v1/players's twin (the same checks: accounts.create), with an address to mail
+    the sign-in link to."""
+    name, email = request.form.get("name", ""), request.form.get("email", "")
+    try:
+        if not email:
+            raise inputs.problem("email", inputs.Refused("Missing data for required field."))
+        accounts.create(store(), name, email)  # the API token is not shown: the link signs in
+    except Problem as error:
+        _refused(error, {"name": name, "email": email})
         return render_template("signin.html"), 422
-    store().players.create(name, email)  # the API token is not shown: the link signs in
     return _check_mail(email, _mail_links(email))
 
 
@@ -533,18 +561,18 @@ def signout() -> Any:
 @blp.post("/games")
 @form_post
 def create() -> Any:
-    """The lobby's form: type, players, the type's rule options, deadline, access."""
+    """The lobby's form: type, players, the type's rule options, deadline, access (POST
+    /v1/games's twin: games.create_game checks each as the API does)."""
     form = request.form
     type_id = form.get("type", "")
     try:
-        seats = int(form.get("seats", "0")) if is_ascii_digits(form.get("seats", "")) else 0
         outcome = games.create_game(
             store(),
             g.web_session.player,
             type_id,
             _chosen_options(type_id, form),
             None,
-            seats,
+            _whole_number(form.get("seats", ""), "seats"),
             deadline=_deadline(form),
             settings={
                 "access": "open" if form.get("access") == "open" else "invite",
@@ -553,10 +581,22 @@ def create() -> Any:
                 "spectators_see_messages": form.get("spectators_see_messages") == "yes",
             },
         )
-    except (Problem, ValueError) as error:
-        _note(str(getattr(error, "description", "")) or gettext("choose a game type and seats"))
+    except Problem as error:
+        _refused(error, _typed(form))
         return redirect(url_for("web.home"))
     return redirect(url_for("web.game", game_id=outcome.body["id"]))
+
+
+def _typed(form: Any) -> dict[str, str]:
+    """A form's fields as typed (the first value of each), without its CSRF token."""
+    return {name: value for name, value in form.items() if name != "csrf"}
+
+
+def _whole_number(text: str, field: str) -> int:
+    """A form's number field as the integer the API would be sent (ASCII digits)."""
+    if not (is_ascii_digits(text) and len(text) <= 18):
+        raise inputs.problem(field, inputs.Refused("Not a valid integer."))
+    return int(text)
 
 
 def _chosen_options(type_id: str, form: Any) -> dict[str, Any]:
@@ -579,15 +619,15 @@ def _chosen_options(type_id: str, form: Any) -> dict[str, Any]:
 
 
 def _deadline(form: Any) -> dict[str, Any] | None:
-    hours = (form.get("deadline_hours") or "").strip()[:10]
+    """The deadline the form asks for, as the API would be sent it (games.create_game checks
+    it: inputs.deadline)."""
+    hours = (form.get("deadline_hours") or "").strip()
     if not hours:
         return None
     try:
-        value = float(hours)
+        value = float(hours[:40])
     except ValueError:
-        raise Problem(422, "bad-deadline", "the deadline is a number of hours") from None
-    if not 0.0005 <= value <= 24 * 60:
-        raise Problem(422, "bad-deadline", "a deadline is between a few seconds and 60 days")
+        raise inputs.problem("deadline", inputs.Refused("Not a valid number.")) from None
     policy = "remind_only" if form.get("deadline_policy") == "remind_only" else "default_move"
     return {"hours": value, "policy": policy, "remind_before_hours": 0, "vacation_max_days": 14}
 
@@ -609,11 +649,11 @@ def _back(game_id: str) -> Response:
 @blp.post("/games/<game_id>/move")
 @form_post
 def move(game_id: str) -> Any:
-    notation = (request.form.get("notation") or "").strip()[:500]
+    notation = request.form.get("notation", "")
     try:
         games.play(store(), g.web_session.player, game_id, notation, None, None, None, None)
     except Problem as error:
-        _note(str(error.description))
+        _refused(error, {"notation": notation})
     return _back(game_id)
 
 
@@ -640,19 +680,18 @@ def staged(game_id: str) -> Any:
 @form_post
 def moves(game_id: str) -> Any:
     """Confirm on the table: the staged actions ``m``, in order, as one atomic change
-    (games.play_all). A script asks for JSON; a form post is sent back to the game."""
-    wanted = [m.strip()[:200] for m in request.form.getlist("m") if m.strip()]
+    (games.play_all, which takes as many and as long as the API does). A script asks for JSON;
+    a form post is sent back to the game."""
+    wanted = [m.strip() for m in request.form.getlist("m") if m.strip()]
     wants_json = request.accept_mimetypes.best == "application/json"
     try:
         if not wanted:
             raise Problem(422, "no-actions", "nothing was staged")
-        outcome = games.play_all(
-            store(), g.web_session.player, game_id, wanted[: games.MAX_ACTIONS], None, None, None
-        )
+        outcome = games.play_all(store(), g.web_session.player, game_id, wanted, None, None, None)
     except Problem as error:
         if wants_json:
             return jsonify({"error": str(error.description), **error.extra}), error.code
-        _note(str(error.description))
+        _refused(error, {})
         return _back(game_id)
     if wants_json:
         return jsonify({"version": outcome.body.get("version")})
@@ -662,10 +701,12 @@ def moves(game_id: str) -> Any:
 @blp.post("/games/<game_id>/join")
 @form_post
 def join(game_id: str) -> Any:
+    invite = request.form.get("invite", "")
     try:
-        games.join_game(store(), g.web_session.player, game_id, request.form.get("invite"))
+        # An empty box is no code (an open game's seat), as an absent invite_code in the API.
+        games.join_game(store(), g.web_session.player, game_id, invite or None)
     except Problem as error:
-        _note(str(error.description))
+        _refused(error, {"invite": invite})
     return _back(game_id)
 
 
@@ -702,18 +743,19 @@ def offer(game_id: str, seat: int) -> Any:
 @blp.post("/games/<game_id>/seats/<int:seat>/take")
 @form_post
 def take(game_id: str, seat: int) -> Any:
-    code = (request.form.get("code") or "")[:64]
+    code = request.form.get("code", "")
     try:
         seats.take_seat(store(), g.web_session.player, game_id, seat, code)
     except Problem as error:
-        _note(str(error.description))
+        _refused(error, {})
     return _back(game_id)
 
 
 @blp.post("/games/<game_id>/say")
 @form_post
 def say(game_id: str) -> Any:
-    text = (request.form.get("text") or "").replace("\r\n", "\n")[: messages.MAX_TEXT]
+    # A form sends a textarea's line breaks as CR LF: a message keeps them as LF.
+    text = request.form.get("text", "").replace("\r\n", "\n")
     to = request.form.get("to", "")
     # "" is the table; anything else names a seat, and one that is no seat (-1) is refused by
     # messages.post: a private word is never sent to everyone.
@@ -721,7 +763,7 @@ def say(game_id: str) -> Any:
     try:
         messages.post(store(), g.web_session.player, game_id, text, to_seat)
     except Problem as error:
-        _note(str(error.description))
+        _refused(error, {"text": text, "to": to})
     return _back(game_id)
 
 
@@ -730,57 +772,48 @@ def say(game_id: str) -> Any:
 
 @blp.get("/settings")
 def settings() -> Any:
-    session = g.get("web_session")
-    if session is None:
+    if g.get("web_session") is None:
         return redirect(url_for("web.home"))
-    player_id = session.player["id"]
-    chosen = prefs.read(store(), player_id)
-    until = chosen["vacation_until"]
-    return render_template(
+    return _settings_page()
+
+
+def _settings_page(
+    status: int = 200,
+    typed: Mapping[str, str] | None = None,
+    invalid: str | None = None,
+    token_name: str = "",
+) -> Any:
+    """The settings page: the stored preferences, or (a refused form, ``status`` 422) what
+    was typed, with the field named by the refusal (``invalid``) marked."""
+    player = g.web_session.player
+    form = settings_page.values(player, prefs.read(store(), player["id"]), typed)
+    body = render_template(
         "settings.html",
-        prefs=chosen,
-        vacation_day=datetime.fromtimestamp(until, UTC).date().isoformat() if until else "",
+        form=form,
+        invalid=invalid,
+        zones=settings_page.zone_groups(form["timezone"]),
         types=prefs.EVENT_TYPES,
         channels=prefs.CHANNELS,
         languages=list(i18n.NAMES.items()),
-        tokens=store().tokens.listed(player_id),
+        tokens=store().tokens.listed(player["id"]),
+        token_name=token_name,
     )
+    return body, status
 
 
 @blp.post("/settings")
 @form_post
 def save_settings() -> Any:
+    """PATCH /v1/me's twin: the form's values, as the API would be sent them, go through
+    prefs.apply, which checks each by the API's rules. A refusal shows the page again (422)
+    with what was typed and the field marked; nothing is stored."""
     form = request.form
-    data: dict[str, Any] = {
-        "name": (form.get("name") or "").strip()[:80],
-        "email": (form.get("email") or "").strip() or None,
-        "timezone": (form.get("timezone") or "UTC").strip()[:64],
-        "notify": {
-            kind: [c for c in prefs.CHANNELS if form.get(f"notify:{kind}:{c}")]
-            for kind in prefs.EVENT_TYPES
-        },
-        "webhook_url": (form.get("webhook_url") or "").strip() or None,
-    }
-    if form.get("language"):
-        data["language"] = form["language"][:8]
-    mails = _fewer_mails(form)
-    if isinstance(mails, str):
-        return _settings_note(mails)
-    data.update(mails)
-    if not data["name"] or any(ord(c) < 32 for c in data["name"]):
-        return _settings_note(gettext("A name is 1-40 characters, without control characters."))
-    if data["email"] and not EMAIL.match(data["email"]):
-        return _settings_note(gettext("That does not look like an email address."))
-    until = (form.get("vacation_until") or "").strip()
     try:
-        data["vacation_until"] = (
-            datetime.fromisoformat(until).replace(tzinfo=UTC) if until else None
-        )
+        data = _settings_data(form)
         issued = prefs.apply(store(), g.web_session.player["id"], data)
-    except ValueError:
-        return _settings_note(gettext("The vacation date is a day such as 2026-12-24."))
     except Problem as error:
-        return _settings_note(str(error.description))
+        g.web_note = settings_page.refusal(error, settings_page.SETTINGS_WORDS)
+        return _settings_page(422, typed=_typed(form), invalid=error.extra.get("field"))
     # The answer is in the language just chosen.
     with force_locale(data.get("language") or language()):
         if issued:
@@ -792,30 +825,51 @@ def save_settings() -> Any:
         return _settings_note(gettext("Saved."))
 
 
-def _fewer_mails(form: Any) -> dict[str, Any] | str:
-    """The digest and quiet hours of the settings form (prefs.apply checks them), or what
-    is wrong with them."""
-    hour = (form.get("digest_hour") or "").strip()
-    if hour and not (is_ascii_digits(hour) and len(hour) <= 2):
-        return gettext("The digest hour is a whole hour 0-23.")
-    start = (form.get("quiet_start") or "").strip()[:5]
-    end = (form.get("quiet_end") or "").strip()[:5]
-    if bool(start) != bool(end):
-        return gettext("Quiet hours need both a start and an end (or neither).")
-    out: dict[str, Any] = {
-        "digest": (form.get("digest") or "off").strip()[:10],
-        "quiet_hours": {"start": start, "end": end} if start else None,
+def _settings_data(form: Any) -> dict[str, Any]:
+    """The form as PATCH /v1/me's body: a field the form lacks is left as it is; an empty box
+    is null (no email, no webhook, no vacation, no quiet hours)."""
+    data: dict[str, Any] = {
+        name: form[name] for name in ("name", "timezone", "language", "digest") if name in form
     }
+    for name in ("email", "webhook_url"):
+        if name in form:
+            data[name] = form[name] or None
+    data["notify"] = {
+        kind: [c for c in prefs.CHANNELS if form.get(f"notify:{kind}:{c}")]
+        for kind in prefs.EVENT_TYPES
+    }
+    if "vacation_until" in form:
+        data["vacation_until"] = _vacation_day(form["vacation_until"])
+    hour = form.get("digest_hour", "")
     if hour:
-        out["digest_hour"] = int(hour)
-    return out
+        data["digest_hour"] = _whole_number(hour, "digest_hour")
+    start, end = form.get("quiet_start", ""), form.get("quiet_end", "")
+    if "quiet_start" in form or "quiet_end" in form:
+        data["quiet_hours"] = {"start": start, "end": end} if start or end else None
+    return data
+
+
+def _vacation_day(day: str) -> datetime | None:
+    """The date box's day (its start, in UTC); prefs.apply bounds it."""
+    if not day:
+        return None
+    try:
+        when = datetime.fromisoformat(day[:40])
+    except ValueError:
+        raise inputs.problem("vacation_until", inputs.Refused(inputs.DATE_ERROR)) from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 @blp.post("/settings/tokens")
 @form_post
 def make_token() -> Any:
-    name = (request.form.get("name") or "").strip()[:60] or "token"
-    made = store().tokens.create(g.web_session.player["id"], name)
+    """POST /v1/me/tokens's twin (accounts.create_token checks the name as the API does)."""
+    name = request.form.get("name", "")
+    try:
+        made = accounts.create_token(store(), g.web_session.player["id"], name)
+    except Problem as error:
+        g.web_note = settings_page.refusal(error, settings_page.TOKEN_WORDS)
+        return _settings_page(422, invalid="token_name", token_name=name)
     return _show_once(
         gettext(
             "Your new token %(name)s (shown once): %(token)s", name=repr(name), token=made["token"]
@@ -826,14 +880,17 @@ def make_token() -> Any:
 @blp.post("/settings/tokens/<token_id>/revoke")
 @form_post
 def revoke(token_id: str) -> Any:
-    store().tokens.revoke(g.web_session.player["id"], token_id)
+    """DELETE /v1/me/tokens/{id}'s twin: an id the player has no token by is refused (404)."""
+    if not store().tokens.revoke(g.web_session.player["id"], token_id):
+        g.web_note = gettext("There is no such token: it may be revoked already.")
+        return _settings_page(404)
     return _settings_note(gettext("Revoked."))
 
 
 def _show_once(secret_note: str) -> Any:
     """A secret is shown in this answer only: not kept in the session for the next page."""
     g.web_note = secret_note
-    return settings()
+    return _settings_page()
 
 
 def _settings_note(text: str) -> Response:
