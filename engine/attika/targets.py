@@ -6,13 +6,22 @@ the engine listed and decides nothing.
 ``target(action)`` answers ``{"pick", "target", "cards", "rotation"}``: ``pick`` names the
 control (``building:temple``, ``stack:2``, ``tile``, ``end``…), ``target`` the hex's element id
 in the board picture (``hex-2,-1``) or None, ``rotation`` a map tile's turn at that hex.
+
+A map tile goes where the map is not drawn yet: ``open_hexes`` names the empty places the
+picture draws for the table (each legal centre and the hexes round it), and ``tile_shape`` the
+drawn tile's seven landscapes per rotation as offsets from its centre, so that the page can
+preview it in place by filling those places (adding offsets; the engine chose the centres).
+``cost`` says what a legal build costs on its hex, shown when the hex is pointed at.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from engine.attika.actions import format_hex
 from engine.attika.board import Board
+from engine.attika.rules import Rules
+from engine.attika.state import AttikaState
 from engine.sentences import N_
 
 PICK_LABELS = {
@@ -46,3 +55,46 @@ def places(board: Board, view: dict[str, Any]) -> dict[str, str]:
         land = cell.get("landscape") or "empty"
         out[f"hex-{cell['hex']}"] = f"hex {cell['hex']}: {land}"
     return out
+
+
+def open_hexes(board: Board, actions: list[dict[str, Any]]) -> list[str]:
+    """Every hex a legal map tile placement would cover ("q,r"), for the picture to draw."""
+    out: set[str] = set()
+    for action in actions:
+        if action["type"] == "tile":
+            centre = (action["hex"][0], action["hex"][1])
+            out.update(format_hex(h) for h in (centre, *board.neighbours(centre)))
+    return sorted(out)
+
+
+def tile_shape(board: Board, view: dict[str, Any]) -> list[list[list[Any]]] | None:
+    """The drawn map tile per rotation: its seven hexes as ``[dq, dr, landscape or None]``
+    from the centre (board.tile_hexes at 0,0), or None when no tile is drawn."""
+    drawn = view.get("drawn_tile")
+    if not drawn:
+        return None
+    tile = board.tile(drawn).index
+    ids = [r.id for r in board.resources]
+    return [
+        [
+            [q, r, ids[kind] if kind >= 0 else None]
+            for (q, r), kind in board.tile_hexes(tile, (0, 0), k)
+        ]
+        for k in range(len(board.directions))
+    ]
+
+
+def cost(rules: Rules, state: AttikaState, seat: int, action: dict[str, Any]) -> str | None:
+    """What a legal build costs on its hex, in the notation's letters: "2 W, 1 F + 1 any",
+    "free"; None for any other action."""
+    if action["type"] != "build":
+        return None
+    building = rules.board.building(action["building"]).index
+    quote = rules.quote(state, seat, building, (action["hex"][0], action["hex"][1]))
+    if quote.free:
+        return "free"
+    parts = [f"{n} {rules.board.resources[i].letter}" for i, n in enumerate(quote.need) if n]
+    text = ", ".join(parts)
+    if quote.any:
+        text = f"{text} + {quote.any} any" if text else f"{quote.any} any"
+    return text or "free"

@@ -59,10 +59,12 @@ def context(
     )
     board = table.on_board(record.type) and record.state is not None
     with i18n.speaking(lang):
-        play = table.actions(record, legal) if (board and legal) else None
+        play = table.actions(record, legal, seat) if (board and legal) else None
         pieces = table.pieces(record, view["view"], seat) if board else None
     return dict(
-        board=table.board_svg(record, entries, lang) if board else None,
+        board=table.board_svg(record, entries, lang, table.open_hexes(record, legal))
+        if board
+        else None,
         table=play,
         places=table.places(record, view["view"]) if board else {},
         pieces=pieces,

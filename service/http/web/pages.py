@@ -426,7 +426,9 @@ def staged(game_id: str) -> Any:
     moves = [m[:200] for m in request.args.getlist("m")][: games.MAX_ACTIONS]
     try:
         with i18n.speaking(language()):
-            return jsonify(table.actions(record, games.staged(record, seat, moves)))
+            trial = games.staged_record(record, seat, moves)
+            legal = games.legal_actions(trial, seat) | {"version": record.version}
+            return jsonify(table.actions(trial, legal, seat))
     except Problem as error:
         return jsonify({"error": str(error.description), **error.extra}), error.code
 
