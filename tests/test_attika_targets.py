@@ -75,8 +75,8 @@ def test_a_build_says_what_it_costs_there() -> None:
         a for a in map(GAME.action_to_json, GAME.legal_actions(state, seat)) if a["type"] == "build"
     ]
     assert builds
-    for action in builds:
-        text = targets.cost(GAME.rules, state, seat, action)
+    texts = targets.costs(GAME.rules, state, seat, builds)
+    for action, text in zip(builds, texts, strict=True):
         where = (action["hex"][0], action["hex"][1])
         quote = GAME.rules.quote(state, seat, B.building(action["building"]).index, where)
         if quote.free:
@@ -85,4 +85,4 @@ def test_a_build_says_what_it_costs_there() -> None:
             for i, n in enumerate(quote.need):
                 assert (f"{n} {B.resources[i].letter}" in text) == bool(n), text
             assert text.endswith(f"{quote.any} any") == bool(quote.any), text
-    assert targets.cost(GAME.rules, state, seat, {"type": "end"}) is None
+    assert targets.costs(GAME.rules, state, seat, [{"type": "end"}]) == [None]

@@ -11,7 +11,7 @@ A map tile goes where the map is not drawn yet: ``open_hexes`` names the empty p
 picture draws for the table (each legal centre and the hexes round it), and ``tile_shape`` the
 drawn tile's seven landscapes per rotation as offsets from its centre, so that the page can
 preview it in place by filling those places (adding offsets; the engine chose the centres).
-``cost`` says what a legal build costs on its hex, shown when the hex is pointed at.
+``costs`` says what each legal build costs on its hex, shown when the hex is pointed at.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.attika.actions import format_hex
 from engine.attika.board import Board
+from engine.attika.costs import Quote
 from engine.attika.rules import Rules
 from engine.attika.state import AttikaState
 from engine.sentences import N_
@@ -84,16 +85,25 @@ def tile_shape(board: Board, view: dict[str, Any]) -> list[list[list[Any]]] | No
     ]
 
 
-def cost(rules: Rules, state: AttikaState, seat: int, action: dict[str, Any]) -> str | None:
-    """What a legal build costs on its hex, in the notation's letters: "2 W, 1 F + 1 any",
+def costs(
+    rules: Rules, state: AttikaState, seat: int, actions: list[dict[str, Any]]
+) -> list[str | None]:
+    """What each legal build costs on its hex, in the notation's letters: "2 W, 1 F + 1 any",
     "free"; None for any other action."""
-    if action["type"] != "build":
-        return None
-    building = rules.board.building(action["building"]).index
-    quote = rules.quote(state, seat, building, (action["hex"][0], action["hex"][1]))
+    board = rules.board
+    builds = [
+        (board.building(a["building"]).index, (a["hex"][0], a["hex"][1]))
+        for a in actions
+        if a["type"] == "build"
+    ]
+    quotes = iter(rules.quotes(state, seat, builds))
+    return [_cost_text(board, next(quotes)) if a["type"] == "build" else None for a in actions]
+
+
+def _cost_text(board: Board, quote: Quote) -> str:
     if quote.free:
         return "free"
-    parts = [f"{n} {rules.board.resources[i].letter}" for i, n in enumerate(quote.need) if n]
+    parts = [f"{n} {board.resources[i].letter}" for i, n in enumerate(quote.need) if n]
     text = ", ".join(parts)
     if quote.any:
         text = f"{text} + {quote.any} any" if text else f"{quote.any} any"

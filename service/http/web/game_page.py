@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from flask import current_app, request
+from flask import current_app, request, url_for
 
 from engine.core import Event
 from service import pictures
@@ -20,6 +20,7 @@ from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.domain import games, messages
 from service.domain.websessions import Session
+from service.http.web import live as live_page
 from service.http.web import table
 from service.ops import config
 from service.store import Store
@@ -32,10 +33,12 @@ def context(
     entries: list[tuple[int, dict[str, Any]]],
     session: Session | None,
     lang: str,
+    live: bool = False,
 ) -> dict[str, Any]:
     """game.html's values for ``record`` and its log ``entries``, seen by ``session``'s
     player (None: a spectator), in ``lang``; the request's query (``invite``, ``take``,
-    ``code``) fills the join and take-seat forms."""
+    ``code``) fills the join and take-seat forms. ``live``: for an update in place, without
+    the board (the page fetches it from ``board_url``, kept per version)."""
     player_id = session.player["id"] if session else None
     seat = record.seat_of(player_id)
     view = games.game_view(record, seat, player_id)
@@ -63,6 +66,15 @@ def context(
         pieces = table.pieces(record, view["view"], seat) if board else None
     return dict(
         board=table.board_svg(record, entries, lang, table.open_hexes(record, legal))
+        if board and not live
+        else None,
+        board_url=url_for(
+            "web.table_svg",
+            game_id=record.id,
+            v=record.version,
+            s=live_page.viewer(seat),
+            lang=lang,
+        )
         if board
         else None,
         table=play,

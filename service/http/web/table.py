@@ -43,15 +43,16 @@ def actions(
     table = TABLES[record.type]
     game = record.game
     board = game.board  # type: ignore[attr-defined]
-    cost = getattr(table, "cost", None)
-    state = game.load(record.state) if cost and seat is not None and record.state else None
+    costs = getattr(table, "costs", None)
+    state = game.load(record.state) if costs and seat is not None and record.state else None
+    raw = [action["action"] for action in legal["actions"]]
+    rules = getattr(game, "rules", None)  # the game's full rules (Attika's quotes costs)
+    prices = costs(rules, state, seat, raw) if state is not None else [None] * len(raw)
     out = []
-    for action in legal["actions"]:
+    for action, price in zip(legal["actions"], prices, strict=True):
         where = table.target(board, action["action"])
-        if state is not None:
-            rules = game.rules  # type: ignore[attr-defined]
-            if (price := cost(rules, state, seat, action["action"])) is not None:
-                where["cost"] = _("costs %(cost)s", cost=price)
+        if price is not None:
+            where["cost"] = _("costs %(cost)s", cost=price)
         out.append({"n": action["notation"], **where})
     labels = {pick: _(text) for pick, text in table.PICK_LABELS.items()}
     shape = getattr(table, "tile_shape", None)
