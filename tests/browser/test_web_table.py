@@ -29,6 +29,14 @@ def _shot(page: Any, name: str, dark: bool = False) -> None:
     page.emulate_media(color_scheme="light")
 
 
+def _shot_end(page: Any, name: str, dark: bool = False) -> None:
+    """The standings at the end of a game, scrolled into view."""
+    page.emulate_media(color_scheme="dark" if dark else "light")
+    page.locator(".standings").scroll_into_view_if_needed()
+    page.screenshot(path=str(PICTURES / f"{name}.png"), full_page=False)
+    page.emulate_media(color_scheme="light")
+
+
 def _staged_done(page: Any) -> bool:
     text = page.locator(".confirm-bar .staged-text").inner_text()
     return text.endswith("\u2714")
@@ -182,6 +190,15 @@ def test_three_players_play_attila_on_the_board(
     assert view["status"] == "finished", f"not finished in {MAX_SECONDS} s ({confirms} moves)"
     assert conflicts > 0 and parts > confirms and undo_once[0] and shot
     assert len(bodies) > 10 and leaks(kurier, game_id, bodies) == []
+    # The end: the standings, best first, with the points of each scoring (centuries, final).
+    for page in (pages[0], pages[2]):
+        navigate(page, url)
+        rows = page.locator(".standings tbody tr")
+        assert rows.count() == 3 and "Final" in page.locator(".standings thead").inner_text()
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= page.viewport_size["width"], f"the end scrolls sideways ({wide} px)"
+    _shot_end(pages[0], "attila-end-1280-light")
+    _shot_end(pages[2], "attila-end-390-dark", dark=True)
     for page in pages:
         page.context.close()
     spectator.context.close()

@@ -21,7 +21,7 @@ from service.common.numbers import is_ascii_digits
 from service.domain import games, messages
 from service.domain.websessions import Session
 from service.http.web import live as live_page
-from service.http.web import table
+from service.http.web import standings, table
 from service.ops import config
 from service.store import Store
 from service.store.record import GameRecord
@@ -97,6 +97,9 @@ def context(
         invite=(request.args.get("invite") or "")[:64],
         can_start=player_id == record.creator and record.status == "open",
         winners=[record.names[w] for w in (record.result or {}).get("winners", [])],
+        standings=standings.standings(record.result, entries, record.names)
+        if record.status == "finished"
+        else None,
         **_seat_forms(record, view["seats"], seat, player_id, session is not None),
     )
 
