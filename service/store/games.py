@@ -33,9 +33,11 @@ from service.common.problems import Problem, game_not_found
 from service.store import outbox, owed
 from service.store.connections import REDIS_FAILED, Connections, as_dict
 from service.store.early import EarlyReads, queue_read
+from service.store.follows import Follows
 from service.store.game_jobs import compact_job, rate_job, resolve_job
 from service.store.indexes import Indexes
 from service.store.keys import (
+    LIVE_GAMES,
     OPEN_GAMES,
     events_key,
     game_key,
@@ -119,6 +121,7 @@ class Store(Connections):
         self.players = Players(self, self.early, self.tokens)
         self.messages = Messages(self)
         self.indexes = Indexes(self)
+        self.follows = Follows(self)
 
     # -- the one writer ------------------------------------------------------------------------
 
@@ -211,6 +214,7 @@ class Store(Connections):
             owed.owe(writes.queue, compact_job(gid), self.queue_raw)
             owed.owe(writes.queue, rate_job(gid), self.queue_raw)
         self._list_if_open(writes, change.record)
+        self._list_if_live(writes, change.record)
 
     @staticmethod
     def _list_if_open(writes: Writes, record: GameRecord) -> None:
@@ -221,6 +225,15 @@ class Store(Connections):
             writes.others.zadd(OPEN_GAMES, {record.id: record.seq})
         else:
             writes.others.zrem(OPEN_GAMES, record.id)
+
+    @staticmethod
+    def _list_if_live(writes: Writes, record: GameRecord) -> None:
+        """The watch page's index (service/domain/club.py): a public game in play, scored by
+        its latest commit, so that the newest moves come first."""
+        if record.status == "active" and record.settings.get("public", True):
+            writes.others.zadd(LIVE_GAMES, {record.id: time.time()})
+        elif record.status == "finished" or not record.settings.get("public", True):
+            writes.others.zrem(LIVE_GAMES, record.id)
 
     def _elsewhere(self, writes: Writes) -> list[Command]:
         """Commands for other slots of the store: in the commit unless the store is a cluster."""

@@ -66,7 +66,7 @@ def _stream_origin() -> str:
 @blp.before_app_request
 def _load_session() -> None:
     g.web_session = None
-    if request.blueprint == "web":
+    if "web" in request.blueprints:  # its pages, and those of blueprints nested in it
         g.web_session = websessions.load(store(), request.cookies.get(COOKIE))
 
 
