@@ -97,11 +97,31 @@ def context(
         invite=(request.args.get("invite") or "")[:64],
         can_start=player_id == record.creator and record.status == "open",
         winners=[record.names[w] for w in (record.result or {}).get("winners", [])],
+        next_game=_next_game(store, player_id, record.id)
+        if player_id and not view.get("your_decision")
+        else None,
         standings=standings.standings(record.result, entries, record.names)
         if record.status == "finished"
         else None,
         **_seat_forms(record, view["seats"], seat, player_id, session is not None),
     )
+
+
+def _next_game(store: Store, player_id: str, here: str) -> dict[str, Any] | None:
+    """Another game of the player's that waits for them, the one waiting longest (the lobby's
+    index and summaries): the page's "next game waiting for you" button."""
+    rows = store.indexes.player_games(player_id, None)
+    waiting = []
+    for summary in store.indexes.game_summaries([gid for gid, _ in rows if gid != here]):
+        if not summary or player_id not in summary["seats"] or summary["status"] != "active":
+            continue
+        seat = summary["seats"].index(player_id)
+        if any(d["seat"] == seat for d in summary["pending"]):
+            waiting.append(summary)
+    if not waiting:
+        return None
+    first = min(waiting, key=lambda s: float(s["updated_at"]))
+    return {"id": first["id"], "type": first["type"], "count": len(waiting)}
 
 
 def _seat_forms(
