@@ -65,6 +65,14 @@ def mail_signin_links(store: Store, email: str, public_url: str, lang: str = i18
     return len(links)
 
 
+def peek_link(store: Store, token: str) -> str | None:
+    """The player a sign-in token stands for, leaving it unused; None if unknown or expired."""
+    if not token or len(token) > 100:
+        return None
+    found = store.r.get(signin_key(token))
+    return str(found) if found else None
+
+
 def take_link(store: Store, token: str) -> str | None:
     """The player a sign-in token stands for, once; None if unknown, used or expired."""
     if not token or len(token) > 100:

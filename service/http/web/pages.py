@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
 import re
@@ -9,6 +11,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -32,7 +35,8 @@ from engine.sentences import N_
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
-from service.domain import games, messages, prefs, seats, websessions
+from service.domain import games, messages, prefs, ratelimit, seats, websessions
+from service.http.outage import OUTAGE_ERRORS
 from service.http.web import game_page, table
 from service.http.web import live as live_page
 from service.ops import config
@@ -65,16 +69,26 @@ def _stream_origin() -> str:
 
 @blp.before_app_request
 def _load_session() -> None:
+    """The browser's session, for the pages and for the rate limit, which counts a signed-in
+    browser by its player (service/domain/ratelimit.py) wherever it goes: the pages, and the
+    API calls of the pages' script. Static files need none."""
     g.web_session = None
-    if "web" in request.blueprints:  # its pages, and those of blueprints nested in it
-        g.web_session = websessions.load(store(), request.cookies.get(COOKIE))
+    if request.endpoint == "web.static" or COOKIE not in request.cookies:
+        return
+    g.web_session = websessions.load(store(), request.cookies.get(COOKIE))
+    if g.web_session is not None:
+        g.kurier_session_player = g.web_session.player["id"]
 
 
 def page_language() -> str:
     """The page's language (Flask-Babel's locale selector): the signed-in player's
-    ``language`` preference, else the browser's Accept-Language, else English."""
+    ``language`` preference, else the browser's Accept-Language, else English. An error page
+    in an outage cannot read the preference: the browser's language then."""
     session = g.get("web_session")
-    chosen = prefs.language_of(store(), session.player["id"]) if session is not None else ""
+    try:
+        chosen = prefs.language_of(store(), session.player["id"]) if session is not None else ""
+    except OUTAGE_ERRORS:
+        chosen = ""
     return chosen or i18n.negotiate(request.headers.get("Accept-Language"))
 
 
@@ -96,6 +110,7 @@ VALUE_WORDS = (
 )
 #: The notification types as the settings page names them (prefs.EVENT_TYPES, shortened).
 EVENT_WORDS = (
+    N_("seats filled"),
     N_("started"),
     N_("turn started"),
     N_("sealed needed"),
@@ -115,14 +130,46 @@ def _security_headers(response: Response) -> Response:
     response.headers["X-Frame-Options"] = "DENY"
     response.headers["Referrer-Policy"] = "same-origin"
     response.headers["X-Content-Type-Options"] = "nosniff"
+    if request.endpoint == "web.static":
+        # Under its versioned URL (``asset``) a file never changes: cached for good. Any other
+        # URL of it (a page from before a deploy) is checked again each time.
+        name = (request.view_args or {}).get("filename", "")
+        versioned = request.args.get("v") == asset_versions().get(name)
+        response.headers["Cache-Control"] = IMMUTABLE if versioned else "no-cache"
     response.headers.setdefault("Cache-Control", "private, no-store")
     return response
+
+
+#: How a static file is cached under its versioned URL.
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+@functools.cache
+def asset_versions() -> dict[str, str]:
+    """Each static file's version: the start of its content's SHA-256, read once per process
+    (the files change only with a deploy, which restarts it)."""
+    folder = Path(blp.static_folder or "")
+    return {
+        path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        for path in sorted(folder.iterdir())
+        if path.is_file()
+    }
+
+
+@blp.app_template_global()
+def asset(filename: str) -> str:
+    """A static file's URL with its version (``?v=``): a new file is a new URL, so browsers
+    and proxies may keep each one for a year."""
+    return url_for("web.static", filename=filename, v=asset_versions()[filename])
 
 
 @blp.app_context_processor
 def _globals() -> dict[str, Any]:
     session = g.get("web_session")
-    note = g.get("web_note") or (websessions.take_note(store(), session) if session else None)
+    # An error page reads nothing more from Redis (it may be the reason for the page).
+    note = g.get("web_note") or (
+        websessions.take_note(store(), session) if session and not g.get("web_error") else None
+    )
     return {
         "me": session.player if session else None,
         "csrf": session.csrf if session else "",
@@ -157,19 +204,76 @@ ERROR_WORDS = {
     503: N_("The server is briefly unavailable: try again in a few seconds."),
 }
 OTHER_ERROR = N_("Something went wrong on our side; nothing was changed.")
+#: A pre-session form posted by another site's page (``same_site_form``).
+CROSS_SITE = "cross-site-form"
+#: What an error page says for a problem code, where the status alone says too little.
+CODE_WORDS = {
+    CROSS_SITE: N_(
+        "This form was sent from another site, so nothing was done. To sign in or register, "
+        "use the forms on this site's own page."
+    ),
+}
+#: Refusals after which the same form may simply be sent again: the error page keeps it.
+RETRYABLE = (429, 500, 503)
+#: Form fields the error page shows to be edited (the rest it keeps hidden), with their label.
+TYPED_FIELDS = {
+    "text": N_("Your message"),
+    "notation": N_("Your move"),
+    "m": N_("Your moves"),  # the table's staged actions, one field each
+    "name": N_("Name"),
+    "email": N_("Email"),
+}
+#: Fields never written into a page: a form that sent one is not kept (paste it again).
+SECRET_FIELDS = ("token",)
 
 
 def error_page(error: HTTPException) -> Response:
-    """An error as a page (the app's handler calls this for browsers outside /v1)."""
+    """An error as a page (the app's handler calls this for browsers outside /v1), with the
+    page's security headers. A refused form post that may be sent again (429, 503, 500) comes
+    back filled in, in a form that sends it again: what the player typed is not lost."""
+    g.web_error = True
     status = error.code or 500
-    words = gettext(ERROR_WORDS.get(status, OTHER_ERROR))
-    body = render_template("error.html", status=status, words=words)
+    code = error.problem_code if isinstance(error, Problem) else ""
+    words = gettext(CODE_WORDS.get(code) or ERROR_WORDS.get(status, OTHER_ERROR))
+    headers = error.extra_headers if isinstance(error, Problem) else dict(error.get_headers())
+    retry = headers.get("Retry-After", "")
+    body = render_template(
+        "error.html",
+        status=status,
+        words=words,
+        retry=int(retry) if is_ascii_digits(retry) else None,
+        kept=_kept_form() if status in RETRYABLE else None,
+        again=request.full_path.rstrip("?") if request.method == "GET" else None,
+        # A session that could not be read (the store is down) is still the player's.
+        has_session=COOKIE in request.cookies,
+    )
     response = Response(body, status=status, mimetype="text/html")
-    for name in ("Retry-After",):
-        value = (getattr(error, "headers", None) or {}).get(name)
-        if value:
-            response.headers[name] = value
-    return response
+    if retry:
+        response.headers["Retry-After"] = retry
+    return _security_headers(response)
+
+
+def _kept_form() -> dict[str, Any] | None:
+    """The refused post's fields, to send again from the error page: only a form of these
+    pages posted from this site (re-offering a cross-site post would turn a forged form into
+    one click on our own page)."""
+    if request.method != "POST" or "web" not in request.blueprints or cross_site_post():
+        return None
+    try:
+        sent = [(name, value) for name, values in request.form.lists() for value in values]
+    except HTTPException:
+        return None  # the body itself was the trouble
+    if any(name in SECRET_FIELDS for name, _ in sent):
+        return None
+    shown = [
+        {"name": name, "value": value, "label": gettext(TYPED_FIELDS[name])}
+        for name, value in sent
+        if name in TYPED_FIELDS
+    ]
+    if not shown:
+        return None
+    hidden = [(name, value) for name, value in sent if name not in TYPED_FIELDS]
+    return {"action": request.path, "shown": shown, "hidden": hidden}
 
 
 def _note(text: str) -> None:
@@ -258,17 +362,96 @@ def _game_types() -> list[dict[str, Any]]:
     return out
 
 
+def _own_origins() -> set[str]:
+    """This site as a browser names it in ``Origin``: the public URL's origin, and the one
+    this request was sent to (a proxy's scheme only from a trusted proxy: proxies.py)."""
+    public = urlsplit(_public_url())
+    return {f"{public.scheme}://{public.netloc}".lower(), request.host_url.rstrip("/").lower()}
+
+
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def cross_site_post() -> bool:
+    """Whether a page of another site made the browser send this post, by what the browser
+    says of it: the forms before a session have no CSRF token to carry.
+
+    ``Sec-Fetch-Site: same-origin`` passes; ``cross-site`` and ``same-site`` (a sibling
+    subdomain, which may be anyone's) do not; ``none`` (the user's own doing) passes with an
+    ``Origin`` or ``Referer`` of this site. Without ``Sec-Fetch-Site`` (an older browser) the
+    ``Origin`` decides (``null`` is no site of ours), else the ``Referer``. A client that sends
+    none of them is no browser, and no visitor of another site's page: it passes."""
+    headers = request.headers
+    site = headers.get("Sec-Fetch-Site")
+    if site == "same-origin":
+        return False
+    if site in ("cross-site", "same-site"):
+        return True
+    origin, referer = headers.get("Origin"), headers.get("Referer")
+    own = _own_origins()
+    if site == "none":
+        return not ((origin and origin.lower() in own) or (referer and _origin_of(referer) in own))
+    if origin is not None:
+        return origin.lower() not in own
+    return bool(referer) and _origin_of(referer or "") not in own
+
+
+def _opened_from_another_site() -> bool:
+    """Whether a page of another site opened this link (not the user: a mail program, a
+    typed or pasted address, this site's own pages)."""
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None:
+        return site in ("cross-site", "same-site")
+    referer = request.headers.get("Referer")
+    return bool(referer) and _origin_of(referer or "") not in _own_origins()
+
+
+def same_site_form(view: View) -> View:
+    """A form post that comes before a session: refused (403, before anything is read or
+    sent) when another site's page posted it (``cross_site_post``). Such a post could mail a
+    stranger, register someone, or sign the visitor in as the attacker (login CSRF)."""
+
+    @wraps(view)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if cross_site_post():
+            raise Problem(403, CROSS_SITE, "this form was sent from another site; nothing was done")
+        return view(*args, **kwargs)
+
+    return checked  # type: ignore[return-value]
+
+
+def _mail_links(email: str) -> bool:
+    """Mail the sign-in links for ``email`` unless that address had its mails for now
+    (``KURIER_SIGNIN_MAIL_LIMIT``); whether they were sent."""
+    if not ratelimit.signin_mail_allowed(email):
+        return False
+    websessions.mail_signin_links(store(), email, _public_url(), language())
+    return True
+
+
+def _check_mail(email: str, sent: bool) -> str:
+    """The page after a sign-in mail was asked for: the same whether the address is known or
+    not; it names the local outbox when mail goes there (no KURIER_SMTP_URL)."""
+    outbox = config.local_outbox(os.environ)
+    return render_template(
+        "check_mail.html", email=email, sent=sent, outbox=str(outbox) if outbox else ""
+    )
+
+
 @blp.post("/signin")
+@same_site_form
 def signin() -> Any:
     email = (request.form.get("email") or "").strip()
     if not EMAIL.match(email):
         _note(gettext("That does not look like an email address."))
         return render_template("signin.html"), 422
-    websessions.mail_signin_links(store(), email, _public_url(), language())
-    return render_template("check_mail.html", email=email)
+    return _check_mail(email, _mail_links(email))
 
 
 @blp.post("/register")
+@same_site_form
 def register() -> Any:
     name = (request.form.get("name") or "").strip()
     email = (request.form.get("email") or "").strip()
@@ -276,20 +459,42 @@ def register() -> Any:
         _note(gettext("Give a name (1-40 characters) and an email address."))
         return render_template("signin.html"), 422
     store().players.create(name, email)  # the API token is not shown: the link signs in
-    websessions.mail_signin_links(store(), email, _public_url(), language())
-    return render_template("check_mail.html", email=email)
+    return _check_mail(email, _mail_links(email))
+
+
+def _link_gone() -> tuple[str, int]:
+    _note(gettext("That sign-in link was used already or has expired. Ask for a new one."))
+    return render_template("signin.html"), 410
 
 
 @blp.get("/signin/<token>")
 def signin_link(token: str) -> Any:
+    """The mailed link signs in, unless a page of another site opened it: that may be an
+    attacker's own link, which would sign the visitor in as the attacker. Then a button asks
+    first (the link stays unused until it is pressed)."""
+    if _opened_from_another_site():
+        player_id = websessions.peek_link(store(), token)
+        player = store().players.get(player_id) if player_id else None
+        if player is None:
+            return _link_gone()
+        return render_template("signin_link.html", token=token, name=player["name"])
     player_id = websessions.take_link(store(), token)
     if player_id is None:
-        _note(gettext("That sign-in link was used already or has expired. Ask for a new one."))
-        return render_template("signin.html"), 410
+        return _link_gone()
+    return _signed_in(player_id)
+
+
+@blp.post("/signin/<token>")
+@same_site_form
+def signin_link_confirmed(token: str) -> Any:
+    player_id = websessions.take_link(store(), token)
+    if player_id is None:
+        return _link_gone()
     return _signed_in(player_id)
 
 
 @blp.post("/signin/token")
+@same_site_form
 def signin_token() -> Any:
     player = store().players.for_token((request.form.get("token") or "").strip()[:200])
     if player is None:
