@@ -361,13 +361,19 @@ def staged(record: GameRecord, seat: int, moves: list[str]) -> dict[str, Any]:
     as ``legal_actions`` gives them, judged by the same code as ``play_all`` on a copy that is
     never stored. A move the game would refuse is the same problem, with its ``index``. The
     web table builds a move of several parts with it (service/http/web)."""
+    return legal_actions(staged_record(record, seat, moves), seat) | {"version": record.version}
+
+
+def staged_record(record: GameRecord, seat: int, moves: list[str]) -> GameRecord:
+    """A copy of ``record`` with ``moves`` applied, never stored: ``staged``'s trial, for a
+    page that reads more of it than the legal actions (what a build costs after them)."""
     if record.status != "active" or record.state is None:
         raise Problem(409, "game-not-active", f"the game is {record.status}")
     trial = copy.deepcopy(record)
     game = trial.game
     state = game.load(trial.state or {})
     _play_in_order(trial, game, state, seat, list(moves), trial.version + 1)
-    return legal_actions(trial, seat) | {"version": record.version}
+    return trial
 
 
 def _play_one(

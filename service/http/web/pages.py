@@ -37,6 +37,7 @@ from service.common.problems import Problem
 from service.domain import accounts, games, inputs, messages, prefs, ratelimit, seats, websessions
 from service.http.outage import OUTAGE_ERRORS
 from service.http.web import game_page, settings_page, table
+from service.http.web import live as live_page
 from service.ops import config
 from service.store import MAX_INDEX, Store
 
@@ -638,8 +639,36 @@ def game(game_id: str) -> Any:
         record, entries = store().read_log(game_id)
     except Problem:
         abort(404)
-    page = game_page.context(store(), record, entries, g.get("web_session"), language())
+    live = request.args.get("live") == "1"  # kurier.js's update in place: no board inline
+    page = game_page.context(store(), record, entries, g.get("web_session"), language(), live)
+    if live:
+        return live_page.compressed(
+            render_template("game.html", **page), "text/html", "private, no-store"
+        )
     return render_template("game.html", **page)
+
+
+@blp.get("/games/<game_id>/table.svg")
+def table_svg(game_id: str) -> Any:
+    """The table's board of version ``v`` for viewer ``s`` (live.viewer) in ``lang``, kept by
+    the browser for good: another version, viewer or language is another URL. Not the current
+    version or not this session's seat or language: 404 (the page then reloads)."""
+    try:
+        record, entries = store().read_log(game_id)
+    except Problem:
+        abort(404)
+    session = g.get("web_session")
+    seat = record.seat_of(session.player["id"]) if session else None
+    current = request.args.get("v") == str(record.version)
+    viewer, lang = request.args.get("s"), request.args.get("lang")
+    mine = viewer == live_page.viewer(seat) and lang == language()
+    if not (current and mine):
+        abort(404)
+    if not table.on_board(record.type) or record.state is None:
+        abort(404)
+    legal = games.legal_actions(record, seat) if seat is not None else None
+    svg = table.board_svg(record, entries, language(), table.open_hexes(record, legal))
+    return live_page.compressed(str(svg), "image/svg+xml", live_page.FOREVER)
 
 
 def _back(game_id: str) -> Response:
@@ -671,7 +700,9 @@ def staged(game_id: str) -> Any:
     moves = [m[:200] for m in request.args.getlist("m")][: games.MAX_ACTIONS]
     try:
         with i18n.speaking(language()):
-            return jsonify(table.actions(record, games.staged(record, seat, moves)))
+            trial = games.staged_record(record, seat, moves)
+            legal = games.legal_actions(trial, seat) | {"version": record.version}
+            return jsonify(table.actions(trial, legal, seat))
     except Problem as error:
         return jsonify({"error": str(error.description), **error.extra}), error.code
 
