@@ -106,10 +106,13 @@ def test_pages_benchmark_smoke_run() -> None:
     out = _run(
         "benchmarks/pages.py",
         *("--requests", "3", "--seconds", "2", "--moves", "4", "--web-workers", "1"),
-        *("--other-games", "5"),
+        *("--other-games", "5", "--browser-moves", "2"),
         timeout=240,
     )
     assert re.search(r"^bare .* p95 [\d.]+ ms", out, re.M), out
+    # The table's games: an update in place and its bytes; pages watched live in Chromium.
+    assert len(re.findall(r"^  per update on the wire: [\d.]+ KB", out, re.M)) == 2, out
+    assert re.search(r"^browser +(other pages show a move .* p95 \d+|skipped)", out, re.M), out
     for game in ("attila", "attika", "attila-wargame"):
         assert re.search(rf"^{game} +mid-game", out, re.M), out
     for label in ("page", "svg", "api"):
@@ -131,3 +134,17 @@ def test_streams_benchmark_smoke_run() -> None:
     figures = json.loads(out.strip().splitlines()[-1])
     assert figures["moves"] > 0 and figures["events_delivered"] == figures["events_expected"]
     assert figures["events_expected"] >= figures["moves"], figures
+
+
+def test_club_benchmark_smoke_run() -> None:
+    """benchmarks/club.py still runs: players seeded and rated, a real game played, the
+    profile and leaderboard pages and their API answers measured."""
+    out = _run(
+        "benchmarks/club.py",
+        *("--players", "40", "--history", "5", "--real", "1", "--requests", "3"),
+        timeout=300,
+    )
+    assert "seeded 40 players" in out, out
+    for label in ("page /players/{id}", "page /leaderboards/attila", "api /v1/players/{id}"):
+        assert re.search(rf"^{re.escape(label)} +p50 [\d.]+ ms +p95", out, re.M), out
+    assert "profile and leaderboard p95" in out, out

@@ -42,6 +42,8 @@ from service.store.writes import Writes
 #: Notice types that ask the seat to act: stale once the seat no longer owes that decision,
 #: and told after the news of the same version (a mail says what happened, then what is asked).
 ASKING = ("game.turn_started", "game.sealed_needed", "game.deadline_warning")
+#: The creator's notice that the last seat of an open game was taken: the game can start.
+SEATS_FILLED = "game.seats_filled"
 
 
 @dataclass
@@ -57,6 +59,8 @@ def notices(
     """Who must hear what about this change (only players concerned, nothing hidden)."""
     record = change.record
     out: list[Notice] = []
+    if change.entry_kind == "joined" and seats_filled(record):
+        out.append(Notice(SEATS_FILLED, record.seats.index(record.creator)))
     if change.entry_kind == "started":
         out += [Notice("game.started", seat) for seat in range(seats)]
     had = {d["seat"]: d for d in before}
@@ -70,7 +74,9 @@ def notices(
         elif decision["kind"] == "sealed" and had.get(seat, {}).get("ref") != decision.get("ref"):
             out.append(Notice("game.sealed_needed", seat, data))
     mapping = get_game(game_type).notify_events
-    for raw in change.events:
+    # A change of several actions (``Change.earlier``) is told as a whole: its every event.
+    every = [raw for step in change.earlier for raw in step.events] + change.events
+    for raw in every:
         event = Event.from_json(raw)
         if event.kind == "timeout_applied":
             out.append(Notice("game.timeout_applied", event.data["seat"], dict(event.data)))
@@ -83,6 +89,16 @@ def notices(
     if record.status == "finished" and not any(n.type == "game.ended" for n in out):
         out += [Notice("game.ended", seat, {"result": record.result}) for seat in range(seats)]
     return _dedupe(out)
+
+
+def seats_filled(record: Any) -> bool:
+    """An open game whose every seat is taken, its creator among them: it waits for its
+    creator to start it (a game is never started by the join that fills it)."""
+    return (
+        record.status == "open"
+        and len(record.seats) == record.max_seats
+        and record.creator in record.seats
+    )
 
 
 def _dedupe(found: list[Notice]) -> list[Notice]:
@@ -131,8 +147,10 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
             owed.owe(pipe, job, store.queue_raw)
         if previous is not None:
             # The new version's deadline replaces the old one (which would no-op anyway).
-            _unschedule(store, pipe, deadline_job_id(record.id, version - 1))
-            _unschedule(store, pipe, remind_job_id(record.id, version - 1))
+            # The version before the change (several back when it wrote several entries).
+            before_version = version - 1 - len(change.earlier)
+            _unschedule(store, pipe, deadline_job_id(record.id, before_version))
+            _unschedule(store, pipe, remind_job_id(record.id, before_version))
         if record.deadline_at is not None:
             _schedule_deadline(store, pipe, record.id, version, record.deadline_at, record.deadline)
 
@@ -143,7 +161,7 @@ def _wanted(store: Store, seats: list[str], found: list[Notice]) -> list[Notice]
     """Only notices some channel would carry: most players of a test game have none."""
     if not found:
         return []
-    raws = store.notice_fields(seats)
+    raws = store.players.notice_fields(seats)
     return [n for n in found if prefs.channels_for(raws[n.seat], n.type)]
 
 

@@ -11,7 +11,7 @@ move for all the game's streams in the process), a player's stream on its own co
 What is sent is what the API would answer at that moment: a game's entries are read with
 ``Store.read_log`` and redacted by ``games.redact_entry`` for the caller's seat (the path of
 ``GET /v1/games/{id}/events``); inbox changes come from ``service/domain/inbox.py`` (the path of
-``GET /v1/me/inbox``) and messages from ``messages.page`` (``GET .../messages``).
+``GET /v1/me/inbox``) and messages from ``messages.scan`` (as ``GET .../messages``).
 """
 
 from __future__ import annotations
@@ -217,14 +217,14 @@ def _refresh(
 ) -> Iterator[str]:
     """Follow the player's open and active games not followed yet: an ``inbox`` event for
     each, and its messages from ``last_message`` on (or only new ones)."""
-    ids = [gid for gid, _ in store.player_game_ids(player_id, None)]
+    ids = [gid for gid, _ in store.indexes.player_games(player_id, None)]
     summaries = [
         s
-        for s in store.game_summaries([g for g in ids if g not in following.versions])
+        for s in store.indexes.game_summaries([g for g in ids if g not in following.versions])
         if s is not None and s["status"] in FOLLOWED
     ]
     new = [s["id"] for s in summaries]
-    newest = store.last_message_ids(new) if last_message is None else [last_message] * len(new)
+    newest = store.messages.last_ids(new) if last_message is None else [last_message] * len(new)
     for summary, message_id in zip(summaries, newest, strict=True):
         following.versions[summary["id"]] = int(summary["version"])
         following.message_ids[summary["id"]] = message_id
@@ -237,7 +237,7 @@ def _news(store: Store, player_id: str, following: _Following, moved: set[str]) 
     """The events of the streams that moved: an ``inbox`` event per game whose version moved
     (a finished game is then no longer followed), a ``message`` event per new message."""
     games_moved = [g for g in following.versions if events_key(g) in moved]
-    summaries = store.game_summaries(games_moved)
+    summaries = store.indexes.game_summaries(games_moved)
     for gid, summary in zip(games_moved, summaries, strict=True):
         if summary is not None:
             following.versions[gid] = int(summary["version"])
@@ -255,10 +255,13 @@ def _messages(
 ) -> Iterator[str]:
     for gid in game_ids:
         try:
-            page = messages.page(store, gid, player_id, following.message_ids[gid], PAGE)
+            found = messages.scan(store, gid, player_id, following.message_ids[gid], PAGE)
         except Problem:  # the game is gone (archived)
             continue
-        for item in page["items"]:
+        for item in found.items:
             yield sse("message", {"game_id": gid, **item}, item["id"])
-        if page["next_cursor"]:
-            following.message_ids[gid] = page["next_cursor"]
+        # The wait for news starts after every message read, shown or not (else it would wake
+        # at once for one the player may not see); the client resumes from the id of the last
+        # event it got, a message it may see.
+        if found.read_to:
+            following.message_ids[gid] = found.read_to

@@ -1,0 +1,182 @@
+"""The game page's table (issue 32): the board picture inline, the player's pieces as controls
+(cards, tiles, buildings) and each legal action with what to pick and where it goes on the
+board, from the game's own targets table (engine/<game>/targets.py).
+
+As in Lichess's chessground, the page is handed the legal actions and their places (the
+engine lists them; ``staged`` asks again after each staged part) and reports the chosen
+actions back as one request: the browser decides no rule.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from markupsafe import Markup
+
+from engine.attika import targets as attika_targets
+from engine.attila import targets as attila_targets
+from service import pictures
+from service.common.i18n import say as _
+from service.common.i18n import say_word
+from service.pictures.attika import BLANK_FILL, LAND_FILL
+from service.pictures.attila import PEOPLE_FILL
+from service.store.record import GameRecord
+
+#: Game types played on the board, and their targets tables.
+TABLES: dict[str, Any] = {"attila": attila_targets, "attika": attika_targets}
+#: Attila's action tiles, in the order the table shows them (used ones greyed).
+ATTILA_TILES = ("double_turn", "swap", "two_influence")
+
+
+def on_board(game_type: str) -> bool:
+    return game_type in TABLES
+
+
+def actions(
+    record: GameRecord, legal: Mapping[str, Any], seat: int | None = None
+) -> dict[str, Any]:
+    """The legal actions (``games.legal_actions``' answer, for ``seat`` of ``record``: a
+    staged trial's record gives what follows the staged parts) with where each is chosen,
+    what a build costs there, and a drawn map tile's shape for its preview."""
+    table = TABLES[record.type]
+    game = record.game
+    board = game.board  # type: ignore[attr-defined]
+    costs = getattr(table, "costs", None)
+    state = game.load(record.state) if costs and seat is not None and record.state else None
+    raw = [action["action"] for action in legal["actions"]]
+    rules = getattr(game, "rules", None)  # the game's full rules (Attika's quotes costs)
+    prices = costs(rules, state, seat, raw) if state is not None else [None] * len(raw)
+    out = []
+    for action, price in zip(legal["actions"], prices, strict=True):
+        where = table.target(board, action["action"])
+        if price is not None:
+            where["cost"] = _("costs %(cost)s", cost=price)
+        out.append({"n": action["notation"], **where})
+    labels = {pick: _(text) for pick, text in table.PICK_LABELS.items()}
+    shape = getattr(table, "tile_shape", None)
+    tile = None
+    if shape and state is not None and any(a.get("rotation") is not None for a in out):
+        tile = _tile_preview(shape(board, game.view(state, None)))
+    return {
+        "version": legal["version"],
+        "decision": legal["decision"],
+        "actions": out,
+        "labels": labels,
+        "tile": tile,
+    }
+
+
+def _tile_preview(shape: list[list[list[Any]]] | None) -> list[list[list[Any]]] | None:
+    """A map tile's hexes per rotation with the fill the picture gives each landscape."""
+    if shape is None:
+        return None
+    return [[[q, r, LAND_FILL.get(land or "", BLANK_FILL)] for q, r, land in rot] for rot in shape]
+
+
+def open_hexes(record: GameRecord, legal: Mapping[str, Any] | None) -> list[str]:
+    """The empty places the picture draws for this seat's legal actions (a map tile's)."""
+    find = getattr(TABLES[record.type], "open_hexes", None)
+    if not find or not legal:
+        return []
+    board = record.game.board  # type: ignore[attr-defined]
+    return list(find(board, [a["action"] for a in legal["actions"]]))
+
+
+def board_svg(
+    record: GameRecord,
+    entries: list[tuple[int, dict[str, Any]]],
+    lang: str,
+    open_places: list[str] | None = None,
+) -> Markup:
+    """The spectators' picture of this version, to be inlined: the page lights its places up.
+    The picture is drawn from the spectator view only, whoever looks (nothing hidden in it);
+    ``open_places``: empty hexes to draw as well (``open_hexes``: public geometry)."""
+    last = entries[-1][1]["events"] if entries else []
+    title = f"{record.game.title} · {record.id} · {record.version}"
+    _crop, svg = pictures.spectator_pictures(
+        record, last, title, lang=lang, open_hexes=open_places or ()
+    )
+    # Scales with the page (CSS sizes it); ids stay as the picture module draws them.
+    svg = svg.replace("<svg ", '<svg class="board-svg" role="group" aria-label="board" ', 1)
+    return Markup(svg)
+
+
+def places(record: GameRecord, view: Mapping[str, Any] | None) -> dict[str, str]:
+    if view is None:
+        return {}
+    board = record.game.board  # type: ignore[attr-defined]
+    return TABLES[record.type].places(board, dict(view))
+
+
+def pieces(record: GameRecord, view: Mapping[str, Any] | None, seat: int | None) -> dict[str, Any]:
+    """The seat's own pieces as the table shows them: Attila's hand as cards grouped by people
+    (their colour and name) and the action tiles; Attika's storage board, stacks, the building
+    revealed and the drawn tile."""
+    if view is None or seat is None:
+        return {"cards": [], "tiles": [], "buildings": [], "stacks": []}
+    board = record.game.board  # type: ignore[attr-defined]
+    build: Callable[..., dict[str, Any]] = (
+        _attila_pieces if record.type == "attila" else _attika_pieces
+    )
+    return build(board, view, seat)
+
+
+def _attila_pieces(board: Any, view: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    counts = Counter(view.get("hand") or [])
+    cards = [
+        {
+            "pick": f"card:{p.id}",
+            "id": p.id,
+            "letter": p.letter,
+            "name": say_word(p.name_en),
+            "count": counts[p.id],
+            "colour": PEOPLE_FILL.get(p.colour, "#888"),
+        }
+        for p in board.peoples
+        if counts[p.id]
+    ]
+    mine = set(view["action_tiles"][seat])
+    tiles = [
+        {"pick": f"tile:{t}", "name": _(t.replace("_", " ")), "used": t not in mine}
+        for t in ATTILA_TILES
+    ]
+    return {"cards": cards, "tiles": tiles, "buildings": [], "stacks": []}
+
+
+def _attika_pieces(board: Any, view: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    own = view["seats"][seat]
+    names = {b.id: b for b in board.buildings}
+
+    def building(bid: str, where: str) -> dict[str, Any]:
+        b = names[bid]
+        cost = ", ".join(f"{n} {board.resources[i].id}" for i, n in enumerate(b.cost) if n)
+        return {
+            "pick": f"building:{bid}",
+            "name": say_word(b.name_en),
+            "cost": cost,
+            "where": where,
+        }
+
+    buildings = [building(bid, "storage") for bid in own.get("storage", [])]
+    if view.get("revealed"):
+        buildings.insert(0, building(view["revealed"]["building"], "revealed"))
+    stacks = [
+        {"pick": f"stack:{i + 1}", "name": _("Stack %(n)s", n=i + 1), "count": n}
+        for i, n in enumerate(own.get("stacks", []))
+    ]
+    hand = view.get("hand") or {}
+    cards = [
+        {
+            "pick": f"resource:{res}",
+            "id": res,
+            "letter": res[:1].upper(),
+            "name": say_word(res),
+            "count": n,
+            "colour": "#8a7a55",
+        }
+        for res, n in (hand.items() if isinstance(hand, dict) else [])
+        if n
+    ]
+    return {"cards": cards, "tiles": [], "buildings": buildings, "stacks": stacks}
