@@ -6,6 +6,9 @@ seat's view exactly; whole games of bots end."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +19,7 @@ from engine.bots import LEVELS, Bot, Budget, Level, bot_for, choose
 from engine.core import SYSTEM, Event, visible_events
 from engine.registry import get_game
 
+ROOT = Path(__file__).resolve().parent.parent
 #: Small, reproducible searches: the iteration cap binds long before the CPU budget.
 BUDGET = Budget(seconds=60.0, iterations=12)
 PLAYERS = {"attila": 3, "attika": 2, "attila-wargame": 2}
@@ -244,3 +248,20 @@ def test_bots_play_a_game_to_its_end(
             seen[s].extend(visible_events(events, s))
     assert game.is_over(state)
     assert game.result(state)["winners"]
+
+
+def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
+    """benchmarks/bots.py plays a tiny match-up, records it, and reports from the record."""
+    out = tmp_path / "games.jsonl"
+    script = [sys.executable, str(ROOT / "benchmarks" / "bots.py")]
+    args = ["--games", "2", "--iterations", "2", "--processes", "1"]
+    args += ["--only", "attila3-medium-vs-easy", "--out", str(out)]
+    run = subprocess.run([*script, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert len(out.read_text().splitlines()) == 2
+    report = subprocess.run(
+        [*script, "--report", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert report.returncode == 0, report.stderr[-2000:]
+    assert "attila3-medium-vs-easy" in report.stdout
+    assert "first player" in report.stdout
