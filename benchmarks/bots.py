@@ -115,10 +115,11 @@ def run(
     iterations: int,
     processes: int,
     out: Path | None,
+    first: int = 0,
 ) -> None:
     """Play the games (shuffled, so that a run stopped early still covers every match-up),
     appending each outcome to ``out`` as it comes, then report."""
-    tasks = [(m, i, iterations) for m in matchups for i in range(games[m.game])]
+    tasks = [(m, first + i, iterations) for m in matchups for i in range(games[m.game])]
     random.Random(0).shuffle(tasks)
     started = time.time()
     outcomes = []
@@ -229,6 +230,9 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--only", default="", help="match-up names, comma-separated")
     parser.add_argument("--time-hard", type=int, default=0, help="time N hard moves per game")
+    parser.add_argument(
+        "--first", type=int, default=0, help="number of the first game (more of a match-up)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="append each game (JSON lines)")
     parser.add_argument("--report", type=Path, default=None, help="report on such a file only")
     args = parser.parse_args()
@@ -242,7 +246,7 @@ def main() -> None:
     games = {m.game: args.games for m in chosen}
     if args.wargame_games is not None:
         games["attila-wargame"] = args.wargame_games
-    run(chosen, games, args.iterations, min(args.processes, 2), args.out)
+    run(chosen, games, args.iterations, min(args.processes, 2), args.out, args.first)
 
 
 if __name__ == "__main__":
