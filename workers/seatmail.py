@@ -96,7 +96,7 @@ def send_once(store: Store, key: str, message: mail.Mail) -> None:
     if not store.r.set(ledger, "1", nx=True, ex=MAIL_LEDGER_TTL):
         return  # sent by an earlier run of this job
     try:
-        where = mail.deliver(mail.compose(message, time.time()))
+        where = mail.deliver(mail.compose(message, time.time()), [message.to])
     except Exception:
         store.r.delete(ledger)  # not sent: let rq's retry send it
         metrics.record_email_delivery(store.r, "retry")
