@@ -86,15 +86,15 @@ def test_a_message_from_a_name_with_line_breaks_still_reaches_the_table(
     wait_for(lambda: _received(stack, "reader@names.test"), 30, "the reader's first mail")
     r = k.call("POST", f"/v1/games/{game_id}/messages", writer, json={"text": "hello"})
     assert r.status_code == 201, r.text
-    said = wait_for(
-        lambda: [
+
+    def said() -> list[Received]:
+        return [
             r for r in _received(stack, "reader@names.test") if "message" in r.message["Subject"]
-        ],
-        30,
-        "the message mail",
-    )
-    assert "Mal lory X" in str(said[0].message["Subject"])
-    assert said[0].rcpt_tos == ["reader@names.test"]
+        ]
+
+    found = wait_for(said, 30, "the message mail")
+    assert "Mal lory X" in str(found[0].message["Subject"])
+    assert found[0].rcpt_tos == ["reader@names.test"]
 
 
 def test_the_outbox_keeps_the_envelope_in_delivered_to(
