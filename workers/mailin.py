@@ -479,7 +479,6 @@ class Answer:
             zone=self.zone,
             answer=lines,
             every_move=every,
-            pixels=mailview.ANSWER_PIXELS,
         )
 
     def _subject(self, record: GameRecord) -> str:

@@ -43,13 +43,14 @@ TEMPLATES = Path(__file__).parent / "templates" / "mail"
 #: The mail's width (px) and the pictures' pixel width: twice that, sharp on dense screens.
 MAIL_WIDTH = 600
 PICTURE_PIXELS = 2 * MAIL_WIDTH
-#: A mail-in answer's picture: one at every move by mail, so a third of the cost (sharp at
-#: the mail's width, a little soft on dense screens; the next turn mail has the sharp one).
+#: A mail-in answer's picture: there is one at every move by mail, so it is drawn at the
+#: mail's width (sharp there, a little soft on dense screens; the turn mails have the sharp
+#: one), about half the cost of twice the width (docs/performance.md, "Pictures").
 ANSWER_PIXELS = MAIL_WIDTH
 #: The heading of the grouped moves in the text part, in English (tests/mail_stack.py reads
 #: below it, in every language).
 MOVES_HEADING = N_("Your moves, by kind:")
-#: Rendered pictures by (game, version, language, width): the seats of one version that read
+#: Rendered pictures by (game, version, language, brief): the seats of one version that read
 #: one language share one render (the pictures' labels and legend are in the reader's
 #: language).
 _cache: Lru[tuple[Picture, ...]] = Lru(8)
@@ -127,13 +128,12 @@ def turn_mail(
     zone: tzinfo = UTC,
     answer: Sequence[str] = (),
     every_move: Sequence[str] = (),
-    pixels: int = PICTURE_PIXELS,
 ) -> TurnMail:
     """The mail to ``seat`` of the game as ``record`` has it: ``told`` what the notices say,
     ``asked`` whether to show the moves, ``zone`` the reader's time zone (the deadline).
     A mail-in answer has its ``answer`` lines instead of what happened since the reader's
-    last move (its mails told that), and, for ``legal``, ``every_move``; its picture may be
-    ``pixels`` wide (``ANSWER_PIXELS``)."""
+    last move (its mails told that), for ``legal`` ``every_move``, and a brief picture
+    (``mail_pictures``)."""
     over = record.status == "finished"
     groups = tuple(move_groups(record, seat)) if asked and not over else ()
     own, public = summaries(record, seat)
@@ -158,7 +158,7 @@ def turn_mail(
         greeting=_("Hello %(name)s,", name=name) if name else _("Hello,"),
         header=header(record, seat),
         told=() if answer else tuple(what_happened(store, record, seat, told)),
-        pictures=mail_pictures(store, record, pixels),
+        pictures=mail_pictures(store, record, brief=bool(answer)),
         # After the end every hand is history: no secret box ("only you see this").
         secret=() if over else tuple(secret_lines(own, public)),
         view_text=own.rstrip(),
@@ -317,22 +317,21 @@ def secret_lines(own: str, public: str) -> list[str]:
 # -- the picture of the mailed version ------------------------------------------------------------
 
 
-def mail_pictures(
-    store: Store, record: GameRecord, pixels: int = PICTURE_PIXELS
-) -> tuple[Picture, ...]:
-    """The board at ``record.version`` as PNGs ``pixels`` wide (the crop round the last move
-    first, when the game has one); none when the game has no picture or the server cannot
-    render it."""
+def mail_pictures(store: Store, record: GameRecord, brief: bool = False) -> tuple[Picture, ...]:
+    """The board at ``record.version`` as PNGs (the crop round the last move first, when the
+    game has one); none when the game has no picture or the server cannot render it.
+    ``brief`` (a mail-in answer, one at every move by mail): only the first picture, at the
+    mail's width, about a third of the cost (``ANSWER_PIXELS``)."""
     if record.state is None or not pictures.has_picture(record.type):
         return ()
-    key = (record.id, record.version, i18n.spoken(), pixels)
+    key = (record.id, record.version, i18n.spoken(), brief)
     cached = _cache.get(key)
     if cached is not None:
         return cached
     try:
-        made = _render(store, record, pixels)
+        made = _render(store, record, brief)
     except picture_png.PictureRenderError as error:
-        log.warning("mail of %s v%s (%s, %s px) goes without its picture: %s", *key, error)
+        log.warning("mail of %s v%s (%s, brief %s) goes without its picture: %s", *key, error)
         made = ()
     _cache.put(key, made)
     return made
@@ -356,8 +355,10 @@ def board_svgs(store: Store, record: GameRecord) -> list[tuple[str, str]]:
     return [("crop", crop), ("board", board)] if crop is not None else [("board", board)]
 
 
-def _render(store: Store, record: GameRecord, pixels: int) -> tuple[Picture, ...]:
+def _render(store: Store, record: GameRecord, brief: bool) -> tuple[Picture, ...]:
     alts = {"crop": _("The board round the last move"), "board": _("The board")}
+    drawn = board_svgs(store, record)
+    pixels = ANSWER_PIXELS if brief else PICTURE_PIXELS
     return tuple(
         Picture(
             cid=f"{name}-{record.id}-{record.version}@kurier",
@@ -365,7 +366,7 @@ def _render(store: Store, record: GameRecord, pixels: int) -> tuple[Picture, ...
             png=picture_png.svg_to_png(svg, pixels, font_dir=picture_png.DEJAVU_DIR),
             alt=alts[name],
         )
-        for name, svg in board_svgs(store, record)
+        for name, svg in (drawn[:1] if brief else drawn)
     )
 
 

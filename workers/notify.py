@@ -176,13 +176,8 @@ def send_mailbag(game_id: str, seat: int) -> str:
         # Keyed by the newest notice in the bag: a rerun that finds the same bag sends nothing.
         key = f"b-{game_id}-{seat}-{bag[-1][0].replace('-', '_')}"
         wanted = told and raw.get("email")  # an address removed meanwhile: nothing to send
-        asking = any(
-            line and notice["kind"] in ASKING
-            for line, (_entry, notice) in zip(lines, ordered, strict=True)
-        )
-        message = (
-            _bag_mail(store, record, seat, ordered, told, raw, key, asking) if wanted else None
-        )
+        kinds = [n["kind"] for line, (_e, n) in zip(lines, ordered, strict=True) if line]
+        message = _bag_mail(store, record, seat, ordered, told, kinds, raw, key) if wanted else None
     if message is not None:
         seatmail.send_once(store, key, message)
     mailbag.remove(store, game_id, seat, [entry_id for entry_id, _notice in bag])
@@ -214,17 +209,17 @@ def _bag_mail(
     seat: int,
     bag: list[tuple[str, dict[str, Any]]],
     told: list[str],
+    kinds: list[str],
     raw: dict[str, str],
     key: str,
-    asking: bool,
 ) -> mail.Mail:
-    """The bag's mail. ``asking``: a "your turn" (or sealed choice, deadline) in it still
-    holds; then the subject says so. The moves are shown whenever the game waits for the
-    seat and the seat has not acted since the newest notice (it is not at the table)."""
+    """The bag's mail of what is ``told`` (by notices of ``kinds``): its subject names the
+    turn only when a "your turn" (sealed choice, deadline) in it still holds. The moves are
+    shown whenever the game waits for the seat and the seat has not acted since the newest
+    notice (else it is at the table and knows)."""
     newest = max((int(n.get("version") or record.version) for _, n in bag), default=0)
     asked = _waits_for(store, record, seat, newest)
-    kinds = [notice["kind"] for _, notice in bag]
-    if asking:
+    if any(kind in ASKING for kind in kinds):
         subject = _said(SUBJECTS, "game.turn_started")
     elif "game.ended" in kinds:
         subject = _said(SUBJECTS, "game.ended")
