@@ -66,8 +66,11 @@ def sender() -> Address:
     configured = os.environ.get("KURIER_MAIL_FROM", "").strip()
     if not configured:
         return Address("Kurier", addr_spec=f"kurier@{mail_domain()}")
-    name, address = parseaddr(configured)
-    return Address(one_line(name), addr_spec=address or configured)
+    name, addr = parseaddr(configured)
+    try:
+        return Address(one_line(name), addr_spec=addr or configured)
+    except (ValueError, IndexError) as error:  # what email's parser raises for a bad address
+        raise ValueError(f"KURIER_MAIL_FROM: {configured!r} is not an address: {error}") from None
 
 
 def one_line(text: str) -> str:

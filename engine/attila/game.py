@@ -59,8 +59,7 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
         "commit": N_("lay cards face down in the conflict (commit VVH), or none (pass)"),
         "double": N_("action tile double turn: one more card this turn: double"),
         "swap": N_(
-            "action tile swap: give 1 or more of your cards back for as many new ones, "
-            "e.g. swap VF"
+            "action tile swap: give 1 or more of your cards back for as many new ones, e.g. swap VF"
         ),
         "boost": N_(
             "action tile two influence: +2 on one people (boost V) or +1 on two (boost V H)"
