@@ -14,10 +14,20 @@ PARALLEL ?= -n 3 --dist loadfile
 
 .PHONY: run test lint bench bench-load clean openapi system-deps test-system-deps translations
 
-$(STAMP): pyproject.toml
+# `make run` installs what running needs; `make test` adds the test extras (Playwright,
+# schemathesis, hypothesis, ruff...). pip shows its progress: the first install takes minutes.
+RUN_STAMP := $(VENV)/.installed-run
+
+$(RUN_STAMP): pyproject.toml
+	@echo "Setting up $(VENV) with what Kurier needs to run (first time: a few minutes)..."
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --progress-bar on --upgrade pip
+	$(BIN)/pip install --progress-bar on -e .
+	touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP)
+	@echo "Adding the test tools to $(VENV)..."
+	$(BIN)/pip install --progress-bar on -e '.[test]'
 	touch $(STAMP)
 
 # System packages the wheels can't bring (fonts for the PNG pictures): installed when run as
@@ -28,7 +38,7 @@ system-deps:
 test-system-deps:
 	@scripts/system-deps --tests
 
-run: $(STAMP) system-deps
+run: $(RUN_STAMP) system-deps
 	$(BIN)/kurier run
 
 test: $(STAMP) test-system-deps

@@ -102,7 +102,7 @@ def _commands(client: Any) -> int:
 def play(store: Store, rng: random.Random) -> tuple[str, list[tuple[int, int]], int]:
     """One game to its end; returns its id, its record's bytes and its log's length at every
     version, and its changes."""
-    players = [store.create_player(f"F{i}", None)[0] for i in range(3)]
+    players = [store.players.create(f"F{i}", None)[0] for i in range(3)]
     created = games.create_game(store, players[0], "attila", {}, None, 3).body
     for player in players[1:]:
         games.join_game(store, player, created["id"], created["invite_code"])

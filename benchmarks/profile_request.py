@@ -101,9 +101,9 @@ PARTS: list[tuple[str, Callable[[Frame], bool], Callable[[Frame], bool] | None]]
     (
         "auth: token -> player read (Redis)",
         _redis,
-        _function("service/store.py", "player_for_token"),
+        _function("service/store/players.py", "for_token"),
     ),
-    ("auth: token check and cache", _in_functions("player_for_token", "current_player"), None),
+    ("auth: token check and cache", _in_functions("for_token", "current_player"), None),
     ("rate limiter", _in("/flask_limiter/", "/limits/", "service/domain/ratelimit.py"), None),
     ("metrics", _in("service/ops/metrics.py", "/prometheus_client/"), None),
     ("logging (JSON access line)", _in("service/common/logs.py", "/logging/"), None),
@@ -112,10 +112,10 @@ PARTS: list[tuple[str, Callable[[Frame], bool], Callable[[Frame], bool] | None]]
         _in("service/store/record.py", "service/store/eventlog.py"),
         None,
     ),
-    ("Store.transact: Redis round trips", _redis, _function("service/store.py", "transact")),
+    ("Store.transact: Redis round trips", _redis, _function("service/store/games.py", "transact")),
     (
         "Store.transact: the rest (the mutation's own code)",
-        _function("service/store.py", "transact"),
+        _function("service/store/games.py", "transact"),
         None,
     ),
 ]
@@ -318,7 +318,7 @@ class Games:
         """What the worker would do: resolve every sealed conflict owed."""
         from service.domain import games
 
-        for game_id, ref in self.store.pending_resolutions():
+        for game_id, ref in self.store.indexes.pending_resolutions():
             games.resolve(self.store, game_id, ref)
 
     def moves(self, count: int, deadline: float, rng: random.Random) -> Iterator[dict[str, Any]]:

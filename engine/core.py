@@ -15,6 +15,15 @@ The vocabulary, in the spirit of python-chess:
 - a *decision* says who must act next and how: an open move, a sealed choice (stored unseen
   until every sealed choice of the same step is in), or a resolution that the ``SYSTEM``
   actor (the service's worker) performs once all sealed choices have arrived.
+
+Why one module of some 700 lines (about 430 of code, the rest its documentation): this is
+the vocabulary every engine, the service, the workers and the tests import by one name,
+``engine.core``, and its parts lean on each other: the seat actions with their rulings and
+the ``Game`` interface all need ``Event`` and ``IllegalAction``, and ``RulesGame`` needs the
+seat actions. A part split off and re-exported from here would import from here (an import
+loop, which tests/test_architecture.py refuses); the way round, the basic types moved down
+into a module of their own and re-exported from this one, adds a layer of indirection and
+gains a reader nothing.
 """
 
 from __future__ import annotations

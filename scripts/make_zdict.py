@@ -2,7 +2,7 @@
 
 Plays ``--games`` random games with the engine (uniform among legal actions, fixed seeds, so the
 output is reproducible) and keeps the last 32 KiB of their log entries, in the form the service
-packs them (service/store.py): deflate looks back at most 32 KiB and finds the latest strings
+packs them (service/store/games.py): deflate looks back at most 32 KiB and finds the latest strings
 cheapest.
 
 A dictionary in use must never change (stored logs depend on it): write a new codec id.

@@ -115,9 +115,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         children.append(subprocess.Popen(_gunicorn(host, port), env=env))
         children.append(subprocess.Popen(ops.streams_argv(stream_host, stream_port), env=env))
         children.append(subprocess.Popen([sys.executable, "-m", "service.cli", "mail-in"], env=env))
+        # The page a newcomer opens first comes first (the API and docs follow).
         print(
-            f"Kurier: API on {api}/v1, docs at {api}/docs, streams on "
-            f"{url_of(stream_host, stream_port)} (Redis: {url}); "
+            f"Kurier: play in the browser at {api}/ ; API on {api}/v1, docs at {api}/docs, "
+            f"streams on {url_of(stream_host, stream_port)} (Redis: {url}); "
             f"mail goes to {mail_destination()}",
             flush=True,
         )
@@ -295,7 +296,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     try:
         store = Store(url)
         players = [
-            store.create_player(name, f"{name.lower()}@{DEMO_MAIL_DOMAIN}") for name in DEMO_PLAYERS
+            store.players.create(name, f"{name.lower()}@{DEMO_MAIL_DOMAIN}")
+            for name in DEMO_PLAYERS
         ]
         created = games.create_game(store, players[0][0], "attila", {}, None, 3).body
         for player, _ in players[1:]:

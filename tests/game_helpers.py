@@ -18,7 +18,7 @@ class Table:
 
 
 def new_table(store: Store, seats: int = 3, seed: str | None = "ops-seed") -> Table:
-    players = [store.create_player(f"O{i}", None)[0] for i in range(seats)]
+    players = [store.players.create(f"O{i}", None)[0] for i in range(seats)]
     created = games.create_game(store, players[0], "attila", {}, seed, seats).body
     for player in players[1:]:
         games.join_game(store, player, created["id"], created["invite_code"])

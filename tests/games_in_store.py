@@ -12,7 +12,7 @@ Seated = list[tuple[dict[str, Any], str]]  # (player, token) by seat
 
 def started_attila(store: Store, names: tuple[str, ...] = ("Aud", "Bert")) -> tuple[str, Seated]:
     """A started Attila game of ``len(names)`` new players: its id and the players by seat."""
-    players = [store.create_player(name, None) for name in names]
+    players = [store.players.create(name, None) for name in names]
     created = games.create_game(store, players[0][0], "attila", {}, None, len(names)).body
     for player, _token in players[1:]:
         games.join_game(store, player, created["id"], created["invite_code"])

@@ -157,7 +157,7 @@ def test_run_listens_where_the_variables_say_and_the_demo_mails_its_players() ->
         assert proc.wait(timeout=100) == 0
         log.seek(0)
         output = log.read()
-        assert f"Kurier: API on {base}/v1" in output
+        assert f"play in the browser at {base}/ ; API on {base}/v1" in output
         assert f"mail goes to the maildir {tmp / 'outbox'}/new" in output
         assert not (tmp / "data" / "redis.sock").exists()  # Redis stopped last, cleanly
         assert list((tmp / "tmp").iterdir()) == []  # gunicorn's metrics directory removed

@@ -134,7 +134,7 @@ def test_preferences_round_trip_and_clear(kurier: Kurier) -> None:
 
 
 def test_the_service_checks_what_the_settings_page_sends(store: Store) -> None:
-    player, _ = store.create_player("Page", None)
+    player, _ = store.players.create("Page", None)
     for data, field in (
         ({"digest": "hourly"}, "digest"),
         ({"digest_hour": -1}, "digest_hour"),

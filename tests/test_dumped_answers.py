@@ -25,7 +25,7 @@ def test_every_moves_answer_is_its_schemas_dump(
     isolated_redis: Store, game_type: str, seats: int
 ) -> None:
     store = isolated_redis
-    players = [store.create_player(f"D{i}", None)[0] for i in range(seats)]
+    players = [store.players.create(f"D{i}", None)[0] for i in range(seats)]
     created = games.create_game(store, players[0], game_type, {}, f"dump-{game_type}", seats).body
     for player in players[1:]:
         games.join_game(store, player, created["id"], created["invite_code"])
@@ -52,8 +52,8 @@ def test_every_moves_answer_is_its_schemas_dump(
 def test_the_callers_answer_is_its_schemas_dump(app: Flask, store: Store) -> None:
     """GET /v1/me skips marshmallow's dump too: a player with nothing set, and one with every
     preference and a disabled webhook."""
-    _, plain_token = store.create_player("Plain", None)
-    full, full_token = store.create_player("Full", "full@example.org")
+    _, plain_token = store.players.create("Plain", None)
+    full, full_token = store.players.create("Full", "full@example.org")
     prefs.apply(
         store,
         full["id"],
@@ -69,7 +69,7 @@ def test_the_callers_answer_is_its_schemas_dump(app: Flask, store: Store) -> Non
     )
     # A webhook as the delivery worker leaves it after disabling it (set without the API's
     # address check, which would look the host up).
-    store.update_player(
+    store.players.update(
         full["id"],
         {
             "webhook_url": "https://hooks.example.org/k",

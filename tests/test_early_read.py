@@ -1,8 +1,8 @@
 """A move's transaction read made early, in the rate limiter's round trip (issue 16).
 
 The read rides in the request's first pipeline (service/domain/ratelimit.py,
-Store.checked_token_player)
-and the transaction's first try uses it; the commit's compare-and-set judges it like any read.
+``Tokens.checked_player`` in service/store/tokens.py) and the transaction's first try uses it;
+the commit's compare-and-set judges it like any read.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def test_a_stale_early_read_makes_the_transaction_start_over(isolated_redis: Sto
     store = isolated_redis
     game_id, [(player, token), _] = started_attila(store)
     before = store.get_game(game_id).version
-    store.checked_token_player(token, player["id"], _nothing, (game_id, None))
+    store.tokens.checked_player(token, player["id"], _nothing, (game_id, None))
     # Another process commits after the early read and before the transaction.
     elsewhere = Store(store.url)
     elsewhere.transact(game_id, lambda record, _v: Change(record, "touched", [], 200, {}))  # type: ignore[arg-type]
@@ -64,13 +64,13 @@ def test_an_early_read_serves_only_its_own_game_and_key(isolated_redis: Store) -
         return Change(record, "touched", [], 200, {})
 
     # Kept for a game, forgotten when the request ends without its transaction.
-    store.checked_token_player(token, player["id"], _nothing, (game_id, None))
-    store.forget_early_read()
+    store.tokens.checked_player(token, player["id"], _nothing, (game_id, None))
+    store.early.forget()
     store.transact(game_id, note)
     # Kept for one game, not used for another (and gone after that transaction).
-    store.checked_token_player(token, player["id"], _nothing, (game_id, None))
+    store.tokens.checked_player(token, player["id"], _nothing, (game_id, None))
     store.transact(other_id, note)
-    assert store._take_early_read(game_id, None) is None
+    assert store.early.take(game_id, None) is None
     assert len(seen) == 2
 
 
@@ -128,15 +128,15 @@ def test_the_seats_notice_fields_ride_in_the_first_round_trip(isolated_redis: St
     game_id, seated = started_attila(store)  # its transactions showed this store the seats
     (player, token), (other, _) = seated
     store.r.hset(player_key(other["id"]), "email", "other@example.org")
-    store.checked_token_player(token, player["id"], _nothing, (game_id, None))
+    store.tokens.checked_player(token, player["id"], _nothing, (game_id, None))
     ids = [player["id"], other["id"]]
-    assert set(store._early.notice_fields) == set(ids)
-    assert [f["email"] for f in store.notice_fields(ids)] == ["", "other@example.org"]
+    assert set(store.early.notice_fields() or {}) == set(ids)
+    assert [f["email"] for f in store.players.notice_fields(ids)] == ["", "other@example.org"]
     # A player the first round trip did not read (seated since): everything is read now.
-    newcomer, _ = store.create_player("Newcomer", "new@example.org")
-    found = store.notice_fields([*ids, newcomer["id"]])
+    newcomer, _ = store.players.create("Newcomer", "new@example.org")
+    found = store.players.notice_fields([*ids, newcomer["id"]])
     assert [f["email"] for f in found] == ["", "other@example.org", "new@example.org"]
     assert found[0]["webhook_url"] is None
     # Gone with the request.
-    store.forget_early_read()
-    assert store._early.notice_fields is None
+    store.early.forget()
+    assert store.early.notice_fields() is None

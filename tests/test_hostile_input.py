@@ -21,7 +21,8 @@ from service.domain import deliveries, prefs
 from service.http.app import MAX_BODY
 from service.ops import config
 from service.ops.commands import gunicorn_argv
-from service.store import Store, player_key
+from service.store import Store
+from service.store.keys import player_key
 from tests.client import Kurier, Player, wait_until_answering
 from tests.conftest import ROOT
 from tests.receivers import _Receiver

@@ -49,7 +49,7 @@ def test_names_stay_names_and_the_envelope_is_the_players_address(stack: NotifyS
         player, _ = stack.player(f"N{i}", email=address)
         # Straight into the store: whatever the forms accept today or tomorrow, a name once
         # stored must not break a mail.
-        stack.store.update_player(player.id, {"name": NAMES[i]})
+        stack.store.players.update(player.id, {"name": NAMES[i]})
         players.append(player)
     # Two tables of three: every seat gets the game-started mail (and one its turn).
     games = [stack.game(players[:3], seed="names-1"), stack.game(players[3:], seed="names-2")]
@@ -81,7 +81,7 @@ def test_a_message_from_a_name_with_line_breaks_still_reaches_the_table(
     k = stack.client
     writer, _ = stack.player("W", email="writer@names.test")
     reader, _ = stack.player("R", email="reader@names.test")
-    stack.store.update_player(writer.id, {"name": "Mal\u2028lory\nX"})
+    stack.store.players.update(writer.id, {"name": "Mal\u2028lory\nX"})
     game_id = stack.game([writer, reader], seed="names-3")
     wait_for(lambda: _received(stack, "reader@names.test"), 30, "the reader's first mail")
     r = k.call("POST", f"/v1/games/{game_id}/messages", writer, json={"text": "hello"})

@@ -360,10 +360,10 @@ def test_one_click_unsubscribe_turns_the_mails_off(stack: MailStack) -> None:
 def test_a_token_is_the_players_own_and_survives_a_key_it_does_not_name(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    player, _ = store.create_player("Tok", "tok@unsub.test")
+    player, _ = store.players.create("Tok", "tok@unsub.test")
     made = unsubscribe.token(store, player["id"])
     assert unsubscribe.player_of(store, made) == player["id"]
-    other, _ = store.create_player("Other", None)
+    other, _ = store.players.create("Other", None)
     swapped = made.replace(player["id"], other["id"])
     assert unsubscribe.player_of(store, swapped) is None
     for bad in ("", "x" * 500, made + "a", made.upper(), f"{made}\n"):

@@ -290,7 +290,7 @@ def test_say_talks_and_resign_leaves_by_mail(stack: MailStack) -> None:
     assert '"resign": played.' in text
     stack.send(reply, me, str(mail["Reply-To"]))  # delivered again: nothing more
     time.sleep(1)
-    found, _ = stack.store.read_messages(game_id, None, 10)
+    found, _ = stack.store.messages.read(game_id, None, 10)
     said = [(f["text"], f["to_seat"]) for _, f in found]
     assert said == [("good luck, all", ""), ("just between us", str(other))]
     record = stack.store.get_game(game_id)

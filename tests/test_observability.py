@@ -55,7 +55,7 @@ def test_request_id_is_taken_from_the_caller_or_made(iso_app: Flask) -> None:
 def test_access_lines_are_json_with_route_and_no_token(
     iso_app: Flask, isolated_redis: Store, access_log: io.StringIO
 ) -> None:
-    _, token = isolated_redis.create_player("Log", None)
+    _, token = isolated_redis.players.create("Log", None)
     client = iso_app.test_client()
     client.get(
         "/v1/games/abc?x=secret",
@@ -77,7 +77,7 @@ def test_metrics_count_requests_by_route_and_moves(iso_app: Flask, isolated_redi
     player = table.players[0]
     client.get(f"/v1/games/{table.game_id}")
     client.get("/v1/games/nope")
-    _, bearer = isolated_redis.create_player("M", None)
+    _, bearer = isolated_redis.players.create("M", None)
     client.post(
         f"/v1/games/{table.game_id}/actions",
         json={"notation": "pass"},

@@ -100,7 +100,7 @@ def test_a_game_whose_replay_differs_stays_pinned(isolated_redis: Store) -> None
 
 
 def test_the_api_answers_a_pinned_game_with_a_problem(store: Store, app: object) -> None:
-    players = [store.create_player(f"A{i}", None) for i in range(2)]
+    players = [store.players.create(f"A{i}", None) for i in range(2)]
     created = games.create_game(store, players[0][0], "attila", {}, None, 2).body
     games.join_game(store, players[1][0], created["id"], created["invite_code"])
     games.start_game(store, players[0][0], created["id"])

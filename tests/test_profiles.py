@@ -25,7 +25,7 @@ def _game(kurier: Kurier, store: Store, players: list[Player], seed: str, **sett
     r = kurier.call("POST", f"/v1/games/{game_id}/seats", players[1], json={"invite_code": invite})
     assert r.status_code == 201, r.text
     assert kurier.call("POST", f"/v1/games/{game_id}/start", players[0]).status_code == 200
-    table = Table(game_id, [store.get_player(p.id) for p in players])
+    table = Table(game_id, [store.players.get(p.id) for p in players])
     assert play_random(store, table, 5000, seed=11) < 5000, "the game did not end"
     return game_id
 

@@ -215,5 +215,5 @@ def test_logs_hold_no_token_and_no_hidden_information(
 
 def test_store_keeps_token_hashes_only(kurier: Kurier, store: Store) -> None:
     player = kurier.new_player("Hashed")
-    assert store.player_for_token(player.token)["id"] == player.id
+    assert store.players.for_token(player.token)["id"] == player.id
     assert not store.r.exists(f"kurier:auth:token:{player.token}")

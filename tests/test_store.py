@@ -12,8 +12,8 @@ from service.store.record import Change, GameRecord
 
 def test_a_commit_after_our_read_makes_us_start_over(isolated_redis: Store) -> None:
     store = isolated_redis
-    owner, _ = store.create_player("owner", None)
-    guest, _ = store.create_player("guest", None)
+    owner, _ = store.players.create("owner", None)
+    guest, _ = store.players.create("guest", None)
     created = games.create_game(store, owner, "attila", {}, None, 2).body
     game_id = created["id"]
     attempts: list[int] = []
@@ -40,7 +40,7 @@ def test_a_commit_after_our_read_makes_us_start_over(isolated_redis: Store) -> N
 
 def test_refusals_change_nothing(isolated_redis: Store) -> None:
     store = isolated_redis
-    owner, _ = store.create_player("owner", None)
+    owner, _ = store.players.create("owner", None)
     created = games.create_game(store, owner, "attila", {}, None, 2).body
     before = store.r.hgetall(f"kurier:game:{{{created['id']}}}")
     for _ in range(3):

@@ -24,14 +24,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _game_waiting_for_resolution(store: Store, seed: int) -> tuple[str, str, int]:
     """Play random legal moves in-process until a resolution is owed (no worker runs here)."""
-    players = [store.create_player(f"W{i}", None)[0] for i in range(3)]
+    players = [store.players.create(f"W{i}", None)[0] for i in range(3)]
     created = games.create_game(store, players[0], "attila", {}, None, 3).body
     for p in players[1:]:
         games.join_game(store, p, created["id"], created["invite_code"])
     games.start_game(store, players[0], created["id"])
     rng = random.Random(seed)
     for _ in range(2000):
-        owed = store.pending_resolutions()
+        owed = store.indexes.pending_resolutions()
         if owed:
             game_id, ref = owed[0]
             return game_id, ref, store.get_game(game_id).version
@@ -76,7 +76,7 @@ def test_the_commit_enqueues_one_job_and_running_it_twice_resolves_once(env_stor
 
     assert env_store.get_game(game_id).version == version + 1
     assert len(_reveals(env_store, game_id, ref)) == 1
-    assert (game_id, ref) not in env_store.pending_resolutions()
+    assert (game_id, ref) not in env_store.indexes.pending_resolutions()
     assert jobs.reconcile(env_store) == 0
 
 
@@ -123,7 +123,7 @@ def test_worker_killed_mid_resolution_loses_nothing_and_applies_nothing_twice(
     # Nothing of the half-done resolution is visible, and it is still owed.
     assert env_store.get_game(game_id).version == version
     assert _reveals(env_store, game_id, ref) == []
-    assert (game_id, ref) in env_store.pending_resolutions()
+    assert (game_id, ref) in env_store.indexes.pending_resolutions()
 
     # A new worker starts: it re-enqueues what is owed (as `kurier worker` does) and runs it.
     assert jobs.reconcile(env_store) == 1
@@ -133,8 +133,8 @@ def test_worker_killed_mid_resolution_loses_nothing_and_applies_nothing_twice(
     assert env_store.get_game(game_id).version == version + 1
     assert len(_reveals(env_store, game_id, ref)) == 1
     assert (
-        env_store.pending_resolutions() == []
-        or (game_id, ref) not in env_store.pending_resolutions()
+        env_store.indexes.pending_resolutions() == []
+        or (game_id, ref) not in env_store.indexes.pending_resolutions()
     )
     assert jobs.resolve(game_id, ref) == "already-resolved"
     assert env_store.get_game(game_id).version == version + 1
@@ -157,4 +157,4 @@ def test_a_job_taken_by_a_worker_that_died_before_starting_it_is_enqueued_again(
     _burst(env_store)
     assert env_store.get_game(game_id).version == version + 1
     assert len(_reveals(env_store, game_id, ref)) == 1
-    assert env_store.pending_resolutions() == []
+    assert env_store.indexes.pending_resolutions() == []

@@ -16,7 +16,7 @@ def resolve(game_id: str, ref: str) -> str:
 
 
 def compact(game_id: str) -> bool:
-    """Pack a finished game's log into its record (service/store.py ``compact``)."""
+    """Pack a finished game's log into its record (service/store/games.py ``compact``)."""
     return shared_store().compact(game_id)
 
 

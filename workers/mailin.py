@@ -252,7 +252,7 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
     report: list[str] = []
     played = 0
     arrived_at = answer.record.version
-    player = answer.store.get_player(answer.player_id) or {"id": answer.player_id}
+    player = answer.store.players.get(answer.player_id) or {"id": answer.player_id}
     for number, line in enumerate(lines, start=1):
         shown = line[:80]
         word = line.lower()

@@ -1,8 +1,9 @@
 """The wargame's read-only map questions: sides, hostility, territory, zones of control,
 stacking, combat contact and strength, sieges, devastation and who holds a city.
 
-Nothing here changes a state or calls back into the sequence of play (``rules.py``), which
-asks these questions as a subclass of ``MapQuestions``.
+Nothing here changes a state or calls back into the sequence of play (``rules.py`` and the
+phase modules it composes), which asks these questions through ``RulesBase`` (base.py), a
+subclass of ``MapQuestions``.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from service.store import Store
 
 
 def decisions(summary: dict[str, Any], player_id: str) -> list[dict[str, Any]]:
-    """The decisions ``player_id`` owes in one game (a ``Store.game_summaries`` row), as inbox
-    items; none unless the game is active."""
+    """The decisions ``player_id`` owes in one game (a ``store.indexes.game_summaries`` row),
+    as inbox items; none unless the game is active."""
     if summary["status"] != "active" or player_id not in summary["seats"]:
         return []
     seat = summary["seats"].index(player_id)
@@ -30,10 +30,10 @@ def decisions(summary: dict[str, Any], player_id: str) -> list[dict[str, Any]]:
 
 def items(store: Store, player_id: str) -> list[dict[str, Any]]:
     """Every decision the player owes, the longest waiting first (bounded by the game list)."""
-    ids = [gid for gid, _ in store.player_game_ids(player_id, None)]
+    ids = [gid for gid, _ in store.indexes.player_games(player_id, None)]
     out = [
         item
-        for summary in store.game_summaries(ids)
+        for summary in store.indexes.game_summaries(ids)
         if summary is not None
         for item in decisions(summary, player_id)
     ]

@@ -1,7 +1,7 @@
 """Messages at the table: to everyone, or privately to one seat (issue 13).
 
 Messages live beside the game's log (``kurier:game:{g}:messages``, a stream in the game's slot:
-service/store.py); they change no version, no state and no ETag of the game.
+service/store/messages.py); they change no version, no state and no ETag of the game.
 
 Who sees what, checked on every read:
 
@@ -52,7 +52,7 @@ def post(
     if not text.strip():
         raise Problem(422, "empty-message", N_("the message has no text"), field="text")
     window = int(time.time()) // RATE_SECONDS
-    if store.count_message(player["id"], window, RATE_SECONDS) > RATE_COUNT:
+    if store.messages.count(player["id"], window, RATE_SECONDS) > RATE_COUNT:
         retry = RATE_SECONDS - int(time.time()) % RATE_SECONDS
         raise Problem(
             429,
@@ -69,7 +69,7 @@ def post(
     }
     if to_seat is not None:  # private talk stays with these two people, whoever sits later
         fields |= {"from_player": player["id"], "to_player": record.seats[to_seat]}
-    message_id = store.add_message(game_id, fields)
+    message_id = store.messages.add(game_id, fields)
     # After the message is stored: a crash in between loses a notice, never a message.
     for recipient in _recipients(record, seat, to_seat):
         owed.owe_now(store.queue_raw, message_notice(game_id, message_id, recipient))
@@ -128,7 +128,7 @@ def page(
     cursor = after
     # Read in pages until ``limit`` visible ones are found: bounded by the stream's length.
     for _ in range(50):
-        entries, hidden = store.read_messages(game_id, cursor, PAGE)
+        entries, hidden = store.messages.read(game_id, cursor, PAGE)
         for message_id, fields in entries:
             cursor = message_id
             if visible(record, fields, viewer):
@@ -159,10 +159,10 @@ def hide(store: Store, player: Mapping[str, Any], game_id: str, message_id: str)
     record = store.get_game(game_id)
     if player["id"] != record.creator:
         raise Problem(403, "not-the-creator", N_("only the game's creator can hide messages"))
-    fields = store.get_message(game_id, message_id)
+    fields = store.messages.get(game_id, message_id)
     if fields is None or not visible(record, fields, record.seat_of(player["id"])):
         raise Problem(404, "message-not-found", f"no message {message_id!r} in this game")
-    store.hide_message(game_id, message_id)
+    store.messages.hide(game_id, message_id)
     return _shown(message_id, fields, hidden=True, viewer=record.seat_of(player["id"]))
 
 
@@ -170,9 +170,9 @@ def message_for(
     store: Store, record: GameRecord, message_id: str, seat: int
 ) -> dict[str, Any] | None:
     """The message as ``seat`` sees it, or None (gone, hidden meanwhile, or not for it)."""
-    fields = store.get_message(record.id, message_id)
+    fields = store.messages.get(record.id, message_id)
     if fields is None or not visible(record, fields, seat):
         return None
-    if store.message_hidden(record.id, message_id):
+    if store.messages.hidden(record.id, message_id):
         return None
     return _shown(message_id, fields, False, seat)

@@ -69,7 +69,9 @@ def notices(
             out.append(Notice("game.turn_started", seat, data))
         elif decision["kind"] == "sealed" and had.get(seat, {}).get("ref") != decision.get("ref"):
             out.append(Notice("game.sealed_needed", seat, data))
-    out += news(game_type, change.events, seats)
+    # A change of several actions (``Change.earlier``) is told as a whole: its every event.
+    every = [raw for step in change.earlier for raw in step.events] + change.events
+    out += news(game_type, every, seats)
     if record.status == "finished" and not any(n.type == "game.ended" for n in out):
         out += [Notice("game.ended", seat, {"result": record.result}) for seat in range(seats)]
     return _dedupe(out)
@@ -152,8 +154,10 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
             owed.owe(pipe, job, store.queue_raw)
         if previous is not None:
             # The new version's deadline replaces the old one (which would no-op anyway).
-            _unschedule(store, pipe, deadline_job_id(record.id, version - 1))
-            _unschedule(store, pipe, remind_job_id(record.id, version - 1))
+            # The version before the change (several back when it wrote several entries).
+            before_version = version - 1 - len(change.earlier)
+            _unschedule(store, pipe, deadline_job_id(record.id, before_version))
+            _unschedule(store, pipe, remind_job_id(record.id, before_version))
         if record.deadline_at is not None:
             _schedule_deadline(store, pipe, record.id, version, record.deadline_at, record.deadline)
 
@@ -164,7 +168,7 @@ def _wanted(store: Store, seats: list[str], found: list[Notice]) -> list[Notice]
     """Only notices some channel would carry: most players of a test game have none."""
     if not found:
         return []
-    raws = store.notice_fields(seats)
+    raws = store.players.notice_fields(seats)
     return [n for n in found if prefs.channels_for(raws[n.seat], n.type)]
 
 

@@ -268,7 +268,7 @@ def apply(store: Store, player_id: str, data: Mapping[str, Any]) -> str | None:
     if "vacation_until" in data:
         until = data["vacation_until"]
         changes["vacation_until"] = repr(until.timestamp()) if until else ""
-    store.update_player(player_id, changes)
+    store.players.update(player_id, changes)
     return issued
 
 

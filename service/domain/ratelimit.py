@@ -80,7 +80,7 @@ def caller_key() -> str:
     token = bearer_token()
     if token is not None:
         try:
-            player = current_app.extensions["kurier.store"].player_for_token(token)
+            player = current_app.extensions["kurier.store"].players.for_token(token)
         except redis.RedisError:
             player = None  # the view answers the outage; the limit falls back to the address
         if player is not None:
@@ -148,7 +148,7 @@ class Limits:
             return None
         token = bearer_token()
         store = current_app.extensions["kurier.store"]
-        player_id = store.known_token_player(token) if token else None
+        player_id = store.tokens.known_player(token) if token else None
         if token is None or player_id is None:
             return None
         key = token_rate_key(token)
@@ -158,7 +158,7 @@ class Limits:
         sha = store.loaded_script("rate_limit", ACQUIRE_LUA)
         early_read = EARLY_READS.get(request.endpoint or "")
         try:
-            replies, raw = store.checked_token_player(
+            replies, raw = store.tokens.checked_player(
                 token,
                 player_id,
                 lambda pipe: pipe.evalsha(sha, 2, *acquire),
@@ -173,7 +173,7 @@ class Limits:
             return None
         if not raw:
             return None
-        g.kurier_player = store.player_from_hash(raw)
+        g.kurier_player = store.players.from_hash(raw)
         g.kurier_player_hash = raw
         g.kurier_rate_key = key
         return (None if replies[0] else (item, "all", key),)
@@ -220,7 +220,7 @@ def _budget_headers(response: Response) -> Response:
 
 
 def _forget_early_read(_error: BaseException | None) -> None:
-    current_app.extensions["kurier.store"].forget_early_read()
+    current_app.extensions["kurier.store"].early.forget()
 
 
 def init_app(app: Flask) -> Limits:

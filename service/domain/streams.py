@@ -217,14 +217,14 @@ def _refresh(
 ) -> Iterator[str]:
     """Follow the player's open and active games not followed yet: an ``inbox`` event for
     each, and its messages from ``last_message`` on (or only new ones)."""
-    ids = [gid for gid, _ in store.player_game_ids(player_id, None)]
+    ids = [gid for gid, _ in store.indexes.player_games(player_id, None)]
     summaries = [
         s
-        for s in store.game_summaries([g for g in ids if g not in following.versions])
+        for s in store.indexes.game_summaries([g for g in ids if g not in following.versions])
         if s is not None and s["status"] in FOLLOWED
     ]
     new = [s["id"] for s in summaries]
-    newest = store.last_message_ids(new) if last_message is None else [last_message] * len(new)
+    newest = store.messages.last_ids(new) if last_message is None else [last_message] * len(new)
     for summary, message_id in zip(summaries, newest, strict=True):
         following.versions[summary["id"]] = int(summary["version"])
         following.message_ids[summary["id"]] = message_id
@@ -237,7 +237,7 @@ def _news(store: Store, player_id: str, following: _Following, moved: set[str]) 
     """The events of the streams that moved: an ``inbox`` event per game whose version moved
     (a finished game is then no longer followed), a ``message`` event per new message."""
     games_moved = [g for g in following.versions if events_key(g) in moved]
-    summaries = store.game_summaries(games_moved)
+    summaries = store.indexes.game_summaries(games_moved)
     for gid, summary in zip(games_moved, summaries, strict=True):
         if summary is not None:
             following.versions[gid] = int(summary["version"])

@@ -54,7 +54,7 @@ def player_of(store: Store, text: str) -> str | None:
     if key is None or not hmac.compare_digest(_mac(key, match["player"]), match["mac"]):
         return None
     player_id = match["player"]
-    return player_id if store.get_player(player_id) is not None else None
+    return player_id if store.players.get(player_id) is not None else None
 
 
 def mails_on(store: Store, player_id: str) -> bool:

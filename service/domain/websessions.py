@@ -39,7 +39,7 @@ def mail_signin_links(store: Store, email: str, public_url: str, lang: str = i18
     """Mail one sign-in link per player who gave ``email``; returns how many (the page says
     the same whatever it is, so nobody learns which addresses are known). The mail speaks
     the first player's ``language`` preference, else ``lang`` (the page's)."""
-    players = store.players_with_email(email)
+    players = store.players.with_email(email)
     chosen = (prefs.language_of(store, player["id"]) for player in players)
     lang = next((c for c in chosen if c), i18n.language(lang))  # reads up to the first set
     links = []
@@ -90,7 +90,7 @@ def load(store: Store, session_id: str | None) -> Session | None:
     found = store.r.hgetall(session_key(session_id))
     if not found:
         return None
-    player = store.get_player(found["player"])
+    player = store.players.get(found["player"])
     if player is None:
         return None
     return Session(session_id, player, found["csrf"])

@@ -45,7 +45,7 @@ def current_player(required: bool = True) -> dict[str, Any] | None:
     token = token.strip()
     if scheme.lower() != "bearer" or not token.startswith(TOKEN_PREFIX) or len(token) > 200:
         raise _unauthorized("invalid-token", "the Authorization header holds no valid token")
-    player = store().player_for_token(token)
+    player = store().players.for_token(token)
     if player is None:
         raise _unauthorized("invalid-token", "unknown or revoked token")
     g.kurier_player = player

@@ -2,7 +2,7 @@
 
 All keys of one game share the ``{<game id>}`` hash tag, and all keys of one player the
 ``{<player id>}`` tag, so each group lives in one Redis Cluster slot and commits in one
-transaction. What each key holds is described in service/store.py's module docstring.
+transaction. What each key holds is described in service/store/__init__.py's module docstring.
 """
 
 from __future__ import annotations
@@ -161,3 +161,28 @@ def player_public_finished_key(player_id: str) -> str:
 def mailbag_key(game_id: str, seat: int) -> str:
     """Mail notices to one seat waiting to go out together (service/domain/mailbag.py)."""
     return f"kurier:mailbag:{game_id}:{seat}"
+
+
+# -- the club (service/domain/club.py, service/store/follows.py) ------------------------------
+
+#: Public games in play, the latest move first (member: game id, score: when it last moved).
+LIVE_GAMES = "kurier:games:live"
+
+
+def rating_history_key(game_type: str, player_id: str) -> str:
+    """Sorted set of a player's rating after each rated game of ``game_type``: member
+    ``<game id> <conservative rating>``, score: when it was applied. In the type's ratings slot,
+    so the rating update writes it in the same script."""
+    return f"{ratings_tag(game_type)}:history:{player_id}"
+
+
+def player_stats_key(player_id: str) -> str:
+    """Hash of counters over the player's finished games, counted once per game:
+    ``played:<type>:<seats>``, ``won:<type>:<seats>``, ``decisions``, ``timeouts``,
+    ``abandoned``."""
+    return f"{player_key(player_id)}:stats"
+
+
+def player_following_key(player_id: str) -> str:
+    """Set of the players this player follows (a small set: service/store/follows.py)."""
+    return f"{player_key(player_id)}:following"

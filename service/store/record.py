@@ -2,9 +2,9 @@
 
 The record is a Redis hash (``kurier:game:{g}``): plain fields as text, structured ones as JSON,
 ``state`` and ``options`` compressed with the game's ``log_codec`` (service/store/eventlog.py) in
-games
-that have one. Log entries and idempotency records are packed with the same codec. Nothing here
-touches Redis: service/store.py reads and writes, this module says what the bytes mean.
+games that have one. Log entries and idempotency records are packed with the same codec. Nothing
+here touches Redis: service/store/games.py reads and writes, this module says what the bytes
+mean.
 """
 
 from __future__ import annotations
@@ -184,6 +184,18 @@ class GameRecord:
         return [Decision(d["seat"], d["kind"], d["step"], d.get("ref", "")) for d in self.pending]
 
 
+@dataclass(frozen=True)
+class LogStep:
+    """One log entry of a change that writes several (``Change.earlier``)."""
+
+    entry_kind: str
+    seat: int | None
+    action: str
+    ref: str
+    commitment: str
+    events: list[dict[str, Any]]
+
+
 @dataclass
 class Change:
     """What one transaction writes besides the record, and what the caller is answered."""
@@ -200,6 +212,11 @@ class Change:
     index_players: list[str] = field(default_factory=list)
     resolve_add: list[str] = field(default_factory=list)
     resolve_remove: list[str] = field(default_factory=list)
+    #: Log entries written before this change's own, one version each (``LogStep``): a list of
+    #: actions applied as one atomic change (service/domain/games.py ``play``) keeps one
+    #: entry per action, so the version stays the log's length and replays read one action an
+    #: entry.
+    earlier: list[LogStep] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -251,7 +268,7 @@ def unpack_saved(codec: str, stored: bytes) -> dict[str, Any]:
 
 # -- a finished game's log, packed into its record -----------------------------------------------
 
-#: The record field holding a compacted game's log (the stream is deleted): service/store.py.
+#: The record field holding a compacted game's log (the stream is deleted): service/store/games.py.
 PACKED_LOG = "log"
 
 Entries = list[tuple[int, dict[str, Any]]]

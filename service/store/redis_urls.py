@@ -14,7 +14,7 @@
 The job queues never go on a cluster: rq needs multi-key transactions across its own keys
 (rq issue 1942), so they live on ``KURIER_QUEUE_URL`` (:func:`queue_url`).
 
-``service/store.py`` opens the game store and the queue Redis through :func:`connect`.
+``service/store/connections.py`` opens the game store and the queue Redis through :func:`connect`.
 """
 
 from __future__ import annotations

@@ -125,8 +125,10 @@ def _assert_every_acknowledged_move_is_logged(base: str, movers: list[Mover]) ->
 
 def _assert_every_conflict_resolved_once(store: Store, base: str, movers: list[Mover]) -> None:
     deadline = time.monotonic() + 30
-    while store.pending_resolutions():
-        assert time.monotonic() < deadline, f"owed resolutions left: {store.pending_resolutions()}"
+    while store.indexes.pending_resolutions():
+        assert time.monotonic() < deadline, (
+            f"owed resolutions left: {store.indexes.pending_resolutions()}"
+        )
         time.sleep(0.2)
     resolved = 0
     for m in movers:

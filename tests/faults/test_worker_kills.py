@@ -199,7 +199,7 @@ def _wait_until(predicate: Any, seconds: float) -> Any:
 
 
 def _new_game(store: Store, index: int) -> tuple[str, list[dict[str, Any]]]:
-    players = [store.create_player(f"K{index}-{i}", None)[0] for i in range(2)]
+    players = [store.players.create(f"K{index}-{i}", None)[0] for i in range(2)]
     created = games.create_game(store, players[0], "attila", {}, f"kill-{index}", 2).body
     games.join_game(store, players[1], created["id"], created["invite_code"])
     games.start_game(store, players[0], created["id"])
@@ -300,7 +300,7 @@ def _check(store: Store, game_ids: list[str], chaos: Chaos) -> dict[str, Any]:
             owed_at, done_at = at[version - 1], at[version]
             waited = done_at - owed_at - _overlap(chaos.downtime, owed_at, done_at)
             worst = max(worst, waited)
-    assert _owed_resolutions(store, game_ids) == [] and store.pending_resolutions() == []
+    assert _owed_resolutions(store, game_ids) == [] and store.indexes.pending_resolutions() == []
     assert worst <= WITHIN, f"a resolution waited {worst:.1f} s with a worker alive"
     assert chaos.kills["member running a job"] and chaos.kills["pool"], chaos.kills
     assert chaos.lost_in_dequeue, "no job was ever taken by a stopped worker: nothing shown"

@@ -23,7 +23,7 @@ class PlayersView(MethodView):
     @blp.response(201, PlayerCreated)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a player and its bearer token (shown once, stored only as a hash)."""
-        player, token = store().create_player(data["name"], data.get("email"))
+        player, token = store().players.create(data["name"], data.get("email"))
         return {**player, "token": token}
 
 
@@ -63,8 +63,8 @@ def _me(
     player_id: str, issued: str | None = None, raw: dict[str, str] | None = None
 ) -> dict[str, Any]:
     if raw is None or raw.get("id") != player_id:
-        raw = store().player_hash(player_id)  # one read for the player and its preferences
-    out = {**store().player_from_hash(raw), **prefs.from_hash(raw)}
+        raw = store().players.hash(player_id)  # one read for the player and its preferences
+    out = {**store().players.from_hash(raw), **prefs.from_hash(raw)}
     if issued:
         out["webhook_secret"] = issued
     return out
@@ -81,7 +81,7 @@ class WebhookSecretView(MethodView):
         player = current_player()
         assert player is not None
         secret = prefs.new_webhook_secret()
-        store().update_player(player["id"], {"webhook_secret": secret})
+        store().players.update(player["id"], {"webhook_secret": secret})
         return {"webhook_secret": secret}
 
 

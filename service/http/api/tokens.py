@@ -29,7 +29,7 @@ class TokensView(MethodView):
     @problems(blp, 401)
     def get(self) -> dict[str, Any]:
         """The caller's tokens (names and ids; a token itself is shown only when made)."""
-        return {"items": store().list_tokens(_player_id())}
+        return {"items": store().tokens.listed(_player_id())}
 
     @blp.doc(operationId="create_token")
     @token_required
@@ -38,7 +38,7 @@ class TokensView(MethodView):
     @problems(blp, 401)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """A new token for another client or bot; the answer is the only place it is shown."""
-        return store().create_token(_player_id(), data["name"])
+        return store().tokens.create(_player_id(), data["name"])
 
 
 @blp.route("/tokens/<token_id>")
@@ -49,6 +49,6 @@ class TokenView(MethodView):
     @problems(blp, 401, 404)
     def delete(self, token_id: str) -> Response:
         """Revoke a token: it stops working at once in this process, within 10 s everywhere."""
-        if not store().revoke_token(_player_id(), token_id):
+        if not store().tokens.revoke(_player_id(), token_id):
             raise Problem(404, "token-not-found", f"you have no token {token_id!r}")
         return Response(status=204)

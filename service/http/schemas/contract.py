@@ -293,15 +293,18 @@ def _actions(schemas: dict[str, Any]) -> None:
     schemas["LegalAction"]["properties"]["action"] = ref("Action")
     request = schemas["ActionRequest"]
     request["properties"]["action"] = ref("Action")
-    # Exactly one of the two, said without a top-level oneOf (generators then give up the
-    # class and type the body as Any): neither both, nor none.
+    notation = {k: v for k, v in request["properties"]["notation"].items() if k != "description"}
+    request["properties"]["actions"]["items"] = {"oneOf": [notation, ref("Action")]}
+    # Exactly one of the three, said without a top-level oneOf (generators then give up the
+    # class and type the body as Any): no two, nor none.
+    keys = ("notation", "action", "actions")
     request["not"] = {
         "anyOf": [
-            {"required": ["notation", "action"]},
-            {"not": {"anyOf": [{"required": ["notation"]}, {"required": ["action"]}]}},
+            *({"required": [a, b]} for i, a in enumerate(keys) for b in keys[i + 1 :]),
+            {"not": {"anyOf": [{"required": [key]} for key in keys]}},
         ]
     }
-    request["description"] = "Exactly one of `notation` and `action`"
+    request["description"] = "Exactly one of `notation`, `action` and `actions`"
 
 
 # -- headers and answers every operation shares --------------------------------------------------

@@ -18,6 +18,7 @@ from flask import (
     abort,
     current_app,
     g,
+    jsonify,
     redirect,
     render_template,
     request,
@@ -26,17 +27,15 @@ from flask import (
 from flask_babel import force_locale, get_locale, gettext, ngettext
 from werkzeug.exceptions import HTTPException
 
-from engine.core import Event
 from engine.registry import game_ids, get_game
 from engine.sentences import N_
-from service import pictures
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
 from service.domain import games, messages, prefs, seats, websessions
+from service.http.web import game_page, table
 from service.ops import config
 from service.store import MAX_INDEX, Store
-from service.store.record import GameRecord
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                 static_url_path="/assets")  # fmt: skip
@@ -66,7 +65,7 @@ def _stream_origin() -> str:
 @blp.before_app_request
 def _load_session() -> None:
     g.web_session = None
-    if request.blueprint == "web":
+    if "web" in request.blueprints:  # its pages, and those of blueprints nested in it
         g.web_session = websessions.load(store(), request.cookies.get(COOKIE))
 
 
@@ -190,8 +189,8 @@ def home() -> Any:
     if session is None:
         return render_template("signin.html")
     player = session.player
-    rows = store().player_game_ids(player["id"], None)
-    summaries = [s for s in store().game_summaries([gid for gid, _ in rows]) if s]
+    rows = store().indexes.player_games(player["id"], None)
+    summaries = [s for s in store().indexes.game_summaries([gid for gid, _ in rows]) if s]
     mine = [_lobby_row(s, player["id"]) for s in summaries]
     mine.sort(key=lambda row: (not row["my_turn"], -row["updated_at"]))
     open_games = games.open_games(store(), None, 20, {})["items"]
@@ -275,7 +274,7 @@ def register() -> Any:
     if not 1 <= len(name) <= 40 or any(ord(c) < 32 for c in name) or not EMAIL.match(email):
         _note(gettext("Give a name (1-40 characters) and an email address."))
         return render_template("signin.html"), 422
-    store().create_player(name, email)  # the API token is not shown: the link signs in
+    store().players.create(name, email)  # the API token is not shown: the link signs in
     websessions.mail_signin_links(store(), email, _public_url(), language())
     return render_template("check_mail.html", email=email)
 
@@ -291,7 +290,7 @@ def signin_link(token: str) -> Any:
 
 @blp.post("/signin/token")
 def signin_token() -> Any:
-    player = store().player_for_token((request.form.get("token") or "").strip()[:200])
+    player = store().players.for_token((request.form.get("token") or "").strip()[:200])
     if player is None:
         _note(gettext("That is not a valid API token."))
         return render_template("signin.html"), 401
@@ -394,124 +393,8 @@ def game(game_id: str) -> Any:
         record, entries = store().read_log(game_id)
     except Problem:
         abort(404)
-    session = g.get("web_session")
-    player_id = session.player["id"] if session else None
-    seat = record.seat_of(player_id)
-    view = games.game_view(record, seat, player_id)
-    legal = games.legal_actions(record, seat) if seat is not None else None
-    groups = _grouped(legal["actions"]) if legal else []
-    recent = games.since_last_move(
-        record, entries[-games.RECENT_ENTRIES :], seat, i18n.engine_words(language())
-    )
-    history = [
-        games.redact_entry(record, version, entry, seat)
-        for version, entry in entries
-        if entry["kind"] in games.ACTION_KINDS
-    ]
-    talk = messages.page(store(), game_id, player_id, None, 50)["items"]
-    # The seat's own view in words: its secrets (a hand) for its player only; the spectator's
-    # view for anyone else (also the picture's text alternative).
-    summary = (
-        pictures.text_summary(record.type, view["view"], names=record.names, lang=language())
-        if view["view"] is not None
-        else ""
-    )
-    return render_template(
-        "game.html",
-        game=view,
-        title=record.game.title,
-        seat=seat,
-        legal=legal,
-        recent=recent,
-        talk=talk,
-        names=record.names,
-        summary=summary,
-        history=history,
-        groups=groups,
-        reveals=_reveals(record.id, entries, seat, record.names),
-        poll=current_app.config.get("WEB_POLL_SECONDS", 5),
-        stream=f"{config.stream_url(os.environ)}/v1/games/{record.id}/stream",
-        can_join=session is not None and seat is None and record.status == "open",
-        invite=(request.args.get("invite") or "")[:64],
-        can_start=player_id == record.creator and record.status == "open",
-        winners=[record.names[w] for w in (record.result or {}).get("winners", [])],
-        **_seat_forms(record, view["seats"], seat, player_id, session is not None),
-    )
-
-
-def _seat_forms(
-    record: GameRecord,
-    shown: list[dict[str, Any]],
-    seat: int | None,
-    player_id: str | None,
-    signed_in: bool,
-) -> dict[str, Any]:
-    """What the page offers about seats: resign, claim a win, offer a seat (the creator, with
-    the links of open offers), take an offered seat (a link's ``take`` and ``code``).
-    ``shown``: the game view's seats, which already say who resigned or is absent (the state
-    is not read again)."""
-    active = record.status == "active"
-    gone = [s["seat"] for s in shown if s.get("resigned") or s.get("abandoned")]
-    vacant = gone if active else []
-    abandoned = record.seating.get("abandoned", [])
-    creator = player_id is not None and player_id == record.creator
-    take = request.args.get("take", "")
-    return {
-        "can_resign": active and seat is not None and seat not in vacant,
-        "can_claim": active
-        and len(record.seats) == 2
-        and seat is not None
-        and (1 - seat) in abandoned,
-        "can_offer": vacant if creator else [],
-        "offers": record.seating.get("offers", {}) if creator else {},
-        "take_seat": int(take)
-        if signed_in and seat is None and is_ascii_digits(take) and len(take) < 3
-        else None,
-        "take_code": (request.args.get("code") or "")[:64],
-    }
-
-
-def _reveals(
-    game_id: str, entries: list[tuple[int, dict[str, Any]]], seat: int | None, names: list[str]
-) -> list[dict[str, Any]]:
-    """Every revealed sealed choice with the commitment published before it, for the page's
-    script to check in the browser (the server's word is not taken for it)."""
-    published: dict[tuple[str, int], str] = {}
-    out = []
-    for _version, entry in entries:
-        for raw in entry["events"]:
-            event = Event.from_json(raw)
-            if not event.visible_to(seat):
-                continue
-            if event.kind == "sealed_committed":
-                published[(event.data["ref"], event.data["seat"])] = event.data["commitment"]
-            elif event.kind == "sealed_revealed":
-                for choice in event.data["choices"]:
-                    key = (event.data["ref"], choice["seat"])
-                    out.append(
-                        {
-                            "game": game_id,
-                            "ref": key[0],
-                            "seat": key[1],
-                            "name": names[key[1]] if key[1] < len(names) else str(key[1]),
-                            "choice": choice["choice"],
-                            "salt": choice["salt"],
-                            "published": published.get(key, ""),
-                        }
-                    )
-    return out
-
-
-def _grouped(actions: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
-    """Legal moves by the first word of their notation (``swap``, ``boost``, a people's
-    letter…), in the engine's order: presentation only, no rule is read here."""
-    groups: dict[str, list[str]] = {}
-    for action in actions:
-        notation = action["notation"]
-        word = notation.split(" ", 1)[0] if " " in notation else notation
-        key = word if word.isalpha() and len(word) > 1 else "place"
-        groups.setdefault(key, []).append(notation)
-    return list(groups.items())
+    page = game_page.context(store(), record, entries, g.get("web_session"), language())
+    return render_template("game.html", **page)
 
 
 def _back(game_id: str) -> Response:
@@ -526,6 +409,48 @@ def move(game_id: str) -> Any:
         games.play(store(), g.web_session.player, game_id, notation, None, None, None, None)
     except Problem as error:
         _note(str(error.description))
+    return _back(game_id)
+
+
+@blp.get("/games/<game_id>/staged")
+def staged(game_id: str) -> Any:
+    """The table's question while a move is built (issue 32): what may follow the staged
+    actions ``m`` (in order, not played), with where each goes on the board. JSON."""
+    session = g.get("web_session")
+    if session is None:
+        abort(403)
+    record = store().get_game(game_id)
+    seat = record.seat_of(session.player["id"])
+    if seat is None or not table.on_board(record.type):
+        abort(403)
+    moves = [m[:200] for m in request.args.getlist("m")][: games.MAX_ACTIONS]
+    try:
+        with i18n.speaking(language()):
+            return jsonify(table.actions(record, games.staged(record, seat, moves)))
+    except Problem as error:
+        return jsonify({"error": str(error.description), **error.extra}), error.code
+
+
+@blp.post("/games/<game_id>/moves")
+@form_post
+def moves(game_id: str) -> Any:
+    """Confirm on the table: the staged actions ``m``, in order, as one atomic change
+    (games.play_all). A script asks for JSON; a form post is sent back to the game."""
+    wanted = [m.strip()[:200] for m in request.form.getlist("m") if m.strip()]
+    wants_json = request.accept_mimetypes.best == "application/json"
+    try:
+        if not wanted:
+            raise Problem(422, "no-actions", "nothing was staged")
+        outcome = games.play_all(
+            store(), g.web_session.player, game_id, wanted[: games.MAX_ACTIONS], None, None, None
+        )
+    except Problem as error:
+        if wants_json:
+            return jsonify({"error": str(error.description), **error.extra}), error.code
+        _note(str(error.description))
+        return _back(game_id)
+    if wants_json:
+        return jsonify({"version": outcome.body.get("version")})
     return _back(game_id)
 
 
@@ -613,7 +538,7 @@ def settings() -> Any:
         types=prefs.EVENT_TYPES,
         channels=prefs.CHANNELS,
         languages=list(i18n.NAMES.items()),
-        tokens=store().list_tokens(player_id),
+        tokens=store().tokens.listed(player_id),
     )
 
 
@@ -685,7 +610,7 @@ def _fewer_mails(form: Any) -> dict[str, Any] | str:
 @form_post
 def make_token() -> Any:
     name = (request.form.get("name") or "").strip()[:60] or "token"
-    made = store().create_token(g.web_session.player["id"], name)
+    made = store().tokens.create(g.web_session.player["id"], name)
     return _show_once(
         gettext(
             "Your new token %(name)s (shown once): %(token)s", name=repr(name), token=made["token"]
@@ -696,7 +621,7 @@ def make_token() -> Any:
 @blp.post("/settings/tokens/<token_id>/revoke")
 @form_post
 def revoke(token_id: str) -> Any:
-    store().revoke_token(g.web_session.player["id"], token_id)
+    store().tokens.revoke(g.web_session.player["id"], token_id)
     return _settings_note(gettext("Revoked."))
 
 

@@ -1,0 +1,46 @@
+"""What Attika's rule modules share: the counts read from the board, a building's id,
+events, and how a hex is written in them.
+
+``RulesBase`` is the root of the mixins that ``rules.py`` composes into the one ``Rules``:
+``costs.py`` (sites, settlements, where a tile fits, what a building costs: read-only),
+``building.py`` (revealing, storing and building, placing a map tile), ``amphorae.py``
+(amphorae and drawing cards) and ``turns.py`` (the end of a turn and of the game,
+resigning). A mixin calls the others' methods through ``self`` (a build ends a turn, a
+turn's end draws cards), so only the composed ``Rules`` is ever made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.attika.actions import Reveal
+from engine.attika.board import Board, Hex, hex_distance
+from engine.core import Event
+
+
+def hex_text(hex_: Hex) -> str:
+    return f"{hex_[0]},{hex_[1]}"
+
+
+class RulesBase:
+    """What the rule mixins share, for one data file: counts and the actions read from the
+    board once. Stateless."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.kinds = len(board.resources)
+        self.stacks = 1 + board.other_stacks
+        self.rotations = len(board.directions)
+        self.max_actions = max(board.reveal_actions, board.build_actions)
+        self._reveals = [Reveal(s) for s in range(self.stacks)]
+        near = {(a[0] + b[0], a[1] + b[1]) for a in board.directions for b in board.directions}
+        self._ring2 = sorted(d for d in near if hex_distance(d, (0, 0)) == 2)
+
+    # -- small helpers ---------------------------------------------------------------------------
+
+    def _id(self, building: int) -> str:
+        return self.board.buildings[building].id
+
+    @staticmethod
+    def _event(kind: str, **data: Any) -> Event:
+        return Event(kind, data)

@@ -1,0 +1,162 @@
+"""The game page's view model: what game.html shows beside the game view — the legal moves
+grouped by their first word, the last moves in words, the history, the table's messages, the
+seat's summary in words, the revealed sealed choices for the browser to check, and the seat
+forms (resign, claim, offer, take) — for the signed-in player or a spectator.
+
+The route (pages.game) reads the log and renders; this builds the template's values, over the
+same service functions as the API (no rule is decided here).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from flask import current_app, request
+
+from engine.core import Event
+from service import pictures
+from service.common import i18n
+from service.common.numbers import is_ascii_digits
+from service.domain import games, messages
+from service.domain.websessions import Session
+from service.http.web import table
+from service.ops import config
+from service.store import Store
+from service.store.record import GameRecord
+
+
+def context(
+    store: Store,
+    record: GameRecord,
+    entries: list[tuple[int, dict[str, Any]]],
+    session: Session | None,
+    lang: str,
+) -> dict[str, Any]:
+    """game.html's values for ``record`` and its log ``entries``, seen by ``session``'s
+    player (None: a spectator), in ``lang``; the request's query (``invite``, ``take``,
+    ``code``) fills the join and take-seat forms."""
+    player_id = session.player["id"] if session else None
+    seat = record.seat_of(player_id)
+    view = games.game_view(record, seat, player_id)
+    legal = games.legal_actions(record, seat) if seat is not None else None
+    groups = _grouped(legal["actions"]) if legal else []
+    recent = games.since_last_move(
+        record, entries[-games.RECENT_ENTRIES :], seat, i18n.engine_words(lang)
+    )
+    history = [
+        games.redact_entry(record, version, entry, seat)
+        for version, entry in entries
+        if entry["kind"] in games.ACTION_KINDS
+    ]
+    talk = messages.page(store, record.id, player_id, None, 50)["items"]
+    # The seat's own view in words: its secrets (a hand) for its player only; the spectator's
+    # view for anyone else (also the picture's text alternative).
+    summary = (
+        pictures.text_summary(record.type, view["view"], names=record.names, lang=lang)
+        if view["view"] is not None
+        else ""
+    )
+    board = table.on_board(record.type) and record.state is not None
+    with i18n.speaking(lang):
+        play = table.actions(record, legal) if (board and legal) else None
+        pieces = table.pieces(record, view["view"], seat) if board else None
+    return dict(
+        board=table.board_svg(record, entries, lang) if board else None,
+        table=play,
+        places=table.places(record, view["view"]) if board else {},
+        pieces=pieces,
+        game=view,
+        title=record.game.title,
+        seat=seat,
+        legal=legal,
+        recent=recent,
+        talk=talk,
+        names=record.names,
+        summary=summary,
+        history=history,
+        groups=groups,
+        reveals=_reveals(record.id, entries, seat, record.names),
+        poll=current_app.config.get("WEB_POLL_SECONDS", 5),
+        stream=f"{config.stream_url(os.environ)}/v1/games/{record.id}/stream",
+        can_join=session is not None and seat is None and record.status == "open",
+        invite=(request.args.get("invite") or "")[:64],
+        can_start=player_id == record.creator and record.status == "open",
+        winners=[record.names[w] for w in (record.result or {}).get("winners", [])],
+        **_seat_forms(record, view["seats"], seat, player_id, session is not None),
+    )
+
+
+def _seat_forms(
+    record: GameRecord,
+    shown: list[dict[str, Any]],
+    seat: int | None,
+    player_id: str | None,
+    signed_in: bool,
+) -> dict[str, Any]:
+    """What the page offers about seats: resign, claim a win, offer a seat (the creator, with
+    the links of open offers), take an offered seat (a link's ``take`` and ``code``).
+    ``shown``: the game view's seats, which already say who resigned or is absent (the state
+    is not read again)."""
+    active = record.status == "active"
+    gone = [s["seat"] for s in shown if s.get("resigned") or s.get("abandoned")]
+    vacant = gone if active else []
+    abandoned = record.seating.get("abandoned", [])
+    creator = player_id is not None and player_id == record.creator
+    take = request.args.get("take", "")
+    return {
+        "can_resign": active and seat is not None and seat not in vacant,
+        "can_claim": active
+        and len(record.seats) == 2
+        and seat is not None
+        and (1 - seat) in abandoned,
+        "can_offer": vacant if creator else [],
+        "offers": record.seating.get("offers", {}) if creator else {},
+        "take_seat": int(take)
+        if signed_in and seat is None and is_ascii_digits(take) and len(take) < 3
+        else None,
+        "take_code": (request.args.get("code") or "")[:64],
+    }
+
+
+def _reveals(
+    game_id: str, entries: list[tuple[int, dict[str, Any]]], seat: int | None, names: list[str]
+) -> list[dict[str, Any]]:
+    """Every revealed sealed choice with the commitment published before it, for the page's
+    script to check in the browser (the server's word is not taken for it)."""
+    published: dict[tuple[str, int], str] = {}
+    out = []
+    for _version, entry in entries:
+        for raw in entry["events"]:
+            event = Event.from_json(raw)
+            if not event.visible_to(seat):
+                continue
+            if event.kind == "sealed_committed":
+                published[(event.data["ref"], event.data["seat"])] = event.data["commitment"]
+            elif event.kind == "sealed_revealed":
+                for choice in event.data["choices"]:
+                    key = (event.data["ref"], choice["seat"])
+                    out.append(
+                        {
+                            "game": game_id,
+                            "ref": key[0],
+                            "seat": key[1],
+                            "name": names[key[1]] if key[1] < len(names) else str(key[1]),
+                            "choice": choice["choice"],
+                            "salt": choice["salt"],
+                            "published": published.get(key, ""),
+                        }
+                    )
+    return out
+
+
+def _grouped(actions: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """Legal moves by the first word of their notation (``swap``, ``boost``, a people's
+    letter…), in the engine's order: presentation only, no rule is read here."""
+    groups: dict[str, list[str]] = {}
+    for action in actions:
+        notation = action["notation"]
+        word = notation.split(" ", 1)[0] if " " in notation else notation
+        key = word if word.isalpha() and len(word) > 1 else "place"
+        groups.setdefault(key, []).append(notation)
+    return list(groups.items())

@@ -1,0 +1,176 @@
+"""The store's connections: one client per role and process, made lazily after any fork.
+
+``Connections`` is what every part of the store talks to Redis through: the game store (one
+Redis, a Sentinel-managed primary or a Redis Cluster: service/store/redis_urls.py) as text,
+as bytes and for blocking reads; the queue Redis (owed jobs, rq, heartbeats); the scripts loaded
+once per process; the outbox's relay. ``Store`` (service/store/games.py) is a ``Connections``:
+the one writer of games and the repositories beside it share these clients.
+
+Keys: none of its own. ``health`` reads the workers' heartbeats (``kurier:alive:*``,
+service/store/liveness.py).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Self
+
+import redis
+from redis.exceptions import RedisClusterException
+
+from service.store import liveness, redis_urls
+from service.store.outbox import Relay
+from service.store.queues import DEFAULT_QUEUE, WEBHOOK_QUEUE
+from service.store.record import as_text
+
+#: Redis failing, on one server or a cluster (redis-py's cluster errors are not RedisErrors).
+REDIS_FAILED = (redis.RedisError, RedisClusterException)
+#: Socket timeout of the blocking client: longer than the longest block (a stream's heartbeat).
+BLOCKING_TIMEOUT = 90.0
+#: Open streams per stream-server process (KURIER_STREAM_CONNECTIONS): Redis connections.
+STREAM_CONNECTIONS = 1000
+
+
+class Connections:
+    """Redis clients for the API and the workers. Clients are made lazily, after any fork.
+
+    ``url`` is the game store (one Redis, a Sentinel-managed primary or a Redis Cluster:
+    service/store/redis_urls.py); ``queue_url`` the Redis of the job queues and owed jobs (default:
+    the game store, which must then not be a cluster). ``colocated``: both are one Redis, so a
+    commit and the jobs it makes due are one script; otherwise they meet through the game's
+    outbox (service/store/outbox.py).
+    """
+
+    def __init__(self, url: str, queue_url: str | None = None) -> None:
+        self.url = url
+        self.queue_url = queue_url or redis_urls.queue_url({"REDIS_URL": url})
+        self.mode = mode_of(url)
+        self.colocated = self.queue_url == url and self.mode != "cluster"
+        self._clients: dict[str, Any] = {}
+        self._clients_lock = threading.RLock()  # loaded_script makes a client inside it
+
+    @classmethod
+    def from_env(cls) -> Self:
+        """From ``REDIS_URL`` and ``KURIER_QUEUE_URL``."""
+        url = os.environ.get("REDIS_URL")
+        if not url:
+            raise RuntimeError("REDIS_URL is not set")
+        return cls(url, redis_urls.queue_url(os.environ))
+
+    def _client(
+        self, name: str, url: str, decode: bool, timeout: float, connections: int = 64
+    ) -> Any:
+        key = f"{name}:{os.getpid()}"
+        if key not in self._clients:
+            # Once per process: without the lock, the first requests of a stream server (its
+            # streams arrive together, each a greenlet) each built a pool of a thousand slots,
+            # most thrown away (seen as half a core for seconds after 1,000 streams opened).
+            with self._clients_lock:
+                if key not in self._clients:
+                    self._clients[key] = connect(url, decode, timeout, connections)
+        return self._clients[key]
+
+    @property
+    def r(self) -> Any:
+        """Text client of the game store (a cluster client in cluster mode)."""
+        return self._client("app", self.url, decode=True, timeout=5)
+
+    @property
+    def raw(self) -> Any:
+        """Bytes client of the game store: game records and logs are bytes."""
+        return self._client("raw", self.url, decode=False, timeout=10)
+
+    @property
+    def blocking(self) -> Any:
+        """Bytes client for blocking reads (``XREAD BLOCK``, the stream server): its socket
+        timeout outlasts any block, and its pool holds one connection per waiting stream."""
+        connections = int(os.environ.get("KURIER_STREAM_CONNECTIONS") or STREAM_CONNECTIONS)
+        return self._client(
+            "blocking", self.url, decode=False, timeout=BLOCKING_TIMEOUT, connections=connections
+        )
+
+    @property
+    def queue_r(self) -> redis.Redis:
+        """Text client of the queue Redis (owed jobs, liveness)."""
+        if self.colocated:
+            return self.r  # type: ignore[no-any-return]
+        return self._client("queue", self.queue_url, decode=True, timeout=5)  # type: ignore[no-any-return]
+
+    @property
+    def queue_raw(self) -> redis.Redis:
+        """Bytes client of the queue Redis: rq's connection."""
+        if self.colocated:
+            return self.raw  # type: ignore[no-any-return]
+        return self._client("queue_raw", self.queue_url, decode=False, timeout=10)  # type: ignore[no-any-return]
+
+    def _script(self, name: str, client: Any, lua: str) -> Any:
+        key = f"script:{name}:{os.getpid()}"
+        if key not in self._clients:
+            self._clients[key] = client.register_script(lua)
+        return self._clients[key]
+
+    def loaded_script(self, name: str, lua: str) -> str:
+        """The SHA of ``lua``, loaded into the game store once per process, for callers that
+        send EVALSHA in their own pipelines (the rate limiter's, a stream's wait). Redis
+        forgets scripts when it restarts: such a caller loads it again on NOSCRIPT."""
+        key = f"sha:{name}:{os.getpid()}"
+        if key not in self._clients:
+            with self._clients_lock:
+                if key not in self._clients:
+                    self._clients[key] = as_text(self.raw.script_load(lua))
+        return self._clients[key]  # type: ignore[no-any-return]
+
+    @property
+    def relay(self) -> Relay:
+        key = f"relay:{os.getpid()}"
+        if key not in self._clients:
+            self._clients[key] = Relay(self.raw, self.queue_raw)
+        return self._clients[key]  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        for client in self._clients.values():
+            if hasattr(client, "close"):
+                client.close()
+        self._clients.clear()
+
+    def health(self) -> dict[str, Any]:
+        """Redis reachable, and the workers alive now by queue role (live heartbeats only)."""
+        redis_ok = False
+        live: list[liveness.LiveWorker] = []
+        try:
+            redis_ok = bool(self.r.ping()) and bool(self.queue_r.ping())
+            live = liveness.live_workers(self.queue_r)
+        except redis.RedisError:
+            pass
+        game = sum(DEFAULT_QUEUE in w.queues for w in live)
+        webhook = sum(WEBHOOK_QUEUE in w.queues for w in live)
+        return {"redis": redis_ok, "game_workers": game, "webhook_workers": webhook}
+
+
+def mode_of(url: str) -> str:
+    """What ``url`` names: single, sentinel or cluster (service/store/redis_urls.py)."""
+    try:
+        return redis_urls.parse(url).mode
+    except ValueError:
+        return "single"  # refused at the first command, with redis-py's own message
+
+
+def connect(url: str, decode: bool, timeout: float, connections: int = 64) -> Any:
+    """A client for ``url``: one Redis as before (a blocking pool of ``connections``), else
+    through service/store/redis_urls.py (a Sentinel-managed primary, a cluster)."""
+    if mode_of(url) == "single":
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=connections, decode_responses=decode, socket_timeout=timeout
+        )
+        return redis.Redis(connection_pool=pool)
+    target = redis_urls.parse(url)
+    return redis_urls.connect(
+        target, decode_responses=decode, socket_timeout=timeout, max_connections=connections
+    )
+
+
+def as_dict(reply: Any) -> Any:
+    """A hash or stream entry as a dict: a cluster client's MULTI leaves replies unparsed
+    (a flat list of names and values)."""
+    return reply if isinstance(reply, dict) else dict(zip(reply[::2], reply[1::2], strict=True))

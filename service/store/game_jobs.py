@@ -1,0 +1,69 @@
+"""The jobs a game's commit owes by itself: a resolution it makes due, and a finished game's
+compaction and rating. ``Store.transact`` (service/store/games.py) owes them with the commit
+(service/store/owed.py); what else a change brings along (notifications, deadlines) the caller's
+``followups`` plan (service/domain/notifications.py).
+
+Keys: none of its own; an owed job lives in ``kurier:owed`` and ``kurier:owed:jobs`` on the queue
+Redis (service/store/owed.py), its id says what it does (service/store/queues.py).
+"""
+
+from __future__ import annotations
+
+from service.store.owed import OwedJob
+from service.store.queues import (
+    COMPACT_JOB,
+    DEFAULT_QUEUE,
+    NOTIFY_QUEUE,
+    RATE_JOB,
+    RESOLVE_JOB,
+    compact_job_id,
+    rate_job_id,
+    resolve_job_id,
+)
+
+
+def compact_job(game_id: str) -> OwedJob:
+    return OwedJob(
+        id=compact_job_id(game_id),
+        func=COMPACT_JOB,
+        args=(game_id,),
+        queue=NOTIFY_QUEUE,  # never before a resolution
+        timeout=60,
+        result_ttl=0,
+        failure_ttl=7 * 86_400,
+        retry=(10, 60, 600),
+        description=f"compact the log of finished game {game_id}",
+    )
+
+
+def rate_job(game_id: str) -> OwedJob:
+    """Ratings, players' finished games and the public listing of a finished game
+    (service/domain/ratings.py: applied once however often the job runs)."""
+    return OwedJob(
+        id=rate_job_id(game_id),
+        func=RATE_JOB,
+        args=(game_id,),
+        queue=NOTIFY_QUEUE,  # never before a resolution
+        timeout=60,
+        result_ttl=0,
+        failure_ttl=7 * 86_400,
+        retry=(2, 10, 60, 600),
+        description=f"rate finished game {game_id}",
+    )
+
+
+def resolve_job(game_id: str, ref: str) -> OwedJob:
+    return OwedJob(
+        id=resolve_job_id(game_id, ref),
+        func=RESOLVE_JOB,
+        args=(game_id, ref),
+        queue=DEFAULT_QUEUE,
+        timeout=60,
+        # The game's log records the resolution; a result kept by rq would cost more Redis
+        # memory than the whole game (a few KB for an hour; docs/performance.md).
+        result_ttl=0,
+        failure_ttl=7 * 86_400,
+        # A failed run (e.g. rules not deployed yet) is retried; a lost one is swept.
+        retry=(2, 10, 30, 120, 600),
+        description=f"resolve {ref} of game {game_id}",
+    )

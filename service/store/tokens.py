@@ -1,0 +1,173 @@
+"""Bearer tokens: made, listed, revoked, and whose each is, cached per process and checked.
+
+Keys (service/store/keys.py):
+
+- ``kurier:auth:token:<sha256(token)>`` hash (``token_key``): the player a token stands for
+  (``player``) and its ``scopes``. Only the token's hash is a key: a database leak yields no
+  usable token.
+- ``kurier:player:{p}:tokens`` hash (``player_tokens_key``): the player's tokens, token id ->
+  JSON (name, created_at, the token's key), so that a player sees and revokes their own.
+
+A process remembers whose a token was (``TokenCache``): as a trusted answer for
+``TOKEN_CACHE_SECONDS`` (``owner``), and as a guess for ``TOKEN_GUESS_SECONDS`` that the
+request's first round trip checks (``checked_player``, with the reads service/store/early.py
+keeps for the rest of the request).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service.store.connections import Connections
+from service.store.early import EarlyReads, queue_notice_fields, queue_read
+from service.store.keys import player_key, player_tokens_key, token_key
+from service.store.record import as_text
+
+TOKEN_PREFIX = "kur_pat_"
+SCOPES = "game:read game:play"
+#: A revoked token may still work this long in a process that saw it just before.
+TOKEN_CACHE_SECONDS = 10.0
+#: How long a process remembers whose a token was as a guess that the next request checks in
+#: the same round trip as its other reads (``checked_player``): a guess trusts nothing.
+TOKEN_GUESS_SECONDS = 600.0
+
+
+class TokenCache:
+    """Token hash -> player id, remembered for ``seconds`` per process.
+
+    Saves a Redis round trip on every authenticated request. A revoked token is forgotten at
+    once by the process that revoked it; other processes may still accept it for up to
+    ``TOKEN_CACHE_SECONDS``.
+    """
+
+    def __init__(self, seconds: float = TOKEN_CACHE_SECONDS, size: int = 10_000) -> None:
+        self.seconds = seconds
+        self.size = size
+        self._entries: dict[str, tuple[str, float]] = {}
+
+    def get(self, key: str) -> str | None:
+        entry = self._entries.get(key)
+        if entry is None or entry[1] < time.monotonic():
+            return None
+        return entry[0]
+
+    def forget(self, key: str) -> None:
+        self._entries.pop(key, None)
+
+    def put(self, key: str, player_id: str) -> None:
+        if len(self._entries) >= self.size:
+            self._entries.clear()  # rare: a burst of distinct tokens; refilled on demand
+        self._entries[key] = (player_id, time.monotonic() + self.seconds)
+
+
+class Tokens:
+    """The tokens repository (``store.tokens``)."""
+
+    def __init__(self, connections: Connections, early: EarlyReads) -> None:
+        self.connections = connections
+        self.early = early
+        self._players = TokenCache()
+        self._guesses = TokenCache(TOKEN_GUESS_SECONDS)
+
+    def create(self, player_id: str, name: str) -> dict[str, Any]:
+        """A new bearer token for ``player_id``; the token itself is in the answer only."""
+        r = self.connections.r
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        token_id = "t_" + secrets.token_hex(6)
+        listed = {"id": token_id, "name": name, "created_at": time.time()}
+        # Listed before it works: a token never exists that its player cannot see and revoke.
+        r.hset(
+            player_tokens_key(player_id), token_id, json.dumps({**listed, "key": token_key(token)})
+        )
+        # Only the token's hash is stored: a database leak yields no usable token.
+        r.hset(token_key(token), mapping={"player": player_id, "scopes": SCOPES})
+        return {**listed, "token": token}
+
+    def listed(self, player_id: str) -> list[dict[str, Any]]:
+        """The player's tokens, oldest first, without their keys."""
+        stored = [json.loads(v) for v in self.connections.r.hvals(player_tokens_key(player_id))]
+        return sorted(
+            ({k: v for k, v in t.items() if k != "key"} for t in stored),
+            key=lambda t: t["created_at"],
+        )
+
+    def revoke(self, player_id: str, token_id: str) -> bool:
+        """Delete a token of ``player_id`` (False if it has none by that id)."""
+        r = self.connections.r
+        stored = r.hget(player_tokens_key(player_id), token_id)
+        if stored is None:
+            return False
+        key = json.loads(stored)["key"]
+        r.delete(key)  # it stops working first, then it leaves the list
+        r.hdel(player_tokens_key(player_id), token_id)
+        self._players.forget(key)
+        self._guesses.forget(key)
+        return True
+
+    def owner(self, token: str) -> str | None:
+        """The id of the player ``token`` stands for (None: nobody), from this process's cache
+        (up to ``TOKEN_CACHE_SECONDS`` old) or Redis."""
+        key = token_key(token)
+        player_id = self._players.get(key)
+        if player_id is None:
+            player_id = self.connections.r.hget(key, "player")
+            if player_id:
+                self._players.put(key, player_id)
+                self._guesses.put(key, player_id)
+        return player_id
+
+    def known_player(self, token: str) -> str | None:
+        """The player id this process saw for ``token`` in the last ``TOKEN_GUESS_SECONDS``
+        (no Redis call): a guess that ``checked_player`` confirms."""
+        return self._guesses.get(token_key(token))
+
+    def checked_player(
+        self,
+        token: str,
+        player_id: str,
+        alongside: Callable[[Any], None],
+        early: tuple[str, str | None] | None = None,
+    ) -> tuple[list[Any], dict[str, str]]:
+        """One round trip: ``alongside(pipe)``'s commands (the rate limiter's), the token's
+        owner and ``player_id``'s whole hash. Their replies, and the hash if the token still
+        belongs to ``player_id`` (else ``{}``, and the guess is forgotten): a revoked token
+        is refused at its next request in every process, not ``TOKEN_CACHE_SECONDS`` later.
+
+        ``early``: a game id and idempotency key whose transaction this request will make; its
+        first read goes in the same round trip and is kept for it (service/store/early.py)."""
+        key = token_key(token)
+        early = early if self.connections.colocated else None
+        # The players of the game as last seen here: the notices of the move need their fields.
+        seated = (self.early.seats.get(early[0]) or ()) if early else ()
+        with self.connections.raw.pipeline(transaction=False) as pipe:
+            alongside(pipe)
+            pipe.hget(key, "player")
+            pipe.hgetall(player_key(player_id))
+            if early:
+                queue_read(pipe, *early)
+            queue_notice_fields(pipe, seated)
+            replies = pipe.execute(raise_on_error=False)
+        read: list[Any] = []
+        fields: list[Any] = []
+        if early:
+            reads = 2 if early[1] else 1
+            cut = len(replies) - reads - len(seated)
+            read, fields = replies[cut : cut + reads], replies[cut + reads :]
+            replies = replies[:cut]
+        *replies, owner, raw = replies
+        if isinstance(owner, Exception) or isinstance(raw, Exception):
+            raise owner if isinstance(owner, Exception) else raw
+        if as_text(owner) != player_id or not raw:
+            self._players.forget(key)
+            self._guesses.forget(key)
+            return replies, {}
+        self._players.put(key, player_id)
+        if early and not any(isinstance(reply, Exception) for reply in read):
+            self.early.keep((*early, read[0], read[1] if early[1] else None))
+        if not any(isinstance(reply, Exception) for reply in fields):
+            self.early.keep_notice_fields(dict(zip(seated, fields, strict=True)))
+        return replies, {as_text(k): as_text(v) for k, v in raw.items()}
