@@ -92,11 +92,14 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
     player_id = record.seats[seat]
     raw = store.r.hgetall(player_key(player_id))
     channels = prefs.channels_for(raw, kind)
-    if "email" in channels and _news_shows_the_turn(store, record, version, kind, seat, raw):
-        channels.remove("email")  # that version's news mail shows the moves (webhook as ever)
     key = queues.notify_job_id(game_id, version, kind, seat)
     # The player's digest or quiet hours may hold the mail (never past the deadline's rule).
     held = mailbag.send_time(raw, time.time(), kind in ASKING, record.deadline_at, record.deadline)
+    # That version's news mail shows the moves (webhooks as ever). Not when mails are held:
+    # the news would wait past the deadline's rule, which only a turn notice keeps.
+    resumed = held is None and _news_shows_the_turn(store, record, version, kind, seat, raw)
+    if "email" in channels and resumed:
+        channels.remove("email")
     if "email" in channels and (mailbag.window() or held is not None):
         notice = {"kind": kind, "version": version, "data": data}
         mailbag.put(store, game_id, seat, notice, at=held)
