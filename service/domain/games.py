@@ -736,7 +736,13 @@ def legal_actions(record: GameRecord, seat: int) -> dict[str, Any]:
                 {"notation": game.notation(a), "action": game.action_to_json(a)}
                 for a in game.legal_actions(state, seat)
             ]
-    return {"version": record.version, "seat": seat, "decision": decision, "actions": actions}
+    return {
+        "type": record.type,  # action objects carry no game type; a typed client needs it
+        "version": record.version,
+        "seat": seat,
+        "decision": decision,
+        "actions": actions,
+    }
 
 
 def _action_visible(record: GameRecord, entry: Mapping[str, str], seat: int | None) -> bool:

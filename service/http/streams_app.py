@@ -7,8 +7,11 @@ holds about ``KURIER_STREAM_CONNECTIONS`` of them. The API answers the same two 
 this server (``KURIER_STREAM_URL``); a reverse proxy can route them here instead
 (docs/operations.md, "Streams").
 
-Tokens are checked as by the API (service/http/auth.py); errors are problem+json
-(service/common/problems.py).
+Tokens are checked as by the API (service/http/auth.py), or a one-time stream ticket stands for
+one: the API's 307 puts it in the URL for a caller who sent a token, because HTTP clients drop
+``Authorization`` when a redirect changes the port (``Tokens.stream_ticket``,
+service/store/tokens.py). Errors are problem+json (service/common/problems.py); every answer
+carries ``X-Request-ID`` and makes an access line, as the API's (service/common/logs.py).
 """
 
 from __future__ import annotations
@@ -18,16 +21,18 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, request
 from werkzeug.exceptions import HTTPException
 
 from engine import registry
+from service.common import logs
 from service.common.problems import Problem, problem_response
 from service.domain import streams
 from service.http import outage
 from service.http.auth import current_player, store
 from service.http.schemas.messages import MESSAGE_ID_PATTERN
 from service.store import Store
+from service.store.tokens import STREAM_TICKET_PATTERN, STREAM_TICKET_SECONDS
 
 #: A version, as the SSE ids of a game's stream carry.
 VERSION = re.compile(r"[0-9]{1,15}")
@@ -53,6 +58,7 @@ def create_streams_app(config: dict[str, Any] | None = None) -> Flask:
         app.config["REDIS_URL"] or "unix:///nonexistent", app.config["QUEUE_URL"] or None
     )
     app.register_error_handler(HTTPException, problem_response)
+    logs.init_app(app)  # first: a refused request still gets its request id
     outage.init_app(app)  # Redis down: 503 with Retry-After, before any byte of a stream
     app.add_url_rule("/v1/games/<game_id>/stream", "stream_game_events", _game)
     app.add_url_rule("/v1/me/stream", "stream_my_inbox", _inbox)
@@ -61,7 +67,7 @@ def create_streams_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _game(game_id: str) -> Response:
-    player = current_player(required=False)  # spectators welcome; a bad token is a 401
+    player = _caller(required=False)  # spectators welcome; a bad token is a 401
     after = _cursor(VERSION, "a version such as 12")
     body = streams.game_stream(
         store(),
@@ -79,10 +85,36 @@ def _game(game_id: str) -> Response:
 
 
 def _inbox() -> Response:
-    player = current_player()
+    player = _caller(required=True)
     assert player is not None
     after = _cursor(MESSAGE_ID, "a message id such as 1712345678901-0")
     return _event_stream(streams.inbox_stream(store(), player["id"], after, _timing()))
+
+
+TICKET = re.compile(STREAM_TICKET_PATTERN)
+
+
+def _caller(required: bool) -> dict[str, Any] | None:
+    """The caller by its token, or by the stream ticket the API's 307 gave it. A ticket that
+    does not open (unknown, used, expired, its token revoked, another player's than the token
+    sent along) is a 401, never a spectator's stream: the caller had sent a token."""
+    ticket = request.args.get("ticket")
+    if ticket is None:
+        return current_player(required)
+    by_token = current_player(required=False)
+    owner = store().tokens.ticket_owner(ticket) if TICKET.fullmatch(ticket) else None
+    player = store().players.get(owner) if owner else None
+    if player is None or (by_token is not None and by_token["id"] != player["id"]):
+        raise Problem(
+            401,
+            "invalid-stream-ticket",
+            "this stream ticket is unknown, used, expired or not yours (one use, within "
+            f"{STREAM_TICKET_SECONDS} s): ask the API for the stream again",
+            parameter="ticket",
+            headers={"WWW-Authenticate": 'Bearer realm="kurier"'},
+        )
+    g.kurier_player = player
+    return player
 
 
 def _cursor(pattern: re.Pattern[str], example: str) -> str | None:

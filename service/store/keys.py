@@ -111,6 +111,11 @@ def signin_key(token: str) -> str:
     return f"kurier:signin:{hashlib.sha256(token.encode()).hexdigest()}"
 
 
+def stream_ticket_key(ticket: str) -> str:
+    """A one-time stream ticket (hashed), valid for a minute (service/store/tokens.py)."""
+    return f"kurier:streamticket:{hashlib.sha256(ticket.encode()).hexdigest()}"
+
+
 # -- ratings and finished games (service/domain/ratings.py)
 # ---------------------------------------------
 

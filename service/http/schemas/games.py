@@ -135,7 +135,7 @@ class OpenGame(ma.Schema):
     type = fields.String(required=True)
     max_seats = fields.Integer(required=True)
     seats = fields.List(fields.Nested(Seat), required=True, metadata={"description": "Taken"})
-    deadline = fields.Dict(allow_none=True)
+    deadline = fields.Nested(Deadline, allow_none=True)
     created_at = fields.Float(required=True)
 
 
@@ -273,6 +273,9 @@ class LegalAction(ma.Schema):
 
 
 class LegalActions(ma.Schema):
+    type = fields.String(
+        required=True, metadata={"description": "The game's type: which game's actions these are"}
+    )
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
     decision = fields.Nested(Decision, allow_none=True)
