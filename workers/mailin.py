@@ -15,10 +15,11 @@
    ``say @<name> <text>`` post a message to the table or privately (once per mail and line);
    ``legal``, ``board`` and ``help`` are commands;
 5. answers exactly once (a ledger keyed by Message-ID and recipient): what was played, or the
-   line that failed and why, then the player's own view and legal moves, threaded to the
-   player's mail and with a fresh signed Reply-To, in the player's ``language`` (the game's
-   reasons too, but those naming a card, a unit or a hex: they stay English, as the API's;
-   docs/i18n.md).
+   line that failed and why, then the game as a turn mail shows it (workers/mailview.py: the
+   board as an inline picture, the player's own view, the moves by kind, the deadline in the
+   player's time zone), threaded to the player's mail and with a fresh signed Reply-To, in the
+   player's ``language`` (the game's reasons too, but those naming a card, a unit or a hex:
+   they stay English, as the API's; docs/i18n.md).
 
 Each address works once (its nonce is claimed with ``SET NX``). A sealed choice is taken only
 from a reply to a mail written while that sealed decision was pending; open moves are checked
