@@ -44,9 +44,11 @@ class HealthView(MethodView):
     def get(self) -> tuple[dict[str, Any], int]:
         """Redis reachable and at least one game worker alive (counted from live heartbeats).
 
-        No webhook worker alive is `degraded` but 200: games go on, deliveries wait."""
+        `status` is one of three words: `ok` (200); `degraded` (200) when no webhook worker is
+        alive: games go on, deliveries wait; `unavailable` (503) when Redis is unreachable or
+        no game worker is alive: games stop."""
         health = store().health()
         up = health["redis"] and health["game_workers"] > 0
         ok = up and health["webhook_workers"] > 0
-        body = {"status": "ok" if ok else "degraded", **health}
-        return body, 200 if up else 503
+        status = "ok" if ok else "degraded" if up else "unavailable"
+        return {"status": status, **health}, 200 if up else 503

@@ -28,7 +28,11 @@ class GameTypes(ma.Schema):
 
 class Health(ma.Schema):
     status = fields.String(
-        required=True, metadata={"description": "ok, or degraded when any part is missing"}
+        required=True,
+        metadata={
+            "description": "ok; degraded (200): no webhook worker alive, deliveries wait; "
+            "unavailable (503): Redis unreachable or no game worker alive, games stop"
+        },
     )
     redis = fields.Boolean(required=True)
     game_workers = fields.Integer(
