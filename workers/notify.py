@@ -416,16 +416,17 @@ def _message_mail(
     name = raw.get("name", "")
     greeting = _("Hello %(name)s,", name=name) if name else _("Hello,")
     messages_url = f"{public_url()}/v1/games/{record.id}/messages"
+    stop = unsubscribe_url(store, record.seats[seat])
     return mail.Mail(
         to=raw["email"],
         to_name=name,
         subject=_full_subject(record, _("a message from %(sender)s", sender=sender)),
         text="\n".join([greeting, "", heading, "", shown["text"]]),
-        links=((_("Messages (API)"), messages_url),),
+        links=((_("Messages (API)"), messages_url), (_("Stop these mails"), stop)),
         thread_id=mail.thread_id(record.id),
         message_id=f"<{key}@{mail.mail_domain()}>",
         reply_to=seatmail.issue_address(store, record, seat),
-        unsubscribe=unsubscribe_url(store, record.seats[seat]),
+        unsubscribe=stop,
     )
 
 
@@ -446,6 +447,7 @@ def _seats_filled_mail(
         ),
     ]
     base = f"{public_url()}/v1/games/{record.id}"
+    stop = unsubscribe_url(store, record.seats[seat])
     return mail.Mail(
         to=raw["email"],
         to_name=name,
@@ -454,11 +456,12 @@ def _seats_filled_mail(
         links=(
             (_("Start it on the web"), f"{public_url()}/games/{record.id}"),
             (_("Start it by the API (POST)"), f"{base}/start"),
+            (_("Stop these mails"), stop),
         ),
         thread_id=mail.thread_id(record.id),
         message_id=f"<{queues.notify_job_id(record.id, version, SEATS_FILLED, seat)}"
         f"@{mail.mail_domain()}>",
-        unsubscribe=unsubscribe_url(store, record.seats[seat]),
+        unsubscribe=stop,
     )
 
 
