@@ -6,6 +6,9 @@
 - A session is a random id in an HttpOnly cookie; Redis keeps ``kurier:session:<hash>`` with
   the player and the session's CSRF token, for ``SESSION_SECONDS`` after the last sign-in.
   Signing out deletes it: the cookie is worth nothing after.
+- A session made by signing in with an API token keeps that token's key (its hash, never the
+  token) and ends when the token is revoked: each page asks whether it still stands for the
+  player.
 - Every form of the web pages carries the session's CSRF token, compared in constant time.
 
 The bearer tokens of the API never appear in a page or a cookie.
@@ -73,10 +76,13 @@ def take_link(store: Store, token: str) -> str | None:
     return str(found) if found else None
 
 
-def start(store: Store, player_id: str) -> str:
-    """A new session for ``player_id``; returns its id (the cookie's value)."""
+def start(store: Store, player_id: str, token: str | None = None) -> str:
+    """A new session for ``player_id``; returns its id (the cookie's value). ``token``: the
+    API token the player signed in with, whose revocation ends the session."""
     session_id = secrets.token_urlsafe(32)
     fields = {"player": player_id, "csrf": secrets.token_urlsafe(24)}
+    if token is not None:
+        fields["token"] = store.tokens.key_of(token)
     with store.r.pipeline(transaction=True) as pipe:  # one key: fine on a cluster
         pipe.hset(session_key(session_id), mapping=fields)
         pipe.expire(session_key(session_id), SESSION_SECONDS)
@@ -93,6 +99,8 @@ def load(store: Store, session_id: str | None) -> Session | None:
     player = store.players.get(found["player"])
     if player is None:
         return None
+    if found.get("token") and not store.tokens.stands_for(found["token"], player["id"]):
+        return None  # made with a token since revoked: the cookie is worth nothing now
     return Session(session_id, player, found["csrf"])
 
 

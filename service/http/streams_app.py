@@ -7,8 +7,9 @@ holds about ``KURIER_STREAM_CONNECTIONS`` of them. The API answers the same two 
 this server (``KURIER_STREAM_URL``); a reverse proxy can route them here instead
 (docs/operations.md, "Streams").
 
-Tokens are checked as by the API (service/http/auth.py); errors are problem+json
-(service/common/problems.py).
+Tokens are checked as by the API (service/http/auth.py), against Redis at every stream's
+opening, and again once a heartbeat while it is open: a revoked token's stream ends
+(service/domain/streams.py). Errors are problem+json (service/common/problems.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from werkzeug.exceptions import HTTPException
 from engine import registry
 from service.common.problems import Problem, problem_response
 from service.domain import streams
+from service.domain.ratelimit import bearer_token
 from service.http import outage
 from service.http.auth import current_player, store
 from service.http.schemas.messages import MESSAGE_ID_PATTERN
@@ -61,15 +63,9 @@ def create_streams_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _game(game_id: str) -> Response:
-    player = current_player(required=False)  # spectators welcome; a bad token is a 401
+    caller = _caller(required=False)  # spectators welcome; a bad token is a 401
     after = _cursor(VERSION, "a version such as 12")
-    body = streams.game_stream(
-        store(),
-        game_id,
-        player["id"] if player else None,
-        int(after or 0),
-        _timing(),
-    )
+    body = streams.game_stream(store(), game_id, caller, int(after or 0), _timing())
     response = _event_stream(body)
     # Pages on the API's origin (the web client) may follow a game as a spectator: with "*"
     # a browser sends no cookie or credentials, so such a stream is always redacted for
@@ -79,10 +75,20 @@ def _game(game_id: str) -> Response:
 
 
 def _inbox() -> Response:
-    player = current_player()
-    assert player is not None
+    caller = _caller(required=True)
+    assert caller is not None
     after = _cursor(MESSAGE_ID, "a message id such as 1712345678901-0")
-    return _event_stream(streams.inbox_stream(store(), player["id"], after, _timing()))
+    return _event_stream(streams.inbox_stream(store(), caller, after, _timing()))
+
+
+def _caller(required: bool) -> streams.Caller | None:
+    """The caller as the stream knows it: its token's key and player, checked now against
+    Redis (a token revoked a moment ago is a 401 here); None: a spectator."""
+    player = current_player(required)
+    token = bearer_token()
+    if player is None or token is None:
+        return None
+    return streams.Caller(store().tokens.key_of(token), player["id"])
 
 
 def _cursor(pattern: re.Pattern[str], example: str) -> str | None:

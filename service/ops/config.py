@@ -324,7 +324,7 @@ SETTINGS: tuple[Setting, ...] = (
         "KURIER_STREAM_LIFETIME",
         "3600",
         "Seconds after which the stream server closes a stream (clients resume with "
-        "Last-Event-ID; a revoked token stops working by then)",
+        "Last-Event-ID; a revoked token's streams end within a heartbeat)",
         _int_between(10, 86_400),
     ),
     Setting(
