@@ -192,7 +192,6 @@ def apply_ratings(
         return False
     won = set(winners)
     players = [player for player, _ in ranked]
-    script = store.r.register_script(APPLY_LUA)
     keys = [
         ratings_players_key(game_type),
         ratings_rated_key(game_type),
@@ -221,7 +220,9 @@ def apply_ratings(
                 json.dumps(new),
                 repr(conservative(mu, sigma)),
             ]
-        applied = int(script(keys=keys, args=args))
+        # The script's text, not its SHA: once per finished game, and never NOSCRIPT.
+        script = (APPLY_LUA, len(keys), *keys, *args)
+        applied = int(store.write(lambda pipe, script=script: pipe.eval(*script))[0])
         if applied >= 0:
             return applied == 1
     raise Problem(409, "concurrent-update", "the ratings kept changing; the job will retry")
@@ -263,7 +264,8 @@ def _record_finished(store: Store, record: GameRecord) -> None:
     at = record.updated_at
     won = winners_of(record)
     public = is_public(record)
-    with store.r.pipeline(transaction=False) as pipe:  # several slots: one command each
+
+    def listed(pipe: Any) -> None:  # several slots: one command each
         for player in set(record.seats):
             pipe.zadd(player_finished_key(player), {record.id: at})
             if player in won:
@@ -273,7 +275,8 @@ def _record_finished(store: Store, record: GameRecord) -> None:
         if public:
             pipe.zadd(finished_games_key(), {record.id: at})
             pipe.zadd(finished_games_key(record.type), {record.id: at})
-        pipe.execute()
+
+    store.write(listed)
 
 
 # -- reading ------------------------------------------------------------------------------------

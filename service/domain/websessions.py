@@ -45,11 +45,9 @@ def mail_signin_links(store: Store, email: str, public_url: str, lang: str = i18
     players = store.players.with_email(email)
     chosen = (prefs.language_of(store, player["id"]) for player in players)
     lang = next((c for c in chosen if c), i18n.language(lang))  # reads up to the first set
-    links = []
-    for player in players:
-        token = secrets.token_urlsafe(32)
-        store.r.set(signin_key(token), player["id"], ex=LINK_SECONDS)
-        links.append({"name": player["name"], "url": f"{public_url}/signin/{token}"})
+    made = [(secrets.token_urlsafe(32), player) for player in players]
+    store.write(lambda pipe: [pipe.set(signin_key(t), p["id"], ex=LINK_SECONDS) for t, p in made])
+    links = [{"name": p["name"], "url": f"{public_url}/signin/{t}"} for t, p in made]
     if links:
         # The links travel in the job's arguments, so the job keeps no result and expires
         # with them: it is the only copy of a usable token.
@@ -83,10 +81,9 @@ def start(store: Store, player_id: str, token: str | None = None) -> str:
     fields = {"player": player_id, "csrf": secrets.token_urlsafe(24)}
     if token is not None:
         fields["token"] = store.tokens.key_of(token)
-    with store.r.pipeline(transaction=True) as pipe:  # one key: fine on a cluster
-        pipe.hset(session_key(session_id), mapping=fields)
-        pipe.expire(session_key(session_id), SESSION_SECONDS)
-        pipe.execute()
+    key = session_key(session_id)
+    # In order, not atomic: a session without its expiry would take a crash between the two.
+    store.write(lambda pipe: (pipe.hset(key, mapping=fields), pipe.expire(key, SESSION_SECONDS)))
     return session_id
 
 
@@ -105,7 +102,8 @@ def load(store: Store, session_id: str | None) -> Session | None:
 
 
 def leave_note(store: Store, session: Session, text: str) -> None:
-    """A line for the session's next page (what went wrong with the last form)."""
+    """A line for the session's next page (what went wrong with the last form). Not a
+    ``write``: a note lost in a failover is a line the page does not show."""
     store.r.hset(session_key(session.id), "note", text[:500])
 
 
@@ -118,7 +116,7 @@ def take_note(store: Store, session: Session) -> str | None:
 
 
 def end(store: Store, session_id: str) -> None:
-    store.r.delete(session_key(session_id))
+    store.write(lambda pipe: pipe.delete(session_key(session_id)))
 
 
 def csrf_ok(session: Session | None, sent: str | None) -> bool:

@@ -70,16 +70,16 @@ class Tokens:
 
     def create(self, player_id: str, name: str) -> dict[str, Any]:
         """A new bearer token for ``player_id``; the token itself is in the answer only."""
-        r = self.connections.r
+        write = self.connections.write
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         token_id = "t_" + secrets.token_hex(6)
         listed = {"id": token_id, "name": name, "created_at": time.time()}
+        stored = json.dumps({**listed, "key": token_key(token)})
         # Listed before it works: a token never exists that its player cannot see and revoke.
-        r.hset(
-            player_tokens_key(player_id), token_id, json.dumps({**listed, "key": token_key(token)})
-        )
+        write(lambda pipe: pipe.hset(player_tokens_key(player_id), token_id, stored))
         # Only the token's hash is stored: a database leak yields no usable token.
-        r.hset(token_key(token), mapping={"player": player_id, "scopes": SCOPES})
+        mapping = {"player": player_id, "scopes": SCOPES}
+        write(lambda pipe: pipe.hset(token_key(token), mapping=mapping))
         return {**listed, "token": token}
 
     def listed(self, player_id: str) -> list[dict[str, Any]]:
@@ -92,13 +92,13 @@ class Tokens:
 
     def revoke(self, player_id: str, token_id: str) -> bool:
         """Delete a token of ``player_id`` (False if it has none by that id)."""
-        r = self.connections.r
-        stored = r.hget(player_tokens_key(player_id), token_id)
+        write = self.connections.write
+        stored = self.connections.r.hget(player_tokens_key(player_id), token_id)
         if stored is None:
             return False
         key = json.loads(stored)["key"]
-        r.delete(key)  # it stops working first, then it leaves the list
-        r.hdel(player_tokens_key(player_id), token_id)
+        write(lambda pipe: pipe.delete(key))  # it stops working first, then it leaves the list
+        write(lambda pipe: pipe.hdel(player_tokens_key(player_id), token_id))
         self._guesses.forget(key)
         return True
 
