@@ -118,7 +118,7 @@ def test_every_acknowledged_write_waits_for_the_replica(
 
 #: Redis commands that change data, as redis-py names its methods.
 WRITE_COMMANDS = frozenset(
-    [
+    {
         "hset",
         "hsetnx",
         "hmset",
@@ -155,7 +155,7 @@ WRITE_COMMANDS = frozenset(
         "evalsha",
         "rename",
         "restore",
-    ]
+    }
 )
 #: Where the game store (or the queue Redis) is written without ``Connections.write``, and why.
 NOT_THROUGH_WRITE = {
