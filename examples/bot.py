@@ -130,9 +130,11 @@ def get_view_if_changed(client: Client, game_id: str, version: int) -> dict[str,
 def follow(client: Client, game_id: str, after: int) -> Iterator[int]:
     """The game's versions as they happen, from its Server-Sent Events stream
     (GET /v1/games/{id}/stream): each event's ``id`` is a version. The API answers 307 to the
-    stream server; we follow it ourselves so that our token goes along (HTTP clients drop
-    Authorization when a redirect changes the port). Ends when the stream ends or breaks:
-    the caller then looks with a plain GET and may follow again from where it was."""
+    stream server, with a one-time ticket in the URL that stands for our token there (HTTP
+    clients drop Authorization when a redirect changes the port); we follow it ourselves, so
+    that a missing stream server means polling. Ends when the stream ends or breaks: the
+    caller then looks with a plain GET and may follow again from where it was. (A client
+    generated from the OpenAPI document has examples/streams.py for this.)"""
     r = client.http.get(
         f"{client.base}/v1/games/{game_id}/stream",
         params={"after": str(after)},

@@ -131,3 +131,17 @@ def test_streams_benchmark_smoke_run() -> None:
     figures = json.loads(out.strip().splitlines()[-1])
     assert figures["moves"] > 0 and figures["events_delivered"] == figures["events_expected"]
     assert figures["events_expected"] >= figures["moves"], figures
+
+
+def test_club_benchmark_smoke_run() -> None:
+    """benchmarks/club.py still runs: players seeded and rated, a real game played, the
+    profile and leaderboard pages and their API answers measured."""
+    out = _run(
+        "benchmarks/club.py",
+        *("--players", "40", "--history", "5", "--real", "1", "--requests", "3"),
+        timeout=300,
+    )
+    assert "seeded 40 players" in out, out
+    for label in ("page /players/{id}", "page /leaderboards/attila", "api /v1/players/{id}"):
+        assert re.search(rf"^{re.escape(label)} +p50 [\d.]+ ms +p95", out, re.M), out
+    assert "profile and leaderboard p95" in out, out

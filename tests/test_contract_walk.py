@@ -171,6 +171,12 @@ def test_every_operation_answers_2xx_as_documented(
     w.call("get_player_profile", None, player_id=d.id)
     w.call("get_leaderboard", None, params={"min_games": 1}, game_type="attila")
     w.call("list_finished_games", None)
+    # The club's (issue 34): following, games in play, a player's finished games.
+    w.call("follow_player", a, player_id=d.id)
+    w.call("get_following", a)
+    w.call("unfollow_player", a, player_id=d.id)
+    w.call("list_live_games", None)
+    w.call("list_player_finished_games", None, player_id=d.id)
 
     # The API sends streams on to the stream server (kurier streams; tests/test_streams.py
     # reads them there): here they answer their documented 307 with a Location.

@@ -1,10 +1,16 @@
-"""Issue 14: what the engines produce in random games (views from every seat, action objects,
-events, decisions) validates against the per-game-type schemas of the OpenAPI document, and
-docs/api.md lists every event kind."""
+"""Issues 14 and 37: what the engines produce in random games (views from every seat, action
+objects, events, decisions, results) validates against the per-game-type schemas of the OpenAPI
+document, also in whole games played to their end, and docs/api.md lists every event kind.
+
+Each event is checked against its own kind's schema (``CardPlayedEvent``), not only the
+``GameEvent`` union: the union's fallback (``OtherEvent``) takes any kind it does not name, so
+a known kind with a missing field would otherwise fail only in a client. A wargame's
+``game_ended`` without ``reasons`` reached clients that way: no test had finished a wargame."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +22,8 @@ from tests.openapi_validation import component, errors
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "api.md"
 #: Other seeds than derive.py's: the schemas must hold for games they were not made from.
 GAMES_PER_TYPE = 4
+#: Whole random games per type (a random wargame takes some 4,000 actions, seconds).
+WHOLE_GAMES = 2
 
 
 @pytest.fixture(scope="module", params=game_ids())
@@ -43,25 +51,65 @@ def test_actions_validate(sampled: tuple[str, list[derive.Sample]]) -> None:
         assert not errors(any_game, action), (action, errors(any_game, action))
 
 
+def _check_events(events: list[dict[str, Any]]) -> None:
+    """Each event against its own kind's schema and against the union."""
+    union = component("GameEvent")
+    for event in events:
+        own = component(contract.camel(event["kind"]) + "Event")
+        assert not errors(own, event), (event["kind"], errors(own, event))
+        assert not errors(union, event), (event["kind"], errors(union, event))
+
+
 def test_events_and_decisions_validate(sampled: tuple[str, list[derive.Sample]]) -> None:
     type_id, samples = sampled
-    check = component("GameEvent")
     events = [event for sample in samples for event in sample.events]
     assert events
-    for event in events:
-        assert not errors(check, event), (event["kind"], errors(check, event))
-    decision = component(contract.camel(type_id) + "Decision")
+    _check_events(events)
+    name = contract.camel(type_id)
+    decision, steps = component(name + "Decision"), component(name + "DecisionStep")
     for kind, step in {step for sample in samples for step in sample.steps}:
         value = {"seat": 0, "kind": kind, "step": step}
         assert not errors(decision, value), errors(decision, value)
+        assert not errors(steps, step), (step, errors(steps, step))
+
+
+@pytest.mark.parametrize("type_id", game_ids())
+def test_whole_games_to_their_end_validate(type_id: str) -> None:
+    """Random games played to their end (no resignation): every event, the views at the end
+    and the result validate; the end was the game's own (its game_ended names why)."""
+    name = contract.camel(type_id)
+    view, result, common = (
+        component(name + "View"),
+        component(name + "Result"),
+        component("GameResult"),
+    )
+    for number in range(WHOLE_GAMES):
+        sample = derive.whole_game(type_id, f"check-whole-{type_id}-{number}")
+        _check_events(sample.events)
+        ended = [e for e in sample.events if e["kind"] == "game_ended"]
+        assert len(ended) == 1 and ended[0]["data"]["reasons"], ended
+        assert "resigned" not in ended[0]["data"]["reasons"]
+        (final,) = sample.results
+        assert not errors(result, final), errors(result, final)
+        assert not errors(common, final), errors(common, final)
+        for seen in sample.views:
+            assert not errors(view, seen), errors(view, seen)
 
 
 def test_a_wrong_shape_is_refused() -> None:
-    """The schemas are not vacuous: a misspelt kind, a view field of the wrong type fail."""
-    assert errors(component("GameEvent"), {"kind": "card_playd", "data": {}})
-    assert errors(component("GameEvent"), {"kind": "card_played", "data": {"seat": "zero"}})
+    """The schemas are not vacuous: a misspelt kind is no known kind's (only the fallback's),
+    a known kind with wrong data is nothing, a view field of the wrong type fails."""
+    misspelt = {"kind": "card_playd", "data": {}}
+    assert errors(component("CardPlayedEvent"), misspelt)
+    assert not errors(component("OtherEvent"), misspelt)  # a newer server's kind, maybe
+    wrong = {"kind": "card_played", "data": {"seat": "zero"}}
+    assert errors(component("GameEvent"), wrong)
+    assert errors(component("OtherEvent"), wrong)  # a known kind is never the fallback's
     assert errors(component("AttilaView"), {"century": "first"})
-    assert errors(component("AttilaAction"), {"type": "teleport"})
+    assert errors(component("AttilaAction"), {"type": "play"})  # its fields missing
+    assert errors(component("AttilaOtherAction"), {"type": "play", "people": "V"})
+    assert not errors(component("AttilaAction"), {"type": "teleport"})  # the fallback
+    assert errors(component("AttilaDecisionStep"), "teleport")
 
 
 def test_docs_list_every_event_kind(sampled: tuple[str, list[derive.Sample]]) -> None:

@@ -9,7 +9,9 @@ from typing import Any
 
 from flask import Flask
 
+from engine.registry import game_ids
 from service.cli import openapi_text
+from service.http.schemas.contract import camel
 
 COMMITTED = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
 
@@ -116,23 +118,97 @@ def test_the_document_declares_headers_limits_and_optional_security() -> None:
 
 
 def test_the_document_types_game_parts() -> None:
+    """Issue 37: per-game schemas whole (no allOf narrowing a loose parent's field), unions
+    with explicit mappings and a fallback, exactly one of notation / action."""
     schemas = json.loads(COMMITTED.read_text())["components"]["schemas"]
-    assert schemas["GameViewCommon"]["properties"]["your_decision"] == {
-        "allOf": [{"$ref": "#/components/schemas/Decision"}],
-        "nullable": True,
+    ref = "#/components/schemas/"
+    for union in ("GameView", "LegalActions", "GameRecord"):
+        assert schemas[union]["discriminator"] == {
+            "propertyName": "type",
+            "mapping": {t: f"{ref}{camel(t)}{union}" for t in game_ids()},
+        }
+        for type_id in game_ids():
+            own = schemas[camel(type_id) + union]
+            assert "allOf" not in own and own["properties"]["type"]["enum"] == [type_id]
+            assert "type" in own["required"]
+    view = schemas["AttilaGameView"]["properties"]
+    assert view["view"]["allOf"] == [{"$ref": ref + "AttilaView"}]
+    assert view["your_decision"]["allOf"] == [{"$ref": ref + "AttilaDecision"}]
+    assert view["result"]["allOf"] == [{"$ref": ref + "AttilaResult"}]
+    assert view["options"] == {"$ref": ref + "AttilaOptions"}
+    legal = schemas["AttilaLegalActions"]["properties"]["actions"]["items"]
+    assert schemas[legal["$ref"].rsplit("/", 1)[1]]["properties"]["action"] == {
+        "$ref": ref + "AttilaAction"
     }
-    assert set(schemas["GameView"]["discriminator"]["mapping"]) == {
-        "attika",
-        "attila",
-        "attila-wargame",
-    }
-    assert schemas["GameEvent"]["discriminator"]["propertyName"] == "kind"
-    assert schemas["AttilaAction"]["discriminator"]["propertyName"] == "type"
-    # Exactly one of notation / action, without a top-level oneOf (generators keep the class).
-    assert "oneOf" not in schemas["ActionRequest"]
-    assert schemas["ActionRequest"]["not"]["anyOf"][0] == {"required": ["notation", "action"]}
-    assert schemas["GameCreate"]["properties"]["type"]["enum"] == [
-        "attika",
-        "attila",
-        "attila-wargame",
-    ]
+    # Known kinds in a discriminated union, any other one in the fallback beside it.
+    for union, known, tag, fallback in (
+        ("GameEvent", "KnownGameEvent", "kind", "OtherEvent"),
+        ("AttilaAction", "AttilaKnownAction", "type", "AttilaOtherAction"),
+    ):
+        mapping = schemas[known]["discriminator"]["mapping"]
+        assert schemas[known]["discriminator"]["propertyName"] == tag
+        assert sorted(schemas[known]["oneOf"], key=str) == sorted(
+            ({"$ref": target} for target in mapping.values()), key=str
+        )
+        assert schemas[union]["oneOf"] == [{"$ref": ref + known}, {"$ref": ref + fallback}]
+        assert sorted(schemas[fallback]["properties"][tag]["not"]["enum"]) == sorted(mapping)
+    request = schemas["ActionRequest"]
+    alternatives = {"ActionByNotation": "notation", "ActionByObject": "action"}
+    alternatives["ActionsInOrder"] = "actions"
+    assert "not" not in request
+    assert request["oneOf"] == [{"$ref": ref + name} for name in alternatives]
+    for name, key in alternatives.items():  # each requires its one field, and has no other's
+        assert schemas[name]["required"] == [key]
+        assert not set(alternatives.values()) - {key} & set(schemas[name]["properties"])
+        assert schemas[name]["additionalProperties"] is False
+    assert schemas["GameCreate"]["properties"]["type"]["enum"] == list(game_ids())
+
+
+#: Components no operation refers to, on purpose: the streams' SSE payloads (a text/event-stream
+#: body has no schema; examples/streams.py parses them) and flask-smorest's own pagination
+#: schema, which it always adds.
+UNREFERENCED = {"InboxChange", "StreamedMessage", "StreamEnd", "PaginationMetadata"}
+
+
+def test_every_schema_is_reached_from_an_operation() -> None:
+    """Issue 37: the per-game views and decisions were classes no operation returned (an
+    allOf narrowing a loose parent field, dropped by generators)."""
+    document = json.loads(COMMITTED.read_text())
+    schemas = document["components"]["schemas"]
+    reached: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            target = node.get("$ref", "")
+            if target.startswith("#/components/schemas/"):
+                name = target.rsplit("/", 1)[1]
+                if name not in reached:
+                    reached.add(name)
+                    walk(schemas[name])
+            for value in node.values():
+                walk(value)
+
+    walk(document["paths"])
+    walk(document["components"]["responses"])
+    assert set(schemas) - reached == UNREFERENCED
+
+
+#: Properties that are any JSON on purpose: an option's default (a string, a number, a map…),
+#: the fallback event's data (a kind this document does not know) and a problem's field errors.
+ANY_JSON = {("GameOption", "default"), ("OtherEvent", "data"), ("Problem", "errors")}
+
+
+def test_no_property_is_an_untyped_object() -> None:
+    """Issue 37: views, results, options, deadlines and reveals were `dict[str, Any]` in
+    generated clients although the document could say what they are."""
+    schemas = json.loads(COMMITTED.read_text())["components"]["schemas"]
+    loose = set()
+    for name, schema in schemas.items():
+        for key, prop in schema.get("properties", {}).items():
+            untyped = prop.get("type") == "object" and not prop.get("properties")
+            if prop == {} or (untyped and prop.get("additionalProperties") in ({}, True, None)):
+                loose.add((name, key))
+    assert loose == ANY_JSON

@@ -221,6 +221,63 @@ def test_resume_heartbeat_and_redirect(
     followed.close()
 
 
+def test_a_token_reaches_the_stream_server_as_a_ticket(
+    kurier: Kurier, streams: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seat's client that follows the API's 307 without re-sending its token (requests drops
+    Authorization when the port changes) gets its own stream, through the one-time ticket in
+    the redirect's URL, never the spectators' (issue 37). A ticket that does not open is a
+    401. Every answer of the stream server carries X-Request-ID."""
+    monkeypatch.setenv("KURIER_STREAM_URL", streams)
+    game_id, players = kurier.new_game(3)
+    seat = players[1]
+    for _ in range(200):  # until the seat has seen an event of its own (its drawn cards)
+        mine, public = kurier.all_events(game_id, seat), kurier.all_events(game_id)
+        if mine != public:
+            break
+        if kurier.play_first_legal(game_id, players) is None:
+            time.sleep(0.05)  # the worker resolves
+    assert mine != public  # so a spectator's stream and the seat's can be told apart
+    last = mine[-1]["version"]
+    url = f"{streams}/v1/games/{game_id}/stream"
+    api_url = f"{kurier.base}/v1/games/{game_id}/stream?after=0"
+
+    moved = requests.get(api_url, headers=seat.auth, allow_redirects=False, timeout=10)
+    assert moved.status_code == 307 and moved.headers["Cache-Control"] == "no-store"
+    location = moved.headers["Location"]
+    assert location.startswith(f"{url}?after=0&ticket=kur_stk_"), location
+    followed = Sse(api_url, seat)
+    assert followed.response.status_code == 200, followed.response.text
+    assert "Authorization" not in followed.response.request.headers  # dropped on the way
+    assert followed.response.headers["X-Request-ID"]
+    assert followed.until(_version_reached(last))
+    assert followed.entries() == mine
+    followed.close()
+
+    # The ticket of the 307 above was not used: it opens once, then never again.
+    first = Sse(location)
+    assert first.response.status_code == 200
+    assert first.until(_version_reached(last)) and first.entries() == mine
+    first.close()
+    for bad in (location, f"{url}?ticket=kur_stk_{'A' * 32}", f"{url}?ticket=nope"):
+        r = requests.get(bad, timeout=10, headers={"X-Request-ID": "ticket-check-1"})
+        assert r.status_code == 401 and r.json()["code"] == "invalid-stream-ticket", r.text
+        assert r.headers["X-Request-ID"] == "ticket-check-1"
+    # A ticket sent along with another player's token: refused too.
+    other = requests.get(api_url, headers=seat.auth, allow_redirects=False, timeout=10)
+    r = requests.get(other.headers["Location"], headers=players[0].auth, timeout=10)
+    assert r.status_code == 401 and r.json()["code"] == "invalid-stream-ticket"
+
+    # The inbox stream, token required, through the redirect.
+    inbox = Sse(f"{kurier.base}/v1/me/stream", seat)
+    assert inbox.response.status_code == 200, inbox.response.text
+    assert inbox.until(lambda item: item.get("event") == "inbox")
+    assert inbox.entries("inbox")[-1]["game_id"] == game_id
+    inbox.close()
+    anonymous = requests.get(f"{kurier.base}/v1/me/stream", timeout=10)  # followed, no token
+    assert anonymous.status_code == 401 and anonymous.json()["code"] == "missing-token"
+
+
 def test_inbox_stream_turns_and_private_messages(kurier: Kurier, streams: str) -> None:
     players = [kurier.new_player(f"S{i}") for i in range(3)]
     created = kurier.call("POST", "/v1/games", players[0], json={"type": "attila", "seats": 3})

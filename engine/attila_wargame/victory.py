@@ -98,7 +98,10 @@ class Victory(RulesBase):
         state.phase = "over"
         notes = {k: v for k, v in state.notes.items() if k != "written"}
         events.append(self._event("notes_revealed", **notes))
-        events.append(self._event("game_ended", **state.result or {}))
+        # Every game's game_ended names its reasons: the calendar's end unless the result has
+        # its own (a resignation). The event only: results of stored games replay unchanged.
+        ended = {"reasons": ["last_round"], **(state.result or {})}
+        events.append(self._event("game_ended", **ended))
 
     def _finish(self, state: WargameState, events: list[Event]) -> None:
         score = self.score(state)

@@ -11,6 +11,7 @@ Secrets and who may see them:
 
 from __future__ import annotations
 
+import copy
 import secrets
 import time
 from collections.abc import Iterable, Mapping
@@ -25,7 +26,15 @@ from service.domain import notifications, pinning
 from service.store import MAX_INDEX, Store, eventlog, owed
 from service.store.keys import GAME_SEQ, idem_key
 from service.store.queues import resolve_job_id
-from service.store.record import Change, GameRecord, Idempotency, Mutation, NothingToDo, Outcome
+from service.store.record import (
+    Change,
+    GameRecord,
+    Idempotency,
+    LogStep,
+    Mutation,
+    NothingToDo,
+    Outcome,
+)
 
 ACTION_KINDS = ("move", "sealed", "resolve")
 
@@ -254,6 +263,30 @@ def play(
     expected_version: int | None,
     idem: Idempotency | None,
 ) -> Outcome:
+    """Play one action: a notation or an action object."""
+    one: str | Mapping[str, Any] = notation if notation is not None else (action_object or {})
+    return play_all(store, player, game_id, [one], if_match, expected_version, idem, listed=False)
+
+
+#: The most actions one request may apply (a staged move on the web table is a few).
+MAX_ACTIONS = 20
+
+
+def play_all(
+    store: Store,
+    player: Mapping[str, Any],
+    game_id: str,
+    moves: list[str | Mapping[str, Any]],
+    if_match: int | None,
+    expected_version: int | None,
+    idem: Idempotency | None,
+    listed: bool = True,
+) -> Outcome:
+    """Play ``moves`` (notations or action objects) in order as one atomic change: all or
+    none. Each is one log entry and one version, as if played one by one (replays, the record
+    and streams see single actions); notifications and deadlines are planned once, for the
+    whole. A refusal of the ``i``-th (``listed``) names it: ``index`` in the problem."""
+
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = require(record, game_id)
         seat = record.seat_of(player["id"])
@@ -266,33 +299,102 @@ def play(
             )
         pinning.check_playable(record)
         game = record.game
-        try:
-            action = (
-                game.parse(notation)
-                if notation is not None
-                else (game.action_from_json(action_object or {}))
-            )
-        except IllegalAction as error:
-            raise engine_problem(error) from None
         state = game.load(record.state or {})
         present(record, seat)
-        if isinstance(action, Resign | Rejoin):
-            return _seat_action(record, game, state, seat, action, version)
-        decision = game.decision_for(state, seat)
-        if decision is None or decision.kind == "resolve":
-            raise Problem(
-                409,
-                "not-your-turn",
-                N_("the game is not waiting for you"),
-                waiting_for=[d.to_json() for d in game.pending(state)],
-            )
-        try:
-            events = game.apply(state, seat, action)
-        except IllegalAction as error:
-            raise engine_problem(error) from None
-        return _applied(record, game, state, seat, decision, action, events, version)
+        changes = _play_in_order(record, game, state, seat, moves, version, listed)
+        return _joined(changes)
 
     return commit(store, game_id, mutate, idem)
+
+
+def _play_in_order(
+    record: GameRecord,
+    game: Game[Any, Any],
+    state: Any,
+    seat: int,
+    moves: list[str | Mapping[str, Any]],
+    version: int,
+    listed: bool = True,
+) -> list[Change]:
+    changes: list[Change] = []
+    for index, move in enumerate(moves):
+        try:
+            changes.append(_play_one(record, game, state, seat, move, version + index))
+        except Problem as problem:
+            if listed:
+                problem.extra["index"] = index
+            raise
+    return changes
+
+
+def staged(record: GameRecord, seat: int, moves: list[str]) -> dict[str, Any]:
+    """What ``seat`` may play after ``moves`` (notations, not yet played): the legal actions
+    as ``legal_actions`` gives them, judged by the same code as ``play_all`` on a copy that is
+    never stored. A move the game would refuse is the same problem, with its ``index``. The
+    web table builds a move of several parts with it (service/http/web)."""
+    if record.status != "active" or record.state is None:
+        raise Problem(409, "game-not-active", f"the game is {record.status}")
+    trial = copy.deepcopy(record)
+    game = trial.game
+    state = game.load(trial.state or {})
+    _play_in_order(trial, game, state, seat, list(moves), trial.version + 1)
+    return legal_actions(trial, seat) | {"version": record.version}
+
+
+def _play_one(
+    record: GameRecord,
+    game: Game[Any, Any],
+    state: Any,
+    seat: int,
+    move: str | Mapping[str, Any],
+    version: int,
+) -> Change:
+    if record.status != "active":
+        raise Problem(
+            409, "game-not-active", f"the game is {record.status}", game_status=record.status
+        )
+    try:
+        action = game.parse(move) if isinstance(move, str) else game.action_from_json(move)
+    except IllegalAction as error:
+        raise engine_problem(error) from None
+    if isinstance(action, Resign | Rejoin):
+        return _seat_action(record, game, state, seat, action, version)
+    decision = game.decision_for(state, seat)
+    if decision is None or decision.kind == "resolve":
+        raise Problem(
+            409,
+            "not-your-turn",
+            N_("the game is not waiting for you"),
+            waiting_for=[d.to_json() for d in game.pending(state)],
+        )
+    try:
+        events = game.apply(state, seat, action)
+    except IllegalAction as error:
+        raise engine_problem(error) from None
+    return _applied(record, game, state, seat, decision, action, events, version)
+
+
+def _joined(changes: list[Change]) -> Change:
+    """Several actions' changes as one: the last one's, the others its earlier log entries,
+    its answer telling every event the player may see (a sealed choice's answer, 202, only
+    when it is the last)."""
+    last = changes[-1]
+    for change in changes[:-1]:
+        last.earlier.append(
+            LogStep(
+                change.entry_kind,
+                change.seat,
+                change.action,
+                change.ref,
+                change.commitment,
+                change.events,
+            )
+        )
+        last.resolve_remove += change.resolve_remove
+    if len(changes) > 1:
+        seen = [e for change in changes for e in change.body["events"]]
+        last.body["events"] = seen
+    return last
 
 
 def _seat_action(
@@ -634,7 +736,13 @@ def legal_actions(record: GameRecord, seat: int) -> dict[str, Any]:
                 {"notation": game.notation(a), "action": game.action_to_json(a)}
                 for a in game.legal_actions(state, seat)
             ]
-    return {"version": record.version, "seat": seat, "decision": decision, "actions": actions}
+    return {
+        "type": record.type,  # action objects carry no game type; a typed client needs it
+        "version": record.version,
+        "seat": seat,
+        "decision": decision,
+        "actions": actions,
+    }
 
 
 def _action_visible(record: GameRecord, entry: Mapping[str, str], seat: int | None) -> bool:

@@ -70,7 +70,9 @@ def notices(
         elif decision["kind"] == "sealed" and had.get(seat, {}).get("ref") != decision.get("ref"):
             out.append(Notice("game.sealed_needed", seat, data))
     mapping = get_game(game_type).notify_events
-    for raw in change.events:
+    # A change of several actions (``Change.earlier``) is told as a whole: its every event.
+    every = [raw for step in change.earlier for raw in step.events] + change.events
+    for raw in every:
         event = Event.from_json(raw)
         if event.kind == "timeout_applied":
             out.append(Notice("game.timeout_applied", event.data["seat"], dict(event.data)))
@@ -131,8 +133,10 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
             owed.owe(pipe, job, store.queue_raw)
         if previous is not None:
             # The new version's deadline replaces the old one (which would no-op anyway).
-            _unschedule(store, pipe, deadline_job_id(record.id, version - 1))
-            _unschedule(store, pipe, remind_job_id(record.id, version - 1))
+            # The version before the change (several back when it wrote several entries).
+            before_version = version - 1 - len(change.earlier)
+            _unschedule(store, pipe, deadline_job_id(record.id, before_version))
+            _unschedule(store, pipe, remind_job_id(record.id, before_version))
         if record.deadline_at is not None:
             _schedule_deadline(store, pipe, record.id, version, record.deadline_at, record.deadline)
 

@@ -21,12 +21,13 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from openskill.models import PlackettLuce
 
-from engine.registry import game_ids
+from engine.registry import game_ids, get_game
 from service.common.problems import Problem
 from service.store import Store
 from service.store.keys import (
@@ -35,7 +36,9 @@ from service.store.keys import (
     player_finished_key,
     player_key,
     player_public_finished_key,
+    player_stats_key,
     player_won_key,
+    rating_history_key,
     ratings_board_key,
     ratings_players_key,
     ratings_rated_key,
@@ -47,27 +50,35 @@ MODEL = PlackettLuce()
 CONSERVATIVE_SIGMAS = 3
 MAX_TRIES = 16
 RECENT_GAMES = 20
+#: Points of a player's rating history kept per game type (the profile's plot): the latest.
+HISTORY_KEPT = 500
 #: Entries examined per listing request at most (bounded work; ``next_cursor`` goes on).
 MAX_SCAN = 1000
 #: A listing cursor: ``<score>:<member>`` of the last item of the previous page.
 CURSOR_PATTERN = r"^-?[0-9]{1,20}(\.[0-9]{1,20})?(e[-+]?[0-9]{1,3})?:[A-Za-z0-9_-]{1,64}$"
 
 #: The "already rated" check, the compare-and-set on each player's rating, and the writes, in
-#: one step. KEYS: the type's players hash, rated set, board. ARGV: game id, then per player:
-#: id, the rating read ('' for none), the new rating, its conservative score.
+#: one step. KEYS: the type's players hash, rated set, board, then each player's rating history
+#: (none for a pool of one player count: the profile plots the type's).
+#: ARGV: game id, when, then per player: id, the rating read ('' for none), the new rating, its
+#: conservative score.
 #: Returns 1 (applied), 0 (already rated), -1 (a rating changed since the read: retry).
-APPLY_LUA = """
+APPLY_LUA = f"""
 if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 0 end
-local n = (#ARGV - 1) / 4
+local n = (#ARGV - 2) / 4
 for i = 0, n - 1 do
-  local base = 2 + i * 4
+  local base = 3 + i * 4
   local current = redis.call('HGET', KEYS[1], ARGV[base]) or ''
   if current ~= ARGV[base + 1] then return -1 end
 end
 for i = 0, n - 1 do
-  local base = 2 + i * 4
+  local base = 3 + i * 4
   redis.call('HSET', KEYS[1], ARGV[base], ARGV[base + 2])
   redis.call('ZADD', KEYS[3], ARGV[base + 3], ARGV[base])
+  if KEYS[4 + i] then
+    redis.call('ZADD', KEYS[4 + i], ARGV[2], ARGV[1] .. ' ' .. ARGV[base + 3])
+    redis.call('ZREMRANGEBYRANK', KEYS[4 + i], 0, -1 - {HISTORY_KEPT})
+  end
 end
 redis.call('SADD', KEYS[2], ARGV[1])
 return 1
@@ -172,11 +183,19 @@ def rate_game(store: Store, game_id: str) -> bool:
         return False
     changed = False
     if is_rated(record):
-        changed = apply_ratings(
-            store, record.type, game_id, ranked_players(record), winners_of(record)
-        )
+        ranked, won = ranked_players(record), winners_of(record)
+        changed = apply_ratings(store, record.type, game_id, ranked, won, record.updated_at)
+        # The leaderboard of this player count rates the same game in a pool of its own.
+        pool = seats_pool(record.type, len(record.seats))
+        apply_ratings(store, pool, game_id, ranked, won, record.updated_at, history=False)
     _record_finished(store, record)
     return changed
+
+
+def seats_pool(game_type: str, seats: int) -> str:
+    """The ratings of ``game_type`` played with ``seats`` seats only (a leaderboard's filter):
+    kept under their own keys (service/store/keys.py), rated like a game type of their own."""
+    return f"{game_type}:{seats}"
 
 
 def apply_ratings(
@@ -185,9 +204,13 @@ def apply_ratings(
     game_id: str,
     ranked: Sequence[tuple[str, int]],
     winners: Iterable[str] = (),
+    at: float | None = None,
+    history: bool = True,
 ) -> bool:
     """Update the ratings of ``game_type`` for one game (players with their ranks, 0 best,
-    equal ranks tie) unless ``game_id`` was applied already. True if this call applied it."""
+    equal ranks tie) unless ``game_id`` was applied already. True if this call applied it.
+    Each player's new rating also joins their history of ``game_type`` at ``at`` (when the
+    game finished; default now), in the same script."""
     if len({player for player, _ in ranked}) < 2:
         return False
     won = set(winners)
@@ -196,6 +219,7 @@ def apply_ratings(
         ratings_players_key(game_type),
         ratings_rated_key(game_type),
         ratings_board_key(game_type),
+        *(rating_history_key(game_type, player) for player in players if history),
     ]
     for _ in range(MAX_TRIES):
         with store.r.pipeline(transaction=False) as pipe:  # one slot: the type's
@@ -206,7 +230,7 @@ def apply_ratings(
             return False
         before = [json.loads(s) if s else new_rating() for s in stored]
         after = updated([(r["mu"], r["sigma"]) for r in before], [rank for _, rank in ranked])
-        args: list[str] = [game_id]
+        args: list[str] = [game_id, repr(time.time() if at is None else at)]
         for player, old, text, (mu, sigma) in zip(players, before, stored, after, strict=True):
             new = {
                 "mu": mu,
@@ -259,24 +283,77 @@ def updated(
     return [(mu / turns, sigma / turns) for mu, sigma in sums]
 
 
+#: A player's finished game, counted once: ZADD to their finished games, and only if that added
+#: it, the counters of their stats hash. KEYS: finished, won, public finished, stats (one slot,
+#: the player's). ARGV: game id, when, won (0/1), public (0/1), then counter/increment pairs.
+FINISHED_LUA = """
+local added = redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+if ARGV[3] == '1' then redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1]) end
+if ARGV[4] == '1' then redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1]) end
+if added == 1 then
+  for i = 5, #ARGV, 2 do redis.call('HINCRBY', KEYS[4], ARGV[i], ARGV[i + 1]) end
+end
+return added
+"""
+
+
 def _record_finished(store: Store, record: GameRecord) -> None:
-    """The player's finished and won games, and the public listings: ZADD, so idempotent."""
-    at = record.updated_at
+    """The player's finished and won games, their stats, and the public listings. The stats
+    count a game only when it joins the player's finished games (FINISHED_LUA), so running this
+    twice counts once. Games finished before the stats existed are not in them."""
+    at = repr(record.updated_at)
     won = winners_of(record)
     public = is_public(record)
+    counters = seat_counters(record, store.read_log(record.id, state=False)[1])
 
-    def listed(pipe: Any) -> None:  # several slots: one command each
+    def listed(pipe: Any) -> None:  # several slots: one command (or script) each
         for player in set(record.seats):
-            pipe.zadd(player_finished_key(player), {record.id: at})
-            if player in won:
-                pipe.zadd(player_won_key(player), {record.id: at})
-            if public:
-                pipe.zadd(player_public_finished_key(player), {record.id: at})
+            keys = [
+                player_finished_key(player),
+                player_won_key(player),
+                player_public_finished_key(player),
+                player_stats_key(player),
+            ]
+            args = [record.id, at, int(player in won), int(public)]
+            for name, count in counters[player].items():
+                args += [name, count]
+            pipe.eval(FINISHED_LUA, len(keys), *keys, *args)  # its text: never NOSCRIPT
         if public:
-            pipe.zadd(finished_games_key(), {record.id: at})
-            pipe.zadd(finished_games_key(record.type), {record.id: at})
+            pipe.zadd(finished_games_key(), {record.id: record.updated_at})
+            pipe.zadd(finished_games_key(record.type), {record.id: record.updated_at})
 
     store.write(listed)
+
+
+def seat_counters(
+    record: GameRecord, entries: Iterable[tuple[int, Mapping[str, Any]]]
+) -> dict[str, dict[str, int]]:
+    """What one finished game adds to each player's stats: played and won by game type and
+    seat count, decisions taken in time, deadlines missed (``timeout_applied`` events), and
+    whether one of their seats ended abandoned."""
+    won = winners_of(record)
+    seats = len(record.seats)
+    abandoned = set(record.seating.get("abandoned", []))
+    out: dict[str, dict[str, int]] = {}
+    for player in set(record.seats):
+        out[player] = {f"played:{record.type}:{seats}": 1, "decisions": 0, "timeouts": 0}
+        if player in won:
+            out[player][f"won:{record.type}:{seats}"] = 1
+        if any(record.seats[s] == player for s in abandoned if 0 <= s < seats):
+            out[player]["abandoned"] = 1
+    for _, entry in entries:
+        events = entry.get("events") or []
+        late = [e for e in events if isinstance(e, dict) and e.get("kind") == "timeout_applied"]
+        for timeout in late:
+            seat = (timeout.get("data") or {}).get("seat")
+            if isinstance(seat, int) and 0 <= seat < seats:
+                out[record.seats[seat]]["timeouts"] += 1
+        seat_text = str(entry.get("seat", ""))
+        if entry.get("kind") in ("move", "sealed") and not late and seat_text.isdigit():
+            seat = int(seat_text)
+            if seat < seats:
+                out[record.seats[seat]]["decisions"] += 1
+    return out
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -371,7 +448,7 @@ def _cursor(after: str | None) -> tuple[float, str] | None:
     return float(score), member
 
 
-def _page(
+def page_by_score(
     store: Store, key: str, after: str | None, wanted: int, keep: Any
 ) -> tuple[list[Any], str | None]:
     """Members of sorted set ``key``, highest score first (equal scores: highest member
@@ -384,7 +461,10 @@ def _page(
     last: tuple[str, float] | None = None
     offset = 0
     while examined < MAX_SCAN:
-        rows = store.r.zrevrangebyscore(key, high, "-inf", start=offset, num=100, withscores=True)
+        # A first chunk of the page's size (most pages keep every row: no wasted reads), then
+        # bigger ones while rows are skipped.
+        num = wanted + 1 if offset == 0 else 100
+        rows = store.r.zrevrangebyscore(key, high, "-inf", start=offset, num=num, withscores=True)
         if not rows:
             return items, None
         offset += len(rows)
@@ -401,30 +481,54 @@ def _page(
 
 
 def leaderboard(
-    store: Store, game_type: str, min_games: int, limit: int, after: str | None
+    store: Store,
+    game_type: str,
+    min_games: int,
+    limit: int,
+    after: str | None,
+    seats: int | None = None,
 ) -> dict[str, Any]:
-    """Players of ``game_type`` with at least ``min_games`` rated games, best conservative
-    rating first."""
+    """Players of ``game_type`` (played with ``seats`` seats, if given) with at least
+    ``min_games`` rated games, best conservative rating first. Each entry's ``rank`` is its
+    place among all the rated players of the list (1 best), what a profile shows."""
     check_game_type(game_type)
+    pool = game_type
+    if seats is not None:
+        game = get_game(game_type)
+        if not game.min_players <= seats <= game.max_players:
+            raise Problem(
+                400,
+                "invalid-seats",
+                f"{game_type} is played by {game.min_players} to {game.max_players}",
+                parameter="seats",
+            )
+        pool = seats_pool(game_type, seats)
 
     def keep(rows: list[tuple[str, float]]) -> list[dict[str, Any] | None]:
         players = [member for member, _ in rows]
-        stored = store.r.hmget(ratings_players_key(game_type), players) if players else []
+        stored = store.r.hmget(ratings_players_key(pool), players) if players else []
+        found = [json.loads(text) if text else None for text in stored]
+        # Names only of the players kept: a high minimum skips most rows of a chunk.
+        kept = [p for p, r in zip(players, found, strict=True) if r and r["games"] >= min_games]
         with store.r.pipeline(transaction=False) as pipe:
-            for player in players:
+            for player in kept:
                 pipe.hget(player_key(player), "name")
-            names = pipe.execute()
-        out: list[dict[str, Any] | None] = []
-        for player, text, name in zip(players, stored, names, strict=True):
-            rating = json.loads(text) if text else None
-            if rating is None or rating["games"] < min_games:
-                out.append(None)
-                continue
-            out.append({"player_id": player, "name": name or "", **rating_out(game_type, rating)})
-        return out
+            names = dict(zip(kept, pipe.execute(), strict=True))
+        return [
+            {"player_id": p, "name": names[p] or "", **rating_out(game_type, r)}
+            if p in names and r
+            else None
+            for p, r in zip(players, found, strict=True)
+        ]
 
-    items, cursor = _page(store, ratings_board_key(game_type), after, limit, keep)
-    return {"game_type": game_type, "items": items, "next_cursor": cursor}
+    items, cursor = page_by_score(store, ratings_board_key(pool), after, limit, keep)
+    with store.r.pipeline(transaction=False) as pipe:  # one slot: the pool's
+        for item in items:
+            pipe.zrevrank(ratings_board_key(pool), item["player_id"])
+        places = pipe.execute()
+    for item, place in zip(items, places, strict=True):
+        item["rank"] = None if place is None else int(place) + 1
+    return {"game_type": game_type, "seats": seats, "items": items, "next_cursor": cursor}
 
 
 def finished_games(
@@ -437,5 +541,5 @@ def finished_games(
     def keep(rows: list[tuple[str, float]]) -> list[dict[str, Any] | None]:
         return finished_summaries(store, [member for member, _ in rows])
 
-    items, cursor = _page(store, finished_games_key(game_type), after, limit, keep)
+    items, cursor = page_by_score(store, finished_games_key(game_type), after, limit, keep)
     return {"items": items, "next_cursor": cursor}

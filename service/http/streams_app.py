@@ -7,9 +7,13 @@ holds about ``KURIER_STREAM_CONNECTIONS`` of them. The API answers the same two 
 this server (``KURIER_STREAM_URL``); a reverse proxy can route them here instead
 (docs/operations.md, "Streams").
 
-Tokens are checked as by the API (service/http/auth.py), against Redis at every stream's
-opening, and again once a heartbeat while it is open: a revoked token's stream ends
-(service/domain/streams.py). Errors are problem+json (service/common/problems.py).
+Tokens are checked as by the API (service/http/auth.py), or a one-time stream ticket stands for
+one: the API's 307 puts it in the URL for a caller who sent a token, because HTTP clients drop
+``Authorization`` when a redirect changes the port (``Tokens.stream_ticket``,
+service/store/tokens.py). Either is checked against Redis at the stream's opening, and the
+token again once a heartbeat while it is open: a revoked token's stream ends
+(service/domain/streams.py). Errors are problem+json (service/common/problems.py); every answer
+carries ``X-Request-ID`` and makes an access line, as the API's (service/common/logs.py).
 """
 
 from __future__ import annotations
@@ -19,10 +23,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, request
 from werkzeug.exceptions import HTTPException
 
 from engine import registry
+from service.common import logs
 from service.common.problems import Problem, problem_response
 from service.domain import streams
 from service.domain.ratelimit import bearer_token
@@ -30,6 +35,7 @@ from service.http import outage
 from service.http.auth import current_player, store
 from service.http.schemas.messages import MESSAGE_ID_PATTERN
 from service.store import Store
+from service.store.tokens import STREAM_TICKET_PATTERN, STREAM_TICKET_SECONDS
 
 #: A version, as the SSE ids of a game's stream carry.
 VERSION = re.compile(r"[0-9]{1,15}")
@@ -55,6 +61,7 @@ def create_streams_app(config: dict[str, Any] | None = None) -> Flask:
         app.config["REDIS_URL"] or "unix:///nonexistent", app.config["QUEUE_URL"] or None
     )
     app.register_error_handler(HTTPException, problem_response)
+    logs.init_app(app)  # first: a refused request still gets its request id
     outage.init_app(app)  # Redis down: 503 with Retry-After, before any byte of a stream
     app.add_url_rule("/v1/games/<game_id>/stream", "stream_game_events", _game)
     app.add_url_rule("/v1/me/stream", "stream_my_inbox", _inbox)
@@ -81,14 +88,36 @@ def _inbox() -> Response:
     return _event_stream(streams.inbox_stream(store(), caller, after, _timing()))
 
 
+TICKET = re.compile(STREAM_TICKET_PATTERN)
+
+
 def _caller(required: bool) -> streams.Caller | None:
-    """The caller as the stream knows it: its token's key and player, checked now against
-    Redis (a token revoked a moment ago is a 401 here); None: a spectator."""
-    player = current_player(required)
-    token = bearer_token()
-    if player is None or token is None:
-        return None
-    return streams.Caller(store().tokens.key_of(token), player["id"])
+    """The caller by its token, or by the stream ticket the API's 307 gave it, checked now
+    against Redis (a token revoked a moment ago is a 401 here); None: a spectator. The stream
+    keeps the token's key (never the token) to ask later whether it still stands. A ticket
+    that does not open (unknown, used, expired, its token revoked, another player's than the
+    token sent along) is a 401, never a spectator's stream: the caller had sent a token."""
+    ticket = request.args.get("ticket")
+    if ticket is None:
+        player = current_player(required)
+        token = bearer_token()
+        if player is None or token is None:
+            return None
+        return streams.Caller(store().tokens.key_of(token), player["id"])
+    by_token = current_player(required=False)
+    owner = store().tokens.ticket_owner(ticket) if TICKET.fullmatch(ticket) else None
+    player = store().players.get(owner[1]) if owner else None
+    if owner is None or player is None or (by_token is not None and by_token["id"] != player["id"]):
+        raise Problem(
+            401,
+            "invalid-stream-ticket",
+            "this stream ticket is unknown, used, expired or not yours (one use, within "
+            f"{STREAM_TICKET_SECONDS} s): ask the API for the stream again",
+            parameter="ticket",
+            headers={"WWW-Authenticate": 'Bearer realm="kurier"'},
+        )
+    g.kurier_player = player
+    return streams.Caller(owner[0], player["id"])
 
 
 def _cursor(pattern: re.Pattern[str], example: str) -> str | None:

@@ -22,6 +22,8 @@ hash tag; what the bytes mean is in service/store/record.py):
   (score: creation order; written by the game writer, read by service/store/indexes.py).
 - ``kurier:auth:token:<sha256(token)>`` hash: the player a bearer token stands for, and
   ``kurier:player:{p}:tokens`` hash: the player's tokens (service/store/tokens.py).
+- ``kurier:games:live`` sorted set: public games in play by their latest commit (the watch
+  page; kept by the game writer), ``kurier:player:{p}:following`` set (service/store/follows.py).
 - ``kurier:game:{g}:outbox`` stream and ``kurier:outbox:dirty:{n}`` sorted sets: what commits
   still owe other slots and the queue Redis (service/store/outbox.py; not used when colocated).
 - On the queue Redis (the same one unless ``KURIER_QUEUE_URL`` says otherwise): rq's keys,

@@ -32,9 +32,11 @@ from service.common.problems import Problem, game_not_found
 from service.store import outbox, owed
 from service.store.connections import REDIS_FAILED, Connections, as_dict
 from service.store.early import EarlyReads, queue_read
+from service.store.follows import Follows
 from service.store.game_jobs import compact_job, rate_job, resolve_job
 from service.store.indexes import Indexes
 from service.store.keys import (
+    LIVE_GAMES,
     OPEN_GAMES,
     events_key,
     game_key,
@@ -52,6 +54,7 @@ from service.store.record import (
     Entries,
     GameRecord,
     Idempotency,
+    LogStep,
     Mutation,
     Outcome,
     as_text,
@@ -115,6 +118,7 @@ class Store(Connections):
         self.players = Players(self, self.early, self.tokens)
         self.messages = Messages(self)
         self.indexes = Indexes(self)
+        self.follows = Follows(self)
 
     # -- the one writer ------------------------------------------------------------------------
 
@@ -150,7 +154,8 @@ class Store(Connections):
             before = list(record.pending) if record else []
             change = mutate(record, version)
             writes = Writes()
-            followups(before, change, version)(writes)
+            last = version + len(change.earlier)  # the new version (``Change.earlier``)
+            followups(before, change, last)(writes)
             self._bring_along(writes, change)
             if marked is not None and time.monotonic() - marked[1] > MARK_LIFETIME:
                 continue  # too slow since the mark: mark again (service/store/outbox.py)
@@ -162,7 +167,7 @@ class Store(Connections):
             if status != COMMITTED:
                 continue  # someone else committed first: start over from a fresh read
             if marked is not None:
-                entry = Entry(version, commands_of(writes.queue), self._elsewhere(writes))
+                entry = Entry(last, commands_of(writes.queue), self._elsewhere(writes))
                 self._relay_now(game_id, entry, int(detail), marked[0])
             self.early.seats.put(game_id, tuple(change.record.seats))
             return Outcome(change.status, change.body)
@@ -206,6 +211,7 @@ class Store(Connections):
             owed.owe(writes.queue, compact_job(gid), self.queue_raw)
             owed.owe(writes.queue, rate_job(gid), self.queue_raw)
         self._list_if_open(writes, change.record)
+        self._list_if_live(writes, change.record)
 
     @staticmethod
     def _list_if_open(writes: Writes, record: GameRecord) -> None:
@@ -216,6 +222,15 @@ class Store(Connections):
             writes.others.zadd(OPEN_GAMES, {record.id: record.seq})
         else:
             writes.others.zrem(OPEN_GAMES, record.id)
+
+    @staticmethod
+    def _list_if_live(writes: Writes, record: GameRecord) -> None:
+        """The watch page's index (service/domain/club.py): a public game in play, scored by
+        its latest commit, so that the newest moves come first."""
+        if record.status == "active" and record.settings.get("public", True):
+            writes.others.zadd(LIVE_GAMES, {record.id: time.time()})
+        elif record.status == "finished" or not record.settings.get("public", True):
+            writes.others.zrem(LIVE_GAMES, record.id)
 
     def _elsewhere(self, writes: Writes) -> list[Command]:
         """Commands for other slots of the store: in the commit unless the store is a cluster."""
@@ -231,18 +246,13 @@ class Store(Connections):
     ) -> tuple[int, Any]:
         record = change.record
         expected = version - 1  # 0: no record yet
-        record.version = version
         record.updated_at = time.time()
         gid = record.id
-        entry: dict[str, Any] = {
-            "kind": change.entry_kind,
-            "seat": "" if change.seat is None else str(change.seat),
-            "action": change.action,
-            "ref": change.ref,
-            "commitment": change.commitment,
-            "events": change.events,
-            "at": repr(record.updated_at),
-        }
+        at = repr(record.updated_at)
+        steps = [*change.earlier, LogStep(*_step_fields(change))]
+        # One entry per step, the last at the new version (``Change.earlier``).
+        last = version + len(change.earlier)
+        record.version = last
         saved = b""
         if ikey and idem:
             body = {"fp": idem.fingerprint, "status": change.status, "body": change.body}
@@ -255,18 +265,20 @@ class Store(Connections):
             queued = commands_of(writes.queue)
             elsewhere = self._elsewhere(writes)
             if queued or elsewhere:
-                outbox_fields = words(Entry(version, queued, elsewhere).fields())
+                outbox_fields = words(Entry(last, queued, elsewhere).fields())
         fields = words(record.changed_hash())
-        log_fields = words(pack_entry(record.log_codec, entry))
+        logs: list[Any] = [len(steps)]
+        for step in steps:
+            log_fields = words(pack_entry(record.log_codec, _entry(step, at)))
+            logs += [len(log_fields), *log_fields]
         args = [
             expected,
-            version,
+            last,
             saved,
             IDEMPOTENCY_TTL,
             len(fields),
             *fields,
-            len(log_fields),
-            *log_fields,
+            *logs,
             len(outbox_fields),
             *outbox_fields,
             *flatten(inline),
@@ -494,3 +506,27 @@ def _stream_replies(found: Any) -> list[tuple[Any, Any]]:
 
 def _as_bytes(value: bytes | str) -> bytes:
     return value.encode() if isinstance(value, str) else value
+
+
+def _step_fields(change: Change) -> tuple[str, int | None, str, str, str, list[dict[str, Any]]]:
+    return (
+        change.entry_kind,
+        change.seat,
+        change.action,
+        change.ref,
+        change.commitment,
+        change.events,
+    )
+
+
+def _entry(step: LogStep, at: str) -> dict[str, Any]:
+    """A log entry's fields (service/store/record.py ``pack_entry``)."""
+    return {
+        "kind": step.entry_kind,
+        "seat": "" if step.seat is None else str(step.seat),
+        "action": step.action,
+        "ref": step.ref,
+        "commitment": step.commitment,
+        "events": step.events,
+        "at": at,
+    }

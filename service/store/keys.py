@@ -111,6 +111,11 @@ def signin_key(token: str) -> str:
     return f"kurier:signin:{hashlib.sha256(token.encode()).hexdigest()}"
 
 
+def stream_ticket_key(ticket: str) -> str:
+    """A one-time stream ticket (hashed), valid for a minute (service/store/tokens.py)."""
+    return f"kurier:streamticket:{hashlib.sha256(ticket.encode()).hexdigest()}"
+
+
 # -- ratings and finished games (service/domain/ratings.py)
 # ---------------------------------------------
 
@@ -161,3 +166,28 @@ def player_public_finished_key(player_id: str) -> str:
 def mailbag_key(game_id: str, seat: int) -> str:
     """Mail notices to one seat waiting to go out together (service/domain/mailbag.py)."""
     return f"kurier:mailbag:{game_id}:{seat}"
+
+
+# -- the club (service/domain/club.py, service/store/follows.py) ------------------------------
+
+#: Public games in play, the latest move first (member: game id, score: when it last moved).
+LIVE_GAMES = "kurier:games:live"
+
+
+def rating_history_key(game_type: str, player_id: str) -> str:
+    """Sorted set of a player's rating after each rated game of ``game_type``: member
+    ``<game id> <conservative rating>``, score: when it was applied. In the type's ratings slot,
+    so the rating update writes it in the same script."""
+    return f"{ratings_tag(game_type)}:history:{player_id}"
+
+
+def player_stats_key(player_id: str) -> str:
+    """Hash of counters over the player's finished games, counted once per game:
+    ``played:<type>:<seats>``, ``won:<type>:<seats>``, ``decisions``, ``timeouts``,
+    ``abandoned``."""
+    return f"{player_key(player_id)}:stats"
+
+
+def player_following_key(player_id: str) -> str:
+    """Set of the players this player follows (a small set: service/store/follows.py)."""
+    return f"{player_key(player_id)}:following"

@@ -184,6 +184,18 @@ class GameRecord:
         return [Decision(d["seat"], d["kind"], d["step"], d.get("ref", "")) for d in self.pending]
 
 
+@dataclass(frozen=True)
+class LogStep:
+    """One log entry of a change that writes several (``Change.earlier``)."""
+
+    entry_kind: str
+    seat: int | None
+    action: str
+    ref: str
+    commitment: str
+    events: list[dict[str, Any]]
+
+
 @dataclass
 class Change:
     """What one transaction writes besides the record, and what the caller is answered."""
@@ -200,6 +212,11 @@ class Change:
     index_players: list[str] = field(default_factory=list)
     resolve_add: list[str] = field(default_factory=list)
     resolve_remove: list[str] = field(default_factory=list)
+    #: Log entries written before this change's own, one version each (``LogStep``): a list of
+    #: actions applied as one atomic change (service/domain/games.py ``play``) keeps one
+    #: entry per action, so the version stays the log's length and replays read one action an
+    #: entry.
+    earlier: list[LogStep] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ Keys (service/store/keys.py):
   usable token.
 - ``kurier:player:{p}:tokens`` hash (``player_tokens_key``): the player's tokens, token id ->
   JSON (name, created_at, the token's key), so that a player sees and revokes their own.
+- ``kurier:streamticket:<sha256(ticket)>`` string (``stream_ticket_key``), for a minute: the
+  key of the token a one-time stream ticket stands for (``stream_ticket``).
 
 A process remembers whose a token was (``TokenCache``), as a guess only, for
 ``TOKEN_GUESS_SECONDS``: every request checks it in its first round trip (``checked_player``,
@@ -25,7 +27,7 @@ from typing import Any
 
 from service.store.connections import Connections
 from service.store.early import EarlyReads, queue_notice_fields, queue_read
-from service.store.keys import player_key, player_tokens_key, token_key
+from service.store.keys import player_key, player_tokens_key, stream_ticket_key, token_key
 from service.store.record import as_text
 
 TOKEN_PREFIX = "kur_pat_"
@@ -58,6 +60,14 @@ class TokenCache:
         if len(self._entries) >= self.size:
             self._entries.clear()  # rare: a burst of distinct tokens; refilled on demand
         self._entries[key] = (player_id, time.monotonic() + self.seconds)
+
+
+#: Stream tickets (docs/api.md, "Streams"): the API's 307 to the stream server carries one in
+#: its URL for a caller who sent a token, because HTTP clients drop ``Authorization`` when a
+#: redirect changes the port; the stream server takes it in the token's place, once.
+STREAM_TICKET_PREFIX = "kur_stk_"
+STREAM_TICKET_PATTERN = r"^kur_stk_[A-Za-z0-9_-]{32}$"
+STREAM_TICKET_SECONDS = 60
 
 
 class Tokens:
@@ -121,6 +131,23 @@ class Tokens:
         """Whether the token stored under ``key`` (``key_of``) still stands for ``player_id``:
         one read, asked now and then by what the token opened (a stream, a web session)."""
         return bool(self.connections.r.hget(key, "player") == player_id)
+
+    def stream_ticket(self, token: str) -> str:
+        """A one-time ticket standing for ``token`` for ``STREAM_TICKET_SECONDS``. It names the
+        token (its key), not the player: a token revoked meanwhile opens nothing with it."""
+        ticket = STREAM_TICKET_PREFIX + secrets.token_urlsafe(24)
+        r = self.connections.r
+        r.set(stream_ticket_key(ticket), token_key(token), ex=STREAM_TICKET_SECONDS)
+        return ticket
+
+    def ticket_owner(self, ticket: str) -> tuple[str, str] | None:
+        """The key of the token a stream ticket stands for and its player, once (None:
+        unknown, used, expired, or its token revoked). Used once, a URL that leaked into a log
+        opens nothing; the key lets the stream ask later whether the token still stands."""
+        r = self.connections.r
+        key = r.getdel(stream_ticket_key(ticket))
+        player_id = r.hget(key, "player") if key else None
+        return (key, player_id) if key and player_id else None
 
     def known_player(self, token: str) -> str | None:
         """The player id this process saw for ``token`` in the last ``TOKEN_GUESS_SECONDS``

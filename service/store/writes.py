@@ -22,15 +22,16 @@ from redis.client import Pipeline
 
 Command = list[bytes]
 
-#: A commit: compare the version, then write record, log entry, idempotency record, outbox
+#: A commit: compare the version, then write record, log entries, idempotency record, outbox
 #: entry and the commands it brings along, or nothing. Replies ``{status, detail}``:
 #: 1 committed (detail: the outbox's length, 0 without one); 0 the version moved (read again);
 #: 2 an idempotency record exists (detail: it, to replay).
 #:
 #: KEYS: record, log, idempotency record (or the record again: none), outbox (or the record
-#: again: none). ARGV: expected version ("0": no record yet), new version, idempotency value
-#: ("" none), its TTL, then three counted lists: record fields (name, value…), log entry fields,
-#: outbox entry fields; then the commands, each as its length and its words.
+#: again: none). ARGV: expected version ("0": no record yet), new (last) version, idempotency
+#: value ("" none), its TTL, the counted list of record fields (name, value…), the number of
+#: log entries and each entry's counted fields (versions up to the new one, one each), the
+#: counted outbox entry fields; then the commands, each as its length and its words.
 COMMIT_LUA = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if ARGV[1] == '0' then
@@ -51,9 +52,18 @@ local function take()
   i = i + n + 1
   return words
 end
-local record, entry, outbox = take(), take(), take()
--- The log entry first: an ID at or below the top (a bug) fails here, before any write.
-redis.call('XADD', KEYS[2], ARGV[2] .. '-0', unpack(entry))
+local record = take()
+-- The log entries first, one version each, the last at ARGV[2]: an ID at or below the top
+-- (a bug) fails here, before any write.
+local count_entries = tonumber(ARGV[i])
+i = i + 1
+local entries = {}
+for e = 1, count_entries do entries[e] = take() end
+local outbox = take()
+local first = tonumber(ARGV[2]) - count_entries + 1
+for e = 1, count_entries do
+  redis.call('XADD', KEYS[2], tostring(first + e - 1) .. '-0', unpack(entries[e]))
+end
 redis.call('HSET', KEYS[1], unpack(record))
 if has_idem then redis.call('SET', KEYS[3], ARGV[3], 'EX', ARGV[4], 'NX') end
 local pending = 0

@@ -1,6 +1,6 @@
-"""All three games played to their end in the page, by clicks and the notation box, in a real
-Chromium (issue 12): two players, each in a browser of their own; the worker resolves the
-sealed steps. The API is read only to know whose page to act in."""
+"""All three games played to their end in the page, by clicks (the wargame's move buttons) and
+the notation box, in a real Chromium (issue 12): two players, each in a browser of their own;
+the worker resolves the sealed steps. The API is read only to know whose page to act in."""
 
 from __future__ import annotations
 
@@ -64,7 +64,8 @@ def test_a_whole_game_in_the_browser(
             buttons.nth(rng.randrange(buttons.count())).click()
             clicks += 1
         else:  # what a mail would say: any legal move, typed
-            every = page.eval_on_selector_all("button.move", "els => els.map(e => e.textContent)")
+            # The notation box's suggestions (a datalist of the legal moves).
+            every = page.eval_on_selector_all("#legal-moves option", "els => els.map(e => e.value)")
             page.fill("input[name=notation]:not([type=hidden])", rng.choice(every))
             page.locator("form:has(input[name=notation]:not([type=hidden])) button").click()
             typed += 1
@@ -78,6 +79,8 @@ def test_a_whole_game_in_the_browser(
         assert "finished" in page.locator("h1 small").inner_text()
         assert "won" in page.locator(".result").inner_text()
     screenshot(pages[0], f"web-finished-{game_type}-1280")
-    assert clicks > 0 and typed > 0
+    # Attila and Attika have no move buttons: they are played on the board
+    # (tests/browser/test_web_table.py), here by the notation box.
+    assert typed > 0 and (clicks > 0 or game_type != "attila-wargame")
     for page in pages:
         page.context.close()

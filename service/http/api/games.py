@@ -378,7 +378,8 @@ class ActionsView(MethodView):
     @blp.alt_response(202, schema=s.ActionResult, description="Sealed choice stored unseen")
     @problems(blp, 400, 401, 403, 404, 409, 412, 413)
     def post(self, headers: dict[str, Any], data: dict[str, Any], game_id: str) -> Any:
-        """Play: a notation string or an action object.
+        """Play: a notation string, an action object, or a list of them (`actions`) applied
+        in order as one atomic change, one version each (a refusal names the failing `index`).
 
         `Idempotency-Key`: the same key and body replay the first answer; `If-Match`: a
         stale version answers 412. Not your turn: 409. Illegal: 422 with the engine's code.
@@ -391,16 +392,27 @@ class ActionsView(MethodView):
             idem = Idempotency(
                 player["id"], headers["idempotency_key"], hashlib.sha256(body.encode()).hexdigest()
             )
-        outcome = games.play(
-            store(),
-            player,
-            game_id,
-            data.get("notation"),
-            data.get("action"),
-            if_match,
-            data.get("expected_version"),
-            idem,
-        )
+        if "actions" in data:
+            outcome = games.play_all(
+                store(),
+                player,
+                game_id,
+                data["actions"],
+                if_match,
+                data.get("expected_version"),
+                idem,
+            )
+        else:
+            outcome = games.play(
+                store(),
+                player,
+                game_id,
+                data.get("notation"),
+                data.get("action"),
+                if_match,
+                data.get("expected_version"),
+                idem,
+            )
         extra = {"Idempotent-Replayed": "true"} if outcome.replayed else {}
         # Every move passes here: its answer is already ActionResult's dump (base.dumped).
         return dumped(outcome.body, outcome.status, extra)

@@ -11,8 +11,9 @@ from urllib.parse import quote, urlencode
 from flask import Response, request
 from flask.views import MethodView
 
+from service.domain.ratelimit import bearer_token
 from service.http.api.base import Blueprint, problems
-from service.http.auth import token_optional, token_required
+from service.http.auth import store, token_optional, token_required
 from service.http.schemas import streams as s
 from service.ops.config import stream_url
 
@@ -20,13 +21,21 @@ blp = Blueprint("streams", __name__, url_prefix="/v1", description="Live event s
 
 
 def _to_stream_server(query: dict[str, Any]) -> Response:
-    """307: the client repeats the GET (with its headers) at the stream server. The path is
-    quoted again and only the checked ``after`` kept: nothing a caller sent reaches the
-    Location header raw."""
+    """307: the client repeats the GET at the stream server. The path is quoted again and only
+    the checked ``after`` kept: nothing a caller sent reaches the Location header raw.
+
+    A caller who sent a (valid: checked already) token gets a one-time stream ticket in the
+    URL: most HTTP clients drop ``Authorization`` when a redirect changes the port, and the
+    stream server would then have answered a seat's request with the spectators' stream."""
     target = stream_url(os.environ) + quote(request.path, safe="/")
-    if query.get("after"):
-        target += f"?{urlencode({'after': query['after']})}"
-    return Response(status=307, headers={"Location": target})  # no body, as documented
+    params = {"after": query["after"]} if query.get("after") else {}
+    token = bearer_token()
+    if token is not None:
+        params["ticket"] = store().tokens.stream_ticket(token)
+    if params:
+        target += f"?{urlencode(params)}"
+    # Not cacheable: the ticket is for this request only.
+    return Response(status=307, headers={"Location": target, "Cache-Control": "no-store"})
 
 
 @blp.route("/games/<game_id>/stream")

@@ -1,10 +1,32 @@
 """What the OpenAPI document says beyond what marshmallow can: the per-game-type schemas
-(views, action objects, events, decisions) joined by ``oneOf`` and a ``discriminator``, the
-response headers every answer carries, and the 429/503 answers every operation may give.
+(views, decisions, legal actions, results, options, records, action objects, events) joined by
+``oneOf`` and a ``discriminator``, the response headers every answer carries, and the 429/503
+answers every operation may give.
 
 The document is finished here, once, as a whole (``finish``), so an endpoint added elsewhere
-gets the same headers and answers without a decorator of its own. Issue 14: client authors
-generate typed clients (openapi-python-client) from this document.
+gets the same headers and answers without a decorator of its own. Issues 14 and 37: client
+authors generate typed clients (openapi-python-client, openapi-typescript) from this document,
+and generators read it literally:
+
+- Each game type's view, legal actions and record is a whole schema of its own
+  (``AttilaGameView`` names ``view: AttilaView`` itself). An ``allOf`` that narrows a loose
+  field of a shared parent is dropped by openapi-python-client, which kept the parent's untyped
+  dict.
+- Every union has an explicit discriminator mapping (game views, legal actions and records by
+  the game's ``type``, events by ``kind``, a game's actions by ``type``), and every alternative
+  requires its tag with a single-valued ``enum``: a generator that ignores the discriminator and
+  tries the alternatives in order (openapi-python-client 0.29) still lands on the right class.
+- A newer server may add event kinds and action types. ``GameEvent`` is ``oneOf``
+  ``KnownGameEvent`` (the discriminated union of the kinds named here) and ``OtherEvent``, whose
+  tag is any string but the known ones (``not: enum``); each game's ``…Action`` likewise
+  (``AttilaKnownAction`` or ``AttilaOtherAction``). The ``oneOf`` stays exact for a validator,
+  and a client generated today parses tomorrow's kind as the fallback class instead of failing
+  the whole answer. The fallback is outside the discriminated union: inside it, a generator
+  that reads the discriminator (openapi-typescript) fixes the fallback's tag to its schema's
+  name, the mapping's implicit value.
+- ``ActionRequest`` is ``oneOf`` alternatives that each require their one field
+  (``ActionByNotation``, ``ActionByObject``, ``ActionsInOrder``): an alternative that joins
+  them later changes none of the others.
 """
 
 from __future__ import annotations
@@ -55,6 +77,16 @@ HEADER_COMPONENTS: dict[str, dict[str, Any]] = {
 }
 
 
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": SCHEMAS + name}
+
+
+def nullable_ref(name: str, description: str | None = None) -> dict[str, Any]:
+    """A reference that may be null, as OpenAPI 3.0 spells it (a ``$ref`` takes no siblings)."""
+    out: dict[str, Any] = {"allOf": [ref(name)], "nullable": True}
+    return {**out, "description": description} if description else out
+
+
 def _record(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
     props = {**required, **(optional or {})}
     out = {"type": "object", "properties": props, "additionalProperties": True}
@@ -62,33 +94,43 @@ def _record(required: dict[str, Any], optional: dict[str, Any] | None = None) ->
 
 
 _INT, _STR, _BOOL = {"type": "integer"}, {"type": "string"}, {"type": "boolean"}
+_INTS = {"type": "array", "items": _INT}
+#: A sealed step's reveal: the ``sealed_revealed`` event's data and each of a record's reveals.
+SEALED_REVEAL = _record(
+    {
+        "ref": _STR,
+        "scheme": _STR,
+        "choices": {
+            "type": "array",
+            "items": _record({"seat": _INT}, {"choice": _STR, "salt": _STR, "commitment": _STR}),
+        },
+    }
+)
+#: What engine.core.rank_with_resigned adds to any game's result once a seat has resigned.
+RESIGNED_RESULT = {
+    "resigned": {**_INTS, "description": "Seats that resigned, in the order they did"},
+    "standing": {
+        "type": "array",
+        "items": _INTS,
+        "description": "Seats best first, ties together; resigned seats last",
+    },
+}
 #: Events the service adds to every game type's log (service/domain/games.py, seats.py,
 #: pinning.py), with their data.
 SERVICE_EVENTS: dict[str, dict[str, Any]] = {
     "game_created": _record(
         {
             "type": _STR,
-            "options": {"type": "object"},
+            "options": ref("GameOptions"),
             "seats": _INT,
             "seed_commitment": _STR,
-            "deadline": {"type": "object", "nullable": True},
+            "deadline": nullable_ref("Deadline"),
         }
     ),
     "player_joined": _record({"seat": _INT, "name": _STR}),
     "game_started": _record({"players": _INT, "rules_version": _STR, "seed_commitment": _STR}),
     "sealed_committed": _record({"ref": _STR, "seat": _INT, "commitment": _STR}),
-    "sealed_revealed": _record(
-        {
-            "ref": _STR,
-            "scheme": _STR,
-            "choices": {
-                "type": "array",
-                "items": _record(
-                    {"seat": _INT}, {"choice": _STR, "salt": _STR, "commitment": _STR}
-                ),
-            },
-        }
-    ),
+    "sealed_revealed": ref("SealedReveal"),
     "timeout_applied": _record(
         {"seat": _INT, "step": _STR, "decision": _STR, "policy": _STR}, {"action": _STR}
     ),
@@ -97,13 +139,17 @@ SERVICE_EVENTS: dict[str, dict[str, Any]] = {
     "seat_offered": _record({"seat": _INT}),
     "seat_replaced": _record({"seat": _INT, "previous": _STR, "name": _STR}),
     "rules_upgraded": _record({"from": _STR, "to": _STR}),
-    "game_over": _record(
-        {
-            "result": {"type": "object", "additionalProperties": True},
-            "seed": _STR,
-            "seed_commitment": _STR,
-        }
-    ),
+    "game_over": _record({"result": ref("GameResult"), "seed": _STR, "seed_commitment": _STR}),
+}
+AUDIENCE = {
+    "type": "array",
+    "items": {"type": "integer"},
+    "description": "Seats that see it; absent = everyone",
+}
+#: A step of a newer rules version than this document's: a decision still parses.
+UNKNOWN_STEP = {
+    "type": "string",
+    "description": "A step this document does not name (a newer rules version's)",
 }
 
 
@@ -119,69 +165,126 @@ def camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.replace("-", "_").split("_"))
 
 
-def ref(name: str) -> dict[str, str]:
-    return {"$ref": SCHEMAS + name}
-
-
-def nullable_ref(name: str) -> dict[str, Any]:
-    """A reference that may be null, as OpenAPI 3.0 spells it (a ``$ref`` takes no siblings)."""
-    return {"allOf": [ref(name)], "nullable": True}
-
-
 # -- the per-game-type schemas ---------------------------------------------------------------
 
 
-def game_schemas() -> dict[str, dict[str, Any]]:
-    """Every named schema of the game types, by component name."""
+def game_schemas(base: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every named schema of the game types, by component name. ``base``: the document's
+    schemas as marshmallow made them (``GameView``, ``LegalActions``, ``LegalAction``,
+    ``GameRecord``, ``Decision``), whose fields each game's own schema repeats, typed."""
     out: dict[str, dict[str, Any]] = {}
+    unions: dict[str, dict[str, str]] = {"GameView": {}, "LegalActions": {}, "GameRecord": {}}
+    known_actions: list[dict[str, str]] = []
     for type_id in game_ids():
-        out.update(_one_game(type_id, game_types()[type_id]))
+        name = camel(type_id)
+        out.update(_one_game(type_id, game_types()[type_id], base))
+        for union, names in unions.items():
+            names[type_id] = name + union
+        known_actions.append(ref(name + "KnownAction"))
+    for union, names in unions.items():
+        what = {"GameView": "view", "LegalActions": "legal actions", "GameRecord": "record"}[union]
+        out[union] = _union(names, "type", f"A game's {what}, by the game's `type`")
     out["Action"] = {
-        "description": "An action object of any game type (action objects carry no game type, "
-        "and some types, such as `end` or `resign`, exist in several games: anyOf); the game "
-        "type's own schema (`AttilaAction`, ...) tells its actions apart by `type`",
-        "anyOf": [ref(camel(t) + "Action") for t in game_ids()],
+        "description": "An action object of any game type, to send (`ActionByObject`). Action "
+        "objects carry no game type and some types (`end`, `resign`) exist in several games, "
+        "so this is the `anyOf` of every game's known actions; legal actions come typed by "
+        "their game (`AttilaLegalActions`, ...)",
+        "anyOf": known_actions,
+    }
+    out["GameOptions"] = _merged_options()
+    out["GameResult"] = {
+        **_merged([out[camel(t) + "Result"] for t in game_ids()]),
+        "description": "A game's result, the fields every game type's result may have (the "
+        "game's own, e.g. `AttilaResult`, names all of them)",
+    }
+    out["SealedReveal"] = {
+        **SEALED_REVEAL,
+        "description": "A sealed step's reveal: every seat's choice and salt (docs/api.md, "
+        "Verifying commitments)",
     }
     out.update(_events())
     return out
 
 
-def _one_game(type_id: str, derived: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def _one_game(type_id: str, derived: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
     name = camel(type_id)
+    decision = name + "Decision"
     out: dict[str, dict[str, Any]] = {
         name + "View": {**derived["view"], "description": f"The {type_id} game as a seat sees it"},
         name + "DecisionStep": {"type": "string", "enum": derived["steps"]},
-        name + "Decision": {
-            "allOf": [
-                ref("Decision"),
-                {"type": "object", "properties": {"step": ref(name + "DecisionStep")}},
-            ],
-            "description": f"A decision of a {type_id} game, its step one of the game's steps",
-        },
+        decision: _with(
+            base["Decision"],
+            step={
+                "anyOf": [ref(name + "DecisionStep"), UNKNOWN_STEP],
+                "description": f"One of the {type_id} game's steps",
+            },
+        )
+        | {"description": f"A decision of an {type_id} game"},
+        name + "Result": _result(type_id, derived["result"]),
+        name + "Options": options_schema(type_id),
     }
     mapping = {}
     for action_type, schema in derived["actions"].items():
         component = f"{name}{camel(action_type)}Action"
         out[component] = _tagged(schema, "type", action_type)
-        mapping[action_type] = SCHEMAS + component
+        mapping[action_type] = component
+    out[name + "OtherAction"] = _other(
+        "type",
+        list(mapping),
+        f"An action object of an {type_id} game whose `type` this document does not know (a "
+        "newer server's): send it back as it came, or ignore it",
+        {},
+    )
+    out[name + "KnownAction"] = _union(
+        mapping, "type", f"An action object of an {type_id} game, named by its `type`"
+    )
     out[name + "Action"] = {
-        "oneOf": [{"$ref": target} for target in mapping.values()],
-        "discriminator": {"propertyName": "type", "mapping": mapping},
-        "description": f"An action object of a {type_id} game, named by its `type`",
+        "oneOf": [ref(name + "KnownAction"), ref(name + "OtherAction")],
+        "description": f"An action object of an {type_id} game: one this document names, or "
+        "another (a newer server's)",
     }
-    out[name + "GameView"] = {
-        "allOf": [
-            ref("GameViewCommon"),
-            {
-                "type": "object",
-                "properties": {
-                    "type": {"type": "string", "enum": [type_id]},
-                    "view": nullable_ref(name + "View"),
-                },
-            },
-        ],
-        "description": f"A game of {type_id} as the caller may see it",
-    }
+    out[name + "LegalAction"] = _with(base["LegalAction"], action=ref(name + "Action"))
+    out[name + "LegalActions"] = _typed(
+        base["LegalActions"],
+        type_id,
+        decision=nullable_ref(decision),
+        actions={"type": "array", "items": ref(name + "LegalAction")},
+    )
+    out[name + "GameView"] = _typed(
+        base["GameView"],
+        type_id,
+        view=nullable_ref(name + "View", "The game, as you may see it"),
+        your_decision=nullable_ref(decision, "Your first pending decision (null: none)"),
+        waiting_for={"type": "array", "items": ref(decision)},
+        result=nullable_ref(name + "Result", "null until the game is over"),
+        options=ref(name + "Options"),
+    )
+    out[name + "GameRecord"] = _typed(
+        base["GameRecord"],
+        type_id,
+        options=ref(name + "Options"),
+        result=nullable_ref(name + "Result", "null until the game is over"),
+        reveals={"type": "array", "items": ref("SealedReveal")},
+    )
+    return out
+
+
+def _with(schema: dict[str, Any], **properties: Any) -> dict[str, Any]:
+    """``schema`` (an object) with ``properties`` replaced: their descriptions kept."""
+    out = copy.deepcopy(schema)
+    for key, value in properties.items():
+        said = out["properties"].get(key, {}).get("description")
+        described = "$ref" not in value and "description" not in value and said
+        out["properties"][key] = {**value, "description": said} if described else value
+    return out
+
+
+def _typed(common: dict[str, Any], type_id: str, **properties: Any) -> dict[str, Any]:
+    """A game type's own copy of ``common``: its ``type`` fixed and required (the tag of its
+    union), ``properties`` typed for the game."""
+    out = _with(common, **properties)
+    out["properties"]["type"] = {"type": "string", "enum": [type_id]}
+    out["required"] = sorted({*out.get("required", []), "type"})
     return out
 
 
@@ -192,6 +295,80 @@ def _tagged(schema: dict[str, Any], tag: str, value: str) -> dict[str, Any]:
     out["required"] = sorted({*out.get("required", []), tag})
     out["type"] = "object"
     return out
+
+
+def _other(
+    tag: str, known: list[str], description: str, required: dict[str, Any], **optional: Any
+) -> dict[str, Any]:
+    """The fallback beside a discriminated union: its ``tag`` any string but the ``known``
+    ones, so that exactly one of the two alternatives holds for any value."""
+    return {
+        "type": "object",
+        "description": description,
+        "properties": {
+            tag: {
+                "type": "string",
+                "not": {"enum": sorted(known)},
+                "description": "None of the values this document names",
+            },
+            **required,
+            **optional,
+        },
+        "required": sorted([tag, *required]),
+        "additionalProperties": True,
+    }
+
+
+def _union(names: dict[str, str], tag: str, description: str) -> dict[str, Any]:
+    """``oneOf`` the components ``names`` (by their tag's value), with the explicit mapping."""
+    mapping = {value: SCHEMAS + n for value, n in names.items()}
+    return {
+        "oneOf": [ref(n) for n in names.values()],
+        "discriminator": {"propertyName": tag, "mapping": mapping},
+        "description": description,
+    }
+
+
+def _result(type_id: str, derived: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(derived)
+    out["properties"] = {**out.get("properties", {}), **RESIGNED_RESULT}
+    out["description"] = f"The result of an {type_id} game (docs/rules/{type_id}.md)"
+    return out
+
+
+def options_schema(type_id: str) -> dict[str, Any]:
+    """A game type's rule options (GET /v1/game-types): every name, typed, none required (a
+    game keeps the options it was created with)."""
+    return {
+        "type": "object",
+        "description": f"The rule options of an {type_id} game (GET /v1/game-types)",
+        "properties": game_types()[type_id]["options"],
+        "additionalProperties": True,
+    }
+
+
+def _merged_options() -> dict[str, Any]:
+    """Every game type's options in one object: what GameCreate takes (its ``type`` says which
+    apply) and game_created events carry."""
+    props: dict[str, Any] = {}
+    for type_id in game_ids():
+        for key, schema in options_schema(type_id)["properties"].items():
+            told = {**schema, "description": f"{type_id}: {schema['description']}"}
+            if key not in props:
+                props[key] = told
+                continue
+            same = {k: v for k, v in schema.items() if k != "description"}
+            if same != {k: v for k, v in props[key].items() if k != "description"}:
+                props[key] = {}  # shapes differ between games: any JSON
+            said = f"{props[key].get('description', '')} {told['description']}"
+            props[key]["description"] = said.strip()
+    return {
+        "type": "object",
+        "description": "Rule options of any game type, by name (GET /v1/game-types lists each "
+        "type's); a name the game type does not have is refused (422 unknown-option)",
+        "properties": props,
+        "additionalProperties": True,
+    }
 
 
 def event_kinds() -> dict[str, dict[str, Any]]:
@@ -209,6 +386,13 @@ def event_kinds() -> dict[str, dict[str, Any]]:
     return dict(sorted(kinds.items()))
 
 
+def _merged(schemas: list[dict[str, Any]]) -> dict[str, Any]:
+    merged = schemas[0]
+    for schema in schemas[1:]:
+        merged = _merge(merged, schema)
+    return merged
+
+
 def _merge(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     if one == other:
         return one
@@ -224,17 +408,29 @@ def _merge(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _kind(prop: dict[str, Any]) -> str:
+    if "$ref" in prop or "allOf" in prop:
+        name = (prop.get("$ref") or prop["allOf"][0]["$ref"]).rsplit("/", 1)[1]
+        return f"{name}{' or null' if prop.get('nullable') else ''}"
+    kind = prop.get("type", "any")
+    if kind == "array":
+        kind = f"{prop['items'].get('type', 'any')}[]" if prop.get("items") else "array"
+    return f"{kind}{' or null' if prop.get('nullable') else ''}"
+
+
 def _fields(schema: dict[str, Any]) -> str:
+    schema = _COMPONENT_DATA.get(schema.get("$ref", ""), schema)
     props = schema.get("properties", {})
     required = set(schema.get("required", []))
     parts = []
     for name, prop in props.items():
-        kind = prop.get("type", "any")
-        if kind == "array":
-            kind = f"{prop['items'].get('type', 'any')}[]" if prop.get("items") else "array"
         optional = "" if name in required else "?"
-        parts.append(f"`{name}{optional}`: {kind}{' or null' if prop.get('nullable') else ''}")
+        parts.append(f"`{name}{optional}`: {_kind(prop)}")
     return ", ".join(parts) or "(none)"
+
+
+#: Event data that is a component of its own (for the table in docs/api.md).
+_COMPONENT_DATA = {SCHEMAS + "SealedReveal": SEALED_REVEAL}
 
 
 def event_table() -> str:
@@ -259,49 +455,101 @@ def _events() -> dict[str, dict[str, Any]]:
             "properties": {
                 "kind": {"type": "string", "enum": [kind]},
                 "data": entry["data"],
-                "audience": {
-                    "type": "array",
-                    "items": {"type": "integer"},
-                    "description": "Seats that see it; absent = everyone",
-                },
+                "audience": AUDIENCE,
             },
             "required": ["data", "kind"],
         }
-        mapping[kind] = SCHEMAS + component
+        mapping[kind] = component
+    out["OtherEvent"] = _other(
+        "kind",
+        list(mapping),
+        "An event whose `kind` this document does not know (a newer server's): treat it as "
+        "'something happened' and read the game view again",
+        {"data": {"type": "object", "additionalProperties": True}},
+        audience=AUDIENCE,
+    )
+    out["KnownGameEvent"] = _union(
+        mapping, "kind", "An event of a kind this document names (docs/api.md, Events)"
+    )
     out["GameEvent"] = {
-        "oneOf": [{"$ref": target} for target in mapping.values()],
-        "discriminator": {"propertyName": "kind", "mapping": mapping},
-        "description": "Something that happened in a game, named by its `kind` (docs/api.md, "
-        "Events)",
+        "oneOf": [ref("KnownGameEvent"), ref("OtherEvent")],
+        "description": "Something that happened in a game, named by its `kind`: a kind this "
+        "document names, or another (a newer server's)",
     }
     return out
 
 
-def _views(schemas: dict[str, Any]) -> None:
-    """``GameView`` becomes the union of the game types' views, told apart by ``type``."""
-    common = schemas.pop("GameView")
-    common["properties"]["your_decision"] = nullable_ref("Decision")
-    schemas["GameViewCommon"] = common
-    mapping = {t: SCHEMAS + camel(t) + "GameView" for t in game_ids()}
-    schemas["GameView"] = {
-        "oneOf": [{"$ref": target} for target in mapping.values()],
-        "discriminator": {"propertyName": "type", "mapping": mapping},
-    }
+# -- what the marshmallow schemas say loosely -------------------------------------------------
 
 
-def _actions(schemas: dict[str, Any]) -> None:
-    schemas["LegalAction"]["properties"]["action"] = ref("Action")
-    request = schemas["ActionRequest"]
-    request["properties"]["action"] = ref("Action")
-    # Exactly one of the two, said without a top-level oneOf (generators then give up the
-    # class and type the body as Any): neither both, nor none.
-    request["not"] = {
-        "anyOf": [
-            {"required": ["notation", "action"]},
-            {"not": {"anyOf": [{"required": ["notation"]}, {"required": ["action"]}]}},
-        ]
+def _requests(schemas: dict[str, Any]) -> None:
+    """``ActionRequest``: exactly one of its alternatives, each requiring its one field.
+    ``GameCreate.options``: the options of every game type."""
+    request = schemas.pop("ActionRequest")
+    props = request["properties"]
+    notation = {k: v for k, v in props["notation"].items() if k != "description"}
+    in_order = {**props["actions"], "items": {"oneOf": [notation, ref("Action")]}}
+    alternatives = {
+        "ActionByNotation": ("notation", props["notation"], "A move in the game's notation"),
+        "ActionByObject": ("action", ref("Action"), "A move as an action object"),
+        "ActionsInOrder": (
+            "actions",
+            in_order,
+            "Several moves (notations or action objects) applied in order as one atomic change",
+        ),
     }
-    request["description"] = "Exactly one of `notation` and `action`"
+    for name, (key, schema, description) in alternatives.items():
+        schemas[name] = {
+            "type": "object",
+            "description": description,
+            "properties": {key: schema, "expected_version": props["expected_version"]},
+            "required": [key],
+            "additionalProperties": False,
+        }
+    schemas["ActionRequest"] = {
+        "oneOf": [ref(name) for name in alternatives],
+        "description": "Exactly one of its alternatives, told apart by the field each requires "
+        "(`notation`, `action` or `actions`); more alternatives may join them (docs/api.md)",
+    }
+    create = schemas["GameCreate"]["properties"]
+    create["options"] = {**ref("GameOptions")}
+    schemas["FinishedGame"]["properties"]["result"] = ref("GameResult")
+
+
+def _stream_payloads(schemas: dict[str, Any]) -> None:
+    """The ``data`` of the two streams' SSE events (text/event-stream, which a document cannot
+    type): named here so that generated clients have their classes (examples/streams.py)."""
+    schemas["InboxChange"] = {
+        "type": "object",
+        "description": "`event: inbox` of GET /v1/me/stream: one of your games moved",
+        "properties": {
+            "game_id": _STR,
+            "game_type": _STR,
+            "version": _INT,
+            "status": {"type": "string", "description": "open, active or finished"},
+            "your_decision": nullable_ref("InboxItem", "What you owe there now (null: nothing)"),
+        },
+        "required": ["game_id", "game_type", "status", "version", "your_decision"],
+        "additionalProperties": False,
+    }
+    message = copy.deepcopy(schemas["Message"])
+    message["properties"]["game_id"] = _STR
+    message["required"] = sorted({*message["required"], "game_id"})
+    schemas["StreamedMessage"] = {
+        **message,
+        "description": "`event: message` of GET /v1/me/stream: a message you may see",
+    }
+    schemas["StreamEnd"] = {
+        "type": "object",
+        "description": "`event: end` of GET /v1/games/{game_id}/stream: nothing more will come",
+        "properties": {
+            "status": {"type": "string", "description": "finished, or gone (archived)"},
+            "version": _INT,
+        },
+        "required": ["status", "version"],
+        "additionalProperties": False,
+    }
+    # `event: entry` of the game stream is a LogEntry, as GET .../events lists it.
 
 
 # -- headers and answers every operation shares --------------------------------------------------
@@ -370,12 +618,14 @@ _NULL_OBJECT = {"nullable": True, "type": "object"}
 
 def finish(document: dict[str, Any]) -> dict[str, Any]:
     """The document as apispec built it, completed (see the module's docstring)."""
-    document["components"]["schemas"] = _plain_nullable_refs(document["components"]["schemas"])
-    schemas = document["components"]["schemas"]
-    _views(schemas)
-    _actions(schemas)
+    schemas = _plain_nullable_refs(document["components"]["schemas"])
+    document["components"]["schemas"] = schemas
+    loose = ("GameView", "LegalActions", "LegalAction", "GameRecord")
+    base = {name: schemas.pop(name) for name in loose} | {"Decision": schemas["Decision"]}
     schemas.pop("GameEvent", None)
-    schemas.update(game_schemas())
+    schemas.update(game_schemas(base))
+    _requests(schemas)
+    _stream_payloads(schemas)
     _responses(document)
     return document
 

@@ -10,6 +10,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from engine.registry import game_ids
 from service.common.i18n import LANGUAGES
+from service.domain.games import MAX_ACTIONS
 from service.http.schemas.common import Decision, GameEvent, Seat, plain_text
 
 STATUSES = ["open", "active", "finished"]
@@ -134,7 +135,7 @@ class OpenGame(ma.Schema):
     type = fields.String(required=True)
     max_seats = fields.Integer(required=True)
     seats = fields.List(fields.Nested(Seat), required=True, metadata={"description": "Taken"})
-    deadline = fields.Dict(allow_none=True)
+    deadline = fields.Nested(Deadline, allow_none=True)
     created_at = fields.Float(required=True)
 
 
@@ -272,10 +273,24 @@ class LegalAction(ma.Schema):
 
 
 class LegalActions(ma.Schema):
+    type = fields.String(
+        required=True, metadata={"description": "The game's type: which game's actions these are"}
+    )
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
     decision = fields.Nested(Decision, allow_none=True)
     actions = fields.List(fields.Nested(LegalAction), required=True)
+
+
+class NotationOrAction(fields.Field):
+    """One item of ``actions``: a notation string or an action object."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, str) and 1 <= len(value) <= 200:
+            return value
+        if isinstance(value, dict):
+            return value
+        raise ValidationError("each action is a notation (1-200 characters) or an action object")
 
 
 class ActionRequest(ma.Schema):
@@ -283,6 +298,14 @@ class ActionRequest(ma.Schema):
         validate=validate.Length(min=1, max=200), metadata={"description": "e.g. 'V ITA'"}
     )
     action = fields.Dict(metadata={"description": "An action object, as in legal-actions"})
+    actions = fields.List(
+        NotationOrAction(),
+        validate=validate.Length(min=1, max=MAX_ACTIONS),
+        metadata={
+            "description": "Several actions (notations or action objects) applied in order as "
+            "one atomic change: all or none (docs/api.md, 'Several actions in one request')"
+        },
+    )
     expected_version = fields.Integer(
         validate=validate.Range(min=0),
         metadata={"description": "Refuse with 409 unless this is the current version"},
@@ -290,8 +313,8 @@ class ActionRequest(ma.Schema):
 
     @validates_schema
     def one_of_notation_or_action(self, data: dict[str, Any], **_: Any) -> None:
-        if ("notation" in data) == ("action" in data):
-            raise ValidationError("give exactly one of notation and action", "_schema")
+        if sum(key in data for key in ("notation", "action", "actions")) != 1:
+            raise ValidationError("give exactly one of notation, action and actions", "_schema")
 
 
 class ActionHeaders(ma.Schema):

@@ -8,6 +8,7 @@ from marshmallow import fields
 from service.http.schemas.common import patterned
 from service.http.schemas.games import CURSOR_PATTERN
 from service.http.schemas.messages import MESSAGE_ID_PATTERN
+from service.store.tokens import STREAM_TICKET_PATTERN
 
 GAME_STREAM = """Server-Sent Events (`text/event-stream`), one per log entry:
 
@@ -38,8 +39,15 @@ for each message the caller may see (as `GET /v1/games/{id}/messages` shows it).
 `Last-Event-ID` (a message id): messages after it. `: ping` every 15 s."""
 
 REDIRECT = (
-    "The stream server's URL for this path (KURIER_STREAM_URL, docs/operations.md): follow it "
-    "and send the Authorization header again (many clients drop it when the port changes)"
+    "The stream server's URL for this path (KURIER_STREAM_URL, docs/operations.md): follow it. "
+    "A request with a token gets a one-time `ticket` in that URL (valid 60 s) that stands for "
+    "the token there, so a client that drops Authorization on the redirect still gets its own "
+    "stream"
+)
+TICKET = (
+    "Set by this path's 307 for a caller who sent a token: a one-time stream ticket (60 s) for "
+    "the stream server; never made by a client. An unknown, used or expired one: 401 "
+    "invalid-stream-ticket"
 )
 
 
@@ -49,6 +57,9 @@ class GameStreamQuery(ma.Schema):
         "a version such as 12",
         metadata={"description": "Entries after this version (Last-Event-ID wins)"},
     )
+    ticket = patterned(
+        STREAM_TICKET_PATTERN, "a stream ticket from a 307", metadata={"description": TICKET}
+    )
 
 
 class InboxStreamQuery(ma.Schema):
@@ -56,6 +67,9 @@ class InboxStreamQuery(ma.Schema):
         MESSAGE_ID_PATTERN,
         "a message id such as 1732400000000-0",
         metadata={"description": "Messages after this id (Last-Event-ID wins)"},
+    )
+    ticket = patterned(
+        STREAM_TICKET_PATTERN, "a stream ticket from a 307", metadata={"description": TICKET}
     )
 
 

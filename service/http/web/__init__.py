@@ -19,7 +19,12 @@ import flask_babel
 from flask import Flask
 
 from service.common import i18n
+from service.http.web import club
 from service.http.web.pages import blp, error_page, page_language
+
+# Nested once, at import (an app factory may run many times): the club's pages get the web
+# pages' session, headers and error pages.
+blp.register_blueprint(club.blp)
 
 
 class _CatalogDomain(flask_babel.Domain):

@@ -20,6 +20,7 @@ from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.domain import games, messages
 from service.domain.websessions import Session
+from service.http.web import table
 from service.ops import config
 from service.store import Store
 from service.store.record import GameRecord
@@ -56,7 +57,15 @@ def context(
         if view["view"] is not None
         else ""
     )
+    board = table.on_board(record.type) and record.state is not None
+    with i18n.speaking(lang):
+        play = table.actions(record, legal) if (board and legal) else None
+        pieces = table.pieces(record, view["view"], seat) if board else None
     return dict(
+        board=table.board_svg(record, entries, lang) if board else None,
+        table=play,
+        places=table.places(record, view["view"]) if board else {},
+        pieces=pieces,
         game=view,
         title=record.game.title,
         seat=seat,

@@ -18,6 +18,7 @@ from flask import (
     abort,
     current_app,
     g,
+    jsonify,
     redirect,
     render_template,
     request,
@@ -32,7 +33,7 @@ from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
 from service.domain import games, messages, prefs, seats, websessions
-from service.http.web import game_page
+from service.http.web import game_page, table
 from service.ops import config
 from service.store import MAX_INDEX, Store
 
@@ -64,7 +65,7 @@ def _stream_origin() -> str:
 @blp.before_app_request
 def _load_session() -> None:
     g.web_session = None
-    if request.blueprint == "web":
+    if "web" in request.blueprints:  # its pages, and those of blueprints nested in it
         g.web_session = websessions.load(store(), request.cookies.get(COOKIE))
 
 
@@ -409,6 +410,48 @@ def move(game_id: str) -> Any:
         games.play(store(), g.web_session.player, game_id, notation, None, None, None, None)
     except Problem as error:
         _note(str(error.description))
+    return _back(game_id)
+
+
+@blp.get("/games/<game_id>/staged")
+def staged(game_id: str) -> Any:
+    """The table's question while a move is built (issue 32): what may follow the staged
+    actions ``m`` (in order, not played), with where each goes on the board. JSON."""
+    session = g.get("web_session")
+    if session is None:
+        abort(403)
+    record = store().get_game(game_id)
+    seat = record.seat_of(session.player["id"])
+    if seat is None or not table.on_board(record.type):
+        abort(403)
+    moves = [m[:200] for m in request.args.getlist("m")][: games.MAX_ACTIONS]
+    try:
+        with i18n.speaking(language()):
+            return jsonify(table.actions(record, games.staged(record, seat, moves)))
+    except Problem as error:
+        return jsonify({"error": str(error.description), **error.extra}), error.code
+
+
+@blp.post("/games/<game_id>/moves")
+@form_post
+def moves(game_id: str) -> Any:
+    """Confirm on the table: the staged actions ``m``, in order, as one atomic change
+    (games.play_all). A script asks for JSON; a form post is sent back to the game."""
+    wanted = [m.strip()[:200] for m in request.form.getlist("m") if m.strip()]
+    wants_json = request.accept_mimetypes.best == "application/json"
+    try:
+        if not wanted:
+            raise Problem(422, "no-actions", "nothing was staged")
+        outcome = games.play_all(
+            store(), g.web_session.player, game_id, wanted[: games.MAX_ACTIONS], None, None, None
+        )
+    except Problem as error:
+        if wants_json:
+            return jsonify({"error": str(error.description), **error.extra}), error.code
+        _note(str(error.description))
+        return _back(game_id)
+    if wants_json:
+        return jsonify({"version": outcome.body.get("version")})
     return _back(game_id)
 
 

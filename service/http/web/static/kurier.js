@@ -1,6 +1,6 @@
 // Live game pages without a reload button. The page follows its game's event stream (Server-
 // Sent Events from the stream server, as a spectator: it only needs to know that something
-// happened) and reloads when an entry newer than the one shown arrives. Without a stream (no
+// happened) and shows the new state in place when an entry newer than the one shown arrives. Without a stream (no
 // EventSource, the stream server unreachable) it asks the API every few seconds instead
 // (If-None-Match with the version shown: 304 while nothing moved). No inline script anywhere:
 // the CSP forbids it.
@@ -15,22 +15,73 @@
   if (page.getAttribute("data-my-turn") === "yes") {
     document.title = "\u25CF Your turn \u00B7 " + document.title;
   }
-  // Someone typing keeps the page: no reload under their fingers.
-  var typing = false;
-  document.addEventListener("input", function () { typing = true; });
+  // A newer version is shown in place at once, except while a move is staged on the table (it
+  // waits until Confirm or Undo). Typing used to set a flag that was never cleared, and the
+  // poller stopped asking while it was set: one letter typed in the chat (even deleted again)
+  // silently ended live updates. Now nothing stops them: the chat box is kept as it is.
+  var waiting = false;
   function moved() {
-    if (!typing) { window.location.reload(); }
+    if (staging()) { waiting = true; return; }
+    update();
+  }
+  function staging() { return window.kurierTable && window.kurierTable.staged().length > 0; }
+  function retry() { if (waiting && !staging()) { waiting = false; update(); } }
+  document.addEventListener("kurier:idle", retry);
+  document.addEventListener("kurier:played", function () { update(); });
+  // The new state in place: the page is fetched again and its <main> swapped in, keeping the
+  // scroll position and the chat box as it is (with its words and focus). No reload.
+  var updating = false;
+  function update() {
+    if (updating) { waiting = true; return; }
+    updating = true;
+    fetch(window.location.pathname, { credentials: "same-origin", cache: "no-store" })
+      .then(function (response) { return response.text(); })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("main");
+        var main = document.querySelector("main");
+        if (!fresh || !main) { window.location.reload(); return; }
+        var talk = main.querySelector("form[action$='/say']");
+        var field = talk && talk.querySelector("textarea");
+        var typing = field && (field.value !== "" || document.activeElement === field);
+        var at = typing ? [field.selectionStart, field.selectionEnd] : null;
+        var scroll = window.scrollY;
+        var adopted = document.importNode(fresh, true);
+        if (typing) {
+          var slot = adopted.querySelector("form[action$='/say']");
+          if (slot) { slot.replaceWith(talk); }
+        }
+        main.replaceWith(adopted);
+        if (typing) { field.focus(); field.setSelectionRange(at[0], at[1]); }
+        window.scrollTo(0, scroll);
+        var shown = document.querySelector("[data-game]");
+        version = shown.getAttribute("data-version");
+        var mine = shown.getAttribute("data-my-turn") === "yes";
+        document.title = document.title.replace(/^\u25CF [^\u00B7]*\u00B7 /, "");
+        if (mine) { document.title = "\u25CF Your turn \u00B7 " + document.title; }
+        if (window.kurierTableInit) { window.kurierTableInit(); }
+        window.kurierVerify();
+        connection(online);
+        updating = false;
+        if (waiting) { waiting = false; update(); return; }
+        start();
+      }).catch(function () { updating = false; connection(false); window.setTimeout(update, seconds * 1000); });
+  }
+  var online = true;
+  function connection(ok) {
+    online = ok;
+    var lost = document.querySelector(".connection");  // a fresh one after each update
+    if (lost) { lost.hidden = ok; }
   }
   function ask() {
-    if (typing) { return; }
     fetch("/v1/games/" + encodeURIComponent(game), {
       headers: { "If-None-Match": '"' + version + '"' },
       credentials: "same-origin",
       cache: "no-store"
     }).then(function (response) {
-      if (response.status === 200) { moved(); return; }
-      window.setTimeout(ask, seconds * 1000);
-    }).catch(function () { window.setTimeout(ask, seconds * 4000); });
+      connection(response.status === 200 || response.status === 304);
+      if (response.status === 200) { moved(); }
+      window.setTimeout(ask, seconds * 1000);  // asks with the version then shown
+    }).catch(function () { connection(false); window.setTimeout(ask, seconds * 1000); });
   }
   function follow() {
     var source = new EventSource(stream + "?after=" + encodeURIComponent(version));
@@ -38,14 +89,24 @@
       if (Number(event.lastEventId) > Number(version)) { source.close(); moved(); }
     });
     source.addEventListener("error", function () {
+      // EventSource retries by itself: say so while it does. A stream that never opened (no
+      // stream server) is no lost connection: the page asks the API instead.
+      if (source.opened) { connection(false); }
       if (source.readyState === EventSource.CLOSED || !source.opened) {
         source.close();
         window.setTimeout(ask, seconds * 1000);
       }
     });
-    source.addEventListener("open", function () { source.opened = true; });
+    source.addEventListener("open", function () { source.opened = true; connection(true); });
   }
-  if (stream && window.EventSource) { follow(); } else { window.setTimeout(ask, seconds * 1000); }
+  var polling = false;
+  function start() {
+    if (stream && window.EventSource) { follow(); } else if (!polling) {
+      polling = true;
+      window.setTimeout(ask, seconds * 1000);
+    }
+  }
+  start();
 })();
 
 // Every revealed sealed choice is checked here, in the browser, against the commitment that was

@@ -1,0 +1,327 @@
+// The table (issue 32): play on the board. The server hands the page its legal actions, each
+// with what to pick (a card, a tile, a building…) and where it goes on the board (an element id
+// of the inline SVG), as Lichess's chessground is handed its legal destinations. The page lights
+// the places up, stages the chosen parts, asks the server what may follow each part
+// (/games/<id>/staged) and sends them all with Confirm as one request (/games/<id>/moves,
+// applied as one atomic change). No rule of any game is decided here.
+// kurierTableInit runs on load and again after kurier.js swapped a newer version in.
+window.kurierTableInit = function () {
+  "use strict";
+  window.kurierTable = null;
+  var dataNode = document.getElementById("table-data");
+  var page = document.querySelector("[data-game]");
+  if (!dataNode || !page) { return; }
+  var game = page.getAttribute("data-game");
+  var data = JSON.parse(dataNode.textContent);
+  var places = data.places || {};
+  var current = data.table;
+  var staged = [], before = [], stagedTargets = [];
+  var pick = null, chosen = [], busy = false;
+  var svg = document.querySelector(".table-board svg");
+  var pieces = document.querySelector(".pieces");
+  var choices = document.querySelector(".pieces .choices");
+  var bar = document.querySelector(".confirm-bar");
+  var csrfInput = document.querySelector("input[name=csrf]");
+  var MAX_CHOICES = 20;
+
+  function byPick() {
+    var out = {};
+    current.actions.forEach(function (a) { (out[a.pick] = out[a.pick] || []).push(a); });
+    return out;
+  }
+  function sameCards(a, b) {
+    return a.length === b.length && a.slice().sort().join() === b.slice().sort().join();
+  }
+  function button(label, onClick, cls) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label;
+    if (cls) { b.className = cls; }
+    b.addEventListener("click", onClick);
+    return b;
+  }
+  function clearTargets() {
+    if (!svg) { return; }
+    svg.querySelectorAll(".legal").forEach(function (el) {
+      el.classList.remove("legal");
+      el.removeAttribute("tabindex");
+      el.removeAttribute("role");
+      el.removeAttribute("aria-label");
+    });
+  }
+  function target(id) { return svg ? svg.querySelector("[id='" + id.replace(/'/g, "") + "']") : null; }
+
+  function render() {
+    var picks = byPick();
+    var cardMode = pick && (picks[pick] || []).some(function (a) { return a.cards; });
+    if (pieces) {
+      pieces.querySelectorAll("[data-pick]").forEach(function (el) {
+        if (el.classList.contains("gen")) { return; }
+        var isCard = el.classList.contains("card-piece");
+        el.disabled = busy || !(picks[el.dataset.pick] || (cardMode && isCard));
+        el.setAttribute("aria-pressed", el.dataset.pick === pick ? "true" : "false");
+        var mark = el.querySelector(".chosen");
+        if (mark) {
+          var n = chosen.filter(function (c) { return c === el.dataset.card; }).length;
+          mark.hidden = !(cardMode && n);
+          mark.textContent = String(n);
+        }
+      });
+    }
+    if (choices) {
+      choices.textContent = "";
+      Object.keys(picks).forEach(function (p) {
+        if (pieces.querySelector("[data-pick='" + p + "']:not(.gen)")) { return; }
+        var label = current.labels[p] || (picks[p].length === 1 ? picks[p][0].n : p);
+        var b = button(label, function () { choose(p); }, "piece gen");
+        b.dataset.pick = p;
+        b.disabled = busy;
+        b.setAttribute("aria-pressed", p === pick ? "true" : "false");
+        choices.appendChild(b);
+      });
+      if (pick && picks[pick]) { renderOptions(picks[pick], cardMode); }
+    }
+    clearTargets();
+    if (pick && picks[pick] && svg) {
+      picks[pick].forEach(function (a) {
+        var el = a.target && target(a.target);
+        if (!el) { return; }
+        el.classList.add("legal");
+        el.setAttribute("tabindex", "0");
+        el.setAttribute("role", "button");
+        var many = picks[pick].filter(function (b) { return b.target === a.target; }).length;
+        el.setAttribute("aria-label", (places[a.target] || a.target) + "; " + (many > 1 ? pick : a.n));
+        el.dataset.n = a.n;
+      });
+    }
+    svg && svg.querySelectorAll(".staged").forEach(function (el) { el.classList.remove("staged"); });
+    stagedTargets.forEach(function (id) { var el = id && target(id); if (el) { el.classList.add("staged"); } });
+    if (bar) {
+      bar.hidden = staged.length === 0;
+      document.body.classList.toggle("staging", staged.length > 0);
+      bar.querySelector(".staged-text").textContent = staged.join(" · ") +
+        (current.actions.length ? "" : " \u2714");
+      bar.querySelector(".confirm").disabled = busy;
+      bar.querySelector(".undo").disabled = busy;
+    }
+  }
+
+  // What a selected pick offers besides board places: buttons (a few), or the cards to tap.
+  function renderOptions(actions, cardMode) {
+    if (cardMode) {
+      var match = actions.filter(function (a) { return a.cards && sameCards(a.cards, chosen); })[0];
+      var lay = button(match ? match.n : "\u2026", function () { if (match) { stage(match); } }, "lay");
+      lay.disabled = !match || busy;
+      choices.appendChild(lay);
+      return;
+    }
+    var loose = actions.filter(function (a) { return !a.target || !target(a.target); });
+    var sameTarget = actions.length > 1 && actions.every(function (a) { return a.target && a.target === actions[0].target; });
+    if (sameTarget) { loose = actions; }
+    loose.slice(0, MAX_CHOICES).forEach(function (a) {
+      choices.appendChild(button(a.n, function () { stage(a); }, "option"));
+    });
+    if (loose.length > MAX_CHOICES) {
+      var more = document.createElement("span");
+      more.textContent = "+" + (loose.length - MAX_CHOICES) + " \u2026";
+      choices.appendChild(more);
+    }
+  }
+
+  function choose(p) {
+    if (busy) { return; }
+    var picks = byPick();
+    if (pick && (picks[pick] || []).some(function (a) { return a.cards; })) {
+      // Tapping hand cards while laying cards in a conflict (or swapping): count them.
+      var el = pieces.querySelector("[data-pick='" + p + "']");
+      if (el && el.classList.contains("card-piece") && p !== pick) {
+        var id = el.dataset.card, have = Number(el.dataset.count);
+        var n = chosen.filter(function (c) { return c === id; }).length;
+        if (n < have) { chosen.push(id); } else { chosen = chosen.filter(function (c) { return c !== id; }); }
+        render();
+        return;
+      }
+    }
+    if (pick === p) { pick = null; chosen = []; render(); return; }
+    pick = p;
+    chosen = [];
+    var options = picks[p] || [];
+    if (options.length === 1 && !options[0].target && !options[0].cards) { stage(options[0]); return; }
+    render();
+    var first = svg && svg.querySelector(".legal");
+    if (first && document.activeElement && document.activeElement.closest(".pieces")) {
+      // Keyboard players go on to the board; pointer users keep their place.
+      if (document.activeElement.matches(":focus-visible")) { first.focus(); }
+    }
+  }
+
+  function stage(action) {
+    before.push({ table: current, targets: stagedTargets.slice() });
+    staged.push(action.n);
+    stagedTargets.push(action.target || null);
+    pick = null;
+    chosen = [];
+    ask();
+  }
+
+  function ask() {
+    busy = true;
+    render();
+    var query = staged.map(function (m) { return "m=" + encodeURIComponent(m); }).join("&");
+    fetch("/games/" + encodeURIComponent(game) + "/staged?" + query, {
+      credentials: "same-origin", headers: { Accept: "application/json" }
+    }).then(function (r) { return r.json().then(function (body) { return [r.ok, body]; }); })
+      .then(function (got) {
+        busy = false;
+        if (!got[0]) { undo(); showError(got[1].error); return; }
+        current = got[1];
+        render();
+        if (!current.actions.length && window.kurierConfirmAlways === false) { confirm(); }
+      }).catch(function () { busy = false; undo(); });
+  }
+
+  function undo() {
+    if (!staged.length) { pick = null; chosen = []; render(); return; }
+    staged.pop();
+    var back = before.pop();
+    current = back.table;
+    stagedTargets = back.targets;
+    pick = null;
+    chosen = [];
+    render();
+    // Nothing staged any more: a newer version that waited may now be shown (kurier.js).
+    if (!staged.length) { document.dispatchEvent(new CustomEvent("kurier:idle")); }
+  }
+
+  function showError(text) {
+    var note = document.querySelector(".table-error");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "note table-error";
+      note.setAttribute("role", "alert");
+      (bar || pieces).insertAdjacentElement("beforebegin", note);
+    }
+    note.textContent = text || "refused";
+  }
+
+  function confirm() {
+    if (!staged.length || busy) { return; }
+    busy = true;
+    render();
+    var body = new URLSearchParams();
+    body.append("csrf", csrfInput ? csrfInput.value : "");
+    staged.forEach(function (m) { body.append("m", m); });
+    fetch("/games/" + encodeURIComponent(game) + "/moves", {
+      method: "POST", credentials: "same-origin", body: body,
+      headers: { Accept: "application/json" }
+    }).then(function (r) { return r.json().then(function (b) { return [r.ok, b]; }); })
+      .then(function (got) {
+        busy = false;
+        if (!got[0]) { showError(got[1].error); staged = []; before = []; stagedTargets = []; current = data.table; render(); return; }
+        staged = []; before = []; stagedTargets = [];
+        document.dispatchEvent(new CustomEvent("kurier:played", { detail: got[1] }));
+      }).catch(function () { busy = false; render(); });
+  }
+
+  if (pieces) {
+    pieces.addEventListener("click", function (event) {
+      var el = event.target.closest("[data-pick]");
+      if (el && !el.classList.contains("gen") && !el.disabled) { choose(el.dataset.pick); }
+    });
+  }
+  if (svg) {
+    svg.addEventListener("click", function (event) {
+      var el = event.target.closest(".legal");
+      if (el) { clickTarget(el); }
+    });
+    svg.addEventListener("keydown", function (event) {
+      var el = event.target.closest(".legal");
+      if (!el) { return; }
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); clickTarget(el); }
+      if (/^Arrow/.test(event.key)) {
+        event.preventDefault();
+        var all = Array.prototype.slice.call(svg.querySelectorAll(".legal"));
+        var i = all.indexOf(el) + (event.key === "ArrowRight" || event.key === "ArrowDown" ? 1 : -1);
+        all[(i + all.length) % all.length].focus();
+      }
+    });
+  }
+  function clickTarget(el) {
+    var picks = byPick();
+    var here = (picks[pick] || []).filter(function (a) { return a.target === el.id; });
+    if (here.length === 1) { stage(here[0]); return; }
+    // Several actions at one place (a map tile's rotations): offer them as choices.
+    choices.textContent = "";
+    here.forEach(function (a) { choices.appendChild(button(a.n, function () { stage(a); }, "option")); });
+  }
+  if (bar) {
+    bar.querySelector(".confirm").addEventListener("click", confirm);
+    bar.querySelector(".undo").addEventListener("click", undo);
+  }
+  document.onkeydown = function (event) {  // one handler, replaced by each init
+    if (event.target.closest && event.target.closest("input, textarea, select")) { return; }
+    if (event.key === "Escape") { pick = null; chosen = []; render(); }
+  };
+  // Pinch and double-tap zoom, drag to pan (pointer events; the buttons for mice/keyboards).
+  (function zoom() {
+    var box = document.querySelector(".table-board");
+    var layer = box && box.querySelector(".zoom");
+    if (!layer) { return; }
+    var scale = 1, x = 0, y = 0, pointers = {}, start = null, lastTap = 0;
+    function apply() {
+      scale = Math.min(4, Math.max(1, scale));
+      var w = box.clientWidth, h = box.clientHeight;
+      x = Math.min(0, Math.max(w - w * scale, x));
+      y = Math.min(0, Math.max(h - h * scale, y));
+      layer.style.transform = "translate(" + x + "px," + y + "px) scale(" + scale + ")";
+    }
+    function zoomAt(factor, cx, cy) {
+      var next = Math.min(4, Math.max(1, scale * factor));
+      x = cx - (cx - x) * next / scale;
+      y = cy - (cy - y) * next / scale;
+      scale = next;
+      apply();
+    }
+    box.querySelector(".zoom-in").addEventListener("click", function () { zoomAt(1.5, box.clientWidth / 2, box.clientHeight / 2); });
+    box.querySelector(".zoom-out").addEventListener("click", function () { zoomAt(1 / 1.5, box.clientWidth / 2, box.clientHeight / 2); });
+    box.addEventListener("pointerdown", function (e) {
+      pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
+      var ids = Object.keys(pointers);
+      if (ids.length === 2) {
+        var a = pointers[ids[0]], b = pointers[ids[1]];
+        start = { d: Math.hypot(a.x - b.x, a.y - b.y), scale: scale };
+      }
+      if (e.pointerType === "touch" && ids.length === 1) {
+        var now = Date.now();
+        if (now - lastTap < 300) {
+          var r = box.getBoundingClientRect();
+          zoomAt(scale > 1.5 ? 1 / scale : 2, e.clientX - r.left, e.clientY - r.top);
+        }
+        lastTap = now;
+      }
+    });
+    box.addEventListener("pointermove", function (e) {
+      var p = pointers[e.pointerId];
+      if (!p) { return; }
+      var ids = Object.keys(pointers);
+      if (ids.length === 2 && start) {
+        pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
+        var a = pointers[ids[0]], b = pointers[ids[1]];
+        var r = box.getBoundingClientRect();
+        zoomAt(start.scale * Math.hypot(a.x - b.x, a.y - b.y) / start.d / scale,
+          (a.x + b.x) / 2 - r.left, (a.y + b.y) / 2 - r.top);
+      } else if (scale > 1) {
+        x += e.clientX - p.x;
+        y += e.clientY - p.y;
+        pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
+        apply();
+      }
+    });
+    function up(e) { delete pointers[e.pointerId]; if (Object.keys(pointers).length < 2) { start = null; } }
+    box.addEventListener("pointerup", up);
+    box.addEventListener("pointercancel", up);
+  })();
+  render();
+  window.kurierTable = { staged: function () { return staged.slice(); } };
+};
+document.addEventListener("DOMContentLoaded", window.kurierTableInit);

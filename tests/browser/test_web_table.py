@@ -1,0 +1,239 @@
+"""The table (issue 32): games played on the board in a real Chromium, by clicking cards,
+tiles and board places only (no notation buttons, no typing), each staged move sent with
+Confirm as one request; a spectator's every response scanned for secrets."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import navigate
+from tests.browser.test_web_seats import _signed_in
+from tests.client import Kurier, Player
+
+#: Screenshots for docs/web.md (a handful, small): written here and looked at.
+PICTURES = Path(__file__).resolve().parents[2] / "docs" / "pictures" / "table"
+MAX_SECONDS = 420
+
+
+def _shot(page: Any, name: str, dark: bool = False) -> None:
+    PICTURES.mkdir(parents=True, exist_ok=True)
+    page.emulate_media(color_scheme="dark" if dark else "light")
+    page.evaluate("window.scrollTo(0, 0)")  # the board, whatever the last click scrolled to
+    page.screenshot(path=str(PICTURES / f"{name}.png"), full_page=False)
+    page.emulate_media(color_scheme="light")
+
+
+def _staged_done(page: Any) -> bool:
+    text = page.locator(".confirm-bar .staged-text").inner_text()
+    return text.endswith("\u2714")
+
+
+def _idle(page: Any) -> None:
+    page.wait_for_function("() => !document.querySelector('.confirm-bar .confirm')?.disabled")
+
+
+def play_turn_on_board(page: Any, rng: random.Random, undo_once: list[bool]) -> int:
+    """Build one move by clicks: a piece, then a lit place, an offered option or cards to
+    tap, until nothing more may follow; then Confirm. Returns the parts staged."""
+    for _part in range(8):
+        _idle(page)
+        if page.locator(".confirm-bar").is_visible() and _staged_done(page):
+            break
+        pieces = page.locator(".pieces [data-pick]:enabled")
+        assert pieces.count(), page.content()[:3000]
+        pieces.nth(rng.randrange(pieces.count())).click()
+        _idle(page)
+        lay = page.locator(".choices button.lay")
+        if lay.count():  # cards to tap: a conflict's sealed cards or a swap
+            cards = page.locator(".hand .card-piece:enabled")
+            for _tap in range(rng.randrange(0, 3)):
+                if cards.count():
+                    cards.nth(rng.randrange(cards.count())).click()
+            if not lay.is_enabled():  # that selection is not legal: start from none
+                for _clear in range(10):
+                    chosen = page.locator(".hand .card-piece .chosen:visible")
+                    if not chosen.count():
+                        break
+                    card = chosen.first.locator("xpath=..")
+                    while card.locator(".chosen:visible").count():
+                        card.click()
+            if lay.is_enabled():
+                lay.click()
+            continue
+        places = page.locator(".board-svg .legal")
+        options = page.locator(".choices button.option")
+        if places.count() and (not options.count() or rng.random() < 0.7):
+            places.nth(rng.randrange(places.count())).click()
+            _idle(page)
+            options = page.locator(".choices button.option")
+            if options.count():  # several moves at one place
+                options.nth(rng.randrange(options.count())).click()
+        elif options.count():
+            options.nth(rng.randrange(options.count())).click()
+        _idle(page)
+        if not undo_once[0] and page.locator(".confirm-bar").is_visible():
+            before = page.locator(".confirm-bar .staged-text").inner_text()
+            page.locator(".confirm-bar .undo").click()
+            _idle(page)
+            assert page.locator(".confirm-bar .staged-text").inner_text() != before
+            undo_once[0] = True
+    staged = len(page.evaluate("window.kurierTable.staged()"))
+    assert staged, "nothing staged"
+    page.locator(".confirm-bar .confirm").click()
+    return staged
+
+
+def _phone(browser: Any, base_url: str, player: Player) -> Any:
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    page = context.new_page()
+    page.goto(base_url + "/")
+    page.locator("form[action='/signin/token'] input[name=token]").fill(player.token)
+    page.locator("form[action='/signin/token'] button").click()
+    page.wait_for_selector("text=Your games")
+    return page
+
+
+def _spectator(browser: Any, url: str) -> tuple[Any, list[tuple[float, str]]]:
+    """A signed-out page that follows the game live; every response it gets, with when."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    bodies: list[tuple[float, str]] = []
+
+    def keep(response: Any) -> None:
+        # A response without a body (a redirect, a stream) has nothing to scan.
+        with contextlib.suppress(Exception):
+            bodies.append((time.time(), response.text()))
+
+    page.on("response", keep)
+    page.goto(url)
+    return page, bodies
+
+
+def leaks(kurier: Kurier, game_id: str, bodies: list[tuple[float, str]]) -> list[str]:
+    """Secrets a spectator's responses held too early: a sealed choice's salt before the entry
+    that revealed it was committed, or a player's hand (only its owner's page shows it)."""
+    reveals = [
+        (entry["at"], choice["salt"])
+        for entry in kurier.all_events(game_id)
+        for event in entry["events"]
+        if event["kind"] == "sealed_revealed"
+        for choice in event["data"]["choices"]
+    ]
+    assert reveals, "no sealed choice was revealed"
+    found = [salt for at, salt in reveals for when, body in bodies if when < at and salt in body]
+    found += ["a hand" for _when, body in bodies if 'class="hand"' in body]
+    return found
+
+
+@pytest.mark.parametrize("game_type", ["attila"])
+def test_three_players_play_attila_on_the_board(
+    browser: Any, base_url: str, worker: Any, game_type: str
+) -> None:
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(3, seed="table-attila-1", game_type=game_type)
+    url = f"{base_url}/games/{game_id}"
+    # Two at 1280 px, the third on a phone: 390×844 with touch.
+    pages = [_signed_in(browser, base_url, p) for p in players[:2]]
+    pages.append(_phone(browser, base_url, players[2]))
+    for page in pages:
+        navigate(page, url)
+    spectator, bodies = _spectator(browser, url)
+    rng = random.Random(7)
+    undo_once = [False]
+    deadline = time.monotonic() + MAX_SECONDS
+    confirms = parts = conflicts = 0
+    shot = False
+    view = kurier.view(game_id)
+    while view["status"] != "finished" and time.monotonic() < deadline:
+        humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
+        if not humans:
+            time.sleep(0.05)
+            view = kurier.view(game_id)
+            continue
+        decision = humans[0]
+        page = pages[decision["seat"]]
+        navigate(page, url)
+        if not shot and confirms >= 3 and decision["seat"] == 2:
+            _shot(pages[0], "attila-1280-light")
+            _shot(pages[0], "attila-1280-dark", dark=True)
+            _shot(page, "attila-390-light")
+            _shot(page, "attila-390-dark", dark=True)
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            assert wide <= 390, f"the phone page scrolls sideways ({wide} px)"
+            shot = True
+        conflicts += decision["kind"] == "sealed"
+        parts += play_turn_on_board(page, rng, undo_once)
+        confirms += 1
+        for _ in range(200):  # bounded wait for the commit
+            new = kurier.view(game_id)
+            if new["version"] != view["version"]:
+                break
+            time.sleep(0.05)
+        assert new["version"] > view["version"], page.content()[:2000]
+        view = new
+    assert view["status"] == "finished", f"not finished in {MAX_SECONDS} s ({confirms} moves)"
+    assert conflicts > 0 and parts > confirms and undo_once[0] and shot
+    assert len(bodies) > 10 and leaks(kurier, game_id, bodies) == []
+    for page in pages:
+        page.context.close()
+    spectator.context.close()
+
+
+def _play_one(kurier: Kurier, game_id: str, players: list[Player]) -> int:
+    view = kurier.view(game_id)
+    mover = players[next(d["seat"] for d in view["waiting_for"] if d["seat"] >= 0)]
+    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", mover).json()["actions"]
+    r = kurier.call(
+        "POST", f"/v1/games/{game_id}/actions", mover, json={"notation": legal[0]["notation"]}
+    )
+    assert r.status_code == 200, r.text
+    return int(r.json()["version"])
+
+
+def _shows(page: Any, version: int) -> None:
+    page.wait_for_function(
+        "v => (document.querySelector('h1 small') || {}).innerText?.includes('version ' + v)",
+        arg=version,
+        timeout=15_000,
+    )
+
+
+def test_typing_in_the_chat_never_stops_updates(browser: Any, base_url: str, worker: Any) -> None:
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2, seed="table-chat")
+    page = _signed_in(browser, base_url, players[0])
+    page.goto(f"{base_url}/games/{game_id}")
+    box = page.locator("textarea[name=text]")
+    box.fill("x")
+    box.fill("")  # typed and cleared: once, this stopped every later update
+    _shows(page, _play_one(kurier, game_id, players))
+    box = page.locator("textarea[name=text]")
+    box.click()
+    box.type("still typing")
+    _shows(page, _play_one(kurier, game_id, players))  # in place, the words kept
+    assert page.locator("textarea[name=text]").input_value() == "still typing"
+    assert page.evaluate("document.activeElement.name") == "text"
+    page.context.close()
+
+
+def test_a_lost_connection_shows_and_recovers(browser: Any, base_url: str, worker: Any) -> None:
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2, seed="table-lost")
+    page = _signed_in(browser, base_url, players[0])
+    page.goto(f"{base_url}/games/{game_id}")
+    api = f"**/v1/games/{game_id}"
+    page.route(api, lambda route: route.abort())  # no stream here: the page polls the API
+    page.wait_for_selector(".connection:visible", timeout=15_000)
+    version = _play_one(kurier, game_id, players)
+    page.unroute(api)
+    _shows(page, version)
+    page.wait_for_selector(".connection", state="hidden", timeout=15_000)
+    page.context.close()
