@@ -261,7 +261,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "KURIER_WAIT_REPLICAS",
         "0",
-        "Answer a change only once this many replicas have it (Redis WAIT); 0: don't wait",
+        "Answer a change (a move, a new player or token, a setting, a message...) only once this "
+        "many replicas have it (Redis WAIT); 0: don't wait",
         _int_between(0, 16),
     ),
     Setting(
