@@ -499,4 +499,5 @@ def test_config_check_refuses_a_sentinel_primary_or_replica_without_aof(
     assert sentinel.replica.address in off and sentinel.primary.address not in off, found
     with _appendonly([sentinel.primary, sentinel.replica]):
         found = {f.name: f for f in config.check({"REDIS_URL": sentinel.url})}["REDIS_URL"]
-    assert found.level == "ok", found
+    # What is left are warnings (the test servers' memory settings), AOF none of them.
+    assert found.level != "error" and "appendonly" not in found.message, found

@@ -176,6 +176,7 @@ NOT_THROUGH_WRITE = {
     "service/store/tokens.py::stream_ticket": "a ticket for a minute: lost, the API gives another",
     "service/store/tokens.py::ticket_owner": "a stream ticket taken: GETDEL, read and gone",
     "service/store/connections.py::_script": "the game writer's scripts (commit, compaction)",
+    "service/store/epoch.py": "the epoch's own marks, which every write waits behind",
     "service/domain/websessions.py::leave_note": "a line for the next page",
     "service/domain/websessions.py::take_note": "a line for the next page",
     "service/common/replies.py::load_keys": "SET NX of the reply key (KURIER_MAIL_KEYS: none)",

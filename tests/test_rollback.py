@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 import pytest
 import redis
 import requests
 
 from service.cli import main
+from service.common.problems import Problem
 from service.http.app import create_app
-from service.store import epoch
+from service.store import Store, epoch
 from service.store.redis_server import EPHEMERAL_FLAGS, PERSISTENT_FLAGS, RedisServer
 from tests.client import Kurier
 from tests.conftest import UNLIMITED, serve, short_tmp
+from tests.topologies import cluster_setup
 
 
 @contextmanager
@@ -63,7 +65,8 @@ def test_a_redis_restarted_without_persistence_refuses_writes_until_accepted(
         server.start()  # no AOF, no RDB: it comes back empty
         _checked_again()
         _assert_refused(k.call("POST", "/v1/players", json={"name": "After"}))
-        _assert_refused(k.call("POST", "/v1/me/tokens", before, json={"name": "x"}))
+        # Reads still answer, from the world as it is now: the player is gone.
+        assert k.call("GET", "/v1/me", before).status_code == 401
         health = requests.get(f"{k.base}/healthz", timeout=10)
         assert health.status_code == 503
         assert health.json()["store"] == "rolled-back", health.json()
@@ -100,7 +103,7 @@ def test_a_redis_restarted_from_an_old_snapshot_refuses_writes(
         server.start()
         _checked_again()
         _assert_refused(k.call("POST", "/v1/players", json={"name": "After"}))
-        assert "back" in str(_health(k)["store_problem"])
+        assert "lost about" in str(_health(k)["store_problem"])
 
 
 def test_a_redis_with_aof_restarted_keeps_working() -> None:
@@ -123,3 +126,28 @@ def test_flushall_is_a_rollback_too() -> None:
         client.close()
         _checked_again()
         _assert_refused(k.call("POST", "/v1/players", json={"name": "After"}))
+
+
+def test_a_cluster_master_that_lost_its_data_is_noticed() -> None:
+    """One epoch per master: a master flushed (as one restarted without persistence keeps its
+    slots, empty) makes the whole store refuse writes, whichever slot they go to."""
+    with ExitStack() as stack:
+        queues = RedisServer(short_tmp("kur-epq-"), EPHEMERAL_FLAGS)
+        queues.start()
+        stack.callback(queues.stop)
+        cluster = stack.enter_context(cluster_setup(3))
+        store = Store(cluster.url, queues.url)
+        stack.callback(store.close)
+        store.players.create("Before", None)
+        assert len(epoch.epoch_keys(store)) == 3
+        assert store.health()["store"] == "ok"
+        with cluster.nodes[1].client() as node:
+            node.flushall()
+        _checked_again()
+        with pytest.raises(Problem) as refused:
+            store.players.create("After", None)
+        assert (refused.value.code, refused.value.problem_code) == (503, "store-rolled-back")
+        assert store.health()["store"] == "rolled-back"
+        epoch.accept(store)
+        _checked_again()
+        store.players.create("Accepted", None)

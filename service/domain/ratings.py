@@ -44,6 +44,7 @@ from service.store.keys import (
     ratings_rated_key,
 )
 from service.store.record import GameRecord
+from service.store.writes import run_script
 
 MODEL = PlackettLuce()
 #: How many standard deviations below the mean the conservative rating (the leaderboard's) is.
@@ -244,9 +245,9 @@ def apply_ratings(
                 json.dumps(new),
                 repr(conservative(mu, sigma)),
             ]
-        # The script's text, not its SHA: once per finished game, and never NOSCRIPT.
-        script = (APPLY_LUA, len(keys), *keys, *args)
-        applied = int(store.write(lambda pipe, script=script: pipe.eval(*script))[0])
+        applied = int(
+            store.write(lambda pipe, args=args: run_script(pipe, APPLY_LUA, keys, args))[0]
+        )
         if applied >= 0:
             return applied == 1
     raise Problem(409, "concurrent-update", "the ratings kept changing; the job will retry")
@@ -317,7 +318,7 @@ def _record_finished(store: Store, record: GameRecord) -> None:
             args = [record.id, at, int(player in won), int(public)]
             for name, count in counters[player].items():
                 args += [name, count]
-            pipe.eval(FINISHED_LUA, len(keys), *keys, *args)  # its text: never NOSCRIPT
+            run_script(pipe, FINISHED_LUA, keys, args)
         if public:
             pipe.zadd(finished_games_key(), {record.id: record.updated_at})
             pipe.zadd(finished_games_key(record.type), {record.id: record.updated_at})

@@ -22,6 +22,7 @@ from redis.exceptions import RedisClusterException
 
 from service.common.problems import Problem
 from service.store import liveness, redis_urls
+from service.store.epoch import Epoch
 from service.store.outbox import Relay
 from service.store.queues import DEFAULT_QUEUE, WEBHOOK_QUEUE
 from service.store.record import as_text
@@ -64,6 +65,8 @@ class Connections:
             wait_replicas = int(os.environ.get("KURIER_WAIT_REPLICAS") or 0)
         self.wait_replicas = wait_replicas
         self.wait_ms = int(os.environ.get("KURIER_WAIT_MS") or DEFAULT_WAIT_MS)
+        #: Whether the store went back in time: every write asks first (service/store/epoch.py).
+        self.epoch = Epoch(self)
         self._clients: dict[str, Any] = {}
         self._clients_lock = threading.RLock()  # loaded_script makes a client inside it
 
@@ -160,7 +163,11 @@ class Connections:
         commands go to each key's node, each batch followed by its own WAIT.
 
         Not a transaction: the commands run in order, but another client's may run between
-        them. A change that must be atomic is one command, or a script (``pipe.eval``)."""
+        them. A change that must be atomic is one command, or a script (``writes.run_script``).
+
+        A store that went back in time is written nothing: 503 ``store-rolled-back``
+        (service/store/epoch.py)."""
+        self.epoch.guard()
         client = self.raw if raw else self.r
         if not self.wait_replicas:
             with client.pipeline(transaction=False) as pipe:
@@ -215,7 +222,8 @@ class Connections:
         self._clients.clear()
 
     def health(self) -> dict[str, Any]:
-        """Redis reachable, and the workers alive now by queue role (live heartbeats only)."""
+        """Redis reachable, the workers alive now by queue role (live heartbeats only), and
+        whether the store went back in time (``store``: ok or rolled-back, and why)."""
         redis_ok = False
         live: list[liveness.LiveWorker] = []
         try:
@@ -223,9 +231,16 @@ class Connections:
             live = liveness.live_workers(self.queue_r)
         except redis.RedisError:
             pass
+        problem = self.epoch.problem() if redis_ok else None
         game = sum(DEFAULT_QUEUE in w.queues for w in live)
         webhook = sum(WEBHOOK_QUEUE in w.queues for w in live)
-        return {"redis": redis_ok, "game_workers": game, "webhook_workers": webhook}
+        return {
+            "redis": redis_ok,
+            "game_workers": game,
+            "webhook_workers": webhook,
+            "store": "rolled-back" if problem else "ok",
+            "store_problem": problem,
+        }
 
 
 def mode_of(url: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from service.store.connections import Connections
 from service.store.keys import player_following_key
+from service.store.writes import run_script
 
 #: At most this many players followed: the feed reads each one's latest games per request.
 MAX_FOLLOWING = 50
@@ -33,9 +34,8 @@ class Follows:
     def add(self, player_id: str, other_id: str) -> int:
         """1: now followed, 0: followed already, -1: the set is full (MAX_FOLLOWING)."""
         key = player_following_key(player_id)
-        # The script's text, not its SHA: a short one, and never NOSCRIPT.
         added = self.connections.write(
-            lambda pipe: pipe.eval(FOLLOW_LUA, 1, key, other_id, MAX_FOLLOWING)
+            lambda pipe: run_script(pipe, FOLLOW_LUA, [key], [other_id, MAX_FOLLOWING])
         )
         return int(added[0])
 

@@ -134,6 +134,7 @@ class Store(Connections):
         ``mutate(record, next_version)`` must not touch Redis; it raises ``Problem`` to refuse,
         which leaves everything unchanged. ``followups`` plans the jobs the commit brings along.
         """
+        self.epoch.guard()  # a store that went back in time is written nothing
         ikey = idem_key(game_id, idem.player_id, idem.key) if idem else None
         # The first try may use the read made in the request's first round trip (the rate
         # limiter's, ``Tokens.checked_player``): the commit's compare-and-set judges any read.
@@ -398,6 +399,7 @@ class Store(Connections):
         """Pack a finished game's log into its record and delete the stream: one value instead
         of a stream of entries (docs/operations.md, capacity). False if there was nothing to
         do (not finished, already compact) or the game changed meanwhile (do it again)."""
+        self.epoch.guard()
         record, entries = self.read_log(game_id)
         if record.status != "finished" or not self.raw.exists(events_key(game_id)):
             return False

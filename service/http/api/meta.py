@@ -40,13 +40,19 @@ class GameTypesView(MethodView):
 class HealthView(MethodView):
     @blp.doc(operationId="get_health")
     @blp.response(200, Health)
-    @blp.alt_response(503, schema=Health, description="Redis unreachable or no game worker alive")
+    @blp.alt_response(
+        503,
+        schema=Health,
+        description="Redis unreachable, no game worker alive, or the store rolled back",
+    )
     def get(self) -> tuple[dict[str, Any], int]:
-        """Redis reachable and at least one game worker alive (counted from live heartbeats).
+        """Redis reachable, at least one game worker alive (counted from live heartbeats), and
+        a store that did not go back in time (`store`, `store_problem`).
 
         No webhook worker alive is `degraded` but 200: games go on, deliveries wait."""
         health = store().health()
-        up = health["redis"] and health["game_workers"] > 0
+        rolled_back = health["store"] != "ok"
+        up = health["redis"] and health["game_workers"] > 0 and not rolled_back
         ok = up and health["webhook_workers"] > 0
-        body = {"status": "ok" if ok else "degraded", **health}
-        return body, 200 if up else 503
+        status = "rolled-back" if rolled_back else "ok" if ok else "degraded"
+        return {"status": status, **health}, 200 if up else 503

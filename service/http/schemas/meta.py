@@ -28,7 +28,11 @@ class GameTypes(ma.Schema):
 
 class Health(ma.Schema):
     status = fields.String(
-        required=True, metadata={"description": "ok, or degraded when any part is missing"}
+        required=True,
+        metadata={
+            "description": "ok; degraded when any part is missing; rolled-back when the game "
+            "store went back in time and writes are refused (see store_problem)"
+        },
     )
     redis = fields.Boolean(required=True)
     game_workers = fields.Integer(
@@ -38,4 +42,18 @@ class Health(ma.Schema):
     webhook_workers = fields.Integer(
         required=True,
         metadata={"description": "workers delivering webhooks with a live heartbeat"},
+    )
+    store = fields.String(
+        required=True,
+        metadata={
+            "description": "ok, or rolled-back: the game store lost data (a Redis restarted "
+            "without persistence, or from an old snapshot) and every write is refused 503 "
+            "store-rolled-back until an operator restores a backup and runs "
+            "`kurier store accept` (503)"
+        },
+    )
+    store_problem = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "what went wrong with the store and when (null: nothing)"},
     )
