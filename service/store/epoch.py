@@ -41,7 +41,7 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import redis
 from redis.exceptions import RedisClusterException
@@ -50,8 +50,16 @@ from service.common.problems import Problem
 from service.store.record import as_text
 from service.store.writes import run_script
 
-if TYPE_CHECKING:
-    from service.store.connections import Connections
+
+class Connections(Protocol):
+    """What the epoch needs of service/store/connections.py's ``Connections`` (which holds it:
+    named here, not imported, so that the two modules do not import each other)."""
+
+    mode: str
+
+    @property
+    def r(self) -> Any: ...
+
 
 log = logging.getLogger("kurier.epoch")
 
