@@ -66,6 +66,8 @@ def test_healthz_degraded_without_worker_or_redis(isolated_redis: Store) -> None
         "redis": True,
         "game_workers": 0,
         "webhook_workers": 0,
+        "store": "ok",
+        "store_problem": None,
     }
     gone = create_app({"REDIS_URL": "unix:///tmp/kurier-no-such.sock"}).test_client()
     r = gone.get("/healthz")
