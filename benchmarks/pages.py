@@ -30,6 +30,7 @@ import gzip
 import html
 import os
 import re
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -52,6 +53,10 @@ TARGET_KB = 100.0
 #: A move refused while the worker resolves a conflict is tried again this much later.
 RETRY_WAIT = 0.05
 IMG = re.compile(r'<img[^>]+src="([^"]*board\.svg[^"]*)"')
+#: The table's board (issue 32): inline in the page, and at its own URL per version.
+TABLE_BOARD = re.compile(r'data-board="([^"]+)"')
+#: The issue's budget for an update in place, the board picture excluded.
+UPDATE_KB = 20.0
 ASSET = re.compile(r'(?:href|src)="(/assets/[^"]+)"')
 
 
@@ -183,9 +188,10 @@ def one_game(stack: Stack, args: argparse.Namespace, game_type: str, bare: Timed
     page = timed(browser, page_url, args)
     body = browser.get(page_url, timeout=30).text
     assert "Sign out" in body, "the page was not served to a signed-in player"
-    img = IMG.search(body)
+    img = IMG.search(body) or TABLE_BOARD.search(body)
     assert img, "no board picture on the page"
     svg = timed(browser, stack.base + html.unescape(img.group(1)), args)
+    live = timed(browser, page_url + "?live=1", args) if TABLE_BOARD.search(body) else None
     auth = {"headers": {"Authorization": f"Bearer {tokens[seat]}"}}
     view_t = timed(api.http, f"{stack.base}/v1/games/{game_id}", args, **auth)
     urls = {
@@ -204,7 +210,9 @@ def one_game(stack: Stack, args: argparse.Namespace, game_type: str, bare: Timed
     )
     verdict = "met" if page.p95 <= TARGET_P95_MS else f"missed by {page.p95 - TARGET_P95_MS:.1f} ms"
     print(line("page", "GET /games/<id> (HTML)", page, bare) + f"; target p95 ≤ 50 ms {verdict}")
-    print(line("svg", "GET board.svg", svg, bare))
+    print(line("svg", "GET board.svg" if live is None else "GET table.svg", svg, bare))
+    if live is not None:
+        print(line("update", "GET /games/<id>?live=1 (in place)", live, bare))
     print(line("api", "GET /v1/games/<id> (JSON)", view_t, bare))
     weight = (
         "met" if total <= TARGET_KB * 1024 else f"missed by {(total / 1024 - TARGET_KB):.1f} KB"
@@ -215,6 +223,85 @@ def one_game(stack: Stack, args: argparse.Namespace, game_type: str, bare: Timed
         + " + ".join(f"{name} {w / 1024:.1f}" for name, (w, _) in page_parts.items())
         + f" = {kb(total)}; target {weight}; decoded {kb(decoded)}; the board SVG besides: "
         f"{svg_wire / 1024:.1f} KB on the wire, {svg_decoded / 1024:.1f} KB decoded",
+        flush=True,
+    )
+    if live is not None:
+        # An update in place (kurier.js): the page without its board, then the board from its
+        # URL of that version (a browser's cache keeps it; a new version is a new URL).
+        moved, moved_decoded = wire(browser, page_url + "?live=1")
+        verdict = "met" if moved <= UPDATE_KB * 1024 else "missed"
+        print(
+            f"  per update on the wire: {moved / 1024:.1f} KB ({moved_decoded / 1024:.1f} KB "
+            f"decoded); target ≤ {UPDATE_KB:.0f} KB {verdict}; plus a changed board "
+            f"{svg_wire / 1024:.1f} KB",
+            flush=True,
+        )
+
+
+#: Installed in each watching page: when each version first shows (the page's own clock).
+SEEN = """() => {
+  window.__seen = {};
+  const mark = () => {
+    const shown = document.querySelector('[data-game]');
+    const v = shown && shown.getAttribute('data-version');
+    if (v && !(v in window.__seen)) { window.__seen[v] = Date.now(); }
+  };
+  new MutationObserver(mark).observe(document.body, {childList: true, subtree: true});
+  mark();
+}"""
+TARGET_DELAY_MS = 250.0
+
+
+def browser_updates(stack: Stack, args: argparse.Namespace) -> None:
+    """Other players' pages follow a game live (issue 32): ``--browser-moves`` moves of a
+    2-player Attika game are played over the API while both players' pages and a spectator's
+    are open in Chromium (following the stream); for each move, how long after its answer each
+    page that did not make it shows the new version (swapped in place, board included)."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        print("browser   skipped: no chromium", flush=True)
+        return
+    from playwright.sync_api import sync_playwright
+
+    api = Api(stack.base)
+    game_id, tokens = api.game_mid_way("attika", 2, 0)
+    url = f"{stack.base}/games/{game_id}"
+    delays: list[float] = []
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        pages = []
+        for token in [*tokens, None]:
+            context = chromium.new_context(viewport={"width": 1280, "height": 900})
+            if token:
+                context.request.post(stack.base + "/signin/token", form={"token": token})
+            page = context.new_page()
+            page.goto(url)
+            page.wait_for_selector("[data-game]", state="attached")
+            page.evaluate(SEEN)
+            pages.append(page)
+        time.sleep(1.0)  # the streams open
+        script = make_script(2, "pages-attika", "attika", args.browser_moves)
+        for seat, notation in script:
+            r = api.call(
+                "POST", f"/v1/games/{game_id}/actions", tokens[seat], {"notation": notation}
+            )
+            answered = time.time() * 1000
+            assert r.status_code == 200, r.text
+            version = str(r.json()["version"])
+            for n, page in enumerate(pages):
+                if n == seat:
+                    continue
+                page.wait_for_function(
+                    "v => v in (window.__seen || {})", arg=version, timeout=15000
+                )
+                delays.append(page.evaluate("v => window.__seen[v]", version) - answered)
+        chromium.close()
+    p95 = percentile(delays, 0.95)
+    verdict = "met" if p95 <= TARGET_DELAY_MS else f"missed by {p95 - TARGET_DELAY_MS:.0f} ms"
+    print(
+        f"browser   other pages show a move after its answer: p50 {percentile(delays, 0.5):.0f}"
+        f" / p95 {p95:.0f} / max {max(delays):.0f} ms ({len(delays)} page updates, "
+        f"{len(script)} moves); target p95 ≤ {TARGET_DELAY_MS:.0f} ms {verdict}",
         flush=True,
     )
 
@@ -238,12 +325,22 @@ def main() -> None:
         "--web-workers", type=int, default=0, help="gunicorn processes (0: default)"
     )
     parser.add_argument("--web-threads", type=int, default=4, help="threads per process")
+    parser.add_argument(
+        "--browser-moves",
+        type=int,
+        default=40,
+        help="moves watched live in Chromium (0: none; ≤ 500)",
+    )
     args = parser.parse_args()
+    args.browser_moves = min(max(args.browser_moves, 0), 500)
+    args.streams = 1 if args.browser_moves else 0
     args.requests = min(max(args.requests, 1), 5000)
     args.seconds = min(args.seconds, 120.0)
     args.moves = min(args.moves, 500)
     args.other_games = min(max(args.other_games, 0), 5000)
     stack = Stack(args)
+    if args.streams:  # the pages follow the stack's own stream server
+        os.environ["KURIER_STREAM_URL"] = stack.streams_base
     stack.start()
     try:
         _wait(stack.base + "/healthz")
@@ -270,6 +367,8 @@ def main() -> None:
         )
         for game_type in args.games.split(","):
             one_game(stack, args, game_type.strip(), bare)
+        if args.browser_moves:
+            browser_updates(stack, args)
         print(f"done      load average {loadavg()}", flush=True)
     finally:
         stack.stop()

@@ -105,6 +105,8 @@ def test_unset_redis_url_is_the_embedded_redis_of_kurier_run(
         ("KURIER_MAIL_FROM", "Kurier", "must be an address"),
         ("KURIER_RATE_LIMIT", "lots", "must be limits such as"),
         ("KURIER_SIGNUP_RATE_LIMIT", "5 per fortnight", "must be limits such as"),
+        ("KURIER_SIGNIN_MAIL_LIMIT", "3 a day", "must be limits such as"),
+        ("KURIER_TRUSTED_PROXIES", "10.0.0.0/33", "not an address or network"),
     ],
 )
 def test_wrong_values_fail_with_a_reason(

@@ -58,7 +58,7 @@ def test_the_callers_answer_is_its_schemas_dump(app: Flask, store: Store) -> Non
         store,
         full["id"],
         {
-            "notify": {"your_turn": ["webhook"], "game_over": []},
+            "notify": {"game.turn_started": ["webhook"], "game.ended": []},
             "timezone": "Europe/Berlin",
             "vacation_until": datetime(2031, 1, 2, tzinfo=UTC),
             "digest": "daily",

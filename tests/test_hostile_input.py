@@ -472,6 +472,76 @@ def test_what_gunicorn_refuses_itself_is_problem_json(
     assert problem["detail"]
 
 
+#: Requests gunicorn refuses before the stream server's app sees them (issue 36, item 8).
+STREAM_REFUSALS = [
+    (b"GET /v1/me/stream HTTP/1.1\nHost: x\n\n", 400, "bad-request"),
+    (
+        b"GET /v1/me/stream HTTP/1.1\r\nHost: x\r\nLast-Event-ID: 1\x00-0\r\n\r\n",
+        400,
+        "bad-request",
+    ),
+    (
+        b"GET /v1/me/stream HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n",
+        431,
+        "header-fields-too-large",
+    ),
+    (
+        b"GET /v1/me/stream?after=" + b"1" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        414,
+        "uri-too-long",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status", "code"),
+    STREAM_REFUSALS,
+    ids=["bare-lf", "nul-in-last-event-id", "big-header", "long-url"],
+)
+def test_what_the_stream_server_refuses_itself_is_problem_json(
+    streams: str, request_bytes: bytes, status: int, code: str
+) -> None:
+    """The same refusals from `kurier streams` (gevent workers) as from the API: gunicorn's
+    text/html page was all a client got there."""
+    got_status, content_type, payload = _raw(streams, request_bytes)
+    assert (got_status, content_type) == (status, PROBLEM), payload
+    problem = json.loads(payload)
+    assert problem["code"] == code and problem["status"] == status
+    assert problem["detail"]
+
+
+def test_a_bad_cursor_is_one_answer_from_the_api_and_the_stream_server(
+    kurier: Kurier, streams: str, setting: tuple[str, list[Player], str]
+) -> None:
+    """A cursor that is not one: 422 ``invalid-cursor`` naming the parameter, whether the
+    client asks the API (which answers the stream paths 307) or the stream server itself. They
+    answered 422 ``invalid-query`` and 400 ``invalid-cursor``; the API let a bad Last-Event-ID
+    through to a redirect."""
+    game_id, players, _ = setting
+    cases = [
+        (f"/v1/games/{game_id}/stream", None, {"after": "x"}, {}, "after"),
+        (f"/v1/games/{game_id}/stream", None, {}, {"Last-Event-ID": "1.5"}, "Last-Event-ID"),
+        ("/v1/me/stream", players[0], {"after": "99999999999999999999-0"}, {}, "after"),
+        ("/v1/me/stream", players[0], {}, {"Last-Event-ID": "0-x"}, "Last-Event-ID"),
+    ]
+    for path, who, params, headers, parameter in cases:
+        answers = []
+        for base in (kurier.base, streams):
+            auth = who.auth if who else {}
+            r = requests.get(
+                base + path,
+                params=params,
+                headers=auth | headers,
+                allow_redirects=False,
+                timeout=10,
+            )
+            answers.append(_problem(r, 422, "invalid-cursor"))
+        api, stream_server = answers
+        assert api["parameter"] == stream_server["parameter"] == parameter, answers
+        assert api["type"] == stream_server["type"] == "/problems/invalid-cursor"
+        assert api["detail"] == stream_server["detail"], answers
+
+
 def test_a_chunked_body_over_the_limit_is_413_under_gunicorn_too(gunicorn_url: str) -> None:
     r = requests.post(gunicorn_url + "/v1/players", json={"name": "G"}, timeout=10)
     assert r.status_code == 201, r.text

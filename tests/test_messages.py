@@ -108,3 +108,60 @@ def test_a_player_may_send_ten_messages_a_minute(kurier: Kurier) -> None:
     assert codes == [201] * 10 + [429]
     r = _say(kurier, game_id, a, "one more")
     assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+
+
+def test_cursors_tell_nobody_of_messages_they_may_not_see(kurier: Kurier) -> None:
+    """Issue 36: ``next_cursor`` was the id of the last message read, shown or not, so a third
+    player or a spectator learnt that a private message was sent, and when (the id is its
+    time in milliseconds)."""
+    game_id, (a, b, c) = _game(kurier, spectators_see_messages=True)
+    table = _say(kurier, game_id, a, "hello, all").json()["id"]
+    private = _say(kurier, game_id, a, "psst", to=1).json()["id"]
+
+    def read(who: Player | None, after: str | None = None) -> tuple[list[str], str | None]:
+        params = {"after": after} if after else {}
+        r = kurier.call("GET", f"/v1/games/{game_id}/messages", who, params=params)
+        assert r.status_code == 200, r.text
+        assert private not in r.text or who in (a, b)
+        return [m["id"] for m in r.json()["items"]], r.json()["next_cursor"]
+
+    for who in (c, None):
+        assert read(who) == ([table], table)
+        assert read(who, table) == ([], table)
+    assert read(b) == ([table, private], private)
+    later = _say(kurier, game_id, b, "and now to everyone").json()["id"]
+    for who in (c, None):
+        assert read(who, table) == ([later], later)
+
+    closed, (d, _e, _f) = _game(kurier)  # spectators may not read this table
+    _say(kurier, closed, d, "players only")
+    r = kurier.call("GET", f"/v1/games/{closed}/messages")
+    assert r.json() == {"items": [], "next_cursor": None}
+
+
+def test_who_reads_what_after_a_seat_changes_hands(kurier: Kurier) -> None:
+    """Issue 36, item 14: what docs/api.md ("Replace a player") says of the talk after a
+    handover. Messages name seats; private talk stays with the two players who had it while
+    they sat: the newcomer does not read the predecessor's, the other party still does, and
+    the predecessor, now a spectator, reads it no more (spectators read no private word)."""
+    game_id, (a, b, c) = _game(kurier, spectators_see_messages=True)
+    table = _say(kurier, game_id, c, "c at the table").json()["id"]
+    private = _say(kurier, game_id, a, "a to c, privately", to=2).json()["id"]
+    resign = {"notation": "resign"}
+    assert kurier.call("POST", f"/v1/games/{game_id}/actions", c, json=resign).status_code == 200
+    code = kurier.call("POST", f"/v1/games/{game_id}/seats/2/offer", a).json()["invite_code"]
+    d = kurier.new_player("Dora")
+    took = kurier.call("POST", f"/v1/games/{game_id}/seats/2/take", d, json={"invite_code": code})
+    assert took.status_code == 200, took.text
+    after = _say(kurier, game_id, a, "a to seat 2, now Dora", to=2).json()["id"]
+
+    def ids(who: Player | None) -> list[str]:
+        r = kurier.call("GET", f"/v1/games/{game_id}/messages", who)
+        return [m["id"] for m in r.json()["items"]]
+
+    assert ids(a) == [table, private, after]  # the other party keeps the whole exchange
+    assert ids(d) == [table, after]  # the seat's table talk, not its predecessor's private one
+    assert ids(c) == [table]  # the predecessor is a spectator now
+    assert ids(b) == ids(None) == [table]
+    listed = kurier.call("GET", f"/v1/games/{game_id}/messages", d).json()["items"]
+    assert listed[0]["from_seat"] == 2  # a seat, whoever sat in it: the record's handovers say

@@ -313,3 +313,73 @@ def test_notices_say_what_happened_with_the_players_names() -> None:
     text = notify._headline("game.scored", scored, record, {})
     assert text == "Final scoring; the scores are now Anna 3, Bruno 5."
     assert "seat" not in text and "[" not in text
+
+
+def test_the_creator_hears_when_the_last_seat_is_taken(stack: NotifyStack, hooks: HookSink) -> None:
+    """A seat-filled notice (issue 36): when the last seat of an open game is taken, its
+    creator (only) gets a mail and a webhook saying the table is full and can be started; a
+    creator who wants no such mail gets none. It used to learn it only by looking."""
+    k = stack.client
+    host, _ = stack.player("Fila", email="fila@mail.test", webhook_url=hooks.url)
+    guests = [stack.player(f"Gast{i}", email=f"gast{i}@mail.test")[0] for i in (1, 2)]
+    r = k.call("POST", "/v1/games", host, json={"type": "attila", "seats": 3})
+    game_id, invite = r.json()["id"], r.json()["invite_code"]
+    for guest in guests:
+        joined = k.call("POST", f"/v1/games/{game_id}/seats", guest, json={"invite_code": invite})
+        assert joined.status_code == 201, joined.text
+    full = wait_for(
+        lambda: [m for m in stack.smtp.to("fila@mail.test") if game_id in m["Subject"]],
+        20,
+        "the seat-filled mail",
+    )[0]
+    assert full["Subject"].endswith("every seat is taken"), full["Subject"]
+    text = _plain(full)
+    assert "Hello Fila," in text and "Gast1" in text and "Gast2" in text
+    assert f"/games/{game_id}" in text and "start" in text.lower()
+    hook = wait_for(
+        lambda: [c for c in hooks.calls if b"seats_filled" in c.body], 20, "the webhook"
+    )[0]
+    body = json.loads(hook.body)
+    assert body["type"] == "game.seats_filled" and body["data"]["game_id"] == game_id
+    assert body["data"]["seat"] == 0
+    # Only the creator, once: nothing to the guests, no second mail.
+    assert k.call("POST", f"/v1/games/{game_id}/start", host).status_code == 200
+    wait_for(lambda: stack.smtp.to("gast2@mail.test"), 20, "the guests' game-started mail")
+    for guest in ("gast1@mail.test", "gast2@mail.test"):
+        assert not [m for m in stack.smtp.to(guest) if "every seat" in m["Subject"]]
+    assert len([m for m in stack.smtp.to("fila@mail.test") if "every seat" in m["Subject"]]) == 1
+
+    # A creator who turned the notice off gets no such mail.
+    quiet, _ = stack.player("Stille", email="stille@mail.test", notify={"game.seats_filled": []})
+    r = k.call("POST", "/v1/games", quiet, json={"type": "attila", "seats": 2})
+    game_id, invite = r.json()["id"], r.json()["invite_code"]
+    joined = k.call("POST", f"/v1/games/{game_id}/seats", guests[0], json={"invite_code": invite})
+    assert joined.status_code == 201
+    assert k.call("POST", f"/v1/games/{game_id}/start", quiet).status_code == 200
+    wait_for(lambda: stack.smtp.to("stille@mail.test"), 20, "the game-started mail")
+    assert not [m for m in stack.smtp.to("stille@mail.test") if "every seat" in m["Subject"]]
+
+
+def test_the_seat_filled_notice_is_planned_for_the_creator_only() -> None:
+    """Planned with the join that takes the last seat (service/domain/notifications.py), for
+    the creator's seat; not for a join that leaves a seat free."""
+    from types import SimpleNamespace
+
+    from service.domain.notifications import notices
+    from service.store.record import Change
+
+    def joined(seats: int, max_seats: int) -> Any:
+        record = SimpleNamespace(
+            status="open",
+            pending=[],
+            seats=[f"p{i}" for i in range(seats)],
+            max_seats=max_seats,
+            creator="p0",
+            result=None,
+        )
+        return Change(record, "joined", [], 201, {})  # type: ignore[arg-type]
+
+    assert [(n.type, n.seat) for n in notices("attila", [], joined(3, 3), 3)] == [
+        ("game.seats_filled", 0)
+    ]
+    assert notices("attila", [], joined(2, 3), 2) == []

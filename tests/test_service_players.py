@@ -58,11 +58,13 @@ def test_healthz_sees_redis_and_the_worker(kurier: Kurier) -> None:
     assert r.json()["redis"] is True and r.json()["game_workers"] >= 1
 
 
-def test_healthz_degraded_without_worker_or_redis(isolated_redis: Store) -> None:
+def test_healthz_unavailable_without_worker_or_redis(isolated_redis: Store) -> None:
+    """Issue 36: 503 said "degraded", the word of the 200 without webhook workers; an
+    operator's check could not tell "games stop" from "deliveries wait"."""
     no_worker = create_app({"REDIS_URL": isolated_redis.url}).test_client().get("/healthz")
     assert no_worker.status_code == 503
     assert no_worker.json == {
-        "status": "degraded",
+        "status": "unavailable",
         "redis": True,
         "game_workers": 0,
         "webhook_workers": 0,
@@ -72,6 +74,7 @@ def test_healthz_degraded_without_worker_or_redis(isolated_redis: Store) -> None
     gone = create_app({"REDIS_URL": "unix:///tmp/kurier-no-such.sock"}).test_client()
     r = gone.get("/healthz")
     assert r.status_code == 503 and r.json["redis"] is False
+    assert r.json["status"] == "unavailable"
 
 
 def _start(store: Store, *role: str) -> subprocess.Popen[bytes]:
@@ -96,10 +99,14 @@ def test_healthz_counts_live_game_and_webhook_workers_apart(isolated_redis: Stor
     try:
         health = wait_for(lambda: _health(client, 200, 1, 1), 10, "both workers alive")
         assert health["status"] == "ok"
+        webhook.kill()  # only deliveries wait: 200, degraded
+        webhook.wait(10)
+        health = wait_for(lambda: _health(client, 200, 1, 0), 10, "the webhook worker gone")
+        assert health["status"] == "degraded"
         game.kill()  # SIGKILL: its rq registration stays behind
         game.wait(10)
-        health = wait_for(lambda: _health(client, 503, 0, 1), 10, "the dead worker noticed")
-        assert health["status"] == "degraded"
+        health = wait_for(lambda: _health(client, 503, 0, 0), 10, "the dead worker noticed")
+        assert health["status"] == "unavailable"
         assert Worker.count(connection=isolated_redis.raw) == 2  # still registered
     finally:
         for proc in (game, webhook):

@@ -34,15 +34,17 @@ PLACEHOLDER = re.compile(r"\{(\w*)\}|%\((\w+)\)[-#0 +]*\d*(?:\.\d+)?[sdfr]")
 
 
 def extracted() -> dict[str | tuple[str, ...], list[str]]:
-    """Every message the sources mark (babel.cfg, the Makefile's keywords) -> where."""
+    """Every message the sources mark (babel.cfg, the Makefile's keywords) -> where. A message
+    in a context (``pgettext``) is ``context\x04message``, as gettext keys it."""
     with (ROOT / "babel.cfg").open() as cfg:
         method_map, options_map = parse_mapping_cfg(cfg)
     found: dict[str | tuple[str, ...], list[str]] = {}
     keywords = {**DEFAULT_KEYWORDS, **i18n.KEYWORDS}
-    for filename, lineno, message, _comments, _context in extract_from_dir(
+    for filename, lineno, message, _comments, context in extract_from_dir(
         str(ROOT), method_map, options_map, keywords=keywords
     ):
         key = tuple(message) if isinstance(message, list | tuple) else message
+        key = f"{context}\x04{key}" if context and isinstance(key, str) else key
         found.setdefault(key, []).append(f"{filename}:{lineno}")
     return found
 
@@ -77,7 +79,8 @@ def test_every_marked_string_has_a_translation(
     translated = catalog(lang)
     missing = []
     for key, where in sorted(sources.items(), key=lambda item: str(item[0])):
-        message = translated.get(key[0] if isinstance(key, tuple) else key)
+        context, _, msgid = key.rpartition("\x04") if isinstance(key, str) else ("", "", key[0])
+        message = translated.get(msgid, context=context or None)
         if (
             message is None
             or message.fuzzy
@@ -278,7 +281,8 @@ def test_the_players_language_wins_over_the_browser(base_url: str) -> None:
         data={"csrf": csrf.group(1), "name": "Hanna", "timezone": "UTC", "language": "xx"},
         timeout=10,
     )
-    assert refused.status_code == 200 and "language is one of en, de" in refused.text
+    # Refused on the page in the player's language (English, chosen just before), the form kept.
+    assert refused.status_code == 422 and "Choose a language from the list." in refused.text
 
 
 # -- pictures -----------------------------------------------------------------------------------

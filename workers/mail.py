@@ -21,8 +21,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from service.common.replies import mail_domain
+from service.ops import config
 
-DEFAULT_OUTBOX = ".kurier/outbox"
 SMTP_TIMEOUT = 30
 
 
@@ -139,7 +139,7 @@ def deliver(message: EmailMessage) -> str:
 
 
 def outbox_path() -> Path:
-    return Path(os.environ.get("KURIER_OUTBOX", DEFAULT_OUTBOX)).resolve()
+    return config.outbox_path(os.environ)
 
 
 def _to_outbox(message: EmailMessage) -> str:

@@ -21,7 +21,7 @@ from engine.sentences import N_
 from service.common import i18n, webhook_urls
 from service.common.i18n import say as _
 from service.domain import deliveries, games, mailbag, messages, notifications, prefs
-from service.domain.notifications import ASKING
+from service.domain.notifications import ASKING, SEATS_FILLED, seats_filled
 from service.ops import metrics
 from service.store import Store, owed, queues
 from service.store.keys import player_key
@@ -49,6 +49,7 @@ def retry_schedule() -> tuple[float, ...]:
 
 #: What the subject says is asked or happened (English; ``_`` says it in the reader's language).
 SUBJECTS = {
+    SEATS_FILLED: N_("every seat is taken"),
     "game.started": N_("the game has started"),
     "game.turn_started": N_("your turn"),
     "game.sealed_needed": N_("your sealed choice is needed"),
@@ -77,13 +78,20 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
     record = store.get_game(game_id)
     if kind in ASKING and not _still_owed(record, seat, data):
         return "stale"
+    if kind == SEATS_FILLED and not seats_filled(record):
+        return "stale"  # started already, or a seat is free again
     player_id = record.seats[seat]
     raw = store.r.hgetall(player_key(player_id))
     channels = prefs.channels_for(raw, kind)
     key = queues.notify_job_id(game_id, version, kind, seat)
     # The player's digest or quiet hours may hold the mail (never past the deadline's rule).
     held = mailbag.send_time(raw, time.time(), kind in ASKING, record.deadline_at, record.deadline)
-    if "email" in channels and (mailbag.window() or held is not None):
+    if "email" in channels and kind == SEATS_FILLED:
+        # At once, never in a bag: the game has not begun, there is no board to show yet.
+        with i18n.speaking(i18n.language(raw.get("language"))):
+            message = _seats_filled_mail(record, version, seat, raw)
+        seatmail.send_once(store, key, message)
+    elif "email" in channels and (mailbag.window() or held is not None):
         notice = {"kind": kind, "version": version, "data": data}
         mailbag.put(store, game_id, seat, notice, at=held)
     elif "email" in channels:
@@ -326,6 +334,38 @@ def _message_mail(
         thread_id=mail.thread_id(record.id),
         message_id=f"<{key}@{mail.mail_domain()}>",
         reply_to=seatmail.issue_address(store, record, seat),
+    )
+
+
+def _seats_filled_mail(
+    record: GameRecord, version: int, seat: int, raw: dict[str, str]
+) -> mail.Mail:
+    """The creator's notice that the table is full, in the spoken language: who sits at it,
+    and where to start the game."""
+    name = raw.get("name", "")
+    others = [n for i, n in enumerate(record.names) if i != seat]
+    lines = [
+        _("Hello %(name)s,", name=name) if name else _("Hello,"),
+        "",
+        _(
+            "Every seat of your game is taken; at the table with you: %(players)s. Start the "
+            "game when you are ready; until then nobody can move.",
+            players=", ".join(others),
+        ),
+    ]
+    base = f"{public_url()}/v1/games/{record.id}"
+    return mail.Mail(
+        to=raw["email"],
+        to_name=name,
+        subject=_full_subject(record, _said(SUBJECTS, SEATS_FILLED)),
+        text="\n".join(lines),
+        links=(
+            (_("Start it on the web"), f"{public_url()}/games/{record.id}"),
+            (_("Start it by the API (POST)"), f"{base}/start"),
+        ),
+        thread_id=mail.thread_id(record.id),
+        message_id=f"<{queues.notify_job_id(record.id, version, SEATS_FILLED, seat)}"
+        f"@{mail.mail_domain()}>",
     )
 
 

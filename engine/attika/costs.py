@@ -125,6 +125,15 @@ class Costs(RulesBase):
         site = self.site(state, seat, hex_)
         return self._quote(state, b, site, len(self.settlements(state, seat)))
 
+    def quotes(self, state: AttikaState, seat: int, wanted: list[tuple[int, Hex]]) -> list[Quote]:
+        """``quote`` for each (building, empty map hex) in ``wanted``, the sites read once (a
+        page shows the cost of every legal build)."""
+        sites = {site.hex: site for site in self.sites(state, seat)}
+        settlements = len(self.settlements(state, seat))
+        return [
+            self._quote(state, self.board.buildings[b], sites[h], settlements) for b, h in wanted
+        ]
+
     def _quote(self, state: AttikaState, b: Building, site: Site, settlements: int) -> Quote:
         if not b.main and b.predecessors & site.adjacent:
             return Quote((0,) * self.kinds, 0, True, 0)

@@ -12,7 +12,7 @@ from typing import Any
 
 import flask_smorest
 import marshmallow as ma
-from flask import Response, json, request
+from flask import Response, current_app, json, request
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException, InternalServerError
 
@@ -124,6 +124,16 @@ def problem_response(error: HTTPException) -> Response:
     for name, value in headers.items():
         response.headers[name] = value
     return response
+
+
+def error_response(error: HTTPException) -> Response:
+    """An error answered before or around the views (the rate limit's 429, an outage's 503) as
+    the app answers every other: a page for a browser outside /v1 where the app has pages
+    (``Api.html_error``), else problem+json."""
+    api = current_app.extensions.get("kurier.api")
+    if isinstance(api, Api):
+        return api.handle_http_exception(error)
+    return problem_response(error)
 
 
 class Api(flask_smorest.Api):

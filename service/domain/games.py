@@ -22,7 +22,7 @@ from engine.registry import get_game
 from engine.sentences import N_
 from service.common import sealed
 from service.common.problems import Problem, game_not_found
-from service.domain import notifications, pinning
+from service.domain import inputs, notifications, pinning
 from service.store import MAX_INDEX, Store, eventlog, owed
 from service.store.keys import GAME_SEQ, idem_key
 from service.store.queues import resolve_job_id
@@ -80,7 +80,15 @@ def create_game(
     settings: Mapping[str, Any] | None = None,
 ) -> Outcome:
     """``deadline`` and ``settings`` (``spectators_see_messages``) are service-level, kept
-    apart from the engine's ``options`` so that no engine ever sees them."""
+    apart from the engine's ``options`` so that no engine ever sees them. Each is checked here
+    by the API schema's rules (service/domain/inputs.py), for the lobby's form too."""
+    inputs.checked("type", inputs.GAME_TYPE.check, type_id)
+    if seed is not None:
+        inputs.checked("seed", inputs.SEED.check, seed)
+    inputs.checked("seats", lambda n: inputs.integer(n, *inputs.SEATS), seats)
+    if deadline is not None:
+        deadline = inputs.checked("deadline", inputs.deadline, deadline)
+    settings = inputs.game_settings(settings or {})
     game = game_type(type_id)
     try:
         chosen = game.resolve_options(options)
@@ -139,6 +147,8 @@ def create_game(
 
 def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str | None) -> Outcome:
     """Take the next free seat: with the invite code, or without one in an open-access game."""
+    if invite is not None:
+        inputs.checked("invite_code", inputs.CODE.check, invite)
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = require(record, game_id)
@@ -286,6 +296,7 @@ def play_all(
     none. Each is one log entry and one version, as if played one by one (replays, the record
     and streams see single actions); notifications and deadlines are planned once, for the
     whole. A refusal of the ``i``-th (``listed``) names it: ``index`` in the problem."""
+    _check_moves(moves, listed)
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = require(record, game_id)
@@ -305,6 +316,24 @@ def play_all(
         return _joined(changes)
 
     return commit(store, game_id, mutate, idem)
+
+
+def _check_moves(moves: list[str | Mapping[str, Any]], listed: bool) -> None:
+    """How many moves, and each notation's length, as the API's schema takes them (the web
+    table and the move box reach here without it)."""
+    if not 1 <= len(moves) <= MAX_ACTIONS:
+        raise inputs.problem(
+            "actions", inputs.Refused(f"Length must be between 1 and {MAX_ACTIONS}.")
+        )
+    for index, move in enumerate(moves):
+        if isinstance(move, str) and not 1 <= len(move) <= inputs.NOTATION_LENGTH:
+            refused = inputs.problem(
+                "notation",
+                inputs.Refused(f"Length must be between 1 and {inputs.NOTATION_LENGTH}."),
+            )
+            if listed:
+                refused.extra["index"] = index
+            raise refused
 
 
 def _play_in_order(
@@ -332,13 +361,19 @@ def staged(record: GameRecord, seat: int, moves: list[str]) -> dict[str, Any]:
     as ``legal_actions`` gives them, judged by the same code as ``play_all`` on a copy that is
     never stored. A move the game would refuse is the same problem, with its ``index``. The
     web table builds a move of several parts with it (service/http/web)."""
+    return legal_actions(staged_record(record, seat, moves), seat) | {"version": record.version}
+
+
+def staged_record(record: GameRecord, seat: int, moves: list[str]) -> GameRecord:
+    """A copy of ``record`` with ``moves`` applied, never stored: ``staged``'s trial, for a
+    page that reads more of it than the legal actions (what a build costs after them)."""
     if record.status != "active" or record.state is None:
         raise Problem(409, "game-not-active", f"the game is {record.status}")
     trial = copy.deepcopy(record)
     game = trial.game
     state = game.load(trial.state or {})
     _play_in_order(trial, game, state, seat, list(moves), trial.version + 1)
-    return legal_actions(trial, seat) | {"version": record.version}
+    return trial
 
 
 def _play_one(

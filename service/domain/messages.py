@@ -21,16 +21,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from engine.sentences import N_
 from service.common.problems import Problem
+from service.domain import inputs
 from service.store import Store, owed
 from service.store.owed import OwedJob
 from service.store.queues import MESSAGE_JOB, NOTIFY_QUEUE, message_job_id
 from service.store.record import GameRecord
 
-MAX_TEXT = 2000
+MAX_TEXT = inputs.MESSAGE.max_length
 RATE_COUNT = 10
 RATE_SECONDS = 60
 PAGE = 100
@@ -39,7 +41,14 @@ PAGE = 100
 def post(
     store: Store, player: Mapping[str, Any], game_id: str, text: str, to_seat: int | None
 ) -> dict[str, Any]:
-    """Post a message as ``player``, a player of the game; returns it as its sender sees it."""
+    """Post a message as ``player``, a player of the game; returns it as its sender sees it.
+    ``text`` and ``to_seat`` are checked here by the API schema's rules (inputs.MESSAGE, an
+    integer seat), so a web form or a mailed ``say`` is refused as the API would refuse it."""
+    if not isinstance(text, str) or not text.strip():
+        raise Problem(422, "empty-message", N_("the message has no text"), field="text")
+    inputs.checked("text", inputs.MESSAGE.check, text)
+    if to_seat is not None:  # an integer (not "1", not 1.5); which seat is checked below
+        inputs.checked("to_seat", inputs.whole, to_seat)
     record = store.get_game(game_id)
     seat = _seat_of(record, player)
     if to_seat is not None and (to_seat == seat or not 0 <= to_seat < len(record.seats)):
@@ -49,8 +58,6 @@ def post(
             f"to_seat must be another seat of this game (0-{len(record.seats) - 1})",
             field="to_seat",
         )
-    if not text.strip():
-        raise Problem(422, "empty-message", N_("the message has no text"), field="text")
     window = int(time.time()) // RATE_SECONDS
     if store.messages.count(player["id"], window, RATE_SECONDS) > RATE_COUNT:
         retry = RATE_SECONDS - int(time.time()) % RATE_SECONDS
@@ -121,23 +128,62 @@ def visible(record: GameRecord, fields: Mapping[str, str], viewer: int | None) -
 def page(
     store: Store, game_id: str, player_id: str | None, after: str | None, limit: int = PAGE
 ) -> dict[str, Any]:
-    """The messages ``player_id`` (None: a spectator) may see, oldest first, after ``after``."""
+    """The messages ``player_id`` (None: a spectator) may see, oldest first, after ``after``.
+
+    ``next_cursor`` is the id of the last message shown (``after`` if none is): never the id
+    of one the caller may not see, which would tell them that a private message was sent, and
+    when (issue 36). The one exception: when ``SCAN_PAGES`` pages in a row hold nothing for
+    the caller, the cursor moves past them, or the caller would never read on."""
     record = store.get_game(game_id)
+    if record.seat_of(player_id) is None and not record.settings.get("spectators_see_messages"):
+        return {"items": [], "next_cursor": after}  # a spectator who may read none: no scan
+    found = scan(store, game_id, player_id, after, limit, record)
+    cursor = found.read_to if found.stuck else found.shown_to
+    return {"items": found.items, "next_cursor": cursor or after}
+
+
+#: How many pages of ``PAGE`` a read goes through looking for what its caller may see.
+SCAN_PAGES = 50
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What one read found: the messages shown, the id of the last of them, the id of the last
+    message read (shown or not: where a stream that follows the game waits from), and whether
+    the read stopped at its bound with nothing to show."""
+
+    items: list[dict[str, Any]]
+    shown_to: str | None
+    read_to: str | None
+    stuck: bool
+
+
+def scan(
+    store: Store,
+    game_id: str,
+    player_id: str | None,
+    after: str | None,
+    limit: int = PAGE,
+    record: GameRecord | None = None,
+) -> Scan:
+    """The messages ``player_id`` may see after ``after`` (at most ``limit``), read in pages
+    until that many are found or the stream ends (at most ``SCAN_PAGES`` pages)."""
+    record = record or store.get_game(game_id)
     viewer = record.seat_of(player_id)
     items: list[dict[str, Any]] = []
-    cursor = after
-    # Read in pages until ``limit`` visible ones are found: bounded by the stream's length.
-    for _ in range(50):
-        entries, hidden = store.messages.read(game_id, cursor, PAGE)
+    shown_to, read_to = None, after
+    for _ in range(SCAN_PAGES):
+        entries, hidden = store.messages.read(game_id, read_to, PAGE)
         for message_id, fields in entries:
-            cursor = message_id
+            read_to = message_id
             if visible(record, fields, viewer):
                 items.append(_shown(message_id, fields, message_id in hidden, viewer))
+                shown_to = message_id
                 if len(items) == limit:
-                    return {"items": items, "next_cursor": cursor}
+                    return Scan(items, shown_to, read_to, False)
         if len(entries) < PAGE:
-            break
-    return {"items": items, "next_cursor": cursor}
+            return Scan(items, shown_to, read_to, False)
+    return Scan(items, shown_to, read_to, not items)
 
 
 def _shown(

@@ -42,6 +42,8 @@ from service.store.writes import Writes
 #: Notice types that ask the seat to act: stale once the seat no longer owes that decision,
 #: and told after the news of the same version (a mail says what happened, then what is asked).
 ASKING = ("game.turn_started", "game.sealed_needed", "game.deadline_warning")
+#: The creator's notice that the last seat of an open game was taken: the game can start.
+SEATS_FILLED = "game.seats_filled"
 
 
 @dataclass
@@ -57,6 +59,8 @@ def notices(
     """Who must hear what about this change (only players concerned, nothing hidden)."""
     record = change.record
     out: list[Notice] = []
+    if change.entry_kind == "joined" and seats_filled(record):
+        out.append(Notice(SEATS_FILLED, record.seats.index(record.creator)))
     if change.entry_kind == "started":
         out += [Notice("game.started", seat) for seat in range(seats)]
     had = {d["seat"]: d for d in before}
@@ -85,6 +89,16 @@ def notices(
     if record.status == "finished" and not any(n.type == "game.ended" for n in out):
         out += [Notice("game.ended", seat, {"result": record.result}) for seat in range(seats)]
     return _dedupe(out)
+
+
+def seats_filled(record: Any) -> bool:
+    """An open game whose every seat is taken, its creator among them: it waits for its
+    creator to start it (a game is never started by the join that fills it)."""
+    return (
+        record.status == "open"
+        and len(record.seats) == record.max_seats
+        and record.creator in record.seats
+    )
 
 
 def _dedupe(found: list[Notice]) -> list[Notice]:

@@ -30,12 +30,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.common import i18n, webhook_urls
 from service.common.problems import Problem
+from service.domain import inputs
 from service.store import Store
 from service.store.keys import player_key
 
 CHANNELS = ("email", "webhook")
 #: Every notification type (webhook ``type`` and the ``notify`` preference keys).
 EVENT_TYPES = (
+    "game.seats_filled",
     "game.started",
     "game.turn_started",
     "game.sealed_needed",
@@ -47,12 +49,28 @@ EVENT_TYPES = (
     "game.message",
 )
 WEBHOOK_SECRET_PREFIX = "whsec_"
+WEBHOOK_URL_LENGTH = 500
 DELIVERY_KEEP = 200
 DELIVERY_TTL = 14 * 86_400
 DIGESTS = ("off", "daily")
 DEFAULT_DIGEST_HOUR = 8
 #: A local time of day, 00:00-23:59.
 CLOCK = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+#: What ``apply`` changes (PATCH /v1/me's fields).
+PATCHABLE = frozenset(
+    {
+        "name",
+        "email",
+        "webhook_url",
+        "notify",
+        "timezone",
+        "vacation_until",
+        "digest",
+        "digest_hour",
+        "quiet_hours",
+        "language",
+    }
+)
 
 
 def deliveries_key(player_id: str) -> str:
@@ -230,25 +248,11 @@ def new_webhook_secret() -> str:
 
 def apply(store: Store, player_id: str, data: Mapping[str, Any]) -> str | None:
     """Store what ``data`` (PATCH /v1/me, the settings page) changes; returns a webhook secret
-    issued by it (shown once). Refuses with a ``Problem`` before storing anything."""
-    changes = {k: v for k, v in data.items() if k in ("name", "email", "timezone", "language")}
+    issued by it (shown once). Every value is checked here by service/domain/inputs.py's rules,
+    the ones the API's schema is made of, so the settings page refuses what the API refuses;
+    a ``Problem`` (422, naming the field) is raised before anything is stored."""
+    changes = _checked(data)
     issued = None
-    if "language" in data and data["language"] not in i18n.LANGUAGES:
-        raise Problem(
-            422,
-            "invalid-language",
-            f"language is one of {', '.join(i18n.LANGUAGES)}",
-            field="language",
-        )
-    if "timezone" in data:
-        # Checked here, after authentication, not in the schema: a caller without a token
-        # must get 401 whatever the body holds.
-        try:
-            ZoneInfo(data["timezone"])
-        except (ZoneInfoNotFoundError, ValueError):
-            raise Problem(
-                422, "invalid-timezone", "timezone is an IANA name such as Europe/Berlin"
-            ) from None
     if "webhook_url" in data:
         url = data["webhook_url"]
         if url:
@@ -263,14 +267,66 @@ def apply(store: Store, player_id: str, data: Mapping[str, Any]) -> str | None:
         changes["webhook_disabled"] = ""  # setting the URL again re-enables deliveries
         if url and not read(store, player_id)["has_webhook_secret"]:
             issued = changes["webhook_secret"] = new_webhook_secret()
+    store.players.update(player_id, changes)
+    return issued
+
+
+def _checked(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The hash fields ``data`` sets, each value checked (all but the webhook's address,
+    which ``apply`` resolves last)."""
+    unknown = sorted(set(data) - PATCHABLE)
+    if unknown:
+        raise inputs.problem(unknown[0], inputs.Refused("Unknown field."))
+    changes: dict[str, Any] = {}
+    if "name" in data:
+        changes["name"] = inputs.checked("name", inputs.NAME.check, data["name"])
+    if "email" in data:
+        given = data["email"]
+        changes["email"] = None if given is None else inputs.checked("email", inputs.email, given)
+    if "language" in data:
+        if data["language"] not in i18n.LANGUAGES:
+            raise Problem(
+                422,
+                "invalid-language",
+                f"language is one of {', '.join(i18n.LANGUAGES)}",
+                field="language",
+            )
+        changes["language"] = data["language"]
+    if "timezone" in data:
+        # Checked here, after authentication, not in the schema: a caller without a token
+        # must get 401 whatever the body holds.
+        changes["timezone"] = inputs.checked("timezone", inputs.timezone, data["timezone"])
+    url = data.get("webhook_url")
+    if url is not None and (not isinstance(url, str) or not 1 <= len(url) <= WEBHOOK_URL_LENGTH):
+        raise inputs.problem(
+            "webhook_url", inputs.Refused(f"Length must be between 1 and {WEBHOOK_URL_LENGTH}.")
+        )
     if "notify" in data:
-        changes["notify"] = json.dumps(data["notify"])
+        changes["notify"] = json.dumps(_notify(data["notify"]))
     changes.update(_fewer_mails(data))
     if "vacation_until" in data:
         until = data["vacation_until"]
+        if until is not None:
+            until = inputs.checked("vacation_until", inputs.moment, until)
         changes["vacation_until"] = repr(until.timestamp()) if until else ""
-    store.players.update(player_id, changes)
-    return issued
+    return changes
+
+
+def _notify(chosen: Any) -> dict[str, list[str]]:
+    """Event type -> channels: known types, known channels."""
+    if not isinstance(chosen, Mapping) or not all(
+        kind in EVENT_TYPES
+        and isinstance(channels, list)
+        and all(isinstance(c, str) and c in CHANNELS for c in channels)
+        for kind, channels in chosen.items()
+    ):
+        raise inputs.problem(
+            "notify",
+            inputs.Refused(
+                f"event types ({', '.join(EVENT_TYPES)}) to lists of {' and '.join(CHANNELS)}"
+            ),
+        )
+    return {kind: list(channels) for kind, channels in chosen.items()}
 
 
 def _fewer_mails(data: Mapping[str, Any]) -> dict[str, str]:

@@ -2,13 +2,20 @@
 
 Every request is counted against one budget per caller (``KURIER_RATE_LIMIT``, an application
 limit shared by all routes): a caller with a valid bearer token is keyed by the token's SHA-256
-(the same hash the token is stored under, never the token), anyone else by the remote address.
-Creating players (``POST /v1/players``) has a stricter budget of its own per remote address
-(``KURIER_SIGNUP_RATE_LIMIT``). ``/healthz`` and ``/metrics`` are never limited.
+(the same hash the token is stored under, never the token), a signed-in browser by its
+session's player (``g.kurier_session_player``, set by the web pages before this counts), anyone
+else by the client's address (``request.remote_addr``: behind trusted proxies, the address they
+forwarded, service/http/proxies.py). Creating players (``POST /v1/players`` and the pages'
+``POST /register``) has a stricter budget of its own per client address
+(``KURIER_SIGNUP_RATE_LIMIT``), and so has asking for a sign-in mail (``POST /signin``: it
+mails whatever address it is given). Sign-in mails to one address have a budget too
+(``KURIER_SIGNIN_MAIL_LIMIT``, ``signin_mail_allowed``). ``/healthz``, ``/metrics`` and the
+endpoints in ``EXEMPT_ENDPOINTS`` (the pages' static assets) are never limited.
 
-A caller over its budget gets 429 ``rate-limited`` (problem+json) with ``Retry-After``; the
-request is refused before the view runs, so nothing changes. ``KURIER_RATE_LIMIT_HEADERS=1``
-adds ``X-RateLimit-Limit``, ``-Remaining`` and ``-Reset`` to every response.
+A caller over its budget gets 429 ``rate-limited`` with ``Retry-After`` (problem+json, or a page
+for a browser: ``error_response``); the request is refused before the view runs, so nothing
+changes. ``KURIER_RATE_LIMIT_HEADERS=1`` adds ``X-RateLimit-Limit``, ``-Remaining`` and
+``-Reset`` to every response.
 """
 
 from __future__ import annotations
@@ -27,13 +34,19 @@ from limits import RateLimitItem, parse_many
 from limits.storage import RedisStorage, storage_from_string
 from limits.strategies import SlidingWindowCounterRateLimiter
 
-from service.common.problems import Problem, problem_response
+from service.common.problems import Problem, error_response
 from service.store import TOKEN_PREFIX, redis_urls
 
 DEFAULT_LIMIT = "120/minute"
 DEFAULT_SIGNUP_LIMIT = "10/minute;100/hour"
+DEFAULT_SIGNIN_MAIL_LIMIT = "3/hour"
 EXEMPT_PATHS = ("/healthz", "/metrics")
-SIGNUP_PATH = "/v1/players"
+#: Endpoints never counted, registered by their adapters (the web pages' static files: a page
+#: view is one request of the budget, not one per asset).
+EXEMPT_ENDPOINTS: set[str] = set()
+#: The posts that create a player or mail a stranger: the API's and the web pages'
+#: registration, and the pages' sign-in by mail.
+SIGNUP_PATHS = ("/v1/players", "/register", "/signin")
 TRUTHY = ("1", "true", "yes", "on")
 
 #: Endpoints whose transaction's first read rides in the limiter's round trip: endpoint name →
@@ -72,7 +85,8 @@ def token_rate_key(token: str) -> str:
 
 
 def caller_key() -> str:
-    """The token's hash for a valid bearer token, else the remote address.
+    """The token's hash for a valid bearer token, else the signed-in browser's player, else
+    the client's address.
 
     The token is looked up (and the player remembered for ``current_player``) so that made-up
     tokens share their sender's address budget instead of each getting a fresh one.
@@ -86,6 +100,9 @@ def caller_key() -> str:
         if player is not None:
             g.kurier_player = player
             return token_rate_key(token)
+    session_player = g.get("kurier_session_player")
+    if session_player:
+        return "player:" + session_player
     return address_key()
 
 
@@ -105,6 +122,8 @@ class Limits:
     general: list[RateLimitItem]
     signup: list[RateLimitItem]
     headers: bool
+    #: Sign-in mails to one address, asked by anyone (``signin_mail_allowed``).
+    signin_mail: list[RateLimitItem] = field(default_factory=list)
     #: The counters live in the game store's Redis (one Redis, not a cluster): the limit can
     #: share a pipeline with the token's read (``_with_token_read``).
     pipelined: bool = False
@@ -129,7 +148,7 @@ class Limits:
             return counted[0]
         g.kurier_rate_key = caller_key()
         budgets = [(self.general, "all", g.kurier_rate_key)]
-        if request.method == "POST" and request.path == SIGNUP_PATH:
+        if request.method == "POST" and request.path in SIGNUP_PATHS:
             budgets.append((self.signup, "signup", address_key()))
         for items, scope, key in budgets:
             for item in items:
@@ -144,7 +163,7 @@ class Limits:
         view then reuses: ``g.kurier_player_hash``). None: not that case, or the token no
         longer belongs to that player (revoked: counted on the token's key, then the usual
         path counts the address and the view answers 401)."""
-        if not self.pipelined or len(self.general) != 1 or request.path == SIGNUP_PATH:
+        if not self.pipelined or len(self.general) != 1 or request.path in SIGNUP_PATHS:
             return None
         token = bearer_token()
         store = current_app.extensions["kurier.store"]
@@ -184,7 +203,7 @@ def _limits() -> Limits:
 
 
 def _count() -> Response | None:
-    if request.path in EXEMPT_PATHS:
+    if request.path in EXEMPT_PATHS or request.endpoint in EXEMPT_ENDPOINTS:
         return None
     limits = _limits()
     try:
@@ -207,7 +226,17 @@ def _count() -> Response | None:
         headers={"Retry-After": str(retry)},
         retry_after=retry,
     )
-    return problem_response(problem)
+    return error_response(problem)
+
+
+def signin_mail_allowed(address: str) -> bool:
+    """Count a sign-in mail to ``address`` against that address's budget
+    (``KURIER_SIGNIN_MAIL_LIMIT``), whether or not a player gave it: False once it had its
+    mails. Counted per address, not per player, so that the answer says nothing of which
+    addresses are known, and by the address's hash, so that no address is kept in a key."""
+    limits = _limits()
+    key = "mail:" + hashlib.sha256(address.strip().lower().encode()).hexdigest()
+    return all(limits.strategy.hit(item, "signin-mail", key) for item in limits.signin_mail)
 
 
 def _budget_headers(response: Response) -> Response:
@@ -224,7 +253,8 @@ def _forget_early_read(_error: BaseException | None) -> None:
 
 
 def init_app(app: Flask) -> Limits:
-    """Limits from ``app.config``: ``RATE_LIMIT`` and ``SIGNUP_RATE_LIMIT`` (limits strings)."""
+    """Limits from ``app.config``: ``RATE_LIMIT``, ``SIGNUP_RATE_LIMIT`` and
+    ``SIGNIN_MAIL_LIMIT`` (limits strings)."""
     own_uri = app.config.get("RATELIMIT_STORAGE_URI")
     uri = own_uri or storage_uri(app.config["REDIS_URL"] or "")
     # X-RateLimit-* on every response costs a second Redis call per request: opt-in. A
@@ -238,6 +268,7 @@ def init_app(app: Flask) -> Limits:
         general=list(parse_many(app.config["RATE_LIMIT"])),
         signup=list(parse_many(app.config["SIGNUP_RATE_LIMIT"])),
         headers=bool(headers),
+        signin_mail=list(parse_many(app.config["SIGNIN_MAIL_LIMIT"])),
         pipelined=not own_uri and app.extensions["kurier.store"].mode != "cluster",
     )
     app.extensions["kurier.limits"] = limits

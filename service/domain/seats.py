@@ -16,7 +16,7 @@ from typing import Any
 from engine.core import Rejoin, Resign
 from engine.sentences import N_
 from service.common.problems import Problem
-from service.domain import games
+from service.domain import games, inputs
 from service.store import Store
 from service.store.record import Change, GameRecord, Outcome
 
@@ -88,6 +88,7 @@ def take_seat(
 ) -> Outcome:
     """A newcomer takes an offered seat: from now on its secrets are theirs. The record keeps
     both players and the version where the seat changed hands."""
+    inputs.checked("invite_code", inputs.CODE.check, code)
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = games.require(record, game_id)

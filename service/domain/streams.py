@@ -11,7 +11,7 @@ move for all the game's streams in the process), a player's stream on its own co
 What is sent is what the API would answer at that moment: a game's entries are read with
 ``Store.read_log`` and redacted by ``games.redact_entry`` for the caller's seat (the path of
 ``GET /v1/games/{id}/events``); inbox changes come from ``service/domain/inbox.py`` (the path of
-``GET /v1/me/inbox``) and messages from ``messages.page`` (``GET .../messages``).
+``GET /v1/me/inbox``) and messages from ``messages.scan`` (as ``GET .../messages``).
 """
 
 from __future__ import annotations
@@ -285,10 +285,13 @@ def _messages(
 ) -> Iterator[str]:
     for gid in game_ids:
         try:
-            page = messages.page(store, gid, player_id, following.message_ids[gid], PAGE)
+            found = messages.scan(store, gid, player_id, following.message_ids[gid], PAGE)
         except Problem:  # the game is gone (archived)
             continue
-        for item in page["items"]:
+        for item in found.items:
             yield sse("message", {"game_id": gid, **item}, item["id"])
-        if page["next_cursor"]:
-            following.message_ids[gid] = page["next_cursor"]
+        # The wait for news starts after every message read, shown or not (else it would wake
+        # at once for one the player may not see); the client resumes from the id of the last
+        # event it got, a message it may see.
+        if found.read_to:
+            following.message_ids[gid] = found.read_to

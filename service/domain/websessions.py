@@ -16,7 +16,9 @@ The bearer tokens of the API never appear in a page or a cookie.
 
 from __future__ import annotations
 
+import json
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +31,8 @@ from service.store.queues import DEFAULT_QUEUE, SIGNIN_MAIL_JOB
 
 LINK_SECONDS = 15 * 60
 SESSION_SECONDS = 30 * 86_400
+#: The longest value of a refused form kept for the next page (a message is at most 2,000).
+TYPED_LENGTH = 4000
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,14 @@ def mail_signin_links(store: Store, email: str, public_url: str, lang: str = i18
     return len(links)
 
 
+def peek_link(store: Store, token: str) -> str | None:
+    """The player a sign-in token stands for, leaving it unused; None if unknown or expired."""
+    if not token or len(token) > 100:
+        return None
+    found = store.r.get(signin_key(token))
+    return str(found) if found else None
+
+
 def take_link(store: Store, token: str) -> str | None:
     """The player a sign-in token stands for, once; None if unknown, used or expired."""
     if not token or len(token) > 100:
@@ -101,18 +113,23 @@ def load(store: Store, session_id: str | None) -> Session | None:
     return Session(session_id, player, found["csrf"])
 
 
-def leave_note(store: Store, session: Session, text: str) -> None:
-    """A line for the session's next page (what went wrong with the last form). Not a
+def leave_note(
+    store: Store, session: Session, text: str, typed: Mapping[str, str] | None = None
+) -> None:
+    """A line for the session's next page (what went wrong with the last form), and what was
+    typed into that form (``typed``, field -> value), for the page to show it again. Not a
     ``write``: a note lost in a failover is a line the page does not show."""
-    store.r.hset(session_key(session.id), "note", text[:500])
+    kept = {k: v[:TYPED_LENGTH] for k, v in (typed or {}).items()}
+    store.r.hset(session_key(session.id), mapping={"note": text[:500], "typed": json.dumps(kept)})
 
 
-def take_note(store: Store, session: Session) -> str | None:
+def take_note(store: Store, session: Session) -> tuple[str | None, dict[str, str]]:
+    """The note left for this page and the values typed with it (once: both are gone after)."""
     with store.r.pipeline(transaction=True) as pipe:
-        pipe.hget(session_key(session.id), "note")
-        pipe.hdel(session_key(session.id), "note")
-        note, _ = pipe.execute()
-    return str(note) if note else None
+        pipe.hmget(session_key(session.id), "note", "typed")
+        pipe.hdel(session_key(session.id), "note", "typed")
+        (note, typed), _ = pipe.execute()
+    return (str(note) if note else None), (json.loads(typed) if typed else {})
 
 
 def end(store: Store, session_id: str) -> None:

@@ -12,7 +12,9 @@ from engine import registry
 from service.common.problems import Api
 from service.domain import ratelimit
 from service.http import outage
+from service.http.proxies import TrustedProxies
 from service.http.schemas import contract
+from service.ops.config import trusted_proxies
 from service.store import Store
 
 API_TITLE = "Kurier"
@@ -36,9 +38,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         SIGNUP_RATE_LIMIT=(
             os.environ.get("KURIER_SIGNUP_RATE_LIMIT") or ratelimit.DEFAULT_SIGNUP_LIMIT
         ),
+        SIGNIN_MAIL_LIMIT=(
+            os.environ.get("KURIER_SIGNIN_MAIL_LIMIT") or ratelimit.DEFAULT_SIGNIN_MAIL_LIMIT
+        ),
+        TRUSTED_PROXIES=os.environ.get("KURIER_TRUSTED_PROXIES", ""),
         JSON_SORT_KEYS=False,
     )
     app.config.update(config or {})
+    trusted = trusted_proxies(app.config["TRUSTED_PROXIES"])
+    if trusted:
+        # The client's address from X-Forwarded-For, from those proxies only (proxies.py).
+        app.wsgi_app = TrustedProxies(app.wsgi_app, trusted)  # type: ignore[method-assign]
     app.json.sort_keys = False  # type: ignore[attr-defined]
     # No connection is opened here: the store connects lazily, after gunicorn forks.
     app.extensions["kurier.store"] = Store(

@@ -4,6 +4,9 @@ gevent workers: each open stream is a greenlet waiting on its Redis read, not a 
 process holds ``KURIER_STREAM_CONNECTIONS`` of them (docs/performance.md, "Streams"). The app
 is made in each worker after gevent has patched the standard library (nothing is preloaded),
 so redis-py's sockets yield to the other streams while they wait.
+
+What gunicorn refuses itself (a bare LF, a NUL in a header, a header over 8 KB, a URL over 4 KB)
+is answered problem+json, as by the API (service/http/gunicorn_worker.py).
 """
 
 from __future__ import annotations
@@ -11,10 +14,18 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from gunicorn.workers.ggevent import GeventWorker
+
 from service.common.logs import gunicorn_logconfig
+from service.http.gunicorn_worker import ProblemAnswers
 from service.store.redis_server import data_dir_from_env
 
-worker_class = "gevent"
+
+class ProblemGeventWorker(ProblemAnswers, GeventWorker):
+    """gunicorn's gevent worker, answering what gunicorn refuses itself as problem+json."""
+
+
+worker_class = "service.http.gunicorn_streams.ProblemGeventWorker"
 workers = int(os.environ.get("KURIER_STREAM_WORKERS") or 2)
 worker_connections = int(os.environ.get("KURIER_STREAM_CONNECTIONS") or 1000)
 timeout = 30  # the worker's own heartbeat; an open stream is not a stuck request

@@ -1,6 +1,8 @@
-"""gunicorn's gthread worker, answering the requests gunicorn refuses itself as problem+json,
-giving no thread to a connection that has sent nothing yet and closing connections without
-stopping its main loop; and gunicorn's logger without its access line (``AppAccessLogger``).
+"""gunicorn's gthread worker, answering the requests gunicorn refuses itself as problem+json
+(``ProblemAnswers``, which the stream server's gevent worker shares:
+service/http/gunicorn_streams.py), giving no thread to a connection that has sent nothing yet
+and closing connections without stopping its main loop; and gunicorn's logger without its
+access line (``AppAccessLogger``).
 
 gunicorn answers a request line over ``limit_request_line`` (414), headers over
 ``limit_request_fields``/``limit_request_field_size`` (431), a malformed request or header
@@ -107,10 +109,18 @@ def close_graceful_aside(sock: socket.socket, timeout: float = 2.0, max_drain: i
     threading.Thread(target=linger, name="linger", daemon=True).start()
 
 
-class ProblemThreadWorker(ThreadWorker):
+class ProblemAnswers:
+    """Mixed into a gunicorn worker class: what gunicorn refuses itself is problem+json."""
+
+    def init_process(self) -> None:
+        # In this worker process only: gunicorn looks it up on its module at each error.
+        util.write_error = write_problem  # see the module doc
+        super().init_process()  # type: ignore[misc]
+
+
+class ProblemThreadWorker(ProblemAnswers, ThreadWorker):
     def init_process(self) -> None:
         # In this worker process only: gunicorn looks these up on its modules at each use.
-        util.write_error = write_problem  # see the module doc
         util.close_graceful = close_graceful_aside
         gthread.DEFAULT_WORKER_DATA_TIMEOUT = FIRST_BYTES_WAIT
         super().init_process()

@@ -1,5 +1,6 @@
 """Redis unreachable: every request that needs it is answered 503 ``service-unavailable``
-(problem+json, ``Retry-After``), and the outage is logged once, not once per request.
+(problem+json, or a page for a browser; ``Retry-After``), and the outage is logged once, not
+once per request.
 
 An outage starts at the first request of this process that cannot reach Redis (one ERROR line)
 and ends at the first request after it that reaches Redis again (one WARNING line, with how long
@@ -16,7 +17,7 @@ import time
 import redis
 from flask import Flask, Response, current_app
 
-from service.common.problems import Problem, problem_response
+from service.common.problems import Problem, error_response
 
 #: What "Redis is unreachable" looks like (BusyLoadingError, Redis replaying its AOF after a
 #: restart, is a ConnectionError).
@@ -76,7 +77,7 @@ def _outage() -> Outage:
 
 def _answer(error: Exception) -> Response:
     _outage().failed(error)
-    return problem_response(unavailable())
+    return error_response(unavailable())
 
 
 def _ends_outage(response: Response) -> Response:

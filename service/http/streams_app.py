@@ -33,14 +33,10 @@ from service.domain import streams
 from service.domain.ratelimit import bearer_token
 from service.http import outage
 from service.http.auth import current_player, store
-from service.http.schemas.messages import MESSAGE_ID_PATTERN
+from service.http.schemas.streams import GAME_CURSOR, INBOX_CURSOR, resume_cursor
 from service.store import Store
 from service.store.tokens import STREAM_TICKET_PATTERN, STREAM_TICKET_SECONDS
 
-#: A version, as the SSE ids of a game's stream carry.
-VERSION = re.compile(r"[0-9]{1,15}")
-#: A message id, as the SSE ids of a player's ``message`` events carry (the API's pattern).
-MESSAGE_ID = re.compile(MESSAGE_ID_PATTERN.strip("^$"))
 HEADERS = {
     "Cache-Control": "no-cache, no-store",
     # nginx: do not buffer this response (also settable in its configuration).
@@ -71,7 +67,7 @@ def create_streams_app(config: dict[str, Any] | None = None) -> Flask:
 
 def _game(game_id: str) -> Response:
     caller = _caller(required=False)  # spectators welcome; a bad token is a 401
-    after = _cursor(VERSION, "a version such as 12")
+    after = _cursor(GAME_CURSOR)
     body = streams.game_stream(store(), game_id, caller, int(after or 0), _timing())
     response = _event_stream(body)
     # Pages on the API's origin (the web client) may follow a game as a spectator: with "*"
@@ -84,7 +80,7 @@ def _game(game_id: str) -> Response:
 def _inbox() -> Response:
     caller = _caller(required=True)
     assert caller is not None
-    after = _cursor(MESSAGE_ID, "a message id such as 1712345678901-0")
+    after = _cursor(INBOX_CURSOR)
     return _event_stream(streams.inbox_stream(store(), caller, after, _timing()))
 
 
@@ -120,19 +116,9 @@ def _caller(required: bool) -> streams.Caller | None:
     return streams.Caller(owner[0], player["id"])
 
 
-def _cursor(pattern: re.Pattern[str], example: str) -> str | None:
-    """Where to resume: the ``Last-Event-ID`` header (sent by a reconnecting EventSource, and
-    winning over the URL it reconnects to), else the ``after`` query parameter."""
-    for name, value in (
-        ("Last-Event-ID", request.headers.get("Last-Event-ID")),
-        ("after", request.args.get("after")),
-    ):
-        if value is None or value == "":
-            continue
-        if not pattern.fullmatch(value.strip()):
-            raise Problem(400, "invalid-cursor", f"{name} must be {example}", parameter=name)
-        return value.strip()
-    return None
+def _cursor(cursor: tuple[str, str]) -> str | None:
+    """Where to resume, checked as the API's 307 route checks it (a 422 ``invalid-cursor``)."""
+    return resume_cursor(cursor, request.headers.get("Last-Event-ID"), request.args.get("after"))
 
 
 def timing_from(environ: Mapping[str, str]) -> streams.Timing:

@@ -258,6 +258,28 @@ def _public_url(value: str) -> None:
         raise Invalid("must be an http(s) URL with a host, e.g. https://kurier.example.org")
 
 
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def trusted_proxies(value: str) -> list[Network]:
+    """KURIER_TRUSTED_PROXIES (``10.0.0.0/8, 127.0.0.1, ::1``) as networks; raises Invalid
+    naming the part that is neither an address nor a network."""
+    networks = []
+    for part in value.split(","):
+        text = part.strip()
+        if not text:
+            continue
+        try:
+            networks.append(ipaddress.ip_network(text))
+        except ValueError as error:
+            raise Invalid(f"{text!r} is not an address or network ({error})") from None
+    return networks
+
+
+def _trusted_proxies(value: str) -> None:
+    trusted_proxies(value)
+
+
 def _delays(value: str) -> None:
     try:
         delays = [float(part) for part in value.split(",") if part.strip()]
@@ -389,9 +411,17 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "KURIER_RATE_LIMIT",
         "120/minute",
-        "Requests per caller (a token's hash, else the remote address) over all routes, e.g. "
-        "`120/minute;2000/hour`; over it: 429 with Retry-After",
+        "Requests per caller (a token's hash, a signed-in browser's player, else the client's "
+        "address) over all routes, e.g. `120/minute;2000/hour`; over it: 429 with Retry-After",
         _rate_limit,
+    ),
+    Setting(
+        "KURIER_TRUSTED_PROXIES",
+        "",
+        "Addresses or networks of the reverse proxies in front of the API, comma-separated "
+        "(e.g. `127.0.0.1, 10.0.0.0/8`): only from these is X-Forwarded-For (the client's "
+        "address, for the rate limit) and X-Forwarded-Proto believed; unset: from none",
+        _trusted_proxies,
     ),
     Setting(
         "KURIER_RATE_LIMIT_HEADERS",
@@ -403,7 +433,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "KURIER_SIGNUP_RATE_LIMIT",
         "10/minute;100/hour",
-        "`POST /v1/players` per remote address, on top of `KURIER_RATE_LIMIT`",
+        "`POST /v1/players`, and the pages' `POST /register` and `POST /signin`, per client "
+        "address, on top of `KURIER_RATE_LIMIT`",
+        _rate_limit,
+    ),
+    Setting(
+        "KURIER_SIGNIN_MAIL_LIMIT",
+        "3/hour",
+        "Sign-in mails to one address (the pages' sign-in and registration), whoever asks; "
+        "over it the page says a link was sent already",
         _rate_limit,
     ),
     Setting(
@@ -530,6 +568,17 @@ def url_of(host: str, port: int) -> str:
         address = ipaddress.ip_address("::1" if address.version == 6 else DEFAULT_HOST)
     shown = f"[{address}]" if address.version == 6 else str(address)
     return f"http://{shown}:{port}"
+
+
+def outbox_path(environ: Mapping[str, str]) -> Path:
+    """The maildir mail goes to without a relay (KURIER_OUTBOX), as an absolute path."""
+    return Path(environ.get("KURIER_OUTBOX") or BY_NAME["KURIER_OUTBOX"].default).resolve()
+
+
+def local_outbox(environ: Mapping[str, str]) -> Path | None:
+    """Where mail goes in the local default (no KURIER_SMTP_URL): the outbox's ``new`` folder,
+    for people to look; None when a relay sends it."""
+    return None if environ.get("KURIER_SMTP_URL") else outbox_path(environ) / "new"
 
 
 def public_url(environ: Mapping[str, str]) -> str:

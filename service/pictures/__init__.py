@@ -102,19 +102,23 @@ def board_svg(
     last_events: Iterable[Event | Mapping[str, Any]] = (),
     seat: int | None = None,
     lang: str = i18n.DEFAULT,
+    open_hexes: Sequence[str] = (),
 ) -> str:
     """The picture of ``view``. ``names``: the players' display names, one per seat (the
     record's ``names``). ``last_events``: the events of the last move (a log entry's
     ``events``), marked on the board and told in the legend; only those ``seat`` (None: a
     spectator, whose view this must then be) may see are used. ``lang``: the language of
-    its labels, legend and sentences (service/common/i18n.py; the notation stays the same)."""
+    its labels, legend and sentences (service/common/i18n.py; the notation stays the same).
+    ``open_hexes``: empty places to draw for the web table (Attika's map tile anchors); only
+    a picture that has such places takes them."""
     game = get_game(game_type)
     events = visible_events(last_events, seat)
     sentences = last_move_sentences(game_type, events, names, lang)
     render = _load(_PRESENTERS[game_type][0])
     board = game.board  # type: ignore[attr-defined]
+    extra = {"open_hexes": open_hexes} if open_hexes else {}
     with i18n.speaking(lang):
-        return render(board, view, title, names=names, events=events, last_move=sentences)
+        return render(board, view, title, names=names, events=events, last_move=sentences, **extra)
 
 
 def board_crop_svg(
@@ -161,10 +165,12 @@ def spectator_pictures(
     *,
     lang: str = i18n.DEFAULT,
     crop_width: int | None = None,
+    open_hexes: Sequence[str] = (),
 ) -> tuple[str | None, str]:
     """The spectators' picture of ``record``'s version (board.svg, the mails): the crop round
     the last move (when ``crop_width`` is given and the game has one) and the whole board.
-    ``last_events``: the events of the log entry of that version."""
+    ``last_events``: the events of the log entry of that version; ``open_hexes``: see
+    ``board_svg``."""
     game = record.game
     view = game.view(game.load(record.state or {}), None)
     names = record.names
@@ -179,7 +185,15 @@ def spectator_pictures(
             width=crop_width,
             lang=lang,
         )
-    board = board_svg(record.type, view, title, names=names, last_events=last_events, lang=lang)
+    board = board_svg(
+        record.type,
+        view,
+        title,
+        names=names,
+        last_events=last_events,
+        lang=lang,
+        open_hexes=open_hexes,
+    )
     return crop, board
 
 

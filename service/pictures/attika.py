@@ -101,12 +101,17 @@ def render(
     names: Sequence[str] = (),
     events: Sequence[Event] = (),
     last_move: Sequence[str] = (),
+    open_hexes: Sequence[str] = (),
 ) -> str:
+    """The picture of ``view``. ``open_hexes`` ("q,r"): empty places off the map drawn as
+    outlines with their coordinate, for the web table to light up and preview a map tile on
+    (a tile's anchors and the hexes it may cover: public, they follow from the map)."""
     cells = {parse_hex(c["hex"]): c for c in view["map"]}
     on_map = {c["hex"] for c in view["map"]}
     marked = [parse_hex(h) for h in sorted(touched(events) & on_map)]
     shrines = [parse_hex(h) for h in view["shrines"]]
-    every = [*cells, *shrines]
+    empty = [parse_hex(h) for h in open_hexes if h not in on_map and h not in view["shrines"]]
+    every = [*cells, *shrines, *empty]
     xs = [_pixel(h)[0] for h in every]
     ys = [_pixel(h)[1] for h in every]
     half_w = R * SQ3 / 2
@@ -123,8 +128,11 @@ def render(
         return x + ox, y + oy
 
     parts = [
+        # data-map-box: the map without the side panel, which a phone's table shows alone
+        # (the panel's words are in the page beside it).
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">',
+        f'viewBox="0 0 {width} {height}" data-map-box="0 0 {map_w:.0f} {map_h:.0f}" '
+        'font-family="DejaVu Sans, Arial, sans-serif">',
         f"<title>{escape(title)}</title>",
         f'<rect width="{width}" height="{height}" fill="#dde8ec"/>',
         f'<rect x="{map_w:.0f}" y="{HEADER}" width="{PANEL_W}" height="{height - HEADER}" '
@@ -142,6 +150,8 @@ def render(
     ]
     tile_of = _tile_of(board, view)
     parts.append('<g id="map">')
+    for hex_ in empty:
+        parts.append(_open_hex(hex_, *at(hex_)))
     for hex_, cell in cells.items():
         parts.append(_hex(board, cell, *at(hex_)))
     parts += _tile_edges(board, cells, tile_of, at)
@@ -182,7 +192,7 @@ def _hex(board: Board, cell: dict[str, Any], x: float, y: float) -> str:
     land = cell["landscape"]
     fill = LAND_FILL.get(land, BLANK_FILL) if land else BLANK_FILL
     out = [
-        f'<g id="hex-{escape(cell["hex"])}">',
+        f'<g id="hex-{escape(cell["hex"])}" data-hex="{escape(cell["hex"])}">',
         f'<polygon points="{_points(_corners(x, y))}" fill="{fill}" stroke="#8f8268" '
         'stroke-width="1"/>',
     ]
@@ -194,6 +204,18 @@ def _hex(board: Board, cell: dict[str, Any], x: float, y: float) -> str:
     )
     out.append("</g>")
     return "".join(out)
+
+
+def _open_hex(hex_: Hex, x: float, y: float) -> str:
+    """An empty place off the map: a dashed outline the table can fill with a tile's preview."""
+    label = format_hex(hex_)
+    return (
+        f'<g id="hex-{label}" class="open-hex" data-hex="{label}">'
+        f'<polygon points="{_points(_corners(x, y))}" fill="#eef3f5" fill-opacity="0.6" '
+        'stroke="#9fb4bf" stroke-width="1" stroke-dasharray="4 3"/>'
+        f'<text x="{x:.1f}" y="{y + 31:.1f}" font-size="11" text-anchor="middle" '
+        f'fill="#5d7480">{label}</text></g>'
+    )
 
 
 def _glyph(board: Board, land: str, x: float, y: float) -> str:

@@ -29,6 +29,14 @@ def _shot(page: Any, name: str, dark: bool = False) -> None:
     page.emulate_media(color_scheme="light")
 
 
+def _shot_end(page: Any, name: str, dark: bool = False) -> None:
+    """The standings at the end of a game, scrolled into view."""
+    page.emulate_media(color_scheme="dark" if dark else "light")
+    page.locator(".standings").scroll_into_view_if_needed()
+    page.screenshot(path=str(PICTURES / f"{name}.png"), full_page=False)
+    page.emulate_media(color_scheme="light")
+
+
 def _staged_done(page: Any) -> bool:
     text = page.locator(".confirm-bar .staged-text").inner_text()
     return text.endswith("\u2714")
@@ -182,6 +190,15 @@ def test_three_players_play_attila_on_the_board(
     assert view["status"] == "finished", f"not finished in {MAX_SECONDS} s ({confirms} moves)"
     assert conflicts > 0 and parts > confirms and undo_once[0] and shot
     assert len(bodies) > 10 and leaks(kurier, game_id, bodies) == []
+    # The end: the standings, best first, with the points of each scoring (centuries, final).
+    for page in (pages[0], pages[2]):
+        navigate(page, url)
+        rows = page.locator(".standings tbody tr")
+        assert rows.count() == 3 and "Final" in page.locator(".standings thead").inner_text()
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= page.viewport_size["width"], f"the end scrolls sideways ({wide} px)"
+    _shot_end(pages[0], "attila-end-1280-light")
+    _shot_end(pages[2], "attila-end-390-dark", dark=True)
     for page in pages:
         page.context.close()
     spectator.context.close()
@@ -237,3 +254,95 @@ def test_a_lost_connection_shows_and_recovers(browser: Any, base_url: str, worke
     _shows(page, version)
     page.wait_for_selector(".connection", state="hidden", timeout=15_000)
     page.context.close()
+
+
+def _attika_part(page: Any, seen: dict[str, int]) -> str:
+    """One part of an Attika turn by clicks, steered so that turns go by quickly and a map
+    tile comes: place a drawn tile (pointed at, turned with R and the Rotate button, placed),
+    build the building just revealed where it is lit (its cost read on hover), else reveal
+    from the smallest stack, else store or end the turn."""
+    _idle(page)
+    enabled = page.locator(".pieces [data-pick]:enabled")
+    picks = [enabled.nth(i).get_attribute("data-pick") for i in range(enabled.count())]
+    if "tile" in picks:
+        page.locator(".choices [data-pick='tile']").click()
+        anchors = page.locator(".board-svg .legal")
+        assert anchors.count() > 1
+        assert page.locator(".board-svg .open-hex").count() > anchors.count()
+        anchors.nth(anchors.count() // 2).hover()
+        assert page.locator(".board-svg .preview").count() == 7  # the tile in place
+        page.keyboard.press("r")
+        anchors.nth(anchors.count() // 2).click()
+        _idle(page)
+        staged = page.locator(".confirm-bar .staged-text").inner_text()
+        assert " rot 1" in staged, staged
+        page.locator(".confirm-bar .rotate").click()  # turned again once placed
+        _idle(page)
+        assert " rot 2" in page.locator(".confirm-bar .staged-text").inner_text()
+        assert page.locator(".board-svg .preview").count() == 7
+        seen["tile"] += 1
+        return "tile"
+    revealed = page.locator(".building-piece.revealed:enabled")
+    if revealed.count():
+        revealed.click()
+        sites = page.locator(".board-svg .legal")
+        if sites.count():
+            sites.first.hover()
+            assert "costs" in page.locator(".target-info").inner_text()
+            sites.first.click()
+            seen["build"] += 1
+            return "build"
+        page.keyboard.press("Escape")
+        page.locator(".choices [data-pick='store']").click()
+        return "store"
+    stacks = page.locator(".stack-piece:enabled")
+    if stacks.count():
+        counts = [int(stacks.nth(i).get_attribute("data-count")) for i in range(stacks.count())]
+        stacks.nth(counts.index(min(counts))).click()
+        seen["reveal"] += 1
+        return "reveal"
+    for name in ("store", "end"):
+        button = page.locator(f".choices [data-pick='{name}']:enabled")
+        if button.count():
+            button.click()
+            return name
+    raise AssertionError(f"nothing to click: {picks}")
+
+
+def test_two_players_play_attika_on_the_board(browser: Any, base_url: str, worker: Any) -> None:
+    """Several full turns of a 2-player Attika game by clicks only (one player on a phone),
+    until each has placed a map tile on the board and buildings were built; each part
+    confirmed. (A whole game takes a few hundred confirms: too long for `make test`.)"""
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2, seed="table-attika-1", game_type="attika")
+    url = f"{base_url}/games/{game_id}"
+    pages = [_signed_in(browser, base_url, players[0]), _phone(browser, base_url, players[1])]
+    seen = {"tile": 0, "build": 0, "reveal": 0}
+    view = kurier.view(game_id)
+    deadline = time.monotonic() + 240
+    shots: set[int] = set()
+    for _move in range(120):
+        if (len(shots) == 2 and seen["build"]) or time.monotonic() > deadline:
+            break
+        seat = next(d["seat"] for d in view["waiting_for"] if d["seat"] >= 0)
+        page = pages[seat]
+        navigate(page, url)
+        part = _attika_part(page, seen)
+        _idle(page)
+        width = page.viewport_size["width"]
+        if part == "tile" and width not in shots:  # a tile staged: one shot per size
+            _shot(page, f"attika-{width}-{'light' if width > 390 else 'dark'}", dark=width == 390)
+            shots.add(width)
+        page.locator(".confirm-bar .confirm").click()
+        for _ in range(200):  # bounded wait for the commit
+            new = kurier.view(game_id)
+            if new["version"] != view["version"]:
+                break
+            time.sleep(0.05)
+        assert new["version"] > view["version"], page.content()[:2000]
+        view = new
+    assert seen["tile"] >= 2 and seen["build"] and len(shots) == 2, (seen, view["version"])
+    wide = pages[1].evaluate("document.documentElement.scrollWidth")
+    assert wide <= 390, f"the phone page scrolls sideways ({wide} px)"
+    for page in pages:
+        page.context.close()

@@ -49,10 +49,12 @@ class HealthView(MethodView):
         """Redis reachable, at least one game worker alive (counted from live heartbeats), and
         a store that did not go back in time (`store`, `store_problem`).
 
-        No webhook worker alive is `degraded` but 200: games go on, deliveries wait."""
+        `status` is one of three words: `ok` (200); `degraded` (200) when no webhook worker is
+        alive: games go on, deliveries wait; `unavailable` (503) when Redis is unreachable or
+        no game worker is alive: games stop."""
         health = store().health()
         rolled_back = health["store"] != "ok"
         up = health["redis"] and health["game_workers"] > 0 and not rolled_back
         ok = up and health["webhook_workers"] > 0
-        status = "rolled-back" if rolled_back else "ok" if ok else "degraded"
+        status = "ok" if ok else "degraded" if up else "unavailable"
         return {"status": status, **health}, 200 if up else 503

@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 
 from service.common.problems import Problem
-from service.domain import deliveries, inbox, prefs
+from service.domain import accounts, deliveries, inbox, prefs
 from service.http.api.base import Blueprint, dumped, problems
 from service.http.auth import current_player, player_hash_read, store, token_required
 from service.http.schemas.players import Inbox, Me, PlayerCreate, PlayerCreated, PlayerPatch
@@ -23,7 +23,7 @@ class PlayersView(MethodView):
     @blp.response(201, PlayerCreated)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a player and its bearer token (shown once, stored only as a hash)."""
-        player, token = store().players.create(data["name"], data.get("email"))
+        player, token = accounts.create(store(), data["name"], data.get("email"))
         return {**player, "token": token}
 
 

@@ -8,6 +8,7 @@ from flask import Response
 from flask.views import MethodView
 
 from service.common.problems import Problem
+from service.domain import accounts
 from service.http.api.base import Blueprint, problems
 from service.http.auth import current_player, store, token_required
 from service.http.schemas.tokens import TokenCreate, TokenCreated, TokenList
@@ -38,7 +39,7 @@ class TokensView(MethodView):
     @problems(blp, 401)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """A new token for another client or bot; the answer is the only place it is shown."""
-        return store().tokens.create(_player_id(), data["name"])
+        return accounts.create_token(store(), _player_id(), data["name"])
 
 
 @blp.route("/tokens/<token_id>")

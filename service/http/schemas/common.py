@@ -1,4 +1,9 @@
-"""Schemas shared by several resources."""
+"""Schemas shared by several resources, and the fields every request schema builds on.
+
+A request's rules are service/domain/inputs.py's: these fields wrap them, so that the API and
+the web forms (which reach the same service functions) refuse the same values. Types are
+strict: JSON ``"1"`` is no integer, ``1`` no boolean, ``"72"`` no number.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,12 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import ValidationError, fields, validate
 
+from service.domain import inputs
+
 #: Names and codes end up in mail headers, logs and other players' views: no control characters
-#: (CR, LF, tab, NUL, C1, the Unicode line and paragraph separators). Also in the document.
-PLAIN_TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]*$"
+#: (CR, LF, tab, NUL, C1, the Unicode line and paragraph separators, direction overrides) and
+#: not only white space. Also in the document.
+PLAIN_TEXT_PATTERN = inputs.NAME.pattern
 
 
 def matching(pattern: str, error: str) -> Callable[[str], None]:
@@ -26,6 +34,18 @@ def matching(pattern: str, error: str) -> Callable[[str], None]:
     return check
 
 
+def ruled(rule: Callable[[Any], Any]) -> Callable[[Any], None]:
+    """A validator from a rule of service/domain/inputs.py."""
+
+    def check(value: Any) -> None:
+        try:
+            rule(value)
+        except inputs.Refused as error:
+            raise ValidationError(str(error)) from None
+
+    return check
+
+
 def patterned(
     pattern: str, error: str, *, checks: Sequence[Callable[[str], Any]] = (), **kwargs: Any
 ) -> fields.String:
@@ -35,15 +55,70 @@ def patterned(
     return fields.String(validate=[*checks, matching(pattern, error)], metadata=metadata, **kwargs)
 
 
-def plain_text(*, max_length: int, **kwargs: Any) -> fields.String:
-    """A string field for a name-like value: 1 to ``max_length`` characters, no control
-    characters; the document carries the pattern."""
-    return patterned(
-        PLAIN_TEXT_PATTERN,
-        "control characters (CR, LF, tab, NUL…) are not allowed here",
-        checks=[validate.Length(min=1, max=max_length)],
+def text_field(rule: inputs.Text, **kwargs: Any) -> fields.String:
+    """A string field checked by ``rule`` (service/domain/inputs.py): its length (minLength,
+    maxLength in the document) and characters (the document's pattern)."""
+    metadata = {"pattern": rule.pattern, **kwargs.pop("metadata", {})}
+    return fields.String(
+        validate=[validate.Length(min=1, max=rule.max_length), ruled(rule.content)],
+        metadata=metadata,
         **kwargs,
     )
+
+
+def plain_text(*, max_length: int, **kwargs: Any) -> fields.String:
+    """A string field for a name-like value: 1 to ``max_length`` characters, no control
+    characters, not only white space; the document carries the pattern."""
+    return text_field(inputs.Text(max_length), **kwargs)
+
+
+class StrictBoolean(fields.Boolean):
+    """JSON ``true`` or ``false`` only (marshmallow's own also takes 1, "yes", "on"…)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+class StrictFloat(fields.Float):
+    """A JSON number; a string of digits is not one (marshmallow's own reads "72" as 72)."""
+
+    def _validated(self, value: Any) -> float:
+        if isinstance(value, str | bytes):
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
+
+
+def strict_integer(**kwargs: Any) -> fields.Integer:
+    """A JSON integer: not "1", not 1.5 (which became 1), not 1.0, not true."""
+    return fields.Integer(strict=True, **kwargs)
+
+
+#: An integer in a query string: ASCII digits, at most 18 of them (``int()`` also reads
+#: " 10", "+10", "1_0" and other scripts' digits).
+QUERY_INTEGER = re.compile(r"-?[0-9]{1,18}")
+
+
+class QueryInteger(fields.Integer):
+    """An integer parameter of a query string: ASCII digits only."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, str) and not QUERY_INTEGER.fullmatch(value):
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
+
+
+class Email(fields.Email):
+    """An email address by service/domain/inputs.py's rule (the document says format: email);
+    marshmallow's own also takes quoted local parts with control characters, IP literals and
+    bare hosts."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.validators = [v for v in self.validators if not isinstance(v, validate.Email)] + [
+            ruled(inputs.email)
+        ]
 
 
 class Decision(ma.Schema):

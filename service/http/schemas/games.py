@@ -10,8 +10,18 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from engine.registry import game_ids
 from service.common.i18n import LANGUAGES
+from service.domain import inputs
 from service.domain.games import MAX_ACTIONS
-from service.http.schemas.common import Decision, GameEvent, Seat, plain_text
+from service.http.schemas.common import (
+    Decision,
+    GameEvent,
+    QueryInteger,
+    Seat,
+    StrictBoolean,
+    StrictFloat,
+    strict_integer,
+    text_field,
+)
 
 STATUSES = ["open", "active", "finished"]
 #: What the server reads as a list cursor and as a version in If-Match (ASCII digits only). The
@@ -26,74 +36,74 @@ MAX_EVENTS_AFTER = 2**53
 class Deadline(ma.Schema):
     """Service-level decision deadlines (never passed to the game engine)."""
 
-    hours = fields.Float(
+    hours = StrictFloat(
         required=True,
-        validate=validate.Range(min=0.0005, max=24 * 60),
+        validate=validate.Range(*inputs.DEADLINE_HOURS),
         metadata={"description": "Time for each decision, e.g. 72"},
     )
-    remind_before_hours = fields.Float(
+    remind_before_hours = StrictFloat(
         load_default=0,
-        validate=validate.Range(min=0, max=24 * 60),
+        validate=validate.Range(*inputs.REMIND_BEFORE_HOURS),
         metadata={"description": "Send a deadline warning this long before (0: none)"},
     )
     policy = fields.String(
         load_default="default_move",
-        validate=validate.OneOf(["default_move", "remind_only"]),
+        validate=validate.OneOf(inputs.DEADLINE_POLICIES),
         metadata={
             "description": "A missed move: play the game's documented default, or only log "
             "the timeout and start the clock again. A missed sealed choice is always a pass."
         },
     )
-    vacation_max_days = fields.Float(
+    vacation_max_days = StrictFloat(
         load_default=14,
-        validate=validate.Range(min=0, max=90),
+        validate=validate.Range(*inputs.VACATION_MAX_DAYS),
         metadata={"description": "How far a player's vacation may push a deadline back"},
     )
 
 
 class GameCreate(ma.Schema):
-    type = plain_text(
-        max_length=40,
+    type = text_field(
+        inputs.GAME_TYPE,
         required=True,
         metadata={"enum": game_ids(), "description": "A type from GET /v1/game-types"},
     )
-    seats = fields.Integer(
+    seats = strict_integer(
         required=True,
-        validate=validate.Range(min=1, max=16),
+        validate=validate.Range(*inputs.SEATS),
         metadata={"description": "How many players the game takes; the creator is seat 0"},
     )
     options = fields.Dict(keys=fields.String(), load_default=dict)
-    seed = plain_text(
-        max_length=128,
+    seed = text_field(
+        inputs.SEED,
         metadata={"description": "Shuffle seed (default: random). Whoever sets it knows the deal."},
     )
     deadline = fields.Nested(Deadline, metadata={"description": "Optional decision deadlines"})
     access = fields.String(
         load_default="invite",
-        validate=validate.OneOf(["invite", "open"]),
+        validate=validate.OneOf(inputs.ACCESS),
         metadata={
             "description": "invite: players join with the invite code; open: anyone may take a "
             "free seat, and the game is listed in GET /v1/games/open until it is full"
         },
     )
-    spectators_see_messages = fields.Boolean(
+    spectators_see_messages = StrictBoolean(
         load_default=False,
         metadata={"description": "Spectators may read the table's messages (never private ones)"},
     )
-    abandon_after = fields.Integer(
+    abandon_after = strict_integer(
         load_default=3,
-        validate=validate.Range(min=0, max=20),
+        validate=validate.Range(*inputs.ABANDON_AFTER),
         metadata={
             "description": "Missed deadlines in a row after which a seat is abandoned: in a "
             "two-player game the opponent may then claim the win, otherwise the creator may "
             "offer the seat to a replacement. 0: never"
         },
     )
-    rated = fields.Boolean(
+    rated = StrictBoolean(
         load_default=True,
         metadata={"description": "The result changes the players' ratings in this game type"},
     )
-    public = fields.Boolean(
+    public = StrictBoolean(
         load_default=True,
         metadata={
             "description": "Once finished, the game is listed in GET /v1/games/finished and on "
@@ -110,15 +120,15 @@ class GameCreated(ma.Schema):
 
 
 class JoinRequest(ma.Schema):
-    invite_code = plain_text(
-        max_length=64, metadata={"description": "Required unless the game's access is open"}
+    invite_code = text_field(
+        inputs.CODE, metadata={"description": "Required unless the game's access is open"}
     )
 
 
 class OpenGamesQuery(ma.Schema):
     type = fields.String(validate=validate.OneOf(game_ids()))
-    seats = fields.Integer(
-        validate=validate.Range(min=1, max=16), metadata={"description": "Player count"}
+    seats = QueryInteger(
+        validate=validate.Range(*inputs.SEATS), metadata={"description": "Player count"}
     )
     deadline = fields.String(
         validate=validate.OneOf(["none", "default_move", "remind_only"]),
@@ -127,7 +137,7 @@ class OpenGamesQuery(ma.Schema):
     cursor = fields.String(
         metadata={"pattern": CURSOR_PATTERN, "description": "A next_cursor from this list"}
     )
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
 
 
 class OpenGame(ma.Schema):
@@ -160,7 +170,7 @@ class SeatOffer(ma.Schema):
 
 
 class TakeSeat(ma.Schema):
-    invite_code = plain_text(max_length=64, required=True)
+    invite_code = text_field(inputs.CODE, required=True)
 
 
 class PreviousHolder(ma.Schema):
@@ -253,7 +263,7 @@ class GameListQuery(ma.Schema):
             "description": "A next_cursor from this list; anything else: 400 invalid-cursor",
         }
     )
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
 
 
 class GameList(ma.Schema):
@@ -286,7 +296,7 @@ class NotationOrAction(fields.Field):
     """One item of ``actions``: a notation string or an action object."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
-        if isinstance(value, str) and 1 <= len(value) <= 200:
+        if isinstance(value, str) and 1 <= len(value) <= inputs.NOTATION_LENGTH:
             return value
         if isinstance(value, dict):
             return value
@@ -295,7 +305,8 @@ class NotationOrAction(fields.Field):
 
 class ActionRequest(ma.Schema):
     notation = fields.String(
-        validate=validate.Length(min=1, max=200), metadata={"description": "e.g. 'V ITA'"}
+        validate=validate.Length(min=1, max=inputs.NOTATION_LENGTH),
+        metadata={"description": "e.g. 'V ITA'"},
     )
     action = fields.Dict(metadata={"description": "An action object, as in legal-actions"})
     actions = fields.List(
@@ -306,7 +317,7 @@ class ActionRequest(ma.Schema):
             "one atomic change: all or none (docs/api.md, 'Several actions in one request')"
         },
     )
-    expected_version = fields.Integer(
+    expected_version = strict_integer(
         validate=validate.Range(min=0),
         metadata={"description": "Refuse with 409 unless this is the current version"},
     )
@@ -375,7 +386,7 @@ class EventsQuery(ma.Schema):
             "description": "A next_cursor from this list (a version); 0: from the start",
         },
     )
-    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+    limit = QueryInteger(load_default=100, validate=validate.Range(min=1, max=500))
 
 
 class LogEntry(ma.Schema):

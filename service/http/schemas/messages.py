@@ -5,30 +5,29 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from service.domain import inputs
 from service.domain.messages import MAX_TEXT, PAGE
-from service.http.schemas.common import patterned
+from service.http.schemas.common import QueryInteger, patterned, strict_integer, text_field
 
 #: Line breaks are allowed in a message; other control characters are not.
-MESSAGE_TEXT_PATTERN = r"^[^\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]*$"
+MESSAGE_TEXT_PATTERN = inputs.MESSAGE.pattern
 #: A Redis stream id. Each part is 64 bits there: 20 digits could pass 2**64 (Redis then refuses
 #: the id, which was a 500); 19 always fit, and real ids have 13 and 1.
 MESSAGE_ID_PATTERN = r"^[0-9]{1,19}-[0-9]{1,19}$"
 
 
 class MessagePost(ma.Schema):
-    text = patterned(
-        MESSAGE_TEXT_PATTERN,
-        "control characters other than line breaks",
-        checks=[validate.Length(min=1, max=MAX_TEXT)],
+    text = text_field(
+        inputs.MESSAGE,
         required=True,
         metadata={
             "description": f"Plain text, 1-{MAX_TEXT} characters; shown as written (escaped)"
         },
     )
-    to_seat = fields.Integer(
+    to_seat = strict_integer(
         allow_none=True,
         load_default=None,
-        validate=validate.Range(min=0, max=15),
+        validate=validate.Range(*inputs.SEAT_NUMBERS),
         metadata={"description": "A seat for a private message; absent or null: the table"},
     )
 
@@ -51,7 +50,7 @@ class MessagesQuery(ma.Schema):
         load_default=None,
         metadata={"description": "next_cursor of the previous page"},
     )
-    limit = fields.Integer(load_default=PAGE, validate=validate.Range(min=1, max=PAGE))
+    limit = QueryInteger(load_default=PAGE, validate=validate.Range(min=1, max=PAGE))
 
 
 class MessagePage(ma.Schema):

@@ -30,8 +30,9 @@ class Health(ma.Schema):
     status = fields.String(
         required=True,
         metadata={
-            "description": "ok; degraded when any part is missing; rolled-back when the game "
-            "store went back in time and writes are refused (see store_problem)"
+            "description": "ok; degraded (200): no webhook worker alive, deliveries wait; "
+            "unavailable (503): Redis unreachable, no game worker alive, or the game store "
+            "went back in time (store, store_problem): games stop"
         },
     )
     redis = fields.Boolean(required=True)

@@ -8,16 +8,24 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.common.i18n import LANGUAGES
-from service.domain.prefs import CHANNELS, CLOCK, DIGESTS, EVENT_TYPES
-from service.http.schemas.common import Decision, patterned, plain_text
+from service.domain import inputs
+from service.domain.prefs import CHANNELS, CLOCK, DIGESTS, EVENT_TYPES, WEBHOOK_URL_LENGTH
+from service.http.schemas.common import (
+    Decision,
+    Email,
+    patterned,
+    ruled,
+    strict_integer,
+    text_field,
+)
 
-NAME_LENGTH = 40
+NAME_LENGTH = inputs.NAME.max_length
 #: What service.common.webhook_urls can accept at all, for the document (it checks more:
 #: port, host).
 WEBHOOK_URL_PATTERN = r"^https?://[^\x00-\x20\x7f-\x9f\u2028\u2029]+$"
 #: The shape of an IANA zone name (Europe/Berlin, UTC, Etc/GMT+5). The document says it; a
-#: well-formed name the tz database lacks is refused by the view (422 invalid-timezone).
-TIMEZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$"
+#: well-formed name the tz database lacks is refused by prefs.apply (422 invalid-timezone).
+TIMEZONE_PATTERN = inputs.TIMEZONE_PATTERN
 
 
 #: ``notify``: a known event type -> channels; an unknown type is refused (422) and the
@@ -57,16 +65,16 @@ class QuietHours(ma.Schema):
 
 
 class PlayerCreate(ma.Schema):
-    name = plain_text(max_length=NAME_LENGTH, required=True)
-    email = fields.Email(allow_none=True, validate=validate.Length(max=254))
+    name = text_field(inputs.NAME, required=True)
+    email = Email(allow_none=True, validate=validate.Length(max=inputs.EMAIL_LENGTH))
 
 
 class PlayerPatch(ma.Schema):
-    name = plain_text(max_length=NAME_LENGTH)
-    email = fields.Email(allow_none=True, validate=validate.Length(max=254))
+    name = text_field(inputs.NAME)
+    email = Email(allow_none=True, validate=validate.Length(max=inputs.EMAIL_LENGTH))
     webhook_url = fields.String(
         allow_none=True,
-        validate=validate.Length(min=1, max=500),
+        validate=validate.Length(min=1, max=WEBHOOK_URL_LENGTH),
         metadata={
             "description": "https URL; one whose host does not resolve, or resolves to a "
             "private, loopback or link-local address, is refused (422 webhook-url-refused)",
@@ -79,7 +87,7 @@ class PlayerPatch(ma.Schema):
     )
     timezone = patterned(
         TIMEZONE_PATTERN,
-        "an IANA zone name such as Europe/Berlin",
+        inputs.TIMEZONE_ERROR,
         checks=[validate.Length(min=1, max=64)],
         metadata={
             "description": "IANA name for times in emails, e.g. Europe/Berlin; an unknown "
@@ -88,7 +96,11 @@ class PlayerPatch(ma.Schema):
     )
     vacation_until = fields.AwareDateTime(
         allow_none=True,
-        metadata={"description": "Pauses your deadlines until then (within the game's limit)"},
+        validate=ruled(inputs.moment),
+        metadata={
+            "description": "Pauses your deadlines until then (within the game's limit); "
+            f"from {inputs.FIRST_YEAR}-01-01 to {inputs.LAST_YEAR}-12-31 in UTC"
+        },
     )
     digest = fields.String(
         validate=validate.OneOf(DIGESTS),
@@ -97,8 +109,7 @@ class PlayerPatch(ma.Schema):
             "digest_hour (local); off: as they come (webhooks are never held)"
         },
     )
-    digest_hour = fields.Integer(
-        strict=True,
+    digest_hour = strict_integer(
         validate=validate.Range(0, 23),
         metadata={"description": "The local hour of the daily digest (default 8)"},
     )

@@ -7,6 +7,7 @@ from marshmallow import fields, validate
 
 from engine.registry import game_ids
 from service.domain.ratings import CURSOR_PATTERN
+from service.http.schemas.common import QueryInteger
 
 
 class Rating(ma.Schema):
@@ -109,17 +110,17 @@ class PageQuery(ma.Schema):
     after = fields.String(
         metadata={"pattern": CURSOR_PATTERN, "description": "A next_cursor from this list"}
     )
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
 
 
 class LeaderboardQuery(PageQuery):
-    min_games = fields.Integer(
+    min_games = QueryInteger(
         load_default=1,
         validate=validate.Range(min=1, max=1_000_000),
         metadata={"description": "Only players with at least this many rated games"},
     )
 
-    seats = fields.Integer(
+    seats = QueryInteger(
         validate=validate.Range(min=1, max=16),
         metadata={"description": "Only games played with this many seats (rated on their own)"},
     )

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import marshmallow as ma
 from marshmallow import fields
 
+from service.common.problems import Problem
 from service.http.schemas.common import patterned
 from service.http.schemas.games import CURSOR_PATTERN
 from service.http.schemas.messages import MESSAGE_ID_PATTERN
@@ -51,23 +54,44 @@ TICKET = (
 )
 
 
+#: Where each stream resumes: a version, or a message id (what its events' ``id`` carry).
+GAME_CURSOR = (CURSOR_PATTERN, "a version such as 12")
+INBOX_CURSOR = (MESSAGE_ID_PATTERN, "a message id such as 1732400000000-0")
+
+
+def resume_cursor(
+    cursor: tuple[str, str], last_event_id: str | None, after: str | None
+) -> str | None:
+    """Where a stream resumes: the ``Last-Event-ID`` header (sent by a reconnecting
+    EventSource, and winning over the URL it reconnects to), else the ``after`` query parameter;
+    empty is absent. One that is not a cursor is 422 ``invalid-cursor`` naming it, from the API
+    (which answers the stream paths 307) and from the stream server alike, so that a client
+    sees one answer whichever it asked (issue 36)."""
+    pattern, example = cursor
+    for name, value in (("Last-Event-ID", last_event_id), ("after", after)):
+        if value is None or value == "":
+            continue
+        if not re.fullmatch(pattern, value.strip()):
+            raise Problem(422, "invalid-cursor", f"{name} must be {example}", parameter=name)
+        return value.strip()
+    return None
+
+
+def _after(cursor: tuple[str, str], description: str) -> fields.String:
+    """The ``after`` parameter as documented; checked by ``resume_cursor`` with the header,
+    so that both refusals are the same problem."""
+    return fields.String(metadata={"pattern": cursor[0], "description": description})
+
+
 class GameStreamQuery(ma.Schema):
-    after = patterned(
-        CURSOR_PATTERN,
-        "a version such as 12",
-        metadata={"description": "Entries after this version (Last-Event-ID wins)"},
-    )
+    after = _after(GAME_CURSOR, "Entries after this version (Last-Event-ID wins)")
     ticket = patterned(
         STREAM_TICKET_PATTERN, "a stream ticket from a 307", metadata={"description": TICKET}
     )
 
 
 class InboxStreamQuery(ma.Schema):
-    after = patterned(
-        MESSAGE_ID_PATTERN,
-        "a message id such as 1732400000000-0",
-        metadata={"description": "Messages after this id (Last-Event-ID wins)"},
-    )
+    after = _after(INBOX_CURSOR, "Messages after this id (Last-Event-ID wins)")
     ticket = patterned(
         STREAM_TICKET_PATTERN, "a stream ticket from a 307", metadata={"description": TICKET}
     )

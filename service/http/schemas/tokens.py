@@ -5,11 +5,12 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields
 
-from service.http.schemas.common import plain_text
+from service.domain import inputs
+from service.http.schemas.common import text_field
 
 
 class TokenCreate(ma.Schema):
-    name = plain_text(max_length=60, required=True, metadata={"description": "e.g. my bot"})
+    name = text_field(inputs.TOKEN_NAME, required=True, metadata={"description": "e.g. my bot"})
 
 
 class Token(ma.Schema):

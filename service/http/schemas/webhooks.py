@@ -5,6 +5,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from service.http.schemas.common import QueryInteger
+
 
 class WebhookSecret(ma.Schema):
     webhook_secret = fields.String(
@@ -18,7 +20,7 @@ class WebhookTest(ma.Schema):
 
 
 class DeliveriesQuery(ma.Schema):
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    limit = QueryInteger(load_default=50, validate=validate.Range(min=1, max=200))
 
 
 class Delivery(ma.Schema):

@@ -19,6 +19,7 @@ import flask_babel
 from flask import Flask
 
 from service.common import i18n
+from service.domain import ratelimit
 from service.http.web import club
 from service.http.web.pages import blp, error_page, page_language
 
@@ -38,5 +39,7 @@ def init_app(app: Flask) -> None:
     babel = flask_babel.Babel(app, default_locale=i18n.DEFAULT, locale_selector=page_language)
     babel.domain_instance = _CatalogDomain()  # a cached_property on the instance: replaced
     app.register_blueprint(blp)
+    # A page view is one request of its browser's budget, not one per stylesheet and script.
+    ratelimit.EXEMPT_ENDPOINTS.add("web.static")
     # A browser outside /v1 gets an error as a page; API clients keep problem+json.
     app.extensions["kurier.api"].html_error = error_page

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from flask import current_app, request
+from flask import current_app, request, url_for
 
 from engine.core import Event
 from service import pictures
@@ -20,7 +20,8 @@ from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.domain import games, messages
 from service.domain.websessions import Session
-from service.http.web import table
+from service.http.web import live as live_page
+from service.http.web import standings, table
 from service.ops import config
 from service.store import Store
 from service.store.record import GameRecord
@@ -32,10 +33,12 @@ def context(
     entries: list[tuple[int, dict[str, Any]]],
     session: Session | None,
     lang: str,
+    live: bool = False,
 ) -> dict[str, Any]:
     """game.html's values for ``record`` and its log ``entries``, seen by ``session``'s
     player (None: a spectator), in ``lang``; the request's query (``invite``, ``take``,
-    ``code``) fills the join and take-seat forms."""
+    ``code``) fills the join and take-seat forms. ``live``: for an update in place, without
+    the board (the page fetches it from ``board_url``, kept per version)."""
     player_id = session.player["id"] if session else None
     seat = record.seat_of(player_id)
     view = games.game_view(record, seat, player_id)
@@ -59,10 +62,21 @@ def context(
     )
     board = table.on_board(record.type) and record.state is not None
     with i18n.speaking(lang):
-        play = table.actions(record, legal) if (board and legal) else None
+        play = table.actions(record, legal, seat) if (board and legal) else None
         pieces = table.pieces(record, view["view"], seat) if board else None
     return dict(
-        board=table.board_svg(record, entries, lang) if board else None,
+        board=table.board_svg(record, entries, lang, table.open_hexes(record, legal))
+        if board and not live
+        else None,
+        board_url=url_for(
+            "web.table_svg",
+            game_id=record.id,
+            v=record.version,
+            s=live_page.viewer(seat),
+            lang=lang,
+        )
+        if board
+        else None,
         table=play,
         places=table.places(record, view["view"]) if board else {},
         pieces=pieces,
@@ -83,8 +97,31 @@ def context(
         invite=(request.args.get("invite") or "")[:64],
         can_start=player_id == record.creator and record.status == "open",
         winners=[record.names[w] for w in (record.result or {}).get("winners", [])],
+        next_game=_next_game(store, player_id, record.id)
+        if player_id and not view.get("your_decision")
+        else None,
+        standings=standings.standings(record.result, entries, record.names)
+        if record.status == "finished"
+        else None,
         **_seat_forms(record, view["seats"], seat, player_id, session is not None),
     )
+
+
+def _next_game(store: Store, player_id: str, here: str) -> dict[str, Any] | None:
+    """Another game of the player's that waits for them, the one waiting longest (the lobby's
+    index and summaries): the page's "next game waiting for you" button."""
+    rows = store.indexes.player_games(player_id, None)
+    waiting = []
+    for summary in store.indexes.game_summaries([gid for gid, _ in rows if gid != here]):
+        if not summary or player_id not in summary["seats"] or summary["status"] != "active":
+            continue
+        seat = summary["seats"].index(player_id)
+        if any(d["seat"] == seat for d in summary["pending"]):
+            waiting.append(summary)
+    if not waiting:
+        return None
+    first = min(waiting, key=lambda s: float(s["updated_at"]))
+    return {"id": first["id"], "type": first["type"], "count": len(waiting)}
 
 
 def _seat_forms(

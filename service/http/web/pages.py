@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
-import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -32,8 +34,10 @@ from engine.sentences import N_
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
-from service.domain import games, messages, prefs, seats, websessions
-from service.http.web import game_page, table
+from service.domain import accounts, games, inputs, messages, prefs, ratelimit, seats, websessions
+from service.http.outage import OUTAGE_ERRORS
+from service.http.web import game_page, settings_page, table
+from service.http.web import live as live_page
 from service.ops import config
 from service.store import MAX_INDEX, Store
 
@@ -45,7 +49,6 @@ CSP = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
-EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,190}\.[^@\s]{1,63}$")
 View = TypeVar("View", bound=Callable[..., Any])
 
 
@@ -64,16 +67,26 @@ def _stream_origin() -> str:
 
 @blp.before_app_request
 def _load_session() -> None:
+    """The browser's session, for the pages and for the rate limit, which counts a signed-in
+    browser by its player (service/domain/ratelimit.py) wherever it goes: the pages, and the
+    API calls of the pages' script. Static files need none."""
     g.web_session = None
-    if "web" in request.blueprints:  # its pages, and those of blueprints nested in it
-        g.web_session = websessions.load(store(), request.cookies.get(COOKIE))
+    if request.endpoint == "web.static" or COOKIE not in request.cookies:
+        return
+    g.web_session = websessions.load(store(), request.cookies.get(COOKIE))
+    if g.web_session is not None:
+        g.kurier_session_player = g.web_session.player["id"]
 
 
 def page_language() -> str:
     """The page's language (Flask-Babel's locale selector): the signed-in player's
-    ``language`` preference, else the browser's Accept-Language, else English."""
+    ``language`` preference, else the browser's Accept-Language, else English. An error page
+    in an outage cannot read the preference: the browser's language then."""
     session = g.get("web_session")
-    chosen = prefs.language_of(store(), session.player["id"]) if session is not None else ""
+    try:
+        chosen = prefs.language_of(store(), session.player["id"]) if session is not None else ""
+    except OUTAGE_ERRORS:
+        chosen = ""
     return chosen or i18n.negotiate(request.headers.get("Accept-Language"))
 
 
@@ -95,6 +108,7 @@ VALUE_WORDS = (
 )
 #: The notification types as the settings page names them (prefs.EVENT_TYPES, shortened).
 EVENT_WORDS = (
+    N_("seats filled"),
     N_("started"),
     N_("turn started"),
     N_("sealed needed"),
@@ -114,18 +128,51 @@ def _security_headers(response: Response) -> Response:
     response.headers["X-Frame-Options"] = "DENY"
     response.headers["Referrer-Policy"] = "same-origin"
     response.headers["X-Content-Type-Options"] = "nosniff"
+    if request.endpoint == "web.static":
+        # Under its versioned URL (``asset``) a file never changes: cached for good. Any other
+        # URL of it (a page from before a deploy) is checked again each time.
+        name = (request.view_args or {}).get("filename", "")
+        versioned = request.args.get("v") == asset_versions().get(name)
+        response.headers["Cache-Control"] = IMMUTABLE if versioned else "no-cache"
     response.headers.setdefault("Cache-Control", "private, no-store")
     return response
+
+
+#: How a static file is cached under its versioned URL.
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+@functools.cache
+def asset_versions() -> dict[str, str]:
+    """Each static file's version: the start of its content's SHA-256, read once per process
+    (the files change only with a deploy, which restarts it)."""
+    folder = Path(blp.static_folder or "")
+    return {
+        path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        for path in sorted(folder.iterdir())
+        if path.is_file()
+    }
+
+
+@blp.app_template_global()
+def asset(filename: str) -> str:
+    """A static file's URL with its version (``?v=``): a new file is a new URL, so browsers
+    and proxies may keep each one for a year."""
+    return url_for("web.static", filename=filename, v=asset_versions()[filename])
 
 
 @blp.app_context_processor
 def _globals() -> dict[str, Any]:
     session = g.get("web_session")
-    note = g.get("web_note") or (websessions.take_note(store(), session) if session else None)
+    note, typed = g.get("web_note"), g.get("web_typed") or {}
+    # An error page reads nothing more from Redis (it may be the reason for the page).
+    if note is None and session is not None and not g.get("web_error"):
+        note, typed = websessions.take_note(store(), session)
     return {
         "me": session.player if session else None,
         "csrf": session.csrf if session else "",
         "note": note,
+        "typed": typed,
         "lang": language(),
     }
 
@@ -156,28 +203,108 @@ ERROR_WORDS = {
     503: N_("The server is briefly unavailable: try again in a few seconds."),
 }
 OTHER_ERROR = N_("Something went wrong on our side; nothing was changed.")
+#: A pre-session form posted by another site's page (``same_site_form``).
+CROSS_SITE = "cross-site-form"
+#: What an error page says for a problem code, where the status alone says too little.
+CODE_WORDS = {
+    CROSS_SITE: N_(
+        "This form was sent from another site, so nothing was done. To sign in or register, "
+        "use the forms on this site's own page."
+    ),
+}
+#: Refusals after which the same form may simply be sent again: the error page keeps it.
+RETRYABLE = (429, 500, 503)
+#: Form fields the error page shows to be edited (the rest it keeps hidden), with their label.
+TYPED_FIELDS = {
+    "text": N_("Your message"),
+    "notation": N_("Your move"),
+    "m": N_("Your moves"),  # the table's staged actions, one field each
+    "name": N_("Name"),
+    "email": N_("Email"),
+}
+#: Fields never written into a page: a form that sent one is not kept (paste it again).
+SECRET_FIELDS = ("token",)
 
 
 def error_page(error: HTTPException) -> Response:
-    """An error as a page (the app's handler calls this for browsers outside /v1)."""
+    """An error as a page (the app's handler calls this for browsers outside /v1), with the
+    page's security headers. A refused form post that may be sent again (429, 503, 500) comes
+    back filled in, in a form that sends it again: what the player typed is not lost."""
+    g.web_error = True
     status = error.code or 500
-    words = gettext(ERROR_WORDS.get(status, OTHER_ERROR))
-    body = render_template("error.html", status=status, words=words)
+    code = error.problem_code if isinstance(error, Problem) else ""
+    words = gettext(CODE_WORDS.get(code) or ERROR_WORDS.get(status, OTHER_ERROR))
+    headers = error.extra_headers if isinstance(error, Problem) else dict(error.get_headers())
+    retry = headers.get("Retry-After", "")
+    body = render_template(
+        "error.html",
+        status=status,
+        words=words,
+        retry=int(retry) if is_ascii_digits(retry) else None,
+        kept=_kept_form() if status in RETRYABLE else None,
+        again=request.full_path.rstrip("?") if request.method == "GET" else None,
+        # A session that could not be read (the store is down) is still the player's.
+        has_session=COOKIE in request.cookies,
+    )
     response = Response(body, status=status, mimetype="text/html")
-    for name in ("Retry-After",):
-        value = (getattr(error, "headers", None) or {}).get(name)
-        if value:
-            response.headers[name] = value
-    return response
+    if retry:
+        response.headers["Retry-After"] = retry
+    return _security_headers(response)
 
 
-def _note(text: str) -> None:
-    """Say ``text`` on the next page: kept in the session across the redirect, or (no
-    session) shown on the page rendered now."""
+def _kept_form() -> dict[str, Any] | None:
+    """The refused post's fields, to send again from the error page: only a form of these
+    pages posted from this site (re-offering a cross-site post would turn a forged form into
+    one click on our own page)."""
+    if request.method != "POST" or "web" not in request.blueprints or cross_site_post():
+        return None
+    try:
+        sent = [(name, value) for name, values in request.form.lists() for value in values]
+    except HTTPException:
+        return None  # the body itself was the trouble
+    if any(name in SECRET_FIELDS for name, _ in sent):
+        return None
+    shown = [
+        {"name": name, "value": value, "label": gettext(TYPED_FIELDS[name])}
+        for name, value in sent
+        if name in TYPED_FIELDS
+    ]
+    if not shown:
+        return None
+    hidden = [(name, value) for name, value in sent if name not in TYPED_FIELDS]
+    return {"action": request.path, "shown": shown, "hidden": hidden}
+
+
+def _note(text: str, typed: Mapping[str, str] | None = None) -> None:
+    """Say ``text`` on the next page, with what was ``typed`` into the refused form filled in
+    again: kept in the session across the redirect, or (no session) shown on the page
+    rendered now."""
     session = g.get("web_session")
     if session is not None:
-        websessions.leave_note(store(), session, text)
+        websessions.leave_note(store(), session, text, typed)
     g.web_note = text
+    g.web_typed = dict(typed or {})
+
+
+#: What a refusal of these forms says, by the field it names (service/domain/inputs.py's rules
+#: name them as the API does); a refusal naming no field here says its own detail.
+FORM_WORDS = {
+    "name": settings_page.SETTINGS_WORDS["name"],
+    "email": settings_page.SETTINGS_WORDS["email"],
+    "text": N_(
+        "A message is 1-2000 characters, not only spaces, without control characters other "
+        "than line breaks."
+    ),
+    "invite_code": N_("That is not an invite code: paste the code or open the link you got."),
+    "notation": N_("A move is 1-200 characters, as in a mail."),
+    "deadline": N_("A deadline is a number of hours from 0.0005 (about 2 seconds) to 1440."),
+    "seats": N_("Choose how many players the game takes."),
+}
+
+
+def _refused(error: Problem, typed: Mapping[str, str]) -> None:
+    """Say what was wrong with a form, keeping what was typed."""
+    _note(settings_page.refusal(error, FORM_WORDS), typed)
 
 
 # -- signing in ---------------------------------------------------------------------------------
@@ -257,38 +384,145 @@ def _game_types() -> list[dict[str, Any]]:
     return out
 
 
+def _own_origins() -> set[str]:
+    """This site as a browser names it in ``Origin``: the public URL's origin, and the one
+    this request was sent to (a proxy's scheme only from a trusted proxy: proxies.py)."""
+    public = urlsplit(_public_url())
+    return {f"{public.scheme}://{public.netloc}".lower(), request.host_url.rstrip("/").lower()}
+
+
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def cross_site_post() -> bool:
+    """Whether a page of another site made the browser send this post, by what the browser
+    says of it: the forms before a session have no CSRF token to carry.
+
+    ``Sec-Fetch-Site: same-origin`` passes; ``cross-site`` and ``same-site`` (a sibling
+    subdomain, which may be anyone's) do not; ``none`` (the user's own doing) passes with an
+    ``Origin`` or ``Referer`` of this site. Without ``Sec-Fetch-Site`` (an older browser) the
+    ``Origin`` decides (``null`` is no site of ours), else the ``Referer``. A client that sends
+    none of them is no browser, and no visitor of another site's page: it passes."""
+    headers = request.headers
+    site = headers.get("Sec-Fetch-Site")
+    if site == "same-origin":
+        return False
+    if site in ("cross-site", "same-site"):
+        return True
+    origin, referer = headers.get("Origin"), headers.get("Referer")
+    own = _own_origins()
+    if site == "none":
+        return not ((origin and origin.lower() in own) or (referer and _origin_of(referer) in own))
+    if origin is not None:
+        return origin.lower() not in own
+    return bool(referer) and _origin_of(referer or "") not in own
+
+
+def _opened_from_another_site() -> bool:
+    """Whether a page of another site opened this link (not the user: a mail program, a
+    typed or pasted address, this site's own pages)."""
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None:
+        return site in ("cross-site", "same-site")
+    referer = request.headers.get("Referer")
+    return bool(referer) and _origin_of(referer or "") not in _own_origins()
+
+
+def same_site_form(view: View) -> View:
+    """A form post that comes before a session: refused (403, before anything is read or
+    sent) when another site's page posted it (``cross_site_post``). Such a post could mail a
+    stranger, register someone, or sign the visitor in as the attacker (login CSRF)."""
+
+    @wraps(view)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if cross_site_post():
+            raise Problem(403, CROSS_SITE, "this form was sent from another site; nothing was done")
+        return view(*args, **kwargs)
+
+    return checked  # type: ignore[return-value]
+
+
+def _mail_links(email: str) -> bool:
+    """Mail the sign-in links for ``email`` unless that address had its mails for now
+    (``KURIER_SIGNIN_MAIL_LIMIT``); whether they were sent."""
+    if not ratelimit.signin_mail_allowed(email):
+        return False
+    websessions.mail_signin_links(store(), email, _public_url(), language())
+    return True
+
+
+def _check_mail(email: str, sent: bool) -> str:
+    """The page after a sign-in mail was asked for: the same whether the address is known or
+    not; it names the local outbox when mail goes there (no KURIER_SMTP_URL)."""
+    outbox = config.local_outbox(os.environ)
+    return render_template(
+        "check_mail.html", email=email, sent=sent, outbox=str(outbox) if outbox else ""
+    )
+
+
 @blp.post("/signin")
+@same_site_form
 def signin() -> Any:
     email = (request.form.get("email") or "").strip()
-    if not EMAIL.match(email):
-        _note(gettext("That does not look like an email address."))
+    try:
+        inputs.email(email)
+    except inputs.Refused:
+        _note(gettext("That does not look like an email address."), {"email": email})
         return render_template("signin.html"), 422
-    websessions.mail_signin_links(store(), email, _public_url(), language())
-    return render_template("check_mail.html", email=email)
+    return _check_mail(email, _mail_links(email))
 
 
 @blp.post("/register")
+@same_site_form
 def register() -> Any:
-    name = (request.form.get("name") or "").strip()
-    email = (request.form.get("email") or "").strip()
-    if not 1 <= len(name) <= 40 or any(ord(c) < 32 for c in name) or not EMAIL.match(email):
-        _note(gettext("Give a name (1-40 characters) and an email address."))
+    """POST /v1/players's twin (the same checks: accounts.create), with an address to mail
+    the sign-in link to."""
+    name, email = request.form.get("name", ""), request.form.get("email", "")
+    try:
+        if not email:
+            raise inputs.problem("email", inputs.Refused("Missing data for required field."))
+        accounts.create(store(), name, email)  # the API token is not shown: the link signs in
+    except Problem as error:
+        _refused(error, {"name": name, "email": email})
         return render_template("signin.html"), 422
-    store().players.create(name, email)  # the API token is not shown: the link signs in
-    websessions.mail_signin_links(store(), email, _public_url(), language())
-    return render_template("check_mail.html", email=email)
+    return _check_mail(email, _mail_links(email))
+
+
+def _link_gone() -> tuple[str, int]:
+    _note(gettext("That sign-in link was used already or has expired. Ask for a new one."))
+    return render_template("signin.html"), 410
 
 
 @blp.get("/signin/<token>")
 def signin_link(token: str) -> Any:
+    """The mailed link signs in, unless a page of another site opened it: that may be an
+    attacker's own link, which would sign the visitor in as the attacker. Then a button asks
+    first (the link stays unused until it is pressed)."""
+    if _opened_from_another_site():
+        player_id = websessions.peek_link(store(), token)
+        player = store().players.get(player_id) if player_id else None
+        if player is None:
+            return _link_gone()
+        return render_template("signin_link.html", token=token, name=player["name"])
     player_id = websessions.take_link(store(), token)
     if player_id is None:
-        _note(gettext("That sign-in link was used already or has expired. Ask for a new one."))
-        return render_template("signin.html"), 410
+        return _link_gone()
+    return _signed_in(player_id)
+
+
+@blp.post("/signin/<token>")
+@same_site_form
+def signin_link_confirmed(token: str) -> Any:
+    player_id = websessions.take_link(store(), token)
+    if player_id is None:
+        return _link_gone()
     return _signed_in(player_id)
 
 
 @blp.post("/signin/token")
+@same_site_form
 def signin_token() -> Any:
     token = (request.form.get("token") or "").strip()[:200]
     player = store().players.for_token(token)
@@ -329,18 +563,18 @@ def signout() -> Any:
 @blp.post("/games")
 @form_post
 def create() -> Any:
-    """The lobby's form: type, players, the type's rule options, deadline, access."""
+    """The lobby's form: type, players, the type's rule options, deadline, access (POST
+    /v1/games's twin: games.create_game checks each as the API does)."""
     form = request.form
     type_id = form.get("type", "")
     try:
-        seats = int(form.get("seats", "0")) if is_ascii_digits(form.get("seats", "")) else 0
         outcome = games.create_game(
             store(),
             g.web_session.player,
             type_id,
             _chosen_options(type_id, form),
             None,
-            seats,
+            _whole_number(form.get("seats", ""), "seats"),
             deadline=_deadline(form),
             settings={
                 "access": "open" if form.get("access") == "open" else "invite",
@@ -349,10 +583,22 @@ def create() -> Any:
                 "spectators_see_messages": form.get("spectators_see_messages") == "yes",
             },
         )
-    except (Problem, ValueError) as error:
-        _note(str(getattr(error, "description", "")) or gettext("choose a game type and seats"))
+    except Problem as error:
+        _refused(error, _typed(form))
         return redirect(url_for("web.home"))
     return redirect(url_for("web.game", game_id=outcome.body["id"]))
+
+
+def _typed(form: Any) -> dict[str, str]:
+    """A form's fields as typed (the first value of each), without its CSRF token."""
+    return {name: value for name, value in form.items() if name != "csrf"}
+
+
+def _whole_number(text: str, field: str) -> int:
+    """A form's number field as the integer the API would be sent (ASCII digits)."""
+    if not (is_ascii_digits(text) and len(text) <= 18):
+        raise inputs.problem(field, inputs.Refused("Not a valid integer."))
+    return int(text)
 
 
 def _chosen_options(type_id: str, form: Any) -> dict[str, Any]:
@@ -375,15 +621,15 @@ def _chosen_options(type_id: str, form: Any) -> dict[str, Any]:
 
 
 def _deadline(form: Any) -> dict[str, Any] | None:
-    hours = (form.get("deadline_hours") or "").strip()[:10]
+    """The deadline the form asks for, as the API would be sent it (games.create_game checks
+    it: inputs.deadline)."""
+    hours = (form.get("deadline_hours") or "").strip()
     if not hours:
         return None
     try:
-        value = float(hours)
+        value = float(hours[:40])
     except ValueError:
-        raise Problem(422, "bad-deadline", "the deadline is a number of hours") from None
-    if not 0.0005 <= value <= 24 * 60:
-        raise Problem(422, "bad-deadline", "a deadline is between a few seconds and 60 days")
+        raise inputs.problem("deadline", inputs.Refused("Not a valid number.")) from None
     policy = "remind_only" if form.get("deadline_policy") == "remind_only" else "default_move"
     return {"hours": value, "policy": policy, "remind_before_hours": 0, "vacation_max_days": 14}
 
@@ -394,8 +640,36 @@ def game(game_id: str) -> Any:
         record, entries = store().read_log(game_id)
     except Problem:
         abort(404)
-    page = game_page.context(store(), record, entries, g.get("web_session"), language())
+    live = request.args.get("live") == "1"  # kurier.js's update in place: no board inline
+    page = game_page.context(store(), record, entries, g.get("web_session"), language(), live)
+    if live:
+        return live_page.compressed(
+            render_template("game.html", **page), "text/html", "private, no-store"
+        )
     return render_template("game.html", **page)
+
+
+@blp.get("/games/<game_id>/table.svg")
+def table_svg(game_id: str) -> Any:
+    """The table's board of version ``v`` for viewer ``s`` (live.viewer) in ``lang``, kept by
+    the browser for good: another version, viewer or language is another URL. Not the current
+    version or not this session's seat or language: 404 (the page then reloads)."""
+    try:
+        record, entries = store().read_log(game_id)
+    except Problem:
+        abort(404)
+    session = g.get("web_session")
+    seat = record.seat_of(session.player["id"]) if session else None
+    current = request.args.get("v") == str(record.version)
+    viewer, lang = request.args.get("s"), request.args.get("lang")
+    mine = viewer == live_page.viewer(seat) and lang == language()
+    if not (current and mine):
+        abort(404)
+    if not table.on_board(record.type) or record.state is None:
+        abort(404)
+    legal = games.legal_actions(record, seat) if seat is not None else None
+    svg = table.board_svg(record, entries, language(), table.open_hexes(record, legal))
+    return live_page.compressed(str(svg), "image/svg+xml", live_page.FOREVER)
 
 
 def _back(game_id: str) -> Response:
@@ -405,11 +679,11 @@ def _back(game_id: str) -> Response:
 @blp.post("/games/<game_id>/move")
 @form_post
 def move(game_id: str) -> Any:
-    notation = (request.form.get("notation") or "").strip()[:500]
+    notation = request.form.get("notation", "")
     try:
         games.play(store(), g.web_session.player, game_id, notation, None, None, None, None)
     except Problem as error:
-        _note(str(error.description))
+        _refused(error, {"notation": notation})
     return _back(game_id)
 
 
@@ -427,7 +701,9 @@ def staged(game_id: str) -> Any:
     moves = [m[:200] for m in request.args.getlist("m")][: games.MAX_ACTIONS]
     try:
         with i18n.speaking(language()):
-            return jsonify(table.actions(record, games.staged(record, seat, moves)))
+            trial = games.staged_record(record, seat, moves)
+            legal = games.legal_actions(trial, seat) | {"version": record.version}
+            return jsonify(table.actions(trial, legal, seat))
     except Problem as error:
         return jsonify({"error": str(error.description), **error.extra}), error.code
 
@@ -436,19 +712,18 @@ def staged(game_id: str) -> Any:
 @form_post
 def moves(game_id: str) -> Any:
     """Confirm on the table: the staged actions ``m``, in order, as one atomic change
-    (games.play_all). A script asks for JSON; a form post is sent back to the game."""
-    wanted = [m.strip()[:200] for m in request.form.getlist("m") if m.strip()]
+    (games.play_all, which takes as many and as long as the API does). A script asks for JSON;
+    a form post is sent back to the game."""
+    wanted = [m.strip() for m in request.form.getlist("m") if m.strip()]
     wants_json = request.accept_mimetypes.best == "application/json"
     try:
         if not wanted:
             raise Problem(422, "no-actions", "nothing was staged")
-        outcome = games.play_all(
-            store(), g.web_session.player, game_id, wanted[: games.MAX_ACTIONS], None, None, None
-        )
+        outcome = games.play_all(store(), g.web_session.player, game_id, wanted, None, None, None)
     except Problem as error:
         if wants_json:
             return jsonify({"error": str(error.description), **error.extra}), error.code
-        _note(str(error.description))
+        _refused(error, {})
         return _back(game_id)
     if wants_json:
         return jsonify({"version": outcome.body.get("version")})
@@ -458,10 +733,12 @@ def moves(game_id: str) -> Any:
 @blp.post("/games/<game_id>/join")
 @form_post
 def join(game_id: str) -> Any:
+    invite = request.form.get("invite", "")
     try:
-        games.join_game(store(), g.web_session.player, game_id, request.form.get("invite"))
+        # An empty box is no code (an open game's seat), as an absent invite_code in the API.
+        games.join_game(store(), g.web_session.player, game_id, invite or None)
     except Problem as error:
-        _note(str(error.description))
+        _refused(error, {"invite": invite})
     return _back(game_id)
 
 
@@ -498,18 +775,19 @@ def offer(game_id: str, seat: int) -> Any:
 @blp.post("/games/<game_id>/seats/<int:seat>/take")
 @form_post
 def take(game_id: str, seat: int) -> Any:
-    code = (request.form.get("code") or "")[:64]
+    code = request.form.get("code", "")
     try:
         seats.take_seat(store(), g.web_session.player, game_id, seat, code)
     except Problem as error:
-        _note(str(error.description))
+        _refused(error, {})
     return _back(game_id)
 
 
 @blp.post("/games/<game_id>/say")
 @form_post
 def say(game_id: str) -> Any:
-    text = (request.form.get("text") or "").replace("\r\n", "\n")[: messages.MAX_TEXT]
+    # A form sends a textarea's line breaks as CR LF: a message keeps them as LF.
+    text = request.form.get("text", "").replace("\r\n", "\n")
     to = request.form.get("to", "")
     # "" is the table; anything else names a seat, and one that is no seat (-1) is refused by
     # messages.post: a private word is never sent to everyone.
@@ -517,7 +795,7 @@ def say(game_id: str) -> Any:
     try:
         messages.post(store(), g.web_session.player, game_id, text, to_seat)
     except Problem as error:
-        _note(str(error.description))
+        _refused(error, {"text": text, "to": to})
     return _back(game_id)
 
 
@@ -526,57 +804,48 @@ def say(game_id: str) -> Any:
 
 @blp.get("/settings")
 def settings() -> Any:
-    session = g.get("web_session")
-    if session is None:
+    if g.get("web_session") is None:
         return redirect(url_for("web.home"))
-    player_id = session.player["id"]
-    chosen = prefs.read(store(), player_id)
-    until = chosen["vacation_until"]
-    return render_template(
+    return _settings_page()
+
+
+def _settings_page(
+    status: int = 200,
+    typed: Mapping[str, str] | None = None,
+    invalid: str | None = None,
+    token_name: str = "",
+) -> Any:
+    """The settings page: the stored preferences, or (a refused form, ``status`` 422) what
+    was typed, with the field named by the refusal (``invalid``) marked."""
+    player = g.web_session.player
+    form = settings_page.values(player, prefs.read(store(), player["id"]), typed)
+    body = render_template(
         "settings.html",
-        prefs=chosen,
-        vacation_day=datetime.fromtimestamp(until, UTC).date().isoformat() if until else "",
+        form=form,
+        invalid=invalid,
+        zones=settings_page.zone_groups(form["timezone"]),
         types=prefs.EVENT_TYPES,
         channels=prefs.CHANNELS,
         languages=list(i18n.NAMES.items()),
-        tokens=store().tokens.listed(player_id),
+        tokens=store().tokens.listed(player["id"]),
+        token_name=token_name,
     )
+    return body, status
 
 
 @blp.post("/settings")
 @form_post
 def save_settings() -> Any:
+    """PATCH /v1/me's twin: the form's values, as the API would be sent them, go through
+    prefs.apply, which checks each by the API's rules. A refusal shows the page again (422)
+    with what was typed and the field marked; nothing is stored."""
     form = request.form
-    data: dict[str, Any] = {
-        "name": (form.get("name") or "").strip()[:80],
-        "email": (form.get("email") or "").strip() or None,
-        "timezone": (form.get("timezone") or "UTC").strip()[:64],
-        "notify": {
-            kind: [c for c in prefs.CHANNELS if form.get(f"notify:{kind}:{c}")]
-            for kind in prefs.EVENT_TYPES
-        },
-        "webhook_url": (form.get("webhook_url") or "").strip() or None,
-    }
-    if form.get("language"):
-        data["language"] = form["language"][:8]
-    mails = _fewer_mails(form)
-    if isinstance(mails, str):
-        return _settings_note(mails)
-    data.update(mails)
-    if not data["name"] or any(ord(c) < 32 for c in data["name"]):
-        return _settings_note(gettext("A name is 1-40 characters, without control characters."))
-    if data["email"] and not EMAIL.match(data["email"]):
-        return _settings_note(gettext("That does not look like an email address."))
-    until = (form.get("vacation_until") or "").strip()
     try:
-        data["vacation_until"] = (
-            datetime.fromisoformat(until).replace(tzinfo=UTC) if until else None
-        )
+        data = _settings_data(form)
         issued = prefs.apply(store(), g.web_session.player["id"], data)
-    except ValueError:
-        return _settings_note(gettext("The vacation date is a day such as 2026-12-24."))
     except Problem as error:
-        return _settings_note(str(error.description))
+        g.web_note = settings_page.refusal(error, settings_page.SETTINGS_WORDS)
+        return _settings_page(422, typed=_typed(form), invalid=error.extra.get("field"))
     # The answer is in the language just chosen.
     with force_locale(data.get("language") or language()):
         if issued:
@@ -588,30 +857,51 @@ def save_settings() -> Any:
         return _settings_note(gettext("Saved."))
 
 
-def _fewer_mails(form: Any) -> dict[str, Any] | str:
-    """The digest and quiet hours of the settings form (prefs.apply checks them), or what
-    is wrong with them."""
-    hour = (form.get("digest_hour") or "").strip()
-    if hour and not (is_ascii_digits(hour) and len(hour) <= 2):
-        return gettext("The digest hour is a whole hour 0-23.")
-    start = (form.get("quiet_start") or "").strip()[:5]
-    end = (form.get("quiet_end") or "").strip()[:5]
-    if bool(start) != bool(end):
-        return gettext("Quiet hours need both a start and an end (or neither).")
-    out: dict[str, Any] = {
-        "digest": (form.get("digest") or "off").strip()[:10],
-        "quiet_hours": {"start": start, "end": end} if start else None,
+def _settings_data(form: Any) -> dict[str, Any]:
+    """The form as PATCH /v1/me's body: a field the form lacks is left as it is; an empty box
+    is null (no email, no webhook, no vacation, no quiet hours)."""
+    data: dict[str, Any] = {
+        name: form[name] for name in ("name", "timezone", "language", "digest") if name in form
     }
+    for name in ("email", "webhook_url"):
+        if name in form:
+            data[name] = form[name] or None
+    data["notify"] = {
+        kind: [c for c in prefs.CHANNELS if form.get(f"notify:{kind}:{c}")]
+        for kind in prefs.EVENT_TYPES
+    }
+    if "vacation_until" in form:
+        data["vacation_until"] = _vacation_day(form["vacation_until"])
+    hour = form.get("digest_hour", "")
     if hour:
-        out["digest_hour"] = int(hour)
-    return out
+        data["digest_hour"] = _whole_number(hour, "digest_hour")
+    start, end = form.get("quiet_start", ""), form.get("quiet_end", "")
+    if "quiet_start" in form or "quiet_end" in form:
+        data["quiet_hours"] = {"start": start, "end": end} if start or end else None
+    return data
+
+
+def _vacation_day(day: str) -> datetime | None:
+    """The date box's day (its start, in UTC); prefs.apply bounds it."""
+    if not day:
+        return None
+    try:
+        when = datetime.fromisoformat(day[:40])
+    except ValueError:
+        raise inputs.problem("vacation_until", inputs.Refused(inputs.DATE_ERROR)) from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 @blp.post("/settings/tokens")
 @form_post
 def make_token() -> Any:
-    name = (request.form.get("name") or "").strip()[:60] or "token"
-    made = store().tokens.create(g.web_session.player["id"], name)
+    """POST /v1/me/tokens's twin (accounts.create_token checks the name as the API does)."""
+    name = request.form.get("name", "")
+    try:
+        made = accounts.create_token(store(), g.web_session.player["id"], name)
+    except Problem as error:
+        g.web_note = settings_page.refusal(error, settings_page.TOKEN_WORDS)
+        return _settings_page(422, invalid="token_name", token_name=name)
     return _show_once(
         gettext(
             "Your new token %(name)s (shown once): %(token)s", name=repr(name), token=made["token"]
@@ -622,14 +912,17 @@ def make_token() -> Any:
 @blp.post("/settings/tokens/<token_id>/revoke")
 @form_post
 def revoke(token_id: str) -> Any:
-    store().tokens.revoke(g.web_session.player["id"], token_id)
+    """DELETE /v1/me/tokens/{id}'s twin: an id the player has no token by is refused (404)."""
+    if not store().tokens.revoke(g.web_session.player["id"], token_id):
+        g.web_note = gettext("There is no such token: it may be revoked already.")
+        return _settings_page(404)
     return _settings_note(gettext("Revoked."))
 
 
 def _show_once(secret_note: str) -> Any:
     """A secret is shown in this answer only: not kept in the session for the next page."""
     g.web_note = secret_note
-    return settings()
+    return _settings_page()
 
 
 def _settings_note(text: str) -> Response:

@@ -20,6 +20,7 @@ from engine.attila import targets as attila_targets
 from service import pictures
 from service.common.i18n import say as _
 from service.common.i18n import say_word
+from service.pictures.attika import BLANK_FILL, LAND_FILL
 from service.pictures.attila import PEOPLE_FILL
 from service.store.record import GameRecord
 
@@ -33,29 +34,70 @@ def on_board(game_type: str) -> bool:
     return game_type in TABLES
 
 
-def actions(record: GameRecord, legal: Mapping[str, Any]) -> dict[str, Any]:
-    """The legal actions (``games.legal_actions``' answer) with where each is chosen."""
+def actions(
+    record: GameRecord, legal: Mapping[str, Any], seat: int | None = None
+) -> dict[str, Any]:
+    """The legal actions (``games.legal_actions``' answer, for ``seat`` of ``record``: a
+    staged trial's record gives what follows the staged parts) with where each is chosen,
+    what a build costs there, and a drawn map tile's shape for its preview."""
     table = TABLES[record.type]
-    board = record.game.board  # type: ignore[attr-defined]
+    game = record.game
+    board = game.board  # type: ignore[attr-defined]
+    costs = getattr(table, "costs", None)
+    state = game.load(record.state) if costs and seat is not None and record.state else None
+    raw = [action["action"] for action in legal["actions"]]
+    rules = getattr(game, "rules", None)  # the game's full rules (Attika's quotes costs)
+    prices = costs(rules, state, seat, raw) if state is not None else [None] * len(raw)
     out = []
-    for action in legal["actions"]:
+    for action, price in zip(legal["actions"], prices, strict=True):
         where = table.target(board, action["action"])
+        if price is not None:
+            where["cost"] = _("costs %(cost)s", cost=price)
         out.append({"n": action["notation"], **where})
     labels = {pick: _(text) for pick, text in table.PICK_LABELS.items()}
+    shape = getattr(table, "tile_shape", None)
+    tile = None
+    if shape and state is not None and any(a.get("rotation") is not None for a in out):
+        tile = _tile_preview(shape(board, game.view(state, None)))
     return {
         "version": legal["version"],
         "decision": legal["decision"],
         "actions": out,
         "labels": labels,
+        "tile": tile,
     }
 
 
-def board_svg(record: GameRecord, entries: list[tuple[int, dict[str, Any]]], lang: str) -> Markup:
+def _tile_preview(shape: list[list[list[Any]]] | None) -> list[list[list[Any]]] | None:
+    """A map tile's hexes per rotation with the fill the picture gives each landscape."""
+    if shape is None:
+        return None
+    return [[[q, r, LAND_FILL.get(land or "", BLANK_FILL)] for q, r, land in rot] for rot in shape]
+
+
+def open_hexes(record: GameRecord, legal: Mapping[str, Any] | None) -> list[str]:
+    """The empty places the picture draws for this seat's legal actions (a map tile's)."""
+    find = getattr(TABLES[record.type], "open_hexes", None)
+    if not find or not legal:
+        return []
+    board = record.game.board  # type: ignore[attr-defined]
+    return list(find(board, [a["action"] for a in legal["actions"]]))
+
+
+def board_svg(
+    record: GameRecord,
+    entries: list[tuple[int, dict[str, Any]]],
+    lang: str,
+    open_places: list[str] | None = None,
+) -> Markup:
     """The spectators' picture of this version, to be inlined: the page lights its places up.
-    The picture is drawn from the spectator view only, whoever looks (nothing hidden in it)."""
+    The picture is drawn from the spectator view only, whoever looks (nothing hidden in it);
+    ``open_places``: empty hexes to draw as well (``open_hexes``: public geometry)."""
     last = entries[-1][1]["events"] if entries else []
     title = f"{record.game.title} · {record.id} · {record.version}"
-    _crop, svg = pictures.spectator_pictures(record, last, title, lang=lang)
+    _crop, svg = pictures.spectator_pictures(
+        record, last, title, lang=lang, open_hexes=open_places or ()
+    )
     # Scales with the page (CSS sizes it); ids stay as the picture module draws them.
     svg = svg.replace("<svg ", '<svg class="board-svg" role="group" aria-label="board" ', 1)
     return Markup(svg)
@@ -119,7 +161,7 @@ def _attika_pieces(board: Any, view: Mapping[str, Any], seat: int) -> dict[str, 
 
     buildings = [building(bid, "storage") for bid in own.get("storage", [])]
     if view.get("revealed"):
-        buildings.insert(0, building(view["revealed"], "revealed"))
+        buildings.insert(0, building(view["revealed"]["building"], "revealed"))
     stacks = [
         {"pick": f"stack:{i + 1}", "name": _("Stack %(n)s", n=i + 1), "count": n}
         for i, n in enumerate(own.get("stacks", []))

@@ -20,26 +20,66 @@
   // poller stopped asking while it was set: one letter typed in the chat (even deleted again)
   // silently ended live updates. Now nothing stops them: the chat box is kept as it is.
   var waiting = false;
-  function moved() {
+  function moved(next) {
+    prefetch(next);
     if (staging()) { waiting = true; return; }
     update();
+  }
+  // The stream names the new version: its board is asked for at once, beside the page (its
+  // URL differs from the one shown by the version only), so an update waits for one answer.
+  var boards = {};
+  function prefetch(next) {
+    var shown = document.querySelector(".zoom[data-board]");
+    var url = next && shown && shown.getAttribute("data-board");
+    if (!url || !/[?&]v=\d+/.test(url)) { return; }
+    url = url.replace(/([?&]v=)\d+/, "$1" + next);
+    if (!boards[url]) { boards[url] = fetchBoard(url); boards[url].catch(function () { delete boards[url]; }); }
+  }
+  function fetchBoard(url) {
+    return fetch(url, { credentials: "same-origin" }).then(function (response) {
+      // 404: that version is no longer the newest (another move came): ask again at once.
+      if (response.status === 404) { throw "stale"; }
+      if (!response.ok) { throw new Error("board " + response.status); }
+      return response.text();
+    });
   }
   function staging() { return window.kurierTable && window.kurierTable.staged().length > 0; }
   function retry() { if (waiting && !staging()) { waiting = false; update(); } }
   document.addEventListener("kurier:idle", retry);
   document.addEventListener("kurier:played", function () { update(); });
-  // The new state in place: the page is fetched again and its <main> swapped in, keeping the
-  // scroll position and the chat box as it is (with its words and focus). No reload.
+  // The new state in place: the page is fetched again without its board (?live=1) and its
+  // <main> swapped in, keeping the scroll position and the chat box as it is (with its words
+  // and focus). The board comes from its own URL per version (data-board), which the browser
+  // keeps: fetched only when it changed. No reload.
   var updating = false;
+  function board(html) {
+    var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("main");
+    var slot = fresh && fresh.querySelector(".zoom[data-board]");
+    var shown = document.querySelector(".zoom[data-board]");
+    var url = slot && slot.getAttribute("data-board");
+    if (!url || (shown && shown.getAttribute("data-board") === url && shown.querySelector("svg"))) {
+      return Promise.resolve([fresh, shown && shown.querySelector("svg")]);
+    }
+    var asked = boards[url] || fetchBoard(url);
+    boards = {};
+    return asked.then(function (svg) {
+      var picture = new DOMParser().parseFromString(svg, "image/svg+xml").documentElement;
+      return [fresh, picture];
+    });
+  }
   function update() {
     if (updating) { waiting = true; return; }
     updating = true;
-    fetch(window.location.pathname, { credentials: "same-origin", cache: "no-store" })
+    var path = window.location.pathname;
+    fetch(path + "?live=1", { credentials: "same-origin", cache: "no-store" })
       .then(function (response) { return response.text(); })
-      .then(function (html) {
-        var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("main");
+      .then(board)
+      .then(function (got) {
+        var fresh = got[0], picture = got[1];
         var main = document.querySelector("main");
         if (!fresh || !main) { window.location.reload(); return; }
+        var slot = fresh.querySelector(".zoom[data-board]");
+        if (slot && picture) { slot.textContent = ""; slot.appendChild(picture); }
         var talk = main.querySelector("form[action$='/say']");
         var field = talk && talk.querySelector("textarea");
         var typing = field && (field.value !== "" || document.activeElement === field);
@@ -64,7 +104,12 @@
         updating = false;
         if (waiting) { waiting = false; update(); return; }
         start();
-      }).catch(function () { updating = false; connection(false); window.setTimeout(update, seconds * 1000); });
+      }).catch(function (why) {
+        updating = false;
+        if (why === "stale") { update(); return; }
+        connection(false);
+        window.setTimeout(update, seconds * 1000);
+      });
   }
   var online = true;
   function connection(ok) {
@@ -86,7 +131,7 @@
   function follow() {
     var source = new EventSource(stream + "?after=" + encodeURIComponent(version));
     source.addEventListener("entry", function (event) {
-      if (Number(event.lastEventId) > Number(version)) { source.close(); moved(); }
+      if (Number(event.lastEventId) > Number(version)) { source.close(); moved(event.lastEventId); }
     });
     source.addEventListener("error", function () {
       // EventSource retries by itself: say so while it does. A stream that never opened (no

@@ -15,13 +15,23 @@ window.kurierTableInit = function () {
   var data = JSON.parse(dataNode.textContent);
   var places = data.places || {};
   var current = data.table;
-  var staged = [], before = [], stagedTargets = [];
+  var staged = [], before = [], stagedTargets = [], stagedActions = [];
   var pick = null, chosen = [], busy = false;
+  // A map tile (Attika): the rotation shown, and the place pointed at before it is chosen.
+  var tileRot = 0, pointed = null;
   var svg = document.querySelector(".table-board svg");
   var pieces = document.querySelector(".pieces");
   var choices = document.querySelector(".pieces .choices");
   var bar = document.querySelector(".confirm-bar");
   var csrfInput = document.querySelector("input[name=csrf]");
+  var rotateButton = bar && bar.querySelector(".rotate");
+  var info = null;
+  if (pieces) {
+    info = document.createElement("p");
+    info.className = "target-info";
+    info.setAttribute("aria-live", "polite");
+    pieces.appendChild(info);
+  }
   var MAX_CHOICES = 20;
 
   function byPick() {
@@ -90,20 +100,110 @@ window.kurierTableInit = function () {
         el.setAttribute("tabindex", "0");
         el.setAttribute("role", "button");
         var many = picks[pick].filter(function (b) { return b.target === a.target; }).length;
-        el.setAttribute("aria-label", (places[a.target] || a.target) + "; " + (many > 1 ? pick : a.n));
+        el.setAttribute("aria-label", (places[a.target] || a.target) + "; " + (many > 1 ? pick : a.n) +
+          (a.cost ? "; " + a.cost : ""));
         el.dataset.n = a.n;
       });
     }
     svg && svg.querySelectorAll(".staged").forEach(function (el) { el.classList.remove("staged"); });
     stagedTargets.forEach(function (id) { var el = id && target(id); if (el) { el.classList.add("staged"); } });
+    renderTile();
     if (bar) {
-      bar.hidden = staged.length === 0;
+      // Shown while something is staged, or a map tile is being turned before it is placed.
+      bar.hidden = staged.length === 0 && (!rotateButton || rotateButton.hidden);
       document.body.classList.toggle("staging", staged.length > 0);
       bar.querySelector(".staged-text").textContent = staged.join(" · ") +
         (current.actions.length ? "" : " \u2714");
       bar.querySelector(".confirm").disabled = busy;
+      bar.querySelector(".confirm").hidden = !staged.length;
+      bar.querySelector(".undo").hidden = !staged.length;
+      if (rotateButton) { rotateButton.disabled = busy; }
       bar.querySelector(".undo").disabled = busy;
     }
+  }
+
+  // -- A map tile previewed in place (Attika) -------------------------------------------
+  // The server sends the drawn tile's seven hexes per rotation as offsets from its centre with
+  // their fills (engine/attika/targets.py tile_shape); the picture drew every place a legal
+  // placement may cover. A preview fills those places; nothing here decides where it fits.
+  function rotations(actions, id) {
+    return actions.filter(function (a) { return a.rotation !== undefined && a.rotation !== null && a.target === id; });
+  }
+  function tileAt(actions, id) {
+    var here = rotations(actions, id);
+    return here.filter(function (a) { return a.rotation === tileRot; })[0] || here[0] || null;
+  }
+  function clearPreview() {
+    if (!svg) { return; }
+    svg.querySelectorAll(".preview").forEach(function (g) {
+      var shape = g.querySelector("polygon");
+      shape.setAttribute("fill", g.dataset.fill);
+      g.classList.remove("preview");
+    });
+  }
+  function preview(action, shapes) {
+    clearPreview();
+    if (!action || !shapes || !shapes[action.rotation]) { return; }
+    var at = action.target.slice(4).split(",").map(Number);
+    shapes[action.rotation].forEach(function (h) {
+      var g = target("hex-" + (at[0] + h[0]) + "," + (at[1] + h[1]));
+      var shape = g && g.querySelector("polygon");
+      if (!shape) { return; }
+      if (!g.classList.contains("preview")) { g.dataset.fill = shape.getAttribute("fill"); }
+      g.classList.add("preview");
+      shape.setAttribute("fill", h[2]);
+    });
+  }
+  function lastTile() {
+    var last = stagedActions[stagedActions.length - 1];
+    return last && last.rotation !== undefined && last.rotation !== null ? last : null;
+  }
+  function renderTile() {
+    var picks = byPick();
+    var choosing = pick && (picks[pick] || []).some(function (a) { return a.rotation !== undefined && a.rotation !== null; });
+    var placed = lastTile();
+    if (rotateButton) { rotateButton.hidden = !(choosing || placed); }
+    if (choosing && pointed) {
+      preview(tileAt(picks[pick], pointed), current.tile);
+    } else if (placed) {
+      preview(placed, before[before.length - 1].table.tile);
+    } else {
+      clearPreview();
+    }
+  }
+  function rotate() {
+    if (busy) { return; }
+    var picks = byPick();
+    var placed = lastTile();
+    if (pick && rotations(picks[pick] || [], pointed).length) {
+      var here = rotations(picks[pick], pointed).map(function (a) { return a.rotation; });
+      tileRot = here[(here.indexOf(tileRot) + 1) % here.length];
+      render();
+    } else if (placed) {
+      var back = before[before.length - 1].table;
+      var all = rotations(back.actions, placed.target);
+      var next = all[(all.indexOf(all.filter(function (a) { return a.rotation === placed.rotation; })[0]) + 1) % all.length];
+      tileRot = next.rotation;
+      // Take the staged placement back and stage the turned one (no idle in between).
+      staged.pop(); stagedActions.pop();
+      var prev = before.pop();
+      current = prev.table;
+      stagedTargets = prev.targets;
+      stage(next);
+    } else if (pick) {
+      tileRot = (tileRot + 1) % 6;
+      render();
+    }
+  }
+  function point(el) {
+    var picks = byPick();
+    pointed = el ? el.id : null;
+    var here = (picks[pick] || []).filter(function (a) { return el && a.target === el.id; });
+    if (info) {
+      var a = tileAt(here, pointed) || here[0];
+      info.textContent = a ? (places[a.target] || a.target) + ": " + a.n + (a.cost ? " \u2014 " + a.cost : "") : "";
+    }
+    renderTile();
   }
 
   // What a selected pick offers besides board places: buttons (a few), or the cards to tap.
@@ -158,9 +258,12 @@ window.kurierTableInit = function () {
   function stage(action) {
     before.push({ table: current, targets: stagedTargets.slice() });
     staged.push(action.n);
+    stagedActions.push(action);
     stagedTargets.push(action.target || null);
     pick = null;
     chosen = [];
+    pointed = null;
+    if (info) { info.textContent = ""; }
     ask();
   }
 
@@ -183,6 +286,7 @@ window.kurierTableInit = function () {
   function undo() {
     if (!staged.length) { pick = null; chosen = []; render(); return; }
     staged.pop();
+    stagedActions.pop();
     var back = before.pop();
     current = back.table;
     stagedTargets = back.targets;
@@ -217,8 +321,8 @@ window.kurierTableInit = function () {
     }).then(function (r) { return r.json().then(function (b) { return [r.ok, b]; }); })
       .then(function (got) {
         busy = false;
-        if (!got[0]) { showError(got[1].error); staged = []; before = []; stagedTargets = []; current = data.table; render(); return; }
-        staged = []; before = []; stagedTargets = [];
+        if (!got[0]) { showError(got[1].error); staged = []; before = []; stagedTargets = []; stagedActions = []; current = data.table; render(); return; }
+        staged = []; before = []; stagedTargets = []; stagedActions = [];
         document.dispatchEvent(new CustomEvent("kurier:played", { detail: got[1] }));
       }).catch(function () { busy = false; render(); });
   }
@@ -233,6 +337,14 @@ window.kurierTableInit = function () {
     svg.addEventListener("click", function (event) {
       var el = event.target.closest(".legal");
       if (el) { clickTarget(el); }
+    });
+    svg.addEventListener("pointerover", function (event) {
+      var el = event.target.closest(".legal");
+      if (el && el.id !== pointed) { point(el); }
+    });
+    svg.addEventListener("focusin", function (event) {
+      var el = event.target.closest(".legal");
+      if (el) { point(el); }
     });
     svg.addEventListener("keydown", function (event) {
       var el = event.target.closest(".legal");
@@ -250,6 +362,8 @@ window.kurierTableInit = function () {
     var picks = byPick();
     var here = (picks[pick] || []).filter(function (a) { return a.target === el.id; });
     if (here.length === 1) { stage(here[0]); return; }
+    var tile = tileAt(here, el.id);
+    if (tile) { pointed = null; stage(tile); return; }  // turned afterwards with Rotate (R)
     // Several actions at one place (a map tile's rotations): offer them as choices.
     choices.textContent = "";
     here.forEach(function (a) { choices.appendChild(button(a.n, function () { stage(a); }, "option")); });
@@ -257,16 +371,26 @@ window.kurierTableInit = function () {
   if (bar) {
     bar.querySelector(".confirm").addEventListener("click", confirm);
     bar.querySelector(".undo").addEventListener("click", undo);
+    if (rotateButton) { rotateButton.addEventListener("click", rotate); }
   }
   document.onkeydown = function (event) {  // one handler, replaced by each init
     if (event.target.closest && event.target.closest("input, textarea, select")) { return; }
     if (event.key === "Escape") { pick = null; chosen = []; render(); }
+    if ((event.key === "r" || event.key === "R") && !event.ctrlKey && !event.metaKey && !event.altKey) { rotate(); }
   };
   // Pinch and double-tap zoom, drag to pan (pointer events; the buttons for mice/keyboards).
   (function zoom() {
     var box = document.querySelector(".table-board");
     var layer = box && box.querySelector(".zoom");
     if (!layer) { return; }
+    // On a phone a picture with a side panel (Attika) shows its map alone, at full width.
+    var mapBox = svg && svg.getAttribute("data-map-box");
+    if (mapBox && box.clientWidth < 600) {
+      var parts = mapBox.split(" ");
+      svg.setAttribute("viewBox", mapBox);
+      svg.setAttribute("width", parts[2]);
+      svg.setAttribute("height", parts[3]);
+    }
     var scale = 1, x = 0, y = 0, pointers = {}, start = null, lastTap = 0;
     function apply() {
       scale = Math.min(4, Math.max(1, scale));

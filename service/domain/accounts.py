@@ -1,0 +1,24 @@
+"""A player's account: creating it and its API tokens, checked the same for every way in (the
+API's ``POST /v1/players`` and ``POST /v1/me/tokens``, the web pages' register and token
+forms) by service/domain/inputs.py's rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.domain import inputs
+from service.store import Store
+
+
+def create(store: Store, name: str, email: str | None) -> tuple[dict[str, Any], str]:
+    """A new player and its first bearer token (the token is in the answer only)."""
+    inputs.checked("name", inputs.NAME.check, name)
+    if email is not None:
+        inputs.checked("email", inputs.email, email)
+    return store.players.create(name, email)
+
+
+def create_token(store: Store, player_id: str, name: str) -> dict[str, Any]:
+    """A new bearer token named ``name``; the token itself is in the answer only."""
+    inputs.checked("name", inputs.TOKEN_NAME.check, name)
+    return store.tokens.create(player_id, name)

@@ -1,0 +1,252 @@
+"""What a request may carry, decided once for every way in (issue 36).
+
+The API's schemas (service/http/schemas) build their fields from these rules, and the service
+functions that store a value (``prefs.apply``, ``players.create``, ``messages.post``,
+``games.create_game``…) check it again with the same rules: a web form, a mailed line and an
+API body are refused alike, and the two paths can never disagree. A rule raises ``Refused``
+(what is wrong, in English, as a schema's field error says it); ``problem`` makes it the 422
+problem+json that a service function raises, naming the field.
+
+Types are strict: a JSON ``"1"`` is not the integer 1, ``1`` is not ``true``, and ``1.5`` is no
+seat. Dates are bounded to what every page and mail can show (years ``FIRST_YEAR`` to
+``LAST_YEAR`` in UTC: Python's dates end at 9999, and a far date plus a time zone did not).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import zoneinfo
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from service.common.problems import Problem
+
+#: What no name-like text may hold: C0 and C1 controls (CR, LF, tab, NUL, NEL…), DEL, the
+#: Unicode line and paragraph separators, and the bidirectional embeddings, overrides and
+#: isolates (U+202A-U+202E, U+2066-U+2069), which make a name or a line display other than it
+#: reads. A character class body, for Python and the document's ECMA patterns alike.
+CONTROLS = r"\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+#: The same for a message, which may hold line breaks (LF; a form's CR LF is made LF first).
+MESSAGE_CONTROLS = r"\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+CONTROLS_ERROR = (
+    "control characters (CR, LF, tab, NUL, line separators, direction overrides…) "
+    "are not allowed here"
+)
+MESSAGE_CONTROLS_ERROR = "control characters other than line breaks are not allowed here"
+BLANK_ERROR = "not only white space"
+
+FIRST_YEAR, LAST_YEAR = 2000, 2999
+DATE_ERROR = f"a date and time from {FIRST_YEAR}-01-01 to {LAST_YEAR}-12-31 (UTC), with its offset"
+
+
+class Refused(ValueError):
+    """A value a rule refuses; ``str()`` says why. ``character``: the one refused (U+202E),
+    when it is a character that may not show where it is."""
+
+    def __init__(self, reason: str, character: str | None = None) -> None:
+        super().__init__(f"{reason} ({character})" if character else reason)
+        self.character = character
+
+
+def problem(field: str, error: Refused) -> Problem:
+    """The 422 a service function raises for ``error`` in ``field``."""
+    code = "invalid-" + field.replace("_", "-")
+    extra = {"character": error.character} if error.character else {}
+    return Problem(422, code, f"{field}: {error}", field=field, **extra)
+
+
+def checked(field: str, rule: Any, value: Any) -> Any:
+    """``rule(value)``, a ``Refused`` raised as the field's 422."""
+    try:
+        return rule(value)
+    except Refused as error:
+        raise problem(field, error) from None
+
+
+@dataclass(frozen=True)
+class Text:
+    """Text of 1 to ``max_length`` characters, not only white space, none of ``banned``."""
+
+    max_length: int
+    banned: str = CONTROLS
+    error: str = CONTROLS_ERROR
+
+    @property
+    def pattern(self) -> str:
+        """The whole rule but the length, as the document's ECMA pattern: at least one
+        character that is neither white space nor banned. (Not used to check: a regex engine
+        backtracks over this one on long text; ``content`` does the same in one pass.)"""
+        allowed, visible = f"[^{self.banned}]", rf"[^\s{self.banned}]"
+        return f"^{allowed}*{visible}{allowed}*$"
+
+    def check(self, value: Any) -> str:
+        """The whole rule: a string, its length, its characters."""
+        if not isinstance(value, str):
+            raise Refused("Not a valid string.")
+        if not 1 <= len(value) <= self.max_length:
+            raise Refused(f"Length must be between 1 and {self.max_length}.")
+        return self.content(value)
+
+    def content(self, value: str) -> str:
+        """Its characters only (a schema checks the length with its own validator, which the
+        document shows as minLength and maxLength)."""
+        found = _banned(self.banned).search(value)
+        if found:
+            raise Refused(self.error, f"U+{ord(found.group()):04X}")
+        if not value.strip():
+            raise Refused(BLANK_ERROR)
+        return value
+
+
+@functools.cache
+def _banned(characters: str) -> re.Pattern[str]:
+    return re.compile(f"[{characters}]")
+
+
+NAME = Text(40)  # a player's name
+TOKEN_NAME = Text(60)
+GAME_TYPE = Text(40)
+SEED = Text(128)
+CODE = Text(64)  # an invite code, a seat's code
+MESSAGE = Text(2000, MESSAGE_CONTROLS, MESSAGE_CONTROLS_ERROR)
+#: A move as text: its characters are the engine's to judge (it names what is wrong).
+NOTATION_LENGTH = 200
+
+#: An address: a dot-atom local part, a domain of letter-digit-hyphen labels (any script) and
+#: a top-level domain of letters (or punycode). No quoted local parts, IP literals or bare
+#: hosts: what a mail header and an SMTP envelope carry without quoting.
+EMAIL_LENGTH = 254
+_ATOM = r"[\w!#$%&'*+/=?^`{|}~-]+"
+_LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
+EMAIL = re.compile(
+    rf"{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}\.)+(?:[^\W\d_]{{2,63}}|xn--[a-z0-9-]{{1,59}})",
+    re.IGNORECASE,
+)
+
+
+def email(value: Any) -> str:
+    if not isinstance(value, str):
+        raise Refused("Not a valid string.")
+    if len(value) > EMAIL_LENGTH or not EMAIL.fullmatch(value) or not value.isprintable():
+        raise Refused("Not a valid email address.")
+    return value
+
+
+#: An IANA zone name's shape (Europe/Berlin, UTC, Etc/GMT+5), for the document; ``timezone``
+#: also wants the name in the tz database.
+TIMEZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$"
+TIMEZONE_ERROR = "an IANA zone name such as Europe/Berlin"
+
+
+@functools.cache
+def zones() -> frozenset[str]:
+    """The zone names a player may choose: the tz database's (read once; it is on disk).
+    ``localtime`` is the server's own zone, not a place."""
+    return frozenset(zoneinfo.available_timezones() - {"localtime"})
+
+
+def timezone(value: Any) -> str:
+    if not isinstance(value, str) or value not in zones():
+        raise Refused(TIMEZONE_ERROR)
+    return value
+
+
+def moment(value: Any) -> datetime:
+    """An aware date and time whose UTC date is in ``FIRST_YEAR``-``LAST_YEAR``."""
+    if not isinstance(value, datetime) or value.utcoffset() is None:
+        raise Refused(DATE_ERROR)
+    try:
+        utc = value.astimezone(UTC)
+    except (OverflowError, ValueError):  # 9999-12-31T23:59-23:59 is past datetime.max in UTC
+        raise Refused(DATE_ERROR) from None
+    if not FIRST_YEAR <= utc.year <= LAST_YEAR:
+        raise Refused(DATE_ERROR)
+    return utc
+
+
+def whole(value: Any) -> int:
+    """A JSON integer: not a bool, a float (1.5 was seat 1) or a string."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Refused("Not a valid integer.")
+    return value
+
+
+def integer(value: Any, low: int, high: int) -> int:
+    """A JSON integer in [low, high]."""
+    if not low <= whole(value) <= high:
+        raise Refused(f"Must be greater than or equal to {low} and less than or equal to {high}.")
+    return value
+
+
+def number(value: Any, low: float, high: float) -> float:
+    """A JSON number (an integer or a finite float, not a bool or a string) in [low, high],
+    as given."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise Refused("Not a valid number.")
+    if not low <= value <= high:
+        raise Refused(f"Must be greater than or equal to {low} and less than or equal to {high}.")
+    return value
+
+
+def boolean(value: Any) -> bool:
+    """JSON true or false; nothing else stands for them."""
+    if not isinstance(value, bool):
+        raise Refused("Not a valid boolean.")
+    return value
+
+
+def one_of(value: Any, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise Refused(f"Must be one of: {', '.join(choices)}.")
+    return value
+
+
+# -- a game's service settings -------------------------------------------------------------------
+
+#: Each bound of a deadline (hours, days): the schema's ranges and ``deadline``'s.
+DEADLINE_HOURS: tuple[float, float] = (0.0005, 24 * 60)
+REMIND_BEFORE_HOURS: tuple[float, float] = (0, 24 * 60)
+VACATION_MAX_DAYS: tuple[float, float] = (0, 90)
+DEADLINE_POLICIES = ("default_move", "remind_only")
+ACCESS = ("invite", "open")
+ABANDON_AFTER = (0, 20)
+SEATS = (1, 16)
+SEAT_NUMBERS = (0, SEATS[1] - 1)
+
+
+def deadline(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A game's deadline (``hours`` and its defaults), each member checked."""
+    if not isinstance(value, Mapping):
+        raise Refused("Not a valid mapping type.")
+    unknown = sorted(set(value) - {"hours", "remind_before_hours", "policy", "vacation_max_days"})
+    if unknown:
+        raise Refused(f"{unknown[0]}: Unknown field.")
+    if "hours" not in value:
+        raise Refused("hours: Missing data for required field.")
+    return {
+        "hours": number(value["hours"], *DEADLINE_HOURS),
+        "remind_before_hours": number(value.get("remind_before_hours", 0), *REMIND_BEFORE_HOURS),
+        "policy": one_of(value.get("policy", "default_move"), DEADLINE_POLICIES),
+        "vacation_max_days": number(value.get("vacation_max_days", 14), *VACATION_MAX_DAYS),
+    }
+
+
+def game_settings(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A game's service settings: who may join, ratings, listing, talk, abandoning."""
+    rules = {
+        "access": lambda v: one_of(v, ACCESS),
+        "rated": boolean,
+        "public": boolean,
+        "spectators_see_messages": boolean,
+        "abandon_after": lambda v: integer(v, *ABANDON_AFTER),
+    }
+    out = {}
+    for name, given in value.items():
+        if name not in rules:
+            raise problem(name, Refused("Unknown field."))
+        out[name] = checked(name, rules[name], given)
+    return out
