@@ -575,7 +575,7 @@ def disable_webhook(store: Store, player_id: str, reason: str) -> None:
     key = player_key(player_id)
     if store.r.hget(key, "webhook_disabled"):
         return
-    store.r.hset(key, "webhook_disabled", reason)
+    store.write(lambda pipe: pipe.hset(key, "webhook_disabled", reason))
     metrics.record_webhook_delivery(store.r, "disabled")
     raw = store.r.hgetall(key)
     log.warning("webhook of %s disabled: %s", player_id, reason)

@@ -58,8 +58,9 @@ def issue_address(store: Store, record: GameRecord, seat: int) -> str:
         "ref": owed.get("ref", ""),
     }
     key = issued_key(nonce)
-    store.r.hset(key, mapping=info)
-    store.r.expire(key, replies.DEFAULT_LIFETIME + 86_400)
+    lifetime = replies.DEFAULT_LIFETIME + 86_400
+    # Before the mail goes out: a reply to it must find what it answers after a failover too.
+    store.write(lambda pipe: (pipe.hset(key, mapping=info), pipe.expire(key, lifetime)))
     return address
 
 

@@ -96,7 +96,7 @@ def create_game(
     except IllegalAction as error:
         raise engine_problem(error) from None
     game_id = secrets.token_hex(8)
-    seq = int(store.r.incr(GAME_SEQ))
+    seq = int(store.write(lambda pipe: pipe.incr(GAME_SEQ))[0])
     seed = seed or sealed.new_seed()
 
     def mutate(record: GameRecord | None, version: int) -> Change:

@@ -524,15 +524,16 @@ def signin_link_confirmed(token: str) -> Any:
 @blp.post("/signin/token")
 @same_site_form
 def signin_token() -> Any:
-    player = store().players.for_token((request.form.get("token") or "").strip()[:200])
+    token = (request.form.get("token") or "").strip()[:200]
+    player = store().players.for_token(token)
     if player is None:
         _note(gettext("That is not a valid API token."))
         return render_template("signin.html"), 401
-    return _signed_in(player["id"])
+    return _signed_in(player["id"], token)  # the session ends when this token is revoked
 
 
-def _signed_in(player_id: str) -> Response:
-    session_id = websessions.start(store(), player_id)
+def _signed_in(player_id: str, token: str | None = None) -> Response:
+    session_id = websessions.start(store(), player_id, token)
     response = redirect(url_for("web.home"))
     secure = urlsplit(_public_url()).scheme == "https"
     response.set_cookie(
