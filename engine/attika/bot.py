@@ -1,0 +1,312 @@
+"""Attika's side of the computer opponents (engine/bots.py, docs/bots.md): the determinizer
+that rebuilds a state from one seat's view, the evaluation, the reasonable moves.
+
+Unseen by a seat (docs/rules/attika.md, "Hidden information"): the other hands (their sizes
+are public), the order of the deck and of the tile pile, and which stack holds which of a
+player's buildings still in stacks (the union is public, and the main stack holds exactly
+the main buildings among them by the set-up rule). The determinizer deals the cards nobody
+has shown at random to the other hands and the deck, shuffles the tiles not on the map into
+the pile, and splits each player's stacked buildings at random into stacks of the public
+sizes.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, deque
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from engine.attika.actions import (
+    AttikaAction,
+    Build,
+    DrawCards,
+    EndTurn,
+    PlaceTile,
+    Reveal,
+    SpendAmphora,
+    Store,
+)
+from engine.attika.board import Hex
+from engine.attika.game import GAME, AttikaGame
+from engine.attika.state import BUILD, PLACE_TILE, REVEAL, TURN, AttikaState
+from engine.bots import result_chances, win_chances
+from engine.core import Event
+
+#: Value lead that makes a seat e times likelier to win.
+SPREAD = 2.5
+#: What one building still missing from a shrine-to-shrine settlement costs (the usual win).
+SHRINE_STEP = 2.5
+#: Cards beyond this many add little.
+HAND_WORTH = 10
+#: The distance counted when two shrines cannot be joined at all any more.
+UNREACHABLE = 12
+
+
+def _hex(text: str) -> Hex:
+    q, r = text.split(",")
+    return int(q), int(r)
+
+
+class Determinizer:
+    """The public part of the state, read once from the view; ``sample`` deals the rest."""
+
+    def __init__(
+        self,
+        game: AttikaGame,
+        view: Mapping[str, Any],
+        events: Sequence[Event],
+        seat: int,
+        options: Mapping[str, Any],
+    ) -> None:
+        b = game.board
+        self.seat = seat
+        res = {r.id: r.index for r in b.resources}
+        bld = {x.id: x.index for x in b.buildings}
+        tile_of = {t.id: t.index for t in b.tiles}
+        players = view["players"]
+        occupant = {
+            (m["q"], m["r"]): (m["building"]["seat"], bld[m["building"]["building"]])
+            for m in view["map"]
+            if m["building"]
+        }
+        tiles = [[tile_of[t["tile"]], *_hex(t["centre"]), t["rotation"]] for t in view["tiles"]]
+        land: dict[Hex, int] = {}
+        for tile, q, r, rotation in tiles:  # in the order laid, as the rules iterate it
+            land.update(b.tile_hexes(tile, (q, r), rotation))
+        drawn = tile_of[view["drawn_tile"]] if view["drawn_tile"] else -1
+        on_map = {t[0] for t in tiles} | {drawn}
+        self.tile_pool = [t.index for t in b.tiles if t.index not in on_map]
+        seats = view["seats"]
+        self.stack_sizes = [list(s["stacks"]) for s in seats]
+        self.in_stacks = [[bld[x] for x in s["in_stacks"]] for s in seats]
+        self.card_counts = [s["cards"] for s in seats]
+        self.hand = [view.get("hand", {}).get(r.id, 0) for r in b.resources]
+        discard = [res[k] for k, n in view["discard"].items() for _ in range(n)]
+        everything = Counter(r.index for r in b.resources for _ in range(r.cards))
+        own = Counter({k: n for k, n in enumerate(self.hand) if n})
+        self.unseen = sorted((everything - own - Counter(discard)).elements())
+        self.deck_size = view["deck"]
+        mode = view["mode"] or ""
+        revealed = view["revealed"]
+        progress, idle = _turn_history(events)
+        self.base = AttikaState(
+            seed="",
+            options=dict(options),
+            players=players,
+            data_version=view["data_version"],
+            start_seat=0,
+            active=view["active"],
+            land=land,
+            shrines=[_hex(h) for h in view["shrines"]],
+            tiles=tiles,
+            tile_pile=[],
+            occupant=occupant,
+            stacks=[[] for _ in range(players)],
+            boards=[sorted(bld[x] for x in s["storage"]) for s in seats],
+            hands=[[0] * len(b.resources) for _ in range(players)],
+            deck=[],
+            discard=discard,
+            amphorae=[s["amphorae"] for s in seats],
+            amphora_supply=view["amphora_supply"],
+            rewarded=[[_group(b, g) for g in s["groups_complete"]] for s in seats],
+            step=view["step"],
+            mode=mode,
+            actions_left=view["actions_left"].get(mode, 0) if mode else 0,
+            current=bld[revealed["building"]] if revealed else -1,
+            current_stack=revealed["stack"] - 1 if revealed else -1,
+            drawn_tile=drawn,
+            progress=progress or mode in (REVEAL, BUILD),
+            idle_turns=idle,
+            turn=view["turn"],
+            result=view["result"],
+            resigned=list(view["resigned"]),
+        )
+        self.mains = {x.index for x in b.buildings if x.main}
+
+    def sample(self, rng: random.Random) -> AttikaState:
+        state = copy_state(self.base)
+        state.seed = f"determinized-{rng.getrandbits(64)}"  # its own reshuffles
+        pile = list(self.tile_pool)
+        rng.shuffle(pile)
+        state.tile_pile = pile
+        for s in range(state.players):
+            mains = sorted(x for x in self.in_stacks[s] if x in self.mains)
+            rest = sorted(x for x in self.in_stacks[s] if x not in self.mains)
+            rng.shuffle(mains)
+            rng.shuffle(rest)
+            stacks = [mains]
+            for size in self.stack_sizes[s][1:]:
+                stacks.append(rest[:size])
+                rest = rest[size:]
+            state.stacks[s] = stacks
+        cards = list(self.unseen)
+        rng.shuffle(cards)
+        state.hands[self.seat] = list(self.hand)
+        for s in range(state.players):
+            if s == self.seat:
+                continue
+            for card in cards[: self.card_counts[s]]:
+                state.hands[s][card] += 1
+            cards = cards[self.card_counts[s] :]
+        state.deck = cards[: self.deck_size]
+        return state
+
+
+def copy_state(state: AttikaState) -> AttikaState:
+    """A copy sharing nothing the rules change (``AttikaState.copy`` goes through storage
+    form, several times slower; the search copies a state per iteration and per look-ahead)."""
+    return replace(
+        state,
+        land=dict(state.land),
+        shrines=list(state.shrines),
+        tiles=[list(t) for t in state.tiles],
+        tile_pile=list(state.tile_pile),
+        occupant=dict(state.occupant),
+        stacks=[[list(stack) for stack in own] for own in state.stacks],
+        boards=[list(b) for b in state.boards],
+        hands=[list(h) for h in state.hands],
+        deck=list(state.deck),
+        discard=list(state.discard),
+        amphorae=list(state.amphorae),
+        rewarded=[list(r) for r in state.rewarded],
+        resigned=list(state.resigned),
+        placed=[dict(p) for p in state.placed],
+    )
+
+
+def _group(board: Any, group_id: str) -> int:
+    return next(g.index for g in board.groups if g.id == group_id)
+
+
+def _turn_history(events: Sequence[Event]) -> tuple[bool, int]:
+    """From the events seen: whether this turn revealed or built yet, and how many turns in a
+    row before it did neither (the blocked end counts them)."""
+    progress, idle = False, 0
+    for event in events:
+        if event.kind == "turn_started":
+            progress = False
+        elif event.kind in ("building_built", "building_revealed"):
+            progress = True
+        elif event.kind == "turn_ended":
+            idle = 0 if progress else idle + 1
+    return progress, idle
+
+
+class AttikaBot:
+    game: AttikaGame = GAME
+    # Listing Attika's legal builds costs milliseconds (every site, every stored building):
+    # a playout of two moves, then the evaluation.
+    playout_depth = 2
+
+    def copy(self, state: AttikaState) -> AttikaState:
+        return copy_state(state)
+
+    def determinizer(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Event],
+        seat: int,
+        options: Mapping[str, Any],
+    ) -> Determinizer:
+        return Determinizer(self.game, view, events, seat, options)
+
+    def evaluate(self, state: AttikaState) -> list[float]:
+        """Buildings on the map, the distance to the usual win (a settlement touching two
+        shrines: how many buildings it still lacks), cards, amphorae and stored buildings."""
+        if state.result is not None:
+            return result_chances(state.result, state.players)
+        return win_chances([self.value(state, s) for s in range(state.players)], SPREAD)
+
+    def value(self, state: AttikaState, seat: int, extra: Hex | None = None) -> float:
+        cards = sum(state.hands[seat])
+        revealed = state.current >= 0 and seat == state.active  # built or stored next
+        return (
+            1.5 * len(state.placed[seat])
+            + 0.5 * (len(state.boards[seat]) + revealed)
+            # Cards are worth drawing up to a hand that pays for a turn's builds, hardly more:
+            # without the cap a greedy player ends every turn for three more.
+            + 0.15 * min(cards, HAND_WORTH)
+            + 0.02 * max(cards - HAND_WORTH, 0)
+            + 0.8 * state.amphorae[seat]
+            - SHRINE_STEP * self.shrine_gap(state, seat, extra)
+        )
+
+    def shrine_gap(self, state: AttikaState, seat: int, extra: Hex | None = None) -> int:
+        """The fewest buildings ``seat`` must still build so that one settlement touches two
+        shrines (0-1 breadth-first search: own buildings cost 0, free hexes 1); ``extra``
+        counts as built by the seat."""
+        neighbours = self.game.board.neighbours
+        own = {h for h, (s, _) in state.occupant.items() if s == seat}
+        if extra is not None:
+            own.add(extra)
+        best = UNREACHABLE
+        shrines = state.shrines
+        for i, start in enumerate(shrines[:-1]):
+            goals = {n for s in shrines[i + 1 :] for n in neighbours(s)}
+            dist: dict[Hex, int] = {}
+            todo: deque[tuple[int, Hex]] = deque()
+            for n in neighbours(start):
+                cost = self._cost(state, own, n)
+                if cost is not None:
+                    todo.append((cost, n)) if cost else todo.appendleft((cost, n))
+            while todo:
+                d, h = todo.popleft()
+                if h in dist or d >= best:
+                    continue
+                dist[h] = d
+                if h in goals:
+                    best = d
+                    break
+                for n in neighbours(h):
+                    cost = self._cost(state, own, n)
+                    if cost is not None and n not in dist:
+                        if cost:
+                            todo.append((d + 1, n))
+                        else:
+                            todo.appendleft((d, n))
+        return best
+
+    @staticmethod
+    def _cost(state: AttikaState, own: set[Hex], h: Hex) -> int | None:
+        if h in own:
+            return 0
+        if h not in state.land or h in state.occupant:
+            return None
+        return 1
+
+    def reasonable(
+        self, state: AttikaState, seat: int, legal: list[AttikaAction]
+    ) -> list[AttikaAction]:
+        """Build when a build is possible, and do not end a turn that could still reveal."""
+        builds = [a for a in legal if isinstance(a, Build)]
+        if builds:
+            return builds
+        out = [a for a in legal if not isinstance(a, EndTurn | DrawCards)]
+        return out or legal
+
+    def prior(self, state: AttikaState, seat: int, legal: list[AttikaAction]) -> list[float] | None:
+        """Builds first, those closing the gap between two shrines first of all; then
+        reveals, amphorae and storing; tiles in no order; ending last."""
+        gap = self.shrine_gap(state, seat)
+        out = []
+        for a in legal:
+            if isinstance(a, Build):
+                out.append(3.0 + SHRINE_STEP * (gap - self.shrine_gap(state, seat, a.hex)))
+            elif isinstance(a, Reveal | SpendAmphora | Store):
+                out.append(1.5)
+            elif isinstance(a, PlaceTile):
+                out.append(1.0)
+            else:
+                out.append(0.5)
+        return out
+
+    def by_prior(self, state: AttikaState, seat: int) -> bool:
+        return state.step == PLACE_TILE  # up to hundreds of placements: not each applied
+
+    def searched(self, state: AttikaState, seat: int) -> bool:
+        return state.step in (TURN, "place_revealed", PLACE_TILE)
+
+
+BOT = AttikaBot()

@@ -1,0 +1,226 @@
+"""Attila's side of the computer opponents (engine/bots.py, docs/bots.md): the determinizer
+that rebuilds a state from one seat's view, the evaluation, the reasonable moves.
+
+Unseen by a seat: the other hands, the order of the draw pile, and the cards the others laid
+face down in the current conflict. Every card not in the seat's hand, not on the (public)
+discard pile and not among its own conflict cards is one of those; the determinizer deals
+them out at random to the other hands (their sizes are public), to the others' conflict
+cards (of the peoples present, as many as each laid when the count is public) and to the
+pile.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.attila.actions import AttilaAction, Boost, Commit, Play, Swap, TakeInfluence, Waive
+from engine.attila.game import GAME, AttilaGame
+from engine.attila.state import CONFLICT, FINISH, OVER, PLAY_CARD, AttilaState, Conflict
+from engine.bots import result_chances, win_chances
+from engine.core import Event
+
+#: Points lead that makes a seat e times likelier to win (a typical game ends near 60-90).
+SPREAD = 6.0
+
+
+class Determinizer:
+    """The public part of the state, read once from the view; ``sample`` deals the rest."""
+
+    def __init__(
+        self, game: AttilaGame, view: Mapping[str, Any], seat: int, options: Mapping[str, Any]
+    ) -> None:
+        b = game.board
+        self.game, self.seat = game, seat
+        people = {p.id: p.index for p in b.peoples}
+        province = {p.id: p.index for p in b.provinces}
+        players = view["players"]
+        stones = [[0] * len(b.peoples) for _ in b.provinces]
+        pacified = [0] * len(b.provinces)
+        for pid, entry in view["provinces"].items():
+            for people_id, n in entry["stones"].items():
+                stones[province[pid]][people[people_id]] = n
+            pacified[province[pid]] = entry["pacified"] or 0
+        tiles_left = [view["pacification_tiles"][str(b.first_century + i)] for i in range(4)]
+        influence = [[0] * len(b.peoples) for _ in range(players)]
+        for people_id, fields in view["influence"].items():
+            for s, f in enumerate(fields):
+                influence[s][people[people_id]] = f
+        self.hand = sorted(people[c] for c in view.get("hand", []))
+        discard = [people[c] for c, n in sorted(view["discard_pile"].items()) for _ in range(n)]
+        conflict = None
+        own_commit: tuple[int, ...] = ()
+        self.own_committed = False
+        c = view["conflict"]
+        if c is not None:
+            conflict = Conflict(
+                c["ref"],
+                province[c["province"]],
+                tuple(people[p] for p in c["peoples"]),
+                tuple(c["order"]),
+            )
+            own_commit = tuple(people[p] for p in c.get("own_cards", []))
+            self.own_committed = "own_cards" in c
+        self.conflict_counts: dict[int, int | None] = {}
+        if c is not None:
+            for s, n in c["committed"].items():
+                self.conflict_counts[int(s)] = None if n is True else int(n)
+        step = view["step"]
+        supply = [view["supply"][p.id] for p in b.peoples]
+        top = b.influence_top
+        reasons = []
+        if 0 in supply and step in (PLAY_CARD, FINISH, OVER):
+            reasons.append("supply_empty")  # set when a card is done, so not mid-card
+        if any(f == top for track in influence for f in track):
+            reasons.append("influence_top")
+        if not any(tiles_left):
+            reasons.append("last_tile")
+        queued = [
+            q
+            for q, row in enumerate(stones)
+            if sum(row) > b.province_capacity
+            and not pacified[q]
+            and (conflict is None or q != conflict.province)
+        ]
+        current = view["current_people"]
+        self.base = AttilaState(
+            seed="",
+            options=dict(options),
+            players=players,
+            start_seat=0,
+            hands=[[] for _ in range(players)],
+            deck=[],
+            discard=discard,
+            stones=stones,
+            pacified=pacified,
+            supply=supply,
+            tiles_left=tiles_left,
+            influence=influence,
+            scores=list(view["scores"]),
+            action_tiles=[list(t) for t in view["action_tiles"]],
+            active=view["active"],
+            step=step,
+            cards_left=view["cards_left_this_turn"],
+            tile_used=view["tile_used_this_turn"],
+            people=people[current] if current else -1,
+            queued=queued,
+            conflict=conflict,
+            conflicts=int(c["ref"].rsplit("-", 1)[1]) if c else sum(1 for p in pacified if p),
+            conflict_this_card=step == CONFLICT,
+            end_reasons=reasons,
+            turn=view["turn"],
+            resigned=list(view["resigned"]),
+            result=view["result"],
+        )
+        self.own_commit = own_commit
+        self.hand_counts = list(view["hand_counts"])
+        self.deck_size = view["draw_pile"]
+        everything = Counter(p.index for p in b.peoples for _ in range(b.cards_per_people))
+        seen = Counter(self.hand) + Counter(discard) + Counter(own_commit)
+        self.unseen = sorted((everything - seen).elements())
+
+    def sample(self, rng: random.Random) -> AttilaState:
+        state = self.base.copy()
+        state.seed = f"determinized-{rng.getrandbits(64)}"  # its own reshuffles
+        pool = list(self.unseen)
+        rng.shuffle(pool)
+        state.hands[self.seat] = list(self.hand)
+        conflict = state.conflict
+        if conflict is not None and self.own_committed:
+            conflict.commits[self.seat] = self.own_commit
+        others = [s for s in range(state.players) if s != self.seat]
+        laid: dict[int, list[int]] = {}
+        if conflict is not None:  # first the cards laid, which must be of the peoples present
+            for s in others:
+                count = self.conflict_counts.get(s)
+                if count:
+                    eligible = [i for i, card in enumerate(pool) if card in conflict.present]
+                    laid[s] = [pool[i] for i in eligible[:count]]
+                    for i in reversed(eligible[:count]):
+                        del pool[i]
+        for s in others:
+            hand, pool = pool[: self.hand_counts[s]], pool[self.hand_counts[s] :]
+            if conflict is not None and s in self.conflict_counts:
+                if self.conflict_counts[s] is None:
+                    # Simultaneous conflicts hide the count (the hand count includes the
+                    # laid cards): lay a random share of the eligible cards.
+                    eligible = [card for card in hand if card in conflict.present]
+                    rng.shuffle(eligible)
+                    laid[s] = eligible[: rng.randint(0, len(eligible))]
+                    for card in laid[s]:
+                        hand.remove(card)
+                conflict.commits[s] = tuple(sorted(laid.get(s, ())))
+            state.hands[s] = sorted(hand)
+        state.deck = pool[: self.deck_size]
+        return state
+
+
+class AttilaBot:
+    game: AttilaGame = GAME
+    playout_depth = 6
+
+    def copy(self, state: AttilaState) -> AttilaState:
+        return state.copy()
+
+    def determinizer(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Event],
+        seat: int,
+        options: Mapping[str, Any],
+    ) -> Determinizer:
+        return Determinizer(self.game, view, seat, options)
+
+    def evaluate(self, state: AttilaState) -> list[float]:
+        """Points so far plus what each people would pay now, times the scorings still to come
+        (one per century field with tiles left, and the final one, which that last one
+        merges into by default), plus a little for cards in hand and unused action tiles."""
+        if state.result is not None:
+            return result_chances(state.result, state.players)
+        rules = self.game.rules
+        scorings = sum(1 for left in state.tiles_left if left)
+        weight = 0.5 + 0.5 * max(scorings, 1)
+        if state.end_reasons:
+            weight = 1.0  # the game ends with this turn's final scoring
+        values = [float(p) for p in state.scores]
+        for people in range(len(self.game.board.peoples)):
+            for s, points in rules.score_people(state, people).items():
+                values[s] += weight * points
+        for s in range(state.players):
+            values[s] += 0.3 * len(state.hands[s]) + 1.0 * len(state.action_tiles[s])
+        return win_chances(values, SPREAD)
+
+    def reasonable(
+        self, state: AttilaState, seat: int, legal: list[AttilaAction]
+    ) -> list[AttilaAction]:
+        """Never waive the influence for nothing when it could be taken, never throw cards
+        away by a swap, and keep the action tiles for the search and the evaluation."""
+        out = [
+            a
+            for a in legal
+            if not isinstance(a, Swap | Boost)
+            and not (isinstance(a, Waive) and a.province is None and TakeInfluence() in legal)
+        ]
+        return out or legal
+
+    def prior(self, state: AttilaState, seat: int, legal: list[AttilaAction]) -> list[float] | None:
+        """The search widens to cards and influence first, to swaps last."""
+        return [_KIND_PRIOR.get(type(a), 1.0) - 0.5 * _is_pair(a) for a in legal]
+
+    def by_prior(self, state: AttilaState, seat: int) -> bool:
+        return False  # a few dozen actions at most: medium applies each one
+
+    def searched(self, state: AttilaState, seat: int) -> bool:
+        return True
+
+
+_KIND_PRIOR: dict[type, float] = {Play: 3.0, TakeInfluence: 3.0, Commit: 2.0, Swap: 0.0}
+
+
+def _is_pair(action: AttilaAction) -> bool:
+    return (isinstance(action, Boost) and len(action.peoples) == 2) or action == Waive()
+
+
+BOT = AttilaBot()

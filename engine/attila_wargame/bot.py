@@ -1,0 +1,404 @@
+"""The Attila wargame's side of the computer opponents (engine/bots.py, docs/bots.md): the
+determinizer that rebuilds a state from one seat's view, the evaluation, the move priors.
+
+Nearly everything is on the table. Unseen by a seat: the other side's secret notes until
+they fire (the Barbarian's traitor and Aetius's rounds, the Roman's suborned unit) and the
+other side's sealed battle or council card until the reveal. The determinizer draws a note
+among the units it could still name (on the map, and not one that would already have fired
+where it stands now) and a card uniformly among the side's cards.
+
+Movement is offered one hex step at a time (hundreds of steps a phase), so the medium level
+and the hard level's movement use the *prior*: the change of a per-unit potential (Barbarian
+combat units drawn to the cities that win the game, Roman ones to the cities they garrison,
+command units to their own combat units), and end the phase when no step improves it. The
+hard level searches every other decision (attacks, cards, push, retreat, advance, raze).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from collections.abc import Mapping, Sequence
+from copy import deepcopy
+from dataclasses import replace
+from functools import cache
+from typing import Any
+
+from engine.attila_wargame.actions import Move, WargameAction
+from engine.attila_wargame.game import GAME, WargameGame
+from engine.attila_wargame.map_questions import BARBARIAN, ROMAN
+from engine.attila_wargame.state import (
+    ADVANCE,
+    BATTLE_CARD,
+    MOVEMENT,
+    NOTES,
+    PUSH,
+    RETREAT,
+    Battle,
+    Council,
+    WargameState,
+)
+from engine.bots import result_chances
+from engine.core import Event
+
+#: Regions a Barbarian must each hold a "+" city of (or reach the points threshold).
+REGIONS = ("east", "gaul", "italy")
+#: Hexes counted when no city can be reached.
+FAR = 100
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(min(x, 30.0), -30.0)))
+
+
+class Determinizer:
+    """The public part of the state, read once from the view; ``sample`` fills the notes and
+    the opponent's sealed card."""
+
+    def __init__(
+        self,
+        game: WargameGame,
+        view: Mapping[str, Any],
+        events: Sequence[Event],
+        seat: int,
+        options: Mapping[str, Any],
+    ) -> None:
+        rules, b = game.rules, game.board
+        self.game, self.seat = game, seat
+        hx = b.index_of_label
+        units = view["units"]
+        state = WargameState(seed="", options=dict(options))
+        state.round, state.phase, state.step = view["round"], view["phase"], view["step"]
+        state.pos = {u: hx[e["hex"]] for u, e in units.items()}
+        state.cf = {u: e["cf"] for u, e in units.items() if e["combat"]}
+        state.gone = dict(view["gone"])
+        state.alignment = dict(view["alignment"])
+        state.neutralised = [u for u, e in units.items() if e.get("neutralised")]
+        state.frozen = {
+            u: e["moves_from_round"] for u, e in units.items() if "moves_from_round" in e
+        }
+        state.temp_devastated = [hx[h] for h in view["devastated"]["temporary"]]
+        state.perm_devastated = [hx[h] for h in view["devastated"]["permanent"]]
+        state.moved = {u: deepcopy(e["moved"]) for u, e in units.items() if "moved" in e}
+        state.attila_trail = [hx[h] for h in view["attila_trail"]]
+        state.fought = list(view["fought"])
+        state.attacked = list(view["attacked"])
+        state.west_invaded = view["west_invaded"]
+        state.gaul_invaded = view["gaul_invaded"]
+        state.taken = list(view["cities_taken"])
+        state.leo = view["leo"]
+        state.attila_title = view["attila_title"] or ""
+        state.lugdunum_done = view["lugdunum_council_done"]
+        state.sides_at_west_invasion = dict(view["sides_at_west_invasion"])
+        state.result = view["result"]
+        for city in b.cities:  # only the VICTORY_CITY_HOLD_TEST alternative reads it
+            here = [u for u, h in state.pos.items() if h == city.hex and rules.is_combat[u]]
+            if here:
+                state.last_in_city[city.id] = rules.side(state, here[0])
+        refs = [str(e.data.get("ref", "")) for e in events]
+        state.battles = _last_number(refs, "battle-")
+        state.councils = _last_number(refs, "council-")
+        self.open_cards: list[tuple[str, tuple[str, ...]]] = []  # (seat, cards) to draw
+        battle = view["battle"]
+        if battle is not None:
+            attacker_side = rules.side(state, battle["attackers"][0])
+            state.battle = Battle(
+                ref=battle["ref"],
+                attacker_seat=rules.seat_of[attacker_side],
+                target=hx[battle["target"]],
+                attackers=list(battle["attackers"]),
+                defenders=list(battle["defenders"]),
+                attack_strength=battle["attack"],
+                defence_strength=battle["defence"],
+                column=battle["column"],
+                cards=self._cards(battle, state, b.attack_cards, b.defence_cards, True),
+                result=battle["result"],
+                stage=state.step if state.step in (BATTLE_CARD, PUSH, RETREAT, ADVANCE) else "",
+                losers=list(battle["losers"]),
+                retreating=list(battle["retreating"]),
+                vacated=[hx[h] for h in battle["vacated"]],
+                origin={u: state.pos[u] for u in battle["attackers"] if u in state.pos},
+            )
+            state.battles = max(state.battles, _number(battle["ref"]))
+        council = view["council"]
+        if council is not None:
+            state.council = Council(
+                ref=council["ref"],
+                kind=council["kind"],
+                cards=self._cards(council, state, b.roman_cards, b.barbarian_cards, False),
+            )
+            state.councils = max(state.councils, _number(council["ref"]))
+        notes = view["notes"]
+        state.notes = {"written": {str(s): True for s in notes["written"]}, **notes["known"]}
+        state.notes_fired = list(notes["fired"])
+        ctx = rules.ctx(state)
+        hit = {str(e.data.get("unit")) for e in events if e.kind == "siege_loss"}
+        state.siege_hit = [
+            u for u in rules.order if u in hit and u in state.pos and rules.besieged(state, ctx, u)
+        ]
+        self.base = state
+        self.missing = self._missing_notes(state, seat)
+
+    def _cards(
+        self,
+        holder: Mapping[str, Any],
+        state: WargameState,
+        first: tuple[str, ...],
+        second: tuple[str, ...],
+        battle: bool,
+    ) -> dict[str, str]:
+        """The sealed cards known to the seat; the others' to be drawn in ``sample``."""
+        if "cards" in holder:
+            return dict(holder["cards"])
+        cards: dict[str, str] = {}
+        for s in holder["chosen"]:
+            if s == self.seat:
+                cards[str(s)] = holder["own_card"]
+                continue
+            if battle:  # ``first``: the attacker's cards, ``second``: the defender's
+                attacker_side = self.game.rules.side(state, holder["attackers"][0])
+                mine = self.game.rules.seat_of[attacker_side] == s
+            else:  # ``first``: the Roman's cards, ``second``: the Barbarian's
+                mine = self.game.rules.seats[s] == ROMAN
+            self.open_cards.append((str(s), first if mine else second))
+        return cards
+
+    def _missing_notes(self, state: WargameState, seat: int) -> list[str]:
+        """The opponent's notes written but unseen: what ``sample`` draws."""
+        rules = self.game.rules
+        other = 1 - seat
+        if str(other) not in state.notes["written"]:
+            return []
+        keys = ("traitor", "aetius") if rules.seats[other] == BARBARIAN else ("suborned",)
+        return [k for k in keys if k not in state.notes]
+
+    def sample(self, rng: random.Random) -> WargameState:
+        state = copy_state(self.base)
+        rules = self.game.rules
+        holder = state.battle if state.battle is not None else state.council
+        for s, cards in self.open_cards:
+            assert holder is not None
+            holder.cards[s] = rng.choice(cards)
+        if "traitor" in self.missing:
+            state.notes["traitor"] = rng.choice(self._still_possible(state, "traitor"))
+        if "aetius" in self.missing:
+            last = rules.b.rounds - rules.aetius_span + 1
+            state.notes["aetius"] = rng.randint(1, last)
+        if "suborned" in self.missing:
+            state.notes["suborned"] = rng.choice(self._still_possible(state, "suborned"))
+        return state
+
+    def _still_possible(self, state: WargameState, key: str) -> list[str]:
+        """Candidates on the map that would not have fired where they stand now."""
+        rules = self.game.rules
+        b = rules.b
+        attila = state.pos.get(rules.roles["attila"])
+        if key == "traitor":
+            candidates = rules.traitor_candidates
+            watch = [state.pos.get(rules.roles["pope"]), attila]
+        else:
+            candidates = rules.suborned_candidates
+            watch = [attila]
+        near = {n for h in watch if h is not None for n in (h, *b.neighbours[h])}
+        out = [u for u in candidates if u in state.pos and state.pos[u] not in near]
+        return out or [u for u in candidates if u in state.pos] or list(candidates)
+
+
+def _number(ref: str) -> int:
+    tail = ref.rsplit("-", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _last_number(refs: Sequence[str], prefix: str) -> int:
+    return max((_number(r) for r in refs if r.startswith(prefix)), default=0)
+
+
+def copy_state(state: WargameState) -> WargameState:
+    """A copy sharing nothing the rules change (``WargameState.copy`` goes through storage
+    form, several times slower)."""
+    return replace(
+        state,
+        pos=dict(state.pos),
+        cf=dict(state.cf),
+        gone=dict(state.gone),
+        alignment=dict(state.alignment),
+        neutralised=list(state.neutralised),
+        siege_hit=list(state.siege_hit),
+        frozen=dict(state.frozen),
+        temp_devastated=list(state.temp_devastated),
+        perm_devastated=list(state.perm_devastated),
+        moved=deepcopy(state.moved),
+        attila_trail=list(state.attila_trail),
+        fought=list(state.fought),
+        attacked=list(state.attacked),
+        battle=deepcopy(state.battle),
+        council=deepcopy(state.council),
+        notes=deepcopy(state.notes),
+        notes_fired=list(state.notes_fired),
+        taken=list(state.taken),
+        last_in_city=dict(state.last_in_city),
+        sides_at_west_invasion=dict(state.sides_at_west_invasion),
+        resigned=list(state.resigned),
+    )
+
+
+class WargameBot:
+    game: WargameGame = GAME
+    #: A battle's cards, its resolution and what follows, then the evaluation.
+    playout_depth = 4
+
+    def __init__(self) -> None:
+        b = self.game.board
+        self.b = b
+        self.barbarian_seat = self.game.rules.seat_of[BARBARIAN]
+        self.targets = {r: [c for c in b.cities if c.plus and c.region == r] for r in REGIONS}
+
+    def copy(self, state: WargameState) -> WargameState:
+        return copy_state(state)
+
+    def determinizer(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Event],
+        seat: int,
+        options: Mapping[str, Any],
+    ) -> Determinizer:
+        return Determinizer(self.game, view, events, seat, options)
+
+    # -- evaluation -------------------------------------------------------------------------
+
+    def evaluate(self, state: WargameState) -> list[float]:
+        """The Barbarian's chance: the points against the threshold, the victory regions held,
+        how near his combat units stand to the regions still missing, the combat factors on
+        each side, and a battle's odds while its cards are out."""
+        if state.result is not None:
+            return result_chances(state.result, 2)
+        rules = self.game.rules
+        score = rules.score(state)
+        held = set(score["regions"])
+        threshold = state.options["BARBARIAN_POINTS_THRESHOLD"]
+        x = 0.1 * (score["points"] - threshold) + 1.2 * (len(held) - 2)
+        barbarians = [
+            h
+            for u, h in state.pos.items()
+            if rules.is_combat[u] and rules.side(state, u) == BARBARIAN
+        ]
+        for region in REGIONS:
+            if region not in held:
+                x -= 0.04 * min(
+                    (self._distance(c.hex)[h] for c in self.targets[region] for h in barbarians),
+                    default=FAR,
+                )
+        strength = {BARBARIAN: 0, ROMAN: 0}
+        for u, cf in state.cf.items():
+            side = rules.side(state, u)
+            if side in strength and u not in state.neutralised:
+                strength[side] += cf
+        x += 0.03 * (strength[BARBARIAN] - strength[ROMAN])
+        battle = state.battle
+        if battle is not None and battle.result is None and battle.defence_strength:
+            odds = math.log2(max(battle.attack_strength, 1) / battle.defence_strength)
+            x += 0.3 * odds * (1 if battle.attacker_seat == self.barbarian_seat else -1)
+        p = _sigmoid(x)
+        out = [0.0, 0.0]
+        out[self.barbarian_seat], out[1 - self.barbarian_seat] = p, 1 - p
+        return out
+
+    def _distance(self, target: int) -> list[int]:
+        return _distances(target)
+
+    # -- moves ------------------------------------------------------------------------------
+
+    def reasonable(
+        self, state: WargameState, seat: int, legal: list[WargameAction]
+    ) -> list[WargameAction]:
+        """Every legal action: nothing here is plainly self-harming at a glance (a random
+        player walks its units step by step until it happens to ``end``)."""
+        return legal
+
+    def prior(
+        self, state: WargameState, seat: int, legal: list[WargameAction]
+    ) -> list[float] | None:
+        if state.step == NOTES:
+            return [0.0] * len(legal)  # no evaluation reaches that far: a random note
+        if state.step != MOVEMENT:
+            return None
+        potential = Potential(self, state, seat)
+        # ``end`` (0) wins over steps that change nothing, so a phase ends once nothing gains.
+        return [potential.gain(a) - 1e-6 if isinstance(a, Move) else 0.0 for a in legal]
+
+    def by_prior(self, state: WargameState, seat: int) -> bool:
+        return state.step in (MOVEMENT, NOTES)
+
+    def searched(self, state: WargameState, seat: int) -> bool:
+        return state.step not in (MOVEMENT, NOTES)
+
+
+class Potential:
+    """Where each unit of the moving side would rather stand (higher is better): the change
+    of this by one step is the prior of that step; ``end`` scores 0."""
+
+    def __init__(self, bot: WargameBot, state: WargameState, seat: int) -> None:
+        rules = bot.game.rules
+        self.bot, self.state, self.rules = bot, state, rules
+        self.side = rules.seats[seat]
+        b = bot.b
+        combat_at = {h: u for u, h in state.pos.items() if rules.is_combat[u]}
+        self.combat_at = combat_at
+        # The Barbarian wants the "+" cities; the Roman garrisons them all ("-" ones count
+        # against the Barbarian while a Roman unit stands in them).
+        wanted = [c for c in b.cities if c.plus or self.side == ROMAN]
+        free = [
+            c
+            for c in wanted
+            if c.hex not in combat_at or rules.side(state, combat_at[c.hex]) != self.side
+        ]
+        # Each city's pull and distances; a unit's own city is not free, so it is no pull:
+        # the bonus for standing in a city keeps a garrison where it is.
+        self.pulls = [(c.value / 4, _distances(c.hex)) for c in free]
+        self.field: dict[int, float] = {}
+        self.own_combat: dict[str, list[int]] = {}
+        for u, h in state.pos.items():
+            if rules.is_combat[u] and rules.side(state, u) == self.side:
+                self.own_combat.setdefault(rules.people_of[u], []).append(h)
+
+    def gain(self, move: Move) -> float:
+        at = self.state.pos[move.unit]
+        return self.at(move.unit, move.path[-1]) - self.at(move.unit, at)
+
+    def at(self, unit: str, h: int) -> float:
+        rules, b = self.rules, self.bot.b
+        people = rules.people_of[unit]
+        if not rules.is_combat[unit]:
+            everyone = [x for hexes in self.own_combat.values() for x in hexes]
+            mates = self.own_combat.get(people) or everyone
+            return -0.5 * min((b.distance(h, m) for m in mates), default=0)
+        city = b.city_at.get(h)
+        best = self.field.get(h)
+        if best is None:
+            best = self.field[h] = max(
+                (pull - dist[h] for pull, dist in self.pulls), default=-float(FAR)
+            )
+        if city is not None and (city.plus or self.side == ROMAN):
+            best += 3.0
+        return best
+
+
+@cache
+def _distances(target: int) -> list[int]:
+    """Hexes to ``target`` over land in play (breadth-first; rivers and borders ignored)."""
+    b = GAME.board
+    dist = [FAR] * len(b.labels)  # unreachable hexes stay FAR away
+    dist[target] = 0
+    todo = deque([target])
+    while todo:
+        h = todo.popleft()
+        for n in b.neighbours[h]:
+            if b.passable[n] and dist[n] == FAR and n != target:
+                dist[n] = dist[h] + 1
+                todo.append(n)
+    return dist
+
+
+BOT = WargameBot()

@@ -1,0 +1,371 @@
+"""Computer opponents for every game: the shared machinery (docs/bots.md).
+
+A bot sees exactly what its seat may see: the seat's view (``game.view(state, seat)``), the
+events the seat has seen, and the game's options (public at creation). It never receives the
+state, the seed or another seat's secrets. To search, it *determinizes*: the game's
+``Determinizer`` rebuilds a full state from the view and samples every unseen part (hands,
+piles, stacks, notes, sealed cards) consistently with what the seat has seen.
+
+Levels:
+
+- ``easy``: uniform among the game's *reasonable* actions (the legal ones less those that are
+  plainly self-harming and cheap to tell).
+- ``medium``: greedy one ply with the game's evaluation function (sealed steps averaged over a
+  few determinizations, the other seats' sealed choices drawn by the easy policy).
+- ``hard``: single-observer information-set Monte Carlo tree search (SO-ISMCTS, Cowling,
+  Powley & Whitehouse 2012) with a fresh determinization per iteration, UCB1 over
+  *available* children, progressive widening in the evaluation's order where a game has many
+  actions, and playouts cut short by the evaluation after a few moves.
+
+Pure: no I/O, no clock but the CPU budget, no global randomness. With an iteration cap that
+binds before the CPU budget, a move depends only on (view, events, options, seat, seed).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar
+
+from engine.core import SYSTEM, Event, Game
+from engine.registry import get_game
+
+Level = Literal["easy", "medium", "hard"]
+LEVELS: Final[tuple[Level, ...]] = ("easy", "medium", "hard")
+
+State = TypeVar("State")
+Action = TypeVar("Action")
+
+#: The exploration constant of UCB1 (rewards are win chances in [0, 1]).
+EXPLORATION: Final = 0.7
+#: Progressive widening: a node offers ``WIDEN_BASE + WIDEN_RATE * sqrt(visits)`` children.
+WIDEN_BASE: Final = 3
+WIDEN_RATE: Final = 1.5
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one move may cost: CPU seconds (``time.process_time``) and an iteration cap.
+
+    The search stops at whichever binds first; tests and benchmarks set ``iterations`` (and a
+    generous ``seconds``) so that a move is reproducible."""
+
+    seconds: float = 2.0
+    iterations: int | None = None
+
+
+DEFAULT_BUDGET: Final = Budget()
+
+
+class Determinizer(Protocol[State]):
+    """A full state consistent with one seat's view, its unseen parts sampled afresh."""
+
+    def sample(self, rng: random.Random) -> State: ...
+
+
+class GameBot(Protocol[State, Action]):
+    """What a game gives the bots (``engine/<game>/bot.py``, its ``BOT``)."""
+
+    game: Game[State, Action]
+    #: Moves a playout takes before the evaluation cuts it short.
+    playout_depth: int
+
+    def determinizer(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Event],
+        seat: int,
+        options: Mapping[str, Any],
+    ) -> Determinizer[State]:
+        """Reads the view (and the events the seat saw) once; ``sample`` fills the rest."""
+        ...
+
+    def copy(self, state: State) -> State:
+        """An independent copy of ``state`` (the search copies one per look-ahead)."""
+        ...
+
+    def evaluate(self, state: State) -> list[float]:
+        """Each seat's chance to win from here, estimated (the exact result once over)."""
+        ...
+
+    def reasonable(self, state: State, seat: int, legal: list[Action]) -> list[Action]:
+        """``legal`` less plainly self-harming actions (never empty when ``legal`` is not)."""
+        ...
+
+    def prior(self, state: State, seat: int, legal: list[Action]) -> list[float] | None:
+        """A cheap score per action, higher first, or None (no order): the order in which the
+        search widens a node."""
+        ...
+
+    def by_prior(self, state: State, seat: int) -> bool:
+        """Whether medium takes the best ``prior`` here instead of applying every action and
+        evaluating (where that would cost too much, e.g. one hex step of many units)."""
+        ...
+
+    def searched(self, state: State, seat: int) -> bool:
+        """Whether the hard level searches this decision (else it plays as medium)."""
+        ...
+
+
+def bot_for(game_id: str) -> GameBot[Any, Any]:
+    """The ``BOT`` of ``engine/<game>/bot.py`` (game ids use dashes, modules underscores)."""
+    module = import_module(f"engine.{game_id.replace('-', '_')}.bot")
+    return module.BOT  # type: ignore[no-any-return]
+
+
+def choose(
+    game_id: str,
+    view: Mapping[str, Any],
+    events: Sequence[Event],
+    seat: int,
+    level: Level,
+    seed: str | int,
+    options: Mapping[str, Any] | None = None,
+    budget: Budget = DEFAULT_BUDGET,
+) -> Any:
+    """The action ``seat`` plays now at ``level``, from what the seat may see only.
+
+    ``options``: the game's options as created (defaults filled in when None); ``seed``: the
+    bot's own seed (never the game's), so that a move can be reproduced."""
+    game = get_game(game_id)
+    return Bot(bot_for(game_id), level, seed, budget).choose(
+        view, events, seat, game.resolve_options(options)
+    )
+
+
+@dataclass
+class Bot(Generic[State, Action]):
+    """One computer player of one game at one level."""
+
+    rules: GameBot[State, Action]
+    level: Level
+    seed: str | int
+    budget: Budget = DEFAULT_BUDGET
+    #: Iterations the last ``choose`` of the hard level ran (for the benchmarks).
+    last_iterations: int = field(default=0, init=False)
+
+    def choose(
+        self,
+        view: Mapping[str, Any],
+        events: Sequence[Event],
+        seat: int,
+        options: Mapping[str, Any],
+    ) -> Action:
+        rng = random.Random(f"{self.seed}/{self.level}/{seat}")
+        det = self.rules.determinizer(view, events, seat, options)
+        state = det.sample(rng)
+        legal = self.rules.game.legal_actions(state, seat)
+        if not legal:
+            raise ValueError(f"seat {seat} has no decision to make in this view")
+        if len(legal) == 1:
+            return legal[0]
+        if self.level == "easy":
+            return rng.choice(self.rules.reasonable(state, seat, legal))
+        if self.level == "hard" and self.rules.searched(state, seat):
+            return self._search(det, seat, rng)
+        return greedy(self.rules, det, state, seat, legal, rng)
+
+    def _search(self, det: Determinizer[State], seat: int, rng: random.Random) -> Action:
+        search = Search(self.rules, det, seat, rng)
+        start = time.process_time()
+        cap = self.budget.iterations
+        while (cap is None or search.iterations < cap) and (
+            search.iterations == 0 or time.process_time() - start < self.budget.seconds
+        ):
+            search.iterate()
+        self.last_iterations = search.iterations
+        return search.best()
+
+
+# -- medium: one ply -----------------------------------------------------------------------------
+
+
+#: Determinizations a medium bot averages over when its decision is sealed.
+SEALED_SAMPLES: Final = 4
+
+
+def greedy(
+    rules: GameBot[State, Action],
+    det: Determinizer[State],
+    state: State,
+    seat: int,
+    legal: list[Action],
+    rng: random.Random,
+) -> Action:
+    """The action whose outcome the evaluation likes best for ``seat`` (ties: by ``rng``)."""
+    game = rules.game
+    if rules.by_prior(state, seat):
+        prior = rules.prior(state, seat, legal)
+        if prior is not None:
+            return _best(legal, prior, rng)
+    decision = game.decision_for(state, seat)
+    sealed = decision is not None and decision.sealed
+    states = [state] + [det.sample(rng) for _ in range(SEALED_SAMPLES - 1 if sealed else 0)]
+    scores = [0.0] * len(legal)
+    for sample in states:
+        for i, action in enumerate(legal):
+            after = rules.copy(sample)
+            game.apply(after, seat, action)
+            settle(rules, after, seat, rng)
+            scores[i] += rules.evaluate(after)[seat]
+    return _best(legal, scores, rng)
+
+
+def _best(actions: list[Action], scores: Sequence[float], rng: random.Random) -> Action:
+    top = max(scores)
+    return rng.choice([a for a, s in zip(actions, scores, strict=True) if s >= top - 1e-9])
+
+
+def settle(rules: GameBot[Any, Any], state: Any, observer: int, rng: random.Random) -> None:
+    """Play what ``observer`` neither decides nor sees: the server's resolutions and the other
+    seats' sealed choices (by the easy policy, blind to everyone's sealed choice)."""
+    game = rules.game
+    while not game.is_over(state):
+        pending = game.pending(state)
+        if pending[0].seat == SYSTEM:
+            game.apply(state, SYSTEM, game.legal_actions(state, SYSTEM)[0])
+            continue
+        other = next((d for d in pending if d.sealed and d.seat != observer), None)
+        if other is None:
+            return
+        legal = game.legal_actions(state, other.seat)
+        game.apply(state, other.seat, rng.choice(rules.reasonable(state, other.seat, legal)))
+
+
+# -- hard: SO-ISMCTS ---------------------------------------------------------------------------
+
+
+class Node:
+    """A node of the observer's tree: reached by ``seat`` playing the edge into it."""
+
+    __slots__ = ("avail", "children", "order", "reward", "seat", "visits")
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.children: dict[Any, Node] = {}
+        self.order: list[Any] | None = None  # the widening order, fixed at the first visit
+        self.visits = 0
+        self.avail = 0
+        self.reward = 0.0
+
+
+class Search(Generic[State, Action]):
+    """One SO-ISMCTS search from the observer's information set."""
+
+    def __init__(
+        self,
+        rules: GameBot[State, Action],
+        det: Determinizer[State],
+        observer: int,
+        rng: random.Random,
+    ) -> None:
+        self.rules = rules
+        self.det = det
+        self.observer = observer
+        self.rng = rng
+        self.root = Node(observer)
+        self.iterations = 0
+
+    def iterate(self) -> None:
+        rules, game, rng = self.rules, self.rules.game, self.rng
+        state = self.det.sample(rng)
+        node, path = self.root, [self.root]
+        expanded = False
+        while not expanded:
+            if len(path) > 1:  # the root is the observer's own decision
+                settle(self.rules, state, self.observer, rng)
+            if game.is_over(state):
+                break
+            seat = self._acting(state)
+            legal = game.legal_actions(state, seat)
+            if node.order is None:
+                prior = rules.prior(state, seat, legal)
+                node.order = _ordered(legal, prior, rng)
+            allowed = WIDEN_BASE + int(WIDEN_RATE * math.sqrt(node.visits))
+            available = [a for a in node.order[:allowed] if a in legal] or legal[:1]
+            untried = [a for a in available if a not in node.children]
+            if untried:
+                action = untried[0]
+                child = node.children[action] = Node(seat)
+                expanded = True
+            else:
+                action = self._select(node, available)
+                child = node.children[action]
+            for a in available:
+                if a in node.children:
+                    node.children[a].avail += 1
+            game.apply(state, seat, action)
+            node = child
+            path.append(node)
+        values = self._playout(state)
+        for visited in path:
+            visited.visits += 1
+            visited.reward += values[visited.seat]
+        self.iterations += 1
+
+    def _select(self, node: Node, available: list[Action]) -> Action:
+        def ucb(action: Action) -> float:
+            child = node.children[action]
+            return child.reward / child.visits + EXPLORATION * math.sqrt(
+                math.log(max(child.avail, 1)) / child.visits
+            )
+
+        return max(available, key=ucb)
+
+    def _acting(self, state: State) -> int:
+        pending = self.rules.game.pending(state)
+        mine = next((d for d in pending if d.seat == self.observer), None)
+        return mine.seat if mine is not None else pending[0].seat
+
+    def _policy(self, state: State, seat: int, legal: list[Action]) -> Action:
+        return self.rng.choice(self.rules.reasonable(state, seat, legal))
+
+    def _playout(self, state: State) -> list[float]:
+        game = self.rules.game
+        for _ in range(self.rules.playout_depth):
+            if game.is_over(state):
+                break
+            seat = self._acting(state)
+            legal = game.legal_actions(state, seat)
+            game.apply(state, seat, self._policy(state, seat, legal))
+        return self.rules.evaluate(state)
+
+    def best(self) -> Action:
+        """The most visited root action (ties: the better mean)."""
+        children = self.root.children
+        return max(
+            children, key=lambda a: (children[a].visits, children[a].reward / children[a].visits)
+        )
+
+
+def _ordered(legal: list[Action], prior: list[float] | None, rng: random.Random) -> list[Action]:
+    """The widening order: by prior (ties shuffled by ``rng``), or shuffled without one."""
+    keys = [rng.random() for _ in legal]
+    if prior is None:
+        return [a for _, a in sorted(zip(keys, legal, strict=True), key=lambda p: p[0])]
+    ranked = sorted(range(len(legal)), key=lambda i: (-prior[i], keys[i]))
+    return [legal[i] for i in ranked]
+
+
+# -- helpers for the games' bots -------------------------------------------------------------------
+
+
+def win_chances(values: Sequence[float], spread: float) -> list[float]:
+    """Heuristic values (points-like, higher better) as win chances: a softmax whose
+    ``spread`` is the lead, in the values' units, that makes a seat e times likelier to win."""
+    top = max(values)
+    weights = [math.exp((v - top) / spread) for v in values]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def result_chances(result: Mapping[str, Any], players: int) -> list[float]:
+    """A finished game's result as rewards: the winners share 1."""
+    winners = list(result.get("winners") or [])
+    if not winners:
+        return [1.0 / players] * players
+    return [1.0 / len(winners) if s in winners else 0.0 for s in range(players)]

@@ -1,0 +1,267 @@
+"""The computer opponents (engine/bots.py, engine/<game>/bot.py; docs/bots.md): legal moves at
+every level, sealed steps included; the same move for the same seed; a move that depends only
+on the seat's view (hidden parts scrambled change nothing); the determinizers rebuild the
+seat's view exactly; whole games of bots end."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.attila.state import CONFLICT
+from engine.attila_wargame.state import BATTLE_CARD, NOTES
+from engine.bots import LEVELS, Bot, Budget, Level, bot_for, choose
+from engine.core import SYSTEM, Event, visible_events
+from engine.registry import get_game
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Small, reproducible searches: the iteration cap binds long before the CPU budget.
+BUDGET = Budget(seconds=60.0, iterations=12)
+PLAYERS = {"attila": 3, "attika": 2, "attila-wargame": 2}
+
+
+def _positions(game_id: str, seed: str, moves: int, every: int) -> list[tuple[Any, list[Any]]]:
+    """(state, events seen by each seat) along a random game, every ``every`` actions."""
+    game = get_game(game_id)
+    players = PLAYERS[game_id]
+    state = game.new_state(players, seed)
+    seen: list[list[Event]] = [[] for _ in range(players)]
+    rng = random.Random(seed)
+    out = []
+    for n in range(moves):
+        if game.is_over(state):
+            break
+        seat = game.pending(state)[0].seat
+        if n % every == 0 and seat != SYSTEM:
+            out.append((game.load(game.dump(state)), [list(s) for s in seen]))
+        events = game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+        for s in range(players):
+            seen[s].extend(visible_events(events, s))
+    return out
+
+
+def _sealed(game_id: str, step: str, seed: str, limit: int) -> tuple[Any, list[Any]]:
+    """A position of a random game waiting for a sealed ``step``."""
+    game = get_game(game_id)
+    players = PLAYERS[game_id]
+    for attempt in range(20):
+        state = game.new_state(players, f"{seed}-{attempt}")
+        seen: list[list[Event]] = [[] for _ in range(players)]
+        rng = random.Random(attempt)
+        for _ in range(limit):
+            if game.is_over(state):
+                break
+            pending = game.pending(state)
+            if pending[0].seat != SYSTEM and pending[0].step == step:
+                return state, seen
+            seat = pending[0].seat
+            events = game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+            for s in range(players):
+                seen[s].extend(visible_events(events, s))
+    raise AssertionError(f"no {step} step reached")
+
+
+def _move(game_id: str, state: Any, seen: list[Any], seat: int, level: Level, seed: str) -> Any:
+    game = get_game(game_id)
+    return choose(game_id, game.view(state, seat), seen[seat], seat, level, seed, None, BUDGET)
+
+
+@pytest.mark.parametrize("game_id", sorted(PLAYERS))
+def test_every_level_plays_legal_moves(game_id: str) -> None:
+    game = get_game(game_id)
+    for state, seen in _positions(game_id, "legal", 160, 23):
+        for decision in game.pending(state):
+            if decision.seat == SYSTEM:
+                continue
+            legal = game.legal_actions(state, decision.seat)
+            for level in LEVELS:
+                action = _move(game_id, state, seen, decision.seat, level, "s")
+                assert action in legal, (game_id, level, decision)
+
+
+@pytest.mark.parametrize(
+    ("game_id", "step", "limit"),
+    [
+        ("attila", CONFLICT, 400),
+        ("attila-wargame", NOTES, 1),
+        ("attila-wargame", BATTLE_CARD, 6000),
+    ],
+)
+def test_sealed_steps_are_answered_by_every_level(game_id: str, step: str, limit: int) -> None:
+    game = get_game(game_id)
+    state, seen = _sealed(game_id, step, "sealed", limit)
+    for decision in game.pending(state):
+        assert decision.sealed
+        legal = game.legal_actions(state, decision.seat)
+        for level in LEVELS:
+            assert _move(game_id, state, seen, decision.seat, level, "s") in legal
+
+
+def test_simultaneous_conflicts_are_answered() -> None:
+    game = get_game("attila")
+    options = {"CONFLICT_COMMIT_ORDER": "simultaneous"}
+    rng = random.Random(5)
+    state = game.new_state(3, "simultaneous", options)
+    for _ in range(400):
+        pending = game.pending(state)
+        if pending[0].step == CONFLICT and len(pending) > 1:
+            break
+        seat = pending[0].seat
+        game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+    else:
+        raise AssertionError("no simultaneous conflict reached")
+    for decision in game.pending(state):
+        view = game.view(state, decision.seat)
+        action = choose("attila", view, [], decision.seat, "hard", 1, options, BUDGET)
+        assert action in game.legal_actions(state, decision.seat)
+
+
+@pytest.mark.parametrize("game_id", sorted(PLAYERS))
+def test_a_seed_gives_the_same_move(game_id: str) -> None:
+    game = get_game(game_id)
+    state, seen = _positions(game_id, "seeded", 60, 59)[-1]
+    seat = next(d.seat for d in game.pending(state) if d.seat != SYSTEM)
+    for level in LEVELS:
+        first = _move(game_id, state, seen, seat, level, "same")
+        assert all(_move(game_id, state, seen, seat, level, "same") == first for _ in range(2))
+
+
+def _scrambled(game_id: str, state: Any, seat: int, rng: random.Random) -> Any:
+    """The same position with every part ``seat`` cannot see shuffled anew."""
+    game = get_game(game_id)
+    other = game.load(game.dump(state))
+    other.seed = "another seed"
+    if game_id == "attila":
+        pool = other.deck + [c for s, h in enumerate(other.hands) if s != seat for c in h]
+        rng.shuffle(pool)
+        for s, hand in enumerate(other.hands):
+            if s != seat:
+                other.hands[s], pool = sorted(pool[: len(hand)]), pool[len(hand) :]
+        other.deck = pool
+    elif game_id == "attika":
+        cards = list(other.deck)
+        for s, hand in enumerate(other.hands):
+            if s != seat:
+                cards += [k for k, n in enumerate(hand) for _ in range(n)]
+        rng.shuffle(cards)
+        for s, hand in enumerate(other.hands):
+            if s != seat:
+                size = sum(hand)
+                other.hands[s] = [0] * len(hand)
+                for card in cards[:size]:
+                    other.hands[s][card] += 1
+                cards = cards[size:]
+        other.deck = cards
+        rng.shuffle(other.tile_pile)
+        for stacks in other.stacks:
+            rest = [b for stack in stacks[1:] for b in stack]
+            rng.shuffle(rest)
+            rng.shuffle(stacks[0])
+            for stack in stacks[1:]:
+                stack[:], rest = rest[: len(stack)], rest[len(stack) :]
+    else:
+        rules = game.rules
+        if rules.seats[seat] == "roman" and "traitor" in other.notes:
+            if "traitor" not in other.notes_fired:
+                other.notes["traitor"] = rng.choice(rules.traitor_candidates)
+                other.notes["aetius"] = rng.randint(1, 14)
+        elif "suborned" in other.notes and "suborned" not in other.notes_fired:
+            other.notes["suborned"] = rng.choice(rules.suborned_candidates)
+    assert game.view(other, seat) == game.view(state, seat)
+    return other
+
+
+@pytest.mark.parametrize("game_id", sorted(PLAYERS))
+def test_the_move_depends_only_on_the_seats_view(game_id: str) -> None:
+    game = get_game(game_id)
+    rng = random.Random(1)
+    positions = _positions(game_id, "hidden", 400 if game_id != "attila-wargame" else 600, 97)
+    for state, seen in positions[1:4]:
+        seat = next(d.seat for d in game.pending(state) if d.seat != SYSTEM)
+        other = _scrambled(game_id, state, seat, rng)
+        assert game.dump(other) != game.dump(state) or game_id == "attila-wargame"
+        for level in ("medium", "hard"):
+            assert _move(game_id, state, seen, seat, level, "x") == _move(
+                game_id, other, seen, seat, level, "x"
+            )
+
+
+@pytest.mark.parametrize("game_id", sorted(PLAYERS))
+def test_a_determinization_shows_the_seat_its_own_view(game_id: str) -> None:
+    game, rules = get_game(game_id), bot_for(game_id)
+    options = game.resolve_options(None)
+    rng = random.Random(2)
+    for state, seen in _positions(game_id, "view", 3000, 37 if game_id == "attila" else 250):
+        for decision in game.pending(state):
+            if decision.seat == SYSTEM:
+                continue
+            view = game.view(state, decision.seat)
+            sample = rules.determinizer(view, seen[decision.seat], decision.seat, options).sample(
+                rng
+            )
+            assert game.view(sample, decision.seat) == view
+            assert set(map(repr, game.legal_actions(sample, decision.seat))) == set(
+                map(repr, game.legal_actions(state, decision.seat))
+            )
+
+
+@pytest.mark.parametrize(
+    ("game_id", "levels", "cap", "from_round"),
+    [
+        ("attila", ("easy", "medium", "medium"), 400, 0),
+        ("attika", ("easy", "medium"), 600, 0),
+        # A whole wargame of medium bots is about a thousand moves of 10-30 ms: the test
+        # joins a random game at round 15 and lets the bots play the last two rounds.
+        ("attila-wargame", ("medium", "medium"), 3000, 15),
+    ],
+)
+def test_bots_play_a_game_to_its_end(
+    game_id: str, levels: tuple[Level, ...], cap: int, from_round: int
+) -> None:
+    game, rules = get_game(game_id), bot_for(game_id)
+    players = len(levels)
+    options = game.resolve_options(None)
+    state = game.new_state(players, "whole", options)
+    seen: list[list[Event]] = [[] for _ in range(players)]
+    rng = random.Random(0)
+    while from_round and state.round < from_round:
+        seat = game.pending(state)[0].seat
+        events = game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+        for s in range(players):
+            seen[s].extend(visible_events(events, s))
+    bots = [Bot(rules, level, f"whole-{s}", BUDGET) for s, level in enumerate(levels)]
+    for _ in range(cap):
+        if game.is_over(state):
+            break
+        seat = game.pending(state)[0].seat
+        if seat == SYSTEM:
+            action = game.legal_actions(state, SYSTEM)[0]
+        else:
+            action = bots[seat].choose(game.view(state, seat), seen[seat], seat, options)
+        events = game.apply(state, seat, action)
+        for s in range(players):
+            seen[s].extend(visible_events(events, s))
+    assert game.is_over(state)
+    assert game.result(state)["winners"]
+
+
+def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
+    """benchmarks/bots.py plays a tiny match-up, records it, and reports from the record."""
+    out = tmp_path / "games.jsonl"
+    script = [sys.executable, str(ROOT / "benchmarks" / "bots.py")]
+    args = ["--games", "2", "--iterations", "2", "--processes", "1"]
+    args += ["--only", "attila3-medium-vs-easy", "--out", str(out)]
+    run = subprocess.run([*script, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert len(out.read_text().splitlines()) == 2
+    report = subprocess.run(
+        [*script, "--report", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert report.returncode == 0, report.stderr[-2000:]
+    assert "attila3-medium-vs-easy" in report.stdout
+    assert "first player" in report.stdout
