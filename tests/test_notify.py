@@ -304,13 +304,13 @@ def test_notices_say_what_happened_with_the_players_names() -> None:
         "strength": {"V": 3, "H": 1},
         "removed": ["H"],
     }
-    text = notify._headline("game.conflict_resolved", resolved, record, {})
+    text = notify._headline("game.conflict_resolved", resolved, record)
     assert text == (
         "The conflict in Italia is decided (Anna laid Vandal, Vandal; Bruno laid none): "
         "the Huns leave it."
     )
     scored = {"event": "scored", "scoring": "final", "peoples": [], "scores": [3, 5]}
-    text = notify._headline("game.scored", scored, record, {})
+    text = notify._headline("game.scored", scored, record)
     assert text == "Final scoring; the scores are now Anna 3, Bruno 5."
     assert "seat" not in text and "[" not in text
 

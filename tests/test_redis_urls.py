@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ import redis
 from limits.storage import storage_from_string
 from redis.exceptions import ClusterError, CrossSlotTransactionError, RedisClusterException
 
+from service.cli import main
 from service.ops import config
 from service.store.redis_urls import (
     RedisTarget,
@@ -28,7 +30,7 @@ from service.store.redis_urls import (
     probe,
     queue_url,
 )
-from tests.topologies import ClusterSetup, SentinelSetup, cluster_setup, sentinel_setup
+from tests.topologies import ClusterSetup, Node, SentinelSetup, cluster_setup, sentinel_setup
 
 #: Writes must succeed again this soon after kill -9 of the primary or a master.
 RECOVERY_LIMIT = 20.0
@@ -427,11 +429,26 @@ def test_cluster_failover_a_replica_takes_over_the_dead_masters_slots() -> None:
             client.close()
 
 
+@contextmanager
+def _appendonly(nodes: list[Node]) -> Iterator[None]:
+    """AOF on for ``nodes`` during the block (the topologies run without: tests only)."""
+    for node in nodes:
+        with node.client() as client:
+            client.config_set("appendonly", "yes")
+    try:
+        yield
+    finally:
+        for node in nodes:
+            with node.client() as client:
+                client.config_set("appendonly", "no")
+
+
 def test_config_check_names_the_mode_and_refuses_a_cluster_node_as_a_plain_url(
     cluster: ClusterSetup,
 ) -> None:
-    found = {f.name: f for f in config.check({"REDIS_URL": cluster.url})}
-    assert found["REDIS_URL"].level == "ok"
+    with _appendonly(cluster.nodes):
+        found = {f.name: f for f in config.check({"REDIS_URL": cluster.url})}
+    assert found["REDIS_URL"].level == "ok", found["REDIS_URL"]
     assert "Redis Cluster, 3 masters" in found["REDIS_URL"].message
     # rq cannot run on a cluster: the queues need a Redis of their own.
     assert found["KURIER_QUEUE_URL"].level == "error"
@@ -443,3 +460,44 @@ def test_config_check_names_the_mode_and_refuses_a_cluster_node_as_a_plain_url(
     assert "Redis Cluster node" in found["REDIS_URL"].message
     found = {f.name: f for f in config.check({"REDIS_URL": node, "KURIER_QUEUE_URL": cluster.url})}
     assert found["KURIER_QUEUE_URL"].level == "error"
+
+
+def test_config_check_refuses_a_cluster_any_of_whose_nodes_runs_without_aof(
+    cluster: ClusterSetup,
+) -> None:
+    """A cluster node restarted without persistence comes back empty and keeps its slots: its
+    share of the games is gone (issue 36). Every node is checked, each named."""
+    found = {f.name: f for f in config.check({"REDIS_URL": cluster.url})}["REDIS_URL"]
+    assert found.level == "error", found
+    assert all(node.address in found.message for node in cluster.nodes), found.message
+    assert "appendonly" in found.message
+    *durable, last = cluster.nodes
+    with _appendonly(durable):
+        found = {f.name: f for f in config.check({"REDIS_URL": cluster.url})}["REDIS_URL"]
+    assert found.level == "error", found
+    off = found.message.split("appendonly", 1)[1]
+    assert last.address in off and not any(node.address in off for node in durable), found
+    with _appendonly(cluster.nodes):
+        found = {f.name: f for f in config.check({"REDIS_URL": cluster.url})}["REDIS_URL"]
+    assert found.level == "ok", found
+
+
+def test_config_check_refuses_a_sentinel_primary_or_replica_without_aof(
+    sentinel: SentinelSetup, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The primary and every replica (one of them is the next primary): `kurier config check`
+    exits non-zero with an error line, not a warning."""
+    monkeypatch.setenv("REDIS_URL", sentinel.url)
+    assert main(["config", "check", "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "error   REDIS_URL: set: Sentinel service 'kurier'" in out, out
+    assert sentinel.primary.address in out and sentinel.replica.address in out, out
+    with _appendonly([sentinel.primary]):
+        found = {f.name: f for f in config.check({"REDIS_URL": sentinel.url})}["REDIS_URL"]
+    assert found.level == "error", found
+    off = found.message.split("appendonly", 1)[1]
+    assert sentinel.replica.address in off and sentinel.primary.address not in off, found
+    with _appendonly([sentinel.primary, sentinel.replica]):
+        found = {f.name: f for f in config.check({"REDIS_URL": sentinel.url})}["REDIS_URL"]
+    # What is left are warnings (the test servers' memory settings), AOF none of them.
+    assert found.level != "error" and "appendonly" not in found.message, found

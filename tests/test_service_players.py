@@ -68,6 +68,8 @@ def test_healthz_unavailable_without_worker_or_redis(isolated_redis: Store) -> N
         "redis": True,
         "game_workers": 0,
         "webhook_workers": 0,
+        "store": "ok",
+        "store_problem": None,
     }
     gone = create_app({"REDIS_URL": "unix:///tmp/kurier-no-such.sock"}).test_client()
     r = gone.get("/healthz")

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import requests
 
-from service.domain.streams import RETRY_MS, Timing, inbox_stream
+from service.domain.streams import RETRY_MS, Caller, Timing, inbox_stream
 from service.store import Store
 from service.store.keys import events_key
 from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
@@ -72,6 +72,20 @@ class Sse:
             self.seen.append(item)
             if done(item):
                 return True
+        return False
+
+    def ends_within(self, seconds: float) -> bool:
+        """True if the server ends the stream within ``seconds`` (what comes meanwhile is
+        kept in ``seen``)."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                item = self.items.get(timeout=left)
+            except queue.Empty:
+                return False
+            if item is None:
+                return True
+            self.seen.append(item)
         return False
 
     def entries(self, kind: str = "entry") -> list[dict[str, Any]]:
@@ -337,6 +351,34 @@ def test_unknown_game_and_bad_tokens(kurier: Kurier, streams: str) -> None:
             assert r.status_code == 422 and r.json()["code"] == "invalid-cursor", r.text
 
 
+def test_a_revoked_token_opens_no_stream_and_its_open_streams_end(
+    kurier: Kurier, streams: str
+) -> None:
+    """Revoked through the API, a token is refused by the stream server at its next request,
+    though that server used it a moment before (its per-process cache trusted a token for
+    10 s), and the streams it holds open end within a heartbeat or two (1 s here) instead of
+    running on for their lifetime (an hour)."""
+    owner = kurier.new_player("Revoker")
+    made = kurier.call("POST", "/v1/me/tokens", owner, json={"name": "bot"}).json()
+    bot = Player(owner.id, owner.name, made["token"])
+    game_id, _players = kurier.new_game(2)
+    urls = (f"{streams}/v1/games/{game_id}/stream", f"{streams}/v1/me/stream")
+    held = [Sse(url, bot) for url in urls]
+    assert [s.response.status_code for s in held] == [200, 200]
+    assert all(s.until(lambda item: item.get("comment") == "ping") for s in held)
+    assert kurier.call("DELETE", f"/v1/me/tokens/{made['id']}", owner).status_code == 204
+    for url in urls:
+        with requests.get(url, headers=bot.auth, timeout=10, stream=True) as r:
+            assert r.status_code == 401, f"{url} opened with a revoked token"
+            assert r.json()["code"] == "invalid-token"
+    for stream in held:
+        assert stream.ends_within(6), f"{stream.response.url} still open after the revocation"
+    # The owner's other token opens streams as before.
+    still = Sse(urls[1], owner)
+    assert still.response.status_code == 200
+    still.close()
+
+
 def test_an_inbox_stream_ends_quietly_when_its_cluster_goes_away(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -352,7 +394,9 @@ def test_an_inbox_stream_ends_quietly_when_its_cluster_goes_away(
         cluster = stack.enter_context(cluster_setup(3))
         store = Store(cluster.url, queues.url)
         _game_id, seated = started_attila(store)
-        inbox = inbox_stream(store, seated[0][0]["id"], None, Timing(heartbeat=0.5))
+        (player, token), _other = seated
+        caller = Caller(store.tokens.key_of(token), player["id"])
+        inbox = inbox_stream(store, caller, None, Timing(heartbeat=0.5))
         for node in cluster.nodes:
             node.kill()
         chunks = list(inbox)  # raised before

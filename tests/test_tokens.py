@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import requests
+
 from service.http.app import create_app
 from tests.client import Kurier, Player
 from tests.conftest import UNLIMITED, serve
@@ -53,3 +55,31 @@ def test_a_token_revoked_elsewhere_stops_working_at_its_next_request(
         refused = other.call("GET", "/v1/me", bot)
         assert refused.status_code == 401 and refused.json()["code"] == "invalid-token"
         assert other.call("GET", "/v1/me", player).status_code == 200
+
+
+def test_a_web_session_signed_in_with_a_token_ends_when_the_token_is_revoked(
+    kurier: Kurier,
+) -> None:
+    """Signing in to the web pages with an API token makes a session; revoking that token
+    ends it (at the session's next page), while a session signed in with another token of
+    the same player stays."""
+    player = kurier.new_player("Browser")
+    made = kurier.call("POST", "/v1/me/tokens", player, json={"name": "laptop"}).json()
+    browsers = []
+    for token in (made["token"], player.token):
+        browser = requests.Session()
+        signed_in = browser.post(
+            f"{kurier.base}/signin/token",
+            data={"token": token},
+            headers={"Origin": kurier.base},
+            allow_redirects=False,
+            timeout=10,
+        )
+        assert signed_in.status_code == 302, signed_in.text
+        assert browser.get(f"{kurier.base}/settings", allow_redirects=False).status_code == 200
+        browsers.append(browser)
+    assert kurier.call("DELETE", f"/v1/me/tokens/{made['id']}", player).status_code == 204
+    ended = browsers[0].get(f"{kurier.base}/settings", allow_redirects=False, timeout=10)
+    assert ended.status_code == 302, "the session outlived the token it was made with"
+    kept = browsers[1].get(f"{kurier.base}/settings", allow_redirects=False, timeout=10)
+    assert kept.status_code == 200

@@ -148,11 +148,12 @@ def test_a_players_inbox_stream_sees_moves_and_messages_on_every_topology(store:
     # /v1/me/stream's wait (Store.wait_streams): one XREAD over the player's games on one
     # Redis; in a cluster, where the keys lie in many slots, a poll by node every second.
     game_id, seated = started_attila(store)
-    (reader, _), (writer, _) = seated
+    (reader, token), (writer, _) = seated
     chunks: list[str] = []
     # A short life: the stream ends on its own before the topology is torn down.
     timing = streams.Timing(heartbeat=0.5, lifetime=6.0)
-    inbox = streams.inbox_stream(store, reader["id"], None, timing)
+    caller = streams.Caller(store.tokens.key_of(token), reader["id"])
+    inbox = streams.inbox_stream(store, caller, None, timing)
     following = threading.Thread(target=lambda: chunks.extend(inbox), daemon=True)
     following.start()
     wait_for(lambda: _sse_events(chunks, "inbox"), 10, "the inbox now")

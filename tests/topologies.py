@@ -70,6 +70,16 @@ class Node:
         self.process = _spawn([*self.command, *extra])
         wait_for(lambda: _answers(self), FORM_TIMEOUT, f"{self.name} to answer PING again")
 
+    @contextmanager
+    def stopped(self) -> Iterator[None]:
+        """SIGSTOP the process for the block, SIGCONT after: alive but silent (a replica that
+        acknowledges nothing, without the disconnect a kill would show)."""
+        self.process.send_signal(signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            self.process.send_signal(signal.SIGCONT)
+
     def log_tail(self, lines: int = 15) -> str:
         try:
             return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
@@ -148,6 +158,29 @@ def _waited(predicate: object, what: str, nodes: Sequence[Node]) -> None:
     except AssertionError as error:
         logs = "\n".join(f"--- {node.name}\n{node.log_tail()}" for node in nodes)
         raise AssertionError(f"{error}\n{logs}") from None
+
+
+# -- a primary and its replica -----------------------------------------------------------------
+
+
+@dataclass
+class ReplicaSetup:
+    url: str
+    primary: Node
+    replica: Node
+
+
+@contextmanager
+def replica_setup() -> Iterator[ReplicaSetup]:
+    """1 primary and 1 replica of it, no Sentinels: what a replica acknowledges (WAIT)."""
+    processes = _Processes()
+    try:
+        primary = processes.start_server("primary")
+        replica = processes.start_server("replica", "--replicaof", HOST, str(primary.port))
+        _waited(lambda: _linked(replica), "the replica to sync with the primary", [replica])
+        yield ReplicaSetup(f"redis://{primary.address}", primary, replica)
+    finally:
+        processes.close()
 
 
 # -- Sentinel ---------------------------------------------------------------------------------

@@ -12,10 +12,13 @@ import mailbox
 import os
 import smtplib
 import ssl
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from email.headerregistry import Address
 from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid
+from email.utils import format_datetime, make_msgid, parseaddr
 from html import escape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -53,10 +56,37 @@ class Mail:
     html: str = ""
     #: Pictures the HTML part refers to by ``cid:``, attached inline beside it.
     images: tuple[InlineImage, ...] = ()
+    #: The one-click unsubscribe URL (RFC 8058; service/domain/unsubscribe.py), "" for none.
+    unsubscribe: str = ""
 
 
-def sender() -> str:
-    return os.environ.get("KURIER_MAIL_FROM", f"Kurier <kurier@{mail_domain()}>")
+def sender() -> Address:
+    """``KURIER_MAIL_FROM`` (``Name <address>`` or a bare address), else Kurier at the mail
+    domain."""
+    configured = os.environ.get("KURIER_MAIL_FROM", "").strip()
+    if not configured:
+        return Address("Kurier", addr_spec=f"kurier@{mail_domain()}")
+    name, addr = parseaddr(configured)
+    try:
+        return Address(one_line(name), addr_spec=addr or configured)
+    except (ValueError, IndexError) as error:  # what email's parser raises for a bad address
+        raise ValueError(f"KURIER_MAIL_FROM: {configured!r} is not an address: {error}") from None
+
+
+def one_line(text: str) -> str:
+    """``text`` fit for a header: every line break (CR, LF, U+2028, NEL…) and other control
+    character becomes a space, runs of white space one space. A header value with a line
+    break in it is refused by ``email`` (the mail would never go) or, written by hand, starts
+    a header of its own."""
+    cleaned = "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text)
+    return " ".join(cleaned.split())
+
+
+def address(addr: str, name: str = "") -> Address:
+    """One mailbox as an ``Address``: the display name is quoted or encoded as it needs, so a
+    name such as ``Smith, Anna`` or ``Eve <eve@evil.example>`` stays a name and never becomes
+    a second recipient."""
+    return Address(one_line(name), addr_spec=addr.strip())
 
 
 def thread_id(game_id: str) -> str:
@@ -67,16 +97,21 @@ def thread_id(game_id: str) -> str:
 def compose(mail: Mail, now: float) -> EmailMessage:
     message = EmailMessage()
     message["From"] = sender()
-    message["To"] = f"{mail.to_name} <{mail.to}>" if mail.to_name else mail.to
-    message["Subject"] = mail.subject
+    message["To"] = address(mail.to, mail.to_name)
+    message["Subject"] = one_line(mail.subject)
     message["Date"] = format_datetime(datetime.fromtimestamp(now, UTC))
     message["Message-ID"] = mail.message_id or make_msgid(domain=mail_domain())
     if mail.thread_id:
         message["In-Reply-To"] = mail.thread_id
         message["References"] = mail.thread_id
     if mail.reply_to:
-        message["Reply-To"] = mail.reply_to
+        message["Reply-To"] = address(mail.reply_to)
     message["Auto-Submitted"] = "auto-generated"
+    if mail.unsubscribe:
+        # RFC 2369 and RFC 8058: a mail program offers "unsubscribe", and its POST of
+        # ``List-Unsubscribe=One-Click`` to the URL turns the mails off.
+        message["List-Unsubscribe"] = f"<{mail.unsubscribe}>"
+        message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     for name, value in mail.extra_headers.items():
         message[name] = value
     message.set_content(_plain(mail))
@@ -129,12 +164,17 @@ def _html(mail: Mail) -> str:
     )
 
 
-def deliver(message: EmailMessage) -> str:
-    """Send by SMTP when configured, else drop into the outbox. Returns where it went."""
+def deliver(message: EmailMessage, recipients: Sequence[str]) -> str:
+    """Send by SMTP when configured, else drop into the outbox. Returns where it went.
+
+    ``recipients`` is the envelope (RCPT TO), given by the caller: never read back from the
+    headers, where a display name could add a recipient."""
+    if not recipients:
+        raise ValueError("a mail needs at least one recipient")
     url = os.environ.get("KURIER_SMTP_URL", "")
     if not url:
-        return _to_outbox(message)
-    _send_smtp(message, url)
+        return _to_outbox(message, recipients)
+    _send_smtp(message, recipients, url)
     return f"smtp:{urlsplit(url).hostname}"
 
 
@@ -142,16 +182,19 @@ def outbox_path() -> Path:
     return config.outbox_path(os.environ)
 
 
-def _to_outbox(message: EmailMessage) -> str:
+def _to_outbox(message: EmailMessage, recipients: Sequence[str]) -> str:
     path = outbox_path()
     # Maildir(create=True) makes tmp/new/cur only when the root is new: ensure all of them.
     for sub in ("tmp", "new", "cur"):
         (path / sub).mkdir(parents=True, exist_ok=True)
-    key = mailbox.Maildir(str(path), create=True).add(message)
+    # A maildir has no envelope: the recipients go in Delivered-To lines on top, as a local
+    # delivery agent writes them (the message itself stays as composed).
+    envelope = "".join(f"Delivered-To: {one_line(r)}\n" for r in recipients).encode()
+    key = mailbox.Maildir(str(path), create=True).add(envelope + message.as_bytes())
     return f"maildir:{path}/new/{key}"
 
 
-def _send_smtp(message: EmailMessage, url: str) -> None:
+def _send_smtp(message: EmailMessage, recipients: Sequence[str], url: str) -> None:
     parts = urlsplit(url)
     host = parts.hostname or "localhost"
     scheme = parts.scheme.lower()
@@ -168,4 +211,4 @@ def _send_smtp(message: EmailMessage, url: str) -> None:
             client.starttls(context=ssl.create_default_context())
         if parts.username:
             client.login(unquote(parts.username), unquote(parts.password or ""))
-        client.send_message(message)
+        client.send_message(message, to_addrs=list(recipients))

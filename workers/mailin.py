@@ -15,10 +15,11 @@
    ``say @<name> <text>`` post a message to the table or privately (once per mail and line);
    ``legal``, ``board`` and ``help`` are commands;
 5. answers exactly once (a ledger keyed by Message-ID and recipient): what was played, or the
-   line that failed and why, then the player's own view and legal moves, threaded to the
-   player's mail and with a fresh signed Reply-To, in the player's ``language`` (the game's
-   reasons too, but those naming a card, a unit or a hex: they stay English, as the API's;
-   docs/i18n.md).
+   line that failed and why, then the game as a turn mail shows it (workers/mailview.py: the
+   board as an inline picture, the player's own view, the moves by kind, the deadline in the
+   player's time zone), threaded to the player's mail and with a fresh signed Reply-To, in the
+   player's ``language`` (the game's reasons too, but those naming a card, a unit or a hex:
+   they stay English, as the API's; docs/i18n.md).
 
 Each address works once (its nonce is claimed with ``SET NX``). A sealed choice is taken only
 from a reply to a mail written while that sealed decision was pending; open moves are checked
@@ -39,7 +40,8 @@ import hashlib
 import logging
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from datetime import UTC, tzinfo
 from email.message import EmailMessage
 from typing import Any
 
@@ -48,11 +50,11 @@ from service.common import i18n, mailauth, replies
 from service.common.i18n import say as _
 from service.common.problems import Problem
 from service.common.replies import SOFT_LIMIT, message_id_of
-from service.domain import games, messages
+from service.domain import games, messages, prefs
 from service.store import Store
 from service.store.keys import player_key
 from service.store.record import GameRecord, Idempotency
-from workers import mail, seatmail
+from workers import mail, mailview, seatmail
 from workers.shared import shared_store
 
 log = logging.getLogger("kurier.mailin")
@@ -371,6 +373,7 @@ def _command(answer: Answer, word: str) -> list[str]:
         return _(HELP).split("\n")
     if word == "board":
         return [_("board: your view of the board is below.")]
+    answer.every_move = True  # the answer lists every legal move, not only examples
     return [_("legal: your legal moves are below.")]
 
 
@@ -404,7 +407,10 @@ class Answer:
     inbound: Inbound
     #: The player's ``language`` preference (service/common/i18n.py).
     lang: str = i18n.DEFAULT
-    extra: list[str] = field(default_factory=list)
+    #: The player's time zone (the deadline, service/domain/prefs.py ``zone``).
+    zone: tzinfo = UTC
+    #: The mail asked for ``legal``: the answer lists every legal move.
+    every_move: bool = False
     #: This mail's own move changed the game since ``record`` was read.
     stale: bool = False
 
@@ -420,7 +426,9 @@ class Answer:
         if not raw.get("email"):
             return None
         name, lang = raw.get("name", ""), i18n.language(raw.get("language"))
-        return cls(store, record, seat, raw["id"], name, raw["email"], inbound, lang)
+        return cls(
+            store, record, seat, raw["id"], name, raw["email"], inbound, lang, prefs.zone(raw)
+        )
 
     def current(self) -> GameRecord:
         """The game as it is now. Read once per mail, and again only after the mail's own move
@@ -431,22 +439,48 @@ class Answer:
         return self.record
 
     def send(self, outcome: str, lines: list[str], show_state: bool = True) -> str:
+        """Answer with ``lines``; with ``show_state``, as a designed mail (workers/mailview.py)
+        of the game as it is now: the board as an inline picture, the seat's moves grouped by
+        kind as a turn mail shows them (every move for ``legal``), the deadline."""
         record = self.current()
-        text = [_("Hello %(name)s,", name=self.name), "", *lines]
+        subject = self._subject(record)
+        common = {
+            "to": self.registered,
+            "to_name": self.name,
+            "subject": subject,
+            "message_id": f"<{self.inbound.ledger}@{mail.mail_domain()}>",
+            "reply_to": seatmail.issue_address(self.store, record, self.seat),
+            "extra_headers": self._threading(record),
+        }
         if show_state:
-            text += ["", *state_lines(record, self.seat)]
-        message = mail.Mail(
-            to=self.registered,
-            to_name=self.name,
-            subject=self._subject(record),
-            text="\n".join(text),
-            links=_links(record.id),
-            message_id=f"<{self.inbound.ledger}@{mail.mail_domain()}>",
-            reply_to=seatmail.issue_address(self.store, record, self.seat),
-            extra_headers=self._threading(record),
-        )
+            turn = self._turn(record, lines)
+            message = mail.Mail(
+                **common,
+                text=mailview.render_text(turn),
+                html=mailview.render_html(turn, subject),
+                images=tuple(mail.InlineImage(p.cid, p.png) for p in turn.pictures),
+            )
+        else:  # a warning about someone else's mail: what happened, nothing of the game
+            text = [_("Hello %(name)s,", name=self.name), "", *lines]
+            message = mail.Mail(**common, text="\n".join(text))
         seatmail.send_once(self.store, self.inbound.ledger, message)
         return outcome
+
+    def _turn(self, record: GameRecord, lines: list[str]) -> mailview.TurnMail:
+        asked = record.status == "active" and any(d["seat"] == self.seat for d in record.pending)
+        every = seatmail.legal_moves(record, self.seat) if self.every_move else []
+        return mailview.turn_mail(
+            self.store,
+            record,
+            self.seat,
+            self.name,
+            told=(),
+            asked=asked,
+            links=seatmail.game_links(record),
+            zone=self.zone,
+            answer=lines,
+            every_move=every,
+        )
 
     def _subject(self, record: GameRecord) -> str:
         theirs = " ".join(str(self.inbound.message.get("Subject", "") or "").split())[:150]
@@ -463,43 +497,3 @@ class Answer:
         else:
             headers |= {"In-Reply-To": thread, "References": thread}
         return headers
-
-
-def state_lines(record: GameRecord, seat: int) -> list[str]:
-    """The seat's own view, what the game waits for, and the seat's legal moves."""
-    title = record.game.title
-    out = [
-        _(
-            "Game %(id)s (%(title)s), version %(version)s, %(status)s.",
-            id=record.id,
-            title=title,
-            version=record.version,
-            status=_(record.status),
-        )
-    ]
-    out += seatmail.seat_view(record, seat)
-    if record.status != "active":
-        return out
-    moves = seatmail.legal_moves(record, seat)
-    if moves:
-        return [*out, "", *moves]
-    waiting = [
-        _(
-            "%(name)s (seat %(seat)s): %(step)s",
-            name=record.names[d["seat"]],
-            seat=d["seat"],
-            step=d["step"].replace("_", " "),
-        )
-        if 0 <= d["seat"] < len(record.names)
-        else _("the server: %(step)s", step=d["step"].replace("_", " "))
-        for d in record.pending
-    ]
-    waits = _(
-        "Nothing to do for you now. The game waits for: %(waiting)s", waiting="; ".join(waiting)
-    )
-    return [*out, "", waits]
-
-
-def _links(game_id: str) -> tuple[tuple[str, str], ...]:
-    base = f"{seatmail.public_url()}/v1/games/{game_id}"
-    return ((_("Board picture"), seatmail.board_picture_url(game_id)), (_("Game (API)"), base))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, tzinfo
 from functools import lru_cache
 from pathlib import Path
 
@@ -42,11 +43,16 @@ TEMPLATES = Path(__file__).parent / "templates" / "mail"
 #: The mail's width (px) and the pictures' pixel width: twice that, sharp on dense screens.
 MAIL_WIDTH = 600
 PICTURE_PIXELS = 2 * MAIL_WIDTH
+#: A mail-in answer's picture: there is one at every move by mail, so it is drawn at the
+#: mail's width (sharp there, a little soft on dense screens; the turn mails have the sharp
+#: one), about half the cost of twice the width (docs/performance.md, "Pictures").
+ANSWER_PIXELS = MAIL_WIDTH
 #: The heading of the grouped moves in the text part, in English (tests/mail_stack.py reads
 #: below it, in every language).
 MOVES_HEADING = N_("Your moves, by kind:")
-#: Rendered pictures by (game, version, language): the seats of one version that read one
-#: language share one render (the pictures' labels and legend are in the reader's language).
+#: Rendered pictures by (game, version, language, brief): the seats of one version that read
+#: one language share one render (the pictures' labels and legend are in the reader's
+#: language).
 _cache: Lru[tuple[Picture, ...]] = Lru(8)
 
 
@@ -86,6 +92,13 @@ class TurnMail:
     reply_more: str
     links: tuple[tuple[str, str], ...]
     footer: str
+    #: "Decide before …" in the reader's time zone, when the game waits for the reader and
+    #: has a deadline ("" otherwise).
+    deadline: str = ""
+    #: A mail-in answer's own lines (what was played, what was refused), shown first.
+    answer: tuple[str, ...] = ()
+    #: Every legal move in notation, under its heading (a mail-in answer to ``legal``).
+    every_move: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -112,8 +125,17 @@ def turn_mail(
     told: Sequence[str],
     asked: bool,
     links: Sequence[tuple[str, str]],
+    zone: tzinfo = UTC,
+    answer: Sequence[str] = (),
+    every_move: Sequence[str] = (),
 ) -> TurnMail:
-    groups = tuple(move_groups(record, seat)) if asked else ()
+    """The mail to ``seat`` of the game as ``record`` has it: ``told`` what the notices say,
+    ``asked`` whether to show the moves, ``zone`` the reader's time zone (the deadline).
+    A mail-in answer has its ``answer`` lines instead of what happened since the reader's
+    last move (its mails told that), for ``legal`` ``every_move``, and a brief picture
+    (``mail_pictures``)."""
+    over = record.status == "finished"
+    groups = tuple(move_groups(record, seat)) if asked and not over else ()
     own, public = summaries(record, seat)
     example = groups[0].examples[0] if groups and groups[0].examples else ""
     if groups:
@@ -123,21 +145,27 @@ def turn_mail(
         )
     else:
         reply = _("Reply to this mail to write to the table: “say” and your text.")
+    if over:
+        # The game is over: nothing to resign from, no moves to ask for.
+        reply_more = _("A line “say @Name <text>” writes to one player only.")
+    else:
+        reply_more = _(
+            "A line “say <text>” writes to the table, “say @Name <text>” to one player, "
+            "“resign” leaves the game; “legal” answers with every legal move, “help” "
+            "with the rest."
+        )
     return TurnMail(
         greeting=_("Hello %(name)s,", name=name) if name else _("Hello,"),
         header=header(record, seat),
-        told=tuple(what_happened(store, record, seat, told)),
-        pictures=mail_pictures(store, record),
-        secret=tuple(secret_lines(own, public)),
+        told=() if answer else tuple(what_happened(store, record, seat, told)),
+        pictures=mail_pictures(store, record, brief=bool(answer)),
+        # After the end every hand is history: no secret box ("only you see this").
+        secret=() if over else tuple(secret_lines(own, public)),
         view_text=own.rstrip(),
         groups=groups,
         standings=tuple(standings(record)),
         reply=reply,
-        reply_more=_(
-            "A line “say <text>” writes to the table, “say @Name <text>” to one player, "
-            "“resign” leaves the game; “legal” answers with every legal move, “help” "
-            "with the rest."
-        ),
+        reply_more=reply_more,
         links=tuple(links),
         footer=_(
             "%(title)s, game %(game)s, version %(version)s.",
@@ -145,7 +173,23 @@ def turn_mail(
             game=record.id,
             version=record.version,
         ),
+        deadline=deadline_line(record, seat, zone),
+        answer=tuple(answer),
+        every_move=tuple(every_move),
     )
+
+
+def deadline_line(record: GameRecord, seat: int, zone: tzinfo) -> str:
+    """ "Decide before …" in ``zone`` when the game waits for ``seat`` and has a deadline."""
+    waits = any(d["seat"] == seat for d in record.pending)
+    if record.status != "active" or not record.deadline_at or not waits:
+        return ""
+    return _("Decide before %(time)s.", time=local_time(record.deadline_at, zone))
+
+
+def local_time(when: float, zone: tzinfo) -> str:
+    """``when`` as the reader's clock shows it, with the zone's abbreviation."""
+    return datetime.fromtimestamp(when, zone).strftime("%Y-%m-%d %H:%M %Z")
 
 
 def what_happened(store: Store, record: GameRecord, seat: int, told: Sequence[str]) -> list[str]:
@@ -273,19 +317,21 @@ def secret_lines(own: str, public: str) -> list[str]:
 # -- the picture of the mailed version ------------------------------------------------------------
 
 
-def mail_pictures(store: Store, record: GameRecord) -> tuple[Picture, ...]:
+def mail_pictures(store: Store, record: GameRecord, brief: bool = False) -> tuple[Picture, ...]:
     """The board at ``record.version`` as PNGs (the crop round the last move first, when the
-    game has one); none when the game has no picture or the server cannot render it."""
+    game has one); none when the game has no picture or the server cannot render it.
+    ``brief`` (a mail-in answer, one at every move by mail): only the first picture, at the
+    mail's width, about a third of the cost (``ANSWER_PIXELS``)."""
     if record.state is None or not pictures.has_picture(record.type):
         return ()
-    key = (record.id, record.version, i18n.spoken())
+    key = (record.id, record.version, i18n.spoken(), brief)
     cached = _cache.get(key)
     if cached is not None:
         return cached
     try:
-        made = _render(store, record)
+        made = _render(store, record, brief)
     except picture_png.PictureRenderError as error:
-        log.warning("mail of %s v%s (%s) goes without its picture: %s", *key, error)
+        log.warning("mail of %s v%s (%s, brief %s) goes without its picture: %s", *key, error)
         made = ()
     _cache.put(key, made)
     return made
@@ -309,16 +355,18 @@ def board_svgs(store: Store, record: GameRecord) -> list[tuple[str, str]]:
     return [("crop", crop), ("board", board)] if crop is not None else [("board", board)]
 
 
-def _render(store: Store, record: GameRecord) -> tuple[Picture, ...]:
+def _render(store: Store, record: GameRecord, brief: bool) -> tuple[Picture, ...]:
     alts = {"crop": _("The board round the last move"), "board": _("The board")}
+    drawn = board_svgs(store, record)
+    pixels = ANSWER_PIXELS if brief else PICTURE_PIXELS
     return tuple(
         Picture(
             cid=f"{name}-{record.id}-{record.version}@kurier",
             # The font directory read now, not at import: a test points it at an empty one.
-            png=picture_png.svg_to_png(svg, PICTURE_PIXELS, font_dir=picture_png.DEJAVU_DIR),
+            png=picture_png.svg_to_png(svg, pixels, font_dir=picture_png.DEJAVU_DIR),
             alt=alts[name],
         )
-        for name, svg in board_svgs(store, record)
+        for name, svg in (drawn[:1] if brief else drawn)
     )
 
 

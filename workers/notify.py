@@ -20,7 +20,15 @@ from engine.core import SYSTEM, Event
 from engine.sentences import N_
 from service.common import i18n, webhook_urls
 from service.common.i18n import say as _
-from service.domain import deliveries, games, mailbag, messages, notifications, prefs
+from service.domain import (
+    deliveries,
+    games,
+    mailbag,
+    messages,
+    notifications,
+    prefs,
+    unsubscribe,
+)
 from service.domain.notifications import ASKING, SEATS_FILLED, seats_filled
 from service.ops import metrics
 from service.store import Store, owed, queues
@@ -35,6 +43,10 @@ MESSAGE_NOTICE = "game.message"
 #: Seconds between webhook attempts: now, then these (about an hour in all), then disable.
 DEFAULT_RETRY_SCHEDULE = (5.0, 30.0, 120.0, 300.0, 900.0, 1800.0)
 MAX_RETRY_AFTER = 6 * 3600.0
+#: How many log entries back a notice looks for the seat's own moves (far more than a turn).
+ACTED_LOOKBACK = 200
+#: How far back the move before an interlude (a conflict's sealed cards and resolution) is.
+INTERLUDE_LOOKBACK = 20
 #: Seconds a webhook job may run beyond its attempt's cap (reading Redis, scheduling a retry).
 
 
@@ -76,7 +88,7 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
     """Email and/or webhook for one notice, per the player's preferences."""
     store = shared_store()
     record = store.get_game(game_id)
-    if kind in ASKING and not _still_owed(record, seat, data):
+    if kind in ASKING and not _still_owed(store, record, seat, version, data):
         return "stale"
     if kind == SEATS_FILLED and not seats_filled(record):
         return "stale"  # started already, or a seat is free again
@@ -86,10 +98,15 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
     key = queues.notify_job_id(game_id, version, kind, seat)
     # The player's digest or quiet hours may hold the mail (never past the deadline's rule).
     held = mailbag.send_time(raw, time.time(), kind in ASKING, record.deadline_at, record.deadline)
+    # That version's news mail shows the moves (webhooks as ever). Not when mails are held:
+    # the news would wait past the deadline's rule, which only a turn notice keeps.
+    resumed = held is None and _news_shows_the_turn(store, record, version, kind, seat, raw)
+    if "email" in channels and resumed:
+        channels.remove("email")
     if "email" in channels and kind == SEATS_FILLED:
         # At once, never in a bag: the game has not begun, there is no board to show yet.
         with i18n.speaking(i18n.language(raw.get("language"))):
-            message = _seats_filled_mail(record, version, seat, raw)
+            message = _seats_filled_mail(store, record, version, seat, raw)
         seatmail.send_once(store, key, message)
     elif "email" in channels and (mailbag.window() or held is not None):
         notice = {"kind": kind, "version": version, "data": data}
@@ -130,7 +147,8 @@ def notify_message(game_id: str, message_id: str, seat: int) -> str:
     key = queues.message_job_id(game_id, message_id, seat)
     held = mailbag.send_time(raw, time.time())
     if "email" in channels and (mailbag.window() or held is not None):
-        notice = {"kind": MESSAGE_NOTICE, "message_id": message_id}
+        # The version it was written at: the seat's moves after it say it is at the table.
+        notice = {"kind": MESSAGE_NOTICE, "message_id": message_id, "version": record.version}
         mailbag.put(store, game_id, seat, notice, at=held)
     elif "email" in channels:
         with i18n.speaking(i18n.language(raw.get("language"))):
@@ -157,23 +175,27 @@ def send_mailbag(game_id: str, seat: int) -> str:
         return "empty"  # sent by an earlier run, or by the job of an earlier window
     record = store.get_game(game_id)
     raw = store.r.hgetall(player_key(record.seats[seat]))
-    ordered = mailbag.in_order(bag)
+    # Mails turned off meanwhile (the settings, the unsubscribe link): what waits stays unsent.
+    ordered = [
+        (entry, notice)
+        for entry, notice in mailbag.in_order(bag)
+        if "email" in prefs.channels_for(raw, notice["kind"])
+    ]
     with i18n.speaking(i18n.language(raw.get("language"))):
-        lines = [_bag_line(store, record, seat, notice, raw) for _entry, notice in ordered]
+        lines = [_bag_line(store, record, seat, notice) for _entry, notice in ordered]
         told = [line for line in lines if line]
         # Keyed by the newest notice in the bag: a rerun that finds the same bag sends nothing.
         key = f"b-{game_id}-{seat}-{bag[-1][0].replace('-', '_')}"
         wanted = told and raw.get("email")  # an address removed meanwhile: nothing to send
-        message = _bag_mail(store, record, seat, ordered, told, raw, key) if wanted else None
+        kinds = [n["kind"] for line, (_e, n) in zip(lines, ordered, strict=True) if line]
+        message = _bag_mail(store, record, seat, ordered, told, kinds, raw, key) if wanted else None
     if message is not None:
         seatmail.send_once(store, key, message)
     mailbag.remove(store, game_id, seat, [entry_id for entry_id, _notice in bag])
     return f"sent:{len(told)}" if told else "stale"
 
 
-def _bag_line(
-    store: Store, record: GameRecord, seat: int, notice: dict[str, Any], raw: dict[str, str]
-) -> str:
+def _bag_line(store: Store, record: GameRecord, seat: int, notice: dict[str, Any]) -> str:
     """One notice in words; "" when it no longer says anything (a message hidden, a turn
     already played: the view below shows what is asked now)."""
     kind = notice["kind"]
@@ -187,9 +209,9 @@ def _bag_line(
                 "%(sender)s wrote to you privately: %(text)s", sender=sender, text=shown["text"]
             )
         return _("%(sender)s wrote to the table: %(text)s", sender=sender, text=shown["text"])
-    if kind in ASKING and not _still_owed(record, seat, notice["data"]):
+    if kind in ASKING and not _still_owed(store, record, seat, notice["version"], notice["data"]):
         return ""
-    return _headline(kind, notice["data"], record, raw)
+    return _headline(kind, notice["data"], record)
 
 
 def _bag_mail(
@@ -198,12 +220,17 @@ def _bag_mail(
     seat: int,
     bag: list[tuple[str, dict[str, Any]]],
     told: list[str],
+    kinds: list[str],
     raw: dict[str, str],
     key: str,
 ) -> mail.Mail:
-    asked = any(d["seat"] == seat for d in record.pending) and record.status == "active"
-    kinds = [notice["kind"] for _, notice in bag]
-    if asked:
+    """The bag's mail of what is ``told`` (by notices of ``kinds``): its subject names the
+    turn only when a "your turn" (sealed choice, deadline) in it still holds. The moves are
+    shown whenever the game waits for the seat and the seat has not acted since the newest
+    notice (else it is at the table and knows)."""
+    newest = max((int(n.get("version") or record.version) for _, n in bag), default=0)
+    asked = _waits_for(store, record, seat, newest)
+    if any(kind in ASKING for kind in kinds):
         subject = _said(SUBJECTS, "game.turn_started")
     elif "game.ended" in kinds:
         subject = _said(SUBJECTS, "game.ended")
@@ -220,18 +247,74 @@ def _bag_mail(
         subject=subject,
         told=told,
         asked=asked,
-        links=((_("Messages (API)"), f"{base}/messages"),),
+        extra_links=((_("Messages (API)"), f"{base}/messages"),),
         message_id=f"<{key}@{mail.mail_domain()}>",
     )
 
 
-def _still_owed(record: GameRecord, seat: int, data: dict[str, Any]) -> bool:
+def _still_owed(
+    store: Store, record: GameRecord, seat: int, version: int, data: dict[str, Any]
+) -> bool:
+    """Whether a notice of ``version`` asking ``seat`` to decide still holds: the game still
+    waits for that decision, and the seat has not moved or chosen since. A seat that acted is
+    at the table (the web page, a mail-in answer): told "your turn" in the middle of its own
+    steps, it would only be told what it is doing."""
     if record.status != "active":
         return False
-    return any(
+    owed = any(
         d["seat"] == seat and d["step"] == data.get("step") and d.get("ref", "") == data.get("ref")
         for d in record.pending
     )
+    return owed and not _acted_since(store, record, seat, version)
+
+
+def _waits_for(store: Store, record: GameRecord, seat: int, version: int) -> bool:
+    """Whether the game waits for ``seat`` and the seat has not acted since ``version``: a
+    mail of that version shows the seat its moves."""
+    waits = any(d["seat"] == seat for d in record.pending) and record.status == "active"
+    return waits and not _acted_since(store, record, seat, version)
+
+
+def _acted_since(store: Store, record: GameRecord, seat: int, version: int) -> bool:
+    """Whether ``seat`` moved or made a choice after ``version`` (the server playing for it
+    at a deadline is not the seat acting)."""
+    newer = min(record.version - version, ACTED_LOOKBACK)
+    if newer <= 0:
+        return False
+    return any(
+        v > version
+        and entry.get("kind") in ("move", "sealed")
+        and str(entry.get("seat")) == str(seat)
+        and not any(e.get("kind") == "timeout_applied" for e in entry.get("events") or ())
+        for v, entry in store.log_tail(record, newer)
+    )
+
+
+def _news_shows_the_turn(
+    store: Store, record: GameRecord, version: int, kind: str, seat: int, raw: dict[str, str]
+) -> bool:
+    """Whether a "your turn" of ``version`` goes without its own mail: it hands the seat back
+    a turn it was in the middle of (``_resumed_turn``), and the same version brings the seat
+    news by mail (the conflict's outcome), whose mail shows the moves. A turn that only
+    resumes, with no news to carry it, is still mailed."""
+    if kind != "game.turn_started":
+        return False
+    entries = _resumed_turn(store, record, version, seat)
+    if not entries:
+        return False
+    told = notifications.news(record.type, entries[-1][1]["events"], len(record.seats))
+    return any(n.seat == seat and "email" in prefs.channels_for(raw, n.type) for n in told)
+
+
+def _resumed_turn(
+    store: Store, record: GameRecord, version: int, seat: int
+) -> list[tuple[int, dict[str, Any]]]:
+    """The log up to ``version`` when that version hands ``seat`` back its own turn
+    (``notifications.resumes_own_turn``) and the game is still there; else nothing."""
+    if record.version != version or not any(d["seat"] == seat for d in record.pending):
+        return []
+    entries = store.log_tail(record, INTERLUDE_LOOKBACK)
+    return entries if notifications.resumes_own_turn(entries, seat) else []
 
 
 def _game_mail(
@@ -243,16 +326,16 @@ def _game_mail(
     data: dict[str, Any],
     raw: dict[str, str],
 ) -> mail.Mail:
-    base = f"{public_url()}/v1/games/{record.id}"
     return _seat_mail(
         store,
         record,
         seat,
         raw,
         subject=_subject(kind, data, record),
-        told=[_headline(kind, data, record, raw)],
-        asked=kind in ASKING,
-        links=((_("Your legal moves (API)"), f"{base}/legal-actions"),),
+        told=[_headline(kind, data, record)],
+        # The news that hands the seat back its turn (a conflict's outcome) shows the moves:
+        # that turn has no mail of its own (``_news_shows_the_turn``).
+        asked=kind in ASKING or bool(_resumed_turn(store, record, version, seat)),
         message_id=f"<{queues.notify_job_id(record.id, version, kind, seat)}@{mail.mail_domain()}>",
     )
 
@@ -266,22 +349,24 @@ def _seat_mail(
     subject: str,
     told: list[str],
     asked: bool,
-    links: tuple[tuple[str, str], ...],
     message_id: str,
+    extra_links: tuple[tuple[str, str], ...] = (),
 ) -> mail.Mail:
     """A mail to one seat (workers/mailview.py): whose turn it is, what it is told, the board
     of this version as an inline picture, its own secrets, its moves grouped by kind when it
     is asked, how to reply, and a reply address for that seat. Called inside
     ``i18n.speaking`` with the reader's language: everything in it speaks that language."""
-    base = f"{public_url()}/v1/games/{record.id}"
-    every_link = (
-        (_("The game on the web"), f"{public_url()}/games/{record.id}"),
-        (_("Board picture (now)"), seatmail.board_picture_url(record.id)),
-        (_("Game (API)"), base),
-        *links,
-    )
+    stop = unsubscribe_url(store, record.seats[seat])
+    every_link = seatmail.game_links(record, *extra_links, (_("Stop these mails"), stop))
     turn = mailview.turn_mail(
-        store, record, seat, raw.get("name", ""), told=told, asked=asked, links=every_link
+        store,
+        record,
+        seat,
+        raw.get("name", ""),
+        told=told,
+        asked=asked,
+        links=every_link,
+        zone=prefs.zone(raw),
     )
     full_subject = _full_subject(record, subject)
     return mail.Mail(
@@ -296,7 +381,13 @@ def _seat_mail(
         reply_to=seatmail.issue_address(store, record, seat),
         # The version the view, picture and legal moves show (public, like the API's ETag).
         extra_headers={"X-Kurier-Version": str(record.version)},
+        unsubscribe=stop,
     )
+
+
+def unsubscribe_url(store: Store, player_id: str) -> str:
+    """The one-click link that turns the player's notification mails off (RFC 8058)."""
+    return f"{public_url()}/unsubscribe/{unsubscribe.token(store, player_id)}"
 
 
 def _full_subject(record: GameRecord, subject: str) -> str:
@@ -325,20 +416,22 @@ def _message_mail(
     name = raw.get("name", "")
     greeting = _("Hello %(name)s,", name=name) if name else _("Hello,")
     messages_url = f"{public_url()}/v1/games/{record.id}/messages"
+    stop = unsubscribe_url(store, record.seats[seat])
     return mail.Mail(
         to=raw["email"],
         to_name=name,
         subject=_full_subject(record, _("a message from %(sender)s", sender=sender)),
         text="\n".join([greeting, "", heading, "", shown["text"]]),
-        links=((_("Messages (API)"), messages_url),),
+        links=((_("Messages (API)"), messages_url), (_("Stop these mails"), stop)),
         thread_id=mail.thread_id(record.id),
         message_id=f"<{key}@{mail.mail_domain()}>",
         reply_to=seatmail.issue_address(store, record, seat),
+        unsubscribe=stop,
     )
 
 
 def _seats_filled_mail(
-    record: GameRecord, version: int, seat: int, raw: dict[str, str]
+    store: Store, record: GameRecord, version: int, seat: int, raw: dict[str, str]
 ) -> mail.Mail:
     """The creator's notice that the table is full, in the spoken language: who sits at it,
     and where to start the game."""
@@ -354,6 +447,7 @@ def _seats_filled_mail(
         ),
     ]
     base = f"{public_url()}/v1/games/{record.id}"
+    stop = unsubscribe_url(store, record.seats[seat])
     return mail.Mail(
         to=raw["email"],
         to_name=name,
@@ -362,10 +456,12 @@ def _seats_filled_mail(
         links=(
             (_("Start it on the web"), f"{public_url()}/games/{record.id}"),
             (_("Start it by the API (POST)"), f"{base}/start"),
+            (_("Stop these mails"), stop),
         ),
         thread_id=mail.thread_id(record.id),
         message_id=f"<{queues.notify_job_id(record.id, version, SEATS_FILLED, seat)}"
         f"@{mail.mail_domain()}>",
+        unsubscribe=stop,
     )
 
 
@@ -400,11 +496,8 @@ def _subject(kind: str, data: dict[str, Any], record: GameRecord) -> str:
     return text
 
 
-def _headline(kind: str, data: dict[str, Any], record: GameRecord, raw: dict[str, str]) -> str:
-    due = ""
-    if record.deadline_at and kind in ASKING:
-        when = _local(record.deadline_at, raw)
-        due = " " + _("Decide before %(time)s.", time=when)
+def _headline(kind: str, data: dict[str, Any], record: GameRecord) -> str:
+    """The notice in one sentence (the deadline is the mail's own line: ``TurnMail``)."""
     sentence = _event_sentence(record, data)
     if sentence:
         return sentence
@@ -415,18 +508,13 @@ def _headline(kind: str, data: dict[str, Any], record: GameRecord, raw: dict[str
         return _timeout_line(record, data)
     if kind == "game.ended":
         return _("The game is over.")
-    return _said(HEADLINES, kind, kind) + due
+    return _said(HEADLINES, kind, kind)
 
 
 def _timeout_line(record: GameRecord, data: dict[str, Any]) -> str:
     what = data.get("action") or (_("a pass") if data.get("decision") == "sealed" else _("no move"))
     step = mailview.step_name(record, str(data.get("step") or ""))
     return _("Your deadline for %(step)s passed; the server played %(what)s.", step=step, what=what)
-
-
-def _local(when: float, raw: dict[str, str]) -> str:
-    """``when`` in the player's time zone (UTC if it names none the server knows)."""
-    return datetime.fromtimestamp(when, prefs.zone(raw)).strftime("%Y-%m-%d %H:%M %Z")
 
 
 # -- webhooks -----------------------------------------------------------------------------------
@@ -487,7 +575,7 @@ def disable_webhook(store: Store, player_id: str, reason: str) -> None:
     key = player_key(player_id)
     if store.r.hget(key, "webhook_disabled"):
         return
-    store.r.hset(key, "webhook_disabled", reason)
+    store.write(lambda pipe: pipe.hset(key, "webhook_disabled", reason))
     metrics.record_webhook_delivery(store.r, "disabled")
     raw = store.r.hgetall(key)
     log.warning("webhook of %s disabled: %s", player_id, reason)

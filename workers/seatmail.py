@@ -1,9 +1,9 @@
 """A mail to one seat: what every Kurier mail to a player holds, and sending it once.
 
 Notifications (workers/notify.py) and answers to a player's mail (workers/mailin.py) both
-write to one seat of one game: the seat's own view, its legal moves in notation, links, and a
-fresh signed Reply-To that makes a reply a move. Both build and send through here, so neither
-job module imports the other.
+write to one seat of one game (laid out by workers/mailview.py): its legal moves in notation,
+links, and a fresh signed Reply-To that makes a reply a move. Both build and send through
+here, so neither job module imports the other.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from service.common import i18n, replies
 from service.common.i18n import say as _
 from service.domain import games
 from service.ops import config, metrics
-from service.pictures import text_summary
 from service.store import Store
 from service.store.record import GameRecord
 from workers import mail
@@ -59,19 +58,25 @@ def issue_address(store: Store, record: GameRecord, seat: int) -> str:
         "ref": owed.get("ref", ""),
     }
     key = issued_key(nonce)
-    store.r.hset(key, mapping=info)
-    store.r.expire(key, replies.DEFAULT_LIFETIME + 86_400)
+    lifetime = replies.DEFAULT_LIFETIME + 86_400
+    # Before the mail goes out: a reply to it must find what it answers after a failover too.
+    store.write(lambda pipe: (pipe.hset(key, mapping=info), pipe.expire(key, lifetime)))
     return address
 
 
-def seat_view(record: GameRecord, seat: int) -> list[str]:
-    """The seat's own view of the game as text (nothing another seat hides), or nothing; in
-    the language of the ``i18n.speaking`` block it is called in."""
-    if record.state is None:
-        return []
-    game = record.game
-    view = game.view(game.load(record.state), seat)
-    return [text_summary(record.type, view, names=record.names, lang=i18n.spoken()).rstrip()]
+def game_links(record: GameRecord, *extra: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+    """The links at the end of a mail about ``record`` (in the spoken language): the web page,
+    the live picture, the API, the seat's legal moves while the game goes on, then
+    ``extra``."""
+    base = f"{public_url()}/v1/games/{record.id}"
+    links = [
+        (_("The game on the web"), f"{public_url()}/games/{record.id}"),
+        (_("Board picture (now)"), board_picture_url(record.id)),
+        (_("Game (API)"), base),
+    ]
+    if record.status != "finished":
+        links.append((_("Your legal moves (API)"), f"{base}/legal-actions"))
+    return (*links, *extra)
 
 
 def legal_moves(record: GameRecord, seat: int) -> list[str]:
@@ -96,7 +101,7 @@ def send_once(store: Store, key: str, message: mail.Mail) -> None:
     if not store.r.set(ledger, "1", nx=True, ex=MAIL_LEDGER_TTL):
         return  # sent by an earlier run of this job
     try:
-        where = mail.deliver(mail.compose(message, time.time()))
+        where = mail.deliver(mail.compose(message, time.time()), [message.to])
     except Exception:
         store.r.delete(ledger)  # not sent: let rq's retry send it
         metrics.record_email_delivery(store.r, "retry")

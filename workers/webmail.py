@@ -23,7 +23,7 @@ def send_signin_links(address: str, links: list[dict[str, str]], lang: str = i18
             ),
             time.time(),
         )
-    return mail.deliver(message)
+    return mail.deliver(message, [address])
 
 
 def _signin_lines(links: list[dict[str, str]]) -> list[str]:

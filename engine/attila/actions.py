@@ -2,20 +2,20 @@
 
 Notation (case-insensitive, one action per line; people by letter, provinces by id):
 
-=================  ==========================================================
+=================  ===========================================================================
 ``V ITA``          play a Vandals card and set a Vandals stone into ITA
 ``inf``            take the influence for the stone just set
 ``waive ROM``      waive the influence; set a second stone of that people into ROM
 ``waive``          waive the influence and set no second stone
 ``commit VVH``     lay these cards face down in the current conflict (sealed)
 ``pass``           lay no card in the current conflict (sealed)
-``double``         action tile Doppelzug: one more card this turn
-``swap VF``        action tile Tausch: swap these hand cards for as many from the pile
-``boost V``        action tile 2 Einfluss: +2 on one people (``boost V H``: +1 on two)
+``double``         tile double turn (Doppelzug): one more card this turn
+``swap VF``        tile swap (Tausch): these hand cards for as many from the pile
+``boost V``        tile two influence (2 Einfluss): +2 on one people (``boost V H``: +1 on two)
 ``discard V``      no card can be played: discard one, the turn ends
 ``end``            end the turn without a tile (after a conflict, or with an empty hand)
 ``resolve``        reveal and resolve the conflict (the server does this, never a player)
-=================  ==========================================================
+=================  ===========================================================================
 
 Actions hold people and provinces as indices into the board; cards are sorted tuples.
 """

@@ -57,12 +57,13 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
             "waive the influence and set a second stone of that people (waive ROM), or none (waive)"
         ),
         "commit": N_("lay cards face down in the conflict (commit VVH), or none (pass)"),
-        "double": N_("action tile Doppelzug: one more card this turn: double"),
+        "double": N_("action tile double turn: one more card this turn: double"),
         "swap": N_(
-            "action tile Tausch: give 1 or more of your cards back for as many new ones, "
-            "e.g. swap VF"
+            "action tile swap: give 1 or more of your cards back for as many new ones, e.g. swap VF"
         ),
-        "boost": N_("action tile 2 Einfluss: +2 on one people (boost V) or +1 on two (boost V H)"),
+        "boost": N_(
+            "action tile two influence: +2 on one people (boost V) or +1 on two (boost V H)"
+        ),
         "discard": N_("no card can be played: discard one and the turn ends, e.g. discard V"),
         "end": N_("end the turn without a tile: end"),
     }

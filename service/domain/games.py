@@ -7,6 +7,12 @@ Secrets and who may see them:
 - a sealed choice: its commitment at once; the choice and salt to its author, and to everyone in
   the reveal that the resolution appends;
 - the invite code: to the creator only.
+
+Why this module is over 700 lines (issue 39 asks for a reason): the mutations and the redaction
+share the secrets above and the record's helpers, and this wave added several actions in one
+request and staged moves to both at once. The next split is known: what a caller may see
+(``game_view``, ``legal_actions``, ``since_last_move``, ``redact_entry``: about 200 lines) into
+a module of its own beside this one, once the table's and the club's changes have settled.
 """
 
 from __future__ import annotations
@@ -96,7 +102,7 @@ def create_game(
     except IllegalAction as error:
         raise engine_problem(error) from None
     game_id = secrets.token_hex(8)
-    seq = int(store.r.incr(GAME_SEQ))
+    seq = int(store.write(lambda pipe: pipe.incr(GAME_SEQ))[0])
     seed = seed or sealed.new_seed()
 
     def mutate(record: GameRecord | None, version: int) -> Change:

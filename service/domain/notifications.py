@@ -73,10 +73,20 @@ def notices(
             out.append(Notice("game.turn_started", seat, data))
         elif decision["kind"] == "sealed" and had.get(seat, {}).get("ref") != decision.get("ref"):
             out.append(Notice("game.sealed_needed", seat, data))
-    mapping = get_game(game_type).notify_events
     # A change of several actions (``Change.earlier``) is told as a whole: its every event.
     every = [raw for step in change.earlier for raw in step.events] + change.events
-    for raw in every:
+    out += news(game_type, every, seats)
+    if record.status == "finished" and not any(n.type == "game.ended" for n in out):
+        out += [Notice("game.ended", seat, {"result": record.result}) for seat in range(seats)]
+    return _dedupe(out)
+
+
+def news(game_type: str, events: list[dict[str, Any]], seats: int) -> list[Notice]:
+    """The notices a change's events make (a timeout, and each kind the game maps in its
+    ``notify_events``), to the seats that may see each event."""
+    out: list[Notice] = []
+    mapping = get_game(game_type).notify_events
+    for raw in events:
         event = Event.from_json(raw)
         if event.kind == "timeout_applied":
             out.append(Notice("game.timeout_applied", event.data["seat"], dict(event.data)))
@@ -86,9 +96,20 @@ def notices(
         kind = f"game.{name}"
         audience = range(seats) if event.audience is None else event.audience
         out += [Notice(kind, seat, {"event": event.kind, **event.data}) for seat in audience]
-    if record.status == "finished" and not any(n.type == "game.ended" for n in out):
-        out += [Notice("game.ended", seat, {"result": record.result}) for seat in range(seats)]
-    return _dedupe(out)
+    return out
+
+
+def resumes_own_turn(entries: list[tuple[int, dict[str, Any]]], seat: int) -> bool:
+    """Whether the newest of ``entries`` (a game's log up to one version, oldest first) hands
+    ``seat`` back a turn it was in the middle of: that entry is no move (a resolution, a
+    sealed choice: an interlude such as a conflict's cards) and the last move before it was
+    ``seat``'s own. A "your turn" notice then is no news to the seat (workers/notify.py)."""
+    if not entries or entries[-1][1].get("kind") == "move":
+        return False
+    for _version, entry in reversed(entries):
+        if entry.get("kind") == "move":
+            return str(entry.get("seat")) == str(seat)
+    return False
 
 
 def seats_filled(record: Any) -> bool:

@@ -189,25 +189,26 @@ def on_vacation(raw: dict[str, Any], now: float) -> float | None:
 def record_delivery(store: Store, player_id: str, delivery_id: str, fields: dict[str, Any]) -> bool:
     """Create a delivery once (False if it already exists: a job that ran twice)."""
     key = delivery_key(player_id, delivery_id)
-    if not store.r.hsetnx(key, "id", delivery_id):
+    if not store.write(lambda pipe: pipe.hsetnx(key, "id", delivery_id))[0]:
         return False
     now = time.time()
     values = {k: str(v) for k, v in fields.items()}
-    with store.r.pipeline(transaction=True) as pipe:
+
+    def recorded(pipe: Any) -> None:  # one slot (the player's); in order, each step harmless
         pipe.hset(key, mapping={**values, "created_at": repr(now), "updated_at": repr(now)})
         pipe.expire(key, DELIVERY_TTL)
         pipe.zadd(deliveries_key(player_id), {delivery_id: now})
         # Keep the newest DELIVERY_KEEP; older hashes expire on their own.
         pipe.zremrangebyrank(deliveries_key(player_id), 0, -DELIVERY_KEEP - 1)
-        pipe.execute()
+
+    store.write(recorded)
     return True
 
 
 def update_delivery(store: Store, player_id: str, delivery_id: str, **fields: Any) -> None:
     values = {k: "" if v is None else str(v) for k, v in fields.items()}
-    store.r.hset(
-        delivery_key(player_id, delivery_id), mapping={**values, "updated_at": repr(time.time())}
-    )
+    values["updated_at"] = repr(time.time())
+    store.write(lambda pipe: pipe.hset(delivery_key(player_id, delivery_id), mapping=values))
 
 
 def get_delivery(store: Store, player_id: str, delivery_id: str) -> dict[str, str]:

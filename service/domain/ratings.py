@@ -44,6 +44,7 @@ from service.store.keys import (
     ratings_rated_key,
 )
 from service.store.record import GameRecord
+from service.store.writes import run_script
 
 MODEL = PlackettLuce()
 #: How many standard deviations below the mean the conservative rating (the leaderboard's) is.
@@ -215,7 +216,6 @@ def apply_ratings(
         return False
     won = set(winners)
     players = [player for player, _ in ranked]
-    script = store.r.register_script(APPLY_LUA)
     keys = [
         ratings_players_key(game_type),
         ratings_rated_key(game_type),
@@ -245,7 +245,9 @@ def apply_ratings(
                 json.dumps(new),
                 repr(conservative(mu, sigma)),
             ]
-        applied = int(script(keys=keys, args=args))
+        applied = int(
+            store.write(lambda pipe, args=args: run_script(pipe, APPLY_LUA, keys, args))[0]
+        )
         if applied >= 0:
             return applied == 1
     raise Problem(409, "concurrent-update", "the ratings kept changing; the job will retry")
@@ -304,23 +306,24 @@ def _record_finished(store: Store, record: GameRecord) -> None:
     won = winners_of(record)
     public = is_public(record)
     counters = seat_counters(record, store.read_log(record.id, state=False)[1])
-    script = store.r.register_script(FINISHED_LUA)
-    for player in set(record.seats):
-        keys = [
-            player_finished_key(player),
-            player_won_key(player),
-            player_public_finished_key(player),
-            player_stats_key(player),
-        ]
-        args = [record.id, at, int(player in won), int(public)]
-        for name, count in counters[player].items():
-            args += [name, count]
-        script(keys=keys, args=args)
-    if public:
-        with store.r.pipeline(transaction=False) as pipe:  # two slots: one command each
+
+    def listed(pipe: Any) -> None:  # several slots: one command (or script) each
+        for player in set(record.seats):
+            keys = [
+                player_finished_key(player),
+                player_won_key(player),
+                player_public_finished_key(player),
+                player_stats_key(player),
+            ]
+            args = [record.id, at, int(player in won), int(public)]
+            for name, count in counters[player].items():
+                args += [name, count]
+            run_script(pipe, FINISHED_LUA, keys, args)
+        if public:
             pipe.zadd(finished_games_key(), {record.id: record.updated_at})
             pipe.zadd(finished_games_key(record.type), {record.id: record.updated_at})
-            pipe.execute()
+
+    store.write(listed)
 
 
 def seat_counters(

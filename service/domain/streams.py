@@ -42,10 +42,20 @@ FOLLOWED = ("open", "active")
 
 
 @dataclass(frozen=True)
+class Caller:
+    """Who opened a stream with a bearer token: the token's key (``Tokens.key_of``, never the
+    token itself) and its player. The stream ends once the token no longer stands for them."""
+
+    token_key: str
+    player_id: str
+
+
+@dataclass(frozen=True)
 class Timing:
     """``heartbeat``: seconds between ``: ping`` comments on an idle stream (and the longest
     block); ``lifetime``: seconds after which the server closes a stream (the client resumes
-    with Last-Event-ID), so no connection outlives a revoked token for long."""
+    with Last-Event-ID). A stream opened with a token also asks once a heartbeat whether the
+    token still stands for its player, and ends once it is revoked."""
 
     heartbeat: float = 15.0
     lifetime: float = 3600.0
@@ -56,9 +66,22 @@ class _Clock:
     timing: Timing
     opened: float = field(default_factory=time.monotonic)
     last_sent: float = field(default_factory=time.monotonic)
+    #: When the stream's token was last found standing for its player.
+    authorized: float = field(default_factory=time.monotonic)
 
     def sent(self) -> None:
         self.last_sent = time.monotonic()
+
+    def revoked(self, store: Store, caller: Caller | None) -> bool:
+        """Whether the stream's token was revoked: asked once a heartbeat (one read), busy
+        or idle, so an open stream ends within a heartbeat of the revocation instead of
+        running on for its lifetime."""
+        if caller is None or time.monotonic() - self.authorized < self.timing.heartbeat:
+            return False
+        if not store.tokens.stands_for(caller.token_key, caller.player_id):
+            return True
+        self.authorized = time.monotonic()
+        return False
 
     def expired(self) -> bool:
         return time.monotonic() - self.opened >= self.timing.lifetime
@@ -79,19 +102,20 @@ def sse(event: str, data: Any, event_id: str | None = None) -> str:
 
 
 def game_stream(
-    store: Store, game_id: str, player_id: str | None, after: int, timing: Timing
+    store: Store, game_id: str, caller: Caller | None, after: int, timing: Timing
 ) -> Iterator[str]:
     """The game's log after version ``after``, then each new entry as it is committed, each
-    redacted for ``player_id`` (None: a spectator). Raises the 404 problem of an unknown game
-    now; the stream itself ends with an ``end`` event once the game is finished."""
+    redacted for ``caller``'s player (None: a spectator). Raises the 404 problem of an unknown
+    game now; the stream itself ends with an ``end`` event once the game is finished, and
+    without one once the caller's token is revoked."""
     record, entries = store.read_log(game_id, after, PAGE, state=False)
-    return _game_events(store, game_id, player_id, after, (record, entries), timing)
+    return _game_events(store, game_id, caller, after, (record, entries), timing)
 
 
 def _game_events(
     store: Store,
     game_id: str,
-    player_id: str | None,
+    caller: Caller | None,
     after: int,
     first: tuple[Any, Any],
     timing: Timing,
@@ -99,20 +123,21 @@ def _game_events(
     hub = loghub.hub_of(store, PAGE)
     # The game is watched for what comes after the record this first read saw.
     with hub.following(game_id, first[0].version):
-        yield from _game_entries(store, hub, game_id, player_id, after, first, timing)
+        yield from _game_entries(store, hub, game_id, caller, after, first, timing)
 
 
 def _game_entries(
     store: Store,
     hub: loghub.LogHub,
     game_id: str,
-    player_id: str | None,
+    caller: Caller | None,
     after: int,
     first: tuple[Any, Any],
     timing: Timing,
 ) -> Iterator[str]:
     clock = _Clock(timing)
     record, entries = first
+    player_id = caller.player_id if caller else None
     yield f"retry: {RETRY_MS}\n\n"  # the headers go out with the first bytes
     while True:
         seat = record.seat_of(player_id)  # read with the entries: a seat may change hands
@@ -125,6 +150,9 @@ def _game_entries(
                 yield sse("end", {"status": "finished", "version": record.version})
                 return
             if clock.expired():
+                return
+            revoked = _waited(clock.revoked, store, caller)
+            if revoked is None or revoked:  # the client reconnects, and is answered 401
                 return
             if clock.wait_ms() == 0:
                 yield PING
@@ -170,12 +198,13 @@ class _Following:
 
 
 def inbox_stream(
-    store: Store, player_id: str, last_message: str | None, timing: Timing
+    store: Store, caller: Caller, last_message: str | None, timing: Timing
 ) -> Iterator[str]:
-    """The player's inbox now (one ``inbox`` event per followed game), then an ``inbox`` event
+    """The caller's inbox now (one ``inbox`` event per followed game), then an ``inbox`` event
     whenever one of its games moves and a ``message`` event for each message it may see
-    (after ``last_message``, a message ID, when resuming)."""
-    return _closed_when_redis_fails(_inbox_events(store, player_id, last_message, timing))
+    (after ``last_message``, a message ID, when resuming); until the caller's token is
+    revoked."""
+    return _closed_when_redis_fails(_inbox_events(store, caller, last_message, timing))
 
 
 def _closed_when_redis_fails(events: Iterator[str]) -> Iterator[str]:
@@ -188,14 +217,15 @@ def _closed_when_redis_fails(events: Iterator[str]) -> Iterator[str]:
 
 
 def _inbox_events(
-    store: Store, player_id: str, last_message: str | None, timing: Timing
+    store: Store, caller: Caller, last_message: str | None, timing: Timing
 ) -> Iterator[str]:
     clock = _Clock(timing)
     following = _Following()
+    player_id = caller.player_id
     yield f"retry: {RETRY_MS}\n\n"
     yield from _refresh(store, player_id, following, last_message)
     refreshed = time.monotonic()
-    while not clock.expired():
+    while not clock.expired() and not clock.revoked(store, caller):
         if clock.wait_ms() == 0:
             yield PING
             clock.sent()

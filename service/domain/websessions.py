@@ -6,6 +6,9 @@
 - A session is a random id in an HttpOnly cookie; Redis keeps ``kurier:session:<hash>`` with
   the player and the session's CSRF token, for ``SESSION_SECONDS`` after the last sign-in.
   Signing out deletes it: the cookie is worth nothing after.
+- A session made by signing in with an API token keeps that token's key (its hash, never the
+  token) and ends when the token is revoked: each page asks whether it still stands for the
+  player.
 - Every form of the web pages carries the session's CSRF token, compared in constant time.
 
 The bearer tokens of the API never appear in a page or a cookie.
@@ -46,11 +49,9 @@ def mail_signin_links(store: Store, email: str, public_url: str, lang: str = i18
     players = store.players.with_email(email)
     chosen = (prefs.language_of(store, player["id"]) for player in players)
     lang = next((c for c in chosen if c), i18n.language(lang))  # reads up to the first set
-    links = []
-    for player in players:
-        token = secrets.token_urlsafe(32)
-        store.r.set(signin_key(token), player["id"], ex=LINK_SECONDS)
-        links.append({"name": player["name"], "url": f"{public_url}/signin/{token}"})
+    made = [(secrets.token_urlsafe(32), player) for player in players]
+    store.write(lambda pipe: [pipe.set(signin_key(t), p["id"], ex=LINK_SECONDS) for t, p in made])
+    links = [{"name": p["name"], "url": f"{public_url}/signin/{t}"} for t, p in made]
     if links:
         # The links travel in the job's arguments, so the job keeps no result and expires
         # with them: it is the only copy of a usable token.
@@ -85,14 +86,16 @@ def take_link(store: Store, token: str) -> str | None:
     return str(found) if found else None
 
 
-def start(store: Store, player_id: str) -> str:
-    """A new session for ``player_id``; returns its id (the cookie's value)."""
+def start(store: Store, player_id: str, token: str | None = None) -> str:
+    """A new session for ``player_id``; returns its id (the cookie's value). ``token``: the
+    API token the player signed in with, whose revocation ends the session."""
     session_id = secrets.token_urlsafe(32)
     fields = {"player": player_id, "csrf": secrets.token_urlsafe(24)}
-    with store.r.pipeline(transaction=True) as pipe:  # one key: fine on a cluster
-        pipe.hset(session_key(session_id), mapping=fields)
-        pipe.expire(session_key(session_id), SESSION_SECONDS)
-        pipe.execute()
+    if token is not None:
+        fields["token"] = store.tokens.key_of(token)
+    key = session_key(session_id)
+    # In order, not atomic: a session without its expiry would take a crash between the two.
+    store.write(lambda pipe: (pipe.hset(key, mapping=fields), pipe.expire(key, SESSION_SECONDS)))
     return session_id
 
 
@@ -105,6 +108,8 @@ def load(store: Store, session_id: str | None) -> Session | None:
     player = store.players.get(found["player"])
     if player is None:
         return None
+    if found.get("token") and not store.tokens.stands_for(found["token"], player["id"]):
+        return None  # made with a token since revoked: the cookie is worth nothing now
     return Session(session_id, player, found["csrf"])
 
 
@@ -112,7 +117,8 @@ def leave_note(
     store: Store, session: Session, text: str, typed: Mapping[str, str] | None = None
 ) -> None:
     """A line for the session's next page (what went wrong with the last form), and what was
-    typed into that form (``typed``, field -> value), for the page to show it again."""
+    typed into that form (``typed``, field -> value), for the page to show it again. Not a
+    ``write``: a note lost in a failover is a line the page does not show."""
     kept = {k: v[:TYPED_LENGTH] for k, v in (typed or {}).items()}
     store.r.hset(session_key(session.id), mapping={"note": text[:500], "typed": json.dumps(kept)})
 
@@ -127,7 +133,7 @@ def take_note(store: Store, session: Session) -> tuple[str | None, dict[str, str
 
 
 def end(store: Store, session_id: str) -> None:
-    store.r.delete(session_key(session_id))
+    store.write(lambda pipe: pipe.delete(session_key(session_id)))
 
 
 def csrf_ok(session: Session | None, sent: str | None) -> bool:

@@ -10,7 +10,9 @@ this server (``KURIER_STREAM_URL``); a reverse proxy can route them here instead
 Tokens are checked as by the API (service/http/auth.py), or a one-time stream ticket stands for
 one: the API's 307 puts it in the URL for a caller who sent a token, because HTTP clients drop
 ``Authorization`` when a redirect changes the port (``Tokens.stream_ticket``,
-service/store/tokens.py). Errors are problem+json (service/common/problems.py); every answer
+service/store/tokens.py). Either is checked against Redis at the stream's opening, and the
+token again once a heartbeat while it is open: a revoked token's stream ends
+(service/domain/streams.py). Errors are problem+json (service/common/problems.py); every answer
 carries ``X-Request-ID`` and makes an access line, as the API's (service/common/logs.py).
 """
 
@@ -28,6 +30,7 @@ from engine import registry
 from service.common import logs
 from service.common.problems import Problem, problem_response
 from service.domain import streams
+from service.domain.ratelimit import bearer_token
 from service.http import outage
 from service.http.auth import current_player, store
 from service.http.schemas.streams import GAME_CURSOR, INBOX_CURSOR, resume_cursor
@@ -63,15 +66,9 @@ def create_streams_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _game(game_id: str) -> Response:
-    player = _caller(required=False)  # spectators welcome; a bad token is a 401
+    caller = _caller(required=False)  # spectators welcome; a bad token is a 401
     after = _cursor(GAME_CURSOR)
-    body = streams.game_stream(
-        store(),
-        game_id,
-        player["id"] if player else None,
-        int(after or 0),
-        _timing(),
-    )
+    body = streams.game_stream(store(), game_id, caller, int(after or 0), _timing())
     response = _event_stream(body)
     # Pages on the API's origin (the web client) may follow a game as a spectator: with "*"
     # a browser sends no cookie or credentials, so such a stream is always redacted for
@@ -81,26 +78,32 @@ def _game(game_id: str) -> Response:
 
 
 def _inbox() -> Response:
-    player = _caller(required=True)
-    assert player is not None
+    caller = _caller(required=True)
+    assert caller is not None
     after = _cursor(INBOX_CURSOR)
-    return _event_stream(streams.inbox_stream(store(), player["id"], after, _timing()))
+    return _event_stream(streams.inbox_stream(store(), caller, after, _timing()))
 
 
 TICKET = re.compile(STREAM_TICKET_PATTERN)
 
 
-def _caller(required: bool) -> dict[str, Any] | None:
-    """The caller by its token, or by the stream ticket the API's 307 gave it. A ticket that
-    does not open (unknown, used, expired, its token revoked, another player's than the token
-    sent along) is a 401, never a spectator's stream: the caller had sent a token."""
+def _caller(required: bool) -> streams.Caller | None:
+    """The caller by its token, or by the stream ticket the API's 307 gave it, checked now
+    against Redis (a token revoked a moment ago is a 401 here); None: a spectator. The stream
+    keeps the token's key (never the token) to ask later whether it still stands. A ticket
+    that does not open (unknown, used, expired, its token revoked, another player's than the
+    token sent along) is a 401, never a spectator's stream: the caller had sent a token."""
     ticket = request.args.get("ticket")
     if ticket is None:
-        return current_player(required)
+        player = current_player(required)
+        token = bearer_token()
+        if player is None or token is None:
+            return None
+        return streams.Caller(store().tokens.key_of(token), player["id"])
     by_token = current_player(required=False)
     owner = store().tokens.ticket_owner(ticket) if TICKET.fullmatch(ticket) else None
-    player = store().players.get(owner) if owner else None
-    if player is None or (by_token is not None and by_token["id"] != player["id"]):
+    player = store().players.get(owner[1]) if owner else None
+    if owner is None or player is None or (by_token is not None and by_token["id"] != player["id"]):
         raise Problem(
             401,
             "invalid-stream-ticket",
@@ -110,7 +113,7 @@ def _caller(required: bool) -> dict[str, Any] | None:
             headers={"WWW-Authenticate": 'Bearer realm="kurier"'},
         )
     g.kurier_player = player
-    return player
+    return streams.Caller(owner[0], player["id"])
 
 
 def _cursor(cursor: tuple[str, str]) -> str | None:

@@ -1,5 +1,5 @@
 """Operator commands of `kurier`: `web`, `config check`, `games verify`, `verify`, `archive`,
-`restore`.
+`restore`, `store accept`.
 
 Kept apart from `service/cli.py` (which wires them in) so that the production entry points
 are in one place: the container image runs `kurier web` and `kurier worker`.
@@ -54,6 +54,12 @@ def add_parsers(commands: Any) -> dict[str, Handler]:
     archive.add_argument("--dir", default="archive", help="where the file goes (./archive)")
     restore = commands.add_parser("restore", help="bring archived games back into Redis")
     restore.add_argument("files", nargs="+", metavar="FILE.jsonl")
+    epoch = commands.add_parser(
+        "store",
+        help="after a rolled-back game store was restored from a backup: accept it as it is "
+        "now, and writes resume (docs/operations.md)",
+    )
+    epoch.add_argument("action", choices=["accept"])
     return {
         "web": cmd_web,
         "streams": cmd_streams,
@@ -62,6 +68,7 @@ def add_parsers(commands: Any) -> dict[str, Handler]:
         "verify": cmd_verify,
         "archive": cmd_archive,
         "restore": cmd_restore,
+        "store": cmd_store,
     }
 
 
@@ -257,4 +264,20 @@ def cmd_restore(args: argparse.Namespace) -> int:
             return 1
         print(f"{name}: restored {restored} game(s); {present} already there")
     store.close()
+    return 0
+
+
+def cmd_store(_args: argparse.Namespace) -> int:
+    """`kurier store accept`: the game store as it is now becomes the accepted epoch
+    (service/store/epoch.py): every process stops refusing writes within a second."""
+    from service.store import Store
+    from service.store.epoch import CHECK_SECONDS, accept
+
+    store = Store.from_env()
+    keys = accept(store)
+    store.close()
+    print(
+        f"accepted the game store as it is now ({len(keys)} epoch key(s)): writes resume "
+        f"within {CHECK_SECONDS:g} s. Run `kurier games verify` if it came from a backup."
+    )
     return 0

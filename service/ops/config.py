@@ -112,7 +112,9 @@ class Info(str):
 def check_redis_url(value: str) -> str | None:
     """Well-formed, answering, and what the URL says it is (a plain URL to a cluster node,
     a Sentinel or a replica is refused); says which topology answered; warns about settings
-    that risk games."""
+    that risk games. A Sentinel or Cluster deployment any of whose data nodes runs without AOF
+    is refused: such a node restarted comes back empty (or from an old snapshot) and takes the
+    store back in time, newer tokens answering 401 and newer games 404 for good."""
     try:
         found = redis_urls.probe(value)
     except ValueError as error:
@@ -122,17 +124,43 @@ def check_redis_url(value: str) -> str | None:
         raise Invalid(f"unreachable: {error}" if unreachable else str(error)) from None
     except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
         raise Invalid(f"unreachable: {type(error).__name__}") from None
-    if redis_urls.parse(value).mode == "cluster":
-        return Info(found)  # CONFIG differs per node: check each node's own settings by hand
     target = redis_urls.parse(value)
+    unsure = _every_node_has_aof(value, found) if target.mode != "single" else []
+    if target.mode == "cluster":
+        # The other settings differ per node: check each node's own by hand.
+        return f"{found}: {'; '.join(unsure)}" if unsure else Info(found)
     client = redis_urls.connect(target, decode_responses=True, socket_timeout=3, max_connections=2)
     try:
-        warning = _redis_warnings(client)
+        warnings = [*unsure, *_redis_warnings(client, aof=target.mode == "single")]
     except redis.RedisError as error:
         raise Invalid(f"unreachable: {type(error).__name__}") from None
     finally:
         client.close()
-    return f"{found}: {warning}" if warning else Info(found)
+    return f"{found}: {'; '.join(warnings)}" if warnings else Info(found)
+
+
+def _every_node_has_aof(url: str, found: str) -> list[str]:
+    """Raises Invalid naming the data nodes (primary and replicas, every cluster node) that
+    run without AOF; returns warnings for those whose setting could not be read."""
+    off, unsure = [], []
+    for name, client in redis_urls.data_nodes(url):
+        try:
+            if client.config_get("appendonly").get("appendonly") != "yes":
+                off.append(name)
+        except redis.ResponseError:
+            unsure.append(f"appendonly of {name} unknown (CONFIG refused): make sure it is yes")
+        except redis.RedisError as error:
+            unsure.append(f"appendonly of {name} unknown ({type(error).__name__})")
+        finally:
+            client.close()
+    if off:
+        raise Invalid(
+            f"{found}: appendonly is off on {', '.join(off)}; such a node restarted comes back "
+            "empty or from an old snapshot, and the store goes back in time (newer tokens 401, "
+            "newer games 404): set appendonly yes on every node (docs/operations.md, "
+            '"Persistence")'
+        )
+    return unsure
 
 
 def check_queue_url(value: str) -> str | None:
@@ -159,19 +187,21 @@ def _queues_with_state(environ: Mapping[str, str]) -> Finding:
     return Finding("KURIER_QUEUE_URL", "ok", "unset: the job queues share REDIS_URL's Redis")
 
 
-def _redis_warnings(client: redis.Redis) -> str | None:
+def _redis_warnings(client: redis.Redis, aof: bool = True) -> list[str]:
+    """Settings of one server that risk games or make them bigger; ``aof``: warn about AOF off
+    too (one server: a warning; a Sentinel's or Cluster's nodes: an error, said elsewhere)."""
     try:
         config = client.config_get("maxmemory-policy") | client.config_get("appendonly")
         compact = client.config_get("hash-max-*-value") | client.config_get("stream-node-*-bytes")
     except redis.ResponseError:
-        return None  # CONFIG is often disabled on managed Redis: nothing to check then
+        return []  # CONFIG is often disabled on managed Redis: nothing to check then
     problems = []
     if config.get("maxmemory-policy") != "noeviction":
         problems.append("maxmemory-policy is not noeviction (games could be evicted)")
-    if config.get("appendonly") != "yes":
+    if aof and config.get("appendonly") != "yes":
         problems.append("appendonly is off (a crash loses everything since the last RDB)")
     problems += _memory_warnings(compact)
-    return "; ".join(problems) or None
+    return problems
 
 
 def _memory_warnings(config: Mapping[str, str]) -> list[str]:
@@ -283,7 +313,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "KURIER_WAIT_REPLICAS",
         "0",
-        "Answer a change only once this many replicas have it (Redis WAIT); 0: don't wait",
+        "Answer a change (a move, a new player or token, a setting, a message...) only once this "
+        "many replicas have it (Redis WAIT); 0: don't wait",
         _int_between(0, 16),
     ),
     Setting(
@@ -346,7 +377,7 @@ SETTINGS: tuple[Setting, ...] = (
         "KURIER_STREAM_LIFETIME",
         "3600",
         "Seconds after which the stream server closes a stream (clients resume with "
-        "Last-Event-ID; a revoked token stops working by then)",
+        "Last-Event-ID; a revoked token's streams end within a heartbeat)",
         _int_between(10, 86_400),
     ),
     Setting(

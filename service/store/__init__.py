@@ -26,6 +26,8 @@ hash tag; what the bytes mean is in service/store/record.py):
   page; kept by the game writer), ``kurier:player:{p}:following`` set (service/store/follows.py).
 - ``kurier:game:{g}:outbox`` stream and ``kurier:outbox:dirty:{n}`` sorted sets: what commits
   still owe other slots and the queue Redis (service/store/outbox.py; not used when colocated).
+- ``kurier:epoch`` hash (one ``kurier:epoch:{<n>}`` per master of a cluster): whether the store
+  went back in time (service/store/epoch.py).
 - On the queue Redis (the same one unless ``KURIER_QUEUE_URL`` says otherwise): rq's keys,
   ``kurier:owed`` sorted set and ``kurier:owed:jobs`` hash: the jobs owed (resolutions,
   notifications, deadlines), written with the commit that makes them due (service/store/owed.py);
@@ -47,6 +49,11 @@ it goes into the game's outbox in the same script and is relayed right after
 (service/store/outbox.py): at least once, applied once, swept if the writer dies.
 
 Two round trips per change (read, commit), three or four with an outbox.
+
+Every other write goes through ``Connections.write`` (service/store/connections.py): one
+pipeline, followed by ``WAIT`` when ``KURIER_WAIT_REPLICAS`` asks for replicas. Both it and the
+game writer first ask ``Epoch`` (service/store/epoch.py, at most once a second) whether the store
+went back in time, and write nothing on one that did.
 """
 
 from service.store.connections import REDIS_FAILED

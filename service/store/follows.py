@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from service.store.connections import Connections
 from service.store.keys import player_following_key
+from service.store.writes import run_script
 
 #: At most this many players followed: the feed reads each one's latest games per request.
 MAX_FOLLOWING = 50
@@ -32,12 +33,15 @@ class Follows:
 
     def add(self, player_id: str, other_id: str) -> int:
         """1: now followed, 0: followed already, -1: the set is full (MAX_FOLLOWING)."""
-        script = self.connections.r.register_script(FOLLOW_LUA)
         key = player_following_key(player_id)
-        return int(script(keys=[key], args=[other_id, MAX_FOLLOWING]))
+        added = self.connections.write(
+            lambda pipe: run_script(pipe, FOLLOW_LUA, [key], [other_id, MAX_FOLLOWING])
+        )
+        return int(added[0])
 
     def remove(self, player_id: str, other_id: str) -> bool:
-        return bool(self.connections.r.srem(player_following_key(player_id), other_id))
+        key = player_following_key(player_id)
+        return bool(self.connections.write(lambda pipe: pipe.srem(key, other_id))[0])
 
     def of(self, player_id: str) -> list[str]:
         """Whom ``player_id`` follows, by id."""

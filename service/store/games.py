@@ -22,7 +22,6 @@ and rq's entries on the queue Redis (service/store/owed.py), the outbox's marks
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -83,7 +82,8 @@ from service.store.writes import (
 log = logging.getLogger("kurier.store")
 
 IDEMPOTENCY_TTL = 86_400
-DEFAULT_WAIT_MS = 1000
+#: What a client does when its change was not confirmed by the replicas in time.
+RETRY_SAME_KEY = "retry with the same Idempotency-Key to learn whether it stands"
 #: A busy game rarely sees more than a couple of EXEC conflicts in a row.
 MAX_TRIES = 8
 #: In a cluster, how often a player's stream looks for news in its games (no multi-slot XREAD).
@@ -104,18 +104,15 @@ class Store(Connections):
     """The store: its connections (``Connections``), the one writer of games (the methods
     below) and the repositories beside it (attributes).
 
-    ``wait_replicas``: wait for this many replicas to acknowledge a commit before answering
-    (0: don't), at most ``wait_ms`` (KURIER_WAIT_REPLICAS, KURIER_WAIT_MS).
+    ``wait_replicas``: wait for this many replicas to acknowledge a commit, or any other
+    write, before answering (0: don't), at most ``wait_ms`` (KURIER_WAIT_REPLICAS,
+    KURIER_WAIT_MS; ``Connections``).
     """
 
     def __init__(
         self, url: str, queue_url: str | None = None, wait_replicas: int | None = None
     ) -> None:
-        super().__init__(url, queue_url)
-        if wait_replicas is None:
-            wait_replicas = int(os.environ.get("KURIER_WAIT_REPLICAS") or 0)
-        self.wait_replicas = wait_replicas
-        self.wait_ms = int(os.environ.get("KURIER_WAIT_MS") or DEFAULT_WAIT_MS)
+        super().__init__(url, queue_url, wait_replicas)
         self.early = EarlyReads()
         self.tokens = Tokens(self, self.early)
         self.players = Players(self, self.early, self.tokens)
@@ -137,6 +134,7 @@ class Store(Connections):
         ``mutate(record, next_version)`` must not touch Redis; it raises ``Problem`` to refuse,
         which leaves everything unchanged. ``followups`` plans the jobs the commit brings along.
         """
+        self.epoch.guard()  # a store that went back in time is written nothing
         ikey = idem_key(game_id, idem.player_id, idem.key) if idem else None
         # The first try may use the read made in the request's first round trip (the rate
         # limiter's, ``Tokens.checked_player``): the commit's compare-and-set judges any read.
@@ -300,7 +298,7 @@ class Store(Connections):
             pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
             (status, detail), acknowledged = pipe.execute()
         if int(status) == COMMITTED:
-            self._replicated_or_refuse(int(acknowledged))
+            self.replicated_or_refuse(int(acknowledged), RETRY_SAME_KEY)
         return int(status), detail
 
     def _confirm_replicated(self, game_id: str, ikey: str) -> None:
@@ -311,24 +309,13 @@ class Store(Connections):
             pipe.expire(ikey, IDEMPOTENCY_TTL)
             pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
             _renewed, acknowledged = pipe.execute()
-        self._replicated_or_refuse(int(acknowledged))
+        self.replicated_or_refuse(int(acknowledged), RETRY_SAME_KEY)
 
     def _node_of(self, key: str) -> Any:
         """A client whose pipeline talks to the server holding ``key`` (one connection)."""
         if self.mode != "cluster":
             return self.raw
         return self.raw.get_redis_connection(self.raw.get_node_from_key(key))
-
-    def _replicated_or_refuse(self, acknowledged: int) -> None:
-        if acknowledged < self.wait_replicas:
-            raise Problem(
-                503,
-                "not-replicated",
-                f"the change was made but not confirmed by {self.wait_replicas} replica(s) "
-                f"within {self.wait_ms} ms, so it could be lost in a failover; retry with the "
-                "same Idempotency-Key to learn whether it stands",
-                headers={"Retry-After": "1"},
-            )
 
     @staticmethod
     def _replay(cached: bytes, idem: Idempotency, codec: str) -> Outcome:
@@ -412,6 +399,7 @@ class Store(Connections):
         """Pack a finished game's log into its record and delete the stream: one value instead
         of a stream of entries (docs/operations.md, capacity). False if there was nothing to
         do (not finished, already compact) or the game changed meanwhile (do it again)."""
+        self.epoch.guard()
         record, entries = self.read_log(game_id)
         if record.status != "finished" or not self.raw.exists(events_key(game_id)):
             return False

@@ -31,7 +31,8 @@ class Messages:
 
     def add(self, game_id: str, fields: Mapping[str, str]) -> str:
         """Append a message to the game's message stream; returns its id."""
-        return as_text(self.connections.raw.xadd(messages_key(game_id), dict(fields)))
+        added = self.connections.write(lambda pipe: pipe.xadd(messages_key(game_id), dict(fields)))
+        return as_text(added[0])
 
     def read(self, game_id: str, after: str | None, count: int) -> tuple[list[Message], set[str]]:
         """Messages after the id ``after`` (oldest first), and the ids of hidden ones."""
@@ -53,13 +54,14 @@ class Messages:
         return {as_text(k): as_text(v) for k, v in as_dict(found[0][1]).items()}
 
     def hide(self, game_id: str, message_id: str) -> None:
-        self.connections.raw.sadd(hidden_messages_key(game_id), message_id)
+        self.connections.write(lambda pipe: pipe.sadd(hidden_messages_key(game_id), message_id))
 
     def hidden(self, game_id: str, message_id: str) -> bool:
         return bool(self.connections.raw.sismember(hidden_messages_key(game_id), message_id))
 
     def count(self, player_id: str, window: int, seconds: int) -> int:
-        """One more message of ``player_id`` in rate window ``window``; returns the count."""
+        """One more message of ``player_id`` in rate window ``window``; returns the count.
+        Not a ``write``: a count lost in a failover lets a player post a few more, no more."""
         key = message_rate_key(player_id, window)
         with self.connections.r.pipeline(transaction=False) as pipe:
             pipe.incr(key)

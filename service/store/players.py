@@ -36,15 +36,16 @@ class Players:
 
     def create(self, name: str, email: str | None) -> tuple[dict[str, Any], str]:
         """A new player and its first token."""
-        r = self.connections.r
+        write = self.connections.write
         player_id = "p_" + secrets.token_hex(8)
         player = {"id": player_id, "name": name, "email": email or "", "created_at": time.time()}
         # Several slots of a cluster, so several writes: the player first, then the token that
         # names it (a crash in between leaves a player nobody can act as, never a token to
         # nobody).
-        r.hset(player_key(player_id), mapping={k: str(v) for k, v in player.items()})
+        fields = {k: str(v) for k, v in player.items()}
+        write(lambda pipe: pipe.hset(player_key(player_id), mapping=fields))
         if email:
-            r.sadd(email_key(email), player_id)
+            write(lambda pipe: pipe.sadd(email_key(email), player_id))
         token = self.tokens.create(player_id, "first token")["token"]
         return self.from_hash(player), token
 
@@ -53,7 +54,15 @@ class Players:
         return self.from_hash(raw) if raw else None
 
     def for_token(self, token: str) -> dict[str, Any] | None:
-        """The player a bearer token stands for (None: nobody)."""
+        """The player a bearer token stands for now (None: nobody): read from Redis at every
+        call, so a token revoked in any process is refused here at once. A token this process
+        saw lately costs one round trip (its owner and the guessed player's record together,
+        ``Tokens.checked_player``), another two."""
+        guess = self.tokens.known_player(token)
+        if guess is not None:
+            _replies, raw = self.tokens.checked_player(token, guess, _nothing)
+            if raw:
+                return self.from_hash(raw)
         player_id = self.tokens.owner(token)
         return self.get(player_id) if player_id else None
 
@@ -78,16 +87,16 @@ class Players:
         }
 
     def update(self, player_id: str, changes: Mapping[str, Any]) -> dict[str, Any]:
-        r = self.connections.r
+        write = self.connections.write
         if "email" in changes:
-            old = r.hget(player_key(player_id), "email")
+            old = self.connections.r.hget(player_key(player_id), "email")
             if old:
-                r.srem(email_key(old), player_id)
+                write(lambda pipe: pipe.srem(email_key(old), player_id))
             if changes.get("email"):
-                r.sadd(email_key(changes["email"]), player_id)
+                write(lambda pipe: pipe.sadd(email_key(changes["email"]), player_id))
         if changes:
             values = {k: "" if v is None else str(v) for k, v in changes.items()}
-            r.hset(player_key(player_id), mapping=values)
+            write(lambda pipe: pipe.hset(player_key(player_id), mapping=values))
         player = self.get(player_id)
         assert player is not None
         return player
@@ -110,3 +119,7 @@ class Players:
             }
             for row in rows
         ]
+
+
+def _nothing(_pipe: Any) -> None:
+    """No commands of the caller's beside the token's read."""

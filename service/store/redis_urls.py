@@ -472,6 +472,52 @@ def _probe_cluster(target: RedisTarget) -> str:
         client.close()
 
 
+def data_nodes(url: str) -> list[tuple[str, redis.Redis]]:
+    """Every server that holds (or will hold, after a failover) the data behind ``url``, each
+    named ``host:port (role)`` with a plain client to it alone: the Sentinel service's primary
+    and replicas, every node of a cluster, the one server. The caller closes the clients."""
+    target = parse(url)
+    common: dict[str, Any] = {
+        "decode_responses": True,
+        "socket_timeout": 5,
+        "socket_connect_timeout": CONNECT_TIMEOUT,
+        "username": target.username,
+        "password": target.password,
+    }
+    if target.mode == "single":
+        client = connect(target, decode_responses=True, socket_timeout=5, max_connections=2)
+        return [(target.describe(), client)]  # type: ignore[list-item]
+    found: list[tuple[str, str]] = []  # (role, host:port)
+    if target.mode == "sentinel":
+        client = connect(target, decode_responses=True, socket_timeout=5, max_connections=2)
+        manager = client.connection_pool.sentinel_manager
+        try:
+            found.append(("primary", _host_port(manager.discover_master(target.service_name))))
+            found += [
+                ("replica", _host_port(node))
+                for node in manager.discover_slaves(target.service_name)
+            ]
+        finally:
+            client.close()
+            for sentinel_client in manager.sentinels:
+                sentinel_client.close()
+    else:
+        cluster = _connect_cluster(target, common, 2)
+        try:
+            found += [
+                ("master" if node.server_type == "primary" else "replica", node.name)
+                for node in cluster.get_nodes()
+            ]
+        finally:
+            cluster.close()
+    out = []
+    for role, address in found:
+        host, _, port = address.rpartition(":")
+        client = redis.Redis(host=host.strip("[]"), port=int(port), db=target.db, **common)
+        out.append((f"{address} ({role})", client))
+    return out
+
+
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 

@@ -10,10 +10,11 @@ Keys (service/store/keys.py):
 - ``kurier:streamticket:<sha256(ticket)>`` string (``stream_ticket_key``), for a minute: the
   key of the token a one-time stream ticket stands for (``stream_ticket``).
 
-A process remembers whose a token was (``TokenCache``): as a trusted answer for
-``TOKEN_CACHE_SECONDS`` (``owner``), and as a guess for ``TOKEN_GUESS_SECONDS`` that the
-request's first round trip checks (``checked_player``, with the reads service/store/early.py
-keeps for the rest of the request).
+A process remembers whose a token was (``TokenCache``), as a guess only, for
+``TOKEN_GUESS_SECONDS``: every request checks it in its first round trip (``checked_player``,
+with the reads service/store/early.py keeps for the rest of the request), so a revoked token is
+refused at its next request in every process. What a token opened and keeps open (a stream, a
+web session made with it) asks again now and then (``stands_for``) and ends once it is revoked.
 """
 
 from __future__ import annotations
@@ -31,22 +32,17 @@ from service.store.record import as_text
 
 TOKEN_PREFIX = "kur_pat_"
 SCOPES = "game:read game:play"
-#: A revoked token may still work this long in a process that saw it just before.
-TOKEN_CACHE_SECONDS = 10.0
 #: How long a process remembers whose a token was as a guess that the next request checks in
 #: the same round trip as its other reads (``checked_player``): a guess trusts nothing.
 TOKEN_GUESS_SECONDS = 600.0
 
 
 class TokenCache:
-    """Token hash -> player id, remembered for ``seconds`` per process.
+    """Token key -> the player id last seen for it, remembered for ``seconds`` per process: a
+    guess that lets the token's owner and the player's record be read in one round trip
+    (``checked_player``), never an answer trusted without that read."""
 
-    Saves a Redis round trip on every authenticated request. A revoked token is forgotten at
-    once by the process that revoked it; other processes may still accept it for up to
-    ``TOKEN_CACHE_SECONDS``.
-    """
-
-    def __init__(self, seconds: float = TOKEN_CACHE_SECONDS, size: int = 10_000) -> None:
+    def __init__(self, seconds: float = TOKEN_GUESS_SECONDS, size: int = 10_000) -> None:
         self.seconds = seconds
         self.size = size
         self._entries: dict[str, tuple[str, float]] = {}
@@ -80,21 +76,20 @@ class Tokens:
     def __init__(self, connections: Connections, early: EarlyReads) -> None:
         self.connections = connections
         self.early = early
-        self._players = TokenCache()
-        self._guesses = TokenCache(TOKEN_GUESS_SECONDS)
+        self._guesses = TokenCache()
 
     def create(self, player_id: str, name: str) -> dict[str, Any]:
         """A new bearer token for ``player_id``; the token itself is in the answer only."""
-        r = self.connections.r
+        write = self.connections.write
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         token_id = "t_" + secrets.token_hex(6)
         listed = {"id": token_id, "name": name, "created_at": time.time()}
+        stored = json.dumps({**listed, "key": token_key(token)})
         # Listed before it works: a token never exists that its player cannot see and revoke.
-        r.hset(
-            player_tokens_key(player_id), token_id, json.dumps({**listed, "key": token_key(token)})
-        )
+        write(lambda pipe: pipe.hset(player_tokens_key(player_id), token_id, stored))
         # Only the token's hash is stored: a database leak yields no usable token.
-        r.hset(token_key(token), mapping={"player": player_id, "scopes": SCOPES})
+        mapping = {"player": player_id, "scopes": SCOPES}
+        write(lambda pipe: pipe.hset(token_key(token), mapping=mapping))
         return {**listed, "token": token}
 
     def listed(self, player_id: str) -> list[dict[str, Any]]:
@@ -107,28 +102,35 @@ class Tokens:
 
     def revoke(self, player_id: str, token_id: str) -> bool:
         """Delete a token of ``player_id`` (False if it has none by that id)."""
-        r = self.connections.r
-        stored = r.hget(player_tokens_key(player_id), token_id)
+        write = self.connections.write
+        stored = self.connections.r.hget(player_tokens_key(player_id), token_id)
         if stored is None:
             return False
         key = json.loads(stored)["key"]
-        r.delete(key)  # it stops working first, then it leaves the list
-        r.hdel(player_tokens_key(player_id), token_id)
-        self._players.forget(key)
+        write(lambda pipe: pipe.delete(key))  # it stops working first, then it leaves the list
+        write(lambda pipe: pipe.hdel(player_tokens_key(player_id), token_id))
         self._guesses.forget(key)
         return True
 
     def owner(self, token: str) -> str | None:
-        """The id of the player ``token`` stands for (None: nobody), from this process's cache
-        (up to ``TOKEN_CACHE_SECONDS`` old) or Redis."""
+        """The id of the player ``token`` stands for now (None: nobody), read from Redis."""
         key = token_key(token)
-        player_id = self._players.get(key)
-        if player_id is None:
-            player_id = self.connections.r.hget(key, "player")
-            if player_id:
-                self._players.put(key, player_id)
-                self._guesses.put(key, player_id)
+        player_id: str | None = self.connections.r.hget(key, "player")
+        if player_id:
+            self._guesses.put(key, player_id)
+        else:
+            self._guesses.forget(key)
         return player_id
+
+    @staticmethod
+    def key_of(token: str) -> str:
+        """The key ``token`` is stored under (its hash): what may be kept instead of it."""
+        return token_key(token)
+
+    def stands_for(self, key: str, player_id: str) -> bool:
+        """Whether the token stored under ``key`` (``key_of``) still stands for ``player_id``:
+        one read, asked now and then by what the token opened (a stream, a web session)."""
+        return bool(self.connections.r.hget(key, "player") == player_id)
 
     def stream_ticket(self, token: str) -> str:
         """A one-time ticket standing for ``token`` for ``STREAM_TICKET_SECONDS``. It names the
@@ -138,12 +140,14 @@ class Tokens:
         r.set(stream_ticket_key(ticket), token_key(token), ex=STREAM_TICKET_SECONDS)
         return ticket
 
-    def ticket_owner(self, ticket: str) -> str | None:
-        """The id of the player a stream ticket stands for, once (None: unknown, used,
-        expired, or its token revoked). Used once, a URL that leaked into a log opens nothing."""
+    def ticket_owner(self, ticket: str) -> tuple[str, str] | None:
+        """The key of the token a stream ticket stands for and its player, once (None:
+        unknown, used, expired, or its token revoked). Used once, a URL that leaked into a log
+        opens nothing; the key lets the stream ask later whether the token still stands."""
         r = self.connections.r
         key = r.getdel(stream_ticket_key(ticket))
-        return r.hget(key, "player") if key else None
+        player_id = r.hget(key, "player") if key else None
+        return (key, player_id) if key and player_id else None
 
     def known_player(self, token: str) -> str | None:
         """The player id this process saw for ``token`` in the last ``TOKEN_GUESS_SECONDS``
@@ -160,7 +164,7 @@ class Tokens:
         """One round trip: ``alongside(pipe)``'s commands (the rate limiter's), the token's
         owner and ``player_id``'s whole hash. Their replies, and the hash if the token still
         belongs to ``player_id`` (else ``{}``, and the guess is forgotten): a revoked token
-        is refused at its next request in every process, not ``TOKEN_CACHE_SECONDS`` later.
+        is refused at its next request in every process.
 
         ``early``: a game id and idempotency key whose transaction this request will make; its
         first read goes in the same round trip and is kept for it (service/store/early.py)."""
@@ -187,10 +191,8 @@ class Tokens:
         if isinstance(owner, Exception) or isinstance(raw, Exception):
             raise owner if isinstance(owner, Exception) else raw
         if as_text(owner) != player_id or not raw:
-            self._players.forget(key)
             self._guesses.forget(key)
             return replies, {}
-        self._players.put(key, player_id)
         if early and not any(isinstance(reply, Exception) for reply in read):
             self.early.keep((*early, read[0], read[1] if early[1] else None))
         if not any(isinstance(reply, Exception) for reply in fields):

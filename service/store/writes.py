@@ -14,6 +14,7 @@ they run from ``ARGV`` touch other keys only where the store is one server (``co
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -175,3 +176,9 @@ def words(mapping: dict[str, Any]) -> list[Any]:
     for name, value in mapping.items():
         out += [name, value]
     return out
+
+
+def run_script(pipe: Any, lua: str, keys: Sequence[str], args: Sequence[Any]) -> None:
+    """Queue ``lua`` (its text: EVAL, never NOSCRIPT) in ``pipe``, a cluster's pipeline too:
+    redis-py's cluster pipeline has no ``eval``, but routes an EVAL by its first key."""
+    pipe.execute_command("EVAL", lua, len(keys), *keys, *args)

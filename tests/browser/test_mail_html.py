@@ -93,8 +93,8 @@ def test_the_mail_fits_and_shows_its_picture(
 
 @pytest.mark.parametrize("width", [390, 1280])
 def test_a_text_only_mail_wraps_its_long_lines(browser: Any, width: int) -> None:
-    """A mail without a designed HTML part (a mail-in answer) shows its text in a ``<pre>``:
-    a refusal's line of example moves is longer than a phone's screen and must wrap, and the
+    """A mail without a designed HTML part (table talk, a warning) shows its text in a
+    ``<pre>``: a line longer than a phone's screen (a refusal's example moves) must wrap, and a
     board picture must scale."""
     from engine.attila.actions import NOTATION_EXAMPLES
     from engine.core import unreadable

@@ -40,15 +40,21 @@ class GameTypesView(MethodView):
 class HealthView(MethodView):
     @blp.doc(operationId="get_health")
     @blp.response(200, Health)
-    @blp.alt_response(503, schema=Health, description="Redis unreachable or no game worker alive")
+    @blp.alt_response(
+        503,
+        schema=Health,
+        description="Redis unreachable, no game worker alive, or the store rolled back",
+    )
     def get(self) -> tuple[dict[str, Any], int]:
-        """Redis reachable and at least one game worker alive (counted from live heartbeats).
+        """Redis reachable, at least one game worker alive (counted from live heartbeats), and
+        a store that did not go back in time (`store`, `store_problem`).
 
         `status` is one of three words: `ok` (200); `degraded` (200) when no webhook worker is
         alive: games go on, deliveries wait; `unavailable` (503) when Redis is unreachable or
         no game worker is alive: games stop."""
         health = store().health()
-        up = health["redis"] and health["game_workers"] > 0
+        rolled_back = health["store"] != "ok"
+        up = health["redis"] and health["game_workers"] > 0 and not rolled_back
         ok = up and health["webhook_workers"] > 0
         status = "ok" if ok else "degraded" if up else "unavailable"
         return {"status": status, **health}, 200 if up else 503

@@ -49,7 +49,8 @@ class TokenView(MethodView):
     @blp.response(204)
     @problems(blp, 401, 404)
     def delete(self, token_id: str) -> Response:
-        """Revoke a token: it stops working at once in this process, within 10 s everywhere."""
+        """Revoke a token: every server refuses it at its next request, the streams it holds
+        open end within a heartbeat, and a web session signed in with it ends."""
         if not store().tokens.revoke(_player_id(), token_id):
             raise Problem(404, "token-not-found", f"you have no token {token_id!r}")
         return Response(status=204)

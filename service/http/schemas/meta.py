@@ -31,7 +31,8 @@ class Health(ma.Schema):
         required=True,
         metadata={
             "description": "ok; degraded (200): no webhook worker alive, deliveries wait; "
-            "unavailable (503): Redis unreachable or no game worker alive, games stop"
+            "unavailable (503): Redis unreachable, no game worker alive, or the game store "
+            "went back in time (store, store_problem): games stop"
         },
     )
     redis = fields.Boolean(required=True)
@@ -42,4 +43,18 @@ class Health(ma.Schema):
     webhook_workers = fields.Integer(
         required=True,
         metadata={"description": "workers delivering webhooks with a live heartbeat"},
+    )
+    store = fields.String(
+        required=True,
+        metadata={
+            "description": "ok, or rolled-back: the game store lost data (a Redis restarted "
+            "without persistence, or from an old snapshot) and every write is refused 503 "
+            "store-rolled-back until an operator restores a backup and runs "
+            "`kurier store accept` (503)"
+        },
+    )
+    store_problem = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "what went wrong with the store and when (null: nothing)"},
     )

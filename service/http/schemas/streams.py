@@ -63,13 +63,14 @@ def resume_cursor(
     cursor: tuple[str, str], last_event_id: str | None, after: str | None
 ) -> str | None:
     """Where a stream resumes: the ``Last-Event-ID`` header (sent by a reconnecting
-    EventSource, and winning over the URL it reconnects to), else the ``after`` query parameter;
-    empty is absent. One that is not a cursor is 422 ``invalid-cursor`` naming it, from the API
-    (which answers the stream paths 307) and from the stream server alike, so that a client
-    sees one answer whichever it asked (issue 36)."""
+    EventSource, and winning over the URL it reconnects to), else the ``after`` query parameter.
+    An empty header is absent (an EventSource that has seen no id may send one); an empty
+    ``after`` is not a cursor, as the document's pattern says. One that is not a cursor is 422
+    ``invalid-cursor`` naming it, from the API (which answers the stream paths 307) and from the
+    stream server alike, so that a client sees one answer whichever it asked (issue 36)."""
     pattern, example = cursor
     for name, value in (("Last-Event-ID", last_event_id), ("after", after)):
-        if value is None or value == "":
+        if value is None or (value == "" and name == "Last-Event-ID"):
             continue
         if not re.fullmatch(pattern, value.strip()):
             raise Problem(422, "invalid-cursor", f"{name} must be {example}", parameter=name)

@@ -20,7 +20,7 @@ from flask import Flask
 
 from service.common import i18n
 from service.domain import ratelimit
-from service.http.web import club
+from service.http.web import club, unsubscribe
 from service.http.web.pages import blp, error_page, page_language
 
 # Nested once, at import (an app factory may run many times): the club's pages get the web
@@ -41,5 +41,6 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(blp)
     # A page view is one request of its browser's budget, not one per stylesheet and script.
     ratelimit.EXEMPT_ENDPOINTS.add("web.static")
+    app.register_blueprint(unsubscribe.blp)  # the link in every notification mail
     # A browser outside /v1 gets an error as a page; API clients keep problem+json.
     app.extensions["kurier.api"].html_error = error_page
