@@ -36,7 +36,6 @@ from service.store.record import (
     Change,
     GameRecord,
     Idempotency,
-    LogStep,
     Mutation,
     NothingToDo,
     Outcome,
@@ -421,16 +420,7 @@ def _joined(changes: list[Change]) -> Change:
     when it is the last)."""
     last = changes[-1]
     for change in changes[:-1]:
-        last.earlier.append(
-            LogStep(
-                change.entry_kind,
-                change.seat,
-                change.action,
-                change.ref,
-                change.commitment,
-                change.events,
-            )
-        )
+        last.earlier.append(change.log_step())
         last.resolve_remove += change.resolve_remove
     if len(changes) > 1:
         seen = [e for change in changes for e in change.body["events"]]

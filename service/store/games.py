@@ -250,7 +250,7 @@ class Store(Connections):
         record.updated_at = time.time()
         gid = record.id
         at = repr(record.updated_at)
-        steps = [*change.earlier, LogStep(*_step_fields(change))]
+        steps = [*change.earlier, change.log_step()]
         # One entry per step, the last at the new version (``Change.earlier``).
         last = version + len(change.earlier)
         record.version = last
@@ -508,17 +508,6 @@ def _stream_replies(found: Any) -> list[tuple[Any, Any]]:
 
 def _as_bytes(value: bytes | str) -> bytes:
     return value.encode() if isinstance(value, str) else value
-
-
-def _step_fields(change: Change) -> tuple[str, int | None, str, str, str, list[dict[str, Any]]]:
-    return (
-        change.entry_kind,
-        change.seat,
-        change.action,
-        change.ref,
-        change.commitment,
-        change.events,
-    )
 
 
 def _entry(step: LogStep, at: str) -> dict[str, Any]:

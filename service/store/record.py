@@ -218,6 +218,12 @@ class Change:
     #: entry.
     earlier: list[LogStep] = field(default_factory=list)
 
+    def log_step(self) -> LogStep:
+        """This change's own log entry, as ``earlier`` holds the others."""
+        return LogStep(
+            self.entry_kind, self.seat, self.action, self.ref, self.commitment, self.events
+        )
+
 
 @dataclass(frozen=True)
 class Idempotency:
