@@ -100,7 +100,10 @@ class GameRecord:
     #: Service-level choices of the creator beyond deadlines (``spectators_see_messages``).
     settings: dict[str, Any] = field(default_factory=dict)
     #: Who holds each seat beyond ``seats`` (service/domain/seats.py): ``missed`` deadlines in a row
-    #: by seat, ``abandoned`` seats, open ``offers`` (seat -> code) and ``handovers``.
+    #: by seat, ``abandoned`` seats, open ``offers`` (seat -> code) and ``handovers``; who may
+    #: sit down: players ``invited`` by name (``player_id``, ``name``), and the game a finished
+    #: one's players meet again in (``rematch``, its id) and back (``rematch_of``:
+    #: service/domain/rematch.py).
     seating: dict[str, Any] = field(default_factory=dict)
     #: The hash as read (text), so that a commit writes only the fields that changed.
     stored: dict[str, str] = field(default_factory=dict, repr=False, compare=False)

@@ -15,7 +15,7 @@ from service import pictures
 from service.common import i18n
 from service.common.lru import Lru
 from service.common.problems import Problem
-from service.domain import games, ratelimit, seats
+from service.domain import games, ratelimit, ratings, rematch, seats
 from service.http.api.base import Blueprint, dumped, problems
 from service.http.auth import current_player, store, token_optional, token_required
 from service.http.schemas import games as s
@@ -192,6 +192,22 @@ class SeatTakeView(MethodView):
         return seats.take_seat(store(), _player(), game_id, seat, data["invite_code"]).body
 
 
+@blp.route("/<game_id>/rematch")
+class RematchView(MethodView):
+    @blp.doc(operationId="rematch")
+    @token_required
+    @blp.response(200, s.Rematch, description="The rematch was there already: you sit in it")
+    @blp.alt_response(201, schema=s.Rematch, description="The rematch is made: you sit in it")
+    @problems(blp, 401, 403, 404, 409)
+    def post(self, game_id: str) -> Any:
+        """Ask a finished game's players for another: a new game with the same options,
+        settings and deadline, a new seed, and the same players, who are invited to it and
+        sit down by asking too. Asked again, or by another player, it is the same game
+        (the finished game's view names it: `rematch`). The one who made it starts it."""
+        outcome = rematch.rematch(store(), _player(), game_id)
+        return outcome.body, outcome.status
+
+
 @blp.route("/<game_id>/start")
 class StartView(MethodView):
     @blp.doc(operationId="start_game")
@@ -226,6 +242,7 @@ class GameView(MethodView):
         view = games.game_view(record, seat, player_id)
         recent = store().log_tail(record, games.RECENT_ENTRIES)
         view["since_your_last_move"] = games.since_last_move(record, recent, seat)
+        view["rating_changes"] = ratings.rating_changes(store(), record)
         return view, 200, cache
 
 
