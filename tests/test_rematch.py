@@ -101,3 +101,21 @@ def test_rating_changes_are_kept_and_shown(kurier: Kurier, store: Store) -> None
     assert kurier.view(unrated)["rating_changes"] is None
     running, _ = kurier.seated_game("attika", 2, "RV")
     assert kurier.view(running)["rating_changes"] is None
+
+
+def test_a_player_invited_by_name_joins_without_the_code(kurier: Kurier) -> None:
+    ann, bob, cid = (kurier.new_player(n) for n in ("IA", "IB", "IC"))
+    body = {"type": "attila", "seats": 2, "invited": [bob.id]}
+    r = kurier.call("POST", "/v1/games", ann, json=body)
+    assert r.status_code == 201, r.text
+    game_id = r.json()["id"]
+    assert kurier.view(game_id)["invited"] == [{"player_id": bob.id, "name": "IB"}]
+    join = f"/v1/games/{game_id}/seats"
+    assert kurier.call("POST", join, cid, json={}).status_code == 403, "not invited"
+    assert kurier.call("POST", join, bob, json={}).status_code == 201
+    for invited, code in (
+        (["p_nobody"], "unknown-player"),
+        ([bob.id, cid.id], "too-many-invited"),
+    ):
+        r = kurier.call("POST", "/v1/games", ann, json=body | {"invited": invited})
+        assert r.status_code == 422 and r.json()["code"] == code, r.text

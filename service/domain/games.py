@@ -83,13 +83,12 @@ def create_game(
     seats: int,
     deadline: Mapping[str, Any] | None = None,
     settings: Mapping[str, Any] | None = None,
-    invited: Iterable[Mapping[str, Any]] = (),
+    invited: Iterable[str] = (),
 ) -> Outcome:
     """``deadline`` and ``settings`` (``spectators_see_messages``) are service-level, kept
     apart from the engine's ``options`` so that no engine ever sees them. Each is checked here
     by the API schema's rules (service/domain/inputs.py), for the lobby's form too.
-    ``invited``: players (``id``, ``name``) who may join without the code (a profile's "play
-    with")."""
+    ``invited``: ids of players who may join without the code (a profile's "play with")."""
     game_id = secrets.token_hex(8)
     build = new_game(store, creator, type_id, options, seed, seats, deadline, settings, invited)
 
@@ -110,7 +109,7 @@ def new_game(
     seats: int,
     deadline: Mapping[str, Any] | None,
     settings: Mapping[str, Any] | None,
-    invited: Iterable[Mapping[str, Any]] = (),
+    invited: Iterable[str] = (),
     seating: Mapping[str, Any] | None = None,
 ) -> Callable[[str, int], Change]:
     """Check a new game's choices (a 4xx before anything is written) and return what makes
@@ -130,11 +129,9 @@ def new_game(
         game.check_players(seats)
     except IllegalAction as error:
         raise engine_problem(error) from None
+    guests = _guests(store, creator, invited, seats)
     seq = int(store.write(lambda pipe: pipe.incr(GAME_SEQ))[0])
     seed = seed or sealed.new_seed()
-    guests = [
-        {"player_id": p["id"], "name": p["name"]} for p in invited if p["id"] != creator["id"]
-    ]
     extra = dict(seating or {}) | ({"invited": guests} if guests else {})
 
     def build(game_id: str, version: int) -> Change:
@@ -180,6 +177,37 @@ def new_game(
         )
 
     return build
+
+
+#: The longest player id a caller may name (ids are far shorter: a bound on what is read).
+MAX_PLAYER_ID = 64
+
+
+def _guests(
+    store: Store, creator: Mapping[str, Any], invited: Iterable[str], seats: int
+) -> list[dict[str, str]]:
+    """The players invited by name (``player_id``, ``name``: the name shown until they sit
+    down), each once, the creator never; 422 for one that is no player or more than the
+    seats can take."""
+    guests: list[dict[str, str]] = []
+    for player_id in dict.fromkeys(invited):
+        if player_id == creator["id"]:
+            continue
+        wellformed = isinstance(player_id, str) and 0 < len(player_id) <= MAX_PLAYER_ID
+        found = store.players.get(player_id) if wellformed else None
+        if found is None:
+            raise Problem(
+                422, "unknown-player", N_("there is no such player to invite"), field="invited"
+            )
+        guests.append({"player_id": player_id, "name": found["name"]})
+    if len(guests) >= seats:
+        raise Problem(
+            422,
+            "too-many-invited",
+            N_("more players invited than the game has seats"),
+            field="invited",
+        )
+    return guests
 
 
 def invited(record: GameRecord, player_id: str) -> bool:

@@ -48,11 +48,6 @@ def rematch(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
     for _ in range(TRIES):
         if store.r.exists(game_key(new_id)):
             return _join(store, player, new_id, game_id)
-        guests = [
-            {"id": p, "name": n}
-            for p, n in zip(old.seats, old.names, strict=True)
-            if p != player["id"]
-        ]
         # A rematch is for its players: nobody else takes a seat, whatever the first game
         # allowed (they sit down by name, ``games.invited``).
         settings = old.settings | {"access": "invite"}
@@ -65,7 +60,7 @@ def rematch(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
             len(old.seats),
             old.deadline or None,
             settings,
-            guests,
+            old.seats,
             {"rematch_of": game_id},
         )
 

@@ -72,6 +72,7 @@ class GamesView(MethodView):
                 "rated": data["rated"],
                 "public": data["public"],
             },
+            invited=data["invited"],
         )
         return outcome.body
 

@@ -110,6 +110,15 @@ class GameCreate(ma.Schema):
             "its players' profiles"
         },
     )
+    invited = fields.List(
+        fields.String(validate=validate.Length(1, 64)),
+        load_default=list,
+        validate=validate.Length(max=inputs.SEATS[1] - 1),
+        metadata={
+            "description": "Ids of players who may join without the invite code (fewer than "
+            "the seats); 422 unknown-player for one that is none"
+        },
+    )
 
 
 class GameCreated(ma.Schema):

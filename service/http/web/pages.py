@@ -42,6 +42,7 @@ from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
 from service.domain import accounts, games, inputs, messages, prefs, ratelimit, seats, websessions
+from service.domain import rematch as rematch_games
 from service.http.outage import OUTAGE_ERRORS
 from service.http.web import game_page, settings_page, table
 from service.http.web import live as live_page
@@ -589,6 +590,8 @@ def create() -> Any:
                 "public": form.get("public") == "yes",
                 "spectators_see_messages": form.get("spectators_see_messages") == "yes",
             },
+            # A profile's "Play with": that player joins without the code.
+            invited=[form["invite_player"][:64]] if form.get("invite_player") else [],
         )
     except Problem as error:
         _refused(error, _typed(form))
@@ -767,6 +770,19 @@ def claim(game_id: str) -> Any:
     except Problem as error:
         _note(str(error.description))
     return _back(game_id)
+
+
+@blp.post("/games/<game_id>/rematch")
+@form_post
+def rematch(game_id: str) -> Any:
+    """The end screen's "Rematch" and "Rematch offered — join" (POST …/rematch's twin): to the
+    rematch, made or joined."""
+    try:
+        outcome = rematch_games.rematch(store(), g.web_session.player, game_id)
+    except Problem as error:
+        _note(str(error.description))
+        return _back(game_id)
+    return _back(str(outcome.body["id"]))
 
 
 @blp.post("/games/<game_id>/seats/<int:seat>/offer")
