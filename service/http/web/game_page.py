@@ -18,7 +18,7 @@ from engine.core import Event
 from service import pictures
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
-from service.domain import games, messages, ratings
+from service.domain import games, messages, prefs, ratings
 from service.domain.websessions import Session
 from service.http.web import live as live_page
 from service.http.web import standings, table
@@ -106,6 +106,8 @@ def context(
         if record.status == "finished"
         else None,
         rematch=_rematch(store, record, player_id),
+        # When a complete staged move waits for Confirm (static/table.js decides "auto").
+        confirm_moves=prefs.confirm_moves(store, player_id) if player_id and board else "auto",
         not_invited=player_id is None or not games.invited(record, player_id),
         **_seat_forms(record, view["seats"], seat, player_id, session is not None),
     )

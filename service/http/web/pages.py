@@ -884,7 +884,9 @@ def _settings_data(form: Any) -> dict[str, Any]:
     """The form as PATCH /v1/me's body: a field the form lacks is left as it is; an empty box
     is null (no email, no webhook, no vacation, no quiet hours)."""
     data: dict[str, Any] = {
-        name: form[name] for name in ("name", "timezone", "language", "digest") if name in form
+        name: form[name]
+        for name in ("name", "timezone", "language", "confirm_moves", "digest")
+        if name in form
     }
     for name in ("email", "webhook_url"):
         if name in form:
