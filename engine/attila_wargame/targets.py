@@ -185,3 +185,15 @@ def places(board: Board, view: dict[str, Any]) -> dict[str, str]:
         out.setdefault(f"hex-{info['hex']}", f"{info['hex']}:")
         out[f"hex-{info['hex']}"] += f" {unit}"
     return out
+
+
+def card_names(board: Board) -> dict[str, str]:
+    """Each battle and council card's pick with the name printed on it (data, not translated)."""
+    raw = board.raw
+    out = {}
+    for card in (*raw["combat"]["attack_cards"], *raw["combat"]["defence_cards"]):
+        out[f"card:{card['id']}"] = f"{card['id'].upper()} · {card.get('en', card['id'])}"
+    for cards in (raw["diplomacy"]["cards"]["roman"], raw["diplomacy"]["cards"]["barbarian"]):
+        for card in cards:
+            out[f"card:{card['id']}"] = card.get("name", card["id"])
+    return out
