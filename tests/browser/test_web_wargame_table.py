@@ -54,10 +54,10 @@ def _pickable(page: Any) -> list[str]:
 
 
 def _lit(page: Any) -> dict[str, str]:
-    """The lit hexes and what each says (a march's cost)."""
+    """The lit hexes and what each says ("3908: 3 — enemy zone of control" on a march)."""
     return page.evaluate(
         "() => Object.fromEntries([...document.querySelectorAll('#wg-under .wg-lit')]"
-        ".map(g => [g.dataset.hex, (g.querySelector('text') || {}).textContent || '']))"
+        ".map(g => [g.dataset.hex, g.querySelector('title').textContent]))"
     )
 
 
@@ -98,6 +98,8 @@ def _one_decision(page: Any, step: str, marched: set[int], seat: int, shots: str
             _tap(page, unit, page.locator(f"[id='{unit}']"), 4)
         assert attack.is_enabled(), page.locator(".target-info").inner_text()
         assert " : " in attack.inner_text()  # the strengths and the odds column shown first
+        if shots:
+            _shot(page, f"wargame-{shots}-attack")
         _press(page, attack)
         return "attack"
     if step in ("battle_card", "council_card"):
@@ -114,32 +116,45 @@ def _one_decision(page: Any, step: str, marched: set[int], seat: int, shots: str
     return step
 
 
+def _far(page: Any, zoc: bool) -> str | None:
+    """The farthest lit hex 2 to 6 hexes away (``zoc``: one where the march stops in an enemy
+    zone of control, so that a battle is owed), from what each lit hex says."""
+    lit = _lit(page)
+    costs = {h: int(t.split(": ")[1].split(" ")[0]) for h, t in lit.items()}
+    far = [h for h, c in costs.items() if 2 <= c <= 6 and (not zoc or "zone" in lit[h])]
+    return max(far, key=costs.__getitem__) if far else None
+
+
 def _march(page: Any, shots: str | None) -> None:
-    """Pick counters up until one can reach a hex 2 to 6 hexes away; tap that hex: its path
-    is drawn and its steps staged, one action each."""
-    for unit in _pickable(page)[:25]:
+    """Pick counters up until one can march 2 to 6 hexes into an enemy zone of control (else
+    the first that can march as far); tap that hex: its path is drawn and its steps staged,
+    one action each."""
+    fallback = None
+    units = _pickable(page)[:30]
+    for unit in [*units, None]:
+        if unit is None:
+            assert fallback, "no counter can march two hexes"
+            unit = fallback
         _tap(page, unit, page.locator(f"[id='{unit}']"), 3)
-        page.wait_for_function(
-            "() => document.querySelectorAll('#wg-under .wg-lit, #wg-under .wg-closed').length"
-            " || document.querySelector('.target-info').textContent.includes('cannot')",
-            timeout=10_000,
-        )
-        lit = _lit(page)
-        far = [h for h, cost in lit.items() if cost.isdigit() and 2 <= int(cost) <= 6]
-        if far:
-            best = max(far, key=lambda h: int(lit[h]))
-            if shots:
-                page.evaluate("([id, s]) => window.kurierWargame.show(id, s)", [f"hex-{best}", 3])
-                _shot(page, f"wargame-{shots}-march-lit")
-            _tap(page, f"hex-{best}", page.locator(f"#wg-under .wg-lit[data-hex='{best}']"), 3)
-            _idle(page)
-            assert len(page.evaluate("window.kurierWargame.staged()")) == int(lit[best])
-            assert page.locator("#wg-overlay .wg-path").count() >= 1  # the path drawn
-            if shots:
-                _shot(page, f"wargame-{shots}-march-staged")
-            return
-        _tap(page, unit, page.locator(f"[id='{unit}']"), 3)  # put it down again
-    raise AssertionError("no counter can march two hexes")
+        page.wait_for_selector(f"#wg-under[data-march='{unit[5:]}']", state="attached")
+        best = _far(page, zoc=unit != fallback)
+        if best is None and unit == fallback:
+            best = _far(page, zoc=False)
+        if best is None:
+            fallback = fallback or (unit if _far(page, zoc=False) else None)
+            _tap(page, unit, page.locator(f"[id='{unit}']"), 3)  # put it down again
+            continue
+        cost = int(_lit(page)[best].split(": ")[1].split(" ")[0])
+        if shots:
+            page.evaluate("([id, s]) => window.kurierWargame.show(id, s)", [f"hex-{best}", 3])
+            _shot(page, f"wargame-{shots}-march-lit")
+        _tap(page, f"hex-{best}", page.locator(f"#wg-under .wg-lit[data-hex='{best}']"), 3)
+        _idle(page)
+        assert len(page.evaluate("window.kurierWargame.staged()")) == cost
+        assert page.locator("#wg-overlay .wg-path").count() >= 1  # the path drawn
+        if shots:
+            _shot(page, f"wargame-{shots}-march-staged")
+        return
 
 
 def test_two_players_play_the_first_round_of_the_wargame_on_the_map(
@@ -176,6 +191,7 @@ def test_two_players_play_the_first_round_of_the_wargame_on_the_map(
     deadline = time.monotonic() + MAX_SECONDS
     done: list[str] = []
     marched: set[int] = set()
+    shot: set[str] = set()  # the sizes whose first attack was photographed
     view = kurier.view(game_id)
     for _decision in range(120):
         if view["view"]["round"] >= 2 or time.monotonic() > deadline:
@@ -188,7 +204,10 @@ def test_two_players_play_the_first_round_of_the_wargame_on_the_map(
         seat, step = humans[0]["seat"], humans[0]["step"]
         page = pages[seat]
         navigate(page, url)
-        shots = ("1280" if seat == 0 else "390") if seat not in marched else None
+        size = "1280" if seat == 0 else "390"
+        shots = size if seat not in marched or (step == "combat" and size not in shot) else None
+        if step == "combat" and shots:
+            shot.add(size)
         done.append(_one_decision(page, step, marched, seat, shots))
         _idle(page)
         page.locator(".confirm-bar .confirm").click()
@@ -201,6 +220,7 @@ def test_two_players_play_the_first_round_of_the_wargame_on_the_map(
         view = new
     assert view["view"]["round"] >= 2, (done, view["view"]["phase"], view["view"]["step"])
     assert done.count("march") == 2 and done.count("note") == 2, done
+    assert "attack" in done and done.count("card") >= 2, done  # a battle, its cards
     marches = [m for m in posted if m and m[0].startswith("move")]
     assert len(marches) == 2 and all(len(m) >= 2 for m in marches), marches  # one request each
     assert errors == [], errors

@@ -234,7 +234,9 @@
         var unit = unitOf(p);
         if (unit) { ring(unit, unit === picked ? "wg-ring wg-picked" : "wg-ring"); }
       });
+      under.removeAttribute("data-march");
       if (picked && march && march.unit === picked) {
+        under.setAttribute("data-march", picked);
         if (march.from) { path([march.from], "wg-path"); }
         Object.keys(march.closed || {}).forEach(function (h) { litHex(h, "wg-closed", h + ": " + march.closed[h], "\u2715"); });
         Object.keys(march.reach || {}).forEach(function (h) {
@@ -242,7 +244,7 @@
           litHex(h, "wg-lit", h + ": " + r.cost + (r.stop ? " \u2014 " + r.stop : ""), String(r.cost));
         });
         if (march.stuck) { info.textContent = picked + ": " + march.stuck; }
-      } else if (picked) {
+      } else if (picked && !(picks["unit:" + picked] || []).some(function (a) { return kind(a) === "move"; })) {
         (picks["unit:" + picked] || []).forEach(function (a) { if (a.target) { litHex(a.target.slice(4), "wg-lit", a.n); } });
       }
       renderAttack(picks);
