@@ -90,7 +90,12 @@ def _one_decision(page: Any, step: str, marched: set[int], seat: int, shots: str
         if not targets:
             _press(page, _button(page, "End the phase"))
             return "end"
-        _tap(page, f"hex-{targets[0]}", page.locator(f"#wg-under .wg-lit[data-hex='{targets[0]}']"), 4)
+        _tap(
+            page,
+            f"hex-{targets[0]}",
+            page.locator(f"#wg-under .wg-lit[data-hex='{targets[0]}']"),
+            4,
+        )
         attack = page.locator(".wg-attack")
         for unit in _pickable(page)[:6]:
             if attack.is_enabled():
@@ -170,9 +175,11 @@ def test_two_players_play_the_first_round_of_the_wargame_on_the_map(
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on(
             "request",
-            lambda r: posted.append(parse_qs(r.post_data or "").get("m", []))
-            if r.method == "POST" and r.url.endswith("/moves")
-            else None,
+            lambda r: (
+                posted.append(parse_qs(r.post_data or "").get("m", []))
+                if r.method == "POST" and r.url.endswith("/moves")
+                else None
+            ),
         )
         navigate(page, url)
     spectator, bodies = _spectator(browser, url)
@@ -231,7 +238,9 @@ def test_two_players_play_the_first_round_of_the_wargame_on_the_map(
     found = []
     for when, body in bodies:
         found += [s for s in secrets if s in body and when < reveal_at.get(s, float("inf"))]
-        found += [m for m in ('class="secret-orders', '"own_card"', "Your sealed card") if m in body]
+        found += [
+            m for m in ('class="secret-orders', '"own_card"', "Your sealed card") if m in body
+        ]
     assert len(bodies) > 5 and found == [], found
     for page in pages:
         page.context.close()

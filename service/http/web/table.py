@@ -57,9 +57,11 @@ def actions(
     raw = [action["action"] for action in legal["actions"]]
     rules = getattr(game, "rules", None)  # the game's full rules (Attika's quotes costs)
     prices = costs(rules, state, seat, raw) if costs and state is not None else [None] * len(raw)
-    shown = details(rules, state, seat, [game.action_from_json(a) for a in raw]) if (
-        details and state is not None
-    ) else [{}] * len(raw)
+    shown = (
+        details(rules, state, seat, [game.action_from_json(a) for a in raw])
+        if (details and state is not None)
+        else [{}] * len(raw)
+    )
     out = []
     for action, price, more in zip(legal["actions"], prices, shown, strict=True):
         where = table.target(board, action["action"])

@@ -55,7 +55,9 @@ def _orders(view: Mapping[str, Any], side: str) -> list[dict[str, str]]:
     for key in _OWN_NOTES.get(side, ()):
         if key in notes["known"]:
             state = _("fired") if key in notes["fired"] else _("waiting")
-            out.append({"name": _(_NOTE_NAMES[key]), "value": str(notes["known"][key]), "state": state})
+            out.append(
+                {"name": _(_NOTE_NAMES[key]), "value": str(notes["known"][key]), "state": state}
+            )
     for holder in (view.get("battle"), view.get("council")):
         if holder and "own_card" in holder:
             out.append(
