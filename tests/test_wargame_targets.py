@@ -134,3 +134,31 @@ def test_every_target_is_a_counter_or_a_hex_of_the_picture() -> None:
     for action in G.legal_actions(state, seat):
         where = targets.target(B, G.action_to_json(action))
         assert where["target"] is None or f'id="{where["target"]}"' in svg
+
+
+def test_the_stored_state_is_what_asdict_gives_and_shares_nothing() -> None:
+    from dataclasses import asdict
+
+    from engine.attila_wargame.state import dump_state
+
+    rng = random.Random(5)
+    state = noted_state("dump")
+    states = []
+    for n in range(3000):  # a random game's states, battles and councils among them
+        if G.is_over(state):
+            break
+        decision = G.pending(state)[0]
+        G.apply(state, decision.seat, rng.choice(G.legal_actions(state, decision.seat)))
+        if n % 7 == 0 or state.battle is not None:
+            states.append(copy_state(state))
+    assert any(s.battle is not None for s in states)
+    for state in states[::3]:
+        dumped = dump_state(state)
+        expected = asdict(state)
+        for name in ("sides_at_west_invasion", "resigned"):
+            if not expected[name]:
+                del expected[name]
+        assert dumped == expected
+        dumped["pos"].clear()
+        dumped["moved"].clear()
+        assert state.pos
