@@ -117,11 +117,27 @@ def march(rules: Rules, state: WargameState, seat: int, unit: str) -> dict[str, 
         out["stuck"] = "cannot move now (full factor used, stopped, or held in an enemy zone)"
     reach = out["reach"]
     seen = {_key(trial, unit)}
+    tried: set[str] = set()
     frontier: list[tuple[WargameState, tuple[int, ...]]] = [(trial, ())]
     while frontier:
         following = []
         for here, path in frontier:
-            for n in rules.unit_steps(here, rules.ctx(here), unit, side):
+            ctx = rules.ctx(here)
+            at = here.pos[unit]
+            lifted = rules._without(ctx, unit, at)
+            done = here.moved.get(unit)
+            used = done["used"] if done else 0
+            run = set(done["run"]) if done else set(rules.b.rivers_of.get(at, ()))
+            sides = (sorted(here.alignment.items()), here.taken, here.west_invaded)
+            for n in rules.unit_steps(here, ctx, unit, side):
+                # A step whose outcome is already known (the same hex, hexes used, stop and
+                # river followed, with the same sides and cities taken) is not played again:
+                # what the move goes on to is the same (``_step_stops``, as ``_take_step``).
+                stop, follows = rules._step_stops(here, lifted, unit, at, n, run)
+                before = (n, used + 1, stop, sorted(follows), sides)
+                if repr(before) in tried:
+                    continue
+                tried.add(repr(before))
                 step = Move(unit, (n,))
                 there = copy_state(here)
                 rules.apply(there, seat, step)

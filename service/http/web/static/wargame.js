@@ -447,6 +447,11 @@
       bar.querySelector(".confirm").addEventListener("click", confirm);
       bar.querySelector(".undo").addEventListener("click", undo);
     }
+    document.onkeydown = function (e) {  // one handler, replaced by each init (as table.js's)
+      if (e.key === "Escape" && !(e.target.closest && e.target.closest("input, textarea, select"))) {
+        picked = null; march = null; target = null; attackers = []; razing = []; render();
+      }
+    };
     window.kurierTable = { staged: staged };
     window.kurierWargame = {
       staged: staged,
