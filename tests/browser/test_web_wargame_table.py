@@ -195,6 +195,9 @@ def test_two_players_play_the_first_round_of_the_wargame_on_the_map(
     pages[1].locator(".zoom-in").tap()
     assert float(pages[1].locator(".wargame-board").get_attribute("data-scale")) > 1
     pages[1].locator(".zoom-full").tap()
+    for page, size, scale in ((pages[0], "1280", 4), (pages[1], "390", 8)):
+        page.evaluate("s => window.kurierWargame.show('unit-HUN-1', s)", scale)
+        _shot(page, f"wargame-{size}-zoomed-in")  # the counters' figures legible
     deadline = time.monotonic() + MAX_SECONDS
     done: list[str] = []
     marched: set[int] = set()
