@@ -21,7 +21,7 @@ from service.common.numbers import is_ascii_digits
 from service.domain import games, messages
 from service.domain.websessions import Session
 from service.http.web import live as live_page
-from service.http.web import standings, table
+from service.http.web import standings, table, wargame_table
 from service.ops import config
 from service.store import Store
 from service.store.record import GameRecord
@@ -80,6 +80,7 @@ def context(
         table=play,
         places=table.places(record, view["view"]) if board else {},
         pieces=pieces,
+        wargame=wargame_table.panel(record, view["view"], seat, record.names),
         game=view,
         title=record.game.title,
         seat=seat,
