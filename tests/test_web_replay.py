@@ -15,28 +15,22 @@ from flask.testing import FlaskClient
 
 from engine.core import Event
 from service import pictures
-from service.domain import games, pinning, replay
+from service.domain import pinning, replay
 from service.store import Store
-from tests.game_helpers import Table, play_random
+from tests.game_helpers import Table, new_table, play_random
 
 STEP = re.compile(r'<p class="step-move">(.*?)</p>', re.S)
 
 
-def _played(store: Store, seed: str) -> tuple[Table, list[str]]:
-    """A finished 3-player Attila game with a conflict revealed, and its players' tokens."""
+def _played(store: Store, seed: str) -> Table:
+    """A finished 3-player Attila game with a conflict revealed (its players' tokens kept)."""
     for attempt in range(6):  # bounded: a random game nearly always has a conflict
-        made = [store.players.create(f"R{i}", None) for i in range(3)]
-        players = [player for player, _token in made]
-        created = games.create_game(store, players[0], "attila", {}, f"{seed}-{attempt}", 3).body
-        for player in players[1:]:
-            games.join_game(store, player, created["id"], created["invite_code"])
-        games.start_game(store, players[0], created["id"])
-        table = Table(created["id"], players)
+        table = new_table(store, 3, f"{seed}-{attempt}")
         play_random(store, table, 600, seed=attempt)
         record, entries = store.read_log(table.game_id)
         kinds = {e["kind"] for _, entry in entries for e in entry["events"]}
         if record.status == "finished" and "sealed_revealed" in kinds:
-            return table, [token for _player, token in made]
+            return table
     raise AssertionError("no finished game with a conflict in six tries")
 
 
@@ -64,7 +58,7 @@ def _secret_lines(record: Any, state: Any, seat: int | None) -> set[str]:
 
 
 def test_every_version_shows_each_viewer_no_more_than_they_saw(app: Flask, store: Store) -> None:
-    table, tokens = _played(store, "replay-scan")
+    table = _played(store, "replay-scan")
     record, entries = store.read_log(table.game_id)
     first = replay.first_version(entries)
     assert first is not None and record.version - first > 50
@@ -75,7 +69,7 @@ def test_every_version_shows_each_viewer_no_more_than_they_saw(app: Flask, store
         if raw["kind"] == "sealed_revealed"
         for choice in raw["data"]["choices"]
     ]
-    clients = {seat: _client(app, token) for seat, token in enumerate(tokens)}
+    clients = {seat: _client(app, token) for seat, token in enumerate(table.tokens)}
     clients[None] = _client(app, None)
     # The states, replayed here step by step (independently of the page's kept checkpoints).
     game = record.game
@@ -119,10 +113,10 @@ def test_every_version_shows_each_viewer_no_more_than_they_saw(app: Flask, store
 
 
 def test_the_steps_link_to_each_other_and_the_game_page_links_in(app: Flask, store: Store) -> None:
-    table, tokens = _played(store, "replay-links")
+    table = _played(store, "replay-links")
     record, entries = store.read_log(table.game_id)
     first = replay.first_version(entries)
-    client = _client(app, tokens[0])
+    client = _client(app, table.tokens[0])
     start = client.get(f"/games/{table.game_id}/replay")
     assert start.headers["Location"].endswith(f"/games/{table.game_id}/replay/{first}")
     asked = client.get(f"/games/{table.game_id}/replay?v=99999")
