@@ -19,7 +19,9 @@ SPIES = """
     constructor(title, options) { super(title, options); window.__shown.push([title, options]); }
   }
   Object.defineProperty(Spy, "permission", { get: () => Real.permission });
-  Spy.requestPermission = (...args) => { window.__asked += 1; return Real.requestPermission(...args); };
+  Spy.requestPermission = (...args) => {
+    window.__asked += 1; return Real.requestPermission(...args);
+  };
   window.Notification = Spy;
   const oscillator = AudioContext.prototype.createOscillator;
   AudioContext.prototype.createOscillator = function () {
