@@ -8,6 +8,7 @@ from typing import Any
 
 from service.store import Store
 from tests.browser.conftest import screenshot
+from tests.browser.test_web_table import PICTURES
 from tests.browser.test_web_commitments import _game_with_reveals
 
 
@@ -27,6 +28,8 @@ def test_arrow_keys_step_through_the_versions(browser: Any, base_url: str, store
     for dark in (False, True):
         page.emulate_media(color_scheme="dark" if dark else "light")
         screenshot(page, f"replay-1280-{'dark' if dark else 'light'}")
+    page.emulate_media(color_scheme="light")
+    page.screenshot(path=str(PICTURES / "replay-1280-light.png"))  # for docs/web.md
     page.keyboard.press("ArrowLeft")
     page.wait_for_url(f"**/replay/{reveal - 1}")
     page.keyboard.press("End")
@@ -47,4 +50,5 @@ def test_arrow_keys_step_through_the_versions(browser: Any, base_url: str, store
     for dark in (False, True):
         phone.emulate_media(color_scheme="dark" if dark else "light")
         screenshot(phone, f"replay-390-{'dark' if dark else 'light'}")
+    phone.screenshot(path=str(PICTURES / "replay-390-dark.png"))  # dark: the last one set
     phone.close()
