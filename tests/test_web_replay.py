@@ -10,6 +10,7 @@ import html
 import re
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -143,3 +144,34 @@ def test_the_steps_link_to_each_other_and_the_game_page_links_in(app: Flask, sto
     assert 'class="reveal"' in shown and 'data-commitment=""' not in shown
     before = client.get(f"/games/{table.game_id}/replay/{reveal - 1}").get_data(as_text=True)
     assert 'class="reveal"' not in before
+
+
+@pytest.mark.parametrize("game_type", ["attika", "attila-wargame"])
+def test_the_other_games_step_through_too(app: Flask, store: Store, game_type: str) -> None:
+    table = new_table(store, 2, f"replay-{game_type}", game_type)
+    play_random(store, table, 25, seed=2)
+    record, entries = store.read_log(table.game_id)
+    first = replay.first_version(entries)
+    assert first is not None and record.version > first
+    player, spectator = _client(app, table.tokens[0]), _client(app, None)
+    for version in range(first, record.version + 1):
+        for client in (player, spectator):
+            answer = client.get(f"/games/{table.game_id}/replay/{version}")
+            assert answer.status_code == 200, (version, answer.status_code)
+            assert "<svg" in answer.get_data(as_text=True)
+    assert game_type == "attila-wargame" or "Your hand:" in player.get(
+        f"/games/{table.game_id}/replay/{record.version}"
+    ).get_data(as_text=True)
+
+
+def test_a_replacement_sees_the_seat_only_from_when_they_took_it(store: Store) -> None:
+    table = _played(store, "replay-handover")
+    record, entries = store.read_log(table.game_id)
+    taken = (replay.first_version(entries) or 0) + 20
+    record.seating["handovers"] = [{"seat": 1, "version": taken, "player_id": "p_new"}]
+    assert replay.seat_then(record, 1, taken - 1) is None
+    assert replay.seat_then(record, 1, taken) == 1
+    assert replay.seat_then(record, 0, taken - 1) == 0
+    before = replay.step(record, entries, taken - 1, replay.seat_then(record, 1, taken - 1))
+    after = replay.step(record, entries, taken, replay.seat_then(record, 1, taken))
+    assert "hand" not in before["view"] and "hand" in after["view"]
