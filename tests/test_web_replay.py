@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 
 from engine.core import Event
 from service import pictures
-from service.domain import pinning, replay
+from service.domain import pinning, ratings, replay
 from service.store import Store
 from tests.game_helpers import Table, new_table, play_random
 
@@ -136,6 +136,9 @@ def test_the_steps_link_to_each_other_and_the_game_page_links_in(app: Flask, sto
     assert client.get("/games/nosuchgame/replay/3").status_code == 404
     page = client.get(f"/games/{table.game_id}").get_data(as_text=True)
     assert f'href="/games/{table.game_id}/replay/{record.version}"' in page
+    ratings.rate_game(store, table.game_id)  # what the worker does: the game is listed
+    archive = client.get("/watch/finished?type=attila").get_data(as_text=True)
+    assert f'href="/games/{table.game_id}/replay"' in archive
     # A reveal is shown at the version that made it, with the commitment published before.
     reveal = next(
         v for v, e in entries if any(raw["kind"] == "sealed_revealed" for raw in e["events"])

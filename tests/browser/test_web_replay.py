@@ -8,8 +8,8 @@ from typing import Any
 
 from service.store import Store
 from tests.browser.conftest import screenshot
-from tests.browser.test_web_table import PICTURES
 from tests.browser.test_web_commitments import _game_with_reveals
+from tests.browser.test_web_table import PICTURES
 
 
 def test_arrow_keys_step_through_the_versions(browser: Any, base_url: str, store: Store) -> None:
