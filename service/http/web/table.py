@@ -115,6 +115,11 @@ def board_svg(
     _crop, svg = pictures.spectator_pictures(
         record, last, title, lang=lang, open_hexes=open_places or ()
     )
+    return inline(svg)
+
+
+def inline(svg: str) -> Markup:
+    """A board picture to put in a page (the table's, a replayed version's)."""
     # Scales with the page (CSS sizes it); ids stay as the picture module draws them.
     svg = svg.replace("<svg ", '<svg class="board-svg" role="group" aria-label="board" ', 1)
     return Markup(svg)
