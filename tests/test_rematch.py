@@ -119,3 +119,15 @@ def test_a_player_invited_by_name_joins_without_the_code(kurier: Kurier) -> None
     ):
         r = kurier.call("POST", "/v1/games", ann, json=body | {"invited": invited})
         assert r.status_code == 422 and r.json()["code"] == code, r.text
+
+
+def test_the_board_still_marks_the_last_move_after_a_rematch(kurier: Kurier) -> None:
+    game_id, (ann, _bob) = _ended(kurier, "RB")
+    before = kurier.call("GET", f"/v1/games/{game_id}/board.svg").text
+    assert _rematch(kurier, game_id, ann).status_code == 201
+    after = kurier.call("GET", f"/v1/games/{game_id}/board.svg").text
+    # The same picture but for its title's version: the link moved nothing on the board.
+    version = kurier.view(game_id)["version"]
+    assert after.replace(f"version {version}", "") == before.replace(
+        f"version {version - 1}", ""
+    )

@@ -28,6 +28,8 @@ from service.store import Store
 from service.store.keys import game_key
 from service.store.record import Change, GameRecord, NothingToDo, Outcome
 
+#: The log entry kind of the link written into the finished game.
+ENTRY_KIND = "rematch"
 #: Tries at making or joining the new game while another asker does the other (bounded).
 TRIES = 3
 
@@ -77,6 +79,15 @@ def rematch(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
     raise Problem(409, "concurrent-update", "the rematch kept changing; retry")
 
 
+def last_move_events(entries: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The events the board picture marks as the last move: the last entry's, passing over a
+    rematch's link (one at most, after the end), which moved nothing on the board."""
+    for _version, entry in reversed(entries):
+        if entry["kind"] != ENTRY_KIND:
+            return list(entry["events"])
+    return []
+
+
 def _link(store: Store, player: Mapping[str, Any], game_id: str) -> tuple[str, GameRecord]:
     """The rematch's id, written into the finished game if it names none yet, and the
     finished game's record."""
@@ -98,7 +109,7 @@ def _link(store: Store, player: Mapping[str, Any], game_id: str) -> tuple[str, G
             raise _Linked(record.seating["rematch"])
         record.seating["rematch"] = candidate
         offered = games.event("rematch_offered", game_id=candidate, seat=seat)
-        return Change(record, "rematch", [offered], 200, {"id": candidate}, seat=seat)
+        return Change(record, ENTRY_KIND, [offered], 200, {"id": candidate}, seat=seat)
 
     try:
         # No notification planner: a change to a finished game would tell every seat again

@@ -265,8 +265,9 @@ def _board_picture(game_id: str, lang: str) -> tuple[str, int]:
     cached = _SVG_CACHE.get((game_id, latest.version, lang))
     if cached is not None:
         return cached, latest.version
-    # The record and its last log entry in one read, so the marks match the position.
-    record, entries = store().read_log(game_id, max(latest.version - 1, 0))
+    # The record and its last log entries in one read, so the marks match the position (two:
+    # a finished game's last may be its rematch's link, rematch.last_move_events).
+    record, entries = store().read_log(game_id, max(latest.version - 2, 0))
     if not pictures.has_picture(record.type):
         raise Problem(
             404,
@@ -277,7 +278,7 @@ def _board_picture(game_id: str, lang: str) -> tuple[str, int]:
     if record.state is None:
         raise Problem(409, "game-not-started", "the board exists once the game has started")
     title = f"{record.game.title} · game {record.id} · version {record.version}"
-    last = entries[-1][1]["events"] if entries else []
+    last = rematch.last_move_events(entries)
     _crop, svg = pictures.spectator_pictures(record, last, title, lang=lang)
     _SVG_CACHE.put((game_id, record.version, lang), svg)
     return svg, record.version
