@@ -131,3 +131,7 @@ def test_the_board_still_marks_the_last_move_after_a_rematch(kurier: Kurier) -> 
     assert after.replace(f"version {version}", "") == before.replace(
         f"version {version - 1}", ""
     )
+    # Stepping through the versions passes over it too (the link is no action to replay).
+    for step in (version - 1, version):
+        r = kurier.call("GET", f"/games/{game_id}/replay/{step}")
+        assert r.status_code == 200, r.text[:500]
