@@ -128,9 +128,7 @@ def test_the_board_still_marks_the_last_move_after_a_rematch(kurier: Kurier) -> 
     after = kurier.call("GET", f"/v1/games/{game_id}/board.svg").text
     # The same picture but for its title's version: the link moved nothing on the board.
     version = kurier.view(game_id)["version"]
-    assert after.replace(f"version {version}", "") == before.replace(
-        f"version {version - 1}", ""
-    )
+    assert after.replace(f"version {version}", "") == before.replace(f"version {version - 1}", "")
     # Stepping through the versions passes over it too (the link is no action to replay).
     for step in (version - 1, version):
         r = kurier.call("GET", f"/games/{game_id}/replay/{step}")
