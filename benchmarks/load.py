@@ -99,6 +99,8 @@ class Stack:
         self.stream_count = int(getattr(args, "streams", 0))
         self.streams: subprocess.Popen[bytes] | None = None
         self.streams_port = free_port()
+        #: The API's command line, given the stack's environment (None: ``kurier web``).
+        self.web_argv: Callable[[dict[str, str]], list[str]] | None = None
 
     @property
     def base(self) -> str:
@@ -140,8 +142,10 @@ class Stack:
                 stdout=log,
                 stderr=log,
             )
-        # The API last: cpu_parts counts procs[-1] as gunicorn.
-        self.procs.append(subprocess.Popen([*kurier, "web"], env=env, stdout=log, stderr=log))
+        # The API last: cpu_parts counts procs[-1] as gunicorn. ``web_argv``: another HTTP
+        # server for the same app (benchmarks/peer.py measures granian against gunicorn).
+        web = self.web_argv(env) if self.web_argv else [*kurier, "web"]
+        self.procs.append(subprocess.Popen(web, env=env, cwd=ROOT, stdout=log, stderr=log))
         # The bare app under the very command line `kurier web` runs, but for the app: same
         # gunicorn config (processes, threads, niceness), same environment.
         argv = gunicorn_argv("127.0.0.1", self.bare_port)
@@ -390,6 +394,44 @@ async def run_closed(
     return done, time.perf_counter() - started
 
 
+@dataclass
+class Saturation:
+    moves: int
+    elapsed: float
+    tally: Tally
+    #: Loops that played all their games out before the deadline.
+    ran_dry: set[int]
+
+
+async def saturate(
+    client: Client, tables: list[Table], concurrency: int, seconds: float
+) -> Saturation:
+    """Moves, closed loop: ``concurrency`` loops, each playing its own share of ``tables`` one
+    move at a time, for ``seconds``."""
+    tally = Tally()
+    deadline = time.monotonic() + seconds
+    ran_dry: set[int] = set()
+
+    async def one_move(i: int) -> bool:
+        now = time.monotonic()
+        mine = [t for t in tables[i::concurrency] if not t.done]
+        if not mine:
+            # This loop's games are over (at 900 moves/s a share can be played out in 8 s):
+            # it idles until the deadline. It slept a whole phase's length before, and the
+            # phase waited for it: the figure came out halved (docs/performance.md).
+            ran_dry.add(i)
+            await asyncio.sleep(max(0.0, deadline - now))
+            return False
+        ready = [t for t in mine if t.blocked_until <= now]
+        if not ready:
+            await asyncio.sleep(RETRY_WAIT)
+            return False
+        return await client.move(random.choice(ready), tally, deadline, wait=False)
+
+    count, elapsed = await run_closed(concurrency, seconds, one_move)
+    return Saturation(count, elapsed, tally, ran_dry)
+
+
 async def run_open(client: Client, tables: list[Table], rate: float, seconds: float) -> Tally:
     """Each table moves every ``len(tables) / rate`` seconds, whatever the server does."""
     tally = Tally()
@@ -558,30 +600,10 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
         )
         print(f"          {cpu.since_last(elapsed, count)}", flush=True)
 
-        # Saturation: each loop plays its own share of the games, one move at a time.
         sat_tables = tables[: args.saturate_games or max(args.concurrency * 4, 1)]
-        sat_tally = Tally()
-        deadline = time.monotonic() + args.seconds
-        ran_dry: set[int] = set()
-
-        async def one_move(i: int) -> bool:
-            now = time.monotonic()
-            mine = [t for t in sat_tables[i :: args.concurrency] if not t.done]
-            if not mine:
-                # This loop's games are over (at 900 moves/s a share can be played out in 8 s):
-                # it idles until the deadline. It slept a whole phase's length before, and the
-                # phase waited for it: the figure came out halved (docs/performance.md).
-                ran_dry.add(i)
-                await asyncio.sleep(max(0.0, deadline - now))
-                return False
-            ready = [t for t in mine if t.blocked_until <= now]
-            if not ready:
-                await asyncio.sleep(RETRY_WAIT)
-                return False
-            return await client.move(random.choice(ready), sat_tally, deadline, wait=False)
-
         windows = {"saturate": (time.time(), time.time() + args.seconds)}
-        count, elapsed = await run_closed(args.concurrency, args.seconds, one_move)
+        sat = await saturate(client, sat_tables, args.concurrency, args.seconds)
+        count, elapsed, sat_tally, ran_dry = sat.moves, sat.elapsed, sat.tally, sat.ran_dry
         moves_rate = count / elapsed
         print(
             f"saturate  moves: {moves_rate:.0f} moves/s at {args.concurrency} in flight for "
