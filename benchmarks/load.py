@@ -71,6 +71,9 @@ from service.store.redis_server import PERSISTENT_FLAGS, RedisServer  # noqa: E4
 GAME_TYPE = "attila"
 #: The bare framework's app (benchmarks/bare_app.py), in place of the service's.
 BARE_APP = "benchmarks.bare_app:app"
+APP = "service.http.wsgi:app"
+#: gunicorn_conf.DEFAULT_NICE, for granian (importing that module makes a metrics directory).
+WEB_NICE = 5
 #: A move refused while the worker resolves a conflict is tried again this much later.
 RETRY_WAIT = 0.025
 
@@ -99,8 +102,6 @@ class Stack:
         self.stream_count = int(getattr(args, "streams", 0))
         self.streams: subprocess.Popen[bytes] | None = None
         self.streams_port = free_port()
-        #: The API's command line, given the stack's environment (None: ``kurier web``).
-        self.web_argv: Callable[[dict[str, str]], list[str]] | None = None
 
     @property
     def base(self) -> str:
@@ -142,17 +143,28 @@ class Stack:
                 stdout=log,
                 stderr=log,
             )
-        # The API last: cpu_parts counts procs[-1] as gunicorn. ``web_argv``: another HTTP
-        # server for the same app (benchmarks/peer.py measures granian against gunicorn).
-        web = self.web_argv(env) if self.web_argv else [*kurier, "web"]
+        # The API last: cpu_parts counts procs[-1] as gunicorn (or granian, ``--server``).
+        granian = getattr(self.args, "server", "gunicorn") == "granian"
+        web = self.granian_argv(self.port, APP) if granian else [*kurier, "web"]
         self.procs.append(subprocess.Popen(web, env=env, cwd=ROOT, stdout=log, stderr=log))
         # The bare app under the very command line `kurier web` runs, but for the app: same
         # gunicorn config (processes, threads, niceness), same environment.
         argv = gunicorn_argv("127.0.0.1", self.bare_port)
-        assert argv[-1] == "service.http.wsgi:app", argv
-        self.bare = subprocess.Popen(
-            [*argv[:-1], BARE_APP], env=env, cwd=ROOT, stdout=log, stderr=log
-        )
+        assert argv[-1] == APP, argv
+        bare = self.granian_argv(self.bare_port, BARE_APP) if granian else [*argv[:-1], BARE_APP]
+        self.bare = subprocess.Popen(bare, env=env, cwd=ROOT, stdout=log, stderr=log)
+
+    def granian_argv(self, port: int, app: str) -> list[str]:
+        """The app under granian's WSGI interface (issue 38: measured against gunicorn; not a
+        dependency, so ``pip install granian`` first) with gunicorn's processes, threads
+        (granian's blocking threads serve WSGI) and niceness."""
+        workers = self.args.web_workers or 2 * (os.cpu_count() or 1)
+        nice = os.environ.get("KURIER_WEB_NICE") or str(WEB_NICE)
+        return [
+            *("nice", "-n", nice, sys.executable, "-m", "granian", "--interface", "wsgi"),
+            *("--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)),
+            *("--blocking-threads", str(self.args.web_threads), "--no-ws", app),
+        ]
 
     def bare_cpu_parts(self) -> dict[str, list[int]]:
         assert self.redis.process is not None and self.bare is not None
@@ -745,6 +757,12 @@ def main() -> None:
     )
     parser.add_argument("--web-threads", type=int, default=4, help="threads per process")
     parser.add_argument(
+        "--server",
+        choices=("gunicorn", "granian"),
+        default="gunicorn",
+        help="the API's HTTP server (granian: pip install granian first; issue 38)",
+    )
+    parser.add_argument(
         "--streams", type=int, default=0, help="game streams kept open (≤ 5000; issue 14)"
     )
     args = parser.parse_args()
@@ -756,8 +774,9 @@ def main() -> None:
     try:
         print(
             f"machine   {os.cpu_count()} cores, Python {sys.version.split()[0]}; stack: "
-            f"{args.web_workers or 2 * (os.cpu_count() or 1)}x{args.web_threads} gunicorn "
-            f"gthread, {args.workers} rq "
+            f"{args.web_workers or 2 * (os.cpu_count() or 1)}x{args.web_threads} "
+            f"{'granian WSGI' if args.server == 'granian' else 'gunicorn gthread'}, "
+            f"{args.workers} rq "
             f"worker(s), Redis {stack.redis.url}",
             flush=True,
         )
