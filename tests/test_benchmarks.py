@@ -163,4 +163,4 @@ def test_peer_benchmark_smoke_run() -> None:
     saturation = next(line for line in out.splitlines() if "saturation:" in line)
     assert "errors 0" in saturation and "load average" in saturation, out
     assert re.search(r"20 moves/s offered: \d+ achieved, .* p99 [\d.]+ ms; errors 0", out), out
-    assert re.search(r"^Kurier \(gunicorn, 1x2\) +\d+ +[\d.]+ ms", out, re.M), out
+    assert re.search(r"^Kurier \(gunicorn, 1x2\) +\d+ +\d+ +[\d.]+ ms", out, re.M), out
