@@ -223,7 +223,12 @@ def measure_peer(args: argparse.Namespace, peer: Path) -> list[Figure]:
     ):
         figure = Figure(name)
         print(f"peer      {name}: {args.games} matches, closed loop", flush=True)
-        result = peer_run(args, peer, storage)
+        try:
+            result = peer_run(args, peer, storage)
+        except PeerFailed:
+            print(f"          {name}: no figure (load.js failed twice)", flush=True)
+            figures.append(figure)
+            continue
         figure.moves = float(result["throughput"])  # type: ignore[arg-type]
         figure.per_cpu = float(result["movesPerServerCpuSec"] or "nan")  # type: ignore[arg-type]
         figure.loads = load_average()
@@ -234,7 +239,12 @@ def measure_peer(args: argparse.Namespace, peer: Path) -> list[Figure]:
         )
         if open_loop:
             print(f"peer      {name}: {args.rate:.0f} moves/s offered", flush=True)
-            result = peer_run(args, peer, storage, args.rate)
+            try:
+                result = peer_run(args, peer, storage, args.rate)
+            except PeerFailed:
+                print(f"          {name}: no open-loop figure (load.js failed twice)", flush=True)
+                figures.append(figure)
+                continue
             figure.p99 = float(result["latencyMs"]["p99"])  # type: ignore[index]
             figure.achieved = float(result["throughput"])  # type: ignore[arg-type]
             figure.loads += f", {load_average()}"
