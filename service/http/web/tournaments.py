@@ -12,6 +12,7 @@ from flask import Blueprint, abort, g, redirect, render_template, request, url_f
 from flask_babel import gettext
 
 from engine.registry import game_ids, get_game
+from engine.sentences import N_
 from service.common.problems import Problem
 from service.domain import tournaments
 from service.http.web.pages import _note, form_post, store
@@ -19,6 +20,14 @@ from service.http.web.pages import _note, form_post, store
 blp = Blueprint("tournaments", __name__, template_folder="templates")
 
 PAGE = 25
+#: How the pages name a tournament's format and status (translated where shown).
+FORMAT_WORDS = {"round_robin": N_("round-robin"), "swiss": N_("Swiss")}
+STATUS_WORDS = {
+    "signup": N_("sign-up open"),
+    "running": N_("running"),
+    "finished": N_("finished"),
+    "cancelled": N_("cancelled"),
+}
 #: The form's deadline choices (hours per decision; "" none): the API takes any.
 DEADLINE_HOURS = ("", "24", "48", "72", "168")
 
@@ -51,6 +60,8 @@ def index() -> Any:
         formats=tournaments.FORMATS,
         hours=DEADLINE_HOURS,
         moment=_moment,
+        format_words=FORMAT_WORDS,
+        status_words=STATUS_WORDS,
     )
 
 
@@ -97,6 +108,8 @@ def show(tournament_id: str) -> Any:
         organiser=me is not None and me["id"] == found["organiser"]["id"],
         me_id=me["id"] if me else None,
         moment=_moment,
+        format_words=FORMAT_WORDS,
+        status_words=STATUS_WORDS,
     )
 
 
