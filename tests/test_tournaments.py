@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from service.domain import pairing
+from service.domain import pairing, tournaments
 from service.store import Store
 from tests.client import Kurier, Player
+from tests.game_helpers import Table, play_random
 
 Json = dict[str, Any]
 
@@ -127,6 +129,85 @@ def test_scheduled_start_with_too_few_is_cancelled(kurier: Kurier) -> None:
         assert time.monotonic() < deadline, "the scheduled start did not run"
         time.sleep(0.2)
     assert _get(kurier, made["id"])["status"] == "cancelled"
+    r = kurier.call("POST", f"/v1/tournaments/{made['id']}/entrants", kurier.new_player("Late"))
+    assert r.status_code == 409 and r.json()["code"] == "tournament-started"
+
+
+def test_round_robin_with_byes_played_to_the_end_and_idempotent(
+    kurier: Kurier, store: Store
+) -> None:
+    """Three players, two a table: three rounds, one game and one bye each; every later run
+    of the jobs (a game's end recorded again, a round paired again) changes nothing."""
+    org = kurier.new_player("Circle")
+    tid = _tournament(kurier, org, format="round_robin", name="Three")["id"]
+    trio = [kurier.new_player(name) for name in ("Uma", "Vic", "Wes")]
+    for p in trio:
+        kurier.call("POST", f"/v1/tournaments/{tid}/entrants", p)
+    shown = kurier.call("POST", f"/v1/tournaments/{tid}/start", org).json()
+    assert shown["rounds"] == 3
+    deadline = time.monotonic() + 120
+    for number in (1, 2, 3):
+        # Paired (its tables written), then seated (each table's game created).
+        while len(shown["played_rounds"]) < number or any(
+            t["game_id"] is None for t in shown["played_rounds"][number - 1]["tables"]
+        ):
+            assert time.monotonic() < deadline, f"round {number} was not paired"
+            time.sleep(0.1)
+            shown = _get(kurier, tid)
+        [table] = shown["played_rounds"][number - 1]["tables"]
+        assert len(shown["played_rounds"][number - 1]["byes"]) == 1
+        players = [store.players.get(p["id"]) for p in table["players"]]
+        played = Table(table["game_id"], players)
+        assert play_random(store, played, 5000, seed=number) < 5000, "the game did not end"
+    while shown["status"] != "finished":
+        assert time.monotonic() < deadline, "the tournament did not finish"
+        time.sleep(0.1)
+        shown = _get(kurier, tid)
+    met = [frozenset(p["id"] for p in r["tables"][0]["players"]) for r in shown["played_rounds"]]
+    assert len(set(met)) == 3, "every pairing once"
+    assert sorted(r["byes"][0]["id"] for r in shown["played_rounds"]) == sorted(p.id for p in trio)
+    rows = shown["standings"]
+    assert sum(row["points"] for row in rows) == 3 + 3  # three games, three byes
+    assert all(row["byes"] == 1 and row["games"] == 2 for row in rows)
+    expected = pairing.standings(
+        [e["id"] for e in shown["entrants"]],
+        2,
+        [
+            {p["id"]: p["rank"] - 1 for p in r["tables"][0]["players"]}
+            for r in shown["played_rounds"]
+        ],
+        [r["byes"][0]["id"] for r in shown["played_rounds"]],
+    )
+    assert [(row["player_id"], row["buchholz"], row["sonneborn_berger"]) for row in rows] == [
+        (row.player, row.buchholz, row.sonneborn_berger) for row in expected
+    ]
+
+    before = store.tournaments.get(tid)
+    for r in shown["played_rounds"]:
+        assert tournaments.game_finished(store, r["tables"][0]["game_id"])
+    for number in (1, 2, 3, 4):
+        tournaments.pair_round(store, tid, number)
+    assert store.tournaments.get(tid) == before
+
+
+def test_one_round_paired_once_by_concurrent_runs(kurier: Kurier, store: Store) -> None:
+    org = kurier.new_player("Racer")
+    tid = _tournament(kurier, org, name="Race")["id"]
+    for i in range(6):
+        kurier.call("POST", f"/v1/tournaments/{tid}/entrants", kurier.new_player(f"R{i}"))
+    with ThreadPoolExecutor(4) as pool:
+        done = list(pool.map(lambda _: tournaments.pair_round(store, tid, 1), range(4)))
+    assert all(d["status"] == "running" for d in done)
+    doc = store.tournaments.get(tid)
+    assert doc is not None
+    [played] = doc[1]["played"]
+    game_ids = [t["game_id"] for t in played["tables"]]
+    assert len(game_ids) == 3 and None not in game_ids and played["told"]
+    for game_id in game_ids:
+        assert store.tournaments.of_game(game_id) == tid
+    # Each table claimed by one run: no second game created for any table.
+    linked = [g for g, t in store.r.hgetall("kurier:tournaments:games").items() if t == tid]
+    assert sorted(linked) == sorted(game_ids)
 
 
 # -- a whole tournament played by random movers over HTTP --------------------------------------

@@ -10,6 +10,7 @@ from typing import Any
 
 from service.common import i18n
 from service.common.i18n import say as _
+from service.common.problems import Problem
 from service.domain import deliveries, prefs, tournaments
 from service.store import queues
 from service.store.keys import player_key
@@ -20,7 +21,11 @@ from workers.shared import shared_store
 
 
 def pair_round(tournament_id: str, number: int) -> str:
+    """Pair and seat round ``number``; fails (rq retries it) while a table another run claimed
+    has no game yet: that run may have died, and its claim lapses (CLAIM_SECONDS)."""
     doc = tournaments.pair_round(shared_store(), tournament_id, number)
+    if len(doc["played"]) >= number and not tournaments.seated(doc, number):
+        raise Problem(409, "round-being-seated", f"round {number} is still being seated")
     return f"{doc['status']}, round {len(doc['played'])}"
 
 

@@ -55,6 +55,8 @@ MAX_ROUNDS = 30
 #: How far ahead a start may be set (days).
 MAX_START_DAYS = 365
 MAX_TRIES = 16
+#: Seconds a run's claim on a table it is seating holds (docs/tournaments.md).
+CLAIM_SECONDS = 120
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -290,7 +292,10 @@ def withdraw(store: Store, player: Mapping[str, Any], tournament_id: str) -> dic
 
 
 def _signing_up(doc: Mapping[str, Any]) -> None:
-    if doc["status"] != "signup":
+    """Sign-up is open until the tournament starts, and never past its start date (the job
+    that starts it may run a moment later)."""
+    late = doc["starts_at"] is not None and time.time() >= doc["starts_at"]
+    if doc["status"] != "signup" or late:
         raise Problem(
             409,
             "tournament-started",
@@ -315,13 +320,17 @@ def start(store: Store, player: Mapping[str, Any], tournament_id: str) -> dict[s
             f"a table takes {doc['seats']} players; {len(doc['entrants'])} signed up",
             entrants=len(doc["entrants"]),
         )
+    # The job of round 1, later: if this request dies while seating, the job finishes it.
+    owed.owe_now(store.queue_raw, round_job(tournament_id, 1, at=time.time() + CLAIM_SECONDS + 5))
     return view(pair_round(store, tournament_id, 1))
 
 
 def pair_round(store: Store, tournament_id: str, number: int) -> dict[str, Any]:
     """Round ``number``, whatever is missing of it: its pairing (round 1: the start; later:
     once the round before has ended), then its games, then the entrants told. Run by the job
-    ``tournament-<id>-round-<number>`` and by ``start``; doing it twice does it once."""
+    ``tournament-<id>-round-<number>`` and by ``start``; doing it twice does it once. A table
+    another run is seating is left to it: ``seated`` says whether the round is complete (the
+    job fails, to be retried, until it is)."""
 
     def change(doc: dict[str, Any]) -> bool:
         if number == 1 and doc["status"] == "signup":
@@ -334,10 +343,23 @@ def pair_round(store: Store, tournament_id: str, number: int) -> dict[str, Any]:
         return True
 
     doc = _update(store, tournament_id, change)
-    if doc["status"] == "running" and len(doc["played"]) >= number:
-        doc = _seat(store, tournament_id, number)
+    if doc["status"] == "cancelled" or len(doc["played"]) < number:
+        return doc
+    doc = _seat(store, tournament_id, number)
+    if seated(doc, number) and not doc["played"][number - 1].get("told"):
+        # Owed before they are marked: a run that dies between the two owes them again, and
+        # their ids make that the same jobs (a mail goes once, a delivery exists once).
         for player in _round_players(doc["played"][number - 1]):
             owed.owe_now(store.queue_raw, notify_job(tournament_id, number, player))
+
+        def told(doc: dict[str, Any]) -> bool:
+            played = doc["played"][number - 1]
+            if played.get("told"):
+                return False
+            played["told"] = True
+            return True
+
+        doc = _update(store, tournament_id, told)
     return doc
 
 
@@ -385,6 +407,7 @@ def _next_round(doc: Mapping[str, Any]) -> dict[str, Any]:
         "started_at": time.time(),
         "tables": [{"players": list(t), "game_id": None, "ranks": None} for t in tables],
         "byes": list(byes),
+        "told": False,
     }
 
 
@@ -392,41 +415,66 @@ def _round_players(played: Mapping[str, Any]) -> list[str]:
     return [p for t in played["tables"] for p in t["players"]] + list(played["byes"])
 
 
+def seated(doc: Mapping[str, Any], number: int) -> bool:
+    """Whether every table of round ``number`` has its game."""
+    return all(t["game_id"] is not None for t in doc["played"][number - 1]["tables"])
+
+
 def _seat(store: Store, tournament_id: str, number: int) -> dict[str, Any]:
     """Create, seat and start the game of every table of round ``number`` that has none yet,
-    each through games.create_game / join_game / start_game like any other game."""
+    each through games.create_game / join_game / start_game like any other game.
+
+    A table is claimed first (compare-and-set): two runs at once seat it once. A claim older
+    than CLAIM_SECONDS is a dead run's, and is taken over (seating one table takes well under
+    a second)."""
     _, doc = _read(store, tournament_id)
     names = {e["id"]: e["name"] for e in doc["entrants"]}
-    for index, table in enumerate(doc["played"][number - 1]["tables"]):
-        if table["game_id"] is not None:
-            continue
-        seated = [{"id": p, "name": names[p]} for p in table["players"]]
-        settings = {"rated": doc["rated"], "public": True}
-        created = games.create_game(
-            store,
-            seated[0],
-            doc["type"],
-            doc["options"],
-            None,
-            doc["seats"],
-            doc["deadline"],
-            settings,
-        ).body
-        game_id = created["id"]
+    for index in range(len(doc["played"][number - 1]["tables"])):
+        token = secrets.token_hex(6)
+
+        def claim(doc: dict[str, Any], index: int = index, token: str = token) -> bool:
+            table = doc["played"][number - 1]["tables"][index]
+            held = table.get("claim")
+            if table["game_id"] is not None or (held and time.time() - held["at"] < CLAIM_SECONDS):
+                return False
+            table["claim"] = {"by": token, "at": time.time()}
+            return True
+
+        doc = _update(store, tournament_id, claim)
+        table = doc["played"][number - 1]["tables"][index]
+        if table["game_id"] is not None or table["claim"]["by"] != token:
+            continue  # seated, or being seated by another run
+        game_id = _table_game(store, doc, [{"id": p, "name": names[p]} for p in table["players"]])
         store.tournaments.link_game(game_id, tournament_id)
-        for player in seated[1:]:
-            games.join_game(store, player, game_id, created["invite_code"])
-        games.start_game(store, seated[0], game_id)
 
         def record(doc: dict[str, Any], index: int = index, game_id: str = game_id) -> bool:
             held = doc["played"][number - 1]["tables"][index]
             if held["game_id"] is not None:
-                return False  # another run seated this table first: its game stands
+                return False  # a run that took over a stale claim seated it first
             held["game_id"] = game_id
             return True
 
         doc = _update(store, tournament_id, record)
     return doc
+
+
+def _table_game(store: Store, doc: Mapping[str, Any], players: list[dict[str, Any]]) -> str:
+    """A table's game, created by its first player, joined by the others, started."""
+    settings = {"rated": doc["rated"], "public": True}
+    created = games.create_game(
+        store,
+        players[0],
+        doc["type"],
+        doc["options"],
+        None,
+        doc["seats"],
+        doc["deadline"],
+        settings,
+    ).body
+    for player in players[1:]:
+        games.join_game(store, player, created["id"], created["invite_code"])
+    games.start_game(store, players[0], created["id"])
+    return str(created["id"])
 
 
 def game_finished(store: Store, game_id: str) -> bool:
