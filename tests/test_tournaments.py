@@ -15,6 +15,7 @@ from service.domain import pairing, tournaments
 from service.store import Store
 from tests.client import Kurier, Player
 from tests.game_helpers import Table, play_random
+from tests.test_web_hostile import _signed_in
 
 Json = dict[str, Any]
 
@@ -299,3 +300,30 @@ def test_nine_players_swiss_in_threes_played_to_the_end(kurier: Kurier, store: S
             game = store.get_game(table["game_id"])
             assert game.seed not in text and game.invite not in text
     assert "@" not in text
+
+
+def test_web_form_refuses_what_the_api_refuses(kurier: Kurier, store: Store) -> None:
+    """The page's form reaches the same checks: a refused name is said on the page, the
+    form comes back as typed, nothing is stored; a stale form is 403."""
+    org = kurier.new_player("Former")
+    web, csrf = _signed_in(kurier.base, org)
+    count = store.r.zcard("kurier:tournaments")
+    form = {"csrf": csrf, "name": "Cup\u202e", "type": "attila", "seats": "3", "format": "swiss"}
+    page = web.post(kurier.base + "/tournaments", data=form, timeout=10)
+    assert page.status_code == 200 and 'role="alert"' in page.text and "U+202E" in page.text
+    assert 'value="Cup\u202e"' in page.text or 'value="Cup&#8238;"' in page.text
+    got = _tournament(kurier, org, 422, name="Cup\u202e")
+    assert got["code"] == "invalid-json"
+    page = web.post(
+        kurier.base + "/tournaments", data={**form, "name": "Fine", "seats": "9"}, timeout=10
+    )
+    assert "takes 2 to 5 players" in page.text
+    stale = web.post(kurier.base + "/tournaments", data={**form, "csrf": "x"}, timeout=10)
+    assert stale.status_code == 403
+    assert store.r.zcard("kurier:tournaments") == count
+
+    page = web.post(kurier.base + "/tournaments", data={**form, "name": "Good cup"}, timeout=10)
+    tournament_id = page.url.rsplit("/", 1)[1]
+    assert page.status_code == 200 and "Good cup" in page.text
+    web.post(f"{kurier.base}/tournaments/{tournament_id}/sign-up", data={"csrf": csrf}, timeout=10)
+    assert _get(kurier, tournament_id)["entrants"] == [{"id": org.id, "name": "Former"}]
