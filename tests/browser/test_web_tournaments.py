@@ -76,12 +76,22 @@ def test_organise_sign_up_start_and_see_standings(
     assert sum(points) == 2.0  # two games, a point each
     page.context.close()
 
+    # A running one at tables of three: first places and average place, games in play.
+    body = {"name": "Threes", "type": "attila", "seats": 3, "format": "round_robin"}
+    threes = kurier.call("POST", "/v1/tournaments", org, json=body).json()["id"]
+    for p in [org, *others, *(kurier.new_player(f"Tri{i}") for i in range(2))]:
+        kurier.call("POST", f"/v1/tournaments/{threes}/entrants", p)
+    assert kurier.call("POST", f"/v1/tournaments/{threes}/start", org).status_code == 200
+
     viewer = others[0]
     for width in (390, 1280):
         for scheme in ("light", "dark"):
             shown = _page(browser, base_url, viewer, width, scheme)
             shown.goto(f"{base_url}/tournaments/{tournament_id}")
             screenshot(shown, f"tournament-{width}-{scheme}")
+            shown.goto(f"{base_url}/tournaments/{threes}")
+            assert shown.locator("ul.rounds a").count() == 2
+            screenshot(shown, f"tournament-threes-{width}-{scheme}")
             shown.goto(f"{base_url}/tournaments")
             screenshot(shown, f"tournaments-{width}-{scheme}")
             shown.context.close()
