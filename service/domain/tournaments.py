@@ -313,19 +313,21 @@ def start(store: Store, player: Mapping[str, Any], tournament_id: str) -> dict[s
     if doc["organiser"]["id"] != player["id"]:
         raise Problem(403, "not-organiser", "only the tournament's organiser can start it")
     _signing_up(doc)
-    if len(doc["entrants"]) < doc["seats"]:
-        raise Problem(
-            409,
-            "not-enough-entrants",
-            f"a table takes {doc['seats']} players; {len(doc['entrants'])} signed up",
-            entrants=len(doc["entrants"]),
-        )
-    # The job of round 1, later: if this request dies while seating, the job finishes it.
-    owed.owe_now(store.queue_raw, round_job(tournament_id, 1, at=time.time() + CLAIM_SECONDS + 5))
-    return view(pair_round(store, tournament_id, 1))
+    return view(pair_round(store, tournament_id, 1, by_organiser=True))
 
 
-def pair_round(store: Store, tournament_id: str, number: int) -> dict[str, Any]:
+def _too_few(doc: Mapping[str, Any]) -> Problem:
+    return Problem(
+        409,
+        "not-enough-entrants",
+        f"a table takes {doc['seats']} players; {len(doc['entrants'])} signed up",
+        entrants=len(doc["entrants"]),
+    )
+
+
+def pair_round(
+    store: Store, tournament_id: str, number: int, by_organiser: bool = False
+) -> dict[str, Any]:
     """Round ``number``, whatever is missing of it: its pairing (round 1: the start; later:
     once the round before has ended), then its games, then the entrants told. Run by the job
     ``tournament-<id>-round-<number>`` and by ``start``; doing it twice does it once. A table
@@ -334,6 +336,8 @@ def pair_round(store: Store, tournament_id: str, number: int) -> dict[str, Any]:
 
     def change(doc: dict[str, Any]) -> bool:
         if number == 1 and doc["status"] == "signup":
+            if by_organiser and len(doc["entrants"]) < doc["seats"]:
+                raise _too_few(doc)  # the organiser is told; only a start date cancels
             return _begin(doc)
         if doc["status"] != "running" or len(doc["played"]) != number - 1 or number == 1:
             return False  # paired already, not due yet, or over
@@ -345,6 +349,10 @@ def pair_round(store: Store, tournament_id: str, number: int) -> dict[str, Any]:
     doc = _update(store, tournament_id, change)
     if doc["status"] == "cancelled" or len(doc["played"]) < number:
         return doc
+    if by_organiser:
+        # The round's job, later: should this request die while seating, it finishes.
+        later = round_job(tournament_id, 1, at=time.time() + CLAIM_SECONDS + 5)
+        owed.owe_now(store.queue_raw, later)
     doc = _seat(store, tournament_id, number)
     if seated(doc, number) and not doc["played"][number - 1].get("told"):
         # Owed before they are marked: a run that dies between the two owes them again, and
