@@ -327,3 +327,12 @@ def test_web_form_refuses_what_the_api_refuses(kurier: Kurier, store: Store) -> 
     assert page.status_code == 200 and "Good cup" in page.text
     web.post(f"{kurier.base}/tournaments/{tournament_id}/sign-up", data={"csrf": csrf}, timeout=10)
     assert _get(kurier, tournament_id)["entrants"] == [{"id": org.id, "name": "Former"}]
+
+
+def test_pages_answer_any_cursor_and_id(kurier: Kurier) -> None:
+    for query in ("nan", "inf", "-1", "1e400", "x" * 300, "12.5"):
+        r = kurier.call("GET", "/tournaments", params={"before": query})
+        assert r.status_code == 200, query
+    r = kurier.call("GET", "/v1/tournaments", params={"before": "nan"})
+    assert r.status_code == 422
+    assert kurier.call("GET", "/tournaments/t_" + "x" * 500).status_code == 404

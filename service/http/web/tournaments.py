@@ -48,6 +48,8 @@ def index() -> Any:
         before = float(before_text) if before_text else None
     except ValueError:
         before = None
+    if before is not None and not 0 <= before < 1e11:  # nan, inf: no page of this list
+        before = None
     page = tournaments.listing(store(), PAGE, before)
     return render_template(
         "tournaments.html",
