@@ -42,6 +42,8 @@ LONGEST_FIRST = (
     "tests/test_topologies.py",
     "tests/browser/test_web_full_games.py",
     "tests/browser/test_web_table.py",
+    "tests/browser/test_web_wargame_table.py",
+    "tests/test_tournaments.py",
     "tests/test_service_attika.py",
     "tests/test_benchmarks.py",
     "tests/test_service_wargame.py",
