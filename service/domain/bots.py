@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,13 +33,43 @@ from service.common.problems import Problem
 from service.domain import games
 from service.store import Store
 from service.store.queues import bot_job_id
-from service.store.record import Entries, GameRecord, Idempotency
+from service.store.record import Entries, GameRecord, Idempotency, Outcome
 
 #: A bot move's CPU budget unless the environment says otherwise (issue 35: 2 s).
 DEFAULT_SECONDS = 2.0
 #: Problems that mean the job's moment has passed: another run moved first, the game went on
 #: or ended. Nothing to do.
 STALE = ("stale-version", "game-not-active", "idempotency-key-reused", "not-a-player")
+
+
+#: The lobby's "play now": how many seats a quick game against bots has (else the game's
+#: fewest players). Attila is best with three.
+PLAY_NOW_SEATS = {"attila": 3}
+PLAY_NOW_LEVEL = "medium"
+
+
+def play_now(
+    store: Store, player: Mapping[str, Any], type_id: str, level: str = PLAY_NOW_LEVEL
+) -> Outcome:
+    """A game against bots, started at once: ``player`` in seat 0, a bot of ``level`` in every
+    other seat (the lobby's one click). Unrated, and private to its table: invite-only."""
+    seats = play_now_seats(type_id)
+    created = games.create_game(
+        store,
+        player,
+        type_id,
+        {},
+        None,
+        seats,
+        settings={"access": "invite"},
+        bots=[{"seat": seat, "level": level} for seat in range(1, seats)],
+    )
+    games.start_game(store, player, created.body["id"])
+    return created
+
+
+def play_now_seats(type_id: str) -> int:
+    return PLAY_NOW_SEATS.get(type_id) or games.game_type(type_id).min_players
 
 
 def budget() -> engine_bots.Budget:
