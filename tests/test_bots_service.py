@@ -323,3 +323,25 @@ def test_three_hard_bots_play_attila_to_its_end_through_the_real_stack(
     assert not ratings.is_rated(record)
     played = {e["seat"] for e in api.all_events(game_id) if e["kind"] in ("move", "sealed")}
     assert played == {0, 1, 2}
+
+
+def test_a_bots_turn_runs_no_deadline_clock(env_store: Store) -> None:
+    """A deadline is for people: while the game waits only for a bot, no clock runs (the bot
+    would otherwise be timed out, or abandoned, at a slow pace)."""
+    _, record = _bot_first(env_store, deadline={"hours": 1})
+    assert record.deadline_at is None
+    for _ in range(50):  # bounded: the bot's turn (an Attika turn is several actions)
+        owed = _owed_bot(env_store, record.id)
+        if owed is None:
+            break
+        assert bot_jobs.move(*owed) == "moved"
+    after = env_store.get_game(record.id)
+    assert [d["seat"] for d in after.pending] == [1]
+    assert after.deadline_at is not None  # the person's turn: the clock runs
+
+
+def _owed_bot(store: Store, game_id: str) -> tuple[str, int, int] | None:
+    """The bot job owed now for ``game_id`` at its current version, if any."""
+    record = store.get_game(game_id)
+    waiting = [d["seat"] for d in record.pending if record.bot_level(d["seat"])]
+    return (game_id, record.version, waiting[0]) if waiting else None
