@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,22 +22,11 @@ from tests.conftest import worker_process
 from workers import bots as bot_jobs
 from workers import shared
 
-#: A small search per hard move: a table of bots finishes in seconds, reproducibly.
-BOT_ENV = {"KURIER_BOT_ITERATIONS": "12", "KURIER_BOT_SECONDS": "1"}
-
-
-@pytest.fixture(scope="module")
-def bot_worker(store: Store) -> Iterator[Any]:
-    """A real `kurier worker` (game queues and the bots queue) with a small bot budget."""
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in BOT_ENV.items():
-            patch.setenv(name, value)
-        with worker_process(store) as proc:
-            yield proc
-
 
 @pytest.fixture
-def api(base_url: str, bot_worker: Any) -> Kurier:
+def api(base_url: str, worker: Any) -> Kurier:
+    """The API and a real `kurier worker` (which serves the bots queue too); every worker the
+    tests start searches a few iterations a move (tests/conftest.py)."""
     return Kurier(base_url)
 
 
@@ -46,8 +34,6 @@ def api(base_url: str, bot_worker: Any) -> Kurier:
 def env_store(isolated_redis: Store, monkeypatch: pytest.MonkeyPatch) -> Store:
     """A Redis of its own and no worker: jobs run by hand, in this process."""
     monkeypatch.setenv("REDIS_URL", isolated_redis.url)
-    for name, value in BOT_ENV.items():
-        monkeypatch.setenv(name, value)
     monkeypatch.setattr(shared, "_store", None)
     return isolated_redis
 
