@@ -36,6 +36,8 @@ def test_play_now_seats_the_player_against_bots_and_a_bots_move_arrives(
     assert [s["is_bot"] for s in view["seats"]] == [False, True, True]
     assert {s["bot_level"] for s in view["seats"][1:]} == {"easy"}
     assert page.locator("ol.players .bot").count() == 2  # the badge
+    # The creator may hand each bot's seat to a person (the seat-offer link).
+    assert page.locator("ol.players form[action$='/offer']").count() == 2
     # While the game waits for the player, they move (through the API); then the bots move,
     # and a bot's move arrives on the open page, which follows the game live.
     for _ in range(10):  # bounded: an Attila turn is a few decisions
