@@ -772,7 +772,8 @@ def staged(game_id: str) -> Any:
         with i18n.speaking(language()):
             trial = games.staged_record(record, seat, moves)
             legal = games.legal_actions(trial, seat) | {"version": record.version}
-            return jsonify(table.actions(trial, legal, seat))
+            focus = request.args.get("unit", "")[:40]  # a wargame counter picked up
+            return jsonify(table.actions(trial, legal, seat, focus))
     except Problem as error:
         return jsonify({"error": str(error.description), **error.extra}), error.code
 
