@@ -40,6 +40,8 @@ MESSAGE_JOB = "workers.notify.notify_message"
 MAILBAG_JOB = "workers.notify.send_mailbag"
 SIGNIN_MAIL_JOB = "workers.webmail.send_signin_links"
 BOT_JOB = "workers.bots.move"
+TOURNAMENT_ROUND_JOB = "workers.tournaments.pair_round"
+TOURNAMENT_NOTIFY_JOB = "workers.tournaments.notify_round"
 
 
 def queue(connection: Any, name: str = DEFAULT_QUEUE) -> Queue:
@@ -83,3 +85,12 @@ def remind_job_id(game_id: str, version: int) -> str:
 def bot_job_id(game_id: str, version: int, seat: int) -> str:
     """A bot's move for the game at ``version``: one job however often it is owed."""
     return f"bot-{game_id}-{version}-{seat}"
+
+
+def tournament_round_job_id(tournament_id: str, number: int) -> str:
+    """The pairing of one round of a tournament (service/domain/tournaments.py)."""
+    return f"tournament-{tournament_id}-round-{number}"
+
+
+def tournament_notify_job_id(tournament_id: str, number: int, player_id: str) -> str:
+    return f"tn-{tournament_id}-{number}-{player_id}"

@@ -135,6 +135,7 @@ EVENT_WORDS = (
     N_("timeout applied"),
     N_("ended"),
     N_("message"),
+    N_("round started"),
 )
 
 
