@@ -53,6 +53,10 @@ def rematch(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
         # A rematch is for its players: nobody else takes a seat, whatever the first game
         # allowed (they sit down by name, ``games.invited``).
         settings = old.settings | {"access": "invite"}
+        # The same bots at the same seats (service/domain/bots.py); the people are invited.
+        levels = old.seating.get("bots", {})
+        bots = [{"seat": int(seat), "level": level} for seat, level in levels.items()]
+        people = [p for i, p in enumerate(old.seats) if str(i) not in levels]
         build = games.new_game(
             store,
             player,
@@ -62,7 +66,8 @@ def rematch(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
             len(old.seats),
             old.deadline or None,
             settings,
-            old.seats,
+            bots,
+            people,
             {"rematch_of": game_id},
         )
 
@@ -75,7 +80,8 @@ def rematch(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
             outcome = games.commit(store, new_id, mutate)
         except NothingToDo:
             continue
-        return Outcome(201, _answer(outcome.body["id"], game_id, 0, "open"))
+        seat = int(outcome.body["seat"])
+        return Outcome(201, _answer(outcome.body["id"], game_id, seat, "open"))
     raise Problem(409, "concurrent-update", "the rematch kept changing; retry")
 
 
