@@ -133,3 +133,19 @@ def test_the_board_still_marks_the_last_move_after_a_rematch(kurier: Kurier) -> 
     for step in (version - 1, version):
         r = kurier.call("GET", f"/games/{game_id}/replay/{step}")
         assert r.status_code == 200, r.text[:500]
+
+
+def test_a_rematch_against_a_bot_keeps_the_bot(kurier: Kurier) -> None:
+    ann = kurier.new_player("RBot")
+    body = {"type": "attika", "seats": 2, "bots": [{"seat": 1, "level": "easy"}]}
+    r = kurier.call("POST", "/v1/games", ann, json=body)
+    assert r.status_code == 201, r.text
+    game_id = r.json()["id"]
+    assert kurier.call("POST", f"/v1/games/{game_id}/start", ann).status_code == 200
+    r = kurier.call("POST", f"/v1/games/{game_id}/actions", ann, json={"notation": "resign"})
+    assert r.status_code == 200 and r.json()["status"] == "finished", r.text
+    again = _rematch(kurier, game_id, ann)
+    assert again.status_code == 201 and again.json()["seat"] == 0, again.text
+    view = kurier.view(again.json()["id"])
+    assert view["invited"] == [] and len(view["seats"]) == 2
+    assert view["seats"][1]["player_id"] == kurier.view(game_id)["seats"][1]["player_id"]
