@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import secrets
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction, Rejoin, Resign, Translator
@@ -84,13 +84,45 @@ def create_game(
     deadline: Mapping[str, Any] | None = None,
     settings: Mapping[str, Any] | None = None,
     bots: list[Mapping[str, Any]] | None = None,
+    invited: Iterable[str] = (),
 ) -> Outcome:
     """``deadline`` and ``settings`` (``spectators_see_messages``) are service-level, kept
     apart from the engine's ``options`` so that no engine ever sees them. Each is checked here
     by the API schema's rules (service/domain/inputs.py), for the lobby's form too.
 
     ``bots``: seats filled by computer opponents (``[{"seat", "level"}]``, service/domain/bots.py);
-    the creator takes the lowest seat no bot holds."""
+    the creator takes the lowest seat no bot holds. ``invited``: ids of players who may join
+    without the code (a profile's "play with")."""
+    game_id = secrets.token_hex(8)
+    build = new_game(
+        store, creator, type_id, options, seed, seats, deadline, settings, bots, invited
+    )
+
+    def mutate(record: GameRecord | None, version: int) -> Change:
+        if record is not None:  # a 64-bit id collision: refuse rather than overwrite
+            raise Problem(409, "game-id-collision", "please retry")
+        return build(game_id, version)
+
+    return commit(store, game_id, mutate)
+
+
+def new_game(
+    store: Store,
+    creator: Mapping[str, Any],
+    type_id: str,
+    options: Mapping[str, Any] | None,
+    seed: str | None,
+    seats: int,
+    deadline: Mapping[str, Any] | None,
+    settings: Mapping[str, Any] | None,
+    bots: list[Mapping[str, Any]] | None = None,
+    invited: Iterable[str] = (),
+    seating: Mapping[str, Any] | None = None,
+) -> Callable[[str, int], Change]:
+    """Check a new game's choices (a 4xx before anything is written) and return what makes
+    its first change, ``build(game_id, version)``: for ``create_game``, and for a rematch
+    (service/domain/rematch.py), whose id is chosen before the game is made. ``seating``:
+    more of the record's ``seating`` (a rematch's ``rematch_of``)."""
     inputs.checked("type", inputs.GAME_TYPE.check, type_id)
     if seed is not None:
         inputs.checked("seed", inputs.SEED.check, seed)
@@ -105,17 +137,18 @@ def create_game(
         game.check_players(seats)
     except IllegalAction as error:
         raise engine_problem(error) from None
-    game_id = secrets.token_hex(8)
+    guests = _guests(store, creator, invited, seats - len(levels))
     seq = int(store.write(lambda pipe: pipe.incr(GAME_SEQ))[0])
     seed = seed or sealed.new_seed()
     mine = inputs.creator_seat(levels, seats)
     seated = [(seat, *bot_identity(seat, levels)) for seat in sorted(levels)]
     if mine is not None:  # else a table of bots only, which its creator watches
         seated.insert(mine, (mine, creator["id"], creator["name"]))
+    extra = dict(seating or {}) | ({"invited": guests} if guests else {})
+    if levels:
+        extra["bots"] = {str(seat): level for seat, level in levels.items()}
 
-    def mutate(record: GameRecord | None, version: int) -> Change:
-        if record is not None:  # a 64-bit id collision: refuse rather than overwrite
-            raise Problem(409, "game-id-collision", "please retry")
+    def build(game_id: str, version: int) -> Change:
         now = time.time()
         record = GameRecord(
             id=game_id,
@@ -137,9 +170,7 @@ def create_game(
             deadline=dict(deadline or {}),
             settings=dict(settings or {}),
             log_codec=eventlog.codec_for(game.id),
-            seating={"bots": {str(seat): level for seat, level in levels.items()}}
-            if levels
-            else {},
+            seating=copy.deepcopy(extra),
         )
         body = {"id": game_id, "version": version, "seat": mine, "invite_code": record.invite}
         created = event(
@@ -163,7 +194,44 @@ def create_game(
             index_players=[creator["id"]] if mine is not None else [],
         )
 
-    return commit(store, game_id, mutate)
+    return build
+
+
+#: The longest player id a caller may name (ids are far shorter: a bound on what is read).
+MAX_PLAYER_ID = 64
+
+
+def _guests(
+    store: Store, creator: Mapping[str, Any], invited: Iterable[str], seats: int
+) -> list[dict[str, str]]:
+    """The players invited by name (``player_id``, ``name``: the name shown until they sit
+    down), each once, the creator never; 422 for one that is no player or more than the
+    seats can take."""
+    guests: list[dict[str, str]] = []
+    for player_id in dict.fromkeys(invited):
+        if player_id == creator["id"]:
+            continue
+        wellformed = isinstance(player_id, str) and 0 < len(player_id) <= MAX_PLAYER_ID
+        found = store.players.get(player_id) if wellformed else None
+        if found is None:
+            raise Problem(
+                422, "unknown-player", N_("there is no such player to invite"), field="invited"
+            )
+        guests.append({"player_id": player_id, "name": found["name"]})
+    if len(guests) >= seats:
+        raise Problem(
+            422,
+            "too-many-invited",
+            N_("more players invited than the game has seats"),
+            field="invited",
+        )
+    return guests
+
+
+def invited(record: GameRecord, player_id: str) -> bool:
+    """Whether ``player_id`` was named at the game's creation (a rematch's players, a
+    profile's "play with"): they join without the invite code."""
+    return any(guest["player_id"] == player_id for guest in record.seating.get("invited", []))
 
 
 def bot_identity(seat: int, levels: Mapping[int, str]) -> tuple[str, str]:
@@ -191,8 +259,10 @@ def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str
             raise Problem(409, "already-seated", N_("you already have a seat in this game"))
         if record.status != "open":
             raise Problem(409, "game-already-started", N_("this game no longer takes players"))
-        if record.settings.get("access") != "open" and not secrets.compare_digest(
-            (invite or "").encode(), record.invite.encode()
+        if (
+            record.settings.get("access") != "open"
+            and not invited(record, player["id"])
+            and not secrets.compare_digest((invite or "").encode(), record.invite.encode())
         ):
             raise Problem(403, "bad-invite-code", N_("that invite code does not open this game"))
         if len(record.seats) >= record.max_seats:
@@ -750,6 +820,11 @@ def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> di
         "deadline_at": record.deadline_at,
         "created_at": record.created_at,
         "updated_at": record.updated_at,
+        # Who may join without the code, a finished game's rematch and a rematch's game
+        # (service/domain/rematch.py): public, as the seats are.
+        "invited": list(record.seating.get("invited", [])),
+        "rematch": record.seating.get("rematch"),
+        "rematch_of": record.seating.get("rematch_of"),
     }
     if player_id == record.creator and record.status == "open":
         out["invite_code"] = record.invite

@@ -101,7 +101,10 @@ class GameRecord:
     settings: dict[str, Any] = field(default_factory=dict)
     #: Who holds each seat beyond ``seats`` (service/domain/seats.py): ``missed`` deadlines in a row
     #: by seat, ``abandoned`` seats, open ``offers`` (seat -> code), ``handovers``, and ``bots``
-    #: (seat -> level: the computer opponents, service/domain/bots.py).
+    #: (seat -> level: the computer opponents, service/domain/bots.py); who may sit down:
+    #: players ``invited`` by name (``player_id``, ``name``), and the game a finished one's
+    #: players meet again in (``rematch``, its id) and back (``rematch_of``:
+    #: service/domain/rematch.py).
     seating: dict[str, Any] = field(default_factory=dict)
     #: The hash as read (text), so that a commit writes only the fields that changed.
     stored: dict[str, str] = field(default_factory=dict, repr=False, compare=False)

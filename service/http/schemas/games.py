@@ -149,6 +149,15 @@ class GameCreate(ma.Schema):
             "its players' profiles"
         },
     )
+    invited = fields.List(
+        fields.String(validate=validate.Length(1, 64)),
+        load_default=list,
+        validate=validate.Length(max=inputs.SEATS[1] - 1),
+        metadata={
+            "description": "Ids of players who may join without the invite code (fewer than "
+            "the seats); 422 unknown-player for one that is none"
+        },
+    )
 
 
 class GameCreated(ma.Schema):
@@ -229,6 +238,28 @@ class Handover(ma.Schema):
     name = fields.String(required=True)
 
 
+class Rematch(ma.Schema):
+    id = fields.String(required=True, metadata={"description": "The rematch's game id"})
+    rematch_of = fields.String(required=True, metadata={"description": "The finished game"})
+    seat = fields.Integer(required=True, metadata={"description": "Your seat in the rematch"})
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+
+
+class Invited(ma.Schema):
+    player_id = fields.String(required=True)
+    name = fields.String(required=True)
+
+
+class RatingChange(ma.Schema):
+    seat = fields.Integer(required=True)
+    player_id = fields.String(required=True)
+    before = fields.Float(
+        required=True, metadata={"description": "Conservative rating (mu - 3 sigma) before"}
+    )
+    after = fields.Float(required=True, metadata={"description": "The same, after this game"})
+    delta = fields.Float(required=True, metadata={"description": "after - before"})
+
+
 class Started(ma.Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
@@ -282,6 +313,27 @@ class GameView(ma.Schema):
         metadata={
             "description": "What happened since the caller's last move or sealed choice (for "
             "a spectator: lately), one sentence per event the caller may see, with player names"
+        },
+    )
+    invited = fields.List(
+        fields.Nested(Invited),
+        required=True,
+        metadata={"description": "Players named at creation, who join without the code"},
+    )
+    rematch = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "A finished game's rematch, once a player asked for it"},
+    )
+    rematch_of = fields.String(
+        allow_none=True, required=True, metadata={"description": "What this game is a rematch of"}
+    )
+    rating_changes = fields.List(
+        fields.Nested(RatingChange),
+        allow_none=True,
+        metadata={
+            "description": "Each seat's rating change, best first; null: unrated, not over, or "
+            "not applied yet (just after the end)"
         },
     )
 

@@ -52,6 +52,7 @@ from service.domain import (
     seats,
     websessions,
 )
+from service.domain import rematch as rematch_games
 from service.http.outage import OUTAGE_ERRORS
 from service.http.web import game_page, settings_page, table
 from service.http.web import live as live_page
@@ -613,6 +614,8 @@ def create() -> Any:
             deadline=_deadline(form),
             settings=settings,
             bots=bots,
+            # A profile's "Play with": that player joins without the code.
+            invited=[form["invite_player"][:64]] if form.get("invite_player") else [],
         )
     except Problem as error:
         _refused(error, _typed(form))
@@ -833,6 +836,19 @@ def claim(game_id: str) -> Any:
     return _back(game_id)
 
 
+@blp.post("/games/<game_id>/rematch")
+@form_post
+def rematch(game_id: str) -> Any:
+    """The end screen's "Rematch" and "Rematch offered — join" (POST …/rematch's twin): to the
+    rematch, made or joined."""
+    try:
+        outcome = rematch_games.rematch(store(), g.web_session.player, game_id)
+    except Problem as error:
+        _note(str(error.description))
+        return _back(game_id)
+    return _back(str(outcome.body["id"]))
+
+
 @blp.post("/games/<game_id>/seats/<int:seat>/offer")
 @form_post
 def offer(game_id: str, seat: int) -> Any:
@@ -932,7 +948,9 @@ def _settings_data(form: Any) -> dict[str, Any]:
     """The form as PATCH /v1/me's body: a field the form lacks is left as it is; an empty box
     is null (no email, no webhook, no vacation, no quiet hours)."""
     data: dict[str, Any] = {
-        name: form[name] for name in ("name", "timezone", "language", "digest") if name in form
+        name: form[name]
+        for name in ("name", "timezone", "language", "confirm_moves", "digest")
+        if name in form
     }
     for name in ("email", "webhook_url"):
         if name in form:
