@@ -11,9 +11,9 @@ Preferences live in the player hash ``kurier:player:{p}`` beside name and email:
   seat's mailbag (service/domain/mailbag.py) until ``held_until`` says; webhooks never wait.
 - ``language`` (``en`` or ``de``, service/common/i18n.py: mails, pictures, mail-in answers, pages;
   missing: English).
-- ``confirm_moves`` (the web table, static/table.js): ``always`` (a complete staged move waits
-  for Confirm), ``never`` (sent at once), ``auto`` (missing: confirm on touch or narrow screens
-  only, where a tap is easily a slip).
+- ``confirm_moves`` (the web table, static/table.js): ``always`` (missing: a complete staged
+  move waits for Confirm, as correspondence players expect: a slip costs days), ``never`` (sent
+  at once), ``auto`` (confirm on touch or narrow screens only, where a tap is easily a slip).
 
 Deliveries: ``kurier:player:{p}:deliveries`` sorted set (id -> created time, newest kept) and
 ``kurier:player:{p}:delivery:<id>`` hash (type, body, status, attempts, last status and error).
@@ -109,7 +109,7 @@ def from_hash(raw: dict[str, Any]) -> dict[str, Any]:
         "digest_hour": int(raw.get("digest_hour") or DEFAULT_DIGEST_HOUR),
         "quiet_hours": quiet_hours(raw),
         "language": i18n.language(raw.get("language")),
-        "confirm_moves": raw.get("confirm_moves") or "auto",
+        "confirm_moves": raw.get("confirm_moves") or "always",
     }
 
 
@@ -173,9 +173,9 @@ def language_of(store: Store, player_id: str) -> str:
 
 
 def confirm_moves(store: Store, player_id: str) -> str:
-    """The player's ``confirm_moves`` (``auto`` if never chosen): the game page's one read."""
+    """The player's ``confirm_moves`` (``always`` if never chosen): the game page's one read."""
     value = store.r.hget(player_key(player_id), "confirm_moves")
-    return value if value in CONFIRM_MOVES else "auto"
+    return value if value in CONFIRM_MOVES else "always"
 
 
 def channels_by_type(raw: dict[str, Any]) -> dict[str, list[str]]:

@@ -38,8 +38,9 @@ def _shot_end(page: Any, name: str, dark: bool = False) -> None:
 
 
 def always_confirm(kurier: Kurier, players: list[Player]) -> None:
-    """These players confirm every move, whatever the screen ("auto", the default, sends a
-    complete move at once with a mouse: tests/browser/test_web_table_end.py)."""
+    """These players confirm every move, whatever the screen: the default, set explicitly so
+    that these tests keep clicking Confirm whatever the default becomes (the other settings:
+    tests/browser/test_web_table_end.py)."""
     for player in players:
         r = kurier.call("PATCH", "/v1/me", player, json={"confirm_moves": "always"})
         assert r.status_code == 200, r.text

@@ -1,7 +1,7 @@
 """The table's end and its "confirm moves" setting (issues 32 and 34), in a real Chromium: the
 end screen shows each player's rating change and a Rematch button that leads to the new game,
 where the other player joins from "Rematch offered — join"; with "confirm moves: never" a
-complete move goes at once, with the default ("auto") a phone waits for Confirm."""
+complete move goes at once, with "auto" a phone waits for Confirm (the default is "always")."""
 
 from __future__ import annotations
 
@@ -131,10 +131,14 @@ def test_confirm_moves_never_sends_a_complete_move_at_once(
     game_id, (ann, bob) = kurier.new_game(2, seed="table-never-1", game_type="attila")
     url = f"{base_url}/games/{game_id}"
     wide, phone = _signed_in(browser, base_url, ann), _phone(browser, base_url, bob)
-    # Ann chooses "never" on the settings page; Bob keeps the default (auto: a phone confirms).
+    # Ann chooses "never" on the settings page; Bob "auto" (a phone confirms). The default is
+    # "always": a slip costs days in a slow game.
+    assert kurier.call("GET", "/v1/me", bob).json()["confirm_moves"] == "always"
+    r = kurier.call("PATCH", "/v1/me", bob, json={"confirm_moves": "auto"})
+    assert r.status_code == 200, r.text
     navigate(wide, f"{base_url}/settings")
     select = wide.locator("select[name=confirm_moves]")
-    assert select.input_value() == "auto"
+    assert select.input_value() == "always"
     select.select_option("never")
     wide.locator("form[action='/settings'] button").first.click()
     wide.wait_for_load_state()

@@ -138,8 +138,8 @@ class PlayerPatch(ma.Schema):
     confirm_moves = fields.String(
         validate=validate.OneOf(CONFIRM_MOVES),
         metadata={
-            "description": "The web table: always wait for Confirm, never (a complete move is "
-            "sent at once), or auto (confirm on touch and narrow screens only)"
+            "description": "The web table: always wait for Confirm (the default), never (a "
+            "complete move is sent at once), or auto (confirm on touch and narrow screens only)"
         },
     )
 

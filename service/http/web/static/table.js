@@ -64,11 +64,11 @@ window.kurierTableInit = function () {
   }
   var MAX_CHOICES = 20;
 
-  // The player's "confirm moves" setting: always, never, or auto (the default): on a touch or
-  // narrow screen, where a tap is easily a slip, a complete move waits for Confirm; with a
-  // mouse it is sent at once.
+  // The player's "confirm moves" setting: always (the default: in a slow game a slip costs
+  // days), never, or auto: on a touch or narrow screen, where a tap is easily a slip, a
+  // complete move waits for Confirm; with a mouse it is sent at once.
   function confirmFirst() {
-    var setting = page.getAttribute("data-confirm") || "auto";
+    var setting = page.getAttribute("data-confirm") || "always";
     if (setting !== "auto") { return setting === "always"; }
     return window.matchMedia("(pointer: coarse), (max-width: 600px)").matches;
   }
