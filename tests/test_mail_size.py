@@ -125,9 +125,13 @@ def _since(store: Store, record: GameRecord, seat: int) -> tuple[list[Event], li
 
 
 def _parts(message: EmailMessage) -> list[tuple[str, int]]:
-    """Each leaf part's type and encoded size (what the budget is spent on)."""
+    """Each leaf part's type and size: a picture's PNG bytes, a text part as sent (what the
+    budget is spent on)."""
     return [
-        (part.get_content_type(), len(part.as_bytes()))
+        (
+            part.get_content_type(),
+            len(part.get_content() if part.get_content_maintype() == "image" else part.as_bytes()),
+        )
         for part in message.walk()
         if not part.is_multipart()
     ]
@@ -157,6 +161,7 @@ def test_a_wargame_turn_mail_weighs_at_most_300_kb_and_crops_round_the_changes(
         version = record.version
         size = len(message.as_bytes())
         sizes.append(size)
+        print(f"wargame v{version} to seat {seat}: {size} bytes {_parts(message)}")
         assert size <= BUDGET, f"version {version}: {size} bytes, {_parts(message)}"
         pngs = list(inline_pngs(message).values())
         assert pngs and all(Image.open(io.BytesIO(p)).mode == "P" for p in pngs)  # paletted
@@ -181,9 +186,10 @@ def test_a_wargame_turn_mail_weighs_at_most_300_kb_and_crops_round_the_changes(
             assert len(inside) == len(points), f"version {version}: {changed} outside {box}"
         else:
             assert inside, f"version {version}: none of {changed} in {box}"
-    print(f"wargame turn mails (bytes): {sizes}, {cropped} cropped")
+    print(
+        f"wargame turn mails (bytes): {sizes}, {cropped} cropped, {time.monotonic() - start:.0f} s"
+    )
     assert cropped >= 4, "too few mails with a crop"
-    print(f"wargame turn mails (bytes): {sizes} in {time.monotonic() - start:.0f} s")
 
 
 @pytest.mark.parametrize(("game_type", "seats"), [("attila", 3), ("attika", 3)])
@@ -192,7 +198,8 @@ def test_attila_and_attika_turn_mails_got_lighter(
 ) -> None:
     mails = _turn_mails(stack, game_type, f"size-{game_type}", seats, turns=3, actions=60)
     sizes = [len(message.as_bytes()) for _r, _s, message in mails]
-    print(f"{game_type} turn mails (bytes): {sizes}")
+    for (record, _s, message), size in zip(mails, sizes, strict=True):
+        print(f"{game_type} v{record.version}: {size} bytes {_parts(message)}")
     assert max(sizes) <= SMALL_GAMES[game_type], sizes
     for _r, _s, message in mails:
         assert all(Image.open(io.BytesIO(p)).mode == "P" for p in inline_pngs(message).values())

@@ -266,7 +266,7 @@ def test_a_mail_crop_keeps_its_size_and_shows_the_most_changes() -> None:
     view = game.view(state, None)
     near, far = ["1114", "1214", "1115"], "3508"
     events = [Event("moved", {"to": h}) for h in [*near, far]]
-    largest = (600.0, 400.0)
+    largest = (480.0, 320.0)
     box = board_crop_box("attila-wargame", view, events, largest=largest)
     assert box is not None and box[2] <= largest[0] + 0.1 and box[3] <= largest[1] + 0.1
     assert all(_inside(box, h) for h in near) and not _inside(box, far)
@@ -286,7 +286,7 @@ def test_the_overview_is_the_whole_map_without_words_and_frames_the_crop() -> No
     game = get_game("attila-wargame")
     state, events = _moved()
     view = game.view(state, None)
-    box = board_crop_box("attila-wargame", view, events, largest=(600.0, 400.0))
+    box = board_crop_box("attila-wargame", view, events, largest=(480.0, 320.0))
     assert box is not None
     svg = board_overview_svg("attila-wargame", view, "t", last_events=events, outline=box)
     root = ET.fromstring(svg)

@@ -331,11 +331,13 @@ def secret_lines(own: str, public: str) -> list[str]:
 # -- the picture of the mailed version ------------------------------------------------------------
 
 
-#: The largest part of a map a mail's crop shows (width, height, in the picture's own units):
-#: at the mail's 600 px the map at its own scale or larger, as legible as it is drawn (the
-#: wargame's counters: factors about 10 px high). Changes spread wider are cut to their
+#: The largest part of a map a mail's crop shows (width, height, in the picture's own units).
+#: The wargame's counters, at the 562 px the mail gives a picture: 1.17 times their own size,
+#: factors 13 px high, designations 7 px; on a 390 px phone 0.73 times, factors 8 px (at 600 x
+#: 400 units that was 10 and 6 px: designations and hex labels blurred). A single changed hex
+#: with its three hexes round it fills about that much. Changes spread wider are cut to their
 #: largest cluster; the overview below shows where the rest is.
-CROP_LARGEST = (float(MAIL_WIDTH), MAIL_WIDTH * 2 / 3)
+CROP_LARGEST = (480.0, 320.0)
 
 
 def mail_pictures(

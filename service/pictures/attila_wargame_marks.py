@@ -32,12 +32,6 @@ class Marks:
     units: frozenset[str]
 
 
-#: The largest crop a mail attaches (``crop_box``'s ``largest``), in the map's units: at the
-#: mail's 600 px a counter's factors stay about 10 px high (its 11-unit bold digits) and the
-#: hex labels about 6 px; a wider crop would shrink them below reading.
-MAIL_CROP = (600.0, 400.0)
-
-
 def crop_box(
     board: Board,
     view: dict[str, Any],
