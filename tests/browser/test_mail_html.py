@@ -2,8 +2,9 @@
 show it: no horizontal scrolling at 600 and 390 px, the inline board picture loads. The
 screenshots go to a temporary directory; with ``KURIER_UPDATE_PICTURES=1`` to docs/pictures/
 (mail-600.png, mail-390.png, and the German mail's mail-de-600.png, mail-de-390.png; the
-wargame's mail-wargame-1280.png, mail-wargame-600.png, mail-wargame-390.png and mail-wargame-390-dark.png) for
-docs/email.md, so that an ordinary run leaves the work tree as it was."""
+wargame's mail-wargame-1280.png, mail-wargame-600.png, mail-wargame-390.png and
+mail-wargame-390-dark.png) for docs/email.md, so that an ordinary run leaves the work tree as
+it was."""
 
 from __future__ import annotations
 
