@@ -29,8 +29,9 @@ _PRESENTERS: dict[str, tuple[str, str]] = {
     ),
 }
 
-#: game type -> the function of its picture module that finds the crop round the last move:
-#: the pictures too big to read whole in a mail (the wargame's map is 2,260 px wide).
+#: game type -> the function of its picture module that finds the crop round a move or what
+#: changed since a reader's: the pictures too big to read whole in a mail (the wargame's map
+#: is 2,260 px wide).
 _CROPS: dict[str, str] = {"attila-wargame": "service.pictures.attila_wargame:crop_box"}
 #: game type -> the function drawing its whole map small, framing a crop (mails show it under
 #: the crop instead of a second full-size map).
@@ -138,8 +139,8 @@ def board_crop_box(
     if game_type not in _CROPS:
         return None
     board = get_game(game_type).board  # type: ignore[attr-defined]
-    box = _load(_CROPS[game_type])(board, view, visible_events(events, seat), largest=largest)
-    return box  # type: ignore[no-any-return]
+    find = _load(_CROPS[game_type])
+    return find(board, view, visible_events(events, seat), largest=largest)  # type: ignore[no-any-return]
 
 
 def board_crop_svg(
@@ -160,14 +161,14 @@ def board_crop_svg(
     (``last_events``: those since its reader's last move) above the ``board_overview_svg``."""
     game = get_game(game_type)
     events = visible_events(last_events, seat)
-    box = board_crop_box(game_type, view, events, seat=seat, largest=largest)
+    box = board_crop_box(game_type, view, events, largest=largest)
     if box is None:
         return None
     board = game.board  # type: ignore[attr-defined]
     render = _load(_PRESENTERS[game_type][0])
     sentences = last_move_sentences(game_type, events, names, lang)
     with i18n.speaking(lang):
-        return render(  # type: ignore[no-any-return]
+        return render(
             board,
             view,
             title,
