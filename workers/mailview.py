@@ -50,7 +50,7 @@ PICTURE_PIXELS = 2 * MAIL_WIDTH
 ANSWER_PIXELS = MAIL_WIDTH
 #: The most a mail's pictures may weigh together: base64 makes them 37 % heavier (76-character
 #: lines), so 200,000 bytes become 274 KB, and the text and HTML parts (10-20 KB) keep the whole
-#: mail under 300 KB (issue 33). Measured crops and overviews weigh 128-165 KB together.
+#: mail under 300 KB (issue 33). Measured crops and overviews weigh 105-145 KB together.
 PICTURE_BYTES = 200_000
 #: The wargame's overview under its crop: the whole map without words at the mail's width,
 #: where things are, not what (the crop and the link show that).
@@ -347,14 +347,14 @@ def mail_pictures(
     brief: bool = False,
     entries: list[tuple[int, dict[str, Any]]] | None = None,
 ) -> tuple[Picture, ...]:
-    """The board at ``record.version`` as PNGs in a 256-colour palette (a third of their
-    full-colour size; docs/performance.md, "Mail size"); none when the game has no picture or
-    the server cannot render it. A game too big to read whole in a mail (the wargame) has the
-    crop round what changed since ``seat``'s last move (the events everybody may see in
-    ``entries``, the log's recent tail; read when None), sharp at twice the mail's width, then
-    its whole map small with the crop framed; when nothing on the map changed, the whole
-    picture at the mail's width. ``brief`` (a mail-in answer, one at every move by mail): the
-    crop round the last move only, or the whole picture, at the mail's width
+    """The board at ``record.version`` as PNGs in a 256-colour palette (a quarter to half
+    their full-colour size; docs/performance.md, "Mail size"); none when the game has no
+    picture or the server cannot render it. A game too big to read whole in a mail (the
+    wargame) has the crop round what changed since ``seat``'s last move (the events everybody
+    may see in ``entries``, the log's recent tail; read when None), sharp at twice the mail's
+    width, then its whole map small with the crop framed; when nothing on the map changed,
+    the whole picture at the mail's width. ``brief`` (a mail-in answer, one at every move by
+    mail): the crop round the last move only, or the whole picture, at the mail's width
     (``ANSWER_PIXELS``)."""
     if record.state is None or not pictures.has_picture(record.type):
         return ()
