@@ -83,14 +83,19 @@ def create_game(
     seats: int,
     deadline: Mapping[str, Any] | None = None,
     settings: Mapping[str, Any] | None = None,
+    bots: list[Mapping[str, Any]] | None = None,
 ) -> Outcome:
     """``deadline`` and ``settings`` (``spectators_see_messages``) are service-level, kept
     apart from the engine's ``options`` so that no engine ever sees them. Each is checked here
-    by the API schema's rules (service/domain/inputs.py), for the lobby's form too."""
+    by the API schema's rules (service/domain/inputs.py), for the lobby's form too.
+
+    ``bots``: seats filled by computer opponents (``[{"seat", "level"}]``, service/domain/bots.py);
+    the creator takes the lowest seat no bot holds."""
     inputs.checked("type", inputs.GAME_TYPE.check, type_id)
     if seed is not None:
         inputs.checked("seed", inputs.SEED.check, seed)
     inputs.checked("seats", lambda n: inputs.integer(n, *inputs.SEATS), seats)
+    levels = inputs.checked("bots", lambda b: inputs.bot_seats(b, seats), bots or [])
     if deadline is not None:
         deadline = inputs.checked("deadline", inputs.deadline, deadline)
     settings = inputs.game_settings(settings or {})
@@ -103,6 +108,10 @@ def create_game(
     game_id = secrets.token_hex(8)
     seq = int(store.write(lambda pipe: pipe.incr(GAME_SEQ))[0])
     seed = seed or sealed.new_seed()
+    mine = inputs.creator_seat(levels, seats)
+    seated = [(seat, *bot_identity(seat, levels)) for seat in sorted(levels)]
+    if mine is not None:  # else a table of bots only, which its creator watches
+        seated.insert(mine, (mine, creator["id"], creator["name"]))
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         if record is not None:  # a 64-bit id collision: refuse rather than overwrite
@@ -118,8 +127,8 @@ def create_game(
             options=chosen,
             seed=seed,
             seed_commitment=sealed.seed_commitment(seed),
-            seats=[creator["id"]],
-            names=[creator["name"]],
+            seats=[player_id for _, player_id, _ in seated],
+            names=[name for _, _, name in seated],
             creator=creator["id"],
             invite=secrets.token_urlsafe(9),
             seq=seq,
@@ -128,8 +137,11 @@ def create_game(
             deadline=dict(deadline or {}),
             settings=dict(settings or {}),
             log_codec=eventlog.codec_for(game.id),
+            seating={"bots": {str(seat): level for seat, level in levels.items()}}
+            if levels
+            else {},
         )
-        body = {"id": game_id, "version": version, "seat": 0, "invite_code": record.invite}
+        body = {"id": game_id, "version": version, "seat": mine, "invite_code": record.invite}
         created = event(
             "game_created",
             type=game.id,
@@ -138,16 +150,34 @@ def create_game(
             seed_commitment=record.seed_commitment,
             deadline=record.deadline or None,
         )
+        joined = [
+            event("player_joined", seat=seat, name=name, **_bot_mark(levels.get(seat)))
+            for seat, _, name in seated
+        ]
         return Change(
             record,
             "created",
-            [created, event("player_joined", seat=0, name=creator["name"])],
+            [created, *joined],
             201,
             body,
-            index_players=[creator["id"]],
+            index_players=[creator["id"]] if mine is not None else [],
         )
 
     return commit(store, game_id, mutate)
+
+
+def bot_identity(seat: int, levels: Mapping[int, str]) -> tuple[str, str]:
+    """The player id and name of the bot in ``seat`` of a new game: "Bot (hard)", numbered by
+    its seat when another bot of the game has the same level. The id names no player record:
+    only a bot job acts as it (service/domain/bots.py)."""
+    level = levels[seat]
+    alike = sum(1 for other in levels.values() if other == level)
+    name = f"Bot ({level})" if alike == 1 else f"Bot {seat + 1} ({level})"
+    return f"bot-{level}-{seat}", name
+
+
+def _bot_mark(level: str | None) -> dict[str, Any]:
+    return {"bot": level} if level else {}
 
 
 def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str | None) -> Outcome:
@@ -207,15 +237,22 @@ def _wanted(summary: Mapping[str, Any], filters: Mapping[str, Any]) -> bool:
     return filters.get("deadline") in (None, policy)
 
 
+def summary_seats(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A game summary's (service/store/indexes.py) seats as a listing shows them."""
+    bots = (summary.get("seating") or {}).get("bots", {})
+    pairs = zip(summary["seats"], summary["names"], strict=True)
+    return [
+        {"seat": i, "player_id": p, "name": n, **bot_fields(bots.get(str(i)))}
+        for i, (p, n) in enumerate(pairs)
+    ]
+
+
 def _lobby_item(summary: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "id": summary["id"],
         "type": summary["type"],
         "max_seats": int(summary["max_seats"]),
-        "seats": [
-            {"seat": i, "player_id": p, "name": n}
-            for i, (p, n) in enumerate(zip(summary["seats"], summary["names"], strict=True))
-        ],
+        "seats": summary_seats(summary),
         "deadline": summary["deadline"] or None,
         "created_at": float(summary["created_at"]),
     }
@@ -739,7 +776,15 @@ def _own_sealed(record: GameRecord, seat: int | None) -> list[dict[str, str]]:
 
 def _seats(record: GameRecord) -> list[dict[str, Any]]:
     pairs = zip(record.seats, record.names, strict=True)
-    return [{"seat": i, "player_id": p, "name": n} for i, (p, n) in enumerate(pairs)]
+    return [
+        {"seat": i, "player_id": p, "name": n, **bot_fields(record.bot_level(i))}
+        for i, (p, n) in enumerate(pairs)
+    ]
+
+
+def bot_fields(level: str | None) -> dict[str, Any]:
+    """What a seat shows of a computer opponent, everywhere a seat is listed."""
+    return {"is_bot": level is not None, "bot_level": level}
 
 
 def _seats_in_play(record: GameRecord, state: Any) -> list[dict[str, Any]]:

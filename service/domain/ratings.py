@@ -162,7 +162,15 @@ def winners_of(record: GameRecord) -> set[str]:
 
 
 def is_rated(record: GameRecord) -> bool:
-    return bool(record.settings.get("rated", True)) and len(set(record.seats)) >= 2
+    """Rated unless created with ``"rated": false``; a game with a computer opponent only when
+    created with ``"rated": true`` (a bot's strength says nothing of a person's)."""
+    bots = bool(record.seating.get("bots"))
+    return bool(record.settings.get("rated", not bots)) and len(set(record.seats)) >= 2
+
+
+def humans(record: GameRecord) -> list[str]:
+    """The players of the seats no bot holds: only they keep lists of finished games."""
+    return [p for seat, p in enumerate(record.seats) if record.bot_level(seat) is None]
 
 
 def is_public(record: GameRecord) -> bool:
@@ -308,7 +316,7 @@ def _record_finished(store: Store, record: GameRecord) -> None:
     counters = seat_counters(record, store.read_log(record.id, state=False)[1])
 
     def listed(pipe: Any) -> None:  # several slots: one command (or script) each
-        for player in set(record.seats):
+        for player in set(humans(record)):
             keys = [
                 player_finished_key(player),
                 player_won_key(player),

@@ -56,7 +56,9 @@ class GamesView(MethodView):
     @blp.response(201, s.GameCreated)
     @problems(blp, 401)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Create a game; the creator takes seat 0 and gets the invite code."""
+        """Create a game; the creator takes seat 0 (or the lowest seat no bot holds) and gets
+        the invite code. `bots` fills seats with computer opponents."""
+        given = {name: data[name] for name in ("rated", "bot_delay_seconds") if name in data}
         outcome = games.create_game(
             store(),
             _player(),
@@ -69,9 +71,10 @@ class GamesView(MethodView):
                 "spectators_see_messages": data["spectators_see_messages"],
                 "access": data["access"],
                 "abandon_after": data["abandon_after"],
-                "rated": data["rated"],
                 "public": data["public"],
+                **given,
             },
+            bots=data.get("bots"),
         )
         return outcome.body
 
@@ -126,10 +129,7 @@ def _after(query: dict[str, Any]) -> int | None:
 
 
 def _summary(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
-    seats = [
-        {"seat": i, "player_id": p, "name": n}
-        for i, (p, n) in enumerate(zip(summary["seats"], summary["names"], strict=True))
-    ]
+    seats = games.summary_seats(summary)
     return {
         "id": summary["id"],
         "type": summary["type"],

@@ -133,12 +133,14 @@ def _seat_forms(
     player_id: str | None,
     signed_in: bool,
 ) -> dict[str, Any]:
-    """What the page offers about seats: resign, claim a win, offer a seat (the creator, with
+    """What the page offers about seats: resign, claim a win, offer a seat (the creator, a
+    resigned, absent or bot's seat, with
     the links of open offers), take an offered seat (a link's ``take`` and ``code``).
     ``shown``: the game view's seats, which already say who resigned or is absent (the state
     is not read again)."""
     active = record.status == "active"
-    gone = [s["seat"] for s in shown if s.get("resigned") or s.get("abandoned")]
+    # A bot's seat may be handed to a person too (service/domain/seats.py ``offer_seat``).
+    gone = [s["seat"] for s in shown if s.get("resigned") or s.get("abandoned") or s["is_bot"]]
     vacant = gone if active else []
     abandoned = record.seating.get("abandoned", [])
     creator = player_id is not None and player_id == record.creator
