@@ -766,6 +766,18 @@ RECENT_ENTRIES = 60
 RECENT_SENTENCES = 30
 
 
+def after_last_move(
+    entries: list[tuple[int, dict[str, Any]]], seat: int | None
+) -> list[tuple[int, dict[str, Any]]]:
+    """The ``entries`` after ``seat``'s last own move or choice in them (all of them for a
+    spectator or a seat that did not act in them): what the seat has not seen itself."""
+    for index in range(len(entries) - 1, -1, -1):
+        entry = entries[index][1]
+        if entry["kind"] in ("move", "sealed") and entry["seat"] == str(seat):
+            return entries[index + 1 :]
+    return entries
+
+
 def since_last_move(
     record: GameRecord,
     entries: list[tuple[int, dict[str, Any]]],
@@ -776,14 +788,8 @@ def since_last_move(
     a spectator or a seat that did not act in them), as the game's sentences (engine
     ``describe``; ``words``: the reader's language, service/common/i18n.py ``engine_words``), only
     from events ``seat`` may see: ``[{"version", "text"}]``."""
-    start = 0
-    for index in range(len(entries) - 1, -1, -1):
-        entry = entries[index][1]
-        if entry["kind"] in ("move", "sealed") and entry["seat"] == str(seat):
-            start = index + 1
-            break
     sentences = []
-    for version, entry in entries[start:]:
+    for version, entry in after_last_move(entries, seat):
         for raw in entry["events"]:
             event = Event.from_json(raw)
             visible = event.visible_to(seat)
