@@ -134,9 +134,12 @@ def _spectator(browser: Any, url: str) -> tuple[Any, list[tuple[float, str]]]:
     return page, bodies
 
 
-def leaks(kurier: Kurier, game_id: str, bodies: list[tuple[float, str]]) -> list[str]:
+def leaks(
+    kurier: Kurier, game_id: str, bodies: list[tuple[float, str]], sealed: bool = True
+) -> list[str]:
     """Secrets a spectator's responses held too early: a sealed choice's salt before the entry
-    that revealed it was committed, or a player's hand (only its owner's page shows it)."""
+    that revealed it was committed, or a player's hand (only its owner's page shows it).
+    ``sealed``: the game had sealed choices (Attila's conflicts; Attika has none, only hands)."""
     reveals = [
         (entry["at"], choice["salt"])
         for entry in kurier.all_events(game_id)
@@ -144,7 +147,7 @@ def leaks(kurier: Kurier, game_id: str, bodies: list[tuple[float, str]]) -> list
         if event["kind"] == "sealed_revealed"
         for choice in event["data"]["choices"]
     ]
-    assert reveals, "no sealed choice was revealed"
+    assert reveals or not sealed, "no sealed choice was revealed"
     found = [salt for at, salt in reveals for when, body in bodies if when < at and salt in body]
     found += ["a hand" for _when, body in bodies if 'class="hand"' in body]
     return found
@@ -266,85 +269,184 @@ def test_a_lost_connection_shows_and_recovers(browser: Any, base_url: str, worke
     page.context.close()
 
 
-def _attika_part(page: Any, seen: dict[str, int]) -> str:
-    """One part of an Attika turn by clicks, steered so that turns go by quickly and a map
-    tile comes: place a drawn tile (pointed at, turned with R and the Rotate button, placed),
-    build the building just revealed where it is lit (its cost read on hover), else reveal
-    from the smallest stack, else store or end the turn."""
+#: A whole Attika game by clicks, bounded: its turns (one Confirm each) and its seconds.
+ATTIKA_TURNS = 150
+ATTIKA_SECONDS = 360
+
+#: What the test looks at to steer, as a player looks before choosing: each building piece it
+#: may build, picked and dropped again, with the sites that light up for it. Not a choice:
+#: the choice is then clicked (the piece, then the site).
+_SITES = """() => Array.from(document.querySelectorAll('.pieces .building-piece:enabled'))
+  .map(el => {
+    el.click();
+    const sites = Array.from(document.querySelectorAll('.board-svg .legal')).map(h => h.id);
+    el.click();
+    return [el.dataset.pick, sites];
+  })"""
+
+
+def _hex(text: str) -> tuple[int, int]:
+    """ "hex-2,-1" or "2,-1" as axial (q, r)."""
+    q, r = text.removeprefix("hex-").split(",")
+    return int(q), int(r)
+
+
+def _apart(a: tuple[int, int], b: tuple[int, int]) -> int:
+    dq, dr = a[0] - b[0], a[1] - b[1]
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+class _Steer:
+    """Choices that end an Attika game in about 60 turns, random among equals: build whenever
+    a building can be built, on the lit site nearest the line between the two shrines and next
+    to the player's own buildings (so no settlement surcharge, and the settlement grows towards
+    the shrines); else reveal (the smallest stack half the time: an emptied stack brings a map
+    tile), store what cannot be built, end the turn. Amphorae are never spent."""
+
+    def __init__(self, view: dict[str, Any], seat: int, rng: random.Random) -> None:
+        board = view["view"]
+        self.shrines = [_hex(h) for h in board["shrines"]]
+        self.own = {_hex(h) for h in board["seats"][seat]["built"].values()}
+        self.rng = rng
+
+    def score(self, site: tuple[int, int], own: set[tuple[int, int]]) -> tuple[int, float]:
+        near = any(_apart(site, h) == 1 for h in own)
+        apart = sum(_apart(site, s) for s in self.shrines)
+        return apart + (0 if near or not own else 4), self.rng.random()
+
+
+def _place_tile(page: Any, rng: random.Random, exercise: bool) -> None:
+    """A drawn map tile placed by clicks: the first on each page pointed at, turned with R and
+    the Rotate button (previewed in place), then placed; later ones at a random lit centre."""
+    page.locator(".choices [data-pick='tile']").click()
+    anchors = page.locator(".board-svg .legal")
+    assert anchors.count() > 1
+    if not exercise:
+        anchors.nth(rng.randrange(anchors.count())).click()
+        return
+    assert page.locator(".board-svg .open-hex").count() > anchors.count()
+    anchors.nth(anchors.count() // 2).hover()
+    assert page.locator(".board-svg .preview").count() == 7  # the tile in place
+    page.keyboard.press("r")
+    anchors.nth(anchors.count() // 2).click()
+    _idle(page)
+    staged = page.locator(".confirm-bar .staged-text").inner_text()
+    assert " rot 1" in staged, staged
+    page.locator(".confirm-bar .rotate").click()  # turned again once placed
+    _idle(page)
+    assert " rot 2" in page.locator(".confirm-bar .staged-text").inner_text()
+    assert page.locator(".board-svg .preview").count() == 7
+
+
+def _attika_part(page: Any, steer: _Steer, seen: dict[str, int], first_tile: bool) -> str:
+    """One part of an Attika turn by clicks, staged (see _Steer for the choices);
+    ``first_tile``: the page's first map tile, placed with every control (_place_tile)."""
     _idle(page)
     enabled = page.locator(".pieces [data-pick]:enabled")
     picks = [enabled.nth(i).get_attribute("data-pick") for i in range(enabled.count())]
     if "tile" in picks:
-        page.locator(".choices [data-pick='tile']").click()
-        anchors = page.locator(".board-svg .legal")
-        assert anchors.count() > 1
-        assert page.locator(".board-svg .open-hex").count() > anchors.count()
-        anchors.nth(anchors.count() // 2).hover()
-        assert page.locator(".board-svg .preview").count() == 7  # the tile in place
-        page.keyboard.press("r")
-        anchors.nth(anchors.count() // 2).click()
-        _idle(page)
-        staged = page.locator(".confirm-bar .staged-text").inner_text()
-        assert " rot 1" in staged, staged
-        page.locator(".confirm-bar .rotate").click()  # turned again once placed
-        _idle(page)
-        assert " rot 2" in page.locator(".confirm-bar .staged-text").inner_text()
-        assert page.locator(".board-svg .preview").count() == 7
+        _place_tile(page, steer.rng, exercise=first_tile)
         seen["tile"] += 1
         return "tile"
-    revealed = page.locator(".building-piece.revealed:enabled")
-    if revealed.count():
-        revealed.click()
-        sites = page.locator(".board-svg .legal")
-        if sites.count():
-            sites.first.hover()
+    own = steer.own | {
+        _hex(m.split(" at ")[1].split()[0])
+        for m in page.evaluate("window.kurierTable.staged()")
+        if m.startswith("build ")
+    }
+    sites = [(pick, site) for pick, lit in page.evaluate(_SITES) for site in lit]
+    if sites:
+        pick, site = min(sites, key=lambda p: steer.score(_hex(p[1]), own))
+        page.locator(f".pieces [data-pick='{pick}']").click()
+        lit = page.locator(f".board-svg [id='{site}']")
+        if not seen["build"]:  # what building there costs, said when pointed at
+            lit.hover()
             assert "costs" in page.locator(".target-info").inner_text()
-            sites.first.click()
-            seen["build"] += 1
-            return "build"
-        page.keyboard.press("Escape")
-        page.locator(".choices [data-pick='store']").click()
+        lit.click()
+        seen["build"] += 1
+        return "build"
+    store = page.locator(".choices [data-pick='store']:enabled")
+    if store.count():  # revealed, and buildable nowhere
+        store.click()
         return "store"
     stacks = page.locator(".stack-piece:enabled")
     if stacks.count():
         counts = [int(stacks.nth(i).get_attribute("data-count")) for i in range(stacks.count())]
-        stacks.nth(counts.index(min(counts))).click()
+        smallest = counts.index(min(counts))
+        stacks.nth(
+            smallest if steer.rng.random() < 0.5 else steer.rng.randrange(len(counts))
+        ).click()
         seen["reveal"] += 1
         return "reveal"
-    for name in ("store", "end"):
-        button = page.locator(f".choices [data-pick='{name}']:enabled")
-        if button.count():
-            button.click()
-            return name
-    raise AssertionError(f"nothing to click: {picks}")
+    button = page.locator(".choices [data-pick='end']:enabled")
+    assert button.count(), f"nothing to click: {picks}"
+    button.click()
+    return "end"
 
 
-def test_two_players_play_attika_on_the_board(browser: Any, base_url: str, worker: Any) -> None:
-    """Several full turns of a 2-player Attika game by clicks only (one player on a phone),
-    until each has placed a map tile on the board and buildings were built; each part
-    confirmed. (A whole game takes a few hundred confirms: too long for `make test`.)"""
+def _shows_version(page: Any, version: int, table: bool = True) -> None:
+    """Wait until the page shows this version, updated in place by the stream (no load), and
+    (``table``) its table is ready to be played on."""
+    page.wait_for_function(
+        "([v, table]) => (document.querySelector('[data-game]') || {}).dataset?.version"
+        " === String(v) && (!table || !!window.kurierTable)",
+        arg=[version, table],
+        timeout=15_000,
+    )
+
+
+def test_two_players_play_a_whole_attika_game_on_the_board(
+    browser: Any, base_url: str, worker: Any
+) -> None:
+    """A whole 2-player Attika game by clicks only (one player on a phone), each turn built
+    part by part on the board and sent with one Confirm; each page loaded once and updated in
+    place by the stream; Undo used; a spectator's every response free of hands; the standings
+    at the end on both pages."""
     kurier = Kurier(base_url)
     game_id, players = kurier.new_game(2, seed="table-attika-1", game_type="attika")
     always_confirm(kurier, players)
     url = f"{base_url}/games/{game_id}"
     pages = [_signed_in(browser, base_url, players[0]), _phone(browser, base_url, players[1])]
+    for page in pages:
+        navigate(page, url)
+    spectator, bodies = _spectator(browser, url)
+    rng = random.Random(11)
     seen = {"tile": 0, "build": 0, "reveal": 0}
-    view = kurier.view(game_id)
-    deadline = time.monotonic() + 240
     shots: set[int] = set()
-    for _move in range(120):
-        if (len(shots) == 2 and seen["build"]) or time.monotonic() > deadline:
+    undone = False
+    confirms = parts = 0
+    deadline = time.monotonic() + ATTIKA_SECONDS
+    view = kurier.view(game_id)
+    for _turn in range(ATTIKA_TURNS):
+        if view["status"] == "finished" or time.monotonic() > deadline:
             break
         seat = next(d["seat"] for d in view["waiting_for"] if d["seat"] >= 0)
         page = pages[seat]
-        navigate(page, url)
-        part = _attika_part(page, seen)
-        _idle(page)
-        width = page.viewport_size["width"]
-        if part == "tile" and width not in shots:  # a tile staged: one shot per size
-            _shot(page, f"attika-{width}-{'light' if width > 390 else 'dark'}", dark=width == 390)
-            shots.add(width)
+        _shows_version(page, view["version"])
+        steer = _Steer(view, seat, rng)
+        for _part in range(20):  # bounded: a turn is at most a dozen parts
+            _idle(page)
+            if page.locator(".confirm-bar").is_visible() and _staged_done(page):
+                break
+            width = page.viewport_size["width"]
+            part = _attika_part(page, steer, seen, first_tile=width not in shots)
+            _idle(page)
+            if part == "tile" and width not in shots:  # a tile staged: one shot per size
+                _shot(
+                    page, f"attika-{width}-{'light' if width > 390 else 'dark'}", dark=width == 390
+                )
+                shots.add(width)
+            if not undone and part in ("build", "reveal"):  # taken back, chosen again
+                before = len(page.evaluate("window.kurierTable.staged()"))
+                page.locator(".confirm-bar .undo").click()
+                _idle(page)
+                assert len(page.evaluate("window.kurierTable.staged()")) == before - 1
+                seen[part] -= 1
+                undone = True
+        else:
+            raise AssertionError("a turn of more than 20 parts")
+        parts += len(page.evaluate("window.kurierTable.staged()"))
         page.locator(".confirm-bar .confirm").click()
+        confirms += 1
         for _ in range(200):  # bounded wait for the commit
             new = kurier.view(game_id)
             if new["version"] != view["version"]:
@@ -352,8 +454,17 @@ def test_two_players_play_attika_on_the_board(browser: Any, base_url: str, worke
             time.sleep(0.05)
         assert new["version"] > view["version"], page.content()[:2000]
         view = new
-    assert seen["tile"] >= 2 and seen["build"] and len(shots) == 2, (seen, view["version"])
-    wide = pages[1].evaluate("document.documentElement.scrollWidth")
-    assert wide <= 390, f"the phone page scrolls sideways ({wide} px)"
+    assert view["status"] == "finished", (confirms, seen, time.monotonic() - deadline)
+    assert seen["tile"] >= 2 and seen["build"] and len(shots) == 2 and undone
+    assert parts > confirms  # turns of several parts, each sent with one Confirm
+    # The end, shown in place on both pages and the spectator's: the standings, best first.
+    for page in (*pages, spectator):
+        _shows_version(page, view["version"], table=False)
     for page in pages:
+        rows = page.locator(".standings tbody tr")
+        assert rows.count() == 2 and "Score" in page.locator(".standings thead").inner_text()
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= page.viewport_size["width"], f"the end scrolls sideways ({wide} px)"
+    assert len(bodies) > 10 and leaks(kurier, game_id, bodies, sealed=False) == []
+    for page in (*pages, spectator):
         page.context.close()
