@@ -273,10 +273,11 @@ def test_a_lost_connection_shows_and_recovers(browser: Any, base_url: str, worke
 ATTIKA_TURNS = 150
 ATTIKA_SECONDS = 360
 
-#: What the test looks at to steer, as a player looks before choosing: each building piece it
-#: may build, picked and dropped again, with the sites that light up for it. Not a choice:
-#: the choice is then clicked (the piece, then the site).
-_SITES = """() => Array.from(document.querySelectorAll('.pieces .building-piece:enabled'))
+#: What the test looks at to steer, as a player looks before choosing: each building it may
+#: build (a piece of the storage board, or the one just revealed: a piece, or a button among
+#: the choices when its reveal is only staged), picked and dropped again, with the sites that
+#: light up for it. Not a choice: the choice is then clicked (the building, then the site).
+_SITES = """() => Array.from(document.querySelectorAll(".pieces [data-pick^='building:']:enabled"))
   .map(el => {
     el.click();
     const sites = Array.from(document.querySelectorAll('.board-svg .legal')).map(h => h.id);
