@@ -26,6 +26,7 @@ from functools import cache
 from typing import Any
 
 from engine.attila_wargame.actions import Attack, Move, WargameAction
+from engine.attila_wargame.board import City
 from engine.attila_wargame.game import GAME, WargameGame
 from engine.attila_wargame.map_questions import BARBARIAN, ROMAN
 from engine.attila_wargame.state import (
@@ -47,6 +48,13 @@ from engine.core import Event
 REGIONS = ("east", "gaul", "italy")
 #: Hexes counted when no city can be reached.
 FAR = 100
+#: The hard Barbarian's march (``Potential(planned=True)``), in hexes of the potential: the
+#: extra pull of a "+" city of a victory region he does not hold yet, the pull lost per
+#: point of its walled garrison's defence, and per other Barbarian combat unit already in or
+#: next to it (one unit takes an empty city; the rest should go on to the next).
+REGION_PULL = 6.0
+GARRISON_PULL = 0.25
+CROWD_PULL = 0.5
 
 
 def _sigmoid(x: float) -> float:
@@ -368,6 +376,15 @@ class WargameBot:
                     total += city.value / 5
         return total / 9
 
+    def plan(
+        self, state: WargameState, seat: int, legal: list[WargameAction]
+    ) -> list[float] | None:
+        """The hard Barbarian's march (``Potential`` with its plan); None elsewhere."""
+        if state.step != MOVEMENT or self.game.rules.seats[seat] != BARBARIAN:
+            return None
+        potential = Potential(self, state, seat, planned=True)
+        return [potential.gain(a) - 1e-6 if isinstance(a, Move) else 0.0 for a in legal]
+
     def by_prior(self, state: WargameState, seat: int) -> bool:
         return state.step in (MOVEMENT, NOTES)
 
@@ -379,7 +396,9 @@ class Potential:
     """Where each unit of the moving side would rather stand (higher is better): the change
     of this by one step is the prior of that step; ``end`` scores 0."""
 
-    def __init__(self, bot: WargameBot, state: WargameState, seat: int) -> None:
+    def __init__(
+        self, bot: WargameBot, state: WargameState, seat: int, planned: bool = False
+    ) -> None:
         rules = bot.game.rules
         self.bot, self.state, self.rules = bot, state, rules
         self.side = rules.seats[seat]
@@ -398,10 +417,62 @@ class Potential:
         # the bonus for standing in a city keeps a garrison where it is.
         self.pulls = [(c.value / 4, _distances(c.hex)) for c in free]
         self.field: dict[int, float] = {}
+        # The hard Barbarian's plan: (city hex, pull) of the "+" cities not his.
+        self.plan: list[tuple[int, float]] | None = None
+        if planned and self.side == BARBARIAN:
+            self.plan = self._barbarian_plan(free)
+        self.planned: dict[tuple[str, int], float] = {}
         self.own_combat: dict[str, list[int]] = {}
         for u, h in state.pos.items():
             if rules.is_combat[u] and rules.side(state, u) == self.side:
                 self.own_combat.setdefault(rules.people_of[u], []).append(h)
+
+    def _barbarian_plan(self, free: list[City]) -> list[tuple[int, float]]:
+        """Each city's pull for the hard Barbarian. The medium potential sends every unit to
+        its nearest city, where it stops next to a walled garrison and stays (nothing nearer
+        gains) while the victory regions it lacks sit empty far away: here a city of a region
+        he does not hold pulls harder, a walled garrison less, and a crowded city less."""
+        state, rules, b = self.state, self.rules, self.bot.b
+        ctx = self.ctx = rules.ctx(state)
+        held = set(rules.score(state)["regions"])
+        barbarians = [
+            h
+            for u, h in state.pos.items()
+            if rules.is_combat[u] and rules.side(state, u) == BARBARIAN
+        ]
+        out = []
+        self.crowd: dict[int, int] = {}
+        for c in free:
+            pull = c.value / 4
+            if c.region in REGIONS and c.region not in held:
+                pull += REGION_PULL
+            garrison = self.combat_at.get(c.hex)
+            if garrison is not None:
+                pull -= GARRISON_PULL * rules.strength(state, ctx, garrison, defending=True)
+            out.append((c.hex, pull))
+            self.crowd[c.hex] = sum(1 for h in barbarians if b.distance(h, c.hex) <= 1)
+        return out
+
+    def _planned(self, unit: str, h: int) -> float:
+        """The best pull less distance at ``h`` over the cities ``unit`` may enter (a people
+        barred from a region is not drawn to it), its own presence not counted as crowd."""
+        got = self.planned.get((unit, h))
+        if got is not None:
+            return got
+        rules, b, state = self.rules, self.bot.b, self.state
+        assert self.plan is not None
+        people = rules.people_of[unit]
+        at = state.pos[unit]
+        best = -float(FAR)
+        for city, pull in self.plan:
+            if not rules.may_enter_land(self.ctx, people, city):
+                continue
+            if not rules.may_occupy_city(state, people, city):
+                continue
+            crowd = self.crowd[city] - (1 if b.distance(at, city) <= 1 else 0)
+            best = max(best, pull - CROWD_PULL * crowd - _distances(city)[h])
+        self.planned[(unit, h)] = best
+        return best
 
     def gain(self, move: Move) -> float:
         at = self.state.pos[move.unit]
@@ -415,7 +486,7 @@ class Potential:
             mates = self.own_combat.get(people) or everyone
             return -0.5 * min((b.distance(h, m) for m in mates), default=0)
         city = b.city_at.get(h)
-        best = self.field.get(h)
+        best = self.field.get(h) if self.plan is None else self._planned(unit, h)
         if best is None:
             best = self.field[h] = max(
                 (pull - dist[h] for pull, dist in self.pulls), default=-float(FAR)
