@@ -266,6 +266,7 @@ def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
     assert report.returncode == 0, report.stderr[-2000:]
     assert "attila3-medium-vs-easy" in report.stdout
     assert "first player" in report.stdout
+    assert "mean over seats" in report.stdout
 
 
 # -- the wargame's evaluation pieces ---------------------------------------------------------
