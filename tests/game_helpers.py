@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core import SYSTEM
@@ -15,15 +15,19 @@ from service.store import Store
 class Table:
     game_id: str
     players: list[dict[str, Any]]
+    tokens: list[str] = field(default_factory=list)  # each player's API token, by seat
 
 
-def new_table(store: Store, seats: int = 3, seed: str | None = "ops-seed") -> Table:
-    players = [store.players.create(f"O{i}", None)[0] for i in range(seats)]
-    created = games.create_game(store, players[0], "attila", {}, seed, seats).body
+def new_table(
+    store: Store, seats: int = 3, seed: str | None = "ops-seed", game_type: str = "attila"
+) -> Table:
+    made = [store.players.create(f"O{i}", None) for i in range(seats)]
+    players = [player for player, _token in made]
+    created = games.create_game(store, players[0], game_type, {}, seed, seats).body
     for player in players[1:]:
         games.join_game(store, player, created["id"], created["invite_code"])
     games.start_game(store, players[0], created["id"])
-    return Table(created["id"], players)
+    return Table(created["id"], players, [token for _player, token in made])
 
 
 def play_random(store: Store, table: Table, actions: int, seed: int = 0) -> int:

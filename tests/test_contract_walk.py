@@ -178,6 +178,15 @@ def test_every_operation_answers_2xx_as_documented(
     w.call("list_live_games", None)
     w.call("list_player_finished_games", None, player_id=d.id)
 
+    body = {"name": "Walk cup", "type": "attila", "seats": 2, "format": "swiss"}
+    cup = w.call("create_tournament", a, json={**body, "deadline": {"hours": 48}}).json()
+    for who in (a, b, c):
+        w.call("sign_up_for_tournament", who, tournament_id=cup["id"])
+    w.call("withdraw_from_tournament", c, tournament_id=cup["id"])
+    w.call("start_tournament", a, tournament_id=cup["id"])
+    w.call("list_tournaments", None)
+    w.call("get_tournament", None, tournament_id=cup["id"])
+
     # The API sends streams on to the stream server (kurier streams; tests/test_streams.py
     # reads them there): here they answer their documented 307 with a Location.
     for operation_id in ("stream_game_events", "stream_my_inbox"):

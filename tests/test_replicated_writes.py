@@ -1,7 +1,7 @@
 """With ``KURIER_WAIT_REPLICAS`` on, every write the service acknowledges waits for a replica,
 not only a game's commit: players, tokens, preferences, messages, web sessions, webhook
-deliveries, ratings, follows (issue 36, item 11). A failover right after an answer must not
-lose a token the client already holds.
+deliveries, ratings, follows (issue 36, item 11), tournaments. A failover right after an
+answer must not lose a token the client already holds.
 
 A real primary and its replica (tests/topologies.py); the replica is stopped (SIGSTOP: alive,
 connected, silent) while the writes are sent: each is answered 503 ``not-replicated``
@@ -52,7 +52,11 @@ def _api_writes(
 ) -> list[Any]:
     """(what, method, path, caller, body) of the API's writes outside a game's commit."""
     token_id = k.call("POST", "/v1/me/tokens", player, json={"name": "spare"}).json()["id"]
+    cup = {"name": "Cup", "type": "attila", "seats": 2, "format": "swiss"}
+    cup_id = k.call("POST", "/v1/tournaments", player, json=cup).json()["id"]
     return [
+        ("new tournament", "POST", "/v1/tournaments", player, cup),
+        ("tournament sign-up", "POST", f"/v1/tournaments/{cup_id}/entrants", other, None),
         ("follow", "PUT", f"/v1/me/following/{other.id}", player, None),
         ("unfollow", "DELETE", f"/v1/me/following/{other.id}", player, None),
         ("new player", "POST", "/v1/players", None, {"name": "Lost"}),

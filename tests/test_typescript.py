@@ -16,52 +16,23 @@ makes every property that has a default required, also in request bodies (GameCr
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests import node_packages
+
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "tests" / "typescript"
 DOCUMENT = ROOT / "openapi" / "openapi.json"
-STAMP = ".kurier-lock-sha256"
-
-
-def _npm() -> str:
-    npm = shutil.which("npm")
-    if npm is None:
-        message = "npm (Node.js 20 or later) is needed for the TypeScript check of the document"
-        if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
-            pytest.fail(message + " and CI is set: install nodejs and npm")
-        pytest.skip(message)
-    return npm
 
 
 @pytest.fixture(scope="module")
 def node_modules() -> Path:
     """tests/typescript/node_modules as package-lock.json pins it (``npm ci``)."""
-    npm = _npm()
-    installed = HERE / "node_modules"
-    digest = hashlib.sha256((HERE / "package-lock.json").read_bytes()).hexdigest()
-    stamp = installed / STAMP
-    if not stamp.exists() or stamp.read_text() != digest:
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=HERE,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert done.returncode == 0, (
-            "npm ci failed in tests/typescript (the npm registry must be reachable):\n"
-            + done.stdout[-3000:]
-            + done.stderr[-3000:]
-        )
-        stamp.write_text(digest)
-    return installed
+    return node_packages.installed(HERE, "the TypeScript check of the document")
 
 
 def _run(argv: list[str], cwd: Path) -> str:

@@ -181,22 +181,31 @@ class MapQuestions:
 
     def may_stand(self, state: WargameState, ctx: Ctx, unit: str, h: int) -> bool:
         """Whether ``unit`` may enter hex ``h`` at all: land, territory, other units, cities."""
+        return self.closed_reason(state, ctx, unit, h) is None
+
+    def closed_reason(self, state: WargameState, ctx: Ctx, unit: str, h: int) -> str | None:
+        """Why ``unit`` may not enter hex ``h`` (``may_stand``'s answer in words: the web table
+        says it on a closed hex), or None when it may."""
         people = self.people_of[unit]
+        if not self.b.passable[h]:
+            return "impassable"
         if not self.may_enter_land(ctx, people, h):
-            return False
+            return "closed territory"
         side = state.alignment.get(people)
         combat = self.is_combat[unit]
         for other in ctx.units_at.get(h, ()):
             if other == unit:
                 continue
             if combat and self.is_combat[other]:
-                return False
+                return "stacking: another combat unit"
             if other in ctx.neutralised:
                 if combat or people not in self.roman_nations:
-                    return False
+                    return "a neutralised unit"
             elif self.side(state, other) != side:
-                return False
-        return not combat or self.may_occupy_city(state, people, h)
+                return "an enemy or neutral unit"
+        if combat and not self.may_occupy_city(state, people, h):
+            return "a city it may not occupy yet"
+        return None
 
     def _without(self, ctx: Ctx, unit: str, at: int) -> Ctx:
         """The lookup tables with ``unit`` lifted off the map (for the hexes it moves through)."""

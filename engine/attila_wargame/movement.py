@@ -42,19 +42,21 @@ class Movement(RulesBase):
     def _step_actions(self, state: WargameState, seat: int) -> list[WargameAction]:
         ctx = self.ctx(state)
         side = self.seats[seat]
-        out: list[WargameAction] = []
-        neighbours = self.b.neighbours
         own = {p for p, s in state.alignment.items() if s == side}
+        out: list[WargameAction] = []
         for unit in self.b.unit_order:
-            at = state.pos.get(unit)
-            if at is None or self.people_of[unit] not in own:
-                continue
-            if not self.movable(state, ctx, unit, side):
-                continue
-            for n in neighbours[at]:
-                if self.may_stand(state, ctx, unit, n):
-                    out.append(Move(unit, (n,)))
+            if unit in state.pos and self.people_of[unit] in own:
+                out += [Move(unit, (n,)) for n in self.unit_steps(state, ctx, unit, side)]
         return out
+
+    def unit_steps(self, state: WargameState, ctx: Ctx, unit: str, side: str) -> list[int]:
+        """The hexes ``unit`` (on the map, of ``side``) may step into next: ``legal_actions``'
+        single steps of one unit (the web table's marches are built from them)."""
+        if not self.movable(state, ctx, unit, side):
+            return []
+        return [
+            n for n in self.b.neighbours[state.pos[unit]] if self.may_stand(state, ctx, unit, n)
+        ]
 
     def _move(self, state: WargameState, seat: int, action: Move, events: list[Event]) -> None:
         unit, path = action.unit, action.path

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from copy import deepcopy
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 # Steps (the ``step`` of the pending decision).
@@ -101,19 +100,39 @@ _STORED_WHEN_SET = ("sides_at_west_invasion", "resigned")
 
 
 def dump_state(state: WargameState) -> dict[str, Any]:
-    """JSON-compatible data; the hex-keyed maps are stored with string keys."""
-    out = asdict(state)
+    """JSON-compatible data; the hex-keyed maps are stored with string keys. The same as
+    ``dataclasses.asdict``, several times faster (it deep-copies each number and string): a
+    march of six hexes is six actions, each stored (issue 33's 50 ms)."""
+    out = _plain(state)
     for name in _STORED_WHEN_SET:
         if not out[name]:
             del out[name]
     return out
 
 
+#: What a stored state holds that is immutable, so copied by reference.
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> Any:
+    """A copy of ``value`` sharing no container with it, dataclasses as dicts."""
+    if isinstance(value, dict):
+        return {k: v if type(v) in _SCALARS else _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [v if type(v) in _SCALARS else _plain(v) for v in value]
+    if isinstance(value, WargameState | Battle | Council):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value  # str, int, float, bool, None: immutable
+
+
 def load_state(raw: dict[str, Any]) -> WargameState:
-    data = deepcopy({k: v for k, v in raw.items() if k not in ("battle", "council")})
+    # Stored data is JSON (dicts, lists, scalars): ``_plain`` copies it as deepcopy would.
+    data = _plain({k: v for k, v in raw.items() if k not in ("battle", "council")})
     state = WargameState(**data)
     if raw.get("battle") is not None:
-        state.battle = Battle(**deepcopy(raw["battle"]))
+        state.battle = Battle(**_plain(raw["battle"]))
     if raw.get("council") is not None:
-        state.council = Council(**deepcopy(raw["council"]))
+        state.council = Council(**_plain(raw["council"]))
     return state

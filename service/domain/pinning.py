@@ -14,11 +14,11 @@ the action entries of the event stream (a sealed choice's entry holds its notati
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Event, IllegalAction
+from engine.core import Event, Game, IllegalAction
 from service.common.problems import Problem
 from service.domain import notifications
 from service.store import Store
@@ -66,13 +66,21 @@ def game_ids(store: Store) -> Iterator[str]:
             yield game_id
 
 
+def apply_entries(
+    game: Game[Any, Any], state: Any, entries: Iterable[tuple[int, Mapping[str, str]]]
+) -> None:
+    """Apply the action entries of ``entries`` to ``state``, in order: every change of a
+    game's state is one (a timeout's default, a resignation and a return included)."""
+    for _, entry in entries:
+        if entry["kind"] in ACTION_KINDS:
+            game.apply_notation(state, int(entry["seat"]), entry["action"])
+
+
 def replayed_state(record: GameRecord, entries: list[tuple[int, dict[str, str]]]) -> Any:
     """The state the running engine reaches from the record's seed and actions."""
     game = record.game
     state = game.new_state(len(record.seats), record.seed, record.options)
-    for _, entry in entries:
-        if entry["kind"] in ACTION_KINDS:
-            game.apply_notation(state, int(entry["seat"]), entry["action"])
+    apply_entries(game, state, entries)
     return game.dump(state)
 
 

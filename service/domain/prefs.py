@@ -47,6 +47,7 @@ EVENT_TYPES = (
     "game.timeout_applied",
     "game.ended",
     "game.message",
+    "tournament.round_started",
 )
 WEBHOOK_SECRET_PREFIX = "whsec_"
 WEBHOOK_URL_LENGTH = 500

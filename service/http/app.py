@@ -61,7 +61,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.spec.components.security_scheme(
         "bearerAuth", {"type": "http", "scheme": "bearer", "description": "kur_pat_… token"}
     )
-    from service.http.api import games, index, messages, meta, players, profiles, streams, tokens
+    from service.http.api import (
+        games,
+        index,
+        messages,
+        meta,
+        players,
+        profiles,
+        streams,
+        tokens,
+        tournaments,
+    )
 
     for blueprint in (
         index.blp,
@@ -72,6 +82,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         messages.blp,
         profiles.blp,
         streams.blp,
+        tournaments.blp,
     ):
         api.register_blueprint(blueprint)
     # Interactive docs served from the flask-swagger-ui wheel: works offline, no CDN.

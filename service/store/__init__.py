@@ -4,7 +4,8 @@
 (service/store/connections.py), the one writer of games, and beside it small repositories, each
 with its own keys: ``store.players`` (service/store/players.py), ``store.tokens``
 (service/store/tokens.py), ``store.messages`` (service/store/messages.py), ``store.indexes``
-(service/store/indexes.py: players' game lists, the lobby, summaries, resolutions owed).
+(service/store/indexes.py: players' game lists, the lobby, summaries, resolutions owed),
+``store.follows`` (service/store/follows.py), ``store.tournaments`` (service/store/tournaments.py).
 
 Data model (key names in service/store/keys.py; every key of one game shares the ``{<game id>}``
 hash tag; what the bytes mean is in service/store/record.py):
@@ -24,6 +25,9 @@ hash tag; what the bytes mean is in service/store/record.py):
   ``kurier:player:{p}:tokens`` hash: the player's tokens (service/store/tokens.py).
 - ``kurier:games:live`` sorted set: public games in play by their latest commit (the watch
   page; kept by the game writer), ``kurier:player:{p}:following`` set (service/store/follows.py).
+- ``kurier:tournament:{t}`` hash (version and JSON document, replaced by compare-and-set),
+  ``kurier:tournaments`` sorted set and ``kurier:tournaments:games`` hash: tournaments, their
+  listing and which tournament a game belongs to (service/store/tournaments.py).
 - ``kurier:game:{g}:outbox`` stream and ``kurier:outbox:dirty:{n}`` sorted sets: what commits
   still owe other slots and the queue Redis (service/store/outbox.py; not used when colocated).
 - ``kurier:epoch`` hash (one ``kurier:epoch:{<n>}`` per master of a cluster): whether the store

@@ -66,6 +66,7 @@ from service.store.record import (
     unpack_saved,
 )
 from service.store.tokens import Tokens
+from service.store.tournaments import Tournaments
 from service.store.writes import (
     COMMIT_LUA,
     COMMITTED,
@@ -119,6 +120,7 @@ class Store(Connections):
         self.messages = Messages(self)
         self.indexes = Indexes(self)
         self.follows = Follows(self)
+        self.tournaments = Tournaments(self)
 
     # -- the one writer ------------------------------------------------------------------------
 

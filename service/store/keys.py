@@ -191,3 +191,16 @@ def player_stats_key(player_id: str) -> str:
 def player_following_key(player_id: str) -> str:
     """Set of the players this player follows (a small set: service/store/follows.py)."""
     return f"{player_key(player_id)}:following"
+
+
+# -- tournaments (service/domain/tournaments.py, service/store/tournaments.py) -----------------
+
+#: Tournaments, newest first (member: tournament id, score: when it was created).
+TOURNAMENTS = "kurier:tournaments"
+#: Hash: game id -> the tournament id it was paired for.
+TOURNAMENT_GAMES = "kurier:tournaments:games"
+
+
+def tournament_key(tournament_id: str) -> str:
+    """Hash of one tournament: ``v`` its version, ``doc`` its JSON (entrants, rounds, results)."""
+    return f"kurier:tournament:{{{tournament_id}}}"

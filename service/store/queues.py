@@ -34,6 +34,8 @@ RATE_JOB = "workers.ratings.rate"
 MESSAGE_JOB = "workers.notify.notify_message"
 MAILBAG_JOB = "workers.notify.send_mailbag"
 SIGNIN_MAIL_JOB = "workers.webmail.send_signin_links"
+TOURNAMENT_ROUND_JOB = "workers.tournaments.pair_round"
+TOURNAMENT_NOTIFY_JOB = "workers.tournaments.notify_round"
 
 
 def queue(connection: Any, name: str = DEFAULT_QUEUE) -> Queue:
@@ -72,3 +74,12 @@ def deadline_job_id(game_id: str, version: int) -> str:
 
 def remind_job_id(game_id: str, version: int) -> str:
     return f"remind-{game_id}-{version}"
+
+
+def tournament_round_job_id(tournament_id: str, number: int) -> str:
+    """The pairing of one round of a tournament (service/domain/tournaments.py)."""
+    return f"tournament-{tournament_id}-round-{number}"
+
+
+def tournament_notify_job_id(tournament_id: str, number: int, player_id: str) -> str:
+    return f"tn-{tournament_id}-{number}-{player_id}"

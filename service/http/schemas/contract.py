@@ -513,6 +513,9 @@ def _requests(schemas: dict[str, Any]) -> None:
     }
     create = schemas["GameCreate"]["properties"]
     create["options"] = {**ref("GameOptions")}
+    # A tournament's games' options (service/domain/tournaments.py): the same as one game's.
+    for name in ("TournamentCreate", "TournamentSummary", "Tournament"):
+        schemas[name]["properties"]["options"] = {**ref("GameOptions")}
     schemas["FinishedGame"]["properties"]["result"] = ref("GameResult")
 
 

@@ -20,12 +20,14 @@ from flask import Flask
 
 from service.common import i18n
 from service.domain import ratelimit
-from service.http.web import club, unsubscribe
+from service.http.web import club, replay, tournaments, unsubscribe
 from service.http.web.pages import blp, error_page, page_language
 
 # Nested once, at import (an app factory may run many times): the club's pages get the web
-# pages' session, headers and error pages.
+# pages' session, headers and error pages; so does stepping through a game's versions.
 blp.register_blueprint(club.blp)
+blp.register_blueprint(tournaments.blp)
+blp.register_blueprint(replay.blp)
 
 
 class _CatalogDomain(flask_babel.Domain):

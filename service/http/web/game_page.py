@@ -10,6 +10,7 @@ same service functions as the API (no rule is decided here).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask import current_app, request, url_for
@@ -21,7 +22,7 @@ from service.common.numbers import is_ascii_digits
 from service.domain import games, messages
 from service.domain.websessions import Session
 from service.http.web import live as live_page
-from service.http.web import standings, table
+from service.http.web import standings, table, wargame_table
 from service.ops import config
 from service.store import Store
 from service.store.record import GameRecord
@@ -80,6 +81,7 @@ def context(
         table=play,
         places=table.places(record, view["view"]) if board else {},
         pieces=pieces,
+        wargame=wargame_table.panel(record, view["view"], seat, record.names),
         game=view,
         title=record.game.title,
         seat=seat,
@@ -90,7 +92,7 @@ def context(
         summary=summary,
         history=history,
         groups=groups,
-        reveals=_reveals(record.id, entries, seat, record.names),
+        reveals=reveals(record.id, entries, seat, record.names),
         poll=current_app.config.get("WEB_POLL_SECONDS", 5),
         stream=f"{config.stream_url(os.environ)}/v1/games/{record.id}/stream",
         can_join=session is not None and seat is None and record.status == "open",
@@ -156,14 +158,18 @@ def _seat_forms(
     }
 
 
-def _reveals(
-    game_id: str, entries: list[tuple[int, dict[str, Any]]], seat: int | None, names: list[str]
+def reveals(
+    game_id: str,
+    entries: Sequence[tuple[int, Mapping[str, Any]]],
+    seat: int | None,
+    names: list[str],
 ) -> list[dict[str, Any]]:
-    """Every revealed sealed choice with the commitment published before it, for the page's
-    script to check in the browser (the server's word is not taken for it)."""
+    """Every revealed sealed choice with the commitment published before it and the version
+    that revealed it, for the page's script to check in the browser (the server's word is not
+    taken for it)."""
     published: dict[tuple[str, int], str] = {}
     out = []
-    for _version, entry in entries:
+    for version, entry in entries:
         for raw in entry["events"]:
             event = Event.from_json(raw)
             if not event.visible_to(seat):
@@ -175,6 +181,7 @@ def _reveals(
                     key = (event.data["ref"], choice["seat"])
                     out.append(
                         {
+                            "version": version,
                             "game": game_id,
                             "ref": key[0],
                             "seat": key[1],

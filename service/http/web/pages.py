@@ -125,6 +125,7 @@ EVENT_WORDS = (
     N_("timeout applied"),
     N_("ended"),
     N_("message"),
+    N_("round started"),
 )
 
 
@@ -710,7 +711,8 @@ def staged(game_id: str) -> Any:
         with i18n.speaking(language()):
             trial = games.staged_record(record, seat, moves)
             legal = games.legal_actions(trial, seat) | {"version": record.version}
-            return jsonify(table.actions(trial, legal, seat))
+            focus = request.args.get("unit", "")[:40]  # a wargame counter picked up
+            return jsonify(table.actions(trial, legal, seat, focus))
     except Problem as error:
         return jsonify({"error": str(error.description), **error.extra}), error.code
 

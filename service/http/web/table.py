@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from engine.attika import targets as attika_targets
 from engine.attila import targets as attila_targets
+from engine.attila_wargame import targets as wargame_targets
 from service import pictures
 from service.common.i18n import say as _
 from service.common.i18n import say_word
@@ -25,7 +26,11 @@ from service.pictures.attila import PEOPLE_FILL
 from service.store.record import GameRecord
 
 #: Game types played on the board, and their targets tables.
-TABLES: dict[str, Any] = {"attila": attila_targets, "attika": attika_targets}
+TABLES: dict[str, Any] = {
+    "attila": attila_targets,
+    "attika": attika_targets,
+    "attila-wargame": wargame_targets,
+}
 #: Attila's action tiles, in the order the table shows them (used ones greyed).
 ATTILA_TILES = ("double_turn", "swap", "two_influence")
 
@@ -35,26 +40,37 @@ def on_board(game_type: str) -> bool:
 
 
 def actions(
-    record: GameRecord, legal: Mapping[str, Any], seat: int | None = None
+    record: GameRecord, legal: Mapping[str, Any], seat: int | None = None, focus: str = ""
 ) -> dict[str, Any]:
     """The legal actions (``games.legal_actions``' answer, for ``seat`` of ``record``: a
     staged trial's record gives what follows the staged parts) with where each is chosen,
-    what a build costs there, and a drawn map tile's shape for its preview."""
+    what a build costs there, and a drawn map tile's shape for its preview; ``focus``: the
+    piece picked up (a wargame counter), whose marches the game's table works out."""
     table = TABLES[record.type]
     game = record.game
     board = game.board  # type: ignore[attr-defined]
     costs = getattr(table, "costs", None)
-    state = game.load(record.state) if costs and seat is not None and record.state else None
+    details = getattr(table, "details", None)
+    march = getattr(table, "march", None)
+    wanted = costs or details or (march and focus)
+    state = game.load(record.state) if wanted and seat is not None and record.state else None
     raw = [action["action"] for action in legal["actions"]]
     rules = getattr(game, "rules", None)  # the game's full rules (Attika's quotes costs)
-    prices = costs(rules, state, seat, raw) if state is not None else [None] * len(raw)
+    prices = costs(rules, state, seat, raw) if costs and state is not None else [None] * len(raw)
+    shown = (
+        details(rules, state, seat, [game.action_from_json(a) for a in raw])
+        if (details and state is not None)
+        else [{}] * len(raw)
+    )
     out = []
-    for action, price in zip(legal["actions"], prices, strict=True):
+    for action, price, more in zip(legal["actions"], prices, shown, strict=True):
         where = table.target(board, action["action"])
         if price is not None:
             where["cost"] = _("costs %(cost)s", cost=price)
-        out.append({"n": action["notation"], **where})
+        out.append({"n": action["notation"], **where, **more})
     labels = {pick: _(text) for pick, text in table.PICK_LABELS.items()}
+    if hasattr(table, "card_names"):
+        labels |= table.card_names(board)
     shape = getattr(table, "tile_shape", None)
     tile = None
     if shape and state is not None and any(a.get("rotation") is not None for a in out):
@@ -65,6 +81,7 @@ def actions(
         "actions": out,
         "labels": labels,
         "tile": tile,
+        "march": march(rules, state, seat, focus) if march and focus and state else None,
     }
 
 
@@ -98,6 +115,11 @@ def board_svg(
     _crop, svg = pictures.spectator_pictures(
         record, last, title, lang=lang, open_hexes=open_places or ()
     )
+    return inline(svg)
+
+
+def inline(svg: str) -> Markup:
+    """A board picture to put in a page (the table's, a replayed version's)."""
     # Scales with the page (CSS sizes it); ids stay as the picture module draws them.
     svg = svg.replace("<svg ", '<svg class="board-svg" role="group" aria-label="board" ', 1)
     return Markup(svg)
@@ -117,9 +139,7 @@ def pieces(record: GameRecord, view: Mapping[str, Any] | None, seat: int | None)
     if view is None or seat is None:
         return {"cards": [], "tiles": [], "buildings": [], "stacks": []}
     board = record.game.board  # type: ignore[attr-defined]
-    build: Callable[..., dict[str, Any]] = (
-        _attila_pieces if record.type == "attila" else _attika_pieces
-    )
+    build: Callable[..., dict[str, Any]] = _PIECES[record.type]
     return build(board, view, seat)
 
 
@@ -180,3 +200,16 @@ def _attika_pieces(board: Any, view: Mapping[str, Any], seat: int) -> dict[str, 
         if n
     ]
     return {"cards": cards, "tiles": [], "buildings": buildings, "stacks": stacks}
+
+
+def _no_pieces(board: Any, view: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    """The wargame has no hand: its counters are on the map and its cards come with the
+    battle (the page shows the legal cards as cards, wargame.js)."""
+    return {"cards": [], "tiles": [], "buildings": [], "stacks": []}
+
+
+_PIECES: dict[str, Callable[..., dict[str, Any]]] = {
+    "attila": _attila_pieces,
+    "attika": _attika_pieces,
+    "attila-wargame": _no_pieces,
+}

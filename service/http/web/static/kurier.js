@@ -100,6 +100,7 @@
         if (mine) { document.title = "\u25CF Your turn \u00B7 " + document.title; }
         if (window.kurierTableInit) { window.kurierTableInit(); }
         window.kurierVerify();
+        document.dispatchEvent(new CustomEvent("kurier:updated"));  // notify.js
         connection(online);
         updating = false;
         if (waiting) { waiting = false; update(); return; }

@@ -4,6 +4,37 @@
 // the places up, stages the chosen parts, asks the server what may follow each part
 // (/games/<id>/staged) and sends them all with Confirm as one request (/games/<id>/moves,
 // applied as one atomic change). No rule of any game is decided here.
+// The table's questions to the server, also the wargame's (wargame.js): what may follow the
+// staged actions (``extra``: more of the query, e.g. a counter picked up) and Confirm, which
+// sends them all as one request. Each answers [ok, body].
+window.kurierTableKit = {
+  ask: function (game, moves, extra) {
+    var query = moves.map(function (m) { return "m=" + encodeURIComponent(m); }).join("&") + (extra || "");
+    return fetch("/games/" + encodeURIComponent(game) + "/staged?" + query, {
+      credentials: "same-origin", headers: { Accept: "application/json" }
+    }).then(function (r) { return r.json().then(function (body) { return [r.ok, body]; }); });
+  },
+  send: function (game, moves) {
+    var body = new URLSearchParams();
+    var csrf = document.querySelector("input[name=csrf]");
+    body.append("csrf", csrf ? csrf.value : "");
+    moves.forEach(function (m) { body.append("m", m); });
+    return fetch("/games/" + encodeURIComponent(game) + "/moves", {
+      method: "POST", credentials: "same-origin", body: body,
+      headers: { Accept: "application/json" }
+    }).then(function (r) { return r.json().then(function (b) { return [r.ok, b]; }); });
+  },
+  showError: function (text, before) {
+    var note = document.querySelector(".table-error");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "note table-error";
+      note.setAttribute("role", "alert");
+      before.insertAdjacentElement("beforebegin", note);
+    }
+    note.textContent = text || "refused";
+  }
+};
 // kurierTableInit runs on load and again after kurier.js swapped a newer version in.
 window.kurierTableInit = function () {
   "use strict";
@@ -23,7 +54,6 @@ window.kurierTableInit = function () {
   var pieces = document.querySelector(".pieces");
   var choices = document.querySelector(".pieces .choices");
   var bar = document.querySelector(".confirm-bar");
-  var csrfInput = document.querySelector("input[name=csrf]");
   var rotateButton = bar && bar.querySelector(".rotate");
   var info = null;
   if (pieces) {
@@ -270,10 +300,7 @@ window.kurierTableInit = function () {
   function ask() {
     busy = true;
     render();
-    var query = staged.map(function (m) { return "m=" + encodeURIComponent(m); }).join("&");
-    fetch("/games/" + encodeURIComponent(game) + "/staged?" + query, {
-      credentials: "same-origin", headers: { Accept: "application/json" }
-    }).then(function (r) { return r.json().then(function (body) { return [r.ok, body]; }); })
+    window.kurierTableKit.ask(game, staged)
       .then(function (got) {
         busy = false;
         if (!got[0]) { undo(); showError(got[1].error); return; }
@@ -297,28 +324,13 @@ window.kurierTableInit = function () {
     if (!staged.length) { document.dispatchEvent(new CustomEvent("kurier:idle")); }
   }
 
-  function showError(text) {
-    var note = document.querySelector(".table-error");
-    if (!note) {
-      note = document.createElement("p");
-      note.className = "note table-error";
-      note.setAttribute("role", "alert");
-      (bar || pieces).insertAdjacentElement("beforebegin", note);
-    }
-    note.textContent = text || "refused";
-  }
+  function showError(text) { window.kurierTableKit.showError(text, bar || pieces); }
 
   function confirm() {
     if (!staged.length || busy) { return; }
     busy = true;
     render();
-    var body = new URLSearchParams();
-    body.append("csrf", csrfInput ? csrfInput.value : "");
-    staged.forEach(function (m) { body.append("m", m); });
-    fetch("/games/" + encodeURIComponent(game) + "/moves", {
-      method: "POST", credentials: "same-origin", body: body,
-      headers: { Accept: "application/json" }
-    }).then(function (r) { return r.json().then(function (b) { return [r.ok, b]; }); })
+    window.kurierTableKit.send(game, staged)
       .then(function (got) {
         busy = false;
         if (!got[0]) { showError(got[1].error); staged = []; before = []; stagedTargets = []; stagedActions = []; current = data.table; render(); return; }

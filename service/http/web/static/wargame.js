@@ -1,0 +1,475 @@
+// The Attila wargame on the board (issue 33). The server hands the page the legal actions with
+// their counters and hexes (engine/attila_wargame/targets.py) and, for a counter picked up, its
+// march: each hex it can still reach with the path, the cost and why the move ends there, and
+// the neighbouring hexes it may not enter with the engine's reason. The page lights them up,
+// draws the path, stages the chosen parts (the steps of a march, an attack with its attackers,
+// a card, a note) and sends them with Confirm as one request of several actions, through
+// table.js's kurierTableKit. No rule is decided here.
+(function () {
+  "use strict";
+  var NS = "http://www.w3.org/2000/svg";
+  // Zoom and pan outlive an update in place (the map is swapped for the new version's).
+  var view = { scale: 1, x: 0, y: 0, full: false };
+  var MAX_SCALE = 12;
+
+  function el(name, attrs) {
+    var node = document.createElementNS(NS, name);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    return node;
+  }
+  function button(label, onClick, cls) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label;
+    if (cls) { b.className = cls; }
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  // -- Zoom and pan: wheel, pinch, drag, +/- buttons, keyboard, full screen ----------------
+  function zoom(box) {
+    var layer = box.querySelector(".zoom");
+    if (!layer || box.dataset.wgZoom) { return; }
+    box.dataset.wgZoom = "1";
+    box.setAttribute("tabindex", "0");
+    var pointers = {}, pinch = null, moved = 0;
+    // On a phone the map alone, at full width (the side panel's facts are in the status strip).
+    var svg = layer.querySelector("svg"), map = svg && svg.getElementById("map");
+    if (map && box.clientWidth < 600) {
+      var b = map.getBBox();
+      svg.setAttribute("viewBox", [b.x, b.y, b.width, b.height].join(" "));
+      svg.setAttribute("width", String(b.width));
+      svg.setAttribute("height", String(b.height));
+    }
+    function apply() {
+      view.scale = Math.min(MAX_SCALE, Math.max(1, view.scale));
+      var w = box.clientWidth, h = box.clientHeight;
+      var cw = layer.offsetWidth * view.scale, ch = layer.offsetHeight * view.scale;
+      view.x = cw <= w ? (w - cw) / 2 : Math.min(0, Math.max(w - cw, view.x));
+      view.y = ch <= h ? (h - ch) / 2 : Math.min(0, Math.max(h - ch, view.y));
+      layer.style.transform = "translate(" + view.x + "px," + view.y + "px) scale(" + view.scale + ")";
+      box.dataset.scale = view.scale.toFixed(2);
+    }
+    function zoomAt(factor, cx, cy) {
+      var next = Math.min(MAX_SCALE, Math.max(1, view.scale * factor));
+      view.x = cx - (cx - view.x) * next / view.scale;
+      view.y = cy - (cy - view.y) * next / view.scale;
+      view.scale = next;
+      apply();
+    }
+    function centre(factor) { zoomAt(factor, box.clientWidth / 2, box.clientHeight / 2); }
+    var buttons = box.querySelector(".zoom-buttons");
+    buttons.querySelector(".zoom-in").addEventListener("click", function () { centre(1.6); });
+    buttons.querySelector(".zoom-out").addEventListener("click", function () { centre(1 / 1.6); });
+    var full = button("\u2922", function () {
+      view.full = !view.full;
+      box.classList.toggle("wg-full", view.full);
+      document.body.classList.toggle("wg-full-page", view.full);
+      full.setAttribute("aria-pressed", view.full ? "true" : "false");
+      apply();
+    }, "zoom-full");
+    full.setAttribute("aria-label", box.dataset.fullLabel || "Full screen");
+    full.setAttribute("aria-pressed", view.full ? "true" : "false");
+    buttons.appendChild(full);
+    box.classList.toggle("wg-full", view.full);
+    box.addEventListener("wheel", function (e) {
+      e.preventDefault();
+      var r = box.getBoundingClientRect();
+      zoomAt(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
+    }, { passive: false });
+    box.addEventListener("keydown", function (e) {
+      if (e.target !== box) { return; }
+      var step = 60;
+      var keys = { "+": function () { centre(1.4); }, "=": function () { centre(1.4); }, "-": function () { centre(1 / 1.4); },
+        ArrowLeft: function () { view.x += step; apply(); }, ArrowRight: function () { view.x -= step; apply(); },
+        ArrowUp: function () { view.y += step; apply(); }, ArrowDown: function () { view.y -= step; apply(); },
+        "0": function () { view.scale = 1; apply(); } };
+      if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+    });
+    box.addEventListener("pointerdown", function (e) {
+      if (e.target.closest(".zoom-buttons")) { return; }
+      pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
+      moved = 0;
+      var ids = Object.keys(pointers);
+      if (ids.length === 2) {
+        var a = pointers[ids[0]], b = pointers[ids[1]];
+        pinch = { d: Math.hypot(a.x - b.x, a.y - b.y) || 1, scale: view.scale };
+      }
+    });
+    box.addEventListener("pointermove", function (e) {
+      var p = pointers[e.pointerId];
+      if (!p) { return; }
+      var ids = Object.keys(pointers);
+      moved += Math.abs(e.clientX - p.x) + Math.abs(e.clientY - p.y);
+      pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
+      if (ids.length === 2 && pinch) {
+        var a = pointers[ids[0]], b = pointers[ids[1]];
+        var r = box.getBoundingClientRect();
+        zoomAt(pinch.scale * Math.hypot(a.x - b.x, a.y - b.y) / pinch.d / view.scale,
+          (a.x + b.x) / 2 - r.left, (a.y + b.y) / 2 - r.top);
+      } else if (ids.length === 1) {
+        view.x += e.clientX - p.x;
+        view.y += e.clientY - p.y;
+        apply();
+      }
+    });
+    function up(e) { delete pointers[e.pointerId]; if (Object.keys(pointers).length < 2) { pinch = null; } }
+    box.addEventListener("pointerup", up);
+    box.addEventListener("pointercancel", up);
+    // A drag or a pinch is not a tap: its click picks nothing up.
+    box.addEventListener("click", function (e) {
+      if (moved > 12 && !e.target.closest(".zoom-buttons")) { e.stopPropagation(); e.preventDefault(); }
+      moved = 0;
+    }, true);
+    window.addEventListener("resize", apply);
+    apply();
+    box.wgZoomTo = function (x, y, scale) {  // centre SVG point (x, y) at this scale
+      var vb = svg.viewBox.baseVal;
+      var k = layer.offsetWidth / vb.width;
+      view.scale = scale;
+      view.x = box.clientWidth / 2 - (x - vb.x) * k * scale;
+      view.y = box.clientHeight / 2 - (y - vb.y) * k * scale;
+      apply();
+    };
+  }
+
+  // -- The table ---------------------------------------------------------------------------
+  function init() {
+    window.kurierWargame = null;
+    var box = document.querySelector(".wargame-board");
+    if (box) { zoom(box); }
+    var dataNode = document.getElementById("wargame-data");
+    var page = document.querySelector("[data-game]");
+    var svg = box && box.querySelector("svg");
+    if (!dataNode || !page || !svg) { return; }
+    var game = page.getAttribute("data-game");
+    var data = JSON.parse(dataNode.textContent);
+    var places = data.places || {};
+    var current = data.table;
+    var groups = [], before = [];  // staged parts: {moves, label, path}; the table before each
+    var picked = null, march = null, target = null, attackers = [], razing = [], busy = false;
+    var pieces = document.querySelector(".pieces");
+    var choices = document.querySelector(".pieces .choices");
+    var orders = document.querySelector(".secret-orders .orders-choices");
+    var bar = document.querySelector(".confirm-bar");
+    var info = document.createElement("p");
+    info.className = "target-info";
+    info.setAttribute("aria-live", "polite");
+    if (pieces) { pieces.appendChild(info); }
+    // Lit and closed hexes lie under the counters (a counter stays tappable on a lit hex);
+    // the rings and the drawn paths over everything.
+    var under = el("g", { id: "wg-under" });
+    var overlay = el("g", { id: "wg-overlay" });
+    var firstUnit = svg.querySelector("g[id^='unit-']");
+    if (firstUnit) { firstUnit.parentNode.insertBefore(under, firstUnit); } else { svg.appendChild(under); }
+    svg.appendChild(overlay);
+
+    function staged() { return groups.reduce(function (all, g) { return all.concat(g.moves); }, []); }
+    function kind(a) { return a.n.split(" ")[0]; }
+    function actionsOf(k) { return current.actions.filter(function (a) { return kind(a) === k; }); }
+    function byId(id) { return svg.querySelector("[id='" + String(id).replace(/'/g, "") + "']"); }
+    function hexShape(label) { var g = byId("hex-" + label); return g && g.querySelector("polygon"); }
+    function centreOf(label) {
+      var shape = hexShape(label);
+      if (!shape) { return null; }
+      var pts = shape.getAttribute("points").trim().split(/\s+/).map(function (p) { return p.split(",").map(Number); });
+      return pts.reduce(function (s, p) { return [s[0] + p[0] / pts.length, s[1] + p[1] / pts.length]; }, [0, 0]);
+    }
+    function unitOf(pick) { return pick && pick.indexOf("unit:") === 0 ? pick.slice(5) : null; }
+
+    // A hex lit on the overlay (clickable), with its cost or why it is closed.
+    function litHex(label, cls, title, text) {
+      var shape = hexShape(label);
+      if (!shape) { return null; }
+      var g = el("g", { "class": cls, "data-hex": label });
+      g.appendChild(el("polygon", { points: shape.getAttribute("points") }));
+      var t = el("title");
+      t.textContent = title;
+      g.appendChild(t);
+      if (text) {
+        var c = centreOf(label);
+        var label2 = el("text", { x: c[0], y: c[1] + 5, "text-anchor": "middle", "font-size": 14 });
+        label2.textContent = text;
+        g.appendChild(label2);
+      }
+      if (cls.indexOf("wg-lit") >= 0) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        g.setAttribute("aria-label", title);
+      }
+      under.appendChild(g);
+      return g;
+    }
+    function ring(unit, cls) {
+      var g = byId("unit-" + unit);
+      if (!g) { return; }
+      var b = g.getBBox();
+      overlay.appendChild(el("rect", { "class": cls, x: b.x - 3, y: b.y - 3, width: b.width + 6, height: b.height + 6, rx: 4 }));
+      g.classList.add("wg-pickable");
+      g.setAttribute("tabindex", "0");
+      g.setAttribute("role", "button");
+      g.setAttribute("aria-label", places["unit-" + unit] || unit);
+    }
+    function path(labels, cls) {
+      var pts = labels.map(centreOf).filter(Boolean).map(function (p) { return p.join(","); });
+      if (pts.length > 1) { overlay.appendChild(el("polyline", { "class": cls, points: pts.join(" ") })); }
+    }
+
+    function render() {
+      overlay.textContent = "";
+      under.textContent = "";
+      svg.querySelectorAll(".wg-pickable").forEach(function (g) {
+        g.classList.remove("wg-pickable");
+        g.removeAttribute("tabindex");
+        g.removeAttribute("role");
+      });
+      if (choices) { choices.textContent = ""; }
+      if (orders) { orders.textContent = ""; }
+      groups.forEach(function (g) { if (g.path) { path(g.path, "wg-path wg-staged"); } });
+      var step = current.decision && current.decision.step;
+      var picks = {};
+      current.actions.forEach(function (a) { (picks[a.pick] = picks[a.pick] || []).push(a); });
+      // Counters to pick up (a march, a retreat, an advance).
+      Object.keys(picks).forEach(function (p) {
+        var unit = unitOf(p);
+        if (unit) { ring(unit, unit === picked ? "wg-ring wg-picked" : "wg-ring"); }
+      });
+      under.removeAttribute("data-march");
+      if (picked && march && march.unit === picked) {
+        under.setAttribute("data-march", picked);
+        if (march.from) { path([march.from], "wg-path"); }
+        Object.keys(march.closed || {}).forEach(function (h) { litHex(h, "wg-closed", h + ": " + march.closed[h], "\u2715"); });
+        Object.keys(march.reach || {}).forEach(function (h) {
+          var r = march.reach[h];
+          litHex(h, "wg-lit", h + ": " + r.cost + (r.stop ? " \u2014 " + r.stop : ""), String(r.cost));
+        });
+        if (march.stuck) { info.textContent = picked + ": " + march.stuck; }
+      } else if (picked && !(picks["unit:" + picked] || []).some(function (a) { return kind(a) === "move"; })) {
+        (picks["unit:" + picked] || []).forEach(function (a) { if (a.target) { litHex(a.target.slice(4), "wg-lit", a.n); } });
+      }
+      renderAttack(picks);
+      renderButtons(picks, step);
+      if (bar) {
+        bar.hidden = groups.length === 0;
+        document.body.classList.toggle("staging", groups.length > 0);
+        bar.querySelector(".staged-text").textContent = groups.map(function (g) { return g.label; }).join(" \u00B7 ");
+        bar.querySelector(".confirm").disabled = busy;
+        bar.querySelector(".undo").disabled = busy;
+        bar.querySelector(".confirm").hidden = !groups.length;
+        bar.querySelector(".undo").hidden = !groups.length;
+      }
+    }
+
+    // Combat: the targets lit; a target chosen, its possible attackers ringed, tapped in or out.
+    function renderAttack(picks) {
+      var attacks = picks.attack || [];
+      if (!attacks.length) { return; }
+      var targets = {};
+      attacks.forEach(function (a) { targets[a.target] = true; });
+      Object.keys(targets).forEach(function (t) {
+        litHex(t.slice(4), t === target ? "wg-lit wg-target" : "wg-lit", (places[t] || t) + ": attack");
+      });
+      if (!target) { return; }
+      var here = attacks.filter(function (a) { return a.target === target; });
+      var can = {}, must = null;
+      here.forEach(function (a) {
+        a.attackers.forEach(function (u) { can[u] = true; });
+        must = must === null ? a.attackers.slice() : must.filter(function (u) { return a.attackers.indexOf(u) >= 0; });
+      });
+      Object.keys(can).forEach(function (u) {
+        ring(u, attackers.indexOf(u) >= 0 ? "wg-ring wg-attacker" : "wg-ring");
+      });
+      var match = here.filter(function (a) {
+        return a.attackers.length === attackers.length && a.attackers.every(function (u) { return attackers.indexOf(u) >= 0; });
+      })[0];
+      var odds = match ? " " + match.attack + " : " + match.defence + (match.column ? " \u2192 " + match.column : "") : "";
+      info.textContent = match ? match.n + " \u2014" + odds : (must && must.length ? "must attack: " + must.join(", ") : "tap your attackers");
+      var go = button((current.labels.attack || "Attack") + odds, function () { if (match) { stage([match.n], match.n, null); } }, "option wg-attack");
+      go.disabled = !match || busy;
+      choices.appendChild(go);
+    }
+
+    function renderButtons(picks, step) {
+      if (!choices) { return; }
+      Object.keys(picks).forEach(function (p) {
+        if (unitOf(p) || p === "attack" || p === "note" || p === "raze") { return; }
+        var cls = p.indexOf("card:") === 0 ? "piece card-piece wg-card" : "piece gen";
+        var label = current.labels[p] || picks[p][0].n;
+        var b = button(label, function () { stage([picks[p][0].n], picks[p][0].n, null); }, cls);
+        b.disabled = busy;
+        choices.appendChild(b);
+      });
+      if (picks.raze) {
+        var all = {};
+        picks.raze.forEach(function (a) { a.hexes.forEach(function (h) { all[h] = true; }); });
+        Object.keys(all).forEach(function (h) { litHex(h.slice(4), razing.indexOf(h) >= 0 ? "wg-lit wg-target" : "wg-lit", h); });
+        var match = picks.raze.filter(function (a) {
+          return a.hexes.length === razing.length && a.hexes.every(function (h) { return razing.indexOf(h) >= 0; });
+        })[0];
+        var raze = button(match ? match.n : "\u2026", function () { if (match) { stage([match.n], match.n, null); } }, "option");
+        raze.disabled = !match || busy;
+        choices.appendChild(raze);
+      }
+      if (picks.note) { renderNotes(picks.note); }
+    }
+
+    // The secret orders: a counter tapped on the map, then (the Barbarian) Aetius's round.
+    function renderNotes(notes) {
+      var units = {};
+      notes.forEach(function (a) { units[a.unit] = true; });
+      Object.keys(units).forEach(function (u) { ring(u, u === picked ? "wg-ring wg-picked" : "wg-ring"); });
+      var place = orders || choices;
+      var mine = notes.filter(function (a) { return a.unit === picked; });
+      info.textContent = picked ? picked : (current.labels.note || "") + ": tap a counter on the map";
+      mine.forEach(function (a) {
+        var label = a.aetius ? "Aetius: round " + a.aetius : a.n;
+        place.appendChild(button(label, function () { stage([a.n], a.n, null); }, "option wg-round"));
+      });
+    }
+
+    function stage(moves, label, walked) {
+      if (busy) { return; }
+      before.push(current);
+      groups.push({ moves: moves, label: label, path: walked });
+      picked = null; march = null; target = null; attackers = []; razing = [];
+      ask("");
+    }
+    function ask(extra) {
+      busy = true;
+      render();
+      return window.kurierTableKit.ask(game, staged(), extra).then(function (got) {
+        busy = false;
+        if (!got[0]) { undo(); window.kurierTableKit.showError(got[1].error, bar || pieces); return; }
+        if (got[1].march) { march = got[1].march; } else { current = got[1]; }
+        render();
+      }).catch(function () { busy = false; undo(); });
+    }
+    function undo() {
+      if (!groups.length) { picked = null; march = null; target = null; attackers = []; render(); return; }
+      groups.pop();
+      current = before.pop();
+      picked = null; march = null; target = null; attackers = [];
+      render();
+      if (!groups.length) { document.dispatchEvent(new CustomEvent("kurier:idle")); }
+    }
+    function confirm() {
+      if (!groups.length || busy) { return; }
+      busy = true;
+      render();
+      window.kurierTableKit.send(game, staged()).then(function (got) {
+        busy = false;
+        if (!got[0]) {
+          window.kurierTableKit.showError(got[1].error, bar || pieces);
+          groups = []; before = []; current = data.table; render(); return;
+        }
+        groups = []; before = [];
+        document.dispatchEvent(new CustomEvent("kurier:played", { detail: got[1] }));
+      }).catch(function () { busy = false; render(); });
+    }
+
+    function tapUnit(unit) {
+      var picks = {};
+      current.actions.forEach(function (a) { (picks[a.pick] = picks[a.pick] || []).push(a); });
+      if (target && (picks.attack || []).some(function (a) { return a.target === target && a.attackers.indexOf(unit) >= 0; })) {
+        var i = attackers.indexOf(unit);
+        if (i >= 0) { attackers.splice(i, 1); } else { attackers.push(unit); }
+        render();
+        return;
+      }
+      if ((picks.note || []).some(function (a) { return a.unit === unit; })) {
+        picked = picked === unit ? null : unit;
+        var only = (picks.note || []).filter(function (a) { return a.unit === unit; });
+        if (picked && only.length === 1 && !only[0].aetius) { stage([only[0].n], only[0].n, null); return; }
+        render();
+        return;
+      }
+      if (!picks["unit:" + unit]) { info.textContent = places["unit-" + unit] || unit; return; }
+      if (picked === unit) { picked = null; march = null; render(); return; }
+      picked = unit;
+      march = null;
+      info.textContent = places["unit-" + unit] || unit;
+      var moving = picks["unit:" + unit].some(function (a) { return kind(a) === "move"; });
+      if (moving) { ask("&unit=" + encodeURIComponent(unit)); } else { render(); }
+    }
+    function tapHex(label) {
+      var picks = {};
+      current.actions.forEach(function (a) { (picks[a.pick] = picks[a.pick] || []).push(a); });
+      var id = "hex-" + label;
+      if (picked && march && march.unit === picked && march.reach[label]) {
+        var r = march.reach[label];
+        stage(r.steps, picked + " \u2192 " + label + " (" + r.cost + ")", [march.from].concat(r.path));
+        return;
+      }
+      if (picked) {
+        var one = (picks["unit:" + picked] || []).filter(function (a) { return a.target === id; })[0];
+        if (one) { stage([one.n], one.n, null); return; }
+      }
+      if ((picks.attack || []).some(function (a) { return a.target === id; })) {
+        target = target === id ? null : id;
+        attackers = [];
+        if (target) {  // the units bound to this battle (4.1) are in every grouping: start with them
+          var here = picks.attack.filter(function (a) { return a.target === id; });
+          attackers = here[0].attackers.filter(function (u) { return here.every(function (a) { return a.attackers.indexOf(u) >= 0; }); });
+        }
+        render();
+        return;
+      }
+      if (picks.raze && picks.raze.some(function (a) { return a.hexes.indexOf(id) >= 0; })) {
+        var i = razing.indexOf(id);
+        if (i >= 0) { razing.splice(i, 1); } else { razing.push(id); }
+        render();
+      }
+    }
+
+    // The lit or closed hex under a tapped counter, if any.
+    function hexAt(x, y, cls) {
+      return document.elementsFromPoint(x, y).map(function (n) { return n.closest && n.closest(cls); })
+        .filter(Boolean)[0] || null;
+    }
+    svg.addEventListener("click", function (e) {
+      var unit = e.target.closest("g[id^='unit-']");
+      var lit = e.target.closest(".wg-lit") || (unit && hexAt(e.clientX, e.clientY, ".wg-lit"));
+      // A counter picked up goes to a lit hex even where another counter stands on it.
+      var other = picked && lit && unit && unit.id.slice(5) !== picked;
+      if (unit && unit.classList.contains("wg-pickable") && !other) { tapUnit(unit.id.slice(5)); return; }
+      if (lit) { tapHex(lit.getAttribute("data-hex")); return; }
+      var closed = e.target.closest(".wg-closed") || hexAt(e.clientX, e.clientY, ".wg-closed");
+      if (closed) { info.textContent = closed.querySelector("title").textContent; return; }
+      if (unit) { tapUnit(unit.id.slice(5)); }
+    });
+    svg.addEventListener("keydown", function (e) {
+      if (e.key !== "Enter" && e.key !== " ") { return; }
+      var t = e.target;
+      if (t.classList && t.classList.contains("wg-lit")) { e.preventDefault(); tapHex(t.getAttribute("data-hex")); }
+      else if (t.id && t.id.indexOf("unit-") === 0) { e.preventDefault(); tapUnit(t.id.slice(5)); }
+    });
+    if (bar) {
+      bar.querySelector(".confirm").addEventListener("click", confirm);
+      bar.querySelector(".undo").addEventListener("click", undo);
+    }
+    document.onkeydown = function (e) {  // one handler, replaced by each init (as table.js's)
+      if (e.key === "Escape" && !(e.target.closest && e.target.closest("input, textarea, select"))) {
+        picked = null; march = null; target = null; attackers = []; razing = []; render();
+      }
+    };
+    window.kurierTable = { staged: staged };
+    window.kurierWargame = {
+      staged: staged,
+      // Where a counter or hex is, for a test or a link: centre it on the screen, zoomed in.
+      show: function (id, scale) {
+        var g = byId(id);
+        if (!g || !box.wgZoomTo) { return; }
+        var b = g.getBBox();
+        box.wgZoomTo(b.x + b.width / 2, b.y + b.height / 2, scale || 6);
+      }
+    };
+    render();
+  }
+
+  var previous = window.kurierTableInit;
+  window.kurierTableInit = function () {
+    if (previous) { previous(); }
+    init();
+  };
+  document.addEventListener("DOMContentLoaded", init);
+})();

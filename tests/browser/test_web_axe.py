@@ -1,0 +1,99 @@
+"""Accessibility (issue 32): axe-core, pinned in tests/browser/axe/package.json and installed by
+``npm ci``, run in Chromium on the lobby, a game page in play, the end of a game and a replayed
+version, in light and dark: no violation of impact "serious" or "critical".
+
+axe is served to the test page only: Playwright answers a same-origin URL the app does not have
+with the package's file, so the page's strict CSP (script-src 'self', no inline script) stays
+as it is and the app never serves it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.store import Store
+from tests import node_packages
+from tests.game_helpers import Table, new_table, play_random
+
+AXE = Path(__file__).resolve().parent / "axe"
+#: A path the app does not serve: Playwright fulfils it with axe-core.
+AXE_PATH = "/__test__/axe.min.js"
+SERIOUS = ("serious", "critical")
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    modules = node_packages.installed(AXE, "the accessibility check (axe-core)")
+    return (modules / "axe-core" / "axe.min.js").read_text()
+
+
+def _violations(page: Any, base_url: str, axe_source: str) -> list[str]:
+    page.route(
+        base_url + AXE_PATH,
+        lambda route: route.fulfill(body=axe_source, content_type="application/javascript"),
+    )
+    page.add_script_tag(url=base_url + AXE_PATH)
+    found = page.evaluate("async () => (await axe.run(document)).violations")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} — "
+        + "; ".join(f"{node['target'][0]} {node['html'][:80]}" for node in v["nodes"][:4])
+        for v in found
+        if v["impact"] in SERIOUS
+    ]
+
+
+def _signed_in(browser: Any, base_url: str, token: str | None, width: int) -> Any:
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    if token is not None:
+        page.goto(base_url + "/")
+        page.locator("form[action='/signin/token'] input[name=token]").fill(token)
+        page.locator("form[action='/signin/token'] button").click()
+        page.wait_for_selector("text=Your games")
+    return page
+
+
+def _finished(store: Store) -> Table:
+    for attempt in range(4):  # bounded: a random 2-player game nearly always ends in 600
+        table = new_table(store, 2, f"axe-end-{attempt}")
+        play_random(store, table, 600, seed=attempt)
+        if store.get_game(table.game_id).status == "finished":
+            return table
+    raise AssertionError("no game finished")
+
+
+def test_no_serious_accessibility_violations(
+    browser: Any, base_url: str, store: Store, axe_source: str
+) -> None:
+    playing = new_table(store, 3, "axe-play")
+    play_random(store, playing, 10, seed=1)
+    mover = next(d["seat"] for d in store.get_game(playing.game_id).pending if d["seat"] >= 0)
+    attika = new_table(store, 2, "axe-attika", "attika")
+    play_random(store, attika, 6, seed=1)
+    attika_mover = next(d["seat"] for d in store.get_game(attika.game_id).pending if d["seat"] >= 0)
+    ended = _finished(store)
+    last = store.get_game(ended.game_id).version
+    pages = [
+        ("lobby, signed out", None, "/"),
+        ("lobby", playing.tokens[0], "/"),
+        ("Attila in play", playing.tokens[mover], f"/games/{playing.game_id}"),
+        ("Attila watched", None, f"/games/{playing.game_id}"),
+        ("Attika in play", attika.tokens[attika_mover], f"/games/{attika.game_id}"),
+        ("the end", ended.tokens[0], f"/games/{ended.game_id}"),
+        ("a replayed version", ended.tokens[0], f"/games/{ended.game_id}/replay/{last - 3}"),
+    ]
+    found = []
+    for width in (1280, 390):
+        for name, token, path in pages:
+            page = _signed_in(browser, base_url, token, width)
+            page.goto(base_url + path)
+            for scheme in ("light", "dark"):
+                page.emulate_media(color_scheme=scheme)
+                found += [
+                    f"{name} at {width} px, {scheme}: {v}"
+                    for v in _violations(page, base_url, axe_source)
+                ]
+            page.context.close()
+    assert found == [], "\n".join(found)

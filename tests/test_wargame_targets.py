@@ -1,0 +1,164 @@
+"""The wargame on the web table (issue 33): a picked counter's reachable hexes are exactly the
+hexes its legal single steps lead to, one after another (engine/attila_wargame/targets.py),
+each path played in order lands it there, closed neighbours say why, and a battle shows the
+odds column the engine then declares."""
+
+from __future__ import annotations
+
+import random
+
+from engine.attila_wargame import targets
+from engine.attila_wargame.actions import Attack, End, Move
+from engine.attila_wargame.bot import copy_state
+from engine.attila_wargame.state import COMBAT, MOVEMENT, WargameState
+from tests.test_wargame_helpers import BARB, B, G, R, lab, noted_state, open_ground, setup, units_of
+from tests.test_wargame_movement import HUN, line
+
+EAST_UNITS = units_of("romans_east")
+
+
+def _reachable_by_steps(state: WargameState, seat: int, unit: str) -> set[str]:
+    """Every hex ``unit`` can stand on after one or more of its legal single steps (the whole
+    ``legal_actions`` list, applied by the rules), the secret notes taken out as the table
+    does (a note fires as a surprise)."""
+    start = copy_state(state)
+    start.notes = {k: v for k, v in start.notes.items() if k == "written"}
+    out: set[str] = set()
+    seen: set[str] = set()
+    frontier = [start]
+    for _ in range(20):  # a movement factor is far below 20
+        following = []
+        for here in frontier:
+            for action in G.legal_actions(here, seat):
+                if not isinstance(action, Move) or action.unit != unit:
+                    continue
+                there = copy_state(here)
+                G.apply(there, seat, action)
+                if unit not in there.pos:
+                    continue
+                key = targets._key(there, unit)
+                if key in seen:
+                    continue
+                seen.add(key)
+                out.add(lab(there.pos[unit]))
+                following.append(there)
+        frontier = following
+    out.discard(lab(state.pos[unit]))
+    return out
+
+
+def _movement_positions(seed: int, count: int) -> list[WargameState]:
+    """Movement steps met in a random game (random steps, phases ended early), bounded."""
+    rng = random.Random(seed)
+    state = noted_state(f"targets-{seed}")
+    found: list[WargameState] = []
+    for _ in range(3000):
+        if G.is_over(state) or len(found) >= count:
+            break
+        decision = G.pending(state)[0]
+        actions = G.legal_actions(state, decision.seat)
+        if state.step == MOVEMENT and rng.random() < 0.3:
+            found.append(copy_state(state))
+        action = rng.choice(actions)
+        if state.step == MOVEMENT and rng.random() < 0.15:
+            action = End()
+        G.apply(state, decision.seat, action)
+    return found
+
+
+def test_reachable_hexes_are_those_reached_by_sequences_of_legal_steps() -> None:
+    checked = 0
+    for seed in range(3):
+        for state in _movement_positions(seed, 4):
+            seat = G.pending(state)[0].seat
+            units = sorted({a.unit for a in G.legal_actions(state, seat) if isinstance(a, Move)})
+            for unit in random.Random(seed).sample(units, min(3, len(units))):
+                found = targets.march(R, state, seat, unit)
+                assert set(found["reach"]) == _reachable_by_steps(state, seat, unit), unit
+                for label, where in found["reach"].items():
+                    assert where["cost"] == len(where["path"]) == len(where["steps"])
+                    assert where["path"][-1] == label
+                    played = copy_state(state)
+                    played.notes = {"written": played.notes.get("written", {})}
+                    for step in where["steps"]:
+                        G.apply(played, seat, G.parse(step))
+                    assert lab(played.pos[unit]) == label
+                checked += 1
+    assert checked >= 10
+
+
+def test_a_march_stops_at_a_zone_of_control_and_says_why_a_hex_is_closed() -> None:
+    c = open_ground("barbarian")
+    state = setup({EAST_UNITS[0]: c, HUN: line(c, 0, 3)})
+    found = targets.march(R, state, BARB, HUN)
+    assert found["reach"][lab(line(c, 0, 1))]["stop"] == "enemy zone of control"
+    assert found["reach"][lab(line(c, 0, 1))]["path"] == [lab(line(c, 0, k)) for k in (2, 1)]
+    assert lab(c) not in found["reach"]
+    state = setup({HUN: c, B.unit_ids_of("huns", combat=True)[1]: line(c, 0, 1)})
+    closed = targets.march(R, state, BARB, HUN)["closed"]
+    assert closed[lab(line(c, 0, 1))] == "stacking: another combat unit"
+
+
+def test_a_battle_shows_the_odds_column_the_engine_then_declares() -> None:
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = noted_state(f"odds-{seed}")
+        for _ in range(4000):
+            if G.is_over(state) or state.step == COMBAT:
+                break
+            decision = G.pending(state)[0]
+            G.apply(state, decision.seat, rng.choice(G.legal_actions(state, decision.seat)))
+        if state.step != COMBAT:
+            continue
+        seat = G.pending(state)[0].seat
+        attacks = [a for a in G.legal_actions(state, seat) if isinstance(a, Attack)]
+        if not attacks:
+            continue
+        shown = targets.details(R, state, seat, attacks)
+        for action, said in zip(attacks[:5], shown, strict=False):
+            trial = copy_state(state)
+            G.apply(trial, seat, action)
+            assert trial.battle is not None
+            assert said["column"] == trial.battle.column
+            assert said["attack"] == trial.battle.attack_strength
+        return
+    raise AssertionError("no combat with a battle reached")
+
+
+def test_every_target_is_a_counter_or_a_hex_of_the_picture() -> None:
+    from service.pictures.attila_wargame import render
+
+    state = noted_state("picture")
+    svg = render(B, G.view(state, None))
+    seat = G.pending(state)[0].seat
+    for action in G.legal_actions(state, seat):
+        where = targets.target(B, G.action_to_json(action))
+        assert where["target"] is None or f'id="{where["target"]}"' in svg
+
+
+def test_the_stored_state_is_what_asdict_gives_and_shares_nothing() -> None:
+    from dataclasses import asdict
+
+    from engine.attila_wargame.state import dump_state
+
+    rng = random.Random(5)
+    state = noted_state("dump")
+    states = []
+    for n in range(3000):  # a random game's states, battles and councils among them
+        if G.is_over(state):
+            break
+        decision = G.pending(state)[0]
+        G.apply(state, decision.seat, rng.choice(G.legal_actions(state, decision.seat)))
+        if n % 7 == 0 or state.battle is not None:
+            states.append(copy_state(state))
+    assert any(s.battle is not None for s in states)
+    for state in states[::3]:
+        dumped = dump_state(state)
+        expected = asdict(state)
+        for name in ("sides_at_west_invasion", "resigned"):
+            if not expected[name]:
+                del expected[name]
+        assert dumped == expected
+        dumped["pos"].clear()
+        dumped["moved"].clear()
+        assert state.pos

@@ -1,0 +1,105 @@
+"""The wargame's game page on the board (issue 33): the status strip, the secret orders for
+their owner only, a counter's march asked of /staged and played by one request of several
+actions (/moves), and bad input answered without a 500."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import requests
+
+from tests.client import Kurier, Player
+
+HTML = {"Accept": "text/html"}
+
+
+def _browser(base: str, player: Player) -> requests.Session:
+    session = requests.Session()
+    session.headers.update(HTML)
+    r = session.post(f"{base}/signin/token", data={"token": player.token}, allow_redirects=False)
+    assert r.status_code == 302, r.text
+    return session
+
+
+def _noted(kurier: Kurier, seed: str) -> tuple[str, list[Player], dict[int, str]]:
+    """A wargame whose two secret notes are written (each seat's first legal note)."""
+    game_id, players = kurier.new_game(2, seed=seed, game_type="attila-wargame")
+    notes = {}
+    for seat, player in enumerate(players):
+        legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
+        notes[seat] = legal["actions"][-1]["notation"]
+        r = kurier.call(
+            "POST", f"/v1/games/{game_id}/actions", player, json={"notation": notes[seat]}
+        )
+        assert r.status_code in (200, 202), r.text
+    return game_id, players, notes
+
+
+def test_the_status_is_shown_and_the_secret_orders_to_their_owner_only(
+    kurier: Kurier, base_url: str
+) -> None:
+    game_id, players, notes = _noted(kurier, "wargame-page-1")
+    url = f"{base_url}/games/{game_id}"
+    spectator = requests.get(url, headers=HTML, timeout=10).text
+    assert 'class="wargame-status"' in spectator and "Round 1 of 16" in spectator
+    assert "Victory points" in spectator
+    assert 'class="secret-orders' not in spectator and "Your secret orders" not in spectator
+    for seat, player in enumerate(players):
+        page = _browser(base_url, player).get(url, timeout=10).text
+        orders = page[page.index('class="secret-orders') :]
+        orders = orders[: orders.index("</section>")]
+        assert notes[seat].split()[1] in orders  # the note's unit, with its state
+        assert "(waiting)" in orders
+        assert "your secret orders are yours alone" in page
+        assert "your hand is yours alone" not in page
+        assert 'id="wargame-data"' in page or seat != _mover(kurier, game_id)
+
+
+def _mover(kurier: Kurier, game_id: str) -> int:
+    return next(d["seat"] for d in kurier.view(game_id)["waiting_for"] if d["seat"] >= 0)
+
+
+def _csrf(page: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert found
+    return found.group(1)
+
+
+def test_a_march_is_asked_with_its_counter_and_played_in_one_request(
+    kurier: Kurier, base_url: str
+) -> None:
+    game_id, players, _notes = _noted(kurier, "wargame-page-2")
+    seat = _mover(kurier, game_id)
+    browser = _browser(base_url, players[seat])
+    url = f"{base_url}/games/{game_id}"
+    csrf = _csrf(browser.get(url, timeout=10).text)
+    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", players[seat]).json()
+    units = sorted({a["action"]["unit"] for a in legal["actions"] if "unit" in a["action"]})
+    march: dict[str, Any] = {}
+    for unit in units:
+        r = browser.get(f"{url}/staged", params={"unit": unit}, timeout=10)
+        assert r.status_code == 200, r.text
+        march = r.json()["march"]
+        far = [w for w in march["reach"].values() if w["cost"] >= 3]
+        if far:
+            break
+    else:
+        raise AssertionError("no counter marches three hexes")
+    version = kurier.view(game_id)["version"]
+    r = browser.post(
+        f"{url}/moves",
+        data={"csrf": csrf, "m": far[0]["steps"]},
+        headers={"Accept": "application/json"},
+        timeout=10,
+    )
+    assert r.status_code == 200, r.text
+    after = kurier.view(game_id)
+    # One request, one atomic change: a version per step, as the API's list of actions.
+    assert after["version"] == version + len(far[0]["steps"])
+    assert after["view"]["units"][unit]["hex"] == far[0]["path"][-1]
+    # A counter that is not one: no march, no error; a spectator asks nothing.
+    r = browser.get(f"{url}/staged", params={"unit": "NO-SUCH<unit>" * 5}, timeout=10)
+    assert r.status_code == 200 and r.json()["march"]["reach"] == {}
+    r = requests.get(f"{url}/staged", params={"unit": unit}, headers=HTML, timeout=10)
+    assert r.status_code == 403
