@@ -10,7 +10,9 @@ STAMP := $(VENV)/.installed
 # on its own: the schemathesis contract test (under xdist only its first operation ran: 10
 # cases, all GET /healthz) and the fault tests (kills and failovers whose timing a second
 # process beside them disturbs: a Sentinel failover once went unnoticed by every client).
-PARALLEL ?= -n 3 --dist loadfile
+# --no-loadscope-reorder: the longest files go first (tests/conftest.py LONGEST_FIRST), not the
+# files with most tests, so that no process is left alone with a long file at the end.
+PARALLEL ?= -n 3 --dist loadfile --no-loadscope-reorder
 
 .PHONY: run test lint bench bench-load clean openapi system-deps test-system-deps translations
 

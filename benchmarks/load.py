@@ -71,6 +71,9 @@ from service.store.redis_server import PERSISTENT_FLAGS, RedisServer  # noqa: E4
 GAME_TYPE = "attila"
 #: The bare framework's app (benchmarks/bare_app.py), in place of the service's.
 BARE_APP = "benchmarks.bare_app:app"
+APP = "service.http.wsgi:app"
+#: gunicorn_conf.DEFAULT_NICE, for granian (importing that module makes a metrics directory).
+WEB_NICE = 5
 #: A move refused while the worker resolves a conflict is tried again this much later.
 RETRY_WAIT = 0.025
 
@@ -140,15 +143,28 @@ class Stack:
                 stdout=log,
                 stderr=log,
             )
-        # The API last: cpu_parts counts procs[-1] as gunicorn.
-        self.procs.append(subprocess.Popen([*kurier, "web"], env=env, stdout=log, stderr=log))
+        # The API last: cpu_parts counts procs[-1] as gunicorn (or granian, ``--server``).
+        granian = getattr(self.args, "server", "gunicorn") == "granian"
+        web = self.granian_argv(self.port, APP) if granian else [*kurier, "web"]
+        self.procs.append(subprocess.Popen(web, env=env, cwd=ROOT, stdout=log, stderr=log))
         # The bare app under the very command line `kurier web` runs, but for the app: same
         # gunicorn config (processes, threads, niceness), same environment.
         argv = gunicorn_argv("127.0.0.1", self.bare_port)
-        assert argv[-1] == "service.http.wsgi:app", argv
-        self.bare = subprocess.Popen(
-            [*argv[:-1], BARE_APP], env=env, cwd=ROOT, stdout=log, stderr=log
-        )
+        assert argv[-1] == APP, argv
+        bare = self.granian_argv(self.bare_port, BARE_APP) if granian else [*argv[:-1], BARE_APP]
+        self.bare = subprocess.Popen(bare, env=env, cwd=ROOT, stdout=log, stderr=log)
+
+    def granian_argv(self, port: int, app: str) -> list[str]:
+        """The app under granian's WSGI interface (issue 38: measured against gunicorn; not a
+        dependency, so ``pip install granian`` first) with gunicorn's processes, threads
+        (granian's blocking threads serve WSGI) and niceness."""
+        workers = self.args.web_workers or 2 * (os.cpu_count() or 1)
+        nice = os.environ.get("KURIER_WEB_NICE") or str(WEB_NICE)
+        return [
+            *("nice", "-n", nice, sys.executable, "-m", "granian", "--interface", "wsgi"),
+            *("--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)),
+            *("--blocking-threads", str(self.args.web_threads), "--no-ws", app),
+        ]
 
     def bare_cpu_parts(self) -> dict[str, list[int]]:
         assert self.redis.process is not None and self.bare is not None
@@ -390,6 +406,44 @@ async def run_closed(
     return done, time.perf_counter() - started
 
 
+@dataclass
+class Saturation:
+    moves: int
+    elapsed: float
+    tally: Tally
+    #: Loops that played all their games out before the deadline.
+    ran_dry: set[int]
+
+
+async def saturate(
+    client: Client, tables: list[Table], concurrency: int, seconds: float
+) -> Saturation:
+    """Moves, closed loop: ``concurrency`` loops, each playing its own share of ``tables`` one
+    move at a time, for ``seconds``."""
+    tally = Tally()
+    deadline = time.monotonic() + seconds
+    ran_dry: set[int] = set()
+
+    async def one_move(i: int) -> bool:
+        now = time.monotonic()
+        mine = [t for t in tables[i::concurrency] if not t.done]
+        if not mine:
+            # This loop's games are over (at 900 moves/s a share can be played out in 8 s):
+            # it idles until the deadline. It slept a whole phase's length before, and the
+            # phase waited for it: the figure came out halved (docs/performance.md).
+            ran_dry.add(i)
+            await asyncio.sleep(max(0.0, deadline - now))
+            return False
+        ready = [t for t in mine if t.blocked_until <= now]
+        if not ready:
+            await asyncio.sleep(RETRY_WAIT)
+            return False
+        return await client.move(random.choice(ready), tally, deadline, wait=False)
+
+    count, elapsed = await run_closed(concurrency, seconds, one_move)
+    return Saturation(count, elapsed, tally, ran_dry)
+
+
 async def run_open(client: Client, tables: list[Table], rate: float, seconds: float) -> Tally:
     """Each table moves every ``len(tables) / rate`` seconds, whatever the server does."""
     tally = Tally()
@@ -558,30 +612,10 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
         )
         print(f"          {cpu.since_last(elapsed, count)}", flush=True)
 
-        # Saturation: each loop plays its own share of the games, one move at a time.
         sat_tables = tables[: args.saturate_games or max(args.concurrency * 4, 1)]
-        sat_tally = Tally()
-        deadline = time.monotonic() + args.seconds
-        ran_dry: set[int] = set()
-
-        async def one_move(i: int) -> bool:
-            now = time.monotonic()
-            mine = [t for t in sat_tables[i :: args.concurrency] if not t.done]
-            if not mine:
-                # This loop's games are over (at 900 moves/s a share can be played out in 8 s):
-                # it idles until the deadline. It slept a whole phase's length before, and the
-                # phase waited for it: the figure came out halved (docs/performance.md).
-                ran_dry.add(i)
-                await asyncio.sleep(max(0.0, deadline - now))
-                return False
-            ready = [t for t in mine if t.blocked_until <= now]
-            if not ready:
-                await asyncio.sleep(RETRY_WAIT)
-                return False
-            return await client.move(random.choice(ready), sat_tally, deadline, wait=False)
-
         windows = {"saturate": (time.time(), time.time() + args.seconds)}
-        count, elapsed = await run_closed(args.concurrency, args.seconds, one_move)
+        sat = await saturate(client, sat_tables, args.concurrency, args.seconds)
+        count, elapsed, sat_tally, ran_dry = sat.moves, sat.elapsed, sat.tally, sat.ran_dry
         moves_rate = count / elapsed
         print(
             f"saturate  moves: {moves_rate:.0f} moves/s at {args.concurrency} in flight for "
@@ -723,6 +757,12 @@ def main() -> None:
     )
     parser.add_argument("--web-threads", type=int, default=4, help="threads per process")
     parser.add_argument(
+        "--server",
+        choices=("gunicorn", "granian"),
+        default="gunicorn",
+        help="the API's HTTP server (granian: pip install granian first; issue 38)",
+    )
+    parser.add_argument(
         "--streams", type=int, default=0, help="game streams kept open (≤ 5000; issue 14)"
     )
     args = parser.parse_args()
@@ -734,8 +774,9 @@ def main() -> None:
     try:
         print(
             f"machine   {os.cpu_count()} cores, Python {sys.version.split()[0]}; stack: "
-            f"{args.web_workers or 2 * (os.cpu_count() or 1)}x{args.web_threads} gunicorn "
-            f"gthread, {args.workers} rq "
+            f"{args.web_workers or 2 * (os.cpu_count() or 1)}x{args.web_threads} "
+            f"{'granian WSGI' if args.server == 'granian' else 'gunicorn gthread'}, "
+            f"{args.workers} rq "
             f"worker(s), Redis {stack.redis.url}",
             flush=True,
         )

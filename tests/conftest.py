@@ -12,6 +12,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +32,47 @@ ROOT = Path(__file__).resolve().parent.parent
 # Mail notices go out one by one in the tests (a test of batching sets its own window:
 # tests/test_mailbag.py); every worker the tests start inherits this.
 os.environ.setdefault("KURIER_MAIL_BATCH_SECONDS", "0")
+# A computer opponent's search stops after a few iterations in the tests (a hard bot's move
+# then depends on its inputs only, and a table of bots finishes in seconds: docs/bots.md).
+os.environ.setdefault("KURIER_BOT_ITERATIONS", "12")
 UNLIMITED = {"RATE_LIMIT": "1000000/minute", "SIGNUP_RATE_LIMIT": "1000000/minute"}
+
+#: The files that take longest, longest first (`pytest --durations`, 2026-11-27: issue 38 in
+#: docs/performance.md). Under `--dist loadfile` a free xdist process takes the next file in
+#: this order. xdist's own order (most tests first) queued the few-test whole-game files (1-3
+#: tests of 2-7 minutes each) among the last, where one alone can outlast everything else.
+LONGEST_FIRST = (
+    "tests/test_topologies.py",
+    "tests/browser/test_web_full_games.py",
+    "tests/browser/test_web_table.py",
+    "tests/browser/test_web_wargame_table.py",
+    "tests/test_tournaments.py",
+    "tests/test_service_attika.py",
+    "tests/test_benchmarks.py",
+    "tests/test_service_wargame.py",
+    "tests/test_mail_german.py",
+    "tests/test_mail_attika.py",
+    "tests/browser/test_web_club.py",
+    "tests/test_profiles.py",
+    "tests/test_mail_design.py",
+    "tests/test_several_actions.py",
+    "tests/test_mail_play.py",
+    "tests/test_generated_client.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest files first, then the rest by number of tests (xdist's order, which the
+    Makefile turns off with --no-loadscope-reorder so that this one holds). A file's tests
+    keep their order and stay together (the sort is stable)."""
+    rank = {name: number for number, name in enumerate(LONGEST_FIRST)}
+    files = Counter(item.nodeid.split("::")[0] for item in items)
+
+    def key(item: pytest.Item) -> tuple[int, int]:
+        name = item.nodeid.split("::")[0]
+        return rank.get(name, len(rank)), -files[name]
+
+    items.sort(key=key)
 
 
 def short_tmp(prefix: str) -> Path:

@@ -148,3 +148,19 @@ def test_club_benchmark_smoke_run() -> None:
     for label in ("page /players/{id}", "page /leaderboards/attila", "api /v1/players/{id}"):
         assert re.search(rf"^{re.escape(label)} +p50 [\d.]+ ms +p95", out, re.M), out
     assert "profile and leaderboard p95" in out, out
+
+
+def test_peer_benchmark_smoke_run() -> None:
+    """benchmarks/peer.py's Kurier side still runs (the peer needs Node and its packages, so
+    it is not run here): both phases report, every move accepted, the table printed."""
+    out = _run(
+        "benchmarks/peer.py",
+        *("--only", "kurier", "--games", "6", "--seconds", "1", "--warmup", "0.5"),
+        *("--rate", "20", "--concurrency", "2", "--web-workers", "1", "--web-threads", "2"),
+        *("--scripts", "2"),
+        timeout=120,
+    )
+    saturation = next(line for line in out.splitlines() if "saturation:" in line)
+    assert "errors 0" in saturation and "load average" in saturation, out
+    assert re.search(r"20 moves/s offered: \d+ achieved, .* p99 [\d.]+ ms; errors 0", out), out
+    assert re.search(r"^Kurier \(gunicorn, 1x2\) +\d+ +\d+ +[\d.]+ ms", out, re.M), out

@@ -95,14 +95,12 @@ def next_turn(k: Kurier, game_id: str, players: list, rng: random.Random) -> Non
     raise AssertionError("the turn did not pass in 10 moves")
 
 
-def expected_pngs(stack: NotifyStack, game_id: str) -> list[bytes]:
-    """The pictures of the game as it is now, rendered as the worker renders them."""
+def expected_pngs(stack: NotifyStack, game_id: str, seat: int) -> list[bytes]:
+    """The pictures of the game as it is now, rendered here as the worker renders them for
+    ``seat`` (this process's cache is its own)."""
     assert stack.store is not None
     record = stack.store.get_game(game_id)
-    return [
-        picture_png.svg_to_png(svg, mailview.PICTURE_PIXELS)
-        for _, svg in mailview.board_svgs(stack.store, record)
-    ]
+    return [p.png for p in mailview.mail_pictures(stack.store, record, seat)]
 
 
 def hand_line(k: Kurier, game_id: str, player: object) -> str:
@@ -125,7 +123,7 @@ def test_turn_mail_carries_the_picture_of_its_version_and_reads_on_its_own(
     view = k.view(game_id)
     seat = next(d["seat"] for d in view["waiting_for"] if d["seat"] != SYSTEM)
     first = turn_mail(stack, address[seat], view["version"])
-    expected = expected_pngs(stack, game_id)
+    expected = expected_pngs(stack, game_id, seat)
     hands = {s: hand_line(k, game_id, p) for s, p in enumerate(players)}
 
     # multipart/related: each PNG's Content-ID is what the HTML refers to by cid:.
@@ -147,7 +145,7 @@ def test_turn_mail_carries_the_picture_of_its_version_and_reads_on_its_own(
     if later["status"] == "active":
         seat2 = next(d["seat"] for d in later["waiting_for"] if d["seat"] != SYSTEM)
         second = turn_mail(stack, address[seat2], later["version"])
-        assert list(inline_pngs(second).values()) == expected_pngs(stack, game_id)
+        assert list(inline_pngs(second).values()) == expected_pngs(stack, game_id, seat2)
         assert inline_pngs(second) != pngs
     assert list(inline_pngs(first).values()) == expected
 
@@ -213,7 +211,7 @@ def test_without_fonts_the_mail_goes_out_without_its_picture(
     assert k.view(game_id)["status"] == "active"
 
 
-def test_the_wargame_mail_has_the_crop_round_the_last_move_and_the_whole_map(
+def test_the_wargame_mail_has_the_crop_round_the_last_move_and_the_overview(
     stack: NotifyStack,
 ) -> None:
     if picture_png.missing_fonts():
@@ -244,10 +242,11 @@ def test_the_wargame_mail_has_the_crop_round_the_last_move_and_the_whole_map(
             break
     assert moved, "no unit moved"
     record = stack.store.get_game(game_id)
-    made = mailview.mail_pictures(stack.store, record)
-    assert [p.cid.split("-")[0] for p in made] == ["crop", "board"]
-    crop, board = (p.png for p in made)
-    assert crop != board
+    seat = next(d["seat"] for d in record.pending if d["seat"] != SYSTEM)
+    made = mailview.mail_pictures(stack.store, record, seat)
+    assert [p.cid.split("-")[0] for p in made] == ["crop", "map"]
+    crop, overview = (p.png for p in made)
+    assert crop != overview
 
 
 def test_the_last_mail_tells_the_standings_in_words(stack: NotifyStack) -> None:

@@ -17,9 +17,16 @@ from PIL import Image
 from engine.attila_wargame.touched import touched, touched_units
 from engine.core import Event
 from engine.registry import get_game
-from service.pictures import board_crop_svg, board_svg, text_summary
+from service.pictures import (
+    board_crop_box,
+    board_crop_svg,
+    board_overview_svg,
+    board_svg,
+    text_summary,
+)
 from service.pictures.attila import PEOPLE_FILL
 from service.pictures.attila_wargame import COUNTER, DISC, H, R, Spot, city_label, stack_spots
+from service.pictures.attila_wargame_map import Frame
 from service.pictures.png import svg_to_png
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -241,3 +248,53 @@ def test_an_event_naming_an_unknown_place_marks_nothing_and_breaks_nothing(
     root = ET.fromstring(board_svg(game_type, view, "t", names=NAMES, last_events=odd))
     assert not _ids(root, "last-move-")
     assert board_crop_svg(game_type, view, "t", last_events=odd) is None
+
+
+def _inside(box: tuple[float, float, float, float], label: str) -> bool:
+    board = get_game("attila-wargame").board
+    x, y = Frame(board).at[board.index_of_label[label]]
+    left, top, width, height = box
+    return left <= x <= left + width and top <= y <= top + height
+
+
+def test_a_mail_crop_keeps_its_size_and_shows_the_most_changes() -> None:
+    """``largest``: changes spread over the map give a crop of at most that size round the
+    cluster of most of them, the latest winning a tie; without it, the crop holds them all
+    (as the web's and the answers' crops always did)."""
+    game = get_game("attila-wargame")
+    state, _ = _moved()
+    view = game.view(state, None)
+    near, far = ["1114", "1214", "1115"], "3508"
+    events = [Event("moved", {"to": h}) for h in [*near, far]]
+    largest = (480.0, 320.0)
+    box = board_crop_box("attila-wargame", view, events, largest=largest)
+    assert box is not None and box[2] <= largest[0] + 0.1 and box[3] <= largest[1] + 0.1
+    assert all(_inside(box, h) for h in near) and not _inside(box, far)
+    whole = board_crop_box("attila-wargame", view, events)
+    assert whole is not None and all(_inside(whole, h) for h in [*near, far])
+    # One change here, one there: the later one.
+    for first, second in (("1114", far), (far, "1114")):
+        pair = [Event("moved", {"to": first}), Event("moved", {"to": second})]
+        box = board_crop_box("attila-wargame", view, pair, largest=largest)
+        assert box is not None and _inside(box, second) and not _inside(box, first)
+    # Hidden events are not cropped round.
+    secret = [Event("moved", {"to": far}, audience=(0,))]
+    assert board_crop_box("attila-wargame", view, secret, largest=largest) is None
+
+
+def test_the_overview_is_the_whole_map_without_words_and_frames_the_crop() -> None:
+    game = get_game("attila-wargame")
+    state, events = _moved()
+    view = game.view(state, None)
+    box = board_crop_box("attila-wargame", view, events, largest=(480.0, 320.0))
+    assert box is not None
+    svg = board_overview_svg("attila-wargame", view, "t", last_events=events, outline=box)
+    root = ET.fromstring(svg)
+    assert root.get("width") == "600"
+    assert not list(root.iter(f"{SVG}text"))  # unreadable at that scale: left out
+    (outline,) = [r for r in root.iter(f"{SVG}rect") if r.get("id") == "crop-outline"]
+    assert [float(outline.get(a, "0")) for a in ("x", "y")] == pytest.approx(box[:2], abs=0.1)
+    assert _ids(root, "last-move-") == set(touched(game.board, events))
+    assert _ids(root, "hex-") >= set(game.board.labels)  # every hex, not a crop of them
+    png = Image.open(io.BytesIO(svg_to_png(svg)))
+    assert png.size[0] == 600

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import resvg_py
-from PIL import Image, ImageChops
+from PIL import Image, ImageChops, ImageStat
 
 from engine.registry import get_game
 from service.pictures import board_svg
@@ -18,10 +18,12 @@ from service.pictures.png import (
     CONDENSED_FAMILIES,
     DEFAULT_FAMILY,
     DEJAVU_DIR,
+    MAIL_PALETTE,
     MAX_WIDTH,
     REQUIRED_FONTS,
     PictureFontsMissing,
     PictureRenderError,
+    quantized,
     svg_to_png,
 )
 from tests.engine_helpers import play_randomly
@@ -178,3 +180,20 @@ def test_a_broken_svg_is_refused_by_name(svg: str) -> None:
 def test_a_width_out_of_range_is_refused(width: int) -> None:
     with pytest.raises(PictureRenderError, match="width must be"):
         svg_to_png(_word("DejaVu Sans", "normal"), width)
+
+
+def test_a_mail_picture_in_a_palette_is_smaller_and_close_to_the_original(picture: str) -> None:
+    """``palette`` (the mails): at most 256 colours, a third to a half of the bytes, and the
+    pixels within a few levels of the full-colour picture on average."""
+    full = svg_to_png(picture, 600)
+    paletted = svg_to_png(picture, 600, palette=MAIL_PALETTE)
+    image = Image.open(io.BytesIO(paletted))
+    assert image.mode == "P" and len(image.getcolors(1 << 16) or []) <= MAIL_PALETTE
+    assert len(paletted) < 0.6 * len(full), (len(paletted), len(full))
+    # Compared on white, as a mail shows it (Attila's corners are transparent).
+    original = Image.open(io.BytesIO(full)).convert("RGBA")
+    original = Image.alpha_composite(Image.new("RGBA", original.size, "#fff"), original)
+    difference = ImageChops.difference(original.convert("RGB"), image.convert("RGB"))
+    mean = sum(ImageStat.Stat(difference).mean) / 3
+    assert mean < 2.0, mean
+    assert quantized(full) == paletted  # one way to the mails' palette

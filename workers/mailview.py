@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -47,12 +48,20 @@ PICTURE_PIXELS = 2 * MAIL_WIDTH
 #: mail's width (sharp there, a little soft on dense screens; the turn mails have the sharp
 #: one), about half the cost of twice the width (docs/performance.md, "Pictures").
 ANSWER_PIXELS = MAIL_WIDTH
+#: The most a mail's pictures may weigh together: base64 makes them 37 % heavier (76-character
+#: lines), so 200,000 bytes become 274 KB, and the text and HTML parts (10-20 KB) keep the whole
+#: mail under 300 KB (issue 33). Measured crops and overviews weigh 105-145 KB together.
+PICTURE_BYTES = 200_000
+#: The wargame's overview under its crop: the whole map without words at the mail's width,
+#: where things are, not what (the crop and the link show that).
+OVERVIEW_PIXELS = MAIL_WIDTH
 #: The heading of the grouped moves in the text part, in English (tests/mail_stack.py reads
 #: below it, in every language).
 MOVES_HEADING = N_("Your moves, by kind:")
-#: Rendered pictures by (game, version, language, brief): the seats of one version that read
-#: one language share one render (the pictures' labels and legend are in the reader's
-#: language).
+#: Rendered pictures by (game, version, language, brief, first unseen version): the seats of
+#: one version that read one language and have seen the same share one render (the pictures'
+#: labels and legend are in the reader's language; the wargame's crop is round what its
+#: reader has not seen).
 _cache: Lru[tuple[Picture, ...]] = Lru(8)
 
 
@@ -137,6 +146,7 @@ def turn_mail(
     over = record.status == "finished"
     groups = tuple(move_groups(record, seat)) if asked and not over else ()
     own, public = summaries(record, seat)
+    entries = store.log_tail(record, games.RECENT_ENTRIES)
     example = groups[0].examples[0] if groups and groups[0].examples else ""
     if groups:
         reply = _(
@@ -157,8 +167,8 @@ def turn_mail(
     return TurnMail(
         greeting=_("Hello %(name)s,", name=name) if name else _("Hello,"),
         header=header(record, seat),
-        told=() if answer else tuple(what_happened(store, record, seat, told)),
-        pictures=mail_pictures(store, record, brief=bool(answer)),
+        told=() if answer else tuple(what_happened(record, entries, seat, told)),
+        pictures=mail_pictures(store, record, seat, brief=bool(answer), entries=entries),
         # After the end every hand is history: no secret box ("only you see this").
         secret=() if over else tuple(secret_lines(own, public)),
         view_text=own.rstrip(),
@@ -192,11 +202,15 @@ def local_time(when: float, zone: tzinfo) -> str:
     return datetime.fromtimestamp(when, zone).strftime("%Y-%m-%d %H:%M %Z")
 
 
-def what_happened(store: Store, record: GameRecord, seat: int, told: Sequence[str]) -> list[str]:
-    """What happened since the seat's last move (the game's sentences, only events the seat
-    may see, up to the mailed version), then what the notices tell beyond it; a bare "your
-    turn" is left to the header."""
-    entries = store.log_tail(record, games.RECENT_ENTRIES)
+def what_happened(
+    record: GameRecord,
+    entries: list[tuple[int, dict[str, Any]]],
+    seat: int,
+    told: Sequence[str],
+) -> list[str]:
+    """What happened since the seat's last move in ``entries`` (the log's recent tail: the
+    game's sentences, only events the seat may see, up to the mailed version), then what the
+    notices tell beyond it; a bare "your turn" is left to the header."""
     words = i18n.spoken_words()
     sentences = [s["text"] for s in games.since_last_move(record, entries, seat, words)]
     extra = [line for line in told if line not in sentences and line != _("Your turn.")]
@@ -317,56 +331,130 @@ def secret_lines(own: str, public: str) -> list[str]:
 # -- the picture of the mailed version ------------------------------------------------------------
 
 
-def mail_pictures(store: Store, record: GameRecord, brief: bool = False) -> tuple[Picture, ...]:
-    """The board at ``record.version`` as PNGs (the crop round the last move first, when the
-    game has one); none when the game has no picture or the server cannot render it.
-    ``brief`` (a mail-in answer, one at every move by mail): only the first picture, at the
-    mail's width, about a third of the cost (``ANSWER_PIXELS``)."""
+#: The largest part of a map a mail's crop shows (width, height, in the picture's own units).
+#: The wargame's counters, at the 562 px the mail gives a picture: 1.17 times their own size,
+#: factors 13 px high, designations 7 px; on a 390 px phone 0.73 times, factors 8 px (at 600 x
+#: 400 units that was 10 and 6 px: designations and hex labels blurred). A single changed hex
+#: with its three hexes round it fills about that much. Changes spread wider are cut to their
+#: largest cluster; the overview below shows where the rest is.
+CROP_LARGEST = (480.0, 320.0)
+
+
+def mail_pictures(
+    store: Store,
+    record: GameRecord,
+    seat: int | None = None,
+    brief: bool = False,
+    entries: list[tuple[int, dict[str, Any]]] | None = None,
+) -> tuple[Picture, ...]:
+    """The board at ``record.version`` as PNGs in a 256-colour palette (a quarter to half
+    their full-colour size; docs/performance.md, "Mail size"); none when the game has no
+    picture or the server cannot render it. A game too big to read whole in a mail (the
+    wargame) has the crop round what changed since ``seat``'s last move (the events everybody
+    may see in ``entries``, the log's recent tail; read when None), sharp at twice the mail's
+    width, then its whole map small with the crop framed; when nothing on the map changed,
+    the whole picture at the mail's width. ``brief`` (a mail-in answer, one at every move by
+    mail): the crop round the last move only, or the whole picture, at the mail's width
+    (``ANSWER_PIXELS``)."""
     if record.state is None or not pictures.has_picture(record.type):
         return ()
-    key = (record.id, record.version, i18n.spoken(), brief)
+    if entries is None:
+        entries = store.log_tail(record, games.RECENT_ENTRIES)
+    last = [raw for v, entry in entries if v == record.version for raw in entry["events"]]
+    if brief or not pictures.has_overview(record.type):
+        since, events = record.version, last
+    else:
+        seen = games.after_last_move(entries, seat)
+        since = seen[0][0] if seen else record.version + 1
+        events = [raw for _v, entry in seen for raw in entry["events"]]
+    # The seats whose unseen entries start at one version share one render.
+    key = (record.id, record.version, i18n.spoken(), brief, since)
     cached = _cache.get(key)
     if cached is not None:
         return cached
     try:
-        made = _render(store, record, brief)
+        made = _render(record, events, last, brief)
     except picture_png.PictureRenderError as error:
-        log.warning("mail of %s v%s (%s, brief %s) goes without its picture: %s", *key, error)
+        log.warning(
+            "mail of %s v%s (%s, brief %s, since %s) goes without its picture: %s", *key, error
+        )
         made = ()
     _cache.put(key, made)
     return made
 
 
-def board_svgs(store: Store, record: GameRecord) -> list[tuple[str, str]]:
-    """(name, SVG) of the pictures of ``record``'s version, as board.svg draws them: the
-    spectators' view, players by name, the last move's events marked, in the spoken
-    language."""
-    _start, entries = store.read_log(record.id, max(record.version - 1, 0))
-    last = next((entry["events"] for v, entry in entries if v == record.version), [])
+def _render(
+    record: GameRecord,
+    events: list[dict[str, Any]],
+    last: list[dict[str, Any]],
+    brief: bool,
+) -> tuple[Picture, ...]:
+    """The pictures of ``mail_pictures``: ``events`` (raw, from the log) those to crop round,
+    ``last`` the last entry's, the crop's fallback."""
+    game = record.game
+    view = game.view(game.load(record.state or {}), None)
     title = _(
         "%(title)s · game %(game)s · version %(version)s",
         title=game_title(record),
         game=record.id,
         version=record.version,
     )
-    crop, board = pictures.spectator_pictures(
-        record, last, title, lang=i18n.spoken(), crop_width=MAIL_WIDTH
-    )
-    return [("crop", crop), ("board", board)] if crop is not None else [("board", board)]
+    lang = i18n.spoken()
+    # The answer's crop is round the reader's own move, as small as it goes.
+    largest = None if brief else CROP_LARGEST
+    around, box = events, None
+    if pictures.has_overview(record.type):
+        for around in (events, last):
+            box = pictures.board_crop_box(record.type, view, around, largest=largest)
+            if box is not None:
+                break
+    cid = f"{record.id}-{record.version}@kurier"
 
-
-def _render(store: Store, record: GameRecord, brief: bool) -> tuple[Picture, ...]:
-    alts = {"crop": _("The board round the last move"), "board": _("The board")}
-    drawn = board_svgs(store, record)
-    pixels = ANSWER_PIXELS if brief else PICTURE_PIXELS
-    return tuple(
-        Picture(
-            cid=f"{name}-{record.id}-{record.version}@kurier",
-            # The font directory read now, not at import: a test points it at an empty one.
-            png=picture_png.svg_to_png(svg, pixels, font_dir=picture_png.DEJAVU_DIR),
-            alt=alts[name],
+    def png(svg: str, pixels: int) -> bytes:
+        # The font directory read now, not at import: a test points it at an empty one.
+        return picture_png.svg_to_png(
+            svg, pixels, font_dir=picture_png.DEJAVU_DIR, palette=picture_png.MAIL_PALETTE
         )
-        for name, svg in (drawn[:1] if brief else drawn)
+
+    if box is None:
+        svg = pictures.board_svg(
+            record.type, view, title, names=record.names, last_events=last, lang=lang
+        )
+        # A picture made to be read whole (Attila, Attika) sharp; the wargame's whole map
+        # at the mail's width (its crop is what is read), as every answer's.
+        sharp = not brief and not pictures.has_overview(record.type)
+        pixels = PICTURE_PIXELS if sharp else ANSWER_PIXELS
+        return (Picture(f"board-{cid}", png(svg, pixels), _("The board")),)
+    crop_svg = pictures.board_crop_svg(
+        record.type,
+        view,
+        title,
+        names=record.names,
+        last_events=around,
+        width=MAIL_WIDTH,
+        lang=lang,
+        largest=largest,
+    )
+    assert crop_svg is not None  # its box was found above
+    if brief:
+        return (
+            Picture(
+                f"crop-{cid}", png(crop_svg, ANSWER_PIXELS), _("The board round the last move")
+            ),
+        )
+    overview = png(
+        pictures.board_overview_svg(
+            record.type, view, title, last_events=around, outline=box, width=OVERVIEW_PIXELS
+        ),
+        OVERVIEW_PIXELS,
+    )
+    crop = png(crop_svg, PICTURE_PIXELS)
+    if len(crop) + len(overview) > PICTURE_BYTES:
+        # A crop crowded with counters: at the mail's width it is still read at its scale.
+        crop = png(crop_svg, MAIL_WIDTH)
+    return (
+        Picture(f"crop-{cid}", crop, _("The board round what changed since your last move")),
+        Picture(f"map-{cid}", overview, _("The whole map, the part above framed")),
     )
 
 

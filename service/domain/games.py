@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import secrets
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction, Rejoin, Resign, Translator
@@ -83,14 +83,51 @@ def create_game(
     seats: int,
     deadline: Mapping[str, Any] | None = None,
     settings: Mapping[str, Any] | None = None,
+    bots: list[Mapping[str, Any]] | None = None,
+    invited: Iterable[str] = (),
 ) -> Outcome:
     """``deadline`` and ``settings`` (``spectators_see_messages``) are service-level, kept
     apart from the engine's ``options`` so that no engine ever sees them. Each is checked here
-    by the API schema's rules (service/domain/inputs.py), for the lobby's form too."""
+    by the API schema's rules (service/domain/inputs.py), for the lobby's form too.
+
+    ``bots``: seats filled by computer opponents (``[{"seat", "level"}]``, service/domain/bots.py);
+    the creator takes the lowest seat no bot holds. ``invited``: ids of players who may join
+    without the code (a profile's "play with")."""
+    game_id = secrets.token_hex(8)
+    build = new_game(
+        store, creator, type_id, options, seed, seats, deadline, settings, bots, invited
+    )
+
+    def mutate(record: GameRecord | None, version: int) -> Change:
+        if record is not None:  # a 64-bit id collision: refuse rather than overwrite
+            raise Problem(409, "game-id-collision", "please retry")
+        return build(game_id, version)
+
+    return commit(store, game_id, mutate)
+
+
+def new_game(
+    store: Store,
+    creator: Mapping[str, Any],
+    type_id: str,
+    options: Mapping[str, Any] | None,
+    seed: str | None,
+    seats: int,
+    deadline: Mapping[str, Any] | None,
+    settings: Mapping[str, Any] | None,
+    bots: list[Mapping[str, Any]] | None = None,
+    invited: Iterable[str] = (),
+    seating: Mapping[str, Any] | None = None,
+) -> Callable[[str, int], Change]:
+    """Check a new game's choices (a 4xx before anything is written) and return what makes
+    its first change, ``build(game_id, version)``: for ``create_game``, and for a rematch
+    (service/domain/rematch.py), whose id is chosen before the game is made. ``seating``:
+    more of the record's ``seating`` (a rematch's ``rematch_of``)."""
     inputs.checked("type", inputs.GAME_TYPE.check, type_id)
     if seed is not None:
         inputs.checked("seed", inputs.SEED.check, seed)
     inputs.checked("seats", lambda n: inputs.integer(n, *inputs.SEATS), seats)
+    levels = inputs.checked("bots", lambda b: inputs.bot_seats(b, seats), bots or [])
     if deadline is not None:
         deadline = inputs.checked("deadline", inputs.deadline, deadline)
     settings = inputs.game_settings(settings or {})
@@ -100,13 +137,18 @@ def create_game(
         game.check_players(seats)
     except IllegalAction as error:
         raise engine_problem(error) from None
-    game_id = secrets.token_hex(8)
+    guests = _guests(store, creator, invited, seats - len(levels))
     seq = int(store.write(lambda pipe: pipe.incr(GAME_SEQ))[0])
     seed = seed or sealed.new_seed()
+    mine = inputs.creator_seat(levels, seats)
+    seated = [(seat, *bot_identity(seat, levels)) for seat in sorted(levels)]
+    if mine is not None:  # else a table of bots only, which its creator watches
+        seated.insert(mine, (mine, creator["id"], creator["name"]))
+    extra = dict(seating or {}) | ({"invited": guests} if guests else {})
+    if levels:
+        extra["bots"] = {str(seat): level for seat, level in levels.items()}
 
-    def mutate(record: GameRecord | None, version: int) -> Change:
-        if record is not None:  # a 64-bit id collision: refuse rather than overwrite
-            raise Problem(409, "game-id-collision", "please retry")
+    def build(game_id: str, version: int) -> Change:
         now = time.time()
         record = GameRecord(
             id=game_id,
@@ -118,8 +160,8 @@ def create_game(
             options=chosen,
             seed=seed,
             seed_commitment=sealed.seed_commitment(seed),
-            seats=[creator["id"]],
-            names=[creator["name"]],
+            seats=[player_id for _, player_id, _ in seated],
+            names=[name for _, _, name in seated],
             creator=creator["id"],
             invite=secrets.token_urlsafe(9),
             seq=seq,
@@ -128,8 +170,9 @@ def create_game(
             deadline=dict(deadline or {}),
             settings=dict(settings or {}),
             log_codec=eventlog.codec_for(game.id),
+            seating=copy.deepcopy(extra),
         )
-        body = {"id": game_id, "version": version, "seat": 0, "invite_code": record.invite}
+        body = {"id": game_id, "version": version, "seat": mine, "invite_code": record.invite}
         created = event(
             "game_created",
             type=game.id,
@@ -138,16 +181,71 @@ def create_game(
             seed_commitment=record.seed_commitment,
             deadline=record.deadline or None,
         )
+        joined = [
+            event("player_joined", seat=seat, name=name, **_bot_mark(levels.get(seat)))
+            for seat, _, name in seated
+        ]
         return Change(
             record,
             "created",
-            [created, event("player_joined", seat=0, name=creator["name"])],
+            [created, *joined],
             201,
             body,
-            index_players=[creator["id"]],
+            index_players=[creator["id"]] if mine is not None else [],
         )
 
-    return commit(store, game_id, mutate)
+    return build
+
+
+#: The longest player id a caller may name (ids are far shorter: a bound on what is read).
+MAX_PLAYER_ID = 64
+
+
+def _guests(
+    store: Store, creator: Mapping[str, Any], invited: Iterable[str], seats: int
+) -> list[dict[str, str]]:
+    """The players invited by name (``player_id``, ``name``: the name shown until they sit
+    down), each once, the creator never; 422 for one that is no player or more than the
+    seats can take."""
+    guests: list[dict[str, str]] = []
+    for player_id in dict.fromkeys(invited):
+        if player_id == creator["id"]:
+            continue
+        wellformed = isinstance(player_id, str) and 0 < len(player_id) <= MAX_PLAYER_ID
+        found = store.players.get(player_id) if wellformed else None
+        if found is None:
+            raise Problem(
+                422, "unknown-player", N_("there is no such player to invite"), field="invited"
+            )
+        guests.append({"player_id": player_id, "name": found["name"]})
+    if len(guests) >= seats:
+        raise Problem(
+            422,
+            "too-many-invited",
+            N_("more players invited than the game has seats"),
+            field="invited",
+        )
+    return guests
+
+
+def invited(record: GameRecord, player_id: str) -> bool:
+    """Whether ``player_id`` was named at the game's creation (a rematch's players, a
+    profile's "play with"): they join without the invite code."""
+    return any(guest["player_id"] == player_id for guest in record.seating.get("invited", []))
+
+
+def bot_identity(seat: int, levels: Mapping[int, str]) -> tuple[str, str]:
+    """The player id and name of the bot in ``seat`` of a new game: "Bot (hard)", numbered by
+    its seat when another bot of the game has the same level. The id names no player record:
+    only a bot job acts as it (service/domain/bots.py)."""
+    level = levels[seat]
+    alike = sum(1 for other in levels.values() if other == level)
+    name = f"Bot ({level})" if alike == 1 else f"Bot {seat + 1} ({level})"
+    return f"bot-{level}-{seat}", name
+
+
+def _bot_mark(level: str | None) -> dict[str, Any]:
+    return {"bot": level} if level else {}
 
 
 def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str | None) -> Outcome:
@@ -161,8 +259,10 @@ def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str
             raise Problem(409, "already-seated", N_("you already have a seat in this game"))
         if record.status != "open":
             raise Problem(409, "game-already-started", N_("this game no longer takes players"))
-        if record.settings.get("access") != "open" and not secrets.compare_digest(
-            (invite or "").encode(), record.invite.encode()
+        if (
+            record.settings.get("access") != "open"
+            and not invited(record, player["id"])
+            and not secrets.compare_digest((invite or "").encode(), record.invite.encode())
         ):
             raise Problem(403, "bad-invite-code", N_("that invite code does not open this game"))
         if len(record.seats) >= record.max_seats:
@@ -207,15 +307,22 @@ def _wanted(summary: Mapping[str, Any], filters: Mapping[str, Any]) -> bool:
     return filters.get("deadline") in (None, policy)
 
 
+def summary_seats(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A game summary's (service/store/indexes.py) seats as a listing shows them."""
+    bots = (summary.get("seating") or {}).get("bots", {})
+    pairs = zip(summary["seats"], summary["names"], strict=True)
+    return [
+        {"seat": i, "player_id": p, "name": n, **bot_fields(bots.get(str(i)))}
+        for i, (p, n) in enumerate(pairs)
+    ]
+
+
 def _lobby_item(summary: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "id": summary["id"],
         "type": summary["type"],
         "max_seats": int(summary["max_seats"]),
-        "seats": [
-            {"seat": i, "player_id": p, "name": n}
-            for i, (p, n) in enumerate(zip(summary["seats"], summary["names"], strict=True))
-        ],
+        "seats": summary_seats(summary),
         "deadline": summary["deadline"] or None,
         "created_at": float(summary["created_at"]),
     }
@@ -659,6 +766,18 @@ RECENT_ENTRIES = 60
 RECENT_SENTENCES = 30
 
 
+def after_last_move(
+    entries: list[tuple[int, dict[str, Any]]], seat: int | None
+) -> list[tuple[int, dict[str, Any]]]:
+    """The ``entries`` after ``seat``'s last own move or choice in them (all of them for a
+    spectator or a seat that did not act in them): what the seat has not seen itself."""
+    for index in range(len(entries) - 1, -1, -1):
+        entry = entries[index][1]
+        if entry["kind"] in ("move", "sealed") and entry["seat"] == str(seat):
+            return entries[index + 1 :]
+    return entries
+
+
 def since_last_move(
     record: GameRecord,
     entries: list[tuple[int, dict[str, Any]]],
@@ -669,14 +788,8 @@ def since_last_move(
     a spectator or a seat that did not act in them), as the game's sentences (engine
     ``describe``; ``words``: the reader's language, service/common/i18n.py ``engine_words``), only
     from events ``seat`` may see: ``[{"version", "text"}]``."""
-    start = 0
-    for index in range(len(entries) - 1, -1, -1):
-        entry = entries[index][1]
-        if entry["kind"] in ("move", "sealed") and entry["seat"] == str(seat):
-            start = index + 1
-            break
     sentences = []
-    for version, entry in entries[start:]:
+    for version, entry in after_last_move(entries, seat):
         for raw in entry["events"]:
             event = Event.from_json(raw)
             visible = event.visible_to(seat)
@@ -713,6 +826,11 @@ def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> di
         "deadline_at": record.deadline_at,
         "created_at": record.created_at,
         "updated_at": record.updated_at,
+        # Who may join without the code, a finished game's rematch and a rematch's game
+        # (service/domain/rematch.py): public, as the seats are.
+        "invited": list(record.seating.get("invited", [])),
+        "rematch": record.seating.get("rematch"),
+        "rematch_of": record.seating.get("rematch_of"),
     }
     if player_id == record.creator and record.status == "open":
         out["invite_code"] = record.invite
@@ -733,7 +851,15 @@ def _own_sealed(record: GameRecord, seat: int | None) -> list[dict[str, str]]:
 
 def _seats(record: GameRecord) -> list[dict[str, Any]]:
     pairs = zip(record.seats, record.names, strict=True)
-    return [{"seat": i, "player_id": p, "name": n} for i, (p, n) in enumerate(pairs)]
+    return [
+        {"seat": i, "player_id": p, "name": n, **bot_fields(record.bot_level(i))}
+        for i, (p, n) in enumerate(pairs)
+    ]
+
+
+def bot_fields(level: str | None) -> dict[str, Any]:
+    """What a seat shows of a computer opponent, everywhere a seat is listed."""
+    return {"is_bot": level is not None, "bot_level": level}
 
 
 def _seats_in_play(record: GameRecord, state: Any) -> list[dict[str, Any]]:

@@ -216,6 +216,10 @@ ACCESS = ("invite", "open")
 ABANDON_AFTER = (0, 20)
 SEATS = (1, 16)
 SEAT_NUMBERS = (0, SEATS[1] - 1)
+#: A computer opponent's level (engine/bots.py ``LEVELS``), and how long a bot seat waits
+#: before it moves (0: at once; up to a week, a correspondence pace).
+BOT_LEVELS = ("easy", "medium", "hard")
+BOT_DELAY_SECONDS = (0, 7 * 86_400)
 
 
 def deadline(value: Mapping[str, Any]) -> dict[str, Any]:
@@ -243,6 +247,7 @@ def game_settings(value: Mapping[str, Any]) -> dict[str, Any]:
         "public": boolean,
         "spectators_see_messages": boolean,
         "abandon_after": lambda v: integer(v, *ABANDON_AFTER),
+        "bot_delay_seconds": lambda v: number(v, *BOT_DELAY_SECONDS),
     }
     out = {}
     for name, given in value.items():
@@ -250,3 +255,43 @@ def game_settings(value: Mapping[str, Any]) -> dict[str, Any]:
             raise problem(name, Refused("Unknown field."))
         out[name] = checked(name, rules[name], given)
     return out
+
+
+def bot_seats(value: Any, seats: int) -> dict[int, str]:
+    """A new game's computer opponents: ``[{"seat", "level"}]`` -> seat -> level. Each seat
+    once, inside the game; the creator takes the lowest seat no bot holds (none if bots hold
+    them all), and the seats the bots and the creator hold must come first (players who join
+    take the seats after them: seat numbers never change once given)."""
+    if not isinstance(value, list):
+        raise Refused("Not a valid list.")
+    if len(value) > SEATS[1]:
+        raise Refused(f"Longer than maximum length {SEATS[1]}.")
+    out: dict[int, str] = {}
+    for index, item in enumerate(value):
+        if not isinstance(item, Mapping):
+            raise Refused(f"{index}: Not a valid mapping type.")
+        unknown = sorted(set(item) - {"seat", "level"})
+        if unknown:
+            raise Refused(f"{index}.{unknown[0]}: Unknown field.")
+        try:
+            seat = integer(item.get("seat"), 0, seats - 1)
+            level = one_of(item.get("level"), BOT_LEVELS)
+        except Refused as error:
+            raise Refused(f"{index}: {error}") from None
+        if seat in out:
+            raise Refused(f"{index}: seat {seat} is given twice.")
+        out[seat] = level
+    mine = creator_seat(out, seats)
+    taken = set(out) | ({mine} if mine is not None else set())
+    if taken != set(range(len(taken))):
+        raise Refused(
+            "the bots' seats and the creator's must come first: players who join take the "
+            "seats after them."
+        )
+    return out
+
+
+def creator_seat(bots: Mapping[int, str], seats: int) -> int | None:
+    """The seat of a new game's creator: the lowest one no bot holds (None: bots hold every
+    seat, and the creator watches their game)."""
+    return next((seat for seat in range(seats) if seat not in bots), None)

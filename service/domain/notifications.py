@@ -188,7 +188,8 @@ def _wanted(store: Store, seats: list[str], found: list[Notice]) -> list[Notice]
 
 def _deadline(record: Any) -> float | None:
     settings = record.deadline or {}
-    humans = [d for d in record.pending if d["seat"] != SYSTEM]
+    # A bot's seat runs no clock: its job moves at the game's own bot pace.
+    humans = [d for d in record.pending if d["seat"] != SYSTEM and not record.bot_level(d["seat"])]
     if record.status != "active" or not settings.get("hours") or not humans:
         return None
     return time.time() + float(settings["hours"]) * 3600

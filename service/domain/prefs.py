@@ -11,6 +11,9 @@ Preferences live in the player hash ``kurier:player:{p}`` beside name and email:
   seat's mailbag (service/domain/mailbag.py) until ``held_until`` says; webhooks never wait.
 - ``language`` (``en`` or ``de``, service/common/i18n.py: mails, pictures, mail-in answers, pages;
   missing: English).
+- ``confirm_moves`` (the web table, static/table.js): ``always`` (missing: a complete staged
+  move waits for Confirm, as correspondence players expect: a slip costs days), ``never`` (sent
+  at once), ``auto`` (confirm on touch or narrow screens only, where a tap is easily a slip).
 
 Deliveries: ``kurier:player:{p}:deliveries`` sorted set (id -> created time, newest kept) and
 ``kurier:player:{p}:delivery:<id>`` hash (type, body, status, attempts, last status and error).
@@ -54,6 +57,8 @@ WEBHOOK_URL_LENGTH = 500
 DELIVERY_KEEP = 200
 DELIVERY_TTL = 14 * 86_400
 DIGESTS = ("off", "daily")
+#: The web table's "confirm moves" choices (``auto``: on phones, the default).
+CONFIRM_MOVES = ("always", "never", "auto")
 DEFAULT_DIGEST_HOUR = 8
 #: A local time of day, 00:00-23:59.
 CLOCK = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
@@ -70,6 +75,7 @@ PATCHABLE = frozenset(
         "digest_hour",
         "quiet_hours",
         "language",
+        "confirm_moves",
     }
 )
 
@@ -103,6 +109,7 @@ def from_hash(raw: dict[str, Any]) -> dict[str, Any]:
         "digest_hour": int(raw.get("digest_hour") or DEFAULT_DIGEST_HOUR),
         "quiet_hours": quiet_hours(raw),
         "language": i18n.language(raw.get("language")),
+        "confirm_moves": raw.get("confirm_moves") or "always",
     }
 
 
@@ -163,6 +170,12 @@ def language_of(store: Store, player_id: str) -> str:
     """The player's ``language`` preference ("" if never chosen: the caller picks)."""
     value = store.r.hget(player_key(player_id), "language")
     return value if value in i18n.LANGUAGES else ""
+
+
+def confirm_moves(store: Store, player_id: str) -> str:
+    """The player's ``confirm_moves`` (``always`` if never chosen): the game page's one read."""
+    value = store.r.hget(player_key(player_id), "confirm_moves")
+    return value if value in CONFIRM_MOVES else "always"
 
 
 def channels_by_type(raw: dict[str, Any]) -> dict[str, list[str]]:
@@ -293,6 +306,15 @@ def _checked(data: Mapping[str, Any]) -> dict[str, Any]:
                 field="language",
             )
         changes["language"] = data["language"]
+    if "confirm_moves" in data:
+        if data["confirm_moves"] not in CONFIRM_MOVES:
+            raise Problem(
+                422,
+                "invalid-confirm-moves",
+                f"confirm_moves is one of {', '.join(CONFIRM_MOVES)}",
+                field="confirm_moves",
+            )
+        changes["confirm_moves"] = data["confirm_moves"]
     if "timezone" in data:
         # Checked here, after authentication, not in the schema: a caller without a token
         # must get 401 whatever the body holds.

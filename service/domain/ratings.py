@@ -40,6 +40,7 @@ from service.store.keys import (
     player_won_key,
     rating_history_key,
     ratings_board_key,
+    ratings_changes_key,
     ratings_players_key,
     ratings_rated_key,
 )
@@ -59,28 +60,30 @@ MAX_SCAN = 1000
 CURSOR_PATTERN = r"^-?[0-9]{1,20}(\.[0-9]{1,20})?(e[-+]?[0-9]{1,3})?:[A-Za-z0-9_-]{1,64}$"
 
 #: The "already rated" check, the compare-and-set on each player's rating, and the writes, in
-#: one step. KEYS: the type's players hash, rated set, board, then each player's rating history
-#: (none for a pool of one player count: the profile plots the type's).
-#: ARGV: game id, when, then per player: id, the rating read ('' for none), the new rating, its
-#: conservative score.
+#: one step. KEYS: the type's players hash, rated set, board, the game's rating changes, then
+#: each player's rating history (none for a pool of one player count: the profile plots the
+#: type's, and the end screen shows the type's changes).
+#: ARGV: game id, when, the changes (JSON, '' to keep none), then per player: id, the rating
+#: read ('' for none), the new rating, its conservative score.
 #: Returns 1 (applied), 0 (already rated), -1 (a rating changed since the read: retry).
 APPLY_LUA = f"""
 if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 0 end
-local n = (#ARGV - 2) / 4
+local n = (#ARGV - 3) / 4
 for i = 0, n - 1 do
-  local base = 3 + i * 4
+  local base = 4 + i * 4
   local current = redis.call('HGET', KEYS[1], ARGV[base]) or ''
   if current ~= ARGV[base + 1] then return -1 end
 end
 for i = 0, n - 1 do
-  local base = 3 + i * 4
+  local base = 4 + i * 4
   redis.call('HSET', KEYS[1], ARGV[base], ARGV[base + 2])
   redis.call('ZADD', KEYS[3], ARGV[base + 3], ARGV[base])
-  if KEYS[4 + i] then
-    redis.call('ZADD', KEYS[4 + i], ARGV[2], ARGV[1] .. ' ' .. ARGV[base + 3])
-    redis.call('ZREMRANGEBYRANK', KEYS[4 + i], 0, -1 - {HISTORY_KEPT})
+  if KEYS[5 + i] then
+    redis.call('ZADD', KEYS[5 + i], ARGV[2], ARGV[1] .. ' ' .. ARGV[base + 3])
+    redis.call('ZREMRANGEBYRANK', KEYS[5 + i], 0, -1 - {HISTORY_KEPT})
   end
 end
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[4], ARGV[1], ARGV[3]) end
 redis.call('SADD', KEYS[2], ARGV[1])
 return 1
 """
@@ -162,7 +165,15 @@ def winners_of(record: GameRecord) -> set[str]:
 
 
 def is_rated(record: GameRecord) -> bool:
-    return bool(record.settings.get("rated", True)) and len(set(record.seats)) >= 2
+    """Rated unless created with ``"rated": false``; a game with a computer opponent only when
+    created with ``"rated": true`` (a bot's strength says nothing of a person's)."""
+    bots = bool(record.seating.get("bots"))
+    return bool(record.settings.get("rated", not bots)) and len(set(record.seats)) >= 2
+
+
+def humans(record: GameRecord) -> list[str]:
+    """The players of the seats no bot holds: only they keep lists of finished games."""
+    return [p for seat, p in enumerate(record.seats) if record.bot_level(seat) is None]
 
 
 def is_public(record: GameRecord) -> bool:
@@ -193,6 +204,35 @@ def rate_game(store: Store, game_id: str) -> bool:
     return changed
 
 
+def rating_changes(store: Store, record: GameRecord) -> list[dict[str, Any]] | None:
+    """Each seat's conservative rating before and after a finished rated game, best first
+    as the standings (``delta``: after - before), or None: unrated, not over, or not applied
+    yet (``rate_game`` runs just after the game ends)."""
+    if record.status != "finished" or record.result is None or not is_rated(record):
+        return None
+    stored = store.r.hget(ratings_changes_key(record.type), record.id)
+    if not stored:
+        return None
+    changes = json.loads(stored)
+    out = []
+    for group in _with_abandoned_last(record):
+        for seat in group:
+            player = record.seats[seat]
+            if player not in changes:
+                continue
+            before, after = changes[player]
+            out.append(
+                {
+                    "seat": seat,
+                    "player_id": player,
+                    "before": before,
+                    "after": after,
+                    "delta": after - before,
+                }
+            )
+    return out
+
+
 def seats_pool(game_type: str, seats: int) -> str:
     """The ratings of ``game_type`` played with ``seats`` seats only (a leaderboard's filter):
     kept under their own keys (service/store/keys.py), rated like a game type of their own."""
@@ -220,6 +260,7 @@ def apply_ratings(
         ratings_players_key(game_type),
         ratings_rated_key(game_type),
         ratings_board_key(game_type),
+        ratings_changes_key(game_type),
         *(rating_history_key(game_type, player) for player in players if history),
     ]
     for _ in range(MAX_TRIES):
@@ -231,7 +272,17 @@ def apply_ratings(
             return False
         before = [json.loads(s) if s else new_rating() for s in stored]
         after = updated([(r["mu"], r["sigma"]) for r in before], [rank for _, rank in ranked])
-        args: list[str] = [game_id, repr(time.time() if at is None else at)]
+        # Each player's conservative rating before and after: kept with the type's ratings
+        # (not the pool's), for the end screen and the game's view (``rating_changes``).
+        changes = {
+            player: [conservative(old["mu"], old["sigma"]), conservative(mu, sigma)]
+            for player, old, (mu, sigma) in zip(players, before, after, strict=True)
+        }
+        args: list[str] = [
+            game_id,
+            repr(time.time() if at is None else at),
+            json.dumps(changes) if history else "",
+        ]
         for player, old, text, (mu, sigma) in zip(players, before, stored, after, strict=True):
             new = {
                 "mu": mu,
@@ -308,7 +359,7 @@ def _record_finished(store: Store, record: GameRecord) -> None:
     counters = seat_counters(record, store.read_log(record.id, state=False)[1])
 
     def listed(pipe: Any) -> None:  # several slots: one command (or script) each
-        for player in set(record.seats):
+        for player in set(humans(record)):
             keys = [
                 player_finished_key(player),
                 player_won_key(player),

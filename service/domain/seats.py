@@ -58,8 +58,9 @@ def claim_win(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
 
 
 def offer_seat(store: Store, player: Mapping[str, Any], game_id: str, seat: int) -> Outcome:
-    """The creator offers an abandoned or resigned seat to a replacement: a code to send (a
-    new offer replaces an earlier one for the seat)."""
+    """The creator offers an abandoned or resigned seat, or a bot's, to a replacement: a code
+    to send (a new offer replaces an earlier one for the seat). A bot keeps playing the seat
+    until the code is used."""
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = games.require(record, game_id)
@@ -67,11 +68,11 @@ def offer_seat(store: Store, player: Mapping[str, Any], game_id: str, seat: int)
             raise Problem(403, "not-creator", N_("only the game's creator can offer a seat"))
         _check_active(record)
         _check_seat(record, seat)
-        if seat not in _vacant(record):
+        if seat not in _vacant(record) and record.bot_level(seat) is None:
             raise Problem(
                 409,
                 "seat-not-vacant",
-                N_("only a seat that resigned or was abandoned can be offered"),
+                N_("only a seat that resigned, was abandoned or is a bot's can be offered"),
                 seat=seat,
             )
         code = secrets.token_urlsafe(9)
@@ -104,6 +105,9 @@ def take_seat(
         previous = {"player_id": record.seats[seat], "name": record.names[seat]}
         record.seats[seat], record.names[seat] = player["id"], player["name"]
         del record.seating["offers"][str(seat)]
+        # A bot's seat taken over: a person plays it from now on (a bot job owed for it finds
+        # the game moved on, and no commit owes another).
+        record.seating.get("bots", {}).pop(str(seat), None)
         games.present(record, seat)
         record.seating.setdefault("handovers", []).append(
             {

@@ -64,6 +64,18 @@ def _int_between(low: int, high: int) -> Callable[[str], None]:
     return check
 
 
+def _number_between(low: float, high: float) -> Callable[[str], None]:
+    def check(value: str) -> None:
+        try:
+            number = float(value)
+        except ValueError:
+            raise Invalid(f"must be a number from {low} to {high}") from None
+        if not low <= number <= high:  # NaN too
+            raise Invalid(f"must be a number from {low} to {high}")
+
+    return check
+
+
 def _one_of(*choices: str) -> Callable[[str], None]:
     def check(value: str) -> None:
         if value.lower() not in choices:
@@ -330,6 +342,20 @@ SETTINGS: tuple[Setting, ...] = (
         "(service/domain/mailbag.py); "
         "0: one mail per notice. Webhooks are never held",
         _int_between(0, 3600),
+    ),
+    Setting(
+        "KURIER_BOT_SECONDS",
+        "2",
+        "CPU seconds a computer opponent's move may take (service/domain/bots.py; the hard "
+        "level searches that long)",
+        _number_between(0.01, 60),
+    ),
+    Setting(
+        "KURIER_BOT_ITERATIONS",
+        "",
+        "At most this many search iterations per hard bot move (a move then depends on its "
+        "inputs only); unset: the CPU budget alone",
+        _int_between(1, 10_000_000),
     ),
     Setting(
         "KURIER_DATA_DIR",

@@ -29,9 +29,13 @@ _PRESENTERS: dict[str, tuple[str, str]] = {
     ),
 }
 
-#: game type -> the function of its picture module that finds the crop round the last move:
-#: the pictures too big to read whole in a mail (the wargame's map is 2,260 px wide).
+#: game type -> the function of its picture module that finds the crop round a move or what
+#: changed since a reader's: the pictures too big to read whole in a mail (the wargame's map
+#: is 2,260 px wide).
 _CROPS: dict[str, str] = {"attila-wargame": "service.pictures.attila_wargame:crop_box"}
+#: game type -> the function drawing its whole map small, framing a crop (mails show it under
+#: the crop instead of a second full-size map).
+_OVERVIEWS: dict[str, str] = {"attila-wargame": "service.pictures.attila_wargame:overview"}
 
 
 def _load(target: str) -> Callable[..., Any]:
@@ -121,6 +125,24 @@ def board_svg(
         return render(board, view, title, names=names, events=events, last_move=sentences, **extra)
 
 
+def board_crop_box(
+    game_type: str,
+    view: dict[str, Any],
+    events: Iterable[Event | Mapping[str, Any]],
+    *,
+    seat: int | None = None,
+    largest: tuple[float, float] | None = None,
+) -> tuple[float, float, float, float] | None:
+    """The viewBox round the places ``events`` (those ``seat`` may see; None: the spectators)
+    touched, at most ``largest`` (width, height) in the map's units; None when the game's
+    picture is small enough whole (Attila, Attika) or the events touched no place."""
+    if game_type not in _CROPS:
+        return None
+    board = get_game(game_type).board  # type: ignore[attr-defined]
+    find = _load(_CROPS[game_type])
+    return find(board, view, visible_events(events, seat), largest=largest)  # type: ignore[no-any-return]
+
+
 def board_crop_svg(
     game_type: str,
     view: dict[str, Any],
@@ -131,18 +153,18 @@ def board_crop_svg(
     seat: int | None = None,
     width: int = 600,
     lang: str = i18n.DEFAULT,
+    largest: tuple[float, float] | None = None,
 ) -> str | None:
-    """The picture cut to where the last move happened, ``width`` pixels wide, for mails to
-    attach beside the whole map; None when the game's picture is small enough whole (Attila,
-    Attika) or the last move touched no place."""
-    if game_type not in _CROPS:
-        return None
+    """The picture cut to where the ``last_events`` happened (and marked there), ``width``
+    pixels wide, at most ``largest`` (see ``board_crop_box``); None when the game's picture is
+    small enough whole (Attila, Attika) or the events touched no place. A mail attaches it
+    (``last_events``: those since its reader's last move) above the ``board_overview_svg``."""
     game = get_game(game_type)
     events = visible_events(last_events, seat)
-    board = game.board  # type: ignore[attr-defined]
-    box = _load(_CROPS[game_type])(board, view, events)
+    box = board_crop_box(game_type, view, events, largest=largest)
     if box is None:
         return None
+    board = game.board  # type: ignore[attr-defined]
     render = _load(_PRESENTERS[game_type][0])
     sentences = last_move_sentences(game_type, events, names, lang)
     with i18n.speaking(lang):
@@ -156,6 +178,29 @@ def board_crop_svg(
             crop=box,
             crop_width=width,
         )
+
+
+def has_overview(game_type: str) -> bool:
+    return game_type in _OVERVIEWS
+
+
+def board_overview_svg(
+    game_type: str,
+    view: dict[str, Any],
+    title: str,
+    *,
+    last_events: Iterable[Event | Mapping[str, Any]] = (),
+    seat: int | None = None,
+    outline: tuple[float, float, float, float] | None = None,
+    width: int = 600,
+) -> str:
+    """The game's whole map small, ``width`` pixels wide, without words: the ``last_events``
+    (those ``seat`` may see) marked and the crop ``outline`` (``board_crop_box``) framed.
+    Only for the games ``has_overview`` names."""
+    board = get_game(game_type).board  # type: ignore[attr-defined]
+    events = visible_events(last_events, seat)
+    draw = _load(_OVERVIEWS[game_type])
+    return draw(board, view, title, events=events, outline=outline, width=width)  # type: ignore[no-any-return]
 
 
 def spectator_pictures(

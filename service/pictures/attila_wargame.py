@@ -51,6 +51,8 @@ from service.pictures.attila_wargame_marks import (
     crop_svg,
     devastation_marks,
     last_move_hex,
+    map_box,
+    overview_svg,
 )
 from service.pictures.attila_wargame_panel import side_panel
 from service.pictures.attila_wargame_style import (
@@ -118,6 +120,7 @@ __all__ = [
     "crop_box",
     "crop_svg",
     "designation",
+    "overview",
     "people_fill",
     "people_name",
     "phase_names",
@@ -174,6 +177,23 @@ def render(
     parts.append("</svg>")
     svg = "\n".join(parts)
     return svg if crop is None else crop_svg(svg, crop, crop_width)
+
+
+def overview(
+    board: Board,
+    view: dict[str, Any],
+    title: str = "Attila (the wargame)",
+    *,
+    events: Sequence[Event] = (),
+    outline: tuple[float, float, float, float] | None = None,
+    width: int = 600,
+) -> str:
+    """The whole map, ``width`` pixels wide, without its words or the side panel: where things
+    are, with the ``events`` marked and the rectangle ``outline`` (a ``crop_box``) framed. A
+    mail shows it under its crop instead of a second full-size map."""
+    return overview_svg(
+        render(board, view, title, events=events, crop=map_box(board), crop_width=width), outline
+    )
 
 
 def _defs() -> str:

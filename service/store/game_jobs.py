@@ -9,17 +9,23 @@ Redis (service/store/owed.py), its id says what it does (service/store/queues.py
 
 from __future__ import annotations
 
+import time
+
 from service.store.owed import OwedJob
 from service.store.queues import (
+    BOT_JOB,
+    BOT_QUEUE,
     COMPACT_JOB,
     DEFAULT_QUEUE,
     NOTIFY_QUEUE,
     RATE_JOB,
     RESOLVE_JOB,
+    bot_job_id,
     compact_job_id,
     rate_job_id,
     resolve_job_id,
 )
+from service.store.record import GameRecord
 
 
 def compact_job(game_id: str) -> OwedJob:
@@ -66,4 +72,35 @@ def resolve_job(game_id: str, ref: str) -> OwedJob:
         # A failed run (e.g. rules not deployed yet) is retried; a lost one is swept.
         retry=(2, 10, 30, 120, 600),
         description=f"resolve {ref} of game {game_id}",
+    )
+
+
+def bot_jobs(record: GameRecord, version: int) -> list[OwedJob]:
+    """A move owed by each bot seat the game now waits for (a move or a sealed choice), at
+    ``version``: due at once, or after the game's ``bot_delay_seconds``. A job that finds the
+    game moved on does nothing (workers/bots.py); the commit that moved it owes the next one."""
+    if record.status != "active":
+        return []
+    delay = float(record.settings.get("bot_delay_seconds", 0) or 0)
+    at = time.time() + delay if delay else None
+    return [
+        bot_job(record.id, version, decision["seat"], at)
+        for decision in record.pending
+        if decision["kind"] in ("move", "sealed") and record.bot_level(decision["seat"])
+    ]
+
+
+def bot_job(game_id: str, version: int, seat: int, at: float | None = None) -> OwedJob:
+    return OwedJob(
+        id=bot_job_id(game_id, version, seat),
+        func=BOT_JOB,
+        args=(game_id, version, seat),
+        queue=BOT_QUEUE,
+        # The search's CPU budget is a few seconds; a job still running after this is stuck.
+        timeout=120,
+        result_ttl=0,  # the game's log records the move
+        failure_ttl=7 * 86_400,
+        retry=(2, 10, 30, 120, 600),
+        description=f"bot move of seat {seat} in game {game_id} at version {version}",
+        at=at,
     )

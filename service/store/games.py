@@ -33,7 +33,7 @@ from service.store import outbox, owed
 from service.store.connections import REDIS_FAILED, Connections, as_dict
 from service.store.early import EarlyReads, queue_read
 from service.store.follows import Follows
-from service.store.game_jobs import compact_job, rate_job, resolve_job
+from service.store.game_jobs import bot_jobs, compact_job, rate_job, resolve_job
 from service.store.indexes import Indexes
 from service.store.keys import (
     LIVE_GAMES,
@@ -159,7 +159,7 @@ class Store(Connections):
             writes = Writes()
             last = version + len(change.earlier)  # the new version (``Change.earlier``)
             followups(before, change, last)(writes)
-            self._bring_along(writes, change)
+            self._bring_along(writes, change, last)
             if marked is not None and time.monotonic() - marked[1] > MARK_LIFETIME:
                 continue  # too slow since the mark: mark again (service/store/outbox.py)
             status, detail = self._commit(change, version, ikey, idem, writes)
@@ -200,8 +200,10 @@ class Store(Connections):
         found = found[1:] if marked else found
         return found[0], (found[1] if ikey else None), marked
 
-    def _bring_along(self, writes: Writes, change: Change) -> None:
-        """The change's own cross-key writes: players' game lists, resolutions owed/settled."""
+    def _bring_along(self, writes: Writes, change: Change, version: int) -> None:
+        """The change's own cross-key writes: players' game lists, resolutions owed/settled,
+        the moves of the bot seats the game now waits for (owed like resolutions: a worker
+        killed mid-move loses none)."""
         gid = change.record.id
         for player_id in change.index_players:
             writes.others.zadd(player_games_key(player_id), {gid: change.record.seq})
@@ -210,6 +212,8 @@ class Store(Connections):
             owed.settle(writes.queue, resolve_job_id(gid, ref))
         for ref in change.resolve_add:
             owed.owe(writes.queue, resolve_job(gid, ref), self.queue_raw)
+        for job in bot_jobs(change.record, version):
+            owed.owe(writes.queue, job, self.queue_raw)
         if change.record.status == "finished":
             owed.owe(writes.queue, compact_job(gid), self.queue_raw)
             owed.owe(writes.queue, rate_job(gid), self.queue_raw)

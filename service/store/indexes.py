@@ -43,6 +43,7 @@ SUMMARY_FIELDS = (
     "deadline",
     "settings",
     "deadline_at",
+    "seating",  # which seats are bots
 )
 
 
@@ -86,7 +87,7 @@ class Indexes:
                 out.append(None)
                 continue
             item = dict(zip(fields, row, strict=True))
-            for name in ("seats", "names", "pending", "deadline", "settings"):
+            for name in ("seats", "names", "pending", "deadline", "settings", "seating"):
                 item[name] = json.loads(item[name]) if item[name] else {}
             item["id"] = gid
             out.append(item)

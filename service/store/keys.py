@@ -148,6 +148,12 @@ def ratings_board_key(game_type: str) -> str:
     return f"{ratings_tag(game_type)}:board"
 
 
+def ratings_changes_key(game_type: str) -> str:
+    """Hash: game id -> JSON, each player's conservative rating before and after that rated
+    game (the end screen's rating changes), written with the ratings by the same script."""
+    return f"{ratings_tag(game_type)}:changes"
+
+
 def player_finished_key(player_id: str) -> str:
     """Sorted set of the player's finished games (rated or not): game id -> when it finished."""
     return f"{player_key(player_id)}:finished"

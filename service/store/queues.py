@@ -20,8 +20,13 @@ DEADLINE_QUEUE = DEFAULT_QUEUE
 #: Webhook attempts wait on other people's servers: their own queue and workers
 #: (`kurier worker --queues webhooks`), so a slow receiver holds up no game work.
 WEBHOOK_QUEUE = "webhooks"
+#: Computer opponents' moves (service/domain/bots.py): a queue of their own, since a hard
+#: bot's move takes up to its CPU budget (KURIER_BOT_SECONDS). A game worker serves it last; an
+#: installation with many bot tables runs workers of their own for it
+#: (`kurier worker --queues bots`).
+BOT_QUEUE = "bots"
 #: What a game worker serves, in priority order.
-WORKER_QUEUES = ("high", DEFAULT_QUEUE, NOTIFY_QUEUE)
+WORKER_QUEUES = ("high", DEFAULT_QUEUE, NOTIFY_QUEUE, BOT_QUEUE)
 
 RESOLVE_JOB = "workers.jobs.resolve"
 NOTIFY_JOB = "workers.notify.notify"
@@ -34,6 +39,7 @@ RATE_JOB = "workers.ratings.rate"
 MESSAGE_JOB = "workers.notify.notify_message"
 MAILBAG_JOB = "workers.notify.send_mailbag"
 SIGNIN_MAIL_JOB = "workers.webmail.send_signin_links"
+BOT_JOB = "workers.bots.move"
 TOURNAMENT_ROUND_JOB = "workers.tournaments.pair_round"
 TOURNAMENT_NOTIFY_JOB = "workers.tournaments.notify_round"
 
@@ -74,6 +80,11 @@ def deadline_job_id(game_id: str, version: int) -> str:
 
 def remind_job_id(game_id: str, version: int) -> str:
     return f"remind-{game_id}-{version}"
+
+
+def bot_job_id(game_id: str, version: int, seat: int) -> str:
+    """A bot's move for the game at ``version``: one job however often it is owed."""
+    return f"bot-{game_id}-{version}-{seat}"
 
 
 def tournament_round_job_id(tournament_id: str, number: int) -> str:

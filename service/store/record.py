@@ -100,7 +100,11 @@ class GameRecord:
     #: Service-level choices of the creator beyond deadlines (``spectators_see_messages``).
     settings: dict[str, Any] = field(default_factory=dict)
     #: Who holds each seat beyond ``seats`` (service/domain/seats.py): ``missed`` deadlines in a row
-    #: by seat, ``abandoned`` seats, open ``offers`` (seat -> code) and ``handovers``.
+    #: by seat, ``abandoned`` seats, open ``offers`` (seat -> code), ``handovers``, and ``bots``
+    #: (seat -> level: the computer opponents, service/domain/bots.py); who may sit down:
+    #: players ``invited`` by name (``player_id``, ``name``), and the game a finished one's
+    #: players meet again in (``rematch``, its id) and back (``rematch_of``:
+    #: service/domain/rematch.py).
     seating: dict[str, Any] = field(default_factory=dict)
     #: The hash as read (text), so that a commit writes only the fields that changed.
     stored: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -179,6 +183,10 @@ class GameRecord:
 
     def seat_of(self, player_id: str | None) -> int | None:
         return self.seats.index(player_id) if player_id in self.seats else None
+
+    def bot_level(self, seat: int | None) -> str | None:
+        """The level of the computer opponent in ``seat`` (None: a person holds it)."""
+        return self.seating.get("bots", {}).get(str(seat)) if seat is not None else None
 
     def decisions(self) -> list[Decision]:
         return [Decision(d["seat"], d["kind"], d["step"], d.get("ref", "")) for d in self.pending]

@@ -1,8 +1,10 @@
 """A turn mail's HTML part in a real browser, as a phone and a desktop mail program would
 show it: no horizontal scrolling at 600 and 390 px, the inline board picture loads. The
 screenshots go to a temporary directory; with ``KURIER_UPDATE_PICTURES=1`` to docs/pictures/
-(mail-600.png, mail-390.png, and the German mail's mail-de-600.png, mail-de-390.png) for
-docs/email.md, so that an ordinary run leaves the work tree as it was."""
+(mail-600.png, mail-390.png, and the German mail's mail-de-600.png, mail-de-390.png; the
+wargame's mail-wargame-1280.png, mail-wargame-600.png, mail-wargame-390.png and
+mail-wargame-390-dark.png) for docs/email.md, so that an ordinary run leaves the work tree as
+it was."""
 
 from __future__ import annotations
 
@@ -37,9 +39,32 @@ def mailed_html() -> Iterator[dict[str, str]]:
         pytest.skip("the DejaVu fonts are not installed")
     stack = NotifyStack().start()
     try:
-        yield {lang: _mailed(stack, lang) for lang in ("en", "de")}
+        mailed = {lang: _mailed(stack, lang) for lang in ("en", "de")}
+        yield {**mailed, "wargame": _mailed_wargame(stack)}
     finally:
         stack.stop()
+
+
+def _with_pictures(message: Any) -> str:
+    """The HTML part of ``message`` with its cid: pictures as data: URLs."""
+    html_part = message.get_body(("html",))
+    assert html_part is not None
+    html = str(html_part.get_content())
+    for cid, png in inline_pngs(message).items():
+        data = "data:image/png;base64," + base64.b64encode(png).decode()
+        html = html.replace(f"cid:{cid}", data)
+    return html
+
+
+def _mailed_wargame(stack: NotifyStack) -> str:
+    """The first wargame turn mail with a crop round the other side's moves (tests/
+    test_mail_size.py plays the same way)."""
+    from tests.test_mail_size import _turn_mails
+
+    for _record, _seat, message in _turn_mails(stack, "attila-wargame", "mail-look", 2, 4, 120):
+        if len(inline_pngs(message)) == 2:
+            return _with_pictures(message)
+    raise AssertionError("no wargame mail with a crop in 4 turns")
 
 
 def _mailed(stack: NotifyStack, lang: str) -> str:
@@ -54,22 +79,30 @@ def _mailed(stack: NotifyStack, lang: str) -> str:
     view = k.view(game_id)
     seat = next(d["seat"] for d in view["waiting_for"] if d["seat"] != SYSTEM)
     message = turn_mail(stack, addresses[seat], view["version"])
-    html_part = message.get_body(("html",))
-    assert html_part is not None
-    html = str(html_part.get_content())
+    html = _with_pictures(message)
     assert f'<html lang="{lang}">' in html
-    for cid, png in inline_pngs(message).items():
-        data = "data:image/png;base64," + base64.b64encode(png).decode()
-        html = html.replace(f"cid:{cid}", data)
     return html
 
 
-@pytest.mark.parametrize(("lang", "width"), [("en", 600), ("en", 390), ("de", 600), ("de", 390)])
+@pytest.mark.parametrize(
+    ("lang", "width", "scheme"),
+    [
+        ("en", 600, "light"),
+        ("en", 390, "light"),
+        ("de", 600, "light"),
+        ("de", 390, "light"),
+        ("wargame", 1280, "light"),
+        ("wargame", 600, "light"),
+        ("wargame", 390, "light"),
+        ("wargame", 390, "dark"),
+    ],
+)
 def test_the_mail_fits_and_shows_its_picture(
-    browser: Any, mailed_html: dict[str, str], lang: str, width: int, pictures: Path
+    browser: Any, mailed_html: dict[str, str], lang: str, width: int, scheme: str, pictures: Path
 ) -> None:
-    """German's longer words too (docs/pictures/mail-de-600.png, mail-de-390.png)."""
-    page = browser.new_page(viewport={"width": width, "height": 900})
+    """German's longer words too (docs/pictures/mail-de-600.png, mail-de-390.png); the
+    wargame's crop and overview, and in a dark scheme (the mail sets its own colours)."""
+    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     page.set_content(mailed_html[lang], wait_until="load")
     page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=15_000)
     inner = page.evaluate("window.innerWidth")
@@ -87,6 +120,7 @@ def test_the_mail_fits_and_shows_its_picture(
     assert column <= inner, f"an element ends at {column} px of {inner}"
     pictures.mkdir(parents=True, exist_ok=True)
     name = f"mail-{width}.png" if lang == "en" else f"mail-{lang}-{width}.png"
+    name = name if scheme == "light" else name.replace(".png", f"-{scheme}.png")
     page.screenshot(path=str(pictures / name), full_page=True)
     page.close()
 

@@ -37,6 +37,15 @@ def _shot_end(page: Any, name: str, dark: bool = False) -> None:
     page.emulate_media(color_scheme="light")
 
 
+def always_confirm(kurier: Kurier, players: list[Player]) -> None:
+    """These players confirm every move, whatever the screen: the default, set explicitly so
+    that these tests keep clicking Confirm whatever the default becomes (the other settings:
+    tests/browser/test_web_table_end.py)."""
+    for player in players:
+        r = kurier.call("PATCH", "/v1/me", player, json={"confirm_moves": "always"})
+        assert r.status_code == 200, r.text
+
+
 def _staged_done(page: Any) -> bool:
     text = page.locator(".confirm-bar .staged-text").inner_text()
     return text.endswith("\u2714")
@@ -147,6 +156,7 @@ def test_three_players_play_attila_on_the_board(
 ) -> None:
     kurier = Kurier(base_url)
     game_id, players = kurier.new_game(3, seed="table-attila-1", game_type=game_type)
+    always_confirm(kurier, players)
     url = f"{base_url}/games/{game_id}"
     # Two at 1280 px, the third on a phone: 390×844 with touch.
     pages = [_signed_in(browser, base_url, p) for p in players[:2]]
@@ -315,6 +325,7 @@ def test_two_players_play_attika_on_the_board(browser: Any, base_url: str, worke
     confirmed. (A whole game takes a few hundred confirms: too long for `make test`.)"""
     kurier = Kurier(base_url)
     game_id, players = kurier.new_game(2, seed="table-attika-1", game_type="attika")
+    always_confirm(kurier, players)
     url = f"{base_url}/games/{game_id}"
     pages = [_signed_in(browser, base_url, players[0]), _phone(browser, base_url, players[1])]
     seen = {"tile": 0, "build": 0, "reveal": 0}

@@ -15,7 +15,7 @@ from service import pictures
 from service.common import i18n
 from service.common.lru import Lru
 from service.common.problems import Problem
-from service.domain import games, ratelimit, seats
+from service.domain import games, ratelimit, ratings, rematch, seats
 from service.http.api.base import Blueprint, dumped, problems
 from service.http.auth import current_player, store, token_optional, token_required
 from service.http.schemas import games as s
@@ -56,7 +56,9 @@ class GamesView(MethodView):
     @blp.response(201, s.GameCreated)
     @problems(blp, 401)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Create a game; the creator takes seat 0 and gets the invite code."""
+        """Create a game; the creator takes seat 0 (or the lowest seat no bot holds) and gets
+        the invite code. `bots` fills seats with computer opponents."""
+        given = {name: data[name] for name in ("rated", "bot_delay_seconds") if name in data}
         outcome = games.create_game(
             store(),
             _player(),
@@ -69,9 +71,11 @@ class GamesView(MethodView):
                 "spectators_see_messages": data["spectators_see_messages"],
                 "access": data["access"],
                 "abandon_after": data["abandon_after"],
-                "rated": data["rated"],
                 "public": data["public"],
+                **given,
             },
+            bots=data.get("bots"),
+            invited=data["invited"],
         )
         return outcome.body
 
@@ -126,10 +130,7 @@ def _after(query: dict[str, Any]) -> int | None:
 
 
 def _summary(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
-    seats = [
-        {"seat": i, "player_id": p, "name": n}
-        for i, (p, n) in enumerate(zip(summary["seats"], summary["names"], strict=True))
-    ]
+    seats = games.summary_seats(summary)
     return {
         "id": summary["id"],
         "type": summary["type"],
@@ -192,6 +193,22 @@ class SeatTakeView(MethodView):
         return seats.take_seat(store(), _player(), game_id, seat, data["invite_code"]).body
 
 
+@blp.route("/<game_id>/rematch")
+class RematchView(MethodView):
+    @blp.doc(operationId="rematch")
+    @token_required
+    @blp.response(200, s.Rematch, description="The rematch was there already: you sit in it")
+    @blp.alt_response(201, schema=s.Rematch, description="The rematch is made: you sit in it")
+    @problems(blp, 401, 403, 404, 409)
+    def post(self, game_id: str) -> Any:
+        """Ask a finished game's players for another: a new game with the same options,
+        settings and deadline, a new seed, and the same players, who are invited to it and
+        sit down by asking too. Asked again, or by another player, it is the same game
+        (the finished game's view names it: `rematch`). The one who made it starts it."""
+        outcome = rematch.rematch(store(), _player(), game_id)
+        return outcome.body, outcome.status
+
+
 @blp.route("/<game_id>/start")
 class StartView(MethodView):
     @blp.doc(operationId="start_game")
@@ -226,6 +243,7 @@ class GameView(MethodView):
         view = games.game_view(record, seat, player_id)
         recent = store().log_tail(record, games.RECENT_ENTRIES)
         view["since_your_last_move"] = games.since_last_move(record, recent, seat)
+        view["rating_changes"] = ratings.rating_changes(store(), record)
         return view, 200, cache
 
 
@@ -247,8 +265,9 @@ def _board_picture(game_id: str, lang: str) -> tuple[str, int]:
     cached = _SVG_CACHE.get((game_id, latest.version, lang))
     if cached is not None:
         return cached, latest.version
-    # The record and its last log entry in one read, so the marks match the position.
-    record, entries = store().read_log(game_id, max(latest.version - 1, 0))
+    # The record and its last log entries in one read, so the marks match the position (two:
+    # a finished game's last may be its rematch's link, rematch.last_move_events).
+    record, entries = store().read_log(game_id, max(latest.version - 2, 0))
     if not pictures.has_picture(record.type):
         raise Problem(
             404,
@@ -259,7 +278,7 @@ def _board_picture(game_id: str, lang: str) -> tuple[str, int]:
     if record.state is None:
         raise Problem(409, "game-not-started", "the board exists once the game has started")
     title = f"{record.game.title} · game {record.id} · version {record.version}"
-    last = entries[-1][1]["events"] if entries else []
+    last = rematch.last_move_events(entries)
     _crop, svg = pictures.spectator_pictures(record, last, title, lang=lang)
     _SVG_CACHE.put((game_id, record.version, lang), svg)
     return svg, record.version

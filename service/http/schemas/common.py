@@ -149,3 +149,9 @@ class Seat(ma.Schema):
     missed_deadlines = fields.Integer(
         metadata={"description": "Deadlines missed in a row, until the seat acts again"}
     )
+    is_bot = fields.Boolean(metadata={"description": "A computer opponent holds the seat"})
+    bot_level = fields.String(
+        allow_none=True,
+        validate=validate.OneOf(inputs.BOT_LEVELS),
+        metadata={"description": "The computer opponent's level (null: a person)"},
+    )

@@ -138,6 +138,7 @@ SERVICE_EVENTS: dict[str, dict[str, Any]] = {
     "win_claimed": _record({"seat": _INT, "against": _INT}),
     "seat_offered": _record({"seat": _INT}),
     "seat_replaced": _record({"seat": _INT, "previous": _STR, "name": _STR}),
+    "rematch_offered": _record({"game_id": _STR, "seat": _INT}),
     "rules_upgraded": _record({"from": _STR, "to": _STR}),
     "game_over": _record({"result": ref("GameResult"), "seed": _STR, "seed_commitment": _STR}),
 }

@@ -61,6 +61,24 @@ class Deadline(ma.Schema):
     )
 
 
+class BotSeat(ma.Schema):
+    """A seat filled by a computer opponent (docs/bots.md)."""
+
+    seat = strict_integer(
+        required=True,
+        validate=validate.Range(*inputs.SEAT_NUMBERS),
+        metadata={"description": "Which seat; the creator takes the lowest seat no bot holds"},
+    )
+    level = fields.String(
+        required=True,
+        validate=validate.OneOf(inputs.BOT_LEVELS),
+        metadata={
+            "description": "easy: random among reasonable moves; medium: a greedy heuristic; "
+            "hard: a search (information-set Monte Carlo tree search)"
+        },
+    )
+
+
 class GameCreate(ma.Schema):
     type = text_field(
         inputs.GAME_TYPE,
@@ -70,7 +88,10 @@ class GameCreate(ma.Schema):
     seats = strict_integer(
         required=True,
         validate=validate.Range(*inputs.SEATS),
-        metadata={"description": "How many players the game takes; the creator is seat 0"},
+        metadata={
+            "description": "How many players the game takes; the creator is seat 0 unless "
+            "bots hold the seats before theirs"
+        },
     )
     options = fields.Dict(keys=fields.String(), load_default=dict)
     seed = text_field(
@@ -100,8 +121,26 @@ class GameCreate(ma.Schema):
         },
     )
     rated = StrictBoolean(
-        load_default=True,
-        metadata={"description": "The result changes the players' ratings in this game type"},
+        metadata={
+            "description": "The result changes the players' ratings in this game type "
+            "(default: true, or false when a seat is a bot's: a game against a bot is rated "
+            "only when this says so)"
+        },
+    )
+    bots = fields.List(
+        fields.Nested(BotSeat),
+        validate=validate.Length(max=inputs.SEATS[1]),
+        metadata={
+            "description": "Seats filled by computer opponents. The bots' seats and the "
+            "creator's come first; players who join take the seats after them"
+        },
+    )
+    bot_delay_seconds = StrictFloat(
+        validate=validate.Range(*inputs.BOT_DELAY_SECONDS),
+        metadata={
+            "description": "How long a bot waits before it moves (default 0: at once; e.g. "
+            "3600 for a correspondence pace)"
+        },
     )
     public = StrictBoolean(
         load_default=True,
@@ -110,12 +149,25 @@ class GameCreate(ma.Schema):
             "its players' profiles"
         },
     )
+    invited = fields.List(
+        fields.String(validate=validate.Length(1, 64)),
+        load_default=list,
+        validate=validate.Length(max=inputs.SEATS[1] - 1),
+        metadata={
+            "description": "Ids of players who may join without the invite code (fewer than "
+            "the seats); 422 unknown-player for one that is none"
+        },
+    )
 
 
 class GameCreated(ma.Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
-    seat = fields.Integer(required=True)
+    seat = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The creator's seat; null when bots hold every seat"},
+    )
     invite_code = fields.String(required=True, metadata={"description": "Give it to the others"})
 
 
@@ -186,6 +238,28 @@ class Handover(ma.Schema):
     name = fields.String(required=True)
 
 
+class Rematch(ma.Schema):
+    id = fields.String(required=True, metadata={"description": "The rematch's game id"})
+    rematch_of = fields.String(required=True, metadata={"description": "The finished game"})
+    seat = fields.Integer(required=True, metadata={"description": "Your seat in the rematch"})
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+
+
+class Invited(ma.Schema):
+    player_id = fields.String(required=True)
+    name = fields.String(required=True)
+
+
+class RatingChange(ma.Schema):
+    seat = fields.Integer(required=True)
+    player_id = fields.String(required=True)
+    before = fields.Float(
+        required=True, metadata={"description": "Conservative rating (mu - 3 sigma) before"}
+    )
+    after = fields.Float(required=True, metadata={"description": "The same, after this game"})
+    delta = fields.Float(required=True, metadata={"description": "after - before"})
+
+
 class Started(ma.Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
@@ -239,6 +313,27 @@ class GameView(ma.Schema):
         metadata={
             "description": "What happened since the caller's last move or sealed choice (for "
             "a spectator: lately), one sentence per event the caller may see, with player names"
+        },
+    )
+    invited = fields.List(
+        fields.Nested(Invited),
+        required=True,
+        metadata={"description": "Players named at creation, who join without the code"},
+    )
+    rematch = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "A finished game's rematch, once a player asked for it"},
+    )
+    rematch_of = fields.String(
+        allow_none=True, required=True, metadata={"description": "What this game is a rematch of"}
+    )
+    rating_changes = fields.List(
+        fields.Nested(RatingChange),
+        allow_none=True,
+        metadata={
+            "description": "Each seat's rating change, best first; null: unrated, not over, or "
+            "not applied yet (just after the end)"
         },
     )
 

@@ -9,7 +9,14 @@ from marshmallow import fields, validate
 
 from service.common.i18n import LANGUAGES
 from service.domain import inputs
-from service.domain.prefs import CHANNELS, CLOCK, DIGESTS, EVENT_TYPES, WEBHOOK_URL_LENGTH
+from service.domain.prefs import (
+    CHANNELS,
+    CLOCK,
+    CONFIRM_MOVES,
+    DIGESTS,
+    EVENT_TYPES,
+    WEBHOOK_URL_LENGTH,
+)
 from service.http.schemas.common import (
     Decision,
     Email,
@@ -128,6 +135,13 @@ class PlayerPatch(ma.Schema):
             "pages (the API's titles and codes stay English)"
         },
     )
+    confirm_moves = fields.String(
+        validate=validate.OneOf(CONFIRM_MOVES),
+        metadata={
+            "description": "The web table: always wait for Confirm (the default), never (a "
+            "complete move is sent at once), or auto (confirm on touch and narrow screens only)"
+        },
+    )
 
 
 class Player(ma.Schema):
@@ -154,6 +168,7 @@ class Me(Player):
     digest_hour = fields.Integer(required=True)
     quiet_hours = fields.Nested(QuietHours, allow_none=True, required=True)
     language = fields.String(required=True, validate=validate.OneOf(LANGUAGES))
+    confirm_moves = fields.String(required=True, validate=validate.OneOf(CONFIRM_MOVES))
 
 
 class PlayerCreated(Player):

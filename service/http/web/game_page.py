@@ -19,7 +19,7 @@ from engine.core import Event
 from service import pictures
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
-from service.domain import games, messages
+from service.domain import games, messages, prefs, ratings
 from service.domain.websessions import Session
 from service.http.web import live as live_page
 from service.http.web import standings, table, wargame_table
@@ -102,11 +102,28 @@ def context(
         next_game=_next_game(store, player_id, record.id)
         if player_id and not view.get("your_decision")
         else None,
-        standings=standings.standings(record.result, entries, record.names)
+        standings=standings.standings(
+            record.result, entries, record.names, ratings.rating_changes(store, record)
+        )
         if record.status == "finished"
         else None,
+        rematch=_rematch(store, record, player_id),
+        # When a complete staged move waits for Confirm (static/table.js decides "auto").
+        confirm_moves=prefs.confirm_moves(store, player_id) if player_id and board else "always",
+        not_invited=player_id is None or not games.invited(record, player_id),
         **_seat_forms(record, view["seats"], seat, player_id, session is not None),
     )
+
+
+def _rematch(store: Store, record: GameRecord, player_id: str | None) -> dict[str, Any] | None:
+    """A finished game's rematch, once asked for (service/domain/rematch.py): its id and
+    whether the reader sits in it already (else the end screen offers to join it)."""
+    new_id = record.seating.get("rematch")
+    if not new_id:
+        return None
+    summary = store.indexes.game_summaries([new_id])[0]
+    seated = summary is not None and player_id is not None and player_id in summary["seats"]
+    return {"id": new_id, "seated": seated}
 
 
 def _next_game(store: Store, player_id: str, here: str) -> dict[str, Any] | None:
@@ -133,12 +150,14 @@ def _seat_forms(
     player_id: str | None,
     signed_in: bool,
 ) -> dict[str, Any]:
-    """What the page offers about seats: resign, claim a win, offer a seat (the creator, with
+    """What the page offers about seats: resign, claim a win, offer a seat (the creator, a
+    resigned, absent or bot's seat, with
     the links of open offers), take an offered seat (a link's ``take`` and ``code``).
     ``shown``: the game view's seats, which already say who resigned or is absent (the state
     is not read again)."""
     active = record.status == "active"
-    gone = [s["seat"] for s in shown if s.get("resigned") or s.get("abandoned")]
+    # A bot's seat may be handed to a person too (service/domain/seats.py ``offer_seat``).
+    gone = [s["seat"] for s in shown if s.get("resigned") or s.get("abandoned") or s["is_bot"]]
     vacant = gone if active else []
     abandoned = record.seating.get("abandoned", [])
     creator = player_id is not None and player_id == record.creator

@@ -41,7 +41,18 @@ from engine.sentences import N_
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
-from service.domain import accounts, games, inputs, messages, prefs, ratelimit, seats, websessions
+from service.domain import (
+    accounts,
+    bots,
+    games,
+    inputs,
+    messages,
+    prefs,
+    ratelimit,
+    seats,
+    websessions,
+)
+from service.domain import rematch as rematch_games
 from service.http.outage import OUTAGE_ERRORS
 from service.http.web import game_page, settings_page, table
 from service.http.web import live as live_page
@@ -336,6 +347,12 @@ def home() -> Any:
         open_games=joinable,
         types=_game_types(),
         more=len(rows) >= MAX_INDEX,
+        bot_levels=[
+            ("easy", gettext("easy")),
+            ("medium", gettext("medium")),
+            ("hard", gettext("hard")),
+        ],
+        bot_paces=_bot_paces(),
     )
 
 
@@ -386,6 +403,7 @@ def _game_types() -> list[dict[str, Any]]:
                 "title": gettext(game.title),
                 "min": game.min_players,
                 "max": game.max_players,
+                "play_now": bots.play_now_seats(type_id),
                 "options": options,
             }
         )
@@ -576,21 +594,68 @@ def create() -> Any:
     form = request.form
     type_id = form.get("type", "")
     try:
+        seats = _whole_number(form.get("seats", ""), "seats")
+        bots = _form_bots(form, seats)
+        settings = {
+            "access": "open" if form.get("access") == "open" else "invite",
+            "public": form.get("public") == "yes",
+            "spectators_see_messages": form.get("spectators_see_messages") == "yes",
+            "bot_delay_seconds": _bot_delay(form.get("bot_delay_seconds", "0")),
+        }
+        if not bots:  # a game against a bot is never rated from here (docs/bots.md)
+            settings["rated"] = form.get("rated") == "yes"
         outcome = games.create_game(
             store(),
             g.web_session.player,
             type_id,
             _chosen_options(type_id, form),
             None,
-            _whole_number(form.get("seats", ""), "seats"),
+            seats,
             deadline=_deadline(form),
-            settings={
-                "access": "open" if form.get("access") == "open" else "invite",
-                "rated": form.get("rated") == "yes",
-                "public": form.get("public") == "yes",
-                "spectators_see_messages": form.get("spectators_see_messages") == "yes",
-            },
+            settings=settings,
+            bots=bots,
+            # A profile's "Play with": that player joins without the code.
+            invited=[form["invite_player"][:64]] if form.get("invite_player") else [],
         )
+    except Problem as error:
+        _refused(error, _typed(form))
+        return redirect(url_for("web.home"))
+    return redirect(url_for("web.game", game_id=outcome.body["id"]))
+
+
+def _form_bots(form: Any, seats: int) -> list[dict[str, Any]]:
+    """The seats the form gives to bots (``bot.<seat>``: a level; anything else is a person's
+    seat), as the API would be sent them (games.create_game checks them)."""
+    chosen = []
+    for seat in range(1, min(seats, inputs.SEATS[1])):
+        level = form.get(f"bot.{seat}", "")
+        if level:
+            chosen.append({"seat": seat, "level": level})
+    return chosen
+
+
+def _bot_paces() -> list[tuple[str, str]]:
+    """The form's paces of its bots: seconds before a bot moves, and their labels."""
+    return [
+        ("0", gettext("at once")),
+        ("60", gettext("after a minute")),
+        ("3600", gettext("after an hour")),
+        ("86400", gettext("after a day, like a correspondence player")),
+    ]
+
+
+def _bot_delay(text: str) -> int:
+    return int(text) if text in dict(_bot_paces()) else 0
+
+
+@blp.post("/games/play-now")
+@form_post
+def play_now() -> Any:
+    """The lobby's one click: a game against bots, started, the player taken to the table."""
+    form = request.form
+    level = form.get("level", bots.PLAY_NOW_LEVEL)
+    try:
+        outcome = bots.play_now(store(), g.web_session.player, form.get("type", ""), level)
     except Problem as error:
         _refused(error, _typed(form))
         return redirect(url_for("web.home"))
@@ -771,6 +836,19 @@ def claim(game_id: str) -> Any:
     return _back(game_id)
 
 
+@blp.post("/games/<game_id>/rematch")
+@form_post
+def rematch(game_id: str) -> Any:
+    """The end screen's "Rematch" and "Rematch offered — join" (POST …/rematch's twin): to the
+    rematch, made or joined."""
+    try:
+        outcome = rematch_games.rematch(store(), g.web_session.player, game_id)
+    except Problem as error:
+        _note(str(error.description))
+        return _back(game_id)
+    return _back(str(outcome.body["id"]))
+
+
 @blp.post("/games/<game_id>/seats/<int:seat>/offer")
 @form_post
 def offer(game_id: str, seat: int) -> Any:
@@ -870,7 +948,9 @@ def _settings_data(form: Any) -> dict[str, Any]:
     """The form as PATCH /v1/me's body: a field the form lacks is left as it is; an empty box
     is null (no email, no webhook, no vacation, no quiet hours)."""
     data: dict[str, Any] = {
-        name: form[name] for name in ("name", "timezone", "language", "digest") if name in form
+        name: form[name]
+        for name in ("name", "timezone", "language", "confirm_moves", "digest")
+        if name in form
     }
     for name in ("email", "webhook_url"):
         if name in form:

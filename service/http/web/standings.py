@@ -24,9 +24,12 @@ def standings(
     result: Mapping[str, Any] | None,
     entries: Sequence[tuple[int, Mapping[str, Any]]],
     names: Sequence[str],
+    rating_changes: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any] | None:
     """``{"columns": [...], "rows": [{"place", "name", "winner", "resigned", "cells",
-    "score"}]}`` for a finished game's ``result``, or None while it runs."""
+    "score", "rating"}], "rated"}`` for a finished game's ``result``, or None while it runs.
+    ``rating_changes``: ratings.py ``rating_changes`` (None: unrated, or not rated yet), each
+    row's ``rating`` (``before``, ``after``, ``delta``) by its seat."""
     if not result:
         return None
     seats = len(names)
@@ -48,6 +51,7 @@ def standings(
     scores = result.get("scores") or []
     winners = set(result.get("winners") or [])
     resigned = set(result.get("resigned") or [])
+    changed = {change["seat"]: change for change in rating_changes or []}
     rows = []
     for place, group in enumerate(ratings.standing(result, seats), start=1):
         for seat in group:
@@ -61,9 +65,10 @@ def standings(
                     "resigned": seat in resigned,
                     "cells": cells,
                     "score": scores[seat] if seat < len(scores) else None,
+                    "rating": changed.get(seat),
                 }
             )
-    return {"columns": columns, "rows": rows}
+    return {"columns": columns, "rows": rows, "rated": bool(changed)}
 
 
 def _scoring_name(data: Mapping[str, Any]) -> str:

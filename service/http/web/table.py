@@ -21,6 +21,7 @@ from engine.attila_wargame import targets as wargame_targets
 from service import pictures
 from service.common.i18n import say as _
 from service.common.i18n import say_word
+from service.domain import rematch
 from service.pictures.attika import BLANK_FILL, LAND_FILL
 from service.pictures.attila import PEOPLE_FILL
 from service.store.record import GameRecord
@@ -110,7 +111,7 @@ def board_svg(
     """The spectators' picture of this version, to be inlined: the page lights its places up.
     The picture is drawn from the spectator view only, whoever looks (nothing hidden in it);
     ``open_places``: empty hexes to draw as well (``open_hexes``: public geometry)."""
-    last = entries[-1][1]["events"] if entries else []
+    last = rematch.last_move_events(entries)
     title = f"{record.game.title} · {record.id} · {record.version}"
     _crop, svg = pictures.spectator_pictures(
         record, last, title, lang=lang, open_hexes=open_places or ()

@@ -64,6 +64,15 @@ window.kurierTableInit = function () {
   }
   var MAX_CHOICES = 20;
 
+  // The player's "confirm moves" setting: always (the default: in a slow game a slip costs
+  // days), never, or auto: on a touch or narrow screen, where a tap is easily a slip, a
+  // complete move waits for Confirm; with a mouse it is sent at once.
+  function confirmFirst() {
+    var setting = page.getAttribute("data-confirm") || "always";
+    if (setting !== "auto") { return setting === "always"; }
+    return window.matchMedia("(pointer: coarse), (max-width: 600px)").matches;
+  }
+
   function byPick() {
     var out = {};
     current.actions.forEach(function (a) { (out[a.pick] = out[a.pick] || []).push(a); });
@@ -306,7 +315,7 @@ window.kurierTableInit = function () {
         if (!got[0]) { undo(); showError(got[1].error); return; }
         current = got[1];
         render();
-        if (!current.actions.length && window.kurierConfirmAlways === false) { confirm(); }
+        if (!current.actions.length && !confirmFirst()) { confirm(); }
       }).catch(function () { busy = false; undo(); });
   }
 

@@ -1,0 +1,155 @@
+"""Computer opponents in the service (issue 35): a bot seat's move, made by a job.
+
+A game created with bot seats (``games.create_game``'s ``bots``; the record's ``seating["bots"]``,
+seat -> level) owes a bot job whenever it waits for a bot seat: the commit that makes the game
+wait owes it, like a resolution (service/store/game_jobs.py ``bot_jobs``; its id is the game,
+the version and the seat, so owing it twice makes one job, and the sweep enqueues it again if
+a worker dies with it). The job (workers/bots.py) calls ``play_turn``:
+
+- it reads what the seat's own client would: the seat's view (``games.game_view``) and the log's
+  events redacted for the seat (``games.redact_entry``, as ``GET /v1/games/{id}/events`` serves
+  them), never the state, the seed or another seat's secrets (``seat_inputs``);
+- it asks the engine's bot (engine/bots.py ``choose``) with a seed of its own, derived from
+  (game, version, seat), and the budget of ``KURIER_BOT_SECONDS`` / ``KURIER_BOT_ITERATIONS``;
+- it plays the answer through ``games.play``, a player's own write path, with the version it
+  was owed for and an idempotency key of the job's id: a job run twice moves once, and a job
+  that finds the game moved on (a stale one) does nothing.
+
+A sealed step (conflict cards, battle cards, secret notes) is a pending decision like a move:
+the bot answers it the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine import bots as engine_bots
+from engine.core import Event
+from service.common.problems import Problem
+from service.domain import games
+from service.store import Store
+from service.store.queues import bot_job_id
+from service.store.record import Entries, GameRecord, Idempotency, Outcome
+
+#: A bot move's CPU budget unless the environment says otherwise (issue 35: 2 s).
+DEFAULT_SECONDS = 2.0
+#: Problems that mean the job's moment has passed: another run moved first, the game went on
+#: or ended. Nothing to do.
+STALE = ("stale-version", "game-not-active", "idempotency-key-reused", "not-a-player")
+
+
+#: The lobby's "play now": how many seats a quick game against bots has (else the game's
+#: fewest players). Attila is best with three.
+PLAY_NOW_SEATS = {"attila": 3}
+PLAY_NOW_LEVEL = "medium"
+
+
+def play_now(
+    store: Store, player: Mapping[str, Any], type_id: str, level: str = PLAY_NOW_LEVEL
+) -> Outcome:
+    """A game against bots, started at once: ``player`` in seat 0, a bot of ``level`` in every
+    other seat (the lobby's one click). Unrated, and private to its table: invite-only."""
+    seats = play_now_seats(type_id)
+    created = games.create_game(
+        store,
+        player,
+        type_id,
+        {},
+        None,
+        seats,
+        settings={"access": "invite"},
+        bots=[{"seat": seat, "level": level} for seat in range(1, seats)],
+    )
+    games.start_game(store, player, created.body["id"])
+    return created
+
+
+def play_now_seats(type_id: str) -> int:
+    return PLAY_NOW_SEATS.get(type_id) or games.game_type(type_id).min_players
+
+
+def budget() -> engine_bots.Budget:
+    """``KURIER_BOT_SECONDS`` of CPU per move (default 2) and, if set, an iteration cap
+    ``KURIER_BOT_ITERATIONS`` (a reproducible move: tests, a small machine)."""
+    seconds = _env_number("KURIER_BOT_SECONDS", DEFAULT_SECONDS)
+    cap = _env_number("KURIER_BOT_ITERATIONS", 0)
+    return engine_bots.Budget(seconds=seconds, iterations=int(cap) or None)
+
+
+def _env_number(name: str, default: float) -> float:
+    text = os.environ.get(name, "").strip()
+    try:
+        return max(float(text), 0.0) if text else default
+    except ValueError:
+        return default  # `kurier config check` reports it
+
+
+def bot_seed(game_id: str, version: int, seat: int) -> str:
+    """The bot's own seed for one move (never the game's): the same move on a second run."""
+    return f"{game_id}/{version}/{seat}"
+
+
+@dataclass(frozen=True)
+class SeatInputs:
+    """Everything a bot's move is made from: what the seat's client may read."""
+
+    game_type: str
+    seat: int
+    view: dict[str, Any]
+    events: list[Event]
+    options: dict[str, Any]
+
+
+def seat_inputs(record: GameRecord, entries: Entries, seat: int) -> SeatInputs:
+    """The seat's view and the events it may see, through the functions that serve them to
+    a player (``game_view``, ``redact_entry``): one redaction, so nothing hidden reaches a bot."""
+    shown = games.game_view(record, seat, record.seats[seat])
+    events = [
+        Event.from_json(raw)
+        for version, entry in entries
+        for raw in games.redact_entry(record, version, entry, seat)["events"]
+    ]
+    return SeatInputs(record.type, seat, shown["view"], events, dict(shown["options"]))
+
+
+def choose(inputs: SeatInputs, level: str, seed: str) -> Any:
+    """The engine bot's action from ``inputs`` alone."""
+    return engine_bots.choose(
+        inputs.game_type,
+        inputs.view,
+        inputs.events,
+        inputs.seat,
+        level,  # type: ignore[arg-type]  # checked at creation (inputs.BOT_LEVELS)
+        seed,
+        options=inputs.options,
+        budget=budget(),
+    )
+
+
+def play_turn(store: Store, game_id: str, version: int, seat: int) -> str:
+    """The bot of ``seat`` answers what the game waits for at ``version``. Returns "moved", or
+    "stale" when the game is elsewhere by now (moved on, over, the seat taken by a person)."""
+    try:
+        record, entries = store.read_log(game_id)
+    except Problem:
+        return "stale"  # archived or gone
+    level = record.bot_level(seat)
+    waiting = any(d["seat"] == seat and d["kind"] in ("move", "sealed") for d in record.pending)
+    if record.version != version or record.status != "active" or not level or not waiting:
+        return "stale"
+    seen = seat_inputs(record, entries, seat)
+    notation = record.game.notation(choose(seen, level, bot_seed(game_id, version, seat)))
+    player = {"id": record.seats[seat], "name": record.names[seat]}
+    key = bot_job_id(game_id, version, seat)
+    idem = Idempotency(player["id"], key, hashlib.sha256(notation.encode()).hexdigest())
+    try:
+        games.play(store, player, game_id, notation, None, None, version, idem)
+    except Problem as problem:
+        if problem.problem_code in STALE:
+            return "stale"
+        raise
+    return "moved"

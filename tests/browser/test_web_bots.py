@@ -1,0 +1,76 @@
+"""Computer opponents on the web (issue 35): the lobby's "play now" seats the player against
+bots in one click, and a bot's move arrives on the page by itself; the create form fills
+seats with bots."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import screenshot
+from tests.browser.test_web_seats import _signed_in
+from tests.client import Kurier
+
+#: The page's own "moves so far" list holds a move by a bot (names "Bot 2 (medium)", ...).
+_A_BOTS_MOVE = (
+    "() => [...document.querySelectorAll('details.history li')]"
+    ".some(li => li.textContent.startsWith('Bot'))"
+)
+
+
+def test_play_now_seats_the_player_against_bots_and_a_bots_move_arrives(
+    browser: Any, base_url: str, worker: Any, streams: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KURIER_STREAM_URL", streams)  # the page follows the game live
+    kurier = Kurier(base_url)
+    me = kurier.new_player("Quick")
+    page = _signed_in(browser, base_url, me)
+    page.select_option("form.play-now select[name=type]", "attila")
+    page.select_option("form.play-now select[name=level]", "easy")
+    page.locator("form.play-now button[type=submit]").click()
+    page.wait_for_url("**/games/*")
+    game_id = page.url.rsplit("/", 1)[1].split("?")[0]
+    view = kurier.view(game_id, me)
+    assert view["status"] == "active" and view["your_seat"] == 0
+    assert [s["is_bot"] for s in view["seats"]] == [False, True, True]
+    assert {s["bot_level"] for s in view["seats"][1:]} == {"easy"}
+    assert page.locator("ol.players .bot").count() == 2  # the badge
+    # The creator may hand each bot's seat to a person (the seat-offer link).
+    assert page.locator("ol.players form[action$='/offer']").count() == 2
+    # While the game waits for the player, they move (through the API); then the bots move,
+    # and a bot's move arrives on the open page, which follows the game live.
+    for _ in range(10):  # bounded: an Attila turn is a few decisions
+        if not any(d["seat"] == 0 for d in kurier.view(game_id, me)["waiting_for"]):
+            break
+        played = kurier.play_first_legal(game_id, [me, me, me])
+        assert played is not None and played[1].status_code in (200, 202), played
+    try:
+        page.wait_for_function(_A_BOTS_MOVE, timeout=60_000)
+    except Exception:
+        moves = [e for e in kurier.all_events(game_id, me) if e["kind"] == "move"]
+        raise AssertionError(f"no bot's move on the page; the log's moves: {moves}") from None
+    screenshot(page, "web-play-now-1280")
+    page.context.close()
+
+
+def test_the_create_form_fills_seats_with_bots_at_a_pace(
+    browser: Any, base_url: str, worker: Any
+) -> None:
+    kurier = Kurier(base_url)
+    me = kurier.new_player("Planner")
+    page = _signed_in(browser, base_url, me)
+    page.select_option("form.create select[name=type]", "attika")
+    page.fill("input[name=seats]", "3")
+    page.select_option("select[name='bot.1']", "hard")
+    page.select_option("select[name=bot_delay_seconds]", "3600")
+    page.locator("form.create button[type=submit]").click()
+    page.wait_for_selector("text=Start the game")
+    game_id = page.url.rsplit("/", 1)[1].split("?")[0]
+    view = kurier.view(game_id, me)
+    assert [(s["name"], s["bot_level"]) for s in view["seats"]] == [
+        ("Planner", None),
+        ("Bot (hard)", "hard"),
+    ]
+    assert view["max_seats"] == 3
+    page.context.close()
