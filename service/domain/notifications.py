@@ -22,7 +22,7 @@ from rq.registry import ScheduledJobRegistry
 
 from engine.core import SYSTEM, Event
 from engine.registry import get_game
-from service.domain import prefs
+from service.domain import invites, prefs
 from service.store import Followups, Store, owed
 from service.store.owed import OwedJob
 from service.store.queues import (
@@ -159,6 +159,9 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
         )
         for n in wanted
     ]
+    # A new game's invited players hold no seat yet: told by a job per player, owed here so
+    # that the game and its invitations are one commit.
+    jobs += invites.jobs(store, change)
     previous = record.deadline_at
     record.deadline_at = _deadline(record)
 

@@ -40,6 +40,7 @@ from service.store.keys import player_key
 CHANNELS = ("email", "webhook")
 #: Every notification type (webhook ``type`` and the ``notify`` preference keys).
 EVENT_TYPES = (
+    "game.invited",
     "game.seats_filled",
     "game.started",
     "game.turn_started",

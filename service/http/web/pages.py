@@ -126,6 +126,7 @@ VALUE_WORDS = (
 )
 #: The notification types as the settings page names them (prefs.EVENT_TYPES, shortened).
 EVENT_WORDS = (
+    N_("invited"),
     N_("seats filled"),
     N_("started"),
     N_("turn started"),
