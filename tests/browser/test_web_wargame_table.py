@@ -272,3 +272,33 @@ def _reveals(kurier: Kurier, game_id: str) -> dict[str, float]:
                     with contextlib.suppress(KeyError, TypeError):
                         out.setdefault(str(choice["choice"]), entry["at"])
     return out
+
+
+def test_the_map_takes_most_of_a_phone_screen_and_still_fills_it(
+    browser: Any, base_url: str
+) -> None:
+    """At 390×844 the map's box is 60-70 % of the screen's height and the map fills it (opened
+    zoomed to the box's height), its zoom buttons at its foot; ⤢ fills the whole screen and back."""
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2, seed="wargame-phone-1", game_type="attila-wargame")
+    page = _phone(browser, base_url, players[1])
+    navigate(page, f"{base_url}/games/{game_id}")
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    board = page.locator(".wargame-board")
+    box = board.bounding_box()
+    assert 0.6 * 844 <= box["height"] <= 0.7 * 844, box
+    bar = page.locator(".wargame-board .zoom-buttons").bounding_box()
+    assert abs(bar["y"] + bar["height"] - (box["y"] + box["height"])) <= 2, (bar, box)
+    svg = page.locator(".wargame-board .zoom svg").bounding_box()
+    # The map's picture covers the box above the buttons (no band of empty sea over and under).
+    assert svg["height"] >= bar["y"] - box["y"] - 2, (svg, box, bar)
+    assert float(board.get_attribute("data-scale")) > 1
+    page.locator(".zoom-full").tap()
+    full = board.bounding_box()
+    assert full["height"] >= 844 - 2 and full["width"] >= 390 - 2, full
+    page.locator(".zoom-full").tap()
+    assert abs(board.bounding_box()["height"] - box["height"]) <= 2
+    _shot(page, "wargame-390-phone-height")
+    assert errors == [], errors
+    page.context.close()

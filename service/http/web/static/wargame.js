@@ -9,7 +9,7 @@
   "use strict";
   var NS = "http://www.w3.org/2000/svg";
   // Zoom and pan outlive an update in place (the map is swapped for the new version's).
-  var view = { scale: 1, x: 0, y: 0, full: false };
+  var view = { scale: 1, x: 0, y: 0, full: false, fitted: false };
   var MAX_SCALE = 12;
 
   function el(name, attrs) {
@@ -41,9 +41,12 @@
       svg.setAttribute("width", String(b.width));
       svg.setAttribute("height", String(b.height));
     }
+    var buttons = box.querySelector(".zoom-buttons");
+    // The map's window: the box less the zoom buttons' bar under it (in the flow, not over it).
+    function height() { return box.clientHeight - (buttons ? buttons.offsetHeight : 0); }
     function apply() {
       view.scale = Math.min(MAX_SCALE, Math.max(1, view.scale));
-      var w = box.clientWidth, h = box.clientHeight;
+      var w = box.clientWidth, h = height();
       var cw = layer.offsetWidth * view.scale, ch = layer.offsetHeight * view.scale;
       view.x = cw <= w ? (w - cw) / 2 : Math.min(0, Math.max(w - cw, view.x));
       view.y = ch <= h ? (h - ch) / 2 : Math.min(0, Math.max(h - ch, view.y));
@@ -57,8 +60,7 @@
       view.scale = next;
       apply();
     }
-    function centre(factor) { zoomAt(factor, box.clientWidth / 2, box.clientHeight / 2); }
-    var buttons = box.querySelector(".zoom-buttons");
+    function centre(factor) { zoomAt(factor, box.clientWidth / 2, height() / 2); }
     buttons.querySelector(".zoom-in").addEventListener("click", function () { centre(1.6); });
     buttons.querySelector(".zoom-out").addEventListener("click", function () { centre(1 / 1.6); });
     var full = button("\u2922", function () {
@@ -122,13 +124,26 @@
       moved = 0;
     }, true);
     window.addEventListener("resize", apply);
+    // On a phone the box is most of the screen's height (kurier.css) and the map, wider than
+    // tall, would fill a third of it at full width: it opens zoomed to fill the box's height
+    // (the middle of the empire; zoom out or 0 for the whole width). Once: an update in place
+    // keeps the player's zoom.
+    if (!view.fitted && box.clientWidth < 600 && layer.offsetHeight > 0) {
+      view.fitted = true;
+      var fill = height() / layer.offsetHeight;
+      if (fill > 1) {
+        view.scale = fill;
+        view.x = (box.clientWidth - layer.offsetWidth * fill) / 2;
+        view.y = 0;
+      }
+    }
     apply();
     box.wgZoomTo = function (x, y, scale) {  // centre SVG point (x, y) at this scale
       var vb = svg.viewBox.baseVal;
       var k = layer.offsetWidth / vb.width;
       view.scale = scale;
       view.x = box.clientWidth / 2 - (x - vb.x) * k * scale;
-      view.y = box.clientHeight / 2 - (y - vb.y) * k * scale;
+      view.y = height() / 2 - (y - vb.y) * k * scale;
       apply();
     };
   }
