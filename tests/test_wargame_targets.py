@@ -184,3 +184,27 @@ def test_a_copy_shares_no_move_record_and_a_step_with_the_lifted_tables_is_the_s
             assert by_apply.moved[unit] == by_trial.moved[unit]
             checked += 1
     assert checked >= 5
+
+
+def test_the_zones_of_control_layer_holds_every_hex_an_enemy_zone_stops_a_unit_in() -> None:
+    """``zones``: every hex where the engine holds a combat unit in an enemy zone of control
+    (``in_enemy_zoc``) is in the other side's zone on the map's layer; a unit in open ground
+    projects its zone round it."""
+    c = open_ground("barbarian")
+    state = setup({EAST_UNITS[0]: c, HUN: line(c, 0, 3)})
+    zones = targets.zones(R, state)
+    assert lab(line(c, 0, 1)) in zones["roman"] and lab(c) not in zones["roman"]
+    checked = 0
+    for state in _movement_positions(2, 3):
+        zones = targets.zones(R, state)
+        ctx = R.ctx(state)
+        for unit in [u for u in state.pos if R.is_combat[u]][:12]:
+            side = R.side(state, unit)
+            if side not in zones:
+                continue
+            other = "roman" if side == "barbarian" else "barbarian"
+            for h in range(len(B.labels)):
+                if B.passable[h] and R.in_enemy_zoc(ctx, unit, h):
+                    assert lab(h) in zones[other], (unit, lab(h))
+                    checked += 1
+    assert checked >= 10

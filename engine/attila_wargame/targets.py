@@ -217,6 +217,22 @@ def status(rules: Rules, state: WargameState) -> dict[str, Any]:
     }
 
 
+def zones(rules: Rules, state: WargameState) -> dict[str, list[str]]:
+    """Each side's zones of control as they stand (public: where the combat units are), for
+    the map's layer toggle: the hexes round each combat unit its zone reaches
+    (``MapQuestions.projects``: not into or out of a city, nor across a river, 2.1-2.4)."""
+    ctx = rules.ctx(state)
+    out: dict[str, set[str]] = {"roman": set(), "barbarian": set()}
+    for h, unit in ctx.combat_at.items():
+        zone = out.get(rules.side(state, unit))
+        if zone is None:
+            continue
+        for n in rules.b.neighbours[h]:
+            if rules.projects(ctx, unit, h, n):
+                zone.add(rules.b.labels[n])
+    return {side: sorted(hexes) for side, hexes in out.items()}
+
+
 def places(board: Board, view: dict[str, Any]) -> dict[str, str]:
     """Each counter's and each occupied hex's accessible name: "HUN-3 (huns) at 3110"."""
     out: dict[str, str] = {}

@@ -300,5 +300,18 @@ def test_the_map_takes_most_of_a_phone_screen_and_still_fills_it(
     page.locator(".zoom-full").tap()
     assert abs(board.bounding_box()["height"] - box["height"]) <= 2
     _shot(page, "wargame-390-phone-height")
+    # The layers: zones of control shown on demand, regions, rivers and cities hidden and back.
+    assert page.locator("#wg-zoc-roman polygon").count() > 0
+    assert not page.locator("#wg-zoc-roman polygon").first.is_visible()
+    page.locator(".wg-layer-zoc").tap()
+    assert page.locator(".wg-layer-zoc").get_attribute("aria-pressed") == "true"
+    assert page.locator("#wg-zoc-roman polygon").first.is_visible()
+    for key, shown in (("regions", "#regions"), ("rivers", "#rivers"), ("cities", "[id^=city-]")):
+        assert page.locator(f".board-svg {shown}").first.is_visible(), key
+        page.locator(f".wg-layer-{key}").tap()
+        assert not page.locator(f".board-svg {shown}").first.is_visible(), key
+    _shot(page, "wargame-390-layers")
+    for key in ("regions", "rivers", "cities", "zoc"):
+        page.locator(f".wg-layer-{key}").tap()
     assert errors == [], errors
     page.context.close()

@@ -148,11 +148,67 @@
     };
   }
 
+  // -- Layers: zones of control, regions, rivers, cities on demand; this phase's moves -------
+  // Which layers are hidden or shown outlives an update in place, as the zoom does.
+  var shown = { zoc: false, regions: true, rivers: true, cities: true };
+  function layers(box) {
+    var svg = box.querySelector(".zoom svg");
+    var buttons = box.querySelector(".zoom-buttons");
+    if (!svg || !buttons || box.dataset.wgLayers) { return; }
+    box.dataset.wgLayers = "1";
+    var data = JSON.parse(box.dataset.layers || "{}");
+    var names = JSON.parse(box.dataset.layerNames || "{}");
+    var firstUnit = svg.querySelector("g[id^='unit-']");
+    function hexPoints(label) {
+      var shape = svg.querySelector("[id='hex-" + label + "'] polygon");
+      return shape && shape.getAttribute("points");
+    }
+    function group(id, cls, labels) {  // hex outlines under the counters, from the map's own
+      var g = el("g", { id: id, "class": cls, "pointer-events": "none" });
+      (labels || []).forEach(function (label) {
+        var points = hexPoints(label);
+        if (points) { g.appendChild(el("polygon", { points: points, "data-hex": label })); }
+      });
+      if (firstUnit) { firstUnit.parentNode.insertBefore(g, firstUnit); } else { svg.appendChild(g); }
+      return g;
+    }
+    var zoc = data.zoc || {};
+    group("wg-zoc-roman", "wg-zoc wg-zoc-roman", zoc.roman);
+    group("wg-zoc-barbarian", "wg-zoc wg-zoc-barbarian", zoc.barbarian);
+    // This phase's moves: the hexes of the counters moved in this movement phase (the last
+    // move is the picture's own mark).
+    var moved = data.moved || {};
+    Object.keys(moved).forEach(function (unit) {
+      var g = svg.querySelector("[id='unit-" + unit + "']");
+      if (g) { g.classList.add("wg-moved-unit"); }
+    });
+    group("wg-moved", "wg-moved", Object.keys(moved).map(function (unit) { return moved[unit]; }));
+    var bar = document.createElement("div");
+    bar.className = "wg-layers";
+    bar.setAttribute("role", "group");
+    bar.setAttribute("aria-label", names.layers || "Layers");
+    Object.keys(shown).forEach(function (key) {
+      var b = button(names[key] || key, function () {
+        shown[key] = !shown[key];
+        apply();
+      }, "wg-layer wg-layer-" + key);
+      bar.appendChild(b);
+    });
+    function apply() {
+      Object.keys(shown).forEach(function (key) {
+        box.classList.toggle("wg-hide-" + key, !shown[key]);
+        bar.querySelector(".wg-layer-" + key).setAttribute("aria-pressed", shown[key] ? "true" : "false");
+      });
+    }
+    buttons.insertBefore(bar, buttons.firstChild);
+    apply();
+  }
+
   // -- The table ---------------------------------------------------------------------------
   function init() {
     window.kurierWargame = null;
     var box = document.querySelector(".wargame-board");
-    if (box) { zoom(box); }
+    if (box) { zoom(box); layers(box); }
     var dataNode = document.getElementById("wargame-data");
     var page = document.querySelector("[data-game]");
     var svg = box && box.querySelector("svg");
