@@ -313,5 +313,15 @@ def test_the_map_takes_most_of_a_phone_screen_and_still_fills_it(
     _shot(page, "wargame-390-layers")
     for key in ("regions", "rivers", "cities", "zoc"):
         page.locator(f".wg-layer-{key}").tap()
+    # The mini-map: the part in view framed; a tap on its far left corner takes the map there.
+    mini = page.locator(".wg-minimap").bounding_box()
+    frame = page.locator(".wg-minimap-frame").bounding_box()
+    assert mini and frame and frame["width"] < mini["width"], (mini, frame)
+    page.touchscreen.tap(mini["x"] + 6, mini["y"] + mini["height"] - 6)
+    moved = page.locator(".wg-minimap-frame").bounding_box()
+    assert moved["x"] < frame["x"] - 5 and moved["y"] > frame["y"], (frame, moved)
+    page.locator(".wg-layer-minimap").tap()
+    assert not page.locator(".wg-minimap").is_visible()
+    page.locator(".wg-layer-minimap").tap()
     assert errors == [], errors
     page.context.close()

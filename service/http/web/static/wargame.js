@@ -52,6 +52,43 @@
       view.y = ch <= h ? (h - ch) / 2 : Math.min(0, Math.max(h - ch, view.y));
       layer.style.transform = "translate(" + view.x + "px," + view.y + "px) scale(" + view.scale + ")";
       box.dataset.scale = view.scale.toFixed(2);
+      frameMini();
+    }
+    // The mini-map: the picture's own #map drawn again small (an SVG <use>, no second copy to
+    // send), in the box's corner, with the part in view framed; a tap there centres the map on
+    // that place. Toggled as a layer.
+    var mini = null, miniFrame = null, whole = map ? map.getBBox() : null;
+    if (whole && whole.width > 0) {
+      mini = document.createElement("div");
+      mini.className = "wg-minimap";
+      mini.setAttribute("aria-hidden", "true");  // the keyboard pans with the arrow keys
+      mini.style.aspectRatio = whole.width + " / " + whole.height;
+      var small = el("svg", { viewBox: [whole.x, whole.y, whole.width, whole.height].join(" ") });
+      small.appendChild(el("use", { href: "#map" }));
+      miniFrame = document.createElement("div");
+      miniFrame.className = "wg-minimap-frame";
+      mini.appendChild(small);
+      mini.appendChild(miniFrame);
+      box.appendChild(mini);
+      mini.addEventListener("pointerdown", function (e) {
+        e.stopPropagation();
+        var r = mini.getBoundingClientRect();
+        box.wgZoomTo(whole.x + (e.clientX - r.left) / r.width * whole.width,
+          whole.y + (e.clientY - r.top) / r.height * whole.height, Math.max(view.scale, 3));
+      });
+    }
+    function frameMini() {
+      if (!mini || !svg) { return; }
+      var vb = svg.viewBox.baseVal, k = layer.offsetWidth / vb.width * view.scale;
+      if (!k) { return; }
+      var m = mini.clientWidth / whole.width;
+      var x = vb.x - view.x / k, y = vb.y - view.y / k;
+      var left = Math.max(0, (x - whole.x) * m), top = Math.max(0, (y - whole.y) * m);
+      var right = Math.min(mini.clientWidth, (x + box.clientWidth / k - whole.x) * m);
+      var bottom = Math.min(mini.clientHeight, (y + height() / k - whole.y) * m);
+      miniFrame.style.transform = "translate(" + left + "px," + top + "px)";
+      miniFrame.style.width = Math.max(2, right - left) + "px";
+      miniFrame.style.height = Math.max(2, bottom - top) + "px";
     }
     function zoomAt(factor, cx, cy) {
       var next = Math.min(MAX_SCALE, Math.max(1, view.scale * factor));
@@ -89,7 +126,7 @@
       if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
     });
     box.addEventListener("pointerdown", function (e) {
-      if (e.target.closest(".zoom-buttons")) { return; }
+      if (e.target.closest(".zoom-buttons, .wg-minimap")) { return; }
       pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
       moved = 0;
       var ids = Object.keys(pointers);
@@ -150,7 +187,7 @@
 
   // -- Layers: zones of control, regions, rivers, cities on demand; this phase's moves -------
   // Which layers are hidden or shown outlives an update in place, as the zoom does.
-  var shown = { zoc: false, regions: true, rivers: true, cities: true };
+  var shown = { zoc: false, regions: true, rivers: true, cities: true, minimap: true };
   function layers(box) {
     var svg = box.querySelector(".zoom svg");
     var buttons = box.querySelector(".zoom-buttons");
