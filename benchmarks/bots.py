@@ -156,6 +156,7 @@ def report(outcomes: Sequence[dict[str, Any]]) -> None:
             f" {m.target:6.0%}  {sorted({o['iterations'] for o in rows})}"
             f"  {1000 * strong_cpu / max(strong_moves, 1):.0f} ms"
         )
+        print(f"{'':28} by the stronger level's seat: {by_seat(rows, m)}")
     print("\nseat balance (every table of the game; shares of wins, 95% Wilson intervals)")
     for game_id in sorted({m.game for m in by_name.values()}):
         rows = [o for o in outcomes if by_name[o["matchup"]].game == game_id]
@@ -183,6 +184,21 @@ def report(outcomes: Sequence[dict[str, Any]]) -> None:
             f"{game_id:15} {n:4d} games: {cells}; first player {first / n:.1%} "
             f"[{lo:.0%}-{hi:.0%}]; undecided {undecided}"
         )
+
+
+def by_seat(rows: Sequence[dict[str, Any]], m: Matchup) -> str:
+    """The stronger level's wins at each seat, and their mean: a run stopped early has the
+    seats unevenly (the games are shuffled), and in a lopsided game such as the wargame the
+    plain share then follows the seats more than the levels."""
+    cells, rates = [], []
+    for seat in range(m.players):
+        mine = [o for o in rows if o["levels"][seat] == m.strong]
+        won = sum(1 / len(o["winners"]) for o in mine if seat in o["winners"])
+        cells.append(f"seat {seat} {won:g}/{len(mine)}")
+        if mine:
+            rates.append(won / len(mine))
+    mean = f"{sum(rates) / len(rates):.1%}" if len(rates) == m.players else "n/a"
+    return f"{', '.join(cells)}; mean over seats {mean}"
 
 
 def time_hard(positions: int) -> None:

@@ -101,6 +101,12 @@ class GameBot(Protocol[State, Action]):
         search widens a node."""
         ...
 
+    def plan(self, state: State, seat: int, legal: list[Action]) -> list[float] | None:
+        """The hard level's own scores where it takes the best-scored action instead of
+        searching (``by_prior`` and not ``searched``): a deeper plan than the medium level's
+        prior, or None (the prior)."""
+        ...
+
     def by_prior(self, state: State, seat: int) -> bool:
         """Whether medium takes the best ``prior`` here instead of applying every action and
         evaluating (where that would cost too much, e.g. one hex step of many units)."""
@@ -167,7 +173,7 @@ class Bot(Generic[State, Action]):
             return rng.choice(self.rules.reasonable(state, seat, legal))
         if self.level == "hard" and self.rules.searched(state, seat):
             return self._search(det, seat, rng)
-        return greedy(self.rules, det, state, seat, legal, rng)
+        return greedy(self.rules, det, state, seat, legal, rng, planned=self.level == "hard")
 
     def _search(self, det: Determinizer[State], seat: int, rng: random.Random) -> Action:
         search = Search(self.rules, det, seat, rng)
@@ -195,11 +201,16 @@ def greedy(
     seat: int,
     legal: list[Action],
     rng: random.Random,
+    planned: bool = False,
 ) -> Action:
-    """The action whose outcome the evaluation likes best for ``seat`` (ties: by ``rng``)."""
+    """The action whose outcome the evaluation likes best for ``seat`` (ties: by ``rng``).
+    ``planned``: the hard level, whose ``plan`` (where the game has one) stands in for the
+    prior."""
     game = rules.game
     if rules.by_prior(state, seat):
-        prior = rules.prior(state, seat, legal)
+        prior = rules.plan(state, seat, legal) if planned else None
+        if prior is None:
+            prior = rules.prior(state, seat, legal)
         if prior is not None:
             return _best(legal, prior, rng)
     decision = game.decision_for(state, seat)

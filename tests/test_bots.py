@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from engine.attila.state import CONFLICT
-from engine.attila_wargame.state import BATTLE_CARD, NOTES
+from engine.attila_wargame.actions import Attack, End, Move
+from engine.attila_wargame.state import BATTLE_CARD, COMBAT, MOVEMENT, NOTES
 from engine.bots import LEVELS, Bot, Budget, Level, bot_for, choose
 from engine.core import SYSTEM, Event, visible_events
 from engine.registry import get_game
@@ -265,3 +266,63 @@ def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
     assert report.returncode == 0, report.stderr[-2000:]
     assert "attila3-medium-vs-easy" in report.stdout
     assert "first player" in report.stdout
+    assert "mean over seats" in report.stdout
+
+
+# -- the wargame's evaluation pieces ---------------------------------------------------------
+
+
+def _wargame_movement() -> Any:
+    """A wargame at the Barbarian's first movement (the notes written, nothing moved)."""
+    game = get_game("attila-wargame")
+    state = game.new_state(2, "pieces")
+    while state.step != MOVEMENT:
+        seat = game.pending(state)[0].seat
+        game.apply(state, seat, game.legal_actions(state, seat)[0])
+    return state
+
+
+def test_the_wargame_combat_prior_ends_before_a_losing_assault() -> None:
+    """A lone Ostrogoth against Aquileia's walled legion (1:3) loses points on every pair of
+    cards: ``end`` ranks before it. Five of them against the same legion worn down to 1 (6:1)
+    win: that attack ranks first."""
+    game = get_game("attila-wargame")
+    board, rules = game.board, game.rules
+    state = _wargame_movement()
+    aquileia = board.index_of_label["2412"]
+    assert [u for u, h in state.pos.items() if h == aquileia] == ["W-IV-INF"]
+    around = [n for n in board.neighbours[aquileia] if n not in state.pos.values()]
+    goths = [u for u in rules.order if rules.people_of[u] == "ostrogoths" and u in state.pos]
+    for unit, h in zip(goths, around, strict=False):
+        state.pos[unit] = h
+    bot = bot_for("attila-wargame")
+    lone = Attack(aquileia, (goths[0],))
+    assert bot.attack_value(state, lone) < 0
+    state.step = COMBAT
+    legal = [End(), lone]
+    assert bot.prior(state, 1, legal) == [0.0, bot.attack_value(state, lone)]
+    state.cf["W-IV-INF"] = 1
+    many = Attack(aquileia, tuple(goths[: len(around)]))
+    assert len(many.attackers) == 5
+    assert bot.attack_value(state, many) > 2 > bot.attack_value(state, lone)
+
+
+def test_the_hard_barbarian_marches_on_where_medium_stops() -> None:
+    """An Ostrogoth next to Aquileia's walled legion: the medium potential has no step that
+    gains (it stays, and would assault the walls); the hard level's plan, which weighs the
+    garrison and the cities the Ostrogoths may enter, moves it on. The Roman has no plan."""
+    game = get_game("attila-wargame")
+    board = game.board
+    state = _wargame_movement()
+    aquileia = board.index_of_label["2412"]
+    free = [n for n in board.neighbours[aquileia] if n not in state.pos.values()]
+    state.pos["OST-3"] = free[0]
+    bot = bot_for("attila-wargame")
+    legal = game.legal_actions(state, 1)
+    mine = [i for i, a in enumerate(legal) if isinstance(a, Move) and a.unit == "OST-3"]
+    medium = bot.prior(state, 1, legal)
+    hard = bot.plan(state, 1, legal)
+    assert medium is not None and hard is not None
+    assert max(medium[i] for i in mine) <= 0
+    assert max(hard[i] for i in mine) > 0
+    assert bot.plan(state, 0, [End()]) is None

@@ -119,6 +119,18 @@ def test_a_player_invited_by_name_joins_without_the_code(kurier: Kurier) -> None
     ):
         r = kurier.call("POST", "/v1/games", ann, json=body | {"invited": invited})
         assert r.status_code == 422 and r.json()["code"] == code, r.text
+    # Bots take seats too: a bot, the creator and one guest fill three; a second guest is one
+    # too many; a table of bots only, which its creator watches, invites nobody and is fine.
+    bot = [{"seat": 1, "level": "easy"}]
+    three = {"type": "attila", "seats": 3, "bots": bot}
+    assert kurier.call("POST", "/v1/games", ann, json=three | {"invited": [bob.id]}).ok
+    r = kurier.call("POST", "/v1/games", ann, json=three | {"invited": [bob.id, cid.id]})
+    assert r.status_code == 422 and r.json()["code"] == "too-many-invited", r.text
+    only_bots = [{"seat": seat, "level": "easy"} for seat in range(2)]
+    r = kurier.call(
+        "POST", "/v1/games", ann, json={"type": "attika", "seats": 2, "bots": only_bots}
+    )
+    assert r.status_code == 201, r.text
 
 
 def test_the_board_still_marks_the_last_move_after_a_rematch(kurier: Kurier) -> None:

@@ -25,12 +25,14 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
-from engine.attila_wargame.actions import Move, WargameAction
+from engine.attila_wargame.actions import Attack, Move, WargameAction
+from engine.attila_wargame.board import City
 from engine.attila_wargame.game import GAME, WargameGame
 from engine.attila_wargame.map_questions import BARBARIAN, ROMAN
 from engine.attila_wargame.state import (
     ADVANCE,
     BATTLE_CARD,
+    COMBAT,
     MOVEMENT,
     NOTES,
     PUSH,
@@ -46,6 +48,13 @@ from engine.core import Event
 REGIONS = ("east", "gaul", "italy")
 #: Hexes counted when no city can be reached.
 FAR = 100
+#: The hard Barbarian's march (``Potential(planned=True)``), in hexes of the potential: the
+#: extra pull of a "+" city of a victory region he does not hold yet, the pull lost per
+#: point of its walled garrison's defence, and per other Barbarian combat unit already in or
+#: next to it (one unit takes an empty city; the rest should go on to the next).
+REGION_PULL = 6.0
+GARRISON_PULL = 0.25
+CROWD_PULL = 0.5
 
 
 def _sigmoid(x: float) -> float:
@@ -324,10 +333,58 @@ class WargameBot:
     ) -> list[float] | None:
         if state.step == NOTES:
             return [0.0] * len(legal)  # no evaluation reaches that far: a random note
+        if state.step == COMBAT:
+            # Attacks come in every subset of the units next to each target (dozens): without
+            # an order the search widens into them at random and, a few iterations in, plays
+            # 1:3 assaults on walled cities. ``end`` (0) comes before every losing exchange.
+            return [self.attack_value(state, a) if isinstance(a, Attack) else 0.0 for a in legal]
         if state.step != MOVEMENT:
             return None
         potential = Potential(self, state, seat)
         # ``end`` (0) wins over steps that change nothing, so a phase ends once nothing gains.
+        return [potential.gain(a) - 1e-6 if isinstance(a, Move) else 0.0 for a in legal]
+
+    def attack_value(self, state: WargameState, attack: Attack) -> float:
+        """The attack's expected exchange, in combat-factor points, over the nine pairs of
+        battle cards taken as equally likely: points the defenders lose (2 more for a unit
+        eliminated) less those the attackers lose, 1 for the defenders' retreat, -0.5 for the
+        attackers', and a fifth of a city's value when its garrison is likely to leave it."""
+        rules, b = self.game.rules, self.b
+        ctx = rules.ctx(state)
+        t = attack.target
+        defenders = [u for u in ctx.units_at.get(t, ()) if rules.is_combat[u]]
+        defenders = [u for u in defenders if u not in ctx.neutralised]
+        city = b.city_at.get(t)
+        if not defenders:  # lone command units: eliminated at once (5.6)
+            return 5.0
+        attack_strength = sum(
+            rules.strength(state, ctx, u, defending=False) for u in attack.attackers
+        )
+        defence = sum(rules.strength(state, ctx, u, defending=True) for u in defenders)
+        cells = b.cells[rules.column(state, attack_strength, defence)]
+        total = 0.0
+        for row in cells.values():
+            for result in row.values():
+                total += _exchange(
+                    result,
+                    [state.cf[u] for u in attack.attackers],
+                    [state.cf[u] for u in defenders],
+                )
+                if (
+                    city is not None
+                    and result[0] == "D"
+                    and (result[1] == "R" or all(state.cf[u] <= int(result[2:]) for u in defenders))
+                ):
+                    total += city.value / 5
+        return total / 9
+
+    def plan(
+        self, state: WargameState, seat: int, legal: list[WargameAction]
+    ) -> list[float] | None:
+        """The hard Barbarian's march (``Potential`` with its plan); None elsewhere."""
+        if state.step != MOVEMENT or self.game.rules.seats[seat] != BARBARIAN:
+            return None
+        potential = Potential(self, state, seat, planned=True)
         return [potential.gain(a) - 1e-6 if isinstance(a, Move) else 0.0 for a in legal]
 
     def by_prior(self, state: WargameState, seat: int) -> bool:
@@ -341,7 +398,9 @@ class Potential:
     """Where each unit of the moving side would rather stand (higher is better): the change
     of this by one step is the prior of that step; ``end`` scores 0."""
 
-    def __init__(self, bot: WargameBot, state: WargameState, seat: int) -> None:
+    def __init__(
+        self, bot: WargameBot, state: WargameState, seat: int, planned: bool = False
+    ) -> None:
         rules = bot.game.rules
         self.bot, self.state, self.rules = bot, state, rules
         self.side = rules.seats[seat]
@@ -360,10 +419,62 @@ class Potential:
         # the bonus for standing in a city keeps a garrison where it is.
         self.pulls = [(c.value / 4, _distances(c.hex)) for c in free]
         self.field: dict[int, float] = {}
+        # The hard Barbarian's plan: (city hex, pull) of the "+" cities not his.
+        self.plan: list[tuple[int, float]] | None = None
+        if planned and self.side == BARBARIAN:
+            self.plan = self._barbarian_plan(free)
+        self.planned: dict[tuple[str, int], float] = {}
         self.own_combat: dict[str, list[int]] = {}
         for u, h in state.pos.items():
             if rules.is_combat[u] and rules.side(state, u) == self.side:
                 self.own_combat.setdefault(rules.people_of[u], []).append(h)
+
+    def _barbarian_plan(self, free: list[City]) -> list[tuple[int, float]]:
+        """Each city's pull for the hard Barbarian. The medium potential sends every unit to
+        its nearest city, where it stops next to a walled garrison and stays (nothing nearer
+        gains) while the victory regions it lacks sit empty far away: here a city of a region
+        he does not hold pulls harder, a walled garrison less, and a crowded city less."""
+        state, rules, b = self.state, self.rules, self.bot.b
+        ctx = self.ctx = rules.ctx(state)
+        held = set(rules.score(state)["regions"])
+        barbarians = [
+            h
+            for u, h in state.pos.items()
+            if rules.is_combat[u] and rules.side(state, u) == BARBARIAN
+        ]
+        out = []
+        self.crowd: dict[int, int] = {}
+        for c in free:
+            pull = c.value / 4
+            if c.region in REGIONS and c.region not in held:
+                pull += REGION_PULL
+            garrison = self.combat_at.get(c.hex)
+            if garrison is not None:
+                pull -= GARRISON_PULL * rules.strength(state, ctx, garrison, defending=True)
+            out.append((c.hex, pull))
+            self.crowd[c.hex] = sum(1 for h in barbarians if b.distance(h, c.hex) <= 1)
+        return out
+
+    def _planned(self, unit: str, h: int) -> float:
+        """The best pull less distance at ``h`` over the cities ``unit`` may enter (a people
+        barred from a region is not drawn to it), its own presence not counted as crowd."""
+        got = self.planned.get((unit, h))
+        if got is not None:
+            return got
+        rules, b, state = self.rules, self.bot.b, self.state
+        assert self.plan is not None
+        people = rules.people_of[unit]
+        at = state.pos[unit]
+        best = -float(FAR)
+        for city, pull in self.plan:
+            if not rules.may_enter_land(self.ctx, people, city):
+                continue
+            if not rules.may_occupy_city(state, people, city):
+                continue
+            crowd = self.crowd[city] - (1 if b.distance(at, city) <= 1 else 0)
+            best = max(best, pull - CROWD_PULL * crowd - _distances(city)[h])
+        self.planned[(unit, h)] = best
+        return best
 
     def gain(self, move: Move) -> float:
         at = self.state.pos[move.unit]
@@ -377,7 +488,7 @@ class Potential:
             mates = self.own_combat.get(people) or everyone
             return -0.5 * min((b.distance(h, m) for m in mates), default=0)
         city = b.city_at.get(h)
-        best = self.field.get(h)
+        best = self.field.get(h) if self.plan is None else self._planned(unit, h)
         if best is None:
             best = self.field[h] = max(
                 (pull - dist[h] for pull, dist in self.pulls), default=-float(FAR)
@@ -385,6 +496,16 @@ class Potential:
         if city is not None and (city.plus or self.side == ROMAN):
             best += 3.0
         return best
+
+
+def _exchange(result: str, attackers: list[int], defenders: list[int]) -> float:
+    """One battle result (``AR``, ``DR``, ``AE2``, ``DE1``...) as points won by the attacker."""
+    if result[1] == "R":
+        return 1.0 if result[0] == "D" else -0.5
+    points = int(result[2:])
+    losers = defenders if result[0] == "D" else attackers
+    lost = sum(min(points, cf) + (2.0 if cf <= points else 0.0) for cf in losers)
+    return lost if result[0] == "D" else -lost
 
 
 @cache

@@ -137,10 +137,10 @@ def new_game(
         game.check_players(seats)
     except IllegalAction as error:
         raise engine_problem(error) from None
-    guests = _guests(store, creator, invited, seats - len(levels))
+    mine = inputs.creator_seat(levels, seats)
+    guests = _guests(store, creator, invited, seats - len(levels) - (mine is not None))
     seq = int(store.write(lambda pipe: pipe.incr(GAME_SEQ))[0])
     seed = seed or sealed.new_seed()
-    mine = inputs.creator_seat(levels, seats)
     seated = [(seat, *bot_identity(seat, levels)) for seat in sorted(levels)]
     if mine is not None:  # else a table of bots only, which its creator watches
         seated.insert(mine, (mine, creator["id"], creator["name"]))
@@ -202,11 +202,11 @@ MAX_PLAYER_ID = 64
 
 
 def _guests(
-    store: Store, creator: Mapping[str, Any], invited: Iterable[str], seats: int
+    store: Store, creator: Mapping[str, Any], invited: Iterable[str], free: int
 ) -> list[dict[str, str]]:
     """The players invited by name (``player_id``, ``name``: the name shown until they sit
     down), each once, the creator never; 422 for one that is no player or more than the
-    seats can take."""
+    ``free`` seats (neither a bot's nor the creator's) can take."""
     guests: list[dict[str, str]] = []
     for player_id in dict.fromkeys(invited):
         if player_id == creator["id"]:
@@ -218,7 +218,7 @@ def _guests(
                 422, "unknown-player", N_("there is no such player to invite"), field="invited"
             )
         guests.append({"player_id": player_id, "name": found["name"]})
-    if len(guests) >= seats:
+    if len(guests) > free:
         raise Problem(
             422,
             "too-many-invited",
