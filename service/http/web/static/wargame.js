@@ -245,7 +245,8 @@
   function init() {
     window.kurierWargame = null;
     var box = document.querySelector(".wargame-board");
-    if (box) { zoom(box); layers(box); }
+    // The layer toggles first: they widen the zoom buttons' bar, which the map's fit measures.
+    if (box) { layers(box); zoom(box); }
     var dataNode = document.getElementById("wargame-data");
     var page = document.querySelector("[data-game]");
     var svg = box && box.querySelector("svg");
