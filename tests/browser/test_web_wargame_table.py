@@ -30,6 +30,10 @@ KEPT = {
     "wargame-390-zoomed-in",
     "wargame-390-march-staged",
     "wargame-390-attack",
+    "wargame-390-phone-height",
+    "wargame-390-layers-dark",
+    "wargame-1280-layers",
+    "wargame-1280-layers-dark",
 }
 
 
@@ -323,5 +327,18 @@ def test_the_map_takes_most_of_a_phone_screen_and_still_fills_it(
     page.locator(".wg-layer-minimap").tap()
     assert not page.locator(".wg-minimap").is_visible()
     page.locator(".wg-layer-minimap").tap()
+    page.locator(".wg-layer-zoc").tap()
+    page.emulate_media(color_scheme="dark")
+    _shot(page, "wargame-390-layers-dark")
+    # At 1280 px, light and dark: the zones of control on, the mini-map in the corner.
+    wide = _signed_in(browser, base_url, players[0])
+    wide.on("pageerror", lambda e: errors.append(str(e)))
+    navigate(wide, f"{base_url}/games/{game_id}")
+    wide.locator(".wg-layer-zoc").click()
+    wide.evaluate("() => window.kurierWargame && window.kurierWargame.show('unit-HUN-1', 2.5)")
+    _shot(wide, "wargame-1280-layers")
+    wide.emulate_media(color_scheme="dark")
+    _shot(wide, "wargame-1280-layers-dark")
     assert errors == [], errors
     page.context.close()
+    wide.context.close()
