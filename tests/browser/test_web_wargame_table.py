@@ -317,7 +317,7 @@ def test_the_map_takes_most_of_a_phone_screen_and_still_fills_it(
     _shot(page, "wargame-390-layers")
     for key in ("regions", "rivers", "cities", "zoc"):
         page.locator(f".wg-layer-{key}").tap()
-    # The mini-map: the part in view framed; a tap on its far left corner takes the map there.
+    # The mini-map: the part in view framed; a tap on its bottom left corner takes the map there.
     mini = page.locator(".wg-minimap").bounding_box()
     frame = page.locator(".wg-minimap-frame").bounding_box()
     assert mini and frame and frame["width"] < mini["width"], (mini, frame)

@@ -55,7 +55,7 @@
       frameMini();
     }
     // The mini-map: the picture's own #map drawn again small (an SVG <use>, no second copy to
-    // send), in the box's corner, with the part in view framed; a tap there centres the map on
+    // send), in the box's bottom left corner, with the part in view framed; a tap there centres the map on
     // that place. Toggled as a layer.
     var mini = null, miniFrame = null, whole = map ? map.getBBox() : null;
     if (whole && whole.width > 0) {
@@ -81,6 +81,7 @@
       if (!mini || !svg) { return; }
       var vb = svg.viewBox.baseVal, k = layer.offsetWidth / vb.width * view.scale;
       if (!k) { return; }
+      mini.style.bottom = (box.clientHeight - height() + 6) + "px";
       var m = mini.clientWidth / whole.width;
       var x = vb.x - view.x / k, y = vb.y - view.y / k;
       var left = Math.max(0, (x - whole.x) * m), top = Math.max(0, (y - whole.y) * m);
