@@ -44,7 +44,7 @@
     var buttons = box.querySelector(".zoom-buttons");
     // The map's window: the box less the zoom buttons' bar under it (in the flow, not over it).
     function height() { return box.clientHeight - (buttons ? buttons.offsetHeight : 0); }
-    function apply() {
+    function apply(jump) {
       view.scale = Math.min(MAX_SCALE, Math.max(1, view.scale));
       var w = box.clientWidth, h = height();
       var cw = layer.offsetWidth * view.scale, ch = layer.offsetHeight * view.scale;
@@ -53,6 +53,15 @@
       layer.style.transform = "translate(" + view.x + "px," + view.y + "px) scale(" + view.scale + ")";
       box.dataset.scale = view.scale.toFixed(2);
       frameMini();
+      if (!jump) { moving(); }  // a jump (wgZoomTo) is drawn sharp at once
+    }
+    // While the map moves it is composited (scaled as drawn: a frame costs no new drawing of
+    // its thousands of elements); 250 ms after the last move it is drawn again at its scale.
+    var rest = null;
+    function moving() {
+      layer.classList.add("wg-moving");
+      clearTimeout(rest);
+      rest = setTimeout(function () { layer.classList.remove("wg-moving"); }, 250);
     }
     // The mini-map: the picture's own #map drawn again small (an SVG <use>, no second copy to
     // send), in the box's bottom left corner, with the part in view framed; a tap there centres the map on
@@ -161,7 +170,7 @@
       if (moved > 12 && !e.target.closest(".zoom-buttons")) { e.stopPropagation(); e.preventDefault(); }
       moved = 0;
     }, true);
-    window.addEventListener("resize", apply);
+    window.addEventListener("resize", function () { apply(); });
     // On a phone the box is most of the screen's height (kurier.css) and the map, wider than
     // tall, would fill a third of it at full width: it opens zoomed to fill the box's height
     // (the middle of the empire; zoom out or 0 for the whole width). Once: an update in place
@@ -182,7 +191,7 @@
       view.scale = scale;
       view.x = box.clientWidth / 2 - (x - vb.x) * k * scale;
       view.y = height() / 2 - (y - vb.y) * k * scale;
-      apply();
+      apply(true);
     };
   }
 
