@@ -21,8 +21,8 @@ from engine.registry import get_game
 from service.common import i18n
 from service.domain import prefs
 from service.store import Store
-from service.store.owed import OwedJob
-from service.store.queues import INVITE_NOTIFY_JOB, NOTIFY_QUEUE, invite_notify_job_id
+from service.store.owed import OwedJob, notice_job
+from service.store.queues import INVITE_NOTIFY_JOB, invite_notify_job_id
 from service.store.record import Change, GameRecord
 
 INVITED = "game.invited"
@@ -46,16 +46,11 @@ def jobs(store: Store, change: Change) -> list[OwedJob]:
 
 
 def job(game_id: str, player_id: str) -> OwedJob:
-    return OwedJob(
-        id=invite_notify_job_id(game_id, player_id),
-        func=INVITE_NOTIFY_JOB,
-        args=(game_id, player_id),
-        queue=NOTIFY_QUEUE,
-        timeout=60,
-        result_ttl=600,
-        failure_ttl=7 * 86_400,
-        retry=(30, 120, 600, 1800, 3600),
-        description=f"{INVITED} to {player_id} of game {game_id}",
+    return notice_job(
+        invite_notify_job_id(game_id, player_id),
+        INVITE_NOTIFY_JOB,
+        (game_id, player_id),
+        f"{INVITED} to {player_id} of game {game_id}",
     )
 
 
