@@ -17,14 +17,7 @@
     Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
     return node;
   }
-  function button(label, onClick, cls) {
-    var b = document.createElement("button");
-    b.type = "button";
-    b.textContent = label;
-    if (cls) { b.className = cls; }
-    b.addEventListener("click", onClick);
-    return b;
-  }
+  var button = window.kurierTableKit.button;
 
   // -- Zoom and pan: wheel, pinch, drag, +/- buttons, keyboard, full screen ----------------
   function zoom(box) {
