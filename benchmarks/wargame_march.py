@@ -12,13 +12,24 @@ path through ``games.play_all``), ``--marches`` counters a game. Printed: both l
 (loopback, one request at a time: the server's time and a fraction of a millisecond), and the
 marches by length.
 
+Then (``--fps-seconds``, 0: skip) the map's zoom and pan frame rate in Debian's Chromium
+(software rendering) at 390×844 with touch and at 1280×900: the wargame page of a new game
+signed in as its second player, and for that many seconds each frame (``requestAnimationFrame``)
+one wheel step (zooming in and out by turns) or one drag move (panning in a circle) dispatched
+on the map's box, the page's own handlers doing the rest. Printed: frames a second and the
+frame times' p50/p95 (from the rAF timestamps between the performance timeline's marks
+``wg-zoom-start`` and ``wg-zoom-end``) and the long animation frames the timeline reported
+(``long-animation-frame``, over 50 ms). The target is ≥ 30 frames a second at 390 px.
+
 Traffic only to 127.0.0.1. Not a test: ``.venv/bin/python benchmarks/wargame_march.py``.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
+import shutil
 import sys
 import time
 from collections import Counter
@@ -34,6 +45,52 @@ from benchmarks.pages import Api, _wait, loadavg  # noqa: E402
 
 TARGET_P95_MS = 50.0
 LONGEST = 6
+TARGET_FPS = 30.0
+
+#: Each frame one wheel step (zoom in, then out, by turns of a second) or one drag move (a
+#: circle), for ``seconds``; the rAF timestamps and the long animation frames come back.
+ZOOM_AND_PAN = """async (seconds) => {
+  const box = document.querySelector('.wargame-board');
+  box.scrollIntoView({block: 'center'});
+  const r = box.getBoundingClientRect();
+  const cx = r.left + r.width / 2, cy = r.top + r.height / 3;
+  const times = [];
+  let long = 0;
+  const seen = new PerformanceObserver((list) => { long += list.getEntries().length; });
+  try { seen.observe({type: 'long-animation-frame'}); } catch (e) { long = -1; }
+  const pointer = {pointerId: 7, bubbles: true, pointerType: 'touch'};
+  performance.mark('wg-zoom-start');
+  const start = performance.now();
+  let i = 0, down = false;
+  await new Promise((done) => {
+    function frame(t) {
+      times.push(t);
+      i += 1;
+      const second = Math.floor((t - start) / 1000);
+      if (second % 2 === 0) {
+        if (down) { box.dispatchEvent(new PointerEvent('pointerup', pointer)); down = false; }
+        const deltaY = second % 4 === 0 ? -30 : 30;
+        box.dispatchEvent(new WheelEvent('wheel',
+          {deltaY, clientX: cx, clientY: cy, bubbles: true, cancelable: true}));
+      } else {
+        const at = {clientX: cx + 60 * Math.sin(i / 8), clientY: cy + 40 * Math.cos(i / 8)};
+        if (!down) {
+          box.dispatchEvent(new PointerEvent('pointerdown', {...pointer, ...at}));
+          down = true;
+        }
+        box.dispatchEvent(new PointerEvent('pointermove', {...pointer, ...at}));
+      }
+      if (t - start < seconds * 1000) { requestAnimationFrame(frame); } else { done(); }
+    }
+    requestAnimationFrame(frame);
+  });
+  if (down) { box.dispatchEvent(new PointerEvent('pointerup', pointer)); }
+  performance.mark('wg-zoom-end');
+  const span = performance.measure('wg-zoom', 'wg-zoom-start', 'wg-zoom-end').duration;
+  await new Promise((done) => setTimeout(done, 200));  // the last long frames reported
+  seen.disconnect();
+  return {times, long, span, scale: box.dataset.scale};
+}"""
 
 
 def one_game(api: Api, seed: str, marches: int) -> tuple[list[float], list[float], list[int]]:
@@ -85,6 +142,49 @@ def one_game(api: Api, seed: str, marches: int) -> tuple[list[float], list[float
     return sent, looked, lengths
 
 
+def zoom_fps(base: str, api: Api, seconds: float) -> None:
+    """The zoom and pan frame rate on the wargame's map in Chromium, at 390 and 1280 px."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        print("fps       skipped: no chromium", flush=True)
+        return
+    from playwright.sync_api import sync_playwright
+
+    tokens = [
+        api.call("POST", "/v1/players", body={"name": f"F{n}"}).json()["token"] for n in (0, 1)
+    ]
+    body = {"type": "attila-wargame", "seats": 2, "seed": "fps"}
+    r = api.call("POST", "/v1/games", tokens[0], body)
+    game_id, invite = r.json()["id"], r.json()["invite_code"]
+    api.call("POST", f"/v1/games/{game_id}/seats", tokens[1], {"invite_code": invite})
+    assert api.call("POST", f"/v1/games/{game_id}/start", tokens[0]).status_code == 200
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        for width, height, touch in ((390, 844, True), (1280, 900, False)):
+            context = chromium.new_context(
+                viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch
+            )
+            context.request.post(base + "/signin/token", form={"token": tokens[1]})
+            page = context.new_page()
+            page.goto(f"{base}/games/{game_id}")
+            page.wait_for_selector(".wargame-board[data-scale]")
+            got = page.evaluate(ZOOM_AND_PAN, seconds)
+            times = got["times"]
+            gaps = [b - a for a, b in itertools.pairwise(times)]
+            fps = (len(times) - 1) / ((times[-1] - times[0]) / 1000) if len(times) > 1 else 0.0
+            verdict = "ok" if fps >= TARGET_FPS else "UNDER"
+            target = f"; target ≥ {TARGET_FPS:.0f}/s: {verdict}" if width < 600 else ""
+            print(
+                f"fps       {width}x{height}{' touch' if touch else ''}: {fps:.1f} frames/s "
+                f"over {got['span'] / 1000:.1f} s of zoom and pan (frame p50 "
+                f"{percentile(gaps, 0.5):.1f} / p95 {percentile(gaps, 0.95):.1f} ms, "
+                f"{got['long']} long animation frames){target}",
+                flush=True,
+            )
+            context.close()
+        chromium.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20, help="new games (≤ 200)")
@@ -92,7 +192,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="rq worker processes")
     parser.add_argument("--web-workers", type=int, default=0, help="gunicorn processes")
     parser.add_argument("--web-threads", type=int, default=4, help="threads per process")
+    parser.add_argument(
+        "--fps-seconds", type=float, default=6.0, help="zoom and pan measured (0: none; ≤ 60)"
+    )
     args = parser.parse_args()
+    args.fps_seconds = min(max(args.fps_seconds, 0.0), 60.0)
     args.games = min(max(args.games, 1), 200)
     args.marches = min(max(args.marches, 1), 60)
     args.streams = 0
@@ -129,6 +233,8 @@ def main() -> None:
             f"({len(looked)} counters picked up)",
             flush=True,
         )
+        if args.fps_seconds:
+            zoom_fps(stack.base, api, args.fps_seconds)
         print(f"done      load average {loadavg()}", flush=True)
     finally:
         stack.stop()

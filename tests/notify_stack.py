@@ -11,9 +11,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rq import Worker
 from werkzeug.serving import make_server
 
@@ -144,3 +147,16 @@ class NotifyStack:
 
 def _workers_of(role: tuple[str, ...]) -> int:
     return int(worker_options().parse_args(role[1:]).processes)
+
+
+@contextmanager
+def webhook_stack(**kwargs: Any) -> Iterator[NotifyStack]:
+    """A started ``NotifyStack(**kwargs)`` whose webhooks may go to loopback receivers: its
+    workers allow them (their environment), and so does the API's URL check in this process."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KURIER_WEBHOOK_ALLOW", "loopback")
+        stack = NotifyStack(**kwargs).start()
+        try:
+            yield stack
+        finally:
+            stack.stop()

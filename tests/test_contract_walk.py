@@ -109,7 +109,8 @@ def _play_some(w: Walker, game_id: str, players: list[Player], moves: int) -> se
 
 
 def _claim(w: Walker, players: list[Player]) -> None:
-    """A two-player game whose absent seat misses two 1.8 s deadlines: the other claims."""
+    """A two-player game whose absent seat misses two 1.8 s deadlines: the other claims, and
+    asks for a rematch of the finished game."""
     a, b = players
     deadline = {"hours": 0.0005, "policy": "remind_only"}
     body = {"type": "attila", "seats": 2, "deadline": deadline, "abandon_after": 2}
@@ -125,6 +126,7 @@ def _claim(w: Walker, players: list[Player]) -> None:
             break
         time.sleep(0.3)
     w.call("claim_win", present, game_id=game["id"])
+    w.call("rematch", present, game_id=game["id"])
 
 
 def test_every_operation_answers_2xx_as_documented(

@@ -26,7 +26,7 @@ from service.domain import mailbag, prefs
 from service.store import Store, owed
 from service.store.queues import MAILBAG_JOB, NOTIFY_QUEUE, queue
 from tests.client import Kurier, Player
-from tests.notify_stack import NotifyStack
+from tests.notify_stack import NotifyStack, webhook_stack
 from tests.receivers import HookSink, wait_for
 
 QUIET = {"start": "22:00", "end": "07:00"}
@@ -50,11 +50,8 @@ def _next_local(zone: str, hour: int) -> float:
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[NotifyStack]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("KURIER_WEBHOOK_ALLOW", "loopback")  # the API's URL check, in this process
-        s = NotifyStack().start()
+    with webhook_stack() as s:
         yield s
-        s.stop()
 
 
 @pytest.fixture

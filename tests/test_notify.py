@@ -22,7 +22,7 @@ from service.domain import games
 from service.pictures import text_summary
 from tests.client import metric_sample
 from tests.mail_stack import legal_moves
-from tests.notify_stack import NotifyStack
+from tests.notify_stack import NotifyStack, webhook_stack
 from tests.receivers import HookSink, wait_for
 from workers import notify, shared
 
@@ -31,11 +31,8 @@ GAME = get_game("attila")
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[NotifyStack]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("KURIER_WEBHOOK_ALLOW", "loopback")  # the API's URL check, in this process
-        s = NotifyStack().start()
+    with webhook_stack() as s:
         yield s
-        s.stop()
 
 
 @pytest.fixture

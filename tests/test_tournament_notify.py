@@ -11,17 +11,14 @@ from collections.abc import Iterator
 import pytest
 
 from service.domain import tournaments
-from tests.notify_stack import NotifyStack
+from tests.notify_stack import NotifyStack, webhook_stack
 from tests.receivers import HookSink, wait_for
 
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[NotifyStack]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("KURIER_WEBHOOK_ALLOW", "loopback")  # the API's URL check, in this process
-        s = NotifyStack().start()
+    with webhook_stack() as s:
         yield s
-        s.stop()
 
 
 @pytest.fixture

@@ -162,3 +162,49 @@ def test_the_stored_state_is_what_asdict_gives_and_shares_nothing() -> None:
         dumped["pos"].clear()
         dumped["moved"].clear()
         assert state.pos
+
+
+def test_a_copy_shares_no_move_record_and_a_step_with_the_lifted_tables_is_the_same() -> None:
+    """``copy_state`` copies the moves made by hand (not deepcopy) and shares nothing; a step
+    taken with the march trial's lifted tables lands in the same state as ``Rules.apply``."""
+    checked = 0
+    for state in _movement_positions(4, 3):
+        seat = G.pending(state)[0].seat
+        moves = [a for a in G.legal_actions(state, seat) if isinstance(a, Move)][:8]
+        for action in moves:
+            by_apply, by_trial = copy_state(state), copy_state(state)
+            G.apply(by_apply, seat, action)
+            unit, at = action.unit, by_trial.pos[action.unit]
+            lifted = R._without(R.ctx(by_trial), unit, at)
+            R._take_step(by_trial, unit, action.path[0], [], lifted)
+            assert by_trial == by_apply, action
+            copied = copy_state(by_apply)
+            copied.moved[unit]["run"].append("x")
+            copied.moved[unit]["used"] = 99
+            assert by_apply.moved[unit] == by_trial.moved[unit]
+            checked += 1
+    assert checked >= 5
+
+
+def test_the_zones_of_control_layer_holds_every_hex_an_enemy_zone_stops_a_unit_in() -> None:
+    """``zones``: every hex where the engine holds a combat unit in an enemy zone of control
+    (``in_enemy_zoc``) is in the other side's zone on the map's layer; a unit in open ground
+    projects its zone round it."""
+    c = open_ground("barbarian")
+    state = setup({EAST_UNITS[0]: c, HUN: line(c, 0, 3)})
+    zones = targets.zones(R, state)
+    assert lab(line(c, 0, 1)) in zones["roman"] and lab(c) not in zones["roman"]
+    checked = 0
+    for state in _movement_positions(2, 3):
+        zones = targets.zones(R, state)
+        ctx = R.ctx(state)
+        for unit in [u for u in state.pos if R.is_combat[u]][:12]:
+            side = R.side(state, unit)
+            if side not in zones:
+                continue
+            other = "roman" if side == "barbarian" else "barbarian"
+            for h in range(len(B.labels)):
+                if B.passable[h] and R.in_enemy_zoc(ctx, unit, h):
+                    assert lab(h) in zones[other], (unit, lab(h))
+                    checked += 1
+    assert checked >= 10

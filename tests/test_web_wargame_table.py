@@ -4,6 +4,8 @@ actions (/moves), and bad input answered without a 500."""
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from typing import Any
 
@@ -103,3 +105,12 @@ def test_a_march_is_asked_with_its_counter_and_played_in_one_request(
     assert r.status_code == 200 and r.json()["march"]["reach"] == {}
     r = requests.get(f"{url}/staged", params={"unit": unit}, headers=HTML, timeout=10)
     assert r.status_code == 403
+    # The map's layers, for a spectator too: this phase's moves (the counter just marched, at
+    # its hex) and each side's zones of control, as data on the map's box.
+    spectator = requests.get(url, headers=HTML, timeout=10).text
+    found = re.search(r"data-layers='([^']*)'", spectator)
+    assert found, "no layers on the map"
+    layers = json.loads(html.unescape(found.group(1)))
+    assert layers["moved"] == {unit: far[0]["path"][-1]}
+    assert set(layers["zoc"]) == {"roman", "barbarian"} and all(layers["zoc"].values())
+    assert "Zones of control" in spectator

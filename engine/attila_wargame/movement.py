@@ -135,9 +135,14 @@ class Movement(RulesBase):
             stop = True
         return stop, run
 
-    def _take_step(self, state: WargameState, unit: str, h: int, events: list[Event]) -> None:
+    def _take_step(
+        self, state: WargameState, unit: str, h: int, events: list[Event], lifted: Ctx | None = None
+    ) -> None:
+        """One step into ``h``. ``lifted``: this state's lookup tables with ``unit`` lifted
+        off the map, when the caller has them (the web table's march trial, targets.py: the
+        tables over every counter were most of its time)."""
         at = state.pos[unit]
-        ctx = self._without(self.ctx(state), unit, at)
+        ctx = lifted if lifted is not None else self._without(self.ctx(state), unit, at)
         done = state.moved.get(unit)
         run = set(done["run"]) if done else set(self.b.rivers_of.get(at, ()))
         stopped, run = self._step_stops(state, ctx, unit, at, h, run)

@@ -5,8 +5,10 @@ orders.
 Data only, as engine/attila/targets.py: the server sends it beside the legal actions the engine
 listed, and the page lights the places up. A march of several hexes is found here by taking the
 engine's own single steps (``legal_actions``' generation, ``Movement.unit_steps``) one after
-another in copies of the state, applied by the rules themselves (``Rules.apply``): what entering
-a hex sets off (a people joining a side, a city taken) counts for the next step as in play. No
+another in copies of the state, each taken by the rules themselves (``Movement._take_step``, as
+``Rules.apply`` takes a one-hex move): what entering a hex sets off (a people joining a side, a
+city taken) counts for the next step as in play. The lookup tables over every counter
+(``MapQuestions.ctx``) are built once per state of the rest of the map, not once per step. No
 rule is decided here or in the browser.
 """
 
@@ -117,30 +119,40 @@ def march(rules: Rules, state: WargameState, seat: int, unit: str) -> dict[str, 
         out["stuck"] = "cannot move now (full factor used, stopped, or held in an enemy zone)"
     reach = out["reach"]
     seen = {_key(trial, unit)}
-    tried: set[str] = set()
+    tried: set[tuple[Any, ...]] = set()
+    # The lookup tables with the unit lifted off the map, per state of the rest of the map: the
+    # same for every hex of a march unless entering one changed a side or freed a unit, so
+    # built once (``ctx`` over every counter was most of a pick-up's time). The unit's own
+    # questions (``unit_steps``, ``_step_stops``) never look at the unit itself in them, as
+    # ``_move`` checks a path with the unit lifted.
+    lifted_for: dict[tuple[Any, ...], Any] = {}
     frontier: list[tuple[WargameState, tuple[int, ...]]] = [(trial, ())]
     while frontier:
         following = []
         for here, path in frontier:
-            ctx = rules.ctx(here)
             at = here.pos[unit]
-            lifted = rules._without(ctx, unit, at)
+            world = _world(here, unit)
+            lifted = lifted_for.get(world)
+            if lifted is None:
+                lifted = lifted_for[world] = rules._without(rules.ctx(here), unit, at)
             done = here.moved.get(unit)
             used = done["used"] if done else 0
             run = set(done["run"]) if done else set(rules.b.rivers_of.get(at, ()))
-            sides = (sorted(here.alignment.items()), here.taken, here.west_invaded)
-            for n in rules.unit_steps(here, ctx, unit, side):
+            sides = (frozenset(here.alignment.items()), tuple(here.taken), here.west_invaded)
+            for n in rules.unit_steps(here, lifted, unit, side):
                 # A step whose outcome is already known (the same hex, hexes used, stop and
                 # river followed, with the same sides and cities taken) is not played again:
                 # what the move goes on to is the same (``_step_stops``, as ``_take_step``).
                 stop, follows = rules._step_stops(here, lifted, unit, at, n, run)
-                before = (n, used + 1, stop, sorted(follows), sides)
-                if repr(before) in tried:
+                before = (n, used + 1, stop, frozenset(follows), sides)
+                if before in tried:
                     continue
-                tried.add(repr(before))
-                step = Move(unit, (n,))
+                tried.add(before)
+                # The step as ``Rules.apply`` plays a one-hex ``move`` that ``unit_steps``
+                # listed (``_move`` checks it as unit_steps did, then takes it by
+                # ``_take_step``): what entering the hex sets off is the engine's own.
                 there = copy_state(here)
-                rules.apply(there, seat, step)
+                rules._take_step(there, unit, n, [], lifted)
                 if unit not in there.pos:
                     continue
                 key = _key(there, unit)
@@ -159,6 +171,18 @@ def march(rules: Rules, state: WargameState, seat: int, unit: str) -> dict[str, 
                 following.append((there, walked))
         frontier = following
     return out
+
+
+def _world(state: WargameState, unit: str) -> tuple[Any, ...]:
+    """What the lookup tables (``MapQuestions.ctx``) read of a state, the moving unit apart."""
+    return (
+        frozenset(state.pos.items()) - {(unit, state.pos[unit])},
+        frozenset(state.alignment.items()),
+        frozenset(state.neutralised),
+        state.west_invaded,
+        state.gaul_invaded,
+        state.round,
+    )
 
 
 def _key(state: WargameState, unit: str) -> str:
@@ -191,6 +215,22 @@ def status(rules: Rules, state: WargameState) -> dict[str, Any]:
         "step": state.step,
         "points": rules.score(state)["points"],
     }
+
+
+def zones(rules: Rules, state: WargameState) -> dict[str, list[str]]:
+    """Each side's zones of control as they stand (public: where the combat units are), for
+    the map's layer toggle: the hexes round each combat unit its zone reaches
+    (``MapQuestions.projects``: not into or out of a city, nor across a river, 2.1-2.4)."""
+    ctx = rules.ctx(state)
+    out: dict[str, set[str]] = {"roman": set(), "barbarian": set()}
+    for h, unit in ctx.combat_at.items():
+        zone = out.get(rules.side(state, unit))
+        if zone is None:
+            continue
+        for n in rules.b.neighbours[h]:
+            if rules.projects(ctx, unit, h, n):
+                zone.add(rules.b.labels[n])
+    return {side: sorted(hexes) for side, hexes in out.items()}
 
 
 def places(board: Board, view: dict[str, Any]) -> dict[str, str]:

@@ -30,7 +30,7 @@ from service.domain import prefs
 from service.domain.notifications import ASKING
 from service.store import Store, owed
 from service.store.keys import mailbag_key
-from service.store.queues import MAILBAG_JOB, NOTIFY_QUEUE, mailbag_job_id
+from service.store.queues import MAILBAG_JOB, mailbag_job_id
 from service.store.record import as_text
 
 #: (entry id, notice): a game's news ``{"kind", "version", "data"}`` or a message's
@@ -111,16 +111,11 @@ def put(
 
 
 def mailbag_job(game_id: str, seat: int, slot: str, at: float | None) -> owed.OwedJob:
-    return owed.OwedJob(
-        id=mailbag_job_id(game_id, seat, slot),
-        func=MAILBAG_JOB,
-        args=(game_id, seat),
-        queue=NOTIFY_QUEUE,
-        timeout=60,
-        result_ttl=600,
-        failure_ttl=7 * 86_400,
-        retry=(30, 120, 600, 1800, 3600),
-        description=f"the mail notices to seat {seat} of game {game_id}",
+    return owed.notice_job(
+        mailbag_job_id(game_id, seat, slot),
+        MAILBAG_JOB,
+        (game_id, seat),
+        f"the mail notices to seat {seat} of game {game_id}",
         at=at,
     )
 

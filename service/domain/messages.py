@@ -28,8 +28,8 @@ from engine.sentences import N_
 from service.common.problems import Problem
 from service.domain import inputs
 from service.store import Store, owed
-from service.store.owed import OwedJob
-from service.store.queues import MESSAGE_JOB, NOTIFY_QUEUE, message_job_id
+from service.store.owed import OwedJob, notice_job
+from service.store.queues import MESSAGE_JOB, message_job_id
 from service.store.record import GameRecord
 
 MAX_TEXT = inputs.MESSAGE.max_length
@@ -97,16 +97,11 @@ def _recipients(record: GameRecord, seat: int, to_seat: int | None) -> list[int]
 
 
 def message_notice(game_id: str, message_id: str, seat: int) -> OwedJob:
-    return OwedJob(
-        id=message_job_id(game_id, message_id, seat),
-        func=MESSAGE_JOB,
-        args=(game_id, message_id, seat),
-        queue=NOTIFY_QUEUE,
-        timeout=60,
-        result_ttl=600,
-        failure_ttl=7 * 86_400,
-        retry=(30, 120, 600, 1800, 3600),
-        description=f"message {message_id} to seat {seat} of game {game_id}",
+    return notice_job(
+        message_job_id(game_id, message_id, seat),
+        MESSAGE_JOB,
+        (game_id, message_id, seat),
+        f"message {message_id} to seat {seat} of game {game_id}",
     )
 
 

@@ -22,14 +22,13 @@ from rq.registry import ScheduledJobRegistry
 
 from engine.core import SYSTEM, Event
 from engine.registry import get_game
-from service.domain import prefs
+from service.domain import invites, prefs
 from service.store import Followups, Store, owed
-from service.store.owed import OwedJob
+from service.store.owed import OwedJob, notice_job
 from service.store.queues import (
     DEADLINE_JOB,
     DEADLINE_QUEUE,
     NOTIFY_JOB,
-    NOTIFY_QUEUE,
     REMIND_JOB,
     deadline_job_id,
     notify_job_id,
@@ -146,19 +145,17 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
     found = notices(record.type, before, change, len(record.seats))
     wanted = _wanted(store, record.seats, found)
     jobs = [
-        OwedJob(
-            id=notify_job_id(record.id, version, n.type, n.seat),
-            func=NOTIFY_JOB,
-            args=(record.id, version, n.type, n.seat, n.data),
-            queue=NOTIFY_QUEUE,
-            timeout=60,
-            result_ttl=600,
-            failure_ttl=7 * 86_400,
-            retry=(30, 120, 600, 1800, 3600),
-            description=f"{n.type} to seat {n.seat} of game {record.id}",
+        notice_job(
+            notify_job_id(record.id, version, n.type, n.seat),
+            NOTIFY_JOB,
+            (record.id, version, n.type, n.seat, n.data),
+            f"{n.type} to seat {n.seat} of game {record.id}",
         )
         for n in wanted
     ]
+    # A new game's invited players hold no seat yet: told by a job per player, owed here so
+    # that the game and its invitations are one commit.
+    jobs += invites.jobs(store, change)
     previous = record.deadline_at
     record.deadline_at = _deadline(record)
 

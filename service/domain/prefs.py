@@ -26,7 +26,7 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -40,6 +40,7 @@ from service.store.keys import player_key
 CHANNELS = ("email", "webhook")
 #: Every notification type (webhook ``type`` and the ``notify`` preference keys).
 EVENT_TYPES = (
+    "game.invited",
     "game.seats_filled",
     "game.started",
     "game.turn_started",
@@ -297,24 +298,9 @@ def _checked(data: Mapping[str, Any]) -> dict[str, Any]:
     if "email" in data:
         given = data["email"]
         changes["email"] = None if given is None else inputs.checked("email", inputs.email, given)
-    if "language" in data:
-        if data["language"] not in i18n.LANGUAGES:
-            raise Problem(
-                422,
-                "invalid-language",
-                f"language is one of {', '.join(i18n.LANGUAGES)}",
-                field="language",
-            )
-        changes["language"] = data["language"]
-    if "confirm_moves" in data:
-        if data["confirm_moves"] not in CONFIRM_MOVES:
-            raise Problem(
-                422,
-                "invalid-confirm-moves",
-                f"confirm_moves is one of {', '.join(CONFIRM_MOVES)}",
-                field="confirm_moves",
-            )
-        changes["confirm_moves"] = data["confirm_moves"]
+    for field, allowed in (("language", i18n.LANGUAGES), ("confirm_moves", CONFIRM_MOVES)):
+        if field in data:
+            changes[field] = _one_of(field, data[field], allowed)
     if "timezone" in data:
         # Checked here, after authentication, not in the schema: a caller without a token
         # must get 401 whatever the body holds.
@@ -384,3 +370,15 @@ def _fewer_mails(data: Mapping[str, Any]) -> dict[str, str]:
             )
         changes.update(quiet_start=start, quiet_end=end)
     return changes
+
+
+def _one_of(field: str, value: Any, allowed: Sequence[str]) -> str:
+    """``value`` if it is one of ``allowed``; else 422 ``invalid-<field>`` naming the choices."""
+    if value not in allowed:
+        raise Problem(
+            422,
+            f"invalid-{field.replace('_', '-')}",
+            f"{field} is one of {', '.join(allowed)}",
+            field=field,
+        )
+    return value

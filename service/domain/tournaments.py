@@ -35,7 +35,7 @@ from engine.core import IllegalAction
 from service.common.problems import Problem
 from service.domain import games, inputs, pairing, ratings
 from service.store import Store, owed
-from service.store.owed import OwedJob
+from service.store.owed import OwedJob, notice_job
 from service.store.queues import (
     NOTIFY_QUEUE,
     TOURNAMENT_NOTIFY_JOB,
@@ -544,16 +544,11 @@ def round_job(tournament_id: str, number: int, at: float | None = None) -> OwedJ
 
 
 def notify_job(tournament_id: str, number: int, player_id: str) -> OwedJob:
-    return OwedJob(
-        id=tournament_notify_job_id(tournament_id, number, player_id),
-        func=TOURNAMENT_NOTIFY_JOB,
-        args=(tournament_id, number, player_id),
-        queue=NOTIFY_QUEUE,
-        timeout=60,
-        result_ttl=600,
-        failure_ttl=7 * 86_400,
-        retry=(30, 120, 600, 1800, 3600),
-        description=f"round {number} of tournament {tournament_id} to {player_id}",
+    return notice_job(
+        tournament_notify_job_id(tournament_id, number, player_id),
+        TOURNAMENT_NOTIFY_JOB,
+        (tournament_id, number, player_id),
+        f"round {number} of tournament {tournament_id} to {player_id}",
     )
 
 

@@ -34,6 +34,7 @@ from rq.rate_limit import RateLimit, RateLimitRegistry
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
 from service.store import liveness
+from service.store.queues import NOTIFY_QUEUE
 from service.store.queues import queue as queue_on
 from service.store.record import as_text
 
@@ -78,6 +79,26 @@ class OwedJob:
     def from_json(cls, text: bytes | str) -> OwedJob:
         data = json.loads(text)
         return cls(**{**data, "args": tuple(data["args"]), "retry": tuple(data["retry"])})
+
+
+def notice_job(
+    job_id: str, func: str, args: tuple[Any, ...], description: str, at: float | None = None
+) -> OwedJob:
+    """A notice to one player (a mail, a webhook, a message, a tournament's round, an
+    invitation): on the notify queue, behind every resolution; a failed run retried for about
+    an hour and a half (an SMTP server down), then kept a week among the failed jobs."""
+    return OwedJob(
+        id=job_id,
+        func=func,
+        args=args,
+        queue=NOTIFY_QUEUE,
+        timeout=60,
+        result_ttl=600,
+        failure_ttl=7 * 86_400,
+        retry=(30, 120, 600, 1800, 3600),
+        description=description,
+        at=at,
+    )
 
 
 def run_at(when: float) -> datetime:

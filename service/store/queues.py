@@ -42,6 +42,7 @@ SIGNIN_MAIL_JOB = "workers.webmail.send_signin_links"
 BOT_JOB = "workers.bots.move"
 TOURNAMENT_ROUND_JOB = "workers.tournaments.pair_round"
 TOURNAMENT_NOTIFY_JOB = "workers.tournaments.notify_round"
+INVITE_NOTIFY_JOB = "workers.invites.notify_invited"
 
 
 def queue(connection: Any, name: str = DEFAULT_QUEUE) -> Queue:
@@ -94,3 +95,9 @@ def tournament_round_job_id(tournament_id: str, number: int) -> str:
 
 def tournament_notify_job_id(tournament_id: str, number: int, player_id: str) -> str:
     return f"tn-{tournament_id}-{number}-{player_id}"
+
+
+def invite_notify_job_id(game_id: str, player_id: str) -> str:
+    """Telling one invited player of a new game (service/domain/invites.py): once per
+    (game, player), however often it is owed."""
+    return f"inv-{game_id}-{player_id}"

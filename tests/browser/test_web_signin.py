@@ -59,7 +59,7 @@ def test_register_sign_in_join_an_open_game_and_move_by_clicks(
     assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
     assert "kur_pat_" not in host.content()  # no API token in any page
 
-    host.select_option("select[name=type]", "attila")
+    host.select_option("form.create select[name=type]", "attila")
     host.fill("input[name=seats]", "2")
     host.locator("form[action='/games'] button").click()
     host.wait_for_selector("text=Start the game")

@@ -30,6 +30,10 @@ KEPT = {
     "wargame-390-zoomed-in",
     "wargame-390-march-staged",
     "wargame-390-attack",
+    "wargame-390-phone-height",
+    "wargame-390-layers-dark",
+    "wargame-1280-layers",
+    "wargame-1280-layers-dark",
 }
 
 
@@ -272,3 +276,69 @@ def _reveals(kurier: Kurier, game_id: str) -> dict[str, float]:
                     with contextlib.suppress(KeyError, TypeError):
                         out.setdefault(str(choice["choice"]), entry["at"])
     return out
+
+
+def test_the_map_takes_most_of_a_phone_screen_and_still_fills_it(
+    browser: Any, base_url: str
+) -> None:
+    """At 390×844 the map's box is 60-70 % of the screen's height and the map fills it (opened
+    zoomed to the box's height), its zoom buttons at its foot; ⤢ fills the whole screen and back."""
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2, seed="wargame-phone-1", game_type="attila-wargame")
+    page = _phone(browser, base_url, players[1])
+    navigate(page, f"{base_url}/games/{game_id}")
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    board = page.locator(".wargame-board")
+    box = board.bounding_box()
+    assert 0.6 * 844 <= box["height"] <= 0.7 * 844, box
+    bar = page.locator(".wargame-board .zoom-buttons").bounding_box()
+    assert abs(bar["y"] + bar["height"] - (box["y"] + box["height"])) <= 2, (bar, box)
+    svg = page.locator(".wargame-board .zoom svg").bounding_box()
+    # The map's picture covers the box above the buttons (no band of empty sea over and under).
+    assert svg["height"] >= bar["y"] - box["y"] - 2, (svg, box, bar)
+    assert float(board.get_attribute("data-scale")) > 1
+    page.locator(".zoom-full").tap()
+    full = board.bounding_box()
+    assert full["height"] >= 844 - 2 and full["width"] >= 390 - 2, full
+    page.locator(".zoom-full").tap()
+    assert abs(board.bounding_box()["height"] - box["height"]) <= 2
+    _shot(page, "wargame-390-phone-height")
+    # The layers: zones of control shown on demand, regions, rivers and cities hidden and back.
+    assert page.locator("#wg-zoc-roman polygon").count() > 0
+    assert not page.locator("#wg-zoc-roman polygon").first.is_visible()
+    page.locator(".wg-layer-zoc").tap()
+    assert page.locator(".wg-layer-zoc").get_attribute("aria-pressed") == "true"
+    assert page.locator("#wg-zoc-roman polygon").first.is_visible()
+    for key, shown in (("regions", "#regions"), ("rivers", "#rivers"), ("cities", "[id^=city-]")):
+        assert page.locator(f".board-svg {shown}").first.is_visible(), key
+        page.locator(f".wg-layer-{key}").tap()
+        assert not page.locator(f".board-svg {shown}").first.is_visible(), key
+    _shot(page, "wargame-390-layers")
+    for key in ("regions", "rivers", "cities", "zoc"):
+        page.locator(f".wg-layer-{key}").tap()
+    # The mini-map: the part in view framed; a tap on its bottom left corner takes the map there.
+    mini = page.locator(".wg-minimap").bounding_box()
+    frame = page.locator(".wg-minimap-frame").bounding_box()
+    assert mini and frame and frame["width"] < mini["width"], (mini, frame)
+    page.touchscreen.tap(mini["x"] + 6, mini["y"] + mini["height"] - 6)
+    moved = page.locator(".wg-minimap-frame").bounding_box()
+    assert moved["x"] < frame["x"] - 5 and moved["y"] > frame["y"], (frame, moved)
+    page.locator(".wg-layer-minimap").tap()
+    assert not page.locator(".wg-minimap").is_visible()
+    page.locator(".wg-layer-minimap").tap()
+    page.locator(".wg-layer-zoc").tap()
+    page.emulate_media(color_scheme="dark")
+    _shot(page, "wargame-390-layers-dark")
+    # At 1280 px, light and dark: the zones of control on, the mini-map in the corner.
+    wide = _signed_in(browser, base_url, players[0])
+    wide.on("pageerror", lambda e: errors.append(str(e)))
+    navigate(wide, f"{base_url}/games/{game_id}")
+    wide.locator(".wg-layer-zoc").click()
+    wide.evaluate("() => window.kurierWargame && window.kurierWargame.show('unit-HUN-1', 2.5)")
+    _shot(wide, "wargame-1280-layers")
+    wide.emulate_media(color_scheme="dark")
+    _shot(wide, "wargame-1280-layers-dark")
+    assert errors == [], errors
+    page.context.close()
+    wide.context.close()

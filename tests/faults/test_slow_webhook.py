@@ -28,7 +28,7 @@ from standardwebhooks.webhooks import Webhook
 from engine.core import SYSTEM
 from service.domain import prefs
 from tests.client import Kurier, Player, wait_for_version
-from tests.notify_stack import NotifyStack
+from tests.notify_stack import NotifyStack, webhook_stack
 from tests.receivers import HookSink, SlowSink, wait_for
 from workers import webhooks
 
@@ -40,11 +40,8 @@ TOTAL = 45.0  # seconds: the whole test
 
 @pytest.fixture
 def stack() -> Iterator[NotifyStack]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("KURIER_WEBHOOK_ALLOW", "loopback")  # the API's URL check, in this process
-        stack = NotifyStack(retry_schedule=str(RETRY), env={"KURIER_WEBHOOK_TIMEOUT": str(CAP)})
-        yield stack.start()
-        stack.stop()
+    with webhook_stack(retry_schedule=str(RETRY), env={"KURIER_WEBHOOK_TIMEOUT": str(CAP)}) as s:
+        yield s
 
 
 @pytest.fixture

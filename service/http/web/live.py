@@ -2,8 +2,8 @@
 board (``?live=1``) and the board alone at a URL per version and viewer, which a browser keeps
 (``immutable``) — so an update costs the page's words, and the picture only when it changed.
 
-Both are compressed here when the browser accepts gzip: the pages are otherwise sent as they
-are, but these travel on every move to every open page.
+Both are compressed here when the browser accepts gzip, and so is the game page itself (the
+wargame's carries its map inline): the other pages are sent as they are.
 """
 
 from __future__ import annotations

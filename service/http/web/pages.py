@@ -126,6 +126,7 @@ VALUE_WORDS = (
 )
 #: The notification types as the settings page names them (prefs.EVENT_TYPES, shortened).
 EVENT_WORDS = (
+    N_("invited"),
     N_("seats filled"),
     N_("started"),
     N_("turn started"),
@@ -715,11 +716,11 @@ def game(game_id: str) -> Any:
         abort(404)
     live = request.args.get("live") == "1"  # kurier.js's update in place: no board inline
     page = game_page.context(store(), record, entries, g.get("web_session"), language(), live)
-    if live:
-        return live_page.compressed(
-            render_template("game.html", **page), "text/html", "private, no-store"
-        )
-    return render_template("game.html", **page)
+    # Compressed whole too: the wargame's page carries its map inline (about 560 KB, 60 KB
+    # gzipped), too much for a phone.
+    return live_page.compressed(
+        render_template("game.html", **page), "text/html", "private, no-store"
+    )
 
 
 @blp.get("/games/<game_id>/table.svg")

@@ -33,7 +33,8 @@ def panel(
     game = record.game
     rules = game.rules  # type: ignore[attr-defined]
     board = game.board  # type: ignore[attr-defined]
-    status = targets.status(rules, game.load(record.state))
+    state = game.load(record.state)
+    status = targets.status(rules, state)
     waiting = sorted({d["seat"] for d in view["pending"] if 0 <= d["seat"] < len(names)})
     out: dict[str, Any] = {
         **status,
@@ -42,6 +43,12 @@ def panel(
         "step_name": _(game.step_names.get(status["step"], status["step"])),
         "waiting": [names[s] for s in waiting],
         "orders": None,
+        # The map's layers drawn on demand (wargame.js): the zones of control, and the
+        # counters moved in this movement phase (the view's own "moved", public).
+        "layers": {
+            "zoc": targets.zones(rules, state),
+            "moved": {u: info["hex"] for u, info in view["units"].items() if info.get("moved")},
+        },
     }
     if seat is not None and 0 <= seat < len(view["sides"]):
         out["orders"] = _orders(view, view["sides"][seat])

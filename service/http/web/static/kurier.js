@@ -20,7 +20,13 @@
   // poller stopped asking while it was set: one letter typed in the chat (even deleted again)
   // silently ended live updates. Now nothing stops them: the chat box is kept as it is.
   var waiting = false;
+  // The newest version a stream entry named while an update was under way. A player's own
+  // move is shown twice otherwise: once from its answer (kurier:played), then again when the
+  // stream's entry for it arrives mid-update, a second redraw of the same version that threw
+  // away whatever the player had picked in between.
+  var named = 0;
   function moved(next) {
+    if (next) { named = Math.max(named, Number(next)); }
     prefetch(next);
     if (staging()) { waiting = true; return; }
     update();
@@ -103,7 +109,12 @@
         document.dispatchEvent(new CustomEvent("kurier:updated"));  // notify.js
         connection(online);
         updating = false;
-        if (waiting) { waiting = false; update(); return; }
+        var newer = !named || named > Number(version);  // a poll names none: ask again
+        named = 0;
+        if (waiting) {
+          waiting = false;
+          if (newer) { update(); return; }
+        }
         start();
       }).catch(function (why) {
         updating = false;

@@ -55,7 +55,7 @@
     if (notifying()) {
       var shown = new Notification(box.getAttribute("data-title"), {
         body: box.getAttribute("data-body"),
-        tag: "kurier-turn-" + box.getAttribute("data-game")
+        tag: "kurier-turn-" + box.getAttribute("data-notify-game")
       });
       shown.onclick = function () { window.focus(); shown.close(); };
     }

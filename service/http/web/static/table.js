@@ -33,6 +33,14 @@ window.kurierTableKit = {
       before.insertAdjacentElement("beforebegin", note);
     }
     note.textContent = text || "refused";
+  },
+  button: function (label, onClick, cls) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label;
+    if (cls) { b.className = cls; }
+    b.addEventListener("click", onClick);
+    return b;
   }
 };
 // kurierTableInit runs on load and again after kurier.js swapped a newer version in.
@@ -81,14 +89,7 @@ window.kurierTableInit = function () {
   function sameCards(a, b) {
     return a.length === b.length && a.slice().sort().join() === b.slice().sort().join();
   }
-  function button(label, onClick, cls) {
-    var b = document.createElement("button");
-    b.type = "button";
-    b.textContent = label;
-    if (cls) { b.className = cls; }
-    b.addEventListener("click", onClick);
-    return b;
-  }
+  var button = window.kurierTableKit.button;
   function clearTargets() {
     if (!svg) { return; }
     svg.querySelectorAll(".legal").forEach(function (el) {

@@ -9,7 +9,7 @@
   "use strict";
   var NS = "http://www.w3.org/2000/svg";
   // Zoom and pan outlive an update in place (the map is swapped for the new version's).
-  var view = { scale: 1, x: 0, y: 0, full: false };
+  var view = { scale: 1, x: 0, y: 0, full: false, fitted: false };
   var MAX_SCALE = 12;
 
   function el(name, attrs) {
@@ -17,14 +17,7 @@
     Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
     return node;
   }
-  function button(label, onClick, cls) {
-    var b = document.createElement("button");
-    b.type = "button";
-    b.textContent = label;
-    if (cls) { b.className = cls; }
-    b.addEventListener("click", onClick);
-    return b;
-  }
+  var button = window.kurierTableKit.button;
 
   // -- Zoom and pan: wheel, pinch, drag, +/- buttons, keyboard, full screen ----------------
   function zoom(box) {
@@ -41,14 +34,64 @@
       svg.setAttribute("width", String(b.width));
       svg.setAttribute("height", String(b.height));
     }
-    function apply() {
+    var buttons = box.querySelector(".zoom-buttons");
+    // The map's window: the box less the zoom buttons' bar under it (in the flow, not over it).
+    function height() { return box.clientHeight - (buttons ? buttons.offsetHeight : 0); }
+    function apply(jump) {
       view.scale = Math.min(MAX_SCALE, Math.max(1, view.scale));
-      var w = box.clientWidth, h = box.clientHeight;
+      var w = box.clientWidth, h = height();
       var cw = layer.offsetWidth * view.scale, ch = layer.offsetHeight * view.scale;
       view.x = cw <= w ? (w - cw) / 2 : Math.min(0, Math.max(w - cw, view.x));
       view.y = ch <= h ? (h - ch) / 2 : Math.min(0, Math.max(h - ch, view.y));
       layer.style.transform = "translate(" + view.x + "px," + view.y + "px) scale(" + view.scale + ")";
       box.dataset.scale = view.scale.toFixed(2);
+      frameMini();
+      if (!jump) { moving(); }  // a jump (wgZoomTo) is drawn sharp at once
+    }
+    // While the map moves it is composited (scaled as drawn: a frame costs no new drawing of
+    // its thousands of elements); 250 ms after the last move it is drawn again at its scale.
+    var rest = null;
+    function moving() {
+      layer.classList.add("wg-moving");
+      clearTimeout(rest);
+      rest = setTimeout(function () { layer.classList.remove("wg-moving"); }, 250);
+    }
+    // The mini-map: the picture's own #map drawn again small (an SVG <use>, no second copy to
+    // send), in the box's bottom left corner, with the part in view framed; a tap there centres the map on
+    // that place. Toggled as a layer.
+    var mini = null, miniFrame = null, whole = map ? map.getBBox() : null;
+    if (whole && whole.width > 0) {
+      mini = document.createElement("div");
+      mini.className = "wg-minimap";
+      mini.setAttribute("aria-hidden", "true");  // the keyboard pans with the arrow keys
+      mini.style.aspectRatio = whole.width + " / " + whole.height;
+      var small = el("svg", { viewBox: [whole.x, whole.y, whole.width, whole.height].join(" ") });
+      small.appendChild(el("use", { href: "#map" }));
+      miniFrame = document.createElement("div");
+      miniFrame.className = "wg-minimap-frame";
+      mini.appendChild(small);
+      mini.appendChild(miniFrame);
+      box.appendChild(mini);
+      mini.addEventListener("pointerdown", function (e) {
+        e.stopPropagation();
+        var r = mini.getBoundingClientRect();
+        box.wgZoomTo(whole.x + (e.clientX - r.left) / r.width * whole.width,
+          whole.y + (e.clientY - r.top) / r.height * whole.height, Math.max(view.scale, 3));
+      });
+    }
+    function frameMini() {
+      if (!mini || !svg) { return; }
+      var vb = svg.viewBox.baseVal, k = layer.offsetWidth / vb.width * view.scale;
+      if (!k) { return; }
+      mini.style.bottom = (box.clientHeight - height() + 6) + "px";
+      var m = mini.clientWidth / whole.width;
+      var x = vb.x - view.x / k, y = vb.y - view.y / k;
+      var left = Math.max(0, (x - whole.x) * m), top = Math.max(0, (y - whole.y) * m);
+      var right = Math.min(mini.clientWidth, (x + box.clientWidth / k - whole.x) * m);
+      var bottom = Math.min(mini.clientHeight, (y + height() / k - whole.y) * m);
+      miniFrame.style.transform = "translate(" + left + "px," + top + "px)";
+      miniFrame.style.width = Math.max(2, right - left) + "px";
+      miniFrame.style.height = Math.max(2, bottom - top) + "px";
     }
     function zoomAt(factor, cx, cy) {
       var next = Math.min(MAX_SCALE, Math.max(1, view.scale * factor));
@@ -57,8 +100,7 @@
       view.scale = next;
       apply();
     }
-    function centre(factor) { zoomAt(factor, box.clientWidth / 2, box.clientHeight / 2); }
-    var buttons = box.querySelector(".zoom-buttons");
+    function centre(factor) { zoomAt(factor, box.clientWidth / 2, height() / 2); }
     buttons.querySelector(".zoom-in").addEventListener("click", function () { centre(1.6); });
     buttons.querySelector(".zoom-out").addEventListener("click", function () { centre(1 / 1.6); });
     var full = button("\u2922", function () {
@@ -87,7 +129,7 @@
       if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
     });
     box.addEventListener("pointerdown", function (e) {
-      if (e.target.closest(".zoom-buttons")) { return; }
+      if (e.target.closest(".zoom-buttons, .wg-minimap")) { return; }
       pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
       moved = 0;
       var ids = Object.keys(pointers);
@@ -121,23 +163,93 @@
       if (moved > 12 && !e.target.closest(".zoom-buttons")) { e.stopPropagation(); e.preventDefault(); }
       moved = 0;
     }, true);
-    window.addEventListener("resize", apply);
+    window.addEventListener("resize", function () { apply(); });
+    // On a phone the box is most of the screen's height (kurier.css) and the map, wider than
+    // tall, would fill a third of it at full width: it opens zoomed to fill the box's height
+    // (the middle of the empire; zoom out or 0 for the whole width). Once: an update in place
+    // keeps the player's zoom.
+    if (!view.fitted && box.clientWidth < 600 && layer.offsetHeight > 0) {
+      view.fitted = true;
+      var fill = height() / layer.offsetHeight;
+      if (fill > 1) {
+        view.scale = fill;
+        view.x = (box.clientWidth - layer.offsetWidth * fill) / 2;
+        view.y = 0;
+      }
+    }
     apply();
     box.wgZoomTo = function (x, y, scale) {  // centre SVG point (x, y) at this scale
       var vb = svg.viewBox.baseVal;
       var k = layer.offsetWidth / vb.width;
       view.scale = scale;
       view.x = box.clientWidth / 2 - (x - vb.x) * k * scale;
-      view.y = box.clientHeight / 2 - (y - vb.y) * k * scale;
-      apply();
+      view.y = height() / 2 - (y - vb.y) * k * scale;
+      apply(true);
     };
+  }
+
+  // -- Layers: zones of control, regions, rivers, cities on demand; this phase's moves -------
+  // Which layers are hidden or shown outlives an update in place, as the zoom does.
+  var shown = { zoc: false, regions: true, rivers: true, cities: true, minimap: true };
+  function layers(box) {
+    var svg = box.querySelector(".zoom svg");
+    var buttons = box.querySelector(".zoom-buttons");
+    if (!svg || !buttons || box.dataset.wgLayers) { return; }
+    box.dataset.wgLayers = "1";
+    var data = JSON.parse(box.dataset.layers || "{}");
+    var names = JSON.parse(box.dataset.layerNames || "{}");
+    var firstUnit = svg.querySelector("g[id^='unit-']");
+    function hexPoints(label) {
+      var shape = svg.querySelector("[id='hex-" + label + "'] polygon");
+      return shape && shape.getAttribute("points");
+    }
+    function group(id, cls, labels) {  // hex outlines under the counters, from the map's own
+      var g = el("g", { id: id, "class": cls, "pointer-events": "none" });
+      (labels || []).forEach(function (label) {
+        var points = hexPoints(label);
+        if (points) { g.appendChild(el("polygon", { points: points, "data-hex": label })); }
+      });
+      if (firstUnit) { firstUnit.parentNode.insertBefore(g, firstUnit); } else { svg.appendChild(g); }
+      return g;
+    }
+    var zoc = data.zoc || {};
+    group("wg-zoc-roman", "wg-zoc wg-zoc-roman", zoc.roman);
+    group("wg-zoc-barbarian", "wg-zoc wg-zoc-barbarian", zoc.barbarian);
+    // This phase's moves: the hexes of the counters moved in this movement phase (the last
+    // move is the picture's own mark).
+    var moved = data.moved || {};
+    Object.keys(moved).forEach(function (unit) {
+      var g = svg.querySelector("[id='unit-" + unit + "']");
+      if (g) { g.classList.add("wg-moved-unit"); }
+    });
+    group("wg-moved", "wg-moved", Object.keys(moved).map(function (unit) { return moved[unit]; }));
+    var bar = document.createElement("div");
+    bar.className = "wg-layers";
+    bar.setAttribute("role", "group");
+    bar.setAttribute("aria-label", names.layers || "Layers");
+    Object.keys(shown).forEach(function (key) {
+      var b = button(names[key] || key, function () {
+        shown[key] = !shown[key];
+        apply();
+      }, "wg-layer wg-layer-" + key);
+      bar.appendChild(b);
+    });
+    function apply() {
+      Object.keys(shown).forEach(function (key) {
+        box.classList.toggle("wg-hide-" + key, !shown[key]);
+        bar.querySelector(".wg-layer-" + key).setAttribute("aria-pressed", shown[key] ? "true" : "false");
+      });
+    }
+    buttons.insertBefore(bar, buttons.firstChild);
+    apply();
   }
 
   // -- The table ---------------------------------------------------------------------------
   function init() {
     window.kurierWargame = null;
     var box = document.querySelector(".wargame-board");
-    if (box) { zoom(box); }
+    // The layer toggles first: they widen the zoom buttons' bar, which the map's fit measures.
+    if (box) { layers(box); zoom(box); }
     var dataNode = document.getElementById("wargame-data");
     var page = document.querySelector("[data-game]");
     var svg = box && box.querySelector("svg");
