@@ -7,7 +7,9 @@ import random
 import uuid
 from typing import Any
 
+from engine.attika import targets
 from engine.verify import verify_record
+from service.common.problems import Problem
 from service.domain import games
 from service.store import Store
 from tests.client import Kurier, Player, play_to_end, wait_for_version
@@ -160,3 +162,29 @@ def _deadline() -> float:
     import time
 
     return time.monotonic() + 30
+
+
+def test_a_part_that_draws_is_not_tried(kurier: Kurier, store: Store) -> None:
+    """The web table's trial plays on the whole state, hidden parts included: a part that
+    turns a building up (or draws a tile or cards) would show what it draws before it is sent,
+    and could be taken back. It is refused untried (``draws-hidden``, with its index), and so
+    is all after it; what draws nothing is tried as before."""
+    game_id, seated = kurier.new_game(2, seed="draws-hidden", game_type="attika")
+    mover, _view = _mover(kurier, game_id, seated)
+    record = store.get_game(game_id)
+    seat = record.seat_of(mover.id)
+    assert seat is not None
+    legal = [a["notation"] for a in games.legal_actions(record, seat)["actions"]]
+    reveal = next(n for n in legal if n.startswith("reveal "))
+    build = next(n for n in legal if n.startswith("build "))
+    assert games.staged_record(record, seat, [build], targets.DRAWS).version == record.version
+    for moves in ([reveal], [reveal, "store"]):
+        try:
+            games.staged_record(record, seat, moves, targets.DRAWS)
+        except Problem as refused:
+            assert refused.problem_code == "draws-hidden"
+            assert refused.extra == {"index": 0, "draws": True}
+        else:
+            raise AssertionError(f"{moves} tried")
+    # Without the game's draws (the API's own legal actions), the trial goes on as before.
+    assert games.staged_record(record, seat, [reveal]).version == record.version

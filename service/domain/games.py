@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import secrets
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction, Rejoin, Resign, Translator
@@ -476,15 +476,34 @@ def staged(record: GameRecord, seat: int, moves: list[str]) -> dict[str, Any]:
     return legal_actions(staged_record(record, seat, moves), seat) | {"version": record.version}
 
 
-def staged_record(record: GameRecord, seat: int, moves: list[str]) -> GameRecord:
+def staged_record(
+    record: GameRecord, seat: int, moves: list[str], draws: Collection[str] = ()
+) -> GameRecord:
     """A copy of ``record`` with ``moves`` applied, never stored: ``staged``'s trial, for a
-    page that reads more of it than the legal actions (what a build costs after them)."""
+    page that reads more of it than the legal actions (what a build costs after them).
+
+    ``draws``: the game's event kinds that show what nobody has seen yet (a building turned
+    up from a stack, a map tile or cards drawn: engine/<game>/targets.py ``DRAWS``). The trial
+    plays on the whole state, hidden parts included, so what follows such a move would tell
+    the player what they would draw, and they could take it back and choose again: a move
+    that draws is refused here (409 ``draws-hidden``, ``index`` and ``draws``), and the page
+    sends it with the parts before it instead (Confirm), then stages on the state that shows
+    what was drawn."""
     if record.status != "active" or record.state is None:
         raise Problem(409, "game-not-active", f"the game is {record.status}")
     trial = copy.deepcopy(record)
     game = trial.game
     state = game.load(trial.state or {})
-    _play_in_order(trial, game, state, seat, list(moves), trial.version + 1)
+    changes = _play_in_order(trial, game, state, seat, list(moves), trial.version + 1)
+    for index, change in enumerate(changes):
+        if any(event["kind"] in draws for event in change.events):
+            raise Problem(
+                409,
+                "draws-hidden",
+                N_("a part that draws is sent with Confirm, not tried"),
+                index=index,
+                draws=True,
+            )
     return trial
 
 

@@ -775,7 +775,7 @@ def staged(game_id: str) -> Any:
     moves = [m[:200] for m in request.args.getlist("m")][: games.MAX_ACTIONS]
     try:
         with i18n.speaking(language()):
-            trial = games.staged_record(record, seat, moves)
+            trial = games.staged_record(record, seat, moves, table.draws(record.type))
             legal = games.legal_actions(trial, seat) | {"version": record.version}
             focus = request.args.get("unit", "")[:40]  # a wargame counter picked up
             return jsonify(table.actions(trial, legal, seat, focus))

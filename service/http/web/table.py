@@ -40,6 +40,12 @@ def on_board(game_type: str) -> bool:
     return game_type in TABLES
 
 
+def draws(game_type: str) -> frozenset[str]:
+    """The game's events that show what nobody has seen yet (its targets table's ``DRAWS``):
+    a part that brings one is sent, not tried (games.staged_record)."""
+    return getattr(TABLES[game_type], "DRAWS", frozenset())
+
+
 def actions(
     record: GameRecord, legal: Mapping[str, Any], seat: int | None = None, focus: str = ""
 ) -> dict[str, Any]:
