@@ -84,6 +84,17 @@
         var fresh = got[0], picture = got[1];
         var main = document.querySelector("main");
         if (!fresh || !main) { window.location.reload(); return; }
+        var same = fresh.querySelector("[data-game]");
+        if (same && same.getAttribute("data-version") === String(version)) {
+          // The version shown already (asked for twice: a move's answer and the stream's
+          // entries for it, or two streams): nothing changed, and a swap would re-draw the
+          // table, dropping what the player picked or staged since.
+          updating = false;
+          waiting = false;
+          named = 0;
+          start();
+          return;
+        }
         var slot = fresh.querySelector(".zoom[data-board]");
         if (slot && picture) { slot.textContent = ""; slot.appendChild(picture); }
         var talk = main.querySelector("form[action$='/say']");

@@ -56,6 +56,13 @@ window.kurierTableInit = function () {
   var current = data.table;
   var staged = [], before = [], stagedTargets = [], stagedActions = [];
   var pick = null, chosen = [], busy = false;
+  // The last staged part draws what nobody has seen yet (a building turned up, a map tile or
+  // cards drawn): the server does not try it (what would follow tells what is drawn, and the
+  // player could take it back and choose again), so nothing may be staged after it; Confirm
+  // sends it with the parts before it and the turn goes on on the state that shows the draw.
+  var draws = false;
+  // Brings the lit places into the board's visible frame (set by zoom() below).
+  var fit = function () {};
   // A map tile (Attika): the rotation shown, and the place pointed at before it is chosen.
   var tileRot = 0, pointed = null;
   var svg = document.querySelector(".table-board svg");
@@ -154,6 +161,8 @@ window.kurierTableInit = function () {
       document.body.classList.toggle("staging", staged.length > 0);
       bar.querySelector(".staged-text").textContent = staged.join(" · ") +
         (current.actions.length ? "" : " \u2714");
+      var note = bar.querySelector(".draws-note");
+      if (note) { note.hidden = !draws; }
       bar.querySelector(".confirm").disabled = busy;
       bar.querySelector(".confirm").hidden = !staged.length;
       bar.querySelector(".undo").hidden = !staged.length;
@@ -288,6 +297,7 @@ window.kurierTableInit = function () {
     var options = picks[p] || [];
     if (options.length === 1 && !options[0].target && !options[0].cards) { stage(options[0]); return; }
     render();
+    fit();
     var first = svg && svg.querySelector(".legal");
     if (first && document.activeElement && document.activeElement.closest(".pieces")) {
       // Keyboard players go on to the board; pointer users keep their place.
@@ -313,8 +323,13 @@ window.kurierTableInit = function () {
     window.kurierTableKit.ask(game, staged)
       .then(function (got) {
         busy = false;
-        if (!got[0]) { undo(); showError(got[1].error); return; }
-        current = got[1];
+        if (!got[0] && got[1].draws) {
+          // Kept staged, untried: nothing follows it before Confirm (see ``draws``).
+          draws = true;
+          current = Object.assign({}, current, { actions: [], tile: null });
+        } else if (!got[0]) { undo(); showError(got[1].error); return; } else {
+          current = got[1];
+        }
         render();
         if (!current.actions.length && !confirmFirst()) { confirm(); }
       }).catch(function () { busy = false; undo(); });
@@ -327,6 +342,7 @@ window.kurierTableInit = function () {
     var back = before.pop();
     current = back.table;
     stagedTargets = back.targets;
+    draws = false;
     pick = null;
     chosen = [];
     render();
@@ -343,6 +359,7 @@ window.kurierTableInit = function () {
     window.kurierTableKit.send(game, staged)
       .then(function (got) {
         busy = false;
+        draws = false;
         if (!got[0]) { showError(got[1].error); staged = []; before = []; stagedTargets = []; stagedActions = []; current = data.table; render(); return; }
         staged = []; before = []; stagedTargets = []; stagedActions = [];
         document.dispatchEvent(new CustomEvent("kurier:played", { detail: got[1] }));
@@ -427,6 +444,55 @@ window.kurierTableInit = function () {
       y = cy - (cy - y) * next / scale;
       scale = next;
       apply();
+    }
+    // The lit places of a piece just picked, brought into view the way a map app fits its
+    // results: a phone's picture is cut to the map's box, so it is widened to hold them (as
+    // little as needed); then, if any lies outside the zoomed frame, the board is panned so
+    // that they show, and zoomed out only when they do not fit at the player's zoom.
+    fit = function () {
+      var lit = svg ? Array.prototype.slice.call(svg.querySelectorAll(".legal")) : [];
+      if (!lit.length) { return; }
+      var view = svg.viewBox.baseVal, pad = 12;
+      var b = lit.map(function (el) { return el.getBBox(); }).reduce(function (u, r) {
+        return [Math.min(u[0], r.x), Math.min(u[1], r.y), Math.max(u[2], r.x + r.width), Math.max(u[3], r.y + r.height)];
+      }, [Infinity, Infinity, -Infinity, -Infinity]);
+      if (view && view.width && (b[0] < view.x || b[1] < view.y || b[2] > view.x + view.width || b[3] > view.y + view.height)) {
+        var x0 = Math.min(view.x, b[0] - pad), y0 = Math.min(view.y, b[1] - pad);
+        var x1 = Math.max(view.x + view.width, b[2] + pad), y1 = Math.max(view.y + view.height, b[3] + pad);
+        svg.setAttribute("viewBox", [x0, y0, x1 - x0, y1 - y0].join(" "));
+        svg.setAttribute("width", String(x1 - x0));
+        svg.setAttribute("height", String(y1 - y0));
+      }
+      // In the layer's own (unzoomed) pixels: where the lit places are, and the frame shown.
+      var frame = box.getBoundingClientRect();
+      var w = box.clientWidth, h = layer.getBoundingClientRect().height / scale;
+      var buttons = box.querySelector(".zoom-buttons");
+      var shownH = Math.min(h, buttons ? buttons.getBoundingClientRect().top - frame.top : h);
+      var l = [Infinity, Infinity, -Infinity, -Infinity];
+      lit.forEach(function (el) {
+        var r = el.getBoundingClientRect();
+        l = [Math.min(l[0], (r.left - frame.left - x) / scale), Math.min(l[1], (r.top - frame.top - y) / scale),
+          Math.max(l[2], (r.right - frame.left - x) / scale), Math.max(l[3], (r.bottom - frame.top - y) / scale)];
+      });
+      var m = 4;
+      var inside = x + scale * l[0] >= 0 && x + scale * l[2] <= w && y + scale * l[1] >= 0 && y + scale * l[3] <= shownH;
+      if (inside) { onScreen(frame.top + y + scale * l[1], frame.top + y + scale * l[3]); return; }
+      var next = Math.max(1, Math.min(scale, (w - 2 * m) / (l[2] - l[0]), (shownH - 2 * m) / (l[3] - l[1])));
+      // Keep the middle of what is shown where it can; then move just enough.
+      var nx = w / 2 - next * (w / 2 - x) / scale, ny = shownH / 2 - next * (shownH / 2 - y) / scale;
+      if (nx + next * l[0] < m) { nx = m - next * l[0]; }
+      if (nx + next * l[2] > w - m) { nx = w - m - next * l[2]; }
+      if (ny + next * l[1] < m) { ny = m - next * l[1]; }
+      if (ny + next * l[3] > shownH - m) { ny = shownH - m - next * l[3]; }
+      scale = next; x = nx; y = ny;
+      apply();
+      onScreen(frame.top + y + scale * l[1], frame.top + y + scale * l[3]);
+    };
+    // The page scrolled (a phone): the lit places' rows brought on screen, above a fixed bar.
+    function onScreen(top, bottom) {
+      var foot = window.innerHeight;
+      if (bar && !bar.hidden && window.getComputedStyle(bar).position === "fixed") { foot = bar.getBoundingClientRect().top; }
+      if (top < 0) { window.scrollBy(0, top - 8); } else if (bottom > foot) { window.scrollBy(0, Math.min(top - 8, bottom - foot + 8)); }
     }
     box.querySelector(".zoom-in").addEventListener("click", function () { zoomAt(1.5, box.clientWidth / 2, box.clientHeight / 2); });
     box.querySelector(".zoom-out").addEventListener("click", function () { zoomAt(1 / 1.5, box.clientWidth / 2, box.clientHeight / 2); });
