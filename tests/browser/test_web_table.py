@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError
 
 from tests.browser.conftest import navigate
 from tests.browser.test_web_seats import _signed_in
@@ -167,7 +166,6 @@ def test_three_players_play_attila_on_the_board(
     pages.append(_phone(browser, base_url, players[2]))
     for page in pages:
         navigate(page, url)
-        page.evaluate(_WATCH_UPDATES)
     spectator, bodies = _spectator(browser, url)
     rng = random.Random(7)
     undo_once = [False]
@@ -271,31 +269,31 @@ def test_a_lost_connection_shows_and_recovers(browser: Any, base_url: str, worke
     page.context.close()
 
 
-#: A whole Attika game by clicks, bounded: its Confirms (a turn, or a turn's parts up to a
-#: map tile) and its seconds.
-ATTIKA_CONFIRMS = 200
-ATTIKA_SECONDS = 360
+#: A whole Attika game by clicks, bounded: its Confirms (a turn, or a turn's parts up to one
+#: that draws) and its seconds.
+ATTIKA_CONFIRMS = 400
+ATTIKA_SECONDS = 900
 
 #: What the test looks at to steer, as a player looks before choosing: each building it may
-#: build (a piece of the storage board, or the one just revealed: a piece, or a button among
-#: the choices when its reveal is only staged), picked and dropped again, with the sites that
-#: light up for it. Not a choice: the choice is then clicked (the building, then the site).
-_SITES = """() => Array.from(document.querySelectorAll(".pieces [data-pick^='building:']:enabled"))
-  .map(el => {
-    el.click();
-    const sites = Array.from(document.querySelectorAll('.board-svg .legal')).map(h => h.id);
-    el.click();
-    return [el.dataset.pick, sites];
-  })"""
+#: build (a piece of the storage board, or the one just revealed) with its sites, as the page
+#: holds them (what lights up when it is picked). Not a choice: the choice is then clicked
+#: (the building, then the lit site).
+_SITES = """() => window.kurierTable.actions()
+  .filter(([pick, site]) => pick.startsWith('building:') && site
+    && document.querySelector(`.pieces [data-pick='${pick}']:enabled`))"""
 
 
-#: The lit places whose middle is inside the board's frame (those a player can see and tap).
-_IN_FRAME = """() => {
-  const frame = document.querySelector('.table-board').getBoundingClientRect();
-  return Array.from(document.querySelectorAll('.board-svg .legal')).filter(el => {
-    const r = el.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
-    return r.width > 0 && x > frame.left && x < frame.right && y > frame.top && y < frame.bottom;
-  }).map(el => el.id);
+#: The lit places not wholly inside the board's visible frame (the box above its zoom
+#: buttons), and how many are lit.
+_OUT_OF_FRAME = """() => {
+  const box = document.querySelector('.table-board').getBoundingClientRect();
+  const foot = document.querySelector('.table-board .zoom-buttons').getBoundingClientRect().top;
+  const lit = Array.from(document.querySelectorAll('.board-svg .legal'));
+  return [lit.length, lit.filter(el => {
+    const r = el.getBoundingClientRect();
+    return !(r.width > 0 && r.left >= box.left && r.right <= box.right && r.top >= box.top
+      && r.bottom <= foot);
+  }).map(el => el.id)];
 }"""
 
 
@@ -334,28 +332,10 @@ def _place_tile(page: Any, rng: random.Random, exercise: bool) -> None:
     the Rotate button (previewed in place), then placed; later ones at a random lit centre."""
     page.locator(".choices [data-pick='tile']").click()
     anchors = page.locator(".board-svg .legal")
-    for _again in range(3):  # a second update in place of the same version re-draws the
-        if anchors.count():  # table, dropping the selection (kurier.js): select again
-            break
-        page.wait_for_timeout(300)
-        page.locator(".choices [data-pick='tile']").click()
     assert anchors.count() > 1
+    assert page.evaluate(_OUT_OF_FRAME)[1] == []  # every place in view, on a phone too
     if not exercise:
-        # A centre in the board's frame is tapped; on a phone the picture is cut to the map's
-        # box (table.js), so the places round it may all lie outside: then the keyboard's way,
-        # a lit place focused (Tab) and Enter.
-        shown = page.evaluate(_IN_FRAME)
-        with contextlib.suppress(PlaywrightError):  # under the Confirm bar: the keyboard
-            if shown:
-                page.locator(f".board-svg [id='{rng.choice(shown)}']").click(timeout=3000)
-                return
-        _idle(page)
-        if any(m.startswith("tile ") for m in page.evaluate("window.kurierTable.staged()")):
-            return  # the click went through after all
-        if not anchors.count():
-            page.locator(".choices [data-pick='tile']").click()
-        anchors.nth(rng.randrange(anchors.count())).focus()
-        page.keyboard.press("Enter")
+        anchors.nth(rng.randrange(anchors.count())).click()
         return
     assert page.locator(".board-svg .open-hex").count() > anchors.count()
     anchors.nth(anchors.count() // 2).hover()
@@ -378,11 +358,9 @@ def _attika_part(page: Any, steer: _Steer, seen: dict[str, int], first_tile: boo
     enabled = page.locator(".pieces [data-pick]:enabled")
     picks = [enabled.nth(i).get_attribute("data-pick") for i in range(enabled.count())]
     if "tile" in picks:
-        if not page.locator(".board-svg .open-hex").count():
-            # Drawn by a part only staged (the last reveal of a stack): the picture has no
-            # places round the map for it yet (the server draws them for the state shown).
-            # Confirm what is staged; the page then shows them (the turn goes on).
-            return "confirm"
+        # Drawn by a part sent with Confirm (a draw is never tried): the picture shows the
+        # places round the map for it.
+        assert page.locator(".board-svg .open-hex").count()
         _place_tile(page, steer.rng, exercise=first_tile)
         seen["tile"] += 1
         return "tile"
@@ -391,11 +369,11 @@ def _attika_part(page: Any, steer: _Steer, seen: dict[str, int], first_tile: boo
         for m in page.evaluate("window.kurierTable.staged()")
         if m.startswith("build ")
     }
-    sites = [(pick, site) for pick, lit in page.evaluate(_SITES) for site in lit]
+    sites = [(pick, site) for pick, site in page.evaluate(_SITES)]
     if sites:
         pick, site = min(sites, key=lambda p: steer.score(_hex(p[1]), own))
         page.locator(f".pieces [data-pick='{pick}']").click()
-        lit = page.locator(f".board-svg [id='{site}']")
+        lit = page.locator(f".board-svg .legal[id='{site}']")
         if not seen["build"]:  # what building there costs, said when pointed at
             lit.hover()
             assert "costs" in page.locator(".target-info").inner_text()
@@ -421,21 +399,12 @@ def _attika_part(page: Any, steer: _Steer, seen: dict[str, int], first_tile: boo
     return "end"
 
 
-#: When the page last showed a new state in place (kurier.js's event), kept across updates.
-_WATCH_UPDATES = (
-    "() => { window.lastUpdate = Date.now();"
-    " document.addEventListener('kurier:updated', () => { window.lastUpdate = Date.now(); }); }"
-)
-
-
 def _shows_version(page: Any, version: int, table: bool = True) -> None:
     """Wait until the page shows this version, updated in place by the stream (no load), and
-    (``table``) its table is ready to be played on: no other update for 0.2 s (a move's answer
-    and the stream may each bring one, the second re-drawing the table)."""
+    (``table``) its table is ready to be played on."""
     page.wait_for_function(
         "([v, table]) => (document.querySelector('[data-game]') || {}).dataset?.version"
-        " === String(v) && (!table || (!!window.kurierTable"
-        " && Date.now() - window.lastUpdate > 200))",
+        " === String(v) && (!table || !!window.kurierTable)",
         arg=[version, table],
         timeout=15_000,
     )
@@ -455,11 +424,10 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
     pages = [_signed_in(browser, base_url, players[0]), _phone(browser, base_url, players[1])]
     for page in pages:
         navigate(page, url)
-        page.evaluate(_WATCH_UPDATES)
     spectator, bodies = _spectator(browser, url)
     rng = random.Random(11)
-    seen = {"tile": 0, "build": 0, "reveal": 0}
-    shots: set[int] = set()
+    seen = {"tile": 0, "build": 0, "reveal": 0, "draw": 0}
+    shots: set[int | str] = set()
     undone = False
     confirms = parts = 0
     deadline = time.monotonic() + ATTIKA_SECONDS
@@ -477,8 +445,6 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
                 break
             width = page.viewport_size["width"]
             part = _attika_part(page, steer, seen, first_tile=width not in shots)
-            if part == "confirm":
-                break
             _idle(page)
             if part == "tile" and width not in shots:  # a tile staged: one shot per size
                 _shot(
@@ -494,6 +460,13 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
                 undone = True
         else:
             raise AssertionError("a turn of more than 20 parts")
+        if page.locator(".confirm-bar .draws-note").is_visible():
+            # A part that draws (a building turned up, the tile after a stack's last): sent
+            # with Confirm, untried, and the turn goes on on the state that shows the draw.
+            seen["draw"] += 1
+            if "draw" not in shots and page.viewport_size["width"] == 390:
+                _shot(page, "attika-390-draws-light")
+                shots.add("draw")
         parts += len(page.evaluate("window.kurierTable.staged()"))
         page.locator(".confirm-bar .confirm").click()
         confirms += 1
@@ -505,7 +478,10 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
         assert new["version"] > view["version"], page.content()[:2000]
         view = new
     assert view["status"] == "finished", (confirms, seen, time.monotonic() - deadline)
-    assert seen["tile"] >= 2 and seen["build"] and len(shots) == 2 and undone
+    assert seen["tile"] >= 2 and seen["build"] and {390, 1280, "draw"} <= shots and undone
+    # Every map tile was drawn by a part sent before it (the last of a stack's, turned up and
+    # built or stored), then placed on the updated board.
+    assert seen["draw"] >= seen["reveal"] + seen["tile"]
     assert parts > confirms  # turns of several parts, each sent with one Confirm
     # The end, shown in place on both pages and the spectator's: the standings, best first.
     for page in (*pages, spectator):
@@ -518,3 +494,42 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
     assert len(bodies) > 10 and leaks(kurier, game_id, bodies, sealed=False) == []
     for page in (*pages, spectator):
         page.context.close()
+
+
+def test_a_phone_brings_the_lit_places_into_view(browser: Any, base_url: str, worker: Any) -> None:
+    """On a phone the board is zoomed in and panned to a corner; a building picked lights its
+    sites all over the map: the board pans and zooms out as little as needed so that every lit
+    site shows in its frame. A piece whose sites already show leaves the zoom as it is."""
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2, seed="table-attika-fit", game_type="attika")
+    seat = next(d["seat"] for d in kurier.view(game_id)["waiting_for"] if d["seat"] >= 0)
+    page = _phone(browser, base_url, players[seat])
+    navigate(page, f"{base_url}/games/{game_id}")
+    zoom = page.locator(".table-board .zoom")
+    for _in in range(3):
+        page.locator(".zoom-buttons .zoom-in").click()
+    box = page.locator(".table-board").bounding_box()
+    page.mouse.move(box["x"] + 40, box["y"] + 40)  # dragged to the map's top left corner
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] - 20, box["y"] + box["height"] - 80, steps=4)
+    page.mouse.up()
+    zoomed = zoom.evaluate("el => el.style.transform")
+    assert "scale(3.375)" in zoomed, zoomed
+    buildings = page.locator(".pieces .building-piece:enabled")
+    widest = 0
+    for i in range(buildings.count()):
+        buildings.nth(i).click()
+        lit, outside = page.evaluate(_OUT_OF_FRAME)
+        assert lit and outside == [], (buildings.nth(i).inner_text(), outside)
+        widest = max(widest, lit)
+        buildings.nth(i).click()  # dropped again
+    assert widest > 3
+    scale = float(zoom.evaluate("el => el.style.transform").split("scale(")[1].rstrip(")"))
+    assert 1 <= scale < 3.375  # zoomed out, as little as needed
+    # Sites that already show (the last building's, just fitted): the zoom and place are kept.
+    kept = zoom.evaluate("el => el.style.transform")
+    buildings.nth(buildings.count() - 1).click()
+    assert zoom.evaluate("el => el.style.transform") == kept
+    _shot(page, "attika-390-fit-light")
+    _shot(page, "attika-390-fit-dark", dark=True)
+    page.context.close()

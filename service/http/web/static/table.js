@@ -534,6 +534,11 @@ window.kurierTableInit = function () {
     box.addEventListener("pointercancel", up);
   })();
   render();
-  window.kurierTable = { staged: function () { return staged.slice(); } };
+  // What the page holds, read by the browser tests: the staged parts, and the legal actions
+  // now with their picks and places (what lights up when a piece is picked).
+  window.kurierTable = {
+    staged: function () { return staged.slice(); },
+    actions: function () { return current.actions.map(function (a) { return [a.pick, a.target || null]; }); }
+  };
 };
 document.addEventListener("DOMContentLoaded", window.kurierTableInit);
