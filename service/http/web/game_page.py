@@ -65,6 +65,7 @@ def context(
     with i18n.speaking(lang):
         play = table.actions(record, legal, seat) if (board and legal) else None
         pieces = table.pieces(record, view["view"], seat) if board else None
+        wargame = wargame_table.panel(record, view["view"], seat, record.names, entries)
     return dict(
         board=table.board_svg(record, entries, lang, table.open_hexes(record, legal))
         if board and not live
@@ -81,7 +82,7 @@ def context(
         table=play,
         places=table.places(record, view["view"]) if board else {},
         pieces=pieces,
-        wargame=wargame_table.panel(record, view["view"], seat, record.names),
+        wargame=wargame,
         game=view,
         title=record.game.title,
         seat=seat,

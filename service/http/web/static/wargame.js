@@ -244,12 +244,92 @@
     apply();
   }
 
+  // -- The last battle, marked step by step (wargame_table.battle) --------------------------
+  // Each step has its number on the map, as in the line under the status strip: the battle's
+  // hex and odds, the cards' result, a cross where a unit was eliminated, an arrow for each
+  // retreat and advance. A battle (or a step of it) not yet shown on this page appears one
+  // step after the other; the same marks after an update in place stand still.
+  var battleSeen = {};
+  function battleMarks(box) {
+    var svg = box.querySelector(".zoom svg");
+    var data = JSON.parse(box.dataset.layers || "{}").battle;
+    if (!svg || !data || !data.steps || svg.querySelector("#wg-battle")) { return; }
+    var g = el("g", { id: "wg-battle", "class": "wg-battle", "pointer-events": "none", "data-ref": data.ref || "" });
+    var defs = el("defs");
+    ["retreat", "advance"].forEach(function (kind) {
+      var m = el("marker", { id: "wg-arrow-" + kind, viewBox: "0 0 10 10", refX: "8", refY: "5",
+        markerWidth: "4", markerHeight: "4", orient: "auto-start-reverse", "class": "wg-arrowhead-" + kind });
+      m.appendChild(el("path", { d: "M0,0 L10,5 L0,10 z" }));
+      defs.appendChild(m);
+    });
+    g.appendChild(defs);
+    function box0(label) {
+      var shape = svg.querySelector("[id='hex-" + label + "'] polygon");
+      return shape ? shape.getBBox() : null;
+    }
+    function centre(b) { return [b.x + b.width / 2, b.y + b.height / 2]; }
+    var seen = battleSeen[data.ref] || 0;
+    var fresh = 0, perHex = {};
+    data.steps.forEach(function (step) {
+      var b = box0(step.hex);
+      if (!b) { return; }
+      var r = b.width / 2, c = centre(b);
+      var mark = el("g", { "class": "wg-mark wg-mark-" + step.kind, "data-step": step.n, "data-kind": step.kind });
+      var t = el("title");
+      t.textContent = step.n + ". " + step.text;
+      mark.appendChild(t);
+      if (step.kind === "battle") {
+        mark.appendChild(el("circle", { cx: c[0], cy: c[1], r: r * 0.95, "class": "wg-battle-ring" }));
+      } else if (step.kind === "eliminated") {
+        var k = r * 0.6;
+        mark.appendChild(el("path", { d: "M" + (c[0] - k) + "," + (c[1] - k) + " L" + (c[0] + k) + "," + (c[1] + k) +
+          " M" + (c[0] + k) + "," + (c[1] - k) + " L" + (c[0] - k) + "," + (c[1] + k), "class": "wg-cross" }));
+      } else if ((step.kind === "retreat" || step.kind === "advance") && box0(step.from)) {
+        var a = centre(box0(step.from));
+        // from near the start's centre to short of the end's, so both counters stay legible
+        var dx = c[0] - a[0], dy = c[1] - a[1];
+        mark.appendChild(el("line", { x1: a[0] + dx * 0.2, y1: a[1] + dy * 0.2, x2: a[0] + dx * 0.8, y2: a[1] + dy * 0.8,
+          "class": "wg-arrow", "marker-end": "url(#wg-arrow-" + step.kind + ")" }));
+        c = [a[0] + dx * 0.5, a[1] + dy * 0.5];  // its number on the arrow
+      }
+      // The step's number in a disc, the discs of one hex side by side along its top.
+      var moving = step.kind === "retreat" || step.kind === "advance";
+      var slot = perHex[step.hex] = (perHex[step.hex] || 0) + (moving ? 0 : 1);
+      var nx = moving ? c[0] : c[0] - r * 0.7 + (slot - 1) * r * 0.55;
+      var ny = moving ? c[1] : b.y + r * 0.15;
+      var disc = el("g", { "class": "wg-step-disc" });
+      disc.appendChild(el("circle", { cx: nx, cy: ny, r: r * 0.3 }));
+      var n = el("text", { x: nx, y: ny, "text-anchor": "middle", "dominant-baseline": "central", "font-size": r * 0.4 });
+      n.textContent = String(step.n);
+      disc.appendChild(n);
+      mark.appendChild(disc);
+      if (step.kind === "battle" || step.kind === "result" || step.kind === "loss") {
+        var words = step.kind === "battle" ? (data.column || "") : step.kind === "result" ? (data.result || "") : "\u2212" + step.points;
+        if (words) {
+          var w = el("text", { x: c[0], y: c[1] + r * (step.kind === "battle" ? -0.05 : 0.55), "text-anchor": "middle",
+            "dominant-baseline": "central", "font-size": r * 0.42, "class": "wg-mark-words" });
+          w.textContent = words;
+          mark.appendChild(w);
+        }
+      }
+      if (step.n > seen) {  // not yet shown here: one step after the other
+        mark.classList.add("wg-mark-new");
+        mark.style.animationDelay = (fresh * 0.7) + "s";
+        fresh += 1;
+      }
+      g.appendChild(mark);
+    });
+    battleSeen[data.ref] = Math.max(seen, data.steps.length);
+    svg.appendChild(g);
+  }
+
   // -- The table ---------------------------------------------------------------------------
   function init() {
     window.kurierWargame = null;
     var box = document.querySelector(".wargame-board");
     // The layer toggles first: they widen the zoom buttons' bar, which the map's fit measures.
     if (box) { layers(box); zoom(box); }
+    if (box) { battleMarks(box); }
     var dataNode = document.getElementById("wargame-data");
     var page = document.querySelector("[data-game]");
     var svg = box && box.querySelector("svg");
