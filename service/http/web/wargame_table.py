@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.attila_wargame import targets
 from engine.core import Event
+from engine.sentences import N_
 from service.common.i18n import say as _
 from service.common.i18n import say_word
 from service.pictures.attila_wargame_style import phase_names, round_name
@@ -87,10 +88,10 @@ def _orders(view: Mapping[str, Any], side: str) -> list[dict[str, str]]:
 _ACTIONS = ("move", "sealed")
 #: The battle's result codes (data: combat.result_codes) as the line says them.
 _RESULTS = {
-    "AR": "the attackers retreat",
-    "DR": "the defenders retreat",
-    "AE": "the attackers lose %(points)s each",
-    "DE": "the defenders lose %(points)s each",
+    "AR": N_("the attackers retreat"),
+    "DR": N_("the defenders retreat"),
+    "AE": N_("the attackers lose %(points)s each"),
+    "DE": N_("the defenders lose %(points)s each"),
 }
 
 

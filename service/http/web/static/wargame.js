@@ -245,10 +245,11 @@
   }
 
   // -- The last battle, marked step by step (wargame_table.battle) --------------------------
-  // Each step has its number on the map, as in the line under the status strip: the battle's
-  // hex and odds, the cards' result, a cross where a unit was eliminated, an arrow for each
-  // retreat and advance. A battle (or a step of it) not yet shown on this page appears one
-  // step after the other; the same marks after an update in place stand still.
+  // Each step has its number on the map, as in the line under the status strip: a ring on the
+  // battle's hex, its odds and result as numbered labels over it (not over the counters), a
+  // cross where a unit was eliminated, an arrow for each retreat and advance. A battle (or a
+  // step of it) not yet shown on this page comes in one step after the other; the same marks
+  // after an update in place stand still.
   var battleSeen = {};
   function battleMarks(box) {
     var svg = box.querySelector(".zoom svg");
@@ -257,68 +258,98 @@
     var g = el("g", { id: "wg-battle", "class": "wg-battle", "pointer-events": "none", "data-ref": data.ref || "" });
     var defs = el("defs");
     ["retreat", "advance"].forEach(function (kind) {
-      var m = el("marker", { id: "wg-arrow-" + kind, viewBox: "0 0 10 10", refX: "8", refY: "5",
-        markerWidth: "4", markerHeight: "4", orient: "auto-start-reverse", "class": "wg-arrowhead-" + kind });
+      var m = el("marker", { id: "wg-arrow-" + kind, viewBox: "0 0 10 10", refX: "6", refY: "5",
+        markerWidth: "3", markerHeight: "3", orient: "auto", "class": "wg-arrowhead-" + kind });
       m.appendChild(el("path", { d: "M0,0 L10,5 L0,10 z" }));
       defs.appendChild(m);
     });
     g.appendChild(defs);
-    function box0(label) {
-      var shape = svg.querySelector("[id='hex-" + label + "'] polygon");
+    function hexBox(label) {
+      var shape = label && svg.querySelector("[id='hex-" + label + "'] polygon");
       return shape ? shape.getBBox() : null;
     }
     function centre(b) { return [b.x + b.width / 2, b.y + b.height / 2]; }
+    // What each step's label says on the map (the line under the strip says it in full).
+    function words(step) {
+      if (step.kind === "battle") { return data.column || "\u2694"; }
+      if (step.kind === "result") { return data.result || ""; }
+      if (step.kind === "loss") { return "\u2212" + step.points + " " + step.unit; }
+      if (step.kind === "eliminated") { return "\u2715 " + step.unit; }
+      if (step.kind === "blocked") { return "\u2298 " + step.unit; }
+      return "";
+    }
     var seen = battleSeen[data.ref] || 0;
-    var fresh = 0, perHex = {};
+    var fresh = 0, rows = {}, marks = [], labels = [];
     data.steps.forEach(function (step) {
-      var b = box0(step.hex);
+      var b = hexBox(step.hex);
       if (!b) { return; }
       var r = b.width / 2, c = centre(b);
-      var mark = el("g", { "class": "wg-mark wg-mark-" + step.kind, "data-step": step.n, "data-kind": step.kind });
+      var mark = el("g", { "class": "wg-mark wg-mark-" + step.kind, "data-step": step.n,
+        "data-kind": step.kind, "data-hex": step.hex });
       var t = el("title");
       t.textContent = step.n + ". " + step.text;
       mark.appendChild(t);
+      var at = null;  // where its number goes: on an arrow, else in a row of labels over the hex
       if (step.kind === "battle") {
-        mark.appendChild(el("circle", { cx: c[0], cy: c[1], r: r * 0.95, "class": "wg-battle-ring" }));
+        mark.appendChild(el("circle", { cx: c[0], cy: c[1], r: r * 1.05, "class": "wg-battle-ring" }));
       } else if (step.kind === "eliminated") {
-        var k = r * 0.6;
+        var k = r * 0.7;
         mark.appendChild(el("path", { d: "M" + (c[0] - k) + "," + (c[1] - k) + " L" + (c[0] + k) + "," + (c[1] + k) +
           " M" + (c[0] + k) + "," + (c[1] - k) + " L" + (c[0] - k) + "," + (c[1] + k), "class": "wg-cross" }));
-      } else if ((step.kind === "retreat" || step.kind === "advance") && box0(step.from)) {
-        var a = centre(box0(step.from));
-        // from near the start's centre to short of the end's, so both counters stay legible
-        var dx = c[0] - a[0], dy = c[1] - a[1];
-        mark.appendChild(el("line", { x1: a[0] + dx * 0.2, y1: a[1] + dy * 0.2, x2: a[0] + dx * 0.8, y2: a[1] + dy * 0.8,
-          "class": "wg-arrow", "marker-end": "url(#wg-arrow-" + step.kind + ")" }));
-        c = [a[0] + dx * 0.5, a[1] + dy * 0.5];  // its number on the arrow
-      }
-      // The step's number in a disc, the discs of one hex side by side along its top.
-      var moving = step.kind === "retreat" || step.kind === "advance";
-      var slot = perHex[step.hex] = (perHex[step.hex] || 0) + (moving ? 0 : 1);
-      var nx = moving ? c[0] : c[0] - r * 0.7 + (slot - 1) * r * 0.55;
-      var ny = moving ? c[1] : b.y + r * 0.15;
-      var disc = el("g", { "class": "wg-step-disc" });
-      disc.appendChild(el("circle", { cx: nx, cy: ny, r: r * 0.3 }));
-      var n = el("text", { x: nx, y: ny, "text-anchor": "middle", "dominant-baseline": "central", "font-size": r * 0.4 });
-      n.textContent = String(step.n);
-      disc.appendChild(n);
-      mark.appendChild(disc);
-      if (step.kind === "battle" || step.kind === "result" || step.kind === "loss") {
-        var words = step.kind === "battle" ? (data.column || "") : step.kind === "result" ? (data.result || "") : "\u2212" + step.points;
-        if (words) {
-          var w = el("text", { x: c[0], y: c[1] + r * (step.kind === "battle" ? -0.05 : 0.55), "text-anchor": "middle",
-            "dominant-baseline": "central", "font-size": r * 0.42, "class": "wg-mark-words" });
-          w.textContent = words;
-          mark.appendChild(w);
+      } else if (step.kind === "retreat" || step.kind === "advance") {
+        var from = hexBox(step.from);
+        if (from) {
+          var a = centre(from), dx = c[0] - a[0], dy = c[1] - a[1];
+          // from the start's edge to the end's, over the counters, with a light casing
+          var line = { x1: a[0] + dx * 0.25, y1: a[1] + dy * 0.25, x2: a[0] + dx * 0.68, y2: a[1] + dy * 0.68 };
+          mark.appendChild(el("line", Object.assign({ "class": "wg-arrow-casing" }, line)));
+          mark.appendChild(el("line", Object.assign({ "class": "wg-arrow", "marker-end": "url(#wg-arrow-" + step.kind + ")" }, line)));
+          at = [a[0] + dx * 0.5 + dy * 0.35, a[1] + dy * 0.5 - dx * 0.35];  // beside the arrow
         }
       }
+      // (the label comes in by a CSS transform: its place is its inner group's)
+      var label = el("g", { "class": "wg-step-label" }), inner = el("g");
+      label.appendChild(inner);
+      var text = words(step), h = r * 0.52, font = r * 0.36;
+      var width = h + (text ? text.length * font * 0.68 + h * 0.35 : 0);
+      if (!at) {
+        rows[step.hex] = rows[step.hex] || { x: 0, items: [], c: c, y: b.y - h * 0.6 };
+        rows[step.hex].items.push({ label: inner, width: width });
+      }
+      inner.appendChild(el("rect", { x: 0, y: -h / 2, width: width, height: h, rx: h / 2, "class": "wg-label-box" }));
+      inner.appendChild(el("circle", { cx: h / 2, cy: 0, r: h * 0.42, "class": "wg-label-n" }));
+      var n = el("text", { x: h / 2, y: 0, "text-anchor": "middle", "dominant-baseline": "central", "font-size": font, "class": "wg-label-n-text" });
+      n.textContent = String(step.n);
+      inner.appendChild(n);
+      if (text) {
+        var w = el("text", { x: h + h * 0.1, y: 0, "dominant-baseline": "central", "font-size": font, "class": "wg-mark-words" });
+        w.textContent = text;
+        inner.appendChild(w);
+      }
+      if (at) { inner.setAttribute("transform", "translate(" + (at[0] - h / 2) + "," + at[1] + ")"); }
+      label.setAttribute("data-step", step.n);
+      labels.push(label);
       if (step.n > seen) {  // not yet shown here: one step after the other
-        mark.classList.add("wg-mark-new");
-        mark.style.animationDelay = (fresh * 0.7) + "s";
+        [mark, label].forEach(function (m) {
+          m.classList.add("wg-mark-new");
+          m.style.animationDelay = (fresh * 0.7) + "s";
+        });
         fresh += 1;
       }
-      g.appendChild(mark);
+      marks.push(mark);
     });
+    // Each hex's labels side by side, centred over it.
+    Object.keys(rows).forEach(function (hex) {
+      var row = rows[hex], gap = 4;
+      var total = row.items.reduce(function (sum, it) { return sum + it.width + gap; }, -gap);
+      var x = row.c[0] - total / 2;
+      row.items.forEach(function (it) {
+        it.label.setAttribute("transform", "translate(" + x + "," + row.y + ")");
+        x += it.width + gap;
+      });
+    });
+    // The labels over every ring, cross and arrow (each comes in with its step).
+    marks.concat(labels).forEach(function (m) { g.appendChild(m); });
     battleSeen[data.ref] = Math.max(seen, data.steps.length);
     svg.appendChild(g);
   }
