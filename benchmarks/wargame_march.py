@@ -240,7 +240,7 @@ def main() -> None:
         p95 = percentile([v * 1000 for v in sent], 0.95)
         verdict = "ok" if p95 <= TARGET_P95_MS else "OVER"
         print(
-            f"march     POST /v1/games/<id>/actions, {{'actions': [up to {LONGEST} steps]}}: "
+            f"march     POST /v1/games/<id>/actions, {{'actions': [steps of ≤ {LONGEST} hexes]}}: "
             f"{latency_line(sent)} ({len(sent)} marches; target p95 ≤ {TARGET_P95_MS:.0f} ms: "
             f"{verdict})",
             flush=True,
