@@ -95,6 +95,8 @@ def context(
         talk=talk,
         names=record.names,
         summary=summary,
+        # Each seat's public state beside its name (points, cards in hand as a count, tiles…).
+        facts=pictures.seat_facts(record.type, view["view"], lang=lang) if view["view"] else [],
         history=history,
         groups=groups,
         reveals=reveals(record.id, entries, seat, record.names),
