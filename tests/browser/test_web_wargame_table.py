@@ -362,8 +362,8 @@ THROUGH = [
 
 
 def _shots(page: Any, name: str, hex_label: str) -> None:
-    """``name`` light and dark, the map centred on ``hex_label`` (on a phone scrolled down to
-    the counter's toggles or the staged march under the map)."""
+    """``name`` light and dark, the map centred on ``hex_label``, scrolled down to the
+    counter's toggles under the map."""
     phone = page.viewport_size["width"] < 600
     page.evaluate(
         "([id, s]) => window.kurierWargame.show(id, s)", [f"hex-{hex_label}", 6 if phone else 4]
@@ -373,10 +373,9 @@ def _shots(page: Any, name: str, hex_label: str) -> None:
         shot = f"{name}-dark" if dark else name
         folder = PICTURES if shot in PATH_KEPT else SHOTS
         folder.mkdir(parents=True, exist_ok=True)
-        page.evaluate(
-            "phone => phone ? document.querySelector('.wg-carry').scrollIntoView({block: 'end'})"
-            " : window.scrollTo(0, 0)",
-            phone,
+        page.evaluate(  # the toggles just over the staged march's bar at the foot
+            "() => { window.scrollTo(0, 0); const r = document.querySelector('.wg-carry')"
+            ".getBoundingClientRect(); window.scrollBy(0, r.bottom - innerHeight + 84); }"
         )
         page.screenshot(path=str(folder / f"{shot}.png"), full_page=False)
     page.emulate_media(color_scheme="light")
