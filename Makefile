@@ -13,6 +13,8 @@ STAMP := $(VENV)/.installed
 # --no-loadscope-reorder: the longest files go first (tests/conftest.py LONGEST_FIRST), not the
 # files with most tests, so that no process is left alone with a long file at the end.
 PARALLEL ?= -n 3 --dist loadfile --no-loadscope-reorder
+# Every run prints its 25 longest tests: where the suite's time goes (issue 38), in CI's log too.
+DURATIONS ?= --durations=25
 
 .PHONY: run test lint bench bench-load clean openapi system-deps test-system-deps translations
 
@@ -46,8 +48,8 @@ run: $(RUN_STAMP) system-deps
 test: $(STAMP) test-system-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest $(PARALLEL) --ignore=tests/test_contract.py --ignore=tests/faults
-	$(BIN)/python -m pytest tests/test_contract.py tests/faults
+	$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) --ignore=tests/test_contract.py --ignore=tests/faults
+	$(BIN)/python -m pytest $(DURATIONS) tests/test_contract.py tests/faults
 
 # Regenerate the committed OpenAPI document after an API change (a test checks it is current).
 openapi: $(STAMP)

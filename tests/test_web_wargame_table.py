@@ -121,6 +121,72 @@ def test_a_march_is_asked_with_its_counter_and_played_in_one_request(
     assert "Zones of control" in spectator
 
 
+def test_a_march_through_a_waypoint_with_its_command_unit_is_one_request(
+    kurier: Kurier, base_url: str
+) -> None:
+    """Attila steps onto HUN-11 (by the API); picked up, HUN-11 offers to take him along (on),
+    and its march through a waypoint (``via``) stages both counters' single steps, Attila's as
+    far as his movement goes; Confirm plays them as one request. ``carry=`` takes him off; a
+    waypoint off the map or out of reach, or one without a counter, is a 422 problem+json."""
+    game_id, players, _notes = _noted(kurier, "wargame-page-3")
+    seat = _mover(kurier, game_id)
+    player = players[seat]
+    r = kurier.call(
+        "POST", f"/v1/games/{game_id}/actions", player, json={"notation": "move H-ATTILA 3209"}
+    )
+    assert r.status_code in (200, 202), r.text
+    browser = _browser(base_url, player)
+    url = f"{base_url}/games/{game_id}"
+    csrf = _csrf(browser.get(url, timeout=10).text)
+    march = browser.get(f"{url}/staged", params={"unit": "HUN-11"}, timeout=10).json()["march"]
+    assert march["carry"] == [{"unit": "H-ATTILA", "on": True}]
+    via = browser.get(f"{url}/staged", params={"unit": "HUN-11", "via": "3208"}, timeout=10)
+    assert via.status_code == 200, via.text
+    through = via.json()["march"]
+    assert through["via"] == ["3208"] and through["from"] == "3209"
+    # The farthest hex through 3208: Attila (3 hexes left) stays behind on the way.
+    dest, where = max(through["reach"].items(), key=lambda kv: kv[1]["cost"])
+    assert where["path"][0] == "3208" and where["cost"] > 3
+    ends = where["carried"]["H-ATTILA"]
+    assert ends == where["path"][2]
+    attila_steps = [s for s in where["steps"] if s.startswith("move H-ATTILA")]
+    assert len(attila_steps) == 3 and where["steps"][:2] == [
+        "move HUN-11 3208",
+        "move H-ATTILA 3208",
+    ]
+    alone = browser.get(
+        f"{url}/staged", params={"unit": "HUN-11", "via": "3208", "carry": ""}, timeout=10
+    ).json()["march"]
+    assert alone["carry"] == [{"unit": "H-ATTILA", "on": False}]
+    assert alone["reach"][dest]["steps"] == [s for s in where["steps"] if "HUN-11" in s]
+    version = kurier.view(game_id)["version"]
+    r = browser.post(
+        f"{url}/moves",
+        data={"csrf": csrf, "m": where["steps"]},
+        headers={"Accept": "application/json"},
+        timeout=10,
+    )
+    assert r.status_code == 200, r.text
+    after = kurier.view(game_id)
+    assert after["version"] == version + len(where["steps"])
+    assert after["view"]["units"]["HUN-11"]["hex"] == dest
+    assert after["view"]["units"]["H-ATTILA"]["hex"] == ends
+    # Bad questions: a clear 422 problem+json each, never a 500.
+    for params in (
+        {"unit": "HUN-12", "via": "zz<99>"},
+        {"unit": "HUN-12", "via": "0101"},
+        {"unit": "HUN-12", "via": ",".join(["3209"] * 30)},
+        {"unit": "HUN-12", "carry": "H-ATTILA"},
+        {"via": "3208"},
+    ):
+        r = browser.get(
+            f"{url}/staged", params=params, headers={"Accept": "application/json"}, timeout=10
+        )
+        assert r.status_code == 422, (params, r.status_code, r.text[:200])
+        assert r.headers["Content-Type"].startswith("application/problem+json"), params
+        assert r.json()["code"] == "bad-march" and r.json()["detail"], params
+
+
 # -- the last battle, step by step (wargame_table.battle) -------------------------------------
 
 

@@ -415,3 +415,115 @@ def test_the_map_takes_most_of_a_phone_screen_and_still_fills_it(
     assert errors == [], errors
     page.context.close()
     wide.context.close()
+
+
+#: The march through a waypoint with its command unit, photographed at both sizes, light and
+#: dark; the few kept for docs/web.md.
+PATH_KEPT = {
+    "wargame-390-carried",
+    "wargame-390-waypoint-dark",
+    "wargame-1280-carried-dark",
+    "wargame-1280-waypoint",
+}
+#: HUN-11 with Attila to 3408: the shortest path leaves Attila at 3309 (a river); through 3208
+#: he goes all the way.
+ALONG = ["move HUN-11 3309", "move H-ATTILA 3309", "move HUN-11 3408"]
+THROUGH = [
+    *("move HUN-11 3208", "move H-ATTILA 3208", "move HUN-11 3308"),
+    *("move H-ATTILA 3308", "move HUN-11 3408", "move H-ATTILA 3408"),
+]
+
+
+def _shots(page: Any, name: str, hex_label: str) -> None:
+    """``name`` light and dark, the map centred on ``hex_label``, scrolled down to the
+    counter's toggles under the map."""
+    phone = page.viewport_size["width"] < 600
+    page.evaluate(
+        "([id, s]) => window.kurierWargame.show(id, s)", [f"hex-{hex_label}", 6 if phone else 4]
+    )
+    for dark in (False, True):
+        page.emulate_media(color_scheme="dark" if dark else "light")
+        shot = f"{name}-dark" if dark else name
+        folder = PICTURES if shot in PATH_KEPT else SHOTS
+        folder.mkdir(parents=True, exist_ok=True)
+        page.evaluate(  # the toggles just over the staged march's bar at the foot
+            "() => { window.scrollTo(0, 0); const r = document.querySelector('.wg-carry')"
+            ".getBoundingClientRect(); window.scrollBy(0, r.bottom - innerHeight + 84); }"
+        )
+        page.screenshot(path=str(folder / f"{shot}.png"), full_page=False)
+    page.emulate_media(color_scheme="light")
+
+
+def _staged(page: Any, count: int) -> list[str]:
+    page.wait_for_function(f"() => window.kurierWargame.staged().length === {count}")
+    _idle(page)
+    return page.evaluate("window.kurierWargame.staged()")
+
+
+def test_a_march_through_a_waypoint_takes_its_command_unit_along_in_one_request(
+    browser: Any, base_url: str
+) -> None:
+    """Attila stepped onto HUN-11 (by the API, the notes far off): picked up, HUN-11 offers
+    him as a toggle, on; the lit 3408 says he stops short at 3309; tapped, the march is staged
+    with his steps; 3208 tapped then is a waypoint, and the group goes together; Undo takes
+    the waypoint back; Confirm sends the six steps as one request (390 px with touch and
+    1280 px, the phone's march left staged)."""
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2, seed="wargame-path-1", game_type="attila-wargame")
+    for seat, notation in (
+        (1, "note E-OMEGA-CAV 14"),
+        (0, "note OST-6"),
+        (1, "move H-ATTILA 3209"),
+    ):
+        r = kurier.call(
+            "POST", f"/v1/games/{game_id}/actions", players[seat], json={"notation": notation}
+        )
+        assert r.status_code in (200, 202), r.text
+    url = f"{base_url}/games/{game_id}"
+    pages = [_phone(browser, base_url, players[1]), _signed_in(browser, base_url, players[1])]
+    posted: list[list[str]] = []
+    errors: list[str] = []
+    for page in pages:
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on(
+            "request",
+            lambda r: (
+                posted.append(parse_qs(r.post_data or "").get("m", []))
+                if r.method == "POST" and r.url.endswith("/moves")
+                else None
+            ),
+        )
+        navigate(page, url)
+        size = "390" if page.viewport_size["width"] < 600 else "1280"
+        _tap(page, "unit-HUN-11", page.locator("[id='unit-HUN-11']"), 5)
+        page.wait_for_selector("#wg-under[data-march='HUN-11']", state="attached")
+        toggle = page.locator(".wg-carry-toggle", has_text="H-ATTILA")
+        assert toggle.get_attribute("aria-pressed") == "true"
+        assert "H-ATTILA stops at 3309" in _lit(page)["3408"]
+        _shots(page, f"wargame-{size}-carried", "3309")
+        _tap(page, "hex-3408", page.locator("#wg-under .wg-lit[data-hex='3408']"), 5)
+        assert _staged(page, len(ALONG)) == ALONG
+        _tap(page, "hex-3208", page.locator("#wg-under .wg-via[data-hex='3208']"), 5)
+        assert _staged(page, len(THROUGH)) == THROUGH
+        assert page.locator("#wg-overlay .wg-waypoint").count() == 1
+        assert "3208" in page.locator(".confirm-bar .staged-text").inner_text()
+        _shots(page, f"wargame-{size}-waypoint", "3308")
+    wide = pages[1]
+    wide.locator(".confirm-bar .undo").click()
+    assert _staged(wide, len(ALONG)) == ALONG
+    assert wide.locator("#wg-overlay .wg-waypoint").count() == 0
+    _tap(wide, "hex-3208", wide.locator("#wg-under .wg-via[data-hex='3208']"), 5)
+    assert _staged(wide, len(THROUGH)) == THROUGH
+    version = kurier.view(game_id)["version"]
+    wide.locator(".confirm-bar .confirm").click()
+    for _ in range(200):  # bounded wait for the commit
+        view = kurier.view(game_id)
+        if view["version"] != version:
+            break
+        time.sleep(0.05)
+    assert view["version"] == version + len(THROUGH), wide.locator(".table-error").all_inner_texts()
+    units = view["view"]["units"]
+    assert units["HUN-11"]["hex"] == units["H-ATTILA"]["hex"] == "3408"
+    assert posted == [THROUGH] and errors == [], (posted, errors)
+    for page in pages:
+        page.context.close()

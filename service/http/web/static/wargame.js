@@ -371,6 +371,7 @@
     var current = data.table;
     var groups = [], before = [];  // staged parts: {moves, label, path}; the table before each
     var picked = null, march = null, target = null, attackers = [], razing = [], busy = false;
+    var route = null;  // the last staged march, open to waypoints and to its command units (march below)
     var pieces = document.querySelector(".pieces");
     var choices = document.querySelector(".pieces .choices");
     var orders = document.querySelector(".secret-orders .orders-choices");
@@ -466,10 +467,12 @@
           var r = march.reach[h];
           litHex(h, "wg-lit", h + ": " + r.cost + (r.stop ? " \u2014 " + r.stop : ""), String(r.cost));
         });
+        markCarried(march);
         if (march.stuck) { info.textContent = picked + ": " + march.stuck; }
       } else if (picked && !(picks["unit:" + picked] || []).some(function (a) { return kind(a) === "move"; })) {
         (picks["unit:" + picked] || []).forEach(function (a) { if (a.target) { litHex(a.target.slice(4), "wg-lit", a.n); } });
       }
+      renderRoute();
       renderAttack(picks);
       renderButtons(picks, step);
       if (bar) {
@@ -568,6 +571,7 @@
       }).catch(function () { busy = false; undo(); });
     }
     function undo() {
+      if (unwaypoint()) { return; }
       if (!groups.length) { picked = null; march = null; target = null; attackers = []; render(); return; }
       groups.pop();
       current = before.pop();
@@ -618,9 +622,9 @@
       var picks = {};
       current.actions.forEach(function (a) { (picks[a.pick] = picks[a.pick] || []).push(a); });
       var id = "hex-" + label;
+      if (throughHex(label)) { return; }
       if (picked && march && march.unit === picked && march.reach[label]) {
-        var r = march.reach[label];
-        stage(r.steps, picked + " \u2192 " + label + " (" + r.cost + ")", [march.from].concat(r.path));
+        stageMarch(label);
         return;
       }
       if (picked) {
@@ -642,6 +646,135 @@
         if (i >= 0) { razing.splice(i, 1); } else { razing.push(id); }
         render();
       }
+    }
+
+    // -- A march's route: waypoints and the command units going along ------------------------
+    // The counter's march is staged as soon as its hex is tapped, and stays open: a lit hex
+    // tapped then is a waypoint (the march goes start → waypoints → the hex, each leg the
+    // server's, /staged?unit=…&via=…, from the state the leg before left), Undo takes back
+    // the last waypoint; the command units stacked with the counter are toggles (on as the
+    // server offers them, /staged?…&carry=…), their steps staged with the counter's. The
+    // server decides every leg and step; the page shows and stages.
+    var kit = window.kurierTableKit;
+    var carryBox = null;
+    function enc(text) { return encodeURIComponent(text); }
+    function carriedOn(m) { return (m.carry || []).filter(function (c) { return c.on; }).map(function (c) { return c.unit; }); }
+    function marchLabel(unit, m, dest) {
+      var r = m.reach[dest], names = Object.keys(r.carried || {});
+      return unit + (names.length ? " + " + names.join(" + ") : "") + " \u2192 " +
+        (m.via || []).concat([dest]).join(" \u2192 ") + " (" + r.cost + ")";
+    }
+    // Where a command unit going along stops short of the counter's hex (its movement used,
+    // a river): said on each lit hex, and the hex marked.
+    function shortOf(r, dest) {
+      return Object.keys(r.carried || {}).filter(function (u) { return r.carried[u] !== dest; })
+        .map(function (u) { return u + " stops at " + r.carried[u]; });
+    }
+    function markCarried(m) {
+      under.querySelectorAll(".wg-lit").forEach(function (g) {
+        var h = g.getAttribute("data-hex"), r = m.reach[h];
+        var short = r ? shortOf(r, h) : [];
+        if (!short.length) { return; }
+        g.classList.add("wg-partial");
+        var t = g.querySelector("title");
+        t.textContent += " \u2014 " + short.join(", ");
+        g.setAttribute("aria-label", t.textContent);
+      });
+    }
+    function routeOpen() {
+      return !!route && !picked && groups.length > 0 && groups[groups.length - 1] === route.group;
+    }
+    function stageMarch(label) {
+      var m = march, unit = picked, r = m.reach[label], n = groups.length;
+      stage(r.steps, marchLabel(unit, m, label), [m.from].concat(r.path));
+      if (groups.length === n) { return; }
+      route = { unit: unit, dest: label, march: m, via: m.via || [], carry: carriedOn(m),
+        group: groups[groups.length - 1], history: [] };
+    }
+    // The open march asked again through ``via`` with ``carry`` from the state before it; its
+    // staged steps replaced when its hex is still reached that way.
+    function reroute(via, carry) {
+      var g = route.group, open = route;
+      var moves = groups.slice(0, groups.length - 1).reduce(function (all, x) { return all.concat(x.moves); }, []);
+      var extra = "&unit=" + enc(open.unit) + (via.length ? "&via=" + enc(via.join(",")) : "") + "&carry=" + enc(carry.join(","));
+      busy = true;
+      render();
+      kit.ask(game, moves, extra).then(function (got) {
+        busy = false;
+        if (!got[0]) { kit.showError(got[1].detail || got[1].error, bar || pieces); render(); return; }
+        var m = got[1].march, r = m && m.reach[open.dest];
+        if (route !== open) { render(); return; }
+        if (!r) {
+          render();
+          info.textContent = open.dest + " cannot be reached through " + via[via.length - 1];
+          return;
+        }
+        open.history.push({ via: open.via, carry: open.carry, march: open.march, moves: g.moves,
+          path: g.path, label: g.label, table: current });
+        open.via = via; open.carry = carry; open.march = m;
+        g.moves = r.steps; g.path = [m.from].concat(r.path); g.label = marchLabel(open.unit, m, open.dest);
+        ask("");  // what may follow the march as it now goes
+      }).catch(function () { busy = false; render(); });
+    }
+    function throughHex(label) {
+      if (!routeOpen() || busy || label === route.dest || !route.march.reach[label]) { return false; }
+      reroute(route.via.concat([label]), route.carry);
+      return true;
+    }
+    function unwaypoint() {
+      if (!routeOpen() || busy || !route.history.length) { return false; }
+      var h = route.history.pop(), g = route.group;
+      route.via = h.via; route.carry = h.carry; route.march = h.march;
+      g.moves = h.moves; g.path = h.path; g.label = h.label;
+      current = h.table;
+      render();
+      return true;
+    }
+    function toggleCarry(m, unit) {
+      var on = carriedOn(m), i = on.indexOf(unit);
+      if (i >= 0) { on.splice(i, 1); } else { on.push(unit); }
+      if (picked) { ask("&unit=" + enc(picked) + "&carry=" + enc(on.join(","))); } else if (routeOpen()) { reroute(route.via, on); }
+    }
+    function renderRoute() {
+      if (!carryBox && pieces) {
+        carryBox = document.createElement("div");
+        carryBox.className = "wg-carry";
+        carryBox.setAttribute("role", "group");
+        carryBox.setAttribute("aria-label", "Command units going along");
+        pieces.appendChild(carryBox);
+      }
+      if (carryBox) { carryBox.textContent = ""; }
+      var open = routeOpen();
+      if (!open && !picked) { route = null; }
+      var m = picked ? (march && march.unit === picked ? march : null) : (open ? route.march : null);
+      if (m && carryBox) {
+        (m.carry || []).forEach(function (c) {
+          var b = button("\u2691 " + c.unit, function () { toggleCarry(m, c.unit); }, "piece gen wg-carry-toggle");
+          b.setAttribute("aria-pressed", c.on ? "true" : "false");
+          b.title = c.unit + (c.on ? ": goes along (tap to leave it)" : ": stays (tap to take it along)");
+          b.disabled = busy;
+          carryBox.appendChild(b);
+        });
+        var on = carriedOn(m);
+        if (picked && on.length) {
+          info.textContent = (places["unit-" + picked] || picked) + " \u00B7 with " + on.join(", ") +
+            " (a dashed hex: where one stops short)";
+        }
+      }
+      if (!open) { return; }
+      route.via.forEach(function (h) {
+        var c = centreOf(h);
+        if (c) { overlay.appendChild(el("circle", { "class": "wg-waypoint", cx: c[0], cy: c[1], r: 10 })); }
+      });
+      var dest = litHex(route.dest, "wg-dest", route.dest + ": " + route.group.label);
+      if (dest) { dest.setAttribute("data-dest", route.unit); }
+      Object.keys(route.march.reach).forEach(function (h) {
+        if (h !== route.dest) { litHex(h, "wg-lit wg-via", h + ": go through here (" + route.march.reach[h].cost + ")"); }
+      });
+      markCarried(route.march);
+      var r = route.march.reach[route.dest], short = r ? shortOf(r, route.dest) : [];
+      info.textContent = route.group.label + (short.length ? " \u2014 " + short.join(", ") : "") +
+        " \u00B7 tap a lit hex to go through it" + (route.via.length ? ", Undo takes back a waypoint" : "");
     }
 
     // The lit or closed hex under a tapped counter, if any.
@@ -672,6 +805,7 @@
     }
     document.onkeydown = function (e) {  // one handler, replaced by each init (as table.js's)
       if (e.key === "Escape" && !(e.target.closest && e.target.closest("input, textarea, select"))) {
+        route = null;
         picked = null; march = null; target = null; attackers = []; razing = []; render();
       }
     };
