@@ -5,8 +5,9 @@ Starts its own stack as benchmarks/load.py does (Redis with the production flags
 ``kurier worker``, ``kurier web`` = gunicorn with the service's settings), then ``--games``
 2-player wargames over the API from one seed; in each, both secret notes are written and the
 Barbarian, signed in as a browser is (``POST /signin/token``), picks counters up as the board
-does (``GET /games/<id>/staged?unit=``: the counter's reachable hexes with their paths) and
-sends the longest march of at most 6 hexes each offers as one request
+does (``GET /games/<id>/staged?unit=``: the counter's reachable hexes with their paths), asks
+once more through a waypoint 2 hexes away (``&via=``, the page's question when a waypoint is
+tapped) and sends the longest march of at most 6 hexes each offers as one request
 (``POST /v1/games/<id>/actions`` with ``{"actions": [...]}``, the page's Confirm takes the same
 path through ``games.play_all``), ``--marches`` counters a game. Printed: both latencies
 (loopback, one request at a time: the server's time and a fraction of a millisecond), and the
@@ -93,8 +94,11 @@ ZOOM_AND_PAN = """async (seconds) => {
 }"""
 
 
-def one_game(api: Api, seed: str, marches: int) -> tuple[list[float], list[float], list[int]]:
-    """(march requests' seconds, staged lookups' seconds, march lengths) in one new game."""
+def one_game(
+    api: Api, seed: str, marches: int
+) -> tuple[list[float], list[float], list[int], list[float]]:
+    """(march requests' seconds, staged lookups' seconds, march lengths, lookups through a
+    waypoint's seconds) in one new game."""
     tokens = []
     for seat in range(2):
         r = api.call("POST", "/v1/players", body={"name": f"W{seat}"})
@@ -123,6 +127,7 @@ def one_game(api: Api, seed: str, marches: int) -> tuple[list[float], list[float
     sent: list[float] = []
     looked: list[float] = []
     lengths: list[int] = []
+    routed: list[float] = []
     for unit in units:
         if len(sent) >= marches:
             break
@@ -133,13 +138,24 @@ def one_game(api: Api, seed: str, marches: int) -> tuple[list[float], list[float
         reach = [w for w in r.json()["march"]["reach"].values() if w["cost"] <= LONGEST]
         if not reach:
             continue
+        # The page's question when a waypoint is tapped: the march through a hex 2 away.
+        via = next((w["path"][-1] for w in reach if w["cost"] == 2 and not w["stop"]), None)
+        if via is not None:
+            started = time.perf_counter()
+            r = browser.get(
+                f"{api.base}/games/{game_id}/staged",
+                params={"unit": unit, "via": via},
+                timeout=30,
+            )
+            routed.append(time.perf_counter() - started)
+            assert r.status_code == 200, r.text
         steps = max(reach, key=lambda w: w["cost"])["steps"]
         started = time.perf_counter()
         r = api.call("POST", f"/v1/games/{game_id}/actions", token, {"actions": steps})
         sent.append(time.perf_counter() - started)
         assert r.status_code == 200, r.text
         lengths.append(len(steps))
-    return sent, looked, lengths
+    return sent, looked, lengths, routed
 
 
 def zoom_fps(base: str, api: Api, seconds: float) -> None:
@@ -214,15 +230,17 @@ def main() -> None:
         sent: list[float] = []
         looked: list[float] = []
         lengths: list[int] = []
+        routed: list[float] = []
         for n in range(args.games):
-            s, lk, ln = one_game(api, f"march-{n}", args.marches)
+            s, lk, ln, rt = one_game(api, f"march-{n}", args.marches)
             sent += s
             looked += lk
             lengths += ln
+            routed += rt
         p95 = percentile([v * 1000 for v in sent], 0.95)
         verdict = "ok" if p95 <= TARGET_P95_MS else "OVER"
         print(
-            f"march     POST /v1/games/<id>/actions, {{'actions': [up to {LONGEST} steps]}}: "
+            f"march     POST /v1/games/<id>/actions, {{'actions': [steps of ≤ {LONGEST} hexes]}}: "
             f"{latency_line(sent)} ({len(sent)} marches; target p95 ≤ {TARGET_P95_MS:.0f} ms: "
             f"{verdict})",
             flush=True,
@@ -231,6 +249,11 @@ def main() -> None:
         print(
             f"reach     GET /games/<id>/staged?unit=: {latency_line(looked)} "
             f"({len(looked)} counters picked up)",
+            flush=True,
+        )
+        print(
+            f"waypoint  GET /games/<id>/staged?unit=&via=: {latency_line(routed)} "
+            f"({len(routed)} marches through a hex 2 away)",
             flush=True,
         )
         if args.fps_seconds:

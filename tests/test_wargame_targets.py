@@ -11,7 +11,18 @@ from engine.attila_wargame import targets
 from engine.attila_wargame.actions import Attack, End, Move
 from engine.attila_wargame.bot import copy_state
 from engine.attila_wargame.state import COMBAT, MOVEMENT, WargameState
-from tests.test_wargame_helpers import BARB, B, G, R, lab, noted_state, open_ground, setup, units_of
+from tests.test_wargame_helpers import (
+    ATTILA,
+    BARB,
+    B,
+    G,
+    R,
+    lab,
+    noted_state,
+    open_ground,
+    setup,
+    units_of,
+)
 from tests.test_wargame_movement import HUN, line
 
 EAST_UNITS = units_of("romans_east")
@@ -73,7 +84,7 @@ def test_reachable_hexes_are_those_reached_by_sequences_of_legal_steps() -> None
             seat = G.pending(state)[0].seat
             units = sorted({a.unit for a in G.legal_actions(state, seat) if isinstance(a, Move)})
             for unit in random.Random(seed).sample(units, min(3, len(units))):
-                found = targets.march(R, state, seat, unit)
+                found = targets.march(R, state, seat, unit, carry=())
                 assert set(found["reach"]) == _reachable_by_steps(state, seat, unit), unit
                 for label, where in found["reach"].items():
                     assert where["cost"] == len(where["path"]) == len(where["steps"])
@@ -208,3 +219,131 @@ def test_the_zones_of_control_layer_holds_every_hex_an_enemy_zone_stops_a_unit_i
                     assert lab(h) in zones[other], (unit, lab(h))
                     checked += 1
     assert checked >= 10
+
+
+def _played(state: WargameState, seat: int, steps: list[str]) -> WargameState:
+    """``steps`` played in order from ``state`` (the notes taken out, as the table does), each
+    one of ``legal_actions`` when it is played."""
+    played = copy_state(state)
+    played.notes = {"written": played.notes.get("written", {})}
+    for step in steps:
+        action = G.parse(step)
+        assert action in G.legal_actions(played, seat), step
+        G.apply(played, seat, action)
+    return played
+
+
+def test_a_march_through_a_waypoint_reaches_what_the_steps_after_it_reach() -> None:
+    """``via``: the reach after a first leg to a waypoint is what the legal single steps reach
+    from the state that leg left (played by the rules), and each path goes through the
+    waypoint, its steps played in order landing the counter on its hex."""
+    checked = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        for state in _movement_positions(seed, 4):
+            seat = G.pending(state)[0].seat
+            units = sorted({a.unit for a in G.legal_actions(state, seat) if isinstance(a, Move)})
+            for unit in rng.sample(units, min(4, len(units))):
+                first = targets.march(R, state, seat, unit, carry=())
+                onward = sorted(h for h, w in first["reach"].items() if w["stop"] is None)
+                if not onward:
+                    continue
+                via = rng.choice(onward)
+                found = targets.march(R, state, seat, unit, via=[via], carry=())
+                assert found["via"] == [via] and found["from"] == first["from"]
+                leg = first["reach"][via]
+                after = _played(state, seat, leg["steps"])
+                assert set(found["reach"]) == _reachable_by_steps(after, seat, unit), (unit, via)
+                for label, where in found["reach"].items():
+                    assert where["path"][: leg["cost"]] == leg["path"]
+                    assert where["steps"][: leg["cost"]] == leg["steps"]
+                    assert where["cost"] == len(where["path"]) == len(where["steps"])
+                    assert lab(_played(state, seat, where["steps"]).pos[unit]) == label
+                checked += 1
+    assert checked >= 8
+
+
+def test_a_waypoint_out_of_reach_or_off_the_map_is_refused() -> None:
+    c = open_ground("barbarian")
+    state = setup({HUN: c})
+    far = lab(line(c, 0, 3))
+    assert targets.march(R, state, BARB, HUN, via=[far])["via"] == [far]
+    for bad in (["99x9"], [far, lab(c)], [lab(c)], [far] * 9):
+        try:
+            targets.march(R, state, BARB, HUN, via=bad)
+        except targets.MarchError as error:
+            assert str(error)
+        else:
+            raise AssertionError(bad)
+    # Back to the start through a waypoint is a march like any other.
+    back = targets.march(R, state, BARB, HUN, via=[lab(line(c, 0, 1))])
+    assert back["reach"][lab(c)]["path"] == [lab(line(c, 0, 1)), lab(c)]
+
+
+def test_a_command_unit_stacked_with_the_counter_goes_along_as_far_as_it_may() -> None:
+    """Attila (movement 4) stacked with a Hun (5) in open ground: on by default, he follows
+    each of the Hun's steps by his own single step, in an order ``legal_actions`` accepts at
+    each step, and stays behind at his fourth hex; taken off, the Hun marches alone; a unit
+    that cannot go along is refused."""
+    c = open_ground("barbarian")
+    state = setup({HUN: c, ATTILA: c})
+    assert B.units[ATTILA].mf < B.units[HUN].mf
+    found = targets.march(R, state, BARB, HUN)
+    assert found["carry"] == [{"unit": ATTILA, "on": True}]
+    alone = targets.march(R, state, BARB, HUN, carry=())
+    assert set(found["reach"]) == set(alone["reach"])
+    assert alone["carry"] == [{"unit": ATTILA, "on": False}]
+    longest = 0
+    for label, where in found["reach"].items():
+        ends = where["carried"][ATTILA]
+        expected = where["path"][min(where["cost"], B.units[ATTILA].mf) - 1]
+        if where["stop"] is None and not any(
+            h in B.rivers_of for h in map(B.index_of_label.get, where["path"])
+        ):
+            assert ends == expected, (label, where)
+        played = _played(state, BARB, where["steps"])
+        assert lab(played.pos[HUN]) == label and lab(played.pos[ATTILA]) == ends
+        assert alone["reach"][label]["steps"] == [s for s in where["steps"] if HUN in s]
+        longest = max(longest, where["cost"])
+    assert longest == B.units[HUN].mf
+    try:
+        targets.march(R, state, BARB, HUN, carry=[units_of("huns")[1]])
+    except targets.MarchError:
+        pass
+    else:
+        raise AssertionError("a unit not stacked with the counter was carried")
+
+
+def test_carried_command_units_and_waypoints_in_random_games_are_legal_steps() -> None:
+    """Every counter with a command unit of its side stacked with it in random movement
+    phases: each march with them along, and through a waypoint, is legal single steps."""
+    checked = 0
+    for seed in range(4):
+        rng = random.Random(seed)
+        for state in _movement_positions(seed + 10, 6):
+            seat = G.pending(state)[0].seat
+            movers = {a.unit for a in G.legal_actions(state, seat) if isinstance(a, Move)}
+            ctx = R.ctx(state)
+            stacked = [
+                u
+                for u in sorted(movers)
+                if any(not R.is_combat[o] for o in ctx.units_at[state.pos[u]] if o != u)
+            ]
+            for unit in stacked[:6]:
+                found = targets.march(R, state, seat, unit)
+                if not found["carry"] or not found["reach"]:
+                    continue
+                labels = sorted(found["reach"])
+                for label in rng.sample(labels, min(3, len(labels))):
+                    where = found["reach"][label]
+                    played = _played(state, seat, where["steps"])
+                    assert lab(played.pos[unit]) == label
+                    for carried, ends in where["carried"].items():
+                        assert lab(played.pos[carried]) == ends
+                        assert ends in where["path"] or ends == found["from"]
+                if found["reach"][labels[0]]["stop"] is None:
+                    through = targets.march(R, state, seat, unit, via=[labels[0]])
+                    for where in list(through["reach"].values())[:3]:
+                        _played(state, seat, where["steps"])
+                checked += 1
+    assert checked >= 3

@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 
 from engine.core import Event
 from service import pictures
-from service.domain import pinning, ratings, replay
+from service.domain import games, pinning, ratings, replay, seats
 from service.store import Store
 from tests.game_helpers import Table, new_table, play_random
 
@@ -178,3 +178,20 @@ def test_a_replacement_sees_the_seat_only_from_when_they_took_it(store: Store) -
     before = replay.step(record, entries, taken - 1, replay.seat_then(record, 1, taken - 1))
     after = replay.step(record, entries, taken, replay.seat_then(record, 1, taken))
     assert "hand" not in before["view"] and "hand" in after["view"]
+
+
+def test_seat_changes_are_told_in_words_not_their_internal_names(app: Flask, store: Store) -> None:
+    """A resigned seat offered to a newcomer and taken over: each step says so in words."""
+    table = new_table(store, 3, "replay-words")
+    creator, quitter = table.players[0], table.players[2]
+    games.play(store, quitter, table.game_id, "resign", None, None, None, None)
+    code = seats.offer_seat(store, creator, table.game_id, 2).body["invite_code"]
+    newcomer = store.players.create("Newcomer", None)[0]
+    taken = seats.take_seat(store, newcomer, table.game_id, 2, code).body["version"]
+    client = _client(app, table.tokens[0])
+    said = [
+        html.unescape(STEP.search(client.get(f"/games/{table.game_id}/replay/{v}").text)[1])
+        for v in (taken - 1, taken)
+    ]
+    assert "a seat was offered to a newcomer" in said[0], said
+    assert "Newcomer: took the seat over" in said[1], said

@@ -11,7 +11,12 @@ from typing import Any
 
 import requests
 
+from engine.attila_wargame.actions import Advance, Attack, Card, Resolve, Retreat
+from engine.attila_wargame.game import GAME
+from engine.core import SYSTEM
+from service.http.web import wargame_table
 from tests.client import Kurier, Player
+from tests.test_wargame_combat import BARB, EAST, HUN, ROMAN, C, _column_with, cards_for, duel
 
 HTML = {"Accept": "text/html"}
 
@@ -114,3 +119,153 @@ def test_a_march_is_asked_with_its_counter_and_played_in_one_request(
     assert layers["moved"] == {unit: far[0]["path"][-1]}
     assert set(layers["zoc"]) == {"roman", "barbarian"} and all(layers["zoc"].values())
     assert "Zones of control" in spectator
+
+
+def test_a_march_through_a_waypoint_with_its_command_unit_is_one_request(
+    kurier: Kurier, base_url: str
+) -> None:
+    """Attila steps onto HUN-11 (by the API); picked up, HUN-11 offers to take him along (on),
+    and its march through a waypoint (``via``) stages both counters' single steps, Attila's as
+    far as his movement goes; Confirm plays them as one request. ``carry=`` takes him off; a
+    waypoint off the map or out of reach, or one without a counter, is a 422 problem+json."""
+    game_id, players, _notes = _noted(kurier, "wargame-page-3")
+    seat = _mover(kurier, game_id)
+    player = players[seat]
+    r = kurier.call(
+        "POST", f"/v1/games/{game_id}/actions", player, json={"notation": "move H-ATTILA 3209"}
+    )
+    assert r.status_code in (200, 202), r.text
+    browser = _browser(base_url, player)
+    url = f"{base_url}/games/{game_id}"
+    csrf = _csrf(browser.get(url, timeout=10).text)
+    march = browser.get(f"{url}/staged", params={"unit": "HUN-11"}, timeout=10).json()["march"]
+    assert march["carry"] == [{"unit": "H-ATTILA", "on": True}]
+    via = browser.get(f"{url}/staged", params={"unit": "HUN-11", "via": "3208"}, timeout=10)
+    assert via.status_code == 200, via.text
+    through = via.json()["march"]
+    assert through["via"] == ["3208"] and through["from"] == "3209"
+    # The farthest hex through 3208: Attila (3 hexes left) stays behind on the way.
+    dest, where = max(through["reach"].items(), key=lambda kv: kv[1]["cost"])
+    assert where["path"][0] == "3208" and where["cost"] > 3
+    ends = where["carried"]["H-ATTILA"]
+    assert ends == where["path"][2]
+    attila_steps = [s for s in where["steps"] if s.startswith("move H-ATTILA")]
+    assert len(attila_steps) == 3 and where["steps"][:2] == [
+        "move HUN-11 3208",
+        "move H-ATTILA 3208",
+    ]
+    alone = browser.get(
+        f"{url}/staged", params={"unit": "HUN-11", "via": "3208", "carry": ""}, timeout=10
+    ).json()["march"]
+    assert alone["carry"] == [{"unit": "H-ATTILA", "on": False}]
+    assert alone["reach"][dest]["steps"] == [s for s in where["steps"] if "HUN-11" in s]
+    version = kurier.view(game_id)["version"]
+    r = browser.post(
+        f"{url}/moves",
+        data={"csrf": csrf, "m": where["steps"]},
+        headers={"Accept": "application/json"},
+        timeout=10,
+    )
+    assert r.status_code == 200, r.text
+    after = kurier.view(game_id)
+    assert after["version"] == version + len(where["steps"])
+    assert after["view"]["units"]["HUN-11"]["hex"] == dest
+    assert after["view"]["units"]["H-ATTILA"]["hex"] == ends
+    # Bad questions: a clear 422 problem+json each, never a 500.
+    for params in (
+        {"unit": "HUN-12", "via": "zz<99>"},
+        {"unit": "HUN-12", "via": "0101"},
+        {"unit": "HUN-12", "via": ",".join(["3209"] * 30)},
+        {"unit": "HUN-12", "carry": "H-ATTILA"},
+        {"via": "3208"},
+    ):
+        r = browser.get(
+            f"{url}/staged", params=params, headers={"Accept": "application/json"}, timeout=10
+        )
+        assert r.status_code == 422, (params, r.status_code, r.text[:200])
+        assert r.headers["Content-Type"].startswith("application/problem+json"), params
+        assert r.json()["code"] == "bad-march" and r.json()["detail"], params
+
+
+# -- the last battle, step by step (wargame_table.battle) -------------------------------------
+
+
+class _Log:
+    """A game's log as the page reads it: (version, entry) with each entry's events as stored."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[int, dict[str, Any]]] = []
+
+    def play(self, state: Any, seat: int, action: Any) -> None:
+
+        events = GAME.apply(state, seat, action)
+        kind = (
+            "resolve" if seat == SYSTEM else "sealed" if type(action).__name__ == "Card" else "move"
+        )
+        entry = {"kind": kind, "events": [e.to_json() for e in events]}
+        self.entries.append((len(self.entries) + 1, entry))
+
+    def battle(self, state: Any) -> dict[str, Any] | None:
+        return wargame_table.battle(GAME.board, self.entries, GAME.view(state, None))
+
+
+def test_the_last_battle_is_told_step_by_step_from_public_events_only() -> None:
+    """Declared: its hex and odds, not a card while they are sealed; resolved (DR): the cards
+    and the result, the defender's retreat (an arrow from the battle's hex) and the winner's
+    advance; gone at the next player action after the battle is over."""
+
+    column = _column_with("DR")
+    a, d = (int(x) for x in column.split(":"))
+    state = duel(*((8 * a, 8) if a >= d else (8, 8 * d)))
+    log = _Log()
+    log.play(state, BARB, Attack(C, (HUN,)))
+    target = GAME.board.label(C)
+    told = log.battle(state)
+    assert told is not None and [s["kind"] for s in told["steps"]] == ["battle"]
+    assert told["hex"] == target and told["column"] == column and told["over"] is False
+    assert told["text"].startswith(f"Battle at {target}: ") and f"odds {column}" in told["text"]
+    att, dfn = cards_for(column, "DR")
+    log.play(state, BARB, Card(att))
+    log.play(state, ROMAN, Card(dfn))
+    sealed = json.dumps(log.battle(state))
+    names = [c["en"] for c in GAME.board.raw["combat"]["attack_cards"]]
+    names += [c["en"] for c in GAME.board.raw["combat"]["defence_cards"]]
+    assert not any(n in sealed for n in names), sealed  # 0 cards before the reveal
+    log.play(state, SYSTEM, Resolve())
+    log.play(state, ROMAN, Retreat(EAST, to := GAME.legal_actions(state, ROMAN)[0].to))
+    log.play(state, BARB, Advance(HUN, C))
+    told = log.battle(state)
+    assert told is not None and told["over"] is True
+    kinds = [(s["n"], s["kind"]) for s in told["steps"]]
+    assert kinds == [(1, "battle"), (2, "result"), (3, "retreat"), (4, "advance")], kinds
+    retreat, advance = told["steps"][2:]
+    assert (retreat["unit"], retreat["from"], retreat["hex"]) == (
+        EAST,
+        target,
+        GAME.board.label(to),
+    )
+    assert (advance["unit"], advance["hex"]) == (HUN, target)
+    assert told["result"] == "DR" and "the defenders retreat" in told["steps"][1]["text"]
+    assert f"{EAST} retreats to {GAME.board.label(to)}" in told["text"]
+    # Still marked after the last step; gone with the next action of the phase.
+    state.step = "combat"
+    log.entries.append((99, {"kind": "move", "events": []}))
+    assert log.battle(state) is None
+
+
+def test_an_eliminated_unit_is_crossed_out_where_it_stood() -> None:
+
+    column = _column_with("DE3")
+    a, _d = (int(x) for x in column.split(":"))
+    state = duel(6 * a, 3)
+    log = _Log()
+    log.play(state, BARB, Attack(C, (HUN,)))
+    att, dfn = cards_for(column, "DE3")
+    log.play(state, BARB, Card(att))
+    log.play(state, ROMAN, Card(dfn))
+    log.play(state, SYSTEM, Resolve())
+    told = log.battle(state)
+    assert told is not None
+    gone = [s for s in told["steps"] if s["kind"] == "eliminated"]
+    assert [(s["unit"], s["hex"]) for s in gone] == [(EAST, GAME.board.label(C))], told["steps"]
+    assert f"{EAST} eliminated" in told["text"]

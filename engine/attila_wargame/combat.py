@@ -282,8 +282,16 @@ class Combat(RulesBase):
         at = state.pos[action.unit]
         battle.retreating.remove(action.unit)
         battle.vacated.append(at)
+        # "from": where it stood (an attacker's own hex, the target's for a defender), for the
+        # page's arrow of the retreat (service/http/web/wargame_table.py).
         events.append(
-            self._event("retreated", ref=battle.ref, unit=action.unit, to=self.b.label(action.to))
+            self._event(
+                "retreated",
+                ref=battle.ref,
+                unit=action.unit,
+                to=self.b.label(action.to),
+                **{"from": self.b.label(at)},
+            )
         )
         self._relocate(state, action.unit, at, action.to, events)
         self._continue_retreats(state, events)
@@ -351,7 +359,11 @@ class Combat(RulesBase):
             at = state.pos[action.unit]
             events.append(
                 self._event(
-                    "advanced", ref=battle.ref, unit=action.unit, to=self.b.label(action.to)
+                    "advanced",
+                    ref=battle.ref,
+                    unit=action.unit,
+                    to=self.b.label(action.to),
+                    **{"from": self.b.label(at)},
                 )
             )
             self._relocate(state, action.unit, at, action.to, events)

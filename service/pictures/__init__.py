@@ -242,6 +242,19 @@ def spectator_pictures(
     return crop, board
 
 
+def seat_facts(game_type: str, view: dict[str, Any], *, lang: str = i18n.DEFAULT) -> list[str]:
+    """Each seat's public state in one short line, as the game's text summary words it (Attila:
+    points, cards in hand as a count, action tiles; Attika: the colour, buildings, cards…; the
+    wargame: the side): the game page shows it beside each player's name. None for a game type
+    without a presenter."""
+    if game_type not in _PRESENTERS:
+        return []
+    module = _PRESENTERS[game_type][1].split(":")[0]
+    facts = _load(f"{module}:seat_facts")
+    with i18n.speaking(lang):
+        return list(facts(get_game(game_type).board, view))  # type: ignore[attr-defined]
+
+
 def text_summary(
     game_type: str,
     view: dict[str, Any],

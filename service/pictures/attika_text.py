@@ -119,17 +119,7 @@ def _seats(board: Board, view: dict[str, Any], colours: list[str]) -> list[str]:
     for seat, info in enumerate(view["seats"]):
         you = " " + _("(you)") if seat == view.get("seat") else ""
         you += resigned_mark(view, seat)
-        state = _(
-            "%(built)s/%(all)s built, %(settlements)s settlement(s), %(amphorae)s amphora(e), "
-            "%(cards)s card(s), stacks %(stacks)s",
-            built=len(info["built"]),
-            all=len(board.buildings),
-            settlements=info["settlements"],
-            amphorae=info["amphorae"],
-            cards=info["cards"],
-            stacks=" ".join(str(n) for n in info["stacks"]),
-        )
-        out.append(f"  {_who(seat, colours)}{you}: {state}")
+        out.append(f"  {_who(seat, colours)}{you}: {_state(board, info)}")
         stored = ", ".join(_building_word(board, b) for b in info["storage"]) or _("empty")
         out.append("    " + _("storage board: %(buildings)s", buildings=stored))
         if info["groups_complete"]:
@@ -139,6 +129,26 @@ def _seats(board: Board, view: dict[str, Any], colours: list[str]) -> list[str]:
             )
             out.append("    " + _("groups complete: %(groups)s", groups=done))
     return out
+
+
+def _state(board: Board, info: dict[str, Any]) -> str:
+    return _(
+        "%(built)s/%(all)s built, %(settlements)s settlement(s), %(amphorae)s amphora(e), "
+        "%(cards)s card(s), stacks %(stacks)s",
+        built=len(info["built"]),
+        all=len(board.buildings),
+        settlements=info["settlements"],
+        amphorae=info["amphorae"],
+        cards=info["cards"],
+        stacks=" ".join(str(n) for n in info["stacks"]),
+    )
+
+
+def seat_facts(board: Board, view: dict[str, Any]) -> list[str]:
+    """Each seat's public state in one line, with its colour (the game page's list of
+    players): buildings built, settlements, amphorae, cards (a count), the stacks left."""
+    colours = [_(c) for c in colour_names(board, view["players"])]
+    return [f"{colours[seat]}: {_state(board, info)}" for seat, info in enumerate(view["seats"])]
 
 
 def _building_word(board: Board, building_id: str) -> str:

@@ -14,6 +14,7 @@ from service.common.i18n import say as _
 from service.common.i18n import say_n as ngettext
 from service.common.i18n import say_word
 from service.pictures import resigned_mark, seat_text
+from service.pictures.attila import SEAT_SHAPES
 
 ROMAN = {4: "IV", 5: "V", 6: "VI", 7: "VII"}
 
@@ -25,7 +26,7 @@ def summary(board: Board, view: dict[str, Any], *, names: Sequence[str] = ()) ->
         lines += [_("Your hand: %(cards)s", cards=hand), ""]
     if view["conflict"]:
         lines += [*_conflict(board, view["conflict"], names), ""]
-    lines += [*_scores(view, names), ""]
+    lines += [*_scores(board, view, names), ""]
     lines += [*_influence(board, view), ""]
     lines += _provinces(board, view)
     return "\n".join(lines).rstrip() + "\n"
@@ -74,22 +75,36 @@ def _conflict(board: Board, conflict: dict[str, Any], names: Sequence[str]) -> l
     return out
 
 
-def _scores(view: dict[str, Any], names: Sequence[str]) -> list[str]:
+def _scores(board: Board, view: dict[str, Any], names: Sequence[str]) -> list[str]:
     out = [_("Scores:")]
-    for seat, points in enumerate(view["scores"]):
+    for seat in range(len(view["scores"])):
         you = " " + _("(you)") if seat == view.get("seat") else ""
         you += resigned_mark(view, seat)
-        tiles = ", ".join(_(t.replace("_", " ")) for t in view["action_tiles"][seat]) or _("none")
-        out.append(
-            f"  {seat_text(names, seat)}{you}: "
-            + _(
-                "%(points)s points, %(cards)s cards, action tiles: %(tiles)s",
-                points=points,
-                cards=view["hand_counts"][seat],
-                tiles=tiles,
-            )
-        )
+        out.append(f"  {seat_text(names, seat)}{you}: {_standing(view, seat)}")
     return out
+
+
+def _standing(view: dict[str, Any], seat: int) -> str:
+    tiles = ", ".join(_(t.replace("_", " ")) for t in view["action_tiles"][seat]) or _("none")
+    return _(
+        "%(points)s points, %(cards)s cards, action tiles: %(tiles)s",
+        points=view["scores"][seat],
+        cards=view["hand_counts"][seat],
+        tiles=tiles,
+    )
+
+
+#: The seats' shapes on the board (black and white: the colours are the peoples'), as text.
+SHAPE_MARKS = {"circle": "○", "square": "□", "triangle": "△", "diamond": "◇", "star": "☆"}
+
+
+def seat_facts(board: Board, view: dict[str, Any]) -> list[str]:
+    """Each seat's public state in one line, after its shape on the board: points, cards in
+    hand (a count), action tiles left (the game page's list of players)."""
+    return [
+        f"{SHAPE_MARKS[SEAT_SHAPES[seat % len(SEAT_SHAPES)]]} {_standing(view, seat)}"
+        for seat in range(len(view["scores"]))
+    ]
 
 
 def _influence(board: Board, view: dict[str, Any]) -> list[str]:

@@ -43,6 +43,12 @@ def summary(board: Board, view: dict[str, Any], *, names: Sequence[str] = ()) ->
     return "\n".join(lines).rstrip() + "\n"
 
 
+def seat_facts(board: Board, view: dict[str, Any]) -> list[str]:
+    """Each seat's side (the game page's list of players; the rest is on the map and in the
+    status strip)."""
+    return [_(SIDE_NAME.get(side, side)) for side in view["sides"]]
+
+
 def _wrap(text: str, indent: str = "  ", later: str = "    ") -> list[str]:
     return textwrap.wrap(
         text, WIDTH, initial_indent=indent, subsequent_indent=later, break_on_hyphens=False

@@ -55,6 +55,12 @@ def test_the_game_page_fits_a_phone(
         page.wait_for_selector(".board-svg")
         wide = page.evaluate("document.scrollingElement.scrollWidth")
         assert wide <= 390, f"{who}: the game page scrolls sideways ({wide} px)"
+        # The board comes first: the site's bar in at most two short rows, the board's top
+        # within the first fifth of the screen (three wrapped rows put it at 232 px).
+        bar = page.locator("header.bar").bounding_box()
+        board = page.locator(".board-svg").first.bounding_box()
+        assert bar["height"] <= 80, f"{who}: the bar takes {bar['height']} px"
+        assert board["y"] <= 844 / 5, f"{who}: the board starts at {board['y']} px"
         boxes = page.evaluate(_BOXES)
         assert boxes["zoom"] is not None
         hidden = [w for w in boxes["words"] if _overlap(w, boxes["zoom"])]

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from service.store import Store
 from tests.browser.conftest import screenshot
 from tests.browser.test_web_commitments import _game_with_reveals
 from tests.browser.test_web_table import PICTURES
+from tests.game_helpers import new_table, play_random
 
 
 def test_arrow_keys_step_through_the_versions(browser: Any, base_url: str, store: Store) -> None:
@@ -52,3 +55,29 @@ def test_arrow_keys_step_through_the_versions(browser: Any, base_url: str, store
         screenshot(phone, f"replay-390-{'dark' if dark else 'light'}")
     phone.screenshot(path=str(PICTURES / "replay-390-dark.png"))  # dark: the last one set
     phone.close()
+
+
+def test_a_replay_at_the_newest_version_follows_the_game(
+    browser: Any, base_url: str, store: Store, streams: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game in play: the viewer at its newest version is taken to each new one; a viewer
+    further back keeps their place while "Last" moves on."""
+    monkeypatch.setenv("KURIER_STREAM_URL", streams)  # the app is served in this process
+    table = new_table(store, 3, "replay-live")
+    play_random(store, table, 4, seed=1)
+    version = store.get_game(table.game_id).version
+    newest = browser.new_page(viewport={"width": 1280, "height": 900})
+    newest.goto(f"{base_url}/games/{table.game_id}/replay/{version}")
+    back = browser.new_page(viewport={"width": 1280, "height": 900})
+    back.goto(f"{base_url}/games/{table.game_id}/replay/{version - 1}")
+    play_random(store, table, 1, seed=2)
+    after = store.get_game(table.game_id).version
+    assert after > version
+    newest.wait_for_url(f"**/replay/{after}", timeout=10_000)
+    back.wait_for_function(
+        f"() => document.querySelector('.replay-nav a[rel=last]').href.endsWith('/{after}')",
+        timeout=10_000,
+    )
+    assert back.url.endswith(f"/replay/{version - 1}")
+    newest.close()
+    back.close()

@@ -28,6 +28,11 @@ from service.store import Store
 from service.store.record import GameRecord
 
 
+def stream_of(game_id: str) -> str:
+    """The game's event stream on the stream server, as the pages follow it."""
+    return f"{config.stream_url(os.environ)}/v1/games/{game_id}/stream"
+
+
 def context(
     store: Store,
     record: GameRecord,
@@ -65,6 +70,7 @@ def context(
     with i18n.speaking(lang):
         play = table.actions(record, legal, seat) if (board and legal) else None
         pieces = table.pieces(record, view["view"], seat) if board else None
+        wargame = wargame_table.panel(record, view["view"], seat, record.names, entries)
     return dict(
         board=table.board_svg(record, entries, lang, table.open_hexes(record, legal))
         if board and not live
@@ -81,7 +87,7 @@ def context(
         table=play,
         places=table.places(record, view["view"]) if board else {},
         pieces=pieces,
-        wargame=wargame_table.panel(record, view["view"], seat, record.names),
+        wargame=wargame,
         game=view,
         title=record.game.title,
         seat=seat,
@@ -90,11 +96,13 @@ def context(
         talk=talk,
         names=record.names,
         summary=summary,
+        # Each seat's public state beside its name (points, cards in hand as a count, tiles…).
+        facts=pictures.seat_facts(record.type, view["view"], lang=lang) if view["view"] else [],
         history=history,
         groups=groups,
         reveals=reveals(record.id, entries, seat, record.names),
         poll=current_app.config.get("WEB_POLL_SECONDS", 5),
-        stream=f"{config.stream_url(os.environ)}/v1/games/{record.id}/stream",
+        stream=stream_of(record.id),
         can_join=session is not None and seat is None and record.status == "open",
         invite=(request.args.get("invite") or "")[:64],
         can_start=player_id == record.creator and record.status == "open",

@@ -778,9 +778,21 @@ def staged(game_id: str) -> Any:
             trial = games.staged_record(record, seat, moves, table.draws(record.type))
             legal = games.legal_actions(trial, seat) | {"version": record.version}
             focus = request.args.get("unit", "")[:40]  # a wargame counter picked up
-            return jsonify(table.actions(trial, legal, seat, focus))
+            # Its march through waypoints ("via=4310,4209") with the command units going
+            # along ("carry=H-ATTILA", "carry=": none; absent: the game's default).
+            via = _listed(request.args.get("via", ""))
+            carry = _listed(request.args["carry"]) if "carry" in request.args else None
+            return jsonify(table.actions(trial, legal, seat, focus, via, carry))
     except Problem as error:
+        if error.problem_code == table.BAD_MARCH:
+            raise  # the page's own question was wrong: problem+json
         return jsonify({"error": str(error.description), **error.extra}), error.code
+
+
+def _listed(text: str) -> list[str]:
+    """A query's comma-separated list (bounded: a march names a few hexes or counters)."""
+    items = [item.strip()[:40] for item in text[:400].split(",")]
+    return [item for item in items if item][:20]
 
 
 @blp.post("/games/<game_id>/moves")

@@ -10,7 +10,7 @@ actions back as one request: the browser decides no rule.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -21,6 +21,7 @@ from engine.attila_wargame import targets as wargame_targets
 from service import pictures
 from service.common.i18n import say as _
 from service.common.i18n import say_word
+from service.common.problems import Problem
 from service.domain import rematch
 from service.pictures.attika import BLANK_FILL, LAND_FILL
 from service.pictures.attila import PEOPLE_FILL
@@ -46,13 +47,24 @@ def draws(game_type: str) -> frozenset[str]:
     return getattr(TABLES[game_type], "DRAWS", frozenset())
 
 
+#: A march asked through bad waypoints or with command units that cannot go along (the page's
+#: question, not a refused move: answered as problem+json).
+BAD_MARCH = "bad-march"
+
+
 def actions(
-    record: GameRecord, legal: Mapping[str, Any], seat: int | None = None, focus: str = ""
+    record: GameRecord,
+    legal: Mapping[str, Any],
+    seat: int | None = None,
+    focus: str = "",
+    via: Sequence[str] = (),
+    carry: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The legal actions (``games.legal_actions``' answer, for ``seat`` of ``record``: a
     staged trial's record gives what follows the staged parts) with where each is chosen,
     what a build costs there, and a drawn map tile's shape for its preview; ``focus``: the
-    piece picked up (a wargame counter), whose marches the game's table works out."""
+    piece picked up (a wargame counter), whose marches the game's table works out, through
+    the waypoints ``via`` and with the command units ``carry`` (None: the game's default)."""
     table = TABLES[record.type]
     game = record.game
     board = game.board  # type: ignore[attr-defined]
@@ -88,8 +100,29 @@ def actions(
         "actions": out,
         "labels": labels,
         "tile": tile,
-        "march": march(rules, state, seat, focus) if march and focus and state else None,
+        "march": _march(march, rules, state, seat, focus, via, carry),
     }
+
+
+def _march(
+    march: Callable[..., dict[str, Any]] | None,
+    rules: Any,
+    state: Any,
+    seat: int | None,
+    focus: str,
+    via: Sequence[str],
+    carry: Sequence[str] | None,
+) -> dict[str, Any] | None:
+    """The picked-up counter's march (the game's ``march``), or None; a waypoint or a command
+    unit the march cannot take is a 422 ``bad-march``, never a 500."""
+    if not (march and focus and state is not None):
+        if via or carry:
+            raise Problem(422, BAD_MARCH, "waypoints and command units go with a counter picked up")
+        return None
+    try:
+        return march(rules, state, seat, focus, via, carry)
+    except wargame_targets.MarchError as error:
+        raise Problem(422, BAD_MARCH, str(error), via=list(via)) from None
 
 
 def _tile_preview(shape: list[list[list[Any]]] | None) -> list[list[list[Any]]] | None:

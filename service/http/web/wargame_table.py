@@ -1,7 +1,8 @@
 """The wargame's table beside its map (issue 33): the round track, season, phase and whose step,
-the victory points as they stand, and the seat's own "secret orders" (its notes and its sealed
-card), for game.html. Only what the seat's own view holds is read: a spectator and the other
-side get no secret orders here, as in the view itself.
+the victory points as they stand, the seat's own "secret orders" (its notes and its sealed
+card), and the last battle's course step by step, for game.html. Only what the seat's own view
+holds is read: a spectator and the other side get no secret orders here, as in the view itself;
+the battle is read from the log's public events only (its cards once revealed, never before).
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.attila_wargame import targets
+from engine.core import Event
+from engine.sentences import N_
 from service.common.i18n import say as _
+from service.common.i18n import say_word
 from service.pictures.attila_wargame_style import phase_names, round_name
 from service.store.record import GameRecord
 
@@ -25,9 +29,14 @@ _NOTE_NAMES = {
 
 
 def panel(
-    record: GameRecord, view: Mapping[str, Any] | None, seat: int | None, names: Sequence[str]
+    record: GameRecord,
+    view: Mapping[str, Any] | None,
+    seat: int | None,
+    names: Sequence[str],
+    entries: Sequence[tuple[int, Mapping[str, Any]]] = (),
 ) -> dict[str, Any] | None:
-    """The status strip and, for a player, their secret orders; None for another game."""
+    """The status strip, the last battle's steps (from the log ``entries``) and, for a
+    player, their secret orders; None for another game."""
     if record.type != GAME_TYPE or view is None or record.state is None:
         return None
     game = record.game
@@ -48,6 +57,8 @@ def panel(
         "layers": {
             "zoc": targets.zones(rules, state),
             "moved": {u: info["hex"] for u, info in view["units"].items() if info.get("moved")},
+            # The last battle marked step by step (wargame.js), and its line under the strip.
+            "battle": battle(board, entries, view),
         },
     }
     if seat is not None and 0 <= seat < len(view["sides"]):
@@ -71,3 +82,124 @@ def _orders(view: Mapping[str, Any], side: str) -> list[dict[str, str]]:
                 {"name": _("Your sealed card"), "value": holder["own_card"], "state": holder["ref"]}
             )
     return out
+
+
+#: The log entries a player makes: the first one after a battle is over ends its marks.
+_ACTIONS = ("move", "sealed")
+#: The battle's result codes (data: combat.result_codes) as the line says them.
+_RESULTS = {
+    "AR": N_("the attackers retreat"),
+    "DR": N_("the defenders retreat"),
+    "AE": N_("the attackers lose %(points)s each"),
+    "DE": N_("the defenders lose %(points)s each"),
+}
+
+
+def battle(
+    board: Any, entries: Sequence[tuple[int, Mapping[str, Any]]], view: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """The last battle in the log, as numbered steps for the map and one line of text; None
+    when there is none, or once the next player action after its end is in the log (the marks
+    last until then: the rest of its combat phase, or the next phase's first move).
+
+    Read from the public events only (those a spectator sees): the cards appear with the
+    result (``battle_resolved``), never while they are sealed. Each step: ``n`` (its number on
+    the map), ``kind`` (battle, result, loss, eliminated, retreat, blocked, advance),
+    ``hex`` (where it is marked), ``from`` (a retreat's or advance's start) and ``text``."""
+    start = _last_declared(entries)
+    if start is None:
+        return None
+    units = view.get("units", {})
+    steps: list[dict[str, Any]] = []
+    head: dict[str, Any] = {}
+    over = False
+    for _version, entry in entries[start:]:
+        if over and entry["kind"] in _ACTIONS:
+            return None
+        for raw in entry["events"]:
+            event = Event.from_json(raw)
+            if over or not event.visible_to(None):
+                continue
+            d = event.data
+            if event.kind == "battle_declared":
+                head = {"ref": d["ref"], "hex": d["target"], "column": d["column"]}
+                steps.append(
+                    _step(
+                        "battle",
+                        d["target"],
+                        _(
+                            "Battle at %(hex)s: %(attack)s : %(defence)s, odds %(column)s",
+                            hex=d["target"],
+                            attack=d["attack"],
+                            defence=d["defence"],
+                            column=d["column"],
+                        ),
+                        units=[*d["attackers"], *d["defenders"]],
+                    )
+                )
+            elif event.kind == "command_units_overrun":
+                head = {"ref": d["ref"], "hex": d["hex"], "column": ""}
+                steps.append(
+                    _step("battle", d["hex"], _("Battle at %(hex)s: overrun", hex=d["hex"]))
+                )
+            elif event.kind == "battle_resolved":
+                result = str(d["result"])
+                words = _(_RESULTS[result[:2]], points=result[2:])
+                cards = _(
+                    "%(attack_card)s against %(defence_card)s",
+                    attack_card=_card_name(board, d["attack_card"]),
+                    defence_card=_card_name(board, d["defence_card"]),
+                )
+                head["result"] = result
+                steps.append(_step("result", head["hex"], f"{cards}: {words}"))
+            elif event.kind == "strength_lost" and d["cf"] > 0:
+                where = units.get(d["unit"], {}).get("hex", head["hex"])
+                text = _("%(unit)s loses %(points)s", unit=d["unit"], points=d["points"])
+                steps.append(_step("loss", where, text, unit=d["unit"], points=d["points"]))
+            elif event.kind == "unit_removed" and d.get("hex"):
+                text = _("%(unit)s eliminated", unit=d["unit"])
+                steps.append(_step("eliminated", d["hex"], text, unit=d["unit"]))
+            elif event.kind in ("retreated", "advanced"):
+                text = (
+                    _("%(unit)s retreats to %(hex)s", unit=d["unit"], hex=d["to"])
+                    if event.kind == "retreated"
+                    else _("%(unit)s advances to %(hex)s", unit=d["unit"], hex=d["to"])
+                )
+                kind = "retreat" if event.kind == "retreated" else "advance"
+                # An older log's event has no "from": the arrow then starts at the battle.
+                start_hex = d.get("from", head["hex"])
+                steps.append(_step(kind, d["to"], text, unit=d["unit"], **{"from": start_hex}))
+            elif event.kind == "retreat_blocked":
+                where = units.get(d["unit"], {}).get("hex", head["hex"])
+                text = _("%(unit)s cannot retreat", unit=d["unit"])
+                steps.append(_step("blocked", where, text, unit=d["unit"]))
+            elif event.kind == "battle_over":
+                over = True
+    if not steps:
+        return None
+    for n, step in enumerate(steps, 1):
+        step["n"] = n
+    line = steps[0]["text"]
+    if len(steps) > 1:
+        line += " \u2014 " + ", ".join(s["text"] for s in steps[1:])
+    return {**head, "over": over, "steps": steps, "text": line}
+
+
+def _last_declared(entries: Sequence[tuple[int, Mapping[str, Any]]]) -> int | None:
+    """The index of the last entry that declares a battle (or overruns command units)."""
+    for index in range(len(entries) - 1, -1, -1):
+        kinds = {e["kind"] for e in entries[index][1]["events"]}
+        if kinds & {"battle_declared", "command_units_overrun"}:
+            return index
+    return None
+
+
+def _step(kind: str, where: str, text: str, **more: Any) -> dict[str, Any]:
+    return {"kind": kind, "hex": where, "text": text, **more}
+
+
+def _card_name(board: Any, card: str) -> str:
+    """A battle card by its English name (data: combat), in the page's language."""
+    combat = board.raw["combat"]
+    names = {c["id"]: c["en"] for c in (*combat["attack_cards"], *combat["defence_cards"])}
+    return say_word(names.get(card, card))

@@ -244,12 +244,123 @@
     apply();
   }
 
+  // -- The last battle, marked step by step (wargame_table.battle) --------------------------
+  // Each step has its number on the map, as in the line under the status strip: a ring on the
+  // battle's hex, its odds and result as numbered labels over it (not over the counters), a
+  // cross where a unit was eliminated, an arrow for each retreat and advance. A battle (or a
+  // step of it) not yet shown on this page comes in one step after the other; the same marks
+  // after an update in place stand still.
+  var battleSeen = {};
+  function battleMarks(box) {
+    var svg = box.querySelector(".zoom svg");
+    var data = JSON.parse(box.dataset.layers || "{}").battle;
+    if (!svg || !data || !data.steps || svg.querySelector("#wg-battle")) { return; }
+    var g = el("g", { id: "wg-battle", "class": "wg-battle", "pointer-events": "none", "data-ref": data.ref || "" });
+    var defs = el("defs");
+    ["retreat", "advance"].forEach(function (kind) {
+      var m = el("marker", { id: "wg-arrow-" + kind, viewBox: "0 0 10 10", refX: "6", refY: "5",
+        markerWidth: "3", markerHeight: "3", orient: "auto", "class": "wg-arrowhead-" + kind });
+      m.appendChild(el("path", { d: "M0,0 L10,5 L0,10 z" }));
+      defs.appendChild(m);
+    });
+    g.appendChild(defs);
+    function hexBox(label) {
+      var shape = label && svg.querySelector("[id='hex-" + label + "'] polygon");
+      return shape ? shape.getBBox() : null;
+    }
+    function centre(b) { return [b.x + b.width / 2, b.y + b.height / 2]; }
+    // What each step's label says on the map (the line under the strip says it in full).
+    function words(step) {
+      if (step.kind === "battle") { return data.column || "\u2694"; }
+      if (step.kind === "result") { return data.result || ""; }
+      if (step.kind === "loss") { return "\u2212" + step.points + " " + step.unit; }
+      if (step.kind === "eliminated") { return "\u2715 " + step.unit; }
+      if (step.kind === "blocked") { return "\u2298 " + step.unit; }
+      return "";
+    }
+    var seen = battleSeen[data.ref] || 0;
+    var fresh = 0, rows = {}, marks = [], labels = [];
+    data.steps.forEach(function (step) {
+      var b = hexBox(step.hex);
+      if (!b) { return; }
+      var r = b.width / 2, c = centre(b);
+      var mark = el("g", { "class": "wg-mark wg-mark-" + step.kind, "data-step": step.n,
+        "data-kind": step.kind, "data-hex": step.hex });
+      var t = el("title");
+      t.textContent = step.n + ". " + step.text;
+      mark.appendChild(t);
+      var at = null;  // where its number goes: on an arrow, else in a row of labels over the hex
+      if (step.kind === "battle") {
+        mark.appendChild(el("circle", { cx: c[0], cy: c[1], r: r * 1.05, "class": "wg-battle-ring" }));
+      } else if (step.kind === "eliminated") {
+        var k = r * 0.7;
+        mark.appendChild(el("path", { d: "M" + (c[0] - k) + "," + (c[1] - k) + " L" + (c[0] + k) + "," + (c[1] + k) +
+          " M" + (c[0] + k) + "," + (c[1] - k) + " L" + (c[0] - k) + "," + (c[1] + k), "class": "wg-cross" }));
+      } else if (step.kind === "retreat" || step.kind === "advance") {
+        var from = hexBox(step.from);
+        if (from) {
+          var a = centre(from), dx = c[0] - a[0], dy = c[1] - a[1];
+          // from the start's edge to the end's, over the counters, with a light casing
+          var line = { x1: a[0] + dx * 0.25, y1: a[1] + dy * 0.25, x2: a[0] + dx * 0.68, y2: a[1] + dy * 0.68 };
+          mark.appendChild(el("line", Object.assign({ "class": "wg-arrow-casing" }, line)));
+          mark.appendChild(el("line", Object.assign({ "class": "wg-arrow", "marker-end": "url(#wg-arrow-" + step.kind + ")" }, line)));
+          at = [a[0] + dx * 0.5 + dy * 0.35, a[1] + dy * 0.5 - dx * 0.35];  // beside the arrow
+        }
+      }
+      // (the label comes in by a CSS transform: its place is its inner group's)
+      var label = el("g", { "class": "wg-step-label" }), inner = el("g");
+      label.appendChild(inner);
+      var text = words(step), h = r * 0.52, font = r * 0.36;
+      var width = h + (text ? text.length * font * 0.68 + h * 0.35 : 0);
+      if (!at) {
+        rows[step.hex] = rows[step.hex] || { x: 0, items: [], c: c, y: b.y - h * 0.6 };
+        rows[step.hex].items.push({ label: inner, width: width });
+      }
+      inner.appendChild(el("rect", { x: 0, y: -h / 2, width: width, height: h, rx: h / 2, "class": "wg-label-box" }));
+      inner.appendChild(el("circle", { cx: h / 2, cy: 0, r: h * 0.42, "class": "wg-label-n" }));
+      var n = el("text", { x: h / 2, y: 0, "text-anchor": "middle", "dominant-baseline": "central", "font-size": font, "class": "wg-label-n-text" });
+      n.textContent = String(step.n);
+      inner.appendChild(n);
+      if (text) {
+        var w = el("text", { x: h + h * 0.1, y: 0, "dominant-baseline": "central", "font-size": font, "class": "wg-mark-words" });
+        w.textContent = text;
+        inner.appendChild(w);
+      }
+      if (at) { inner.setAttribute("transform", "translate(" + (at[0] - h / 2) + "," + at[1] + ")"); }
+      label.setAttribute("data-step", step.n);
+      labels.push(label);
+      if (step.n > seen) {  // not yet shown here: one step after the other
+        [mark, label].forEach(function (m) {
+          m.classList.add("wg-mark-new");
+          m.style.animationDelay = (fresh * 0.7) + "s";
+        });
+        fresh += 1;
+      }
+      marks.push(mark);
+    });
+    // Each hex's labels side by side, centred over it.
+    Object.keys(rows).forEach(function (hex) {
+      var row = rows[hex], gap = 4;
+      var total = row.items.reduce(function (sum, it) { return sum + it.width + gap; }, -gap);
+      var x = row.c[0] - total / 2;
+      row.items.forEach(function (it) {
+        it.label.setAttribute("transform", "translate(" + x + "," + row.y + ")");
+        x += it.width + gap;
+      });
+    });
+    // The labels over every ring, cross and arrow (each comes in with its step).
+    marks.concat(labels).forEach(function (m) { g.appendChild(m); });
+    battleSeen[data.ref] = Math.max(seen, data.steps.length);
+    svg.appendChild(g);
+  }
+
   // -- The table ---------------------------------------------------------------------------
   function init() {
     window.kurierWargame = null;
     var box = document.querySelector(".wargame-board");
     // The layer toggles first: they widen the zoom buttons' bar, which the map's fit measures.
     if (box) { layers(box); zoom(box); }
+    if (box) { battleMarks(box); }
     var dataNode = document.getElementById("wargame-data");
     var page = document.querySelector("[data-game]");
     var svg = box && box.querySelector("svg");
@@ -260,6 +371,7 @@
     var current = data.table;
     var groups = [], before = [];  // staged parts: {moves, label, path}; the table before each
     var picked = null, march = null, target = null, attackers = [], razing = [], busy = false;
+    var route = null;  // the last staged march, open to waypoints and to its command units (march below)
     var pieces = document.querySelector(".pieces");
     var choices = document.querySelector(".pieces .choices");
     var orders = document.querySelector(".secret-orders .orders-choices");
@@ -355,10 +467,12 @@
           var r = march.reach[h];
           litHex(h, "wg-lit", h + ": " + r.cost + (r.stop ? " \u2014 " + r.stop : ""), String(r.cost));
         });
+        markCarried(march);
         if (march.stuck) { info.textContent = picked + ": " + march.stuck; }
       } else if (picked && !(picks["unit:" + picked] || []).some(function (a) { return kind(a) === "move"; })) {
         (picks["unit:" + picked] || []).forEach(function (a) { if (a.target) { litHex(a.target.slice(4), "wg-lit", a.n); } });
       }
+      renderRoute();
       renderAttack(picks);
       renderButtons(picks, step);
       if (bar) {
@@ -457,6 +571,7 @@
       }).catch(function () { busy = false; undo(); });
     }
     function undo() {
+      if (unwaypoint()) { return; }
       if (!groups.length) { picked = null; march = null; target = null; attackers = []; render(); return; }
       groups.pop();
       current = before.pop();
@@ -507,9 +622,9 @@
       var picks = {};
       current.actions.forEach(function (a) { (picks[a.pick] = picks[a.pick] || []).push(a); });
       var id = "hex-" + label;
+      if (throughHex(label)) { return; }
       if (picked && march && march.unit === picked && march.reach[label]) {
-        var r = march.reach[label];
-        stage(r.steps, picked + " \u2192 " + label + " (" + r.cost + ")", [march.from].concat(r.path));
+        stageMarch(label);
         return;
       }
       if (picked) {
@@ -531,6 +646,135 @@
         if (i >= 0) { razing.splice(i, 1); } else { razing.push(id); }
         render();
       }
+    }
+
+    // -- A march's route: waypoints and the command units going along ------------------------
+    // The counter's march is staged as soon as its hex is tapped, and stays open: a lit hex
+    // tapped then is a waypoint (the march goes start → waypoints → the hex, each leg the
+    // server's, /staged?unit=…&via=…, from the state the leg before left), Undo takes back
+    // the last waypoint; the command units stacked with the counter are toggles (on as the
+    // server offers them, /staged?…&carry=…), their steps staged with the counter's. The
+    // server decides every leg and step; the page shows and stages.
+    var kit = window.kurierTableKit;
+    var carryBox = null;
+    function enc(text) { return encodeURIComponent(text); }
+    function carriedOn(m) { return (m.carry || []).filter(function (c) { return c.on; }).map(function (c) { return c.unit; }); }
+    function marchLabel(unit, m, dest) {
+      var r = m.reach[dest], names = Object.keys(r.carried || {});
+      return unit + (names.length ? " + " + names.join(" + ") : "") + " \u2192 " +
+        (m.via || []).concat([dest]).join(" \u2192 ") + " (" + r.cost + ")";
+    }
+    // Where a command unit going along stops short of the counter's hex (its movement used,
+    // a river): said on each lit hex, and the hex marked.
+    function shortOf(r, dest) {
+      return Object.keys(r.carried || {}).filter(function (u) { return r.carried[u] !== dest; })
+        .map(function (u) { return u + " stops at " + r.carried[u]; });
+    }
+    function markCarried(m) {
+      under.querySelectorAll(".wg-lit").forEach(function (g) {
+        var h = g.getAttribute("data-hex"), r = m.reach[h];
+        var short = r ? shortOf(r, h) : [];
+        if (!short.length) { return; }
+        g.classList.add("wg-partial");
+        var t = g.querySelector("title");
+        t.textContent += " \u2014 " + short.join(", ");
+        g.setAttribute("aria-label", t.textContent);
+      });
+    }
+    function routeOpen() {
+      return !!route && !picked && groups.length > 0 && groups[groups.length - 1] === route.group;
+    }
+    function stageMarch(label) {
+      var m = march, unit = picked, r = m.reach[label], n = groups.length;
+      stage(r.steps, marchLabel(unit, m, label), [m.from].concat(r.path));
+      if (groups.length === n) { return; }
+      route = { unit: unit, dest: label, march: m, via: m.via || [], carry: carriedOn(m),
+        group: groups[groups.length - 1], history: [] };
+    }
+    // The open march asked again through ``via`` with ``carry`` from the state before it; its
+    // staged steps replaced when its hex is still reached that way.
+    function reroute(via, carry) {
+      var g = route.group, open = route;
+      var moves = groups.slice(0, groups.length - 1).reduce(function (all, x) { return all.concat(x.moves); }, []);
+      var extra = "&unit=" + enc(open.unit) + (via.length ? "&via=" + enc(via.join(",")) : "") + "&carry=" + enc(carry.join(","));
+      busy = true;
+      render();
+      kit.ask(game, moves, extra).then(function (got) {
+        busy = false;
+        if (!got[0]) { kit.showError(got[1].detail || got[1].error, bar || pieces); render(); return; }
+        var m = got[1].march, r = m && m.reach[open.dest];
+        if (route !== open) { render(); return; }
+        if (!r) {
+          render();
+          info.textContent = open.dest + " cannot be reached through " + via[via.length - 1];
+          return;
+        }
+        open.history.push({ via: open.via, carry: open.carry, march: open.march, moves: g.moves,
+          path: g.path, label: g.label, table: current });
+        open.via = via; open.carry = carry; open.march = m;
+        g.moves = r.steps; g.path = [m.from].concat(r.path); g.label = marchLabel(open.unit, m, open.dest);
+        ask("");  // what may follow the march as it now goes
+      }).catch(function () { busy = false; render(); });
+    }
+    function throughHex(label) {
+      if (!routeOpen() || busy || label === route.dest || !route.march.reach[label]) { return false; }
+      reroute(route.via.concat([label]), route.carry);
+      return true;
+    }
+    function unwaypoint() {
+      if (!routeOpen() || busy || !route.history.length) { return false; }
+      var h = route.history.pop(), g = route.group;
+      route.via = h.via; route.carry = h.carry; route.march = h.march;
+      g.moves = h.moves; g.path = h.path; g.label = h.label;
+      current = h.table;
+      render();
+      return true;
+    }
+    function toggleCarry(m, unit) {
+      var on = carriedOn(m), i = on.indexOf(unit);
+      if (i >= 0) { on.splice(i, 1); } else { on.push(unit); }
+      if (picked) { ask("&unit=" + enc(picked) + "&carry=" + enc(on.join(","))); } else if (routeOpen()) { reroute(route.via, on); }
+    }
+    function renderRoute() {
+      if (!carryBox && pieces) {
+        carryBox = document.createElement("div");
+        carryBox.className = "wg-carry";
+        carryBox.setAttribute("role", "group");
+        carryBox.setAttribute("aria-label", "Command units going along");
+        pieces.appendChild(carryBox);
+      }
+      if (carryBox) { carryBox.textContent = ""; }
+      var open = routeOpen();
+      if (!open && !picked) { route = null; }
+      var m = picked ? (march && march.unit === picked ? march : null) : (open ? route.march : null);
+      if (m && carryBox) {
+        (m.carry || []).forEach(function (c) {
+          var b = button("\u2691 " + c.unit, function () { toggleCarry(m, c.unit); }, "piece gen wg-carry-toggle");
+          b.setAttribute("aria-pressed", c.on ? "true" : "false");
+          b.title = c.unit + (c.on ? ": goes along (tap to leave it)" : ": stays (tap to take it along)");
+          b.disabled = busy;
+          carryBox.appendChild(b);
+        });
+        var on = carriedOn(m);
+        if (picked && on.length) {
+          info.textContent = (places["unit-" + picked] || picked) + " \u00B7 with " + on.join(", ") +
+            " (a dashed hex: where one stops short)";
+        }
+      }
+      if (!open) { return; }
+      route.via.forEach(function (h) {
+        var c = centreOf(h);
+        if (c) { overlay.appendChild(el("circle", { "class": "wg-waypoint", cx: c[0], cy: c[1], r: 10 })); }
+      });
+      var dest = litHex(route.dest, "wg-dest", route.dest + ": " + route.group.label);
+      if (dest) { dest.setAttribute("data-dest", route.unit); }
+      Object.keys(route.march.reach).forEach(function (h) {
+        if (h !== route.dest) { litHex(h, "wg-lit wg-via", h + ": go through here (" + route.march.reach[h].cost + ")"); }
+      });
+      markCarried(route.march);
+      var r = route.march.reach[route.dest], short = r ? shortOf(r, route.dest) : [];
+      info.textContent = route.group.label + (short.length ? " \u2014 " + short.join(", ") : "") +
+        " \u00B7 tap a lit hex to go through it" + (route.via.length ? ", Undo takes back a waypoint" : "");
     }
 
     // The lit or closed hex under a tapped counter, if any.
@@ -561,6 +805,7 @@
     }
     document.onkeydown = function (e) {  // one handler, replaced by each init (as table.js's)
       if (e.key === "Escape" && !(e.target.closest && e.target.closest("input, textarea, select"))) {
+        route = null;
         picked = null; march = null; target = null; attackers = []; razing = []; render();
       }
     };
