@@ -198,14 +198,10 @@ def _march(page: Any, shots: str | None) -> None:
         return
 
 
-def test_two_players_play_the_first_two_rounds_of_the_wargame_on_the_map(
-    browser: Any, base_url: str, worker: Any
-) -> None:
-    kurier = Kurier(base_url)
-    game_id, players = kurier.new_game(2, seed="wargame-table-1", game_type="attila-wargame")
-    url = f"{base_url}/games/{game_id}"
-    pages = [_signed_in(browser, base_url, players[0]), _phone(browser, base_url, players[1])]
-    posted: list[list[str]] = []  # each Confirm: the actions of its one request
+def _watch(pages: list[Any]) -> tuple[list[list[str]], list[str]]:
+    """What the pages post (each Confirm: the actions of its one request) and their script
+    errors, as they happen."""
+    posted: list[list[str]] = []
     errors: list[str] = []
     for page in pages:
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -217,6 +213,18 @@ def test_two_players_play_the_first_two_rounds_of_the_wargame_on_the_map(
                 else None
             ),
         )
+    return posted, errors
+
+
+def test_two_players_play_the_first_two_rounds_of_the_wargame_on_the_map(
+    browser: Any, base_url: str, worker: Any
+) -> None:
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2, seed="wargame-table-1", game_type="attila-wargame")
+    url = f"{base_url}/games/{game_id}"
+    pages = [_signed_in(browser, base_url, players[0]), _phone(browser, base_url, players[1])]
+    posted, errors = _watch(pages)  # each Confirm: the actions of its one request
+    for page in pages:
         navigate(page, url)
     spectator, bodies = _spectator(browser, url)
     # Zoomed out, then in with the + button and the wheel, before anything is played.
@@ -481,18 +489,8 @@ def test_a_march_through_a_waypoint_takes_its_command_unit_along_in_one_request(
         assert r.status_code in (200, 202), r.text
     url = f"{base_url}/games/{game_id}"
     pages = [_phone(browser, base_url, players[1]), _signed_in(browser, base_url, players[1])]
-    posted: list[list[str]] = []
-    errors: list[str] = []
+    posted, errors = _watch(pages)
     for page in pages:
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on(
-            "request",
-            lambda r: (
-                posted.append(parse_qs(r.post_data or "").get("m", []))
-                if r.method == "POST" and r.url.endswith("/moves")
-                else None
-            ),
-        )
         navigate(page, url)
         size = "390" if page.viewport_size["width"] < 600 else "1280"
         _tap(page, "unit-HUN-11", page.locator("[id='unit-HUN-11']"), 5)
