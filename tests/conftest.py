@@ -42,6 +42,7 @@ UNLIMITED = {"RATE_LIMIT": "1000000/minute", "SIGNUP_RATE_LIMIT": "1000000/minut
 #: this order. xdist's own order (most tests first) queued the few-test whole-game files (1-3
 #: tests of 2-7 minutes each) among the last, where one alone can outlast everything else.
 LONGEST_FIRST = (
+    "tests/browser/test_web_attika_table.py",
     "tests/test_topologies.py",
     "tests/browser/test_web_full_games.py",
     "tests/browser/test_web_table.py",
