@@ -19,6 +19,7 @@ from tests.browser.test_web_table import (
     _spectator,
     _staged_done,
     always_confirm,
+    committed,
     leaks,
 )
 from tests.client import Kurier
@@ -225,13 +226,7 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
         parts += len(page.evaluate("window.kurierTable.staged()"))
         page.locator(".confirm-bar .confirm").click()
         confirms += 1
-        for _ in range(200):  # bounded wait for the commit
-            new = kurier.view(game_id)
-            if new["version"] != view["version"]:
-                break
-            time.sleep(0.05)
-        assert new["version"] > view["version"], page.content()[:2000]
-        view = new
+        view = committed(kurier, game_id, view, lambda p=page: p.content()[:2000])
     assert view["status"] == "finished", (confirms, seen, time.monotonic() - deadline)
     assert seen["tile"] >= 2 and seen["build"] and {390, 1280, "draw"} <= shots and undone
     # Every map tile was drawn by a part sent before it (the last of a stack's, turned up and

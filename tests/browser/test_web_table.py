@@ -106,6 +106,18 @@ def play_turn_on_board(page: Any, rng: random.Random, undo_once: list[bool]) -> 
     return staged
 
 
+def committed(kurier: Kurier, game_id: str, view: dict[str, Any], why: Any) -> dict[str, Any]:
+    """The game's view once its version moved on from ``view``'s: a bounded wait for the
+    commit a Confirm sent; ``why()`` says what the page showed when it did not."""
+    for _ in range(200):
+        new = kurier.view(game_id)
+        if new["version"] != view["version"]:
+            break
+        time.sleep(0.05)
+    assert new["version"] > view["version"], why()
+    return new
+
+
 def _phone(browser: Any, base_url: str, player: Player) -> Any:
     context = browser.new_context(
         viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
@@ -193,13 +205,7 @@ def test_three_players_play_attila_on_the_board(
         conflicts += decision["kind"] == "sealed"
         parts += play_turn_on_board(page, rng, undo_once)
         confirms += 1
-        for _ in range(200):  # bounded wait for the commit
-            new = kurier.view(game_id)
-            if new["version"] != view["version"]:
-                break
-            time.sleep(0.05)
-        assert new["version"] > view["version"], page.content()[:2000]
-        view = new
+        view = committed(kurier, game_id, view, lambda p=page: p.content()[:2000])
     assert view["status"] == "finished", f"not finished in {MAX_SECONDS} s ({confirms} moves)"
     assert conflicts > 0 and parts > confirms and undo_once[0] and shot
     assert len(bodies) > 10 and leaks(kurier, game_id, bodies) == []

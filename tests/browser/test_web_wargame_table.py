@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 
 from tests.browser.conftest import SHOTS, navigate
 from tests.browser.test_web_seats import _signed_in
-from tests.browser.test_web_table import _idle, _phone, _spectator
+from tests.browser.test_web_table import _idle, _phone, _spectator, committed
 from tests.client import Kurier
 
 #: Screenshots for docs/web.md: written here and looked at.
@@ -269,13 +269,8 @@ def test_two_players_play_the_first_two_rounds_of_the_wargame_on_the_map(
         acted.append((seat, done[-1]))
         _idle(page)
         page.locator(".confirm-bar .confirm").click()
-        for _ in range(200):  # bounded wait for the commit
-            new = kurier.view(game_id)
-            if new["version"] != view["version"]:
-                break
-            time.sleep(0.05)
-        assert new["version"] > view["version"], page.locator(".table-error").all_inner_texts()
-        view = new
+        errors_shown = page.locator(".table-error").all_inner_texts
+        view = committed(kurier, game_id, view, errors_shown)
         if done[-1] == "retreat" and "result" not in shot:
             shot.add("result")
             _battle_marked(pages[seat], pages[1 - seat], view)
