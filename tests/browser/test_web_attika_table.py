@@ -23,6 +23,7 @@ from tests.browser.test_web_table import (
     always_confirm,
     committed,
     leaks,
+    shows_version,
 )
 from tests.client import Kurier
 
@@ -157,17 +158,6 @@ def _attika_part(page: Any, steer: _Steer, seen: dict[str, int], first_tile: boo
     return "end"
 
 
-def _shows_version(page: Any, version: int, table: bool = True) -> None:
-    """Wait until the page shows this version, updated in place by the stream (no load), and
-    (``table``) its table is ready to be played on."""
-    page.wait_for_function(
-        "([v, table]) => (document.querySelector('[data-game]') || {}).dataset?.version"
-        " === String(v) && (!table || !!window.kurierTable)",
-        arg=[version, table],
-        timeout=15_000,
-    )
-
-
 def test_two_players_play_a_whole_attika_game_on_the_board(
     browser: Any, base_url: str, worker: Any, streams: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -198,7 +188,7 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
             break
         seat = next(d["seat"] for d in view["waiting_for"] if d["seat"] >= 0)
         page = pages[seat]
-        _shows_version(page, view["version"])
+        shows_version(page, view["version"])
         steer = _Steer(view, seat, rng)
         _idle(page)
         for _part in range(20):  # bounded: a turn is at most a dozen parts
@@ -233,7 +223,7 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
         confirms += 1
         view = committed(kurier, game_id, view, lambda p=page: p.content()[:2000])
         if confirms % 10 == 0:  # the spectator's page follows in place too
-            _shows_version(spectator, view["version"], table=False)
+            shows_version(spectator, view["version"], table=False)
     assert view["status"] == "finished", (confirms, seen, time.monotonic() - deadline)
     assert seen["tile"] >= 2 and seen["build"] and {390, 1280, "draw"} <= shots and undone
     # Every map tile was drawn by a part sent before it (the last of a stack's, turned up and
@@ -242,7 +232,7 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
     assert parts > confirms  # turns of several parts, each sent with one Confirm
     # The end, shown in place on both pages and the spectator's: the standings, best first.
     for page in (*pages, spectator):
-        _shows_version(page, view["version"], table=False)
+        shows_version(page, view["version"], table=False)
     for page in pages:
         rows = page.locator(".standings tbody tr")
         assert rows.count() == 2 and "Score" in page.locator(".standings thead").inner_text()

@@ -118,6 +118,17 @@ def committed(kurier: Kurier, game_id: str, view: dict[str, Any], why: Any) -> d
     return new
 
 
+def shows_version(page: Any, version: int, table: bool = True) -> None:
+    """Wait until the page shows this version or a later one, updated in place by the stream
+    (no load), and (``table``) its table is ready to be played on."""
+    page.wait_for_function(
+        "([v, table]) => Number((document.querySelector('[data-game]') || {}).dataset?.version)"
+        " >= v && (!table || !!window.kurierTable)",
+        arg=[version, table],
+        timeout=15_000,
+    )
+
+
 def _phone(browser: Any, base_url: str, player: Player) -> Any:
     context = browser.new_context(
         viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
@@ -167,8 +178,16 @@ def leaks(
 
 @pytest.mark.parametrize("game_type", ["attila"])
 def test_three_players_play_attila_on_the_board(
-    browser: Any, base_url: str, worker: Any, game_type: str
+    browser: Any,
+    base_url: str,
+    worker: Any,
+    streams: str,
+    monkeypatch: pytest.MonkeyPatch,
+    game_type: str,
 ) -> None:
+    # Each page is loaded once and follows the game's stream, as in production: a move shows
+    # in place as soon as it is committed (a load per move, or 1 s API polls, cost more).
+    monkeypatch.setenv("KURIER_STREAM_URL", streams)  # the app is served in this process
     kurier = Kurier(base_url)
     game_id, players = kurier.new_game(3, seed="table-attila-1", game_type=game_type)
     always_confirm(kurier, players)
@@ -193,7 +212,7 @@ def test_three_players_play_attila_on_the_board(
             continue
         decision = humans[0]
         page = pages[decision["seat"]]
-        navigate(page, url)
+        shows_version(page, view["version"])
         if not shot and confirms >= 3 and decision["seat"] == 2:
             _shot(pages[0], "attila-1280-light")
             _shot(pages[0], "attila-1280-dark", dark=True)
