@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
+import pytest
+
 from tests.browser.conftest import SHOTS, navigate
 from tests.browser.test_web_seats import _signed_in
-from tests.browser.test_web_table import _idle, _phone, _spectator, committed
+from tests.browser.test_web_table import _idle, _phone, _spectator, committed, shows_version
 from tests.client import Kurier
 
 #: Screenshots for docs/web.md: written here and looked at.
@@ -217,8 +219,11 @@ def _watch(pages: list[Any]) -> tuple[list[list[str]], list[str]]:
 
 
 def test_two_players_play_the_first_two_rounds_of_the_wargame_on_the_map(
-    browser: Any, base_url: str, worker: Any
+    browser: Any, base_url: str, worker: Any, streams: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Each page is loaded once and follows the game's stream, as in production: a decision
+    # shows in place as soon as it is committed (a load of the map per decision cost more).
+    monkeypatch.setenv("KURIER_STREAM_URL", streams)  # the app is served in this process
     kurier = Kurier(base_url)
     game_id, players = kurier.new_game(2, seed="wargame-table-1", game_type="attila-wargame")
     url = f"{base_url}/games/{game_id}"
@@ -258,7 +263,7 @@ def test_two_players_play_the_first_two_rounds_of_the_wargame_on_the_map(
             continue
         seat, step = humans[0]["seat"], humans[0]["step"]
         page = pages[seat]
-        navigate(page, url)
+        shows_version(page, view["version"])
         size = "1280" if seat == 0 else "390"
         key = (seat, view["view"]["round"])
         first = key == (seat, 1) and key not in marched
@@ -324,7 +329,12 @@ def _battle_marked(page: Any, other: Any, view: dict[str, Any]) -> None:
         assert steps == len(kinds), (line, kinds)
         size = "1280" if shown.viewport_size["width"] > 600 else "390"
         target = shown.locator("#wg-battle .wg-mark-battle").get_attribute("data-hex")
-        shown.wait_for_timeout(200 + 700 * len(kinds))  # the steps have all come in
+        # The steps have all come in (each mark's animation, one after the other, is over).
+        shown.wait_for_function(
+            "() => document.querySelector('#wg-battle').getAnimations({subtree: true})"
+            ".every(a => a.playState === 'finished')",
+            timeout=20_000,
+        )
         scale = 5 if size == "1280" else 7
         shown.evaluate("([id, s]) => window.kurierWargame.show(id, s)", [f"hex-{target}", scale])
         for dark in (False, True):
