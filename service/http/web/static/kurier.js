@@ -181,8 +181,14 @@
       window.setTimeout(ask, seconds * 1000);  // asks with the version then shown
     }).catch(function () { connection(false); window.setTimeout(ask, seconds * 1000); });
   }
+  // One stream at a time. An update that did not come from the stream (the player's own move,
+  // a version asked for twice) starts following again from the version now shown: the stream
+  // opened before is closed first, or each such update left one more open (a browser allows
+  // six connections to a server: enough open streams and the page's own fetches wait).
+  var following = null;
   function follow() {
-    var source = new EventSource(stream + "?after=" + encodeURIComponent(version));
+    if (following) { following.close(); }
+    var source = following = new EventSource(stream + "?after=" + encodeURIComponent(version));
     source.addEventListener("entry", function (event) {
       if (Number(event.lastEventId) > Number(version)) { source.close(); moved(event.lastEventId); }
     });
