@@ -12,14 +12,25 @@ from typing import Any
 
 import requests
 
+from engine.attila_wargame import map_questions
 from engine.attila_wargame.actions import Advance, Attack, Card, Resolve, Retreat
 from engine.attila_wargame.game import GAME
 from engine.core import SYSTEM
+from service.common import i18n
 from service.http.web import wargame_table
 from tests.client import Kurier, Player
 from tests.test_wargame_combat import BARB, EAST, HUN, ROMAN, C, _column_with, cards_for, duel
 
 HTML = {"Accept": "text/html"}
+#: Why a counter may not enter a hex (the engine's words).
+MARCH_REASONS = {
+    map_questions.IMPASSABLE,
+    map_questions.CLOSED_TERRITORY,
+    map_questions.STACKING,
+    map_questions.NEUTRALISED,
+    map_questions.ENEMY_OR_NEUTRAL,
+    map_questions.CITY_NOT_YET,
+}
 STATIC = Path(__file__).parents[1] / "service" / "http" / "web" / "static"
 
 
@@ -97,6 +108,18 @@ def test_a_german_player_s_table_speaks_german(kurier: Kurier, base_url: str) ->
     assert words["carry_group"] == "Mitziehende Befehlseinheiten"
     spectator = requests.get(url, headers=HTML, timeout=10).text
     assert _words(spectator) == wargame_table.WORDS
+    # A counter picked up: the engine's reasons (a closed hex's, why a move ends) in German.
+    browser = _browser(base_url, players[seat])
+    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", players[seat]).json()
+    reasons: set[str] = set()
+    for unit in sorted({a["action"]["unit"] for a in legal["actions"] if "unit" in a["action"]}):
+        r = browser.get(f"{url}/staged", params={"unit": unit}, timeout=10)
+        assert r.status_code == 200, r.text
+        march = r.json()["march"]
+        reasons |= set(march["closed"].values())
+        reasons |= {w["stop"] for w in march["reach"].values() if w["stop"]}
+    english = {*MARCH_REASONS, "enemy zone of control", "river"}
+    assert reasons and reasons <= {i18n.gettext("de", e) for e in english} - english, reasons
 
 
 def test_every_word_wargame_js_says_is_handed_to_it() -> None:

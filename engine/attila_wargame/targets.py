@@ -167,7 +167,7 @@ def march(
             if why is not None:
                 out["closed"][lab[n]] = why
     else:
-        out["stuck"] = "cannot move now (full factor used, stopped, or held in an enemy zone)"
+        out["stuck"] = N_("cannot move now (full factor used, stopped, or held in an enemy zone)")
     for h, there in _spread(rules, notation, node, unit, side).items():
         out["reach"][lab[h]] = {
             "path": [lab[p] for p in there.path],
@@ -351,8 +351,8 @@ def _why_stop(rules: Rules, state: WargameState, unit: str, into: int) -> str:
     at = state.pos[unit]
     ctx = rules._without(rules.ctx(state), unit, at)
     if rules.is_combat[unit] and rules.in_enemy_zoc(ctx, unit, into):
-        return "enemy zone of control"
-    return "river"
+        return N_("enemy zone of control")
+    return N_("river")
 
 
 def status(rules: Rules, state: WargameState) -> dict[str, Any]:

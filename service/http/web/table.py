@@ -120,9 +120,17 @@ def _march(
             raise Problem(422, BAD_MARCH, "waypoints and command units go with a counter picked up")
         return None
     try:
-        return march(rules, state, seat, focus, via, carry)
+        found = march(rules, state, seat, focus, via, carry)
     except wargame_targets.MarchError as error:
         raise Problem(422, BAD_MARCH, str(error), via=list(via)) from None
+    # The engine's reasons are fixed English words (marked N_): said in the page's language.
+    found["closed"] = {hex_: _(why) for hex_, why in found["closed"].items()}
+    for where in found["reach"].values():
+        if where["stop"]:
+            where["stop"] = _(where["stop"])
+    if "stuck" in found:
+        found["stuck"] = _(found["stuck"])
+    return found
 
 
 def _tile_preview(shape: list[list[list[Any]]] | None) -> list[list[list[Any]]] | None:
