@@ -120,6 +120,11 @@ def test_a_german_player_s_table_speaks_german(kurier: Kurier, base_url: str) ->
         reasons |= {w["stop"] for w in march["reach"].values() if w["stop"]}
     english = {*MARCH_REASONS, "enemy zone of control", "river"}
     assert reasons and reasons <= {i18n.gettext("de", e) for e in english} - english, reasons
+    # The counters' accessible names (the line under the map when one is tapped) too.
+    data = re.search(r'<script type="application/json" id="wargame-data">(.*?)</script>', page)
+    assert data
+    places = json.loads(html.unescape(data.group(1)))["places"]
+    assert places["unit-HUN-11"].startswith("HUN-11 (Hunnen) in "), places["unit-HUN-11"]
 
 
 def test_every_word_wargame_js_says_is_handed_to_it() -> None:

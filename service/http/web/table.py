@@ -18,9 +18,10 @@ from markupsafe import Markup
 from engine.attika import targets as attika_targets
 from engine.attila import targets as attila_targets
 from engine.attila_wargame import targets as wargame_targets
+from engine.sentences import translating
 from service import pictures
 from service.common.i18n import say as _
-from service.common.i18n import say_word
+from service.common.i18n import say_word, spoken_words
 from service.common.problems import Problem
 from service.domain import rematch
 from service.pictures.attika import BLANK_FILL, LAND_FILL
@@ -177,7 +178,8 @@ def places(record: GameRecord, view: Mapping[str, Any] | None) -> dict[str, str]
     if view is None:
         return {}
     board = record.game.board  # type: ignore[attr-defined]
-    return TABLES[record.type].places(board, dict(view))
+    with translating(spoken_words()):  # the wargame's counters' names in the page's language
+        return TABLES[record.type].places(board, dict(view))
 
 
 def pieces(record: GameRecord, view: Mapping[str, Any] | None, seat: int | None) -> dict[str, Any]:
