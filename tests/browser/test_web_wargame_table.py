@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
+from engine import get_game
 from tests.browser.conftest import SHOTS, navigate
 from tests.browser.test_web_seats import _signed_in
 from tests.browser.test_web_table import _idle, _phone, _spectator, committed
@@ -314,6 +315,8 @@ def _battle_marked(page: Any, other: Any, view: dict[str, Any]) -> None:
     Photographed at both sizes, light and dark."""
     for shown in (page, other):
         shown.wait_for_selector("#wg-battle .wg-mark-retreat", state="attached", timeout=20000)
+    _map_sent_once(other)
+    for shown in (page, other):
         kinds = shown.evaluate(
             "() => [...document.querySelectorAll('#wg-battle .wg-mark')].map(m => m.dataset.kind)"
         )
@@ -340,6 +343,26 @@ def _battle_marked(page: Any, other: Any, view: dict[str, Any]) -> None:
             name = f"wargame-{size}-battle-result{'-dark' if dark else ''}"
             shown.screenshot(path=str(PICTURES / f"{name}.png"), full_page=False)
         shown.emulate_media(color_scheme="light")
+
+
+def _map_sent_once(page: Any) -> None:
+    """A page updated in place asked for the new board without the map it showed (have=, the
+    kept parts of service/pictures/keep.py: issue 33's ≤ 60 KB an update) and moved the map
+    over: every hex is there, no kept part is left empty."""
+    seen = page.evaluate(
+        """() => {
+          const svg = document.querySelector('.zoom[data-board] svg');
+          const boards = performance.getEntriesByType('resource')
+            .filter(e => e.name.includes('/table.svg?'));
+          return {hexes: svg.querySelectorAll('#hexes [id^="hex-"]').length,
+                  empty: svg.querySelectorAll('[data-keep]:empty').length,
+                  thin: boards.filter(e => e.name.includes('&have=hexes-'))
+                    .map(e => e.transferSize)};
+        }"""
+    )
+    assert seen["hexes"] == len(get_game("attila-wargame").board.labels), seen  # type: ignore[attr-defined]
+    assert seen["empty"] == 0 and seen["thin"], seen
+    assert all(size < 30 * 1024 for size in seen["thin"]), seen  # gzipped, without the map
 
 
 def _reveals(kurier: Kurier, game_id: str) -> dict[str, float]:

@@ -10,7 +10,7 @@ actions back as one request: the browser decides no rule.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -155,14 +155,16 @@ def board_svg(
     entries: list[tuple[int, dict[str, Any]]],
     lang: str,
     open_places: list[str] | None = None,
+    have: Collection[str] = (),
 ) -> Markup:
     """The spectators' picture of this version, to be inlined: the page lights its places up.
     The picture is drawn from the spectator view only, whoever looks (nothing hidden in it);
-    ``open_places``: empty hexes to draw as well (``open_hexes``: public geometry)."""
+    ``open_places``: empty hexes to draw as well (``open_hexes``: public geometry); ``have``:
+    the unchanging parts the page shows already, sent empty (service/pictures/keep.py)."""
     last = rematch.last_move_events(entries)
     title = f"{record.game.title} · {record.id} · {record.version}"
     _crop, svg = pictures.spectator_pictures(
-        record, last, title, lang=lang, open_hexes=open_places or ()
+        record, last, title, lang=lang, open_hexes=open_places or (), have=have
     )
     return inline(svg)
 
