@@ -493,7 +493,8 @@ def test_a_march_through_a_waypoint_takes_its_command_unit_along_in_one_request(
     him as a toggle, on; the lit 3408 says he stops short at 3309; tapped, the march is staged
     with his steps; 3208 tapped then is a waypoint, and the group goes together; Undo takes
     the waypoint back; Confirm sends the six steps as one request (390 px with touch and
-    1280 px, the phone's march left staged)."""
+    1280 px, the phone's march left staged). A third page, the phone in German (the player
+    chose no language: the browser's counts), says the same in German."""
     kurier = Kurier(base_url)
     game_id, players = kurier.new_game(2, seed="wargame-path-1", game_type="attila-wargame")
     for seat, notation in (
@@ -506,16 +507,24 @@ def test_a_march_through_a_waypoint_takes_its_command_unit_along_in_one_request(
         )
         assert r.status_code in (200, 202), r.text
     url = f"{base_url}/games/{game_id}"
+    german = _phone(browser, base_url, players[1])
+    german.context.set_extra_http_headers({"Accept-Language": "de"})
     pages = [_phone(browser, base_url, players[1]), _signed_in(browser, base_url, players[1])]
-    posted, errors = _watch(pages)
-    for page in pages:
+    posted, errors = _watch([*pages, german])
+    for page in [*pages, german]:
         navigate(page, url)
-        size = "390" if page.viewport_size["width"] < 600 else "1280"
+        de = page is german
+        size = ("390" if page.viewport_size["width"] < 600 else "1280") + ("-de" if de else "")
         _tap(page, "unit-HUN-11", page.locator("[id='unit-HUN-11']"), 5)
         page.wait_for_selector("#wg-under[data-march='HUN-11']", state="attached")
         toggle = page.locator(".wg-carry-toggle", has_text="H-ATTILA")
         assert toggle.get_attribute("aria-pressed") == "true"
-        assert "H-ATTILA stops at 3309" in _lit(page)["3408"]
+        short = "H-ATTILA bleibt in 3309 stehen" if de else "H-ATTILA stops at 3309"
+        assert short in _lit(page)["3408"]
+        if de:
+            assert toggle.get_attribute("title") == (
+                "H-ATTILA: zieht mit (antippen, um sie zurückzulassen)"
+            )
         _shots(page, f"wargame-{size}-carried", "3309")
         _tap(page, "hex-3408", page.locator("#wg-under .wg-lit[data-hex='3408']"), 5)
         assert _staged(page, len(ALONG)) == ALONG
@@ -523,6 +532,10 @@ def test_a_march_through_a_waypoint_takes_its_command_unit_along_in_one_request(
         assert _staged(page, len(THROUGH)) == THROUGH
         assert page.locator("#wg-overlay .wg-waypoint").count() == 1
         assert "3208" in page.locator(".confirm-bar .staged-text").inner_text()
+        if de:  # the line under the map after a waypoint, all German
+            said = page.locator(".pieces .target-info").inner_text()
+            assert "tippe auf ein helles Feld, um hindurchzuziehen" in said, said
+            assert "„Zurücknehmen“ nimmt einen Wegpunkt zurück" in said, said
         _shots(page, f"wargame-{size}-waypoint", "3308")
     wide = pages[1]
     wide.locator(".confirm-bar .undo").click()
@@ -541,5 +554,5 @@ def test_a_march_through_a_waypoint_takes_its_command_unit_along_in_one_request(
     units = view["view"]["units"]
     assert units["HUN-11"]["hex"] == units["H-ATTILA"]["hex"] == "3408"
     assert posted == [THROUGH] and errors == [], (posted, errors)
-    for page in pages:
+    for page in [*pages, german]:
         page.context.close()

@@ -18,9 +18,10 @@ from markupsafe import Markup
 from engine.attika import targets as attika_targets
 from engine.attila import targets as attila_targets
 from engine.attila_wargame import targets as wargame_targets
+from engine.sentences import translating
 from service import pictures
 from service.common.i18n import say as _
-from service.common.i18n import say_word
+from service.common.i18n import say_word, spoken_words
 from service.common.problems import Problem
 from service.domain import rematch
 from service.pictures.attika import BLANK_FILL, LAND_FILL
@@ -120,9 +121,17 @@ def _march(
             raise Problem(422, BAD_MARCH, "waypoints and command units go with a counter picked up")
         return None
     try:
-        return march(rules, state, seat, focus, via, carry)
+        found = march(rules, state, seat, focus, via, carry)
     except wargame_targets.MarchError as error:
         raise Problem(422, BAD_MARCH, str(error), via=list(via)) from None
+    # The engine's reasons are fixed English words (marked N_): said in the page's language.
+    found["closed"] = {hex_: _(why) for hex_, why in found["closed"].items()}
+    for where in found["reach"].values():
+        if where["stop"]:
+            where["stop"] = _(where["stop"])
+    if "stuck" in found:
+        found["stuck"] = _(found["stuck"])
+    return found
 
 
 def _tile_preview(shape: list[list[list[Any]]] | None) -> list[list[list[Any]]] | None:
@@ -171,7 +180,8 @@ def places(record: GameRecord, view: Mapping[str, Any] | None) -> dict[str, str]
     if view is None:
         return {}
     board = record.game.board  # type: ignore[attr-defined]
-    return TABLES[record.type].places(board, dict(view))
+    with translating(spoken_words()):  # the wargame's counters' names in the page's language
+        return TABLES[record.type].places(board, dict(view))
 
 
 def pieces(record: GameRecord, view: Mapping[str, Any] | None, seat: int | None) -> dict[str, Any]:
