@@ -106,6 +106,7 @@ def test_a_german_player_s_table_speaks_german(kurier: Kurier, base_url: str) ->
         assert _placeholders(words[key]) == _placeholders(english), key
     assert words["stops_at"] == "%(unit)s bleibt in %(hex)s stehen"
     assert words["carry_group"] == "Mitziehende Befehlseinheiten"
+    assert 'class="wg-phase">Bewegung der Barbaren' in page  # the status strip's phase
     spectator = requests.get(url, headers=HTML, timeout=10).text
     assert _words(spectator) == wargame_table.WORDS
     # A counter picked up: the engine's reasons (a closed hex's, why a move ends) in German.

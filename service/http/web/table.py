@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from engine.attika import targets as attika_targets
 from engine.attila import targets as attila_targets
@@ -172,7 +172,8 @@ def board_svg(
 def inline(svg: str) -> Markup:
     """A board picture to put in a page (the table's, a replayed version's)."""
     # Scales with the page (CSS sizes it); ids stay as the picture module draws them.
-    svg = svg.replace("<svg ", '<svg class="board-svg" role="group" aria-label="board" ', 1)
+    label = escape(_("The board"))
+    svg = svg.replace("<svg ", f'<svg class="board-svg" role="group" aria-label="{label}" ', 1)
     return Markup(svg)
 
 

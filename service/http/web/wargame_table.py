@@ -79,7 +79,7 @@ def panel(
     out: dict[str, Any] = {
         **status,
         "when": round_name(board, status["round"]),
-        "phase_name": phase_names(board).get(status["phase"], ""),
+        "phase_name": say_word(phase_names(board).get(status["phase"], "")),
         "step_name": _(game.step_names.get(status["step"], status["step"])),
         "waiting": [names[s] for s in waiting],
         "orders": None,
