@@ -17,6 +17,7 @@ import pytest
 
 from engine.core import SYSTEM
 from engine.registry import get_game
+from service.common import i18n
 from service.pictures import png as picture_png
 from tests.client import Kurier, play_to_end
 from tests.mail_stack import legal_moves, plain
@@ -272,3 +273,34 @@ def test_the_last_mail_tells_the_standings_in_words(stack: NotifyStack) -> None:
         points = result["scores"][seat]
         assert re.search(rf"^  \d\. {name}: {points} points?", text, re.MULTILINE), text
     assert not PYTHON_LITERAL.search(text), text
+
+
+def test_a_mail_without_a_board_is_designed_too() -> None:
+    """An invitation, a round's start, a message, the sign-in link: the turn mails' frame with
+    the subject as its heading, the paragraphs, "- " lines as a list, a URL alone on its line
+    as a link, the first link as a button and the unsubscribe link in the footer. What a
+    player wrote is escaped, and the page says its language."""
+    message = mail.Mail(
+        to="ben@mail.test",
+        to_name="Ben",
+        subject="Ana invites you to a game of Attila",
+        text="Hallo Ben,\n\nAna <b>lädt</b> dich ein.\n\nOptionen:\n  - Kurz\n  - Offen\n\n"
+        "https://kurier.test/signin/abc",
+        links=(("Mitspielen", "https://kurier.test/games/g1"), ("Abbestellen", "https://u/x")),
+        unsubscribe="https://u/x",
+    )
+    with i18n.speaking("de"):
+        composed = mail.compose(message, time.time())
+    html = composed.get_body(("html",)).get_content()  # type: ignore[union-attr]
+    assert '<html lang="de">' in html
+    assert ">Ana invites you to a game of Attila</td>" in html  # the heading
+    assert "Ana &lt;b&gt;lädt&lt;/b&gt; dich ein." in html and "<b>" not in html
+    assert re.search(r"<li[^>]*>Kurz</li>\s*<li[^>]*>Offen</li>", html)
+    assert '<a href="https://kurier.test/signin/abc"' in html
+    button = re.search(r'<a href="https://kurier.test/games/g1" style="([^"]*)">Mitspielen<', html)
+    assert button and "background:#2b3a55" in button[1]
+    footer = html.rsplit("border-top:1px solid #eeeae0", 1)[1]
+    assert '<a href="https://u/x"' in footer and "Abbestellen" in footer
+    assert "<pre" not in html
+    text = composed.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    assert "  - Kurz\n" in text and "Mitspielen: https://kurier.test/games/g1" in text

@@ -5,6 +5,7 @@ same output whatever the unrevealed notes and cards are)."""
 from __future__ import annotations
 
 import random
+import re
 import xml.etree.ElementTree as ET
 
 from engine.attila_wargame.actions import Card, End
@@ -12,7 +13,8 @@ from engine.attila_wargame.game import GAME as G
 from engine.attila_wargame.state import BATTLE_CARD, COUNCIL_CARD, WargameState
 from engine.core import SYSTEM
 from service.pictures import board_svg, has_picture, text_summary
-from service.pictures.attila_wargame import render
+from service.pictures.attila_wargame import _ground, render
+from service.pictures.attila_wargame_map import Frame
 from service.pictures.attila_wargame_text import summary
 from tests.test_wargame_helpers import BARB, LEO, ROMAN, at_phase, random_play
 
@@ -210,3 +212,25 @@ def test_registry_serves_the_picture_and_the_summary() -> None:
     view = G.view(state, None)
     assert board_svg("attila-wargame", view, "x") == render(B, view, "x")
     assert text_summary("attila-wargame", view) == summary(B, view)
+
+
+def test_the_maps_unchanging_parts_are_left_out_when_the_page_has_them() -> None:
+    """The hexes, the lines and cities, and the cities' names are the same all game long
+    (devastation and taken cities drawn over them), so a page showing the map is sent the
+    next version without them (service/pictures/keep.py); put back, the picture is whole."""
+    early, late = _played(50, seed="kept"), _played(900, seed="kept")
+    late.temp_devastated = sorted(B.cultivated)[:2]  # what changes on the ground
+    late.perm_devastated = sorted(B.cultivated)[2:3]
+    late.taken = sorted({B.cities[0].id, *late.taken})
+    pictures = [render(B, G.view(s, None), "t") for s in (early, late)]
+    keys = [re.findall(r'data-keep="([\w-]+)"', p) for p in pictures]
+    assert keys[0] == keys[1] and len(keys[0]) == 3
+    for state, whole in zip((early, late), pictures, strict=True):
+        thin = render(B, G.view(state, None), "t", have=keys[0])
+        assert len(thin) < len(whole) / 4  # the counters and the panel are the rest
+        for kept in _ground(B, Frame(B)):
+            empty, full = kept.svg(keys[0]), kept.svg()
+            assert thin.count(empty[0]) == 1
+            thin = thin.replace(empty[0], "\n".join(full))
+        assert thin == whole
+    assert render(B, G.view(late, None), "t", have=["hexes-0", "names"]) == pictures[1]

@@ -7,18 +7,31 @@ from __future__ import annotations
 import html
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import requests
 
+from engine.attila_wargame import map_questions
 from engine.attila_wargame.actions import Advance, Attack, Card, Resolve, Retreat
 from engine.attila_wargame.game import GAME
 from engine.core import SYSTEM
+from service.common import i18n
 from service.http.web import wargame_table
 from tests.client import Kurier, Player
 from tests.test_wargame_combat import BARB, EAST, HUN, ROMAN, C, _column_with, cards_for, duel
 
 HTML = {"Accept": "text/html"}
+#: Why a counter may not enter a hex (the engine's words).
+MARCH_REASONS = {
+    map_questions.IMPASSABLE,
+    map_questions.CLOSED_TERRITORY,
+    map_questions.STACKING,
+    map_questions.NEUTRALISED,
+    map_questions.ENEMY_OR_NEUTRAL,
+    map_questions.CITY_NOT_YET,
+}
+STATIC = Path(__file__).parents[1] / "service" / "http" / "web" / "static"
 
 
 def _browser(base: str, player: Player) -> requests.Session:
@@ -61,6 +74,72 @@ def test_the_status_is_shown_and_the_secret_orders_to_their_owner_only(
         assert "your secret orders are yours alone" in page
         assert "your hand is yours alone" not in page
         assert 'id="wargame-data"' in page or seat != _mover(kurier, game_id)
+
+
+def _words(page: str) -> dict[str, str]:
+    """The words the page hands wargame.js (the board's data-words)."""
+    found = re.search(r"data-words='([^']*)'", page)
+    assert found, "no words on the map"
+    words: dict[str, str] = json.loads(html.unescape(found.group(1)))
+    return words
+
+
+def _placeholders(text: str) -> list[str]:
+    return sorted(re.findall(r"%\((\w+)\)s", text))
+
+
+def test_a_german_player_s_table_speaks_german(kurier: Kurier, base_url: str) -> None:
+    """wargame.js has no words of its own: each one it shows (status lines, buttons,
+    tooltips) comes from the page in the reader's language, placeholders left for it to
+    fill; a German player gets none in English, a spectator's English page the English."""
+    game_id, players, _notes = _noted(kurier, "wargame-page-words")
+    seat = _mover(kurier, game_id)
+    r = kurier.call("PATCH", "/v1/me", players[seat], json={"language": "de"})
+    assert r.status_code == 200, r.text
+    url = f"{base_url}/games/{game_id}"
+    page = _browser(base_url, players[seat]).get(url, timeout=10).text
+    assert 'lang="de"' in page and 'id="wargame-data"' in page
+    words = _words(page)
+    assert set(words) == set(wargame_table.WORDS)
+    for key, english in wargame_table.WORDS.items():
+        assert words[key] != english, f"{key}: still English"
+        assert _placeholders(words[key]) == _placeholders(english), key
+    assert words["stops_at"] == "%(unit)s bleibt in %(hex)s stehen"
+    assert words["carry_group"] == "Mitziehende Befehlseinheiten"
+    assert 'class="wg-phase">Bewegung der Barbaren' in page  # the status strip's phase
+    spectator = requests.get(url, headers=HTML, timeout=10).text
+    assert _words(spectator) == wargame_table.WORDS
+    # A counter picked up: the engine's reasons (a closed hex's, why a move ends) in German.
+    browser = _browser(base_url, players[seat])
+    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", players[seat]).json()
+    reasons: set[str] = set()
+    for unit in sorted({a["action"]["unit"] for a in legal["actions"] if "unit" in a["action"]}):
+        r = browser.get(f"{url}/staged", params={"unit": unit}, timeout=10)
+        assert r.status_code == 200, r.text
+        march = r.json()["march"]
+        reasons |= set(march["closed"].values())
+        reasons |= {w["stop"] for w in march["reach"].values() if w["stop"]}
+    english = {*MARCH_REASONS, "enemy zone of control", "river"}
+    assert reasons and reasons <= {i18n.gettext("de", e) for e in english} - english, reasons
+    # The counters' accessible names (the line under the map when one is tapped) too.
+    data = re.search(r'<script type="application/json" id="wargame-data">(.*?)</script>', page)
+    assert data
+    places = json.loads(html.unescape(data.group(1)))["places"]
+    assert places["unit-HUN-11"].startswith("HUN-11 (Hunnen) in "), places["unit-HUN-11"]
+
+
+def test_every_word_wargame_js_says_is_handed_to_it() -> None:
+    """Each key wargame.js's say() asks for is one of the page's words, and each word is
+    asked for (the layers' by their keys in ``shown``): none missing, none left over."""
+    script = (STATIC / "wargame.js").read_text(encoding="utf-8")
+    asked = set()
+    for first in re.findall(r"\bsay\(([^{)]*)", script):  # the key, or a choice of keys
+        asked |= set(re.findall(r'"(\w+)"', first))
+    layers = re.search(r"var shown = \{([^}]*)\}", script)
+    assert layers
+    asked |= set(re.findall(r"(\w+):", layers.group(1)))
+    assert {"stops_at", "route_undo", "goes_along", "zoc", "full_screen"} <= asked
+    assert asked == set(wargame_table.WORDS)
 
 
 def _mover(kurier: Kurier, game_id: str) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import mailbox
 import os
+import re
 import smtplib
 import ssl
 import unicodedata
@@ -19,13 +20,18 @@ from datetime import UTC, datetime
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid, parseaddr
-from html import escape
+from functools import cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import jinja2
+
+from service.common import i18n
 from service.common.replies import mail_domain
 from service.ops import config
 
+TEMPLATES = Path(__file__).parent / "templates" / "mail"
 SMTP_TIMEOUT = 30
 
 
@@ -141,27 +147,64 @@ def _plain(mail: Mail) -> str:
 
 
 def _html(mail: Mail) -> str:
-    picture = next((url for label, url in mail.links if url.endswith(".svg")), "")
-    # Scaled down on a phone, never past the screen's edge.
-    image = (
-        f'<p><img src="{escape(picture)}" alt="The board" width="620"'
-        ' style="max-width: 100%; height: auto"></p>'
-        if picture
-        else ""
-    )
-    links = "".join(
-        f'<li><a href="{escape(url)}" style="overflow-wrap: anywhere">{escape(label)}</a></li>'
-        for label, url in mail.links
-    )
-    # pre-wrap keeps the text's own line breaks and columns but wraps a line longer than the
-    # screen (a refusal's list of example moves) instead of running it past the right edge.
+    """The designed HTML part of a mail without one of its own (an invitation, a round's
+    start, a message, the sign-in link…): the turn mails' frame, the subject as its heading,
+    the text's paragraphs, lines that start with "- " as a list, the first link as a button,
+    the unsubscribe link in the footer."""
+    stop = next(((label, url) for label, url in mail.links if url == mail.unsubscribe), None)
+    links = [(label, url) for label, url in mail.links if (label, url) != stop]
+    picture = next((url for _label, url in links if url.endswith(".svg")), "")
+    links = [(label, url) for label, url in links if url != picture]
     return (
-        '<!doctype html><html><head><meta name="viewport" content="width=device-width">'
-        '</head><body style="font-family: sans-serif">'
-        '<pre style="font-family: monospace; font-size: 13px;'
-        f' white-space: pre-wrap; overflow-wrap: anywhere">{escape(mail.text)}</pre>'
-        f"{image}<ul>{links}</ul></body></html>\n"
+        environment()
+        .get_template("notice.html")
+        .render(
+            subject=mail.subject,
+            lang=i18n.spoken(),
+            blocks=_blocks(mail.text),
+            picture=picture,
+            action=links[0] if links else None,
+            links=links[1:],
+            stop=stop,
+        )
     )
+
+
+def _blocks(text: str) -> list[list[dict[str, Any]]]:
+    """``text``'s paragraphs (split at blank lines), each a list of parts: a line, a URL
+    alone on its line, or the list its "- " lines make."""
+    blocks = []
+    for paragraph in re.split(r"\n[ \t]*\n", text.strip()):
+        parts: list[dict[str, Any]] = []
+        for line in paragraph.splitlines():
+            bare = line.strip()
+            if bare.startswith("- "):
+                if not (parts and "list" in parts[-1]):
+                    parts.append({"list": []})
+                parts[-1]["list"].append(bare[2:])
+            elif re.fullmatch(r"https?://\S+", bare):
+                parts.append({"url": bare})
+            elif bare:
+                parts.append({"line": line.rstrip()})
+        if parts:
+            blocks.append(parts)
+    return blocks
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """The one Jinja environment of the mail templates (workers/templates/mail/), with the
+    i18n extension: a template speaks the language of the ``i18n.speaking`` block it is
+    rendered in."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=jinja2.select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    i18n.install_jinja(env)
+    return env
 
 
 def deliver(message: EmailMessage, recipients: Sequence[str]) -> str:

@@ -20,11 +20,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
-
-import jinja2
 
 from engine.core import SYSTEM, MoveGroup
 from engine.sentences import N_
@@ -38,9 +34,9 @@ from service.pictures import png as picture_png
 from service.pictures import text_summary
 from service.store import Store
 from service.store.record import GameRecord
+from workers import mail
 
 log = logging.getLogger("kurier.notify")
-TEMPLATES = Path(__file__).parent / "templates" / "mail"
 #: The mail's width (px) and the pictures' pixel width: twice that, sharp on dense screens.
 MAIL_WIDTH = 600
 PICTURE_PIXELS = 2 * MAIL_WIDTH
@@ -108,21 +104,6 @@ class TurnMail:
     answer: tuple[str, ...] = ()
     #: Every legal move in notation, under its heading (a mail-in answer to ``legal``).
     every_move: tuple[str, ...] = ()
-
-
-@lru_cache(maxsize=1)
-def environment() -> jinja2.Environment:
-    """The one Jinja environment of the mail templates, with the i18n extension."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        autoescape=jinja2.select_autoescape(["html"]),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    # Speaks the language of the ``i18n.speaking`` block the template is rendered in.
-    i18n.install_jinja(env)
-    return env
 
 
 def turn_mail(
@@ -462,9 +443,13 @@ def _render(
 
 
 def render_text(turn: TurnMail) -> str:
-    return environment().get_template("turn.txt").render(turn=turn, moves_heading=_(MOVES_HEADING))
+    return (
+        mail.environment()
+        .get_template("turn.txt")
+        .render(turn=turn, moves_heading=_(MOVES_HEADING))
+    )
 
 
 def render_html(turn: TurnMail, subject: str) -> str:
-    template = environment().get_template("turn.html")
+    template = mail.environment().get_template("turn.html")
     return template.render(turn=turn, subject=subject, lang=i18n.spoken())

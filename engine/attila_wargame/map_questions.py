@@ -13,8 +13,18 @@ from typing import Any
 
 from engine.attila_wargame.board import Board
 from engine.attila_wargame.state import WargameState
+from engine.translatable import N_
 
 ROMAN, BARBARIAN, NEUTRAL = "roman", "barbarian", "neutral"
+
+#: Why a unit may not enter a hex (``closed_reason``), marked once here: ``may_stand`` asks on
+#: the move generator's hot path, and the web table says them translated.
+IMPASSABLE = N_("impassable")
+CLOSED_TERRITORY = N_("closed territory")
+STACKING = N_("stacking: another combat unit")
+NEUTRALISED = N_("a neutralised unit")
+ENEMY_OR_NEUTRAL = N_("an enemy or neutral unit")
+CITY_NOT_YET = N_("a city it may not occupy yet")
 
 
 @dataclass
@@ -185,26 +195,26 @@ class MapQuestions:
 
     def closed_reason(self, state: WargameState, ctx: Ctx, unit: str, h: int) -> str | None:
         """Why ``unit`` may not enter hex ``h`` (``may_stand``'s answer in words: the web table
-        says it on a closed hex), or None when it may."""
+        says it on a closed hex, translated), or None when it may."""
         people = self.people_of[unit]
         if not self.b.passable[h]:
-            return "impassable"
+            return IMPASSABLE
         if not self.may_enter_land(ctx, people, h):
-            return "closed territory"
+            return CLOSED_TERRITORY
         side = state.alignment.get(people)
         combat = self.is_combat[unit]
         for other in ctx.units_at.get(h, ()):
             if other == unit:
                 continue
             if combat and self.is_combat[other]:
-                return "stacking: another combat unit"
+                return STACKING
             if other in ctx.neutralised:
                 if combat or people not in self.roman_nations:
-                    return "a neutralised unit"
+                    return NEUTRALISED
             elif self.side(state, other) != side:
-                return "an enemy or neutral unit"
+                return ENEMY_OR_NEUTRAL
         if combat and not self.may_occupy_city(state, people, h):
-            return "a city it may not occupy yet"
+            return CITY_NOT_YET
         return None
 
     def _without(self, ctx: Ctx, unit: str, at: int) -> Ctx:

@@ -26,7 +26,7 @@ from engine.attila_wargame.board import Board
 from engine.attila_wargame.bot import copy_state
 from engine.attila_wargame.rules import Rules
 from engine.attila_wargame.state import WargameState
-from engine.sentences import N_
+from engine.sentences import N_, fill, word
 
 #: What the controls without a counter, hex or card say (translated by the page).
 PICK_LABELS = {
@@ -167,7 +167,7 @@ def march(
             if why is not None:
                 out["closed"][lab[n]] = why
     else:
-        out["stuck"] = "cannot move now (full factor used, stopped, or held in an enemy zone)"
+        out["stuck"] = N_("cannot move now (full factor used, stopped, or held in an enemy zone)")
     for h, there in _spread(rules, notation, node, unit, side).items():
         out["reach"][lab[h]] = {
             "path": [lab[p] for p in there.path],
@@ -351,8 +351,8 @@ def _why_stop(rules: Rules, state: WargameState, unit: str, into: int) -> str:
     at = state.pos[unit]
     ctx = rules._without(rules.ctx(state), unit, at)
     if rules.is_combat[unit] and rules.in_enemy_zoc(ctx, unit, into):
-        return "enemy zone of control"
-    return "river"
+        return N_("enemy zone of control")
+    return N_("river")
 
 
 def status(rules: Rules, state: WargameState) -> dict[str, Any]:
@@ -385,11 +385,18 @@ def zones(rules: Rules, state: WargameState) -> dict[str, list[str]]:
     return {side: sorted(hexes) for side, hexes in out.items()}
 
 
+#: A counter's accessible name (``places``).
+PLACE = N_("{unit} ({people}) at {hex}")
+
+
 def places(board: Board, view: dict[str, Any]) -> dict[str, str]:
-    """Each counter's and each occupied hex's accessible name: "HUN-3 (huns) at 3110"."""
+    """Each counter's and each occupied hex's accessible name: "HUN-3 (Huns) at 3110", in the
+    language of the ``translating`` block it is called in (the page's)."""
+    peoples = {p["id"]: p["name"].split(" (")[0] for p in board.raw["peoples"]}
     out: dict[str, str] = {}
     for unit, info in view["units"].items():
-        out[f"unit-{unit}"] = f"{unit} ({info['people']}) at {info['hex']}"
+        people = word(peoples.get(info["people"], info["people"]))
+        out[f"unit-{unit}"] = fill(PLACE, unit=unit, people=people, hex=info["hex"])
         out.setdefault(f"hex-{info['hex']}", f"{info['hex']}:")
         out[f"hex-{info['hex']}"] += f" {unit}"
     return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from importlib import import_module
 from typing import Any
 
@@ -107,6 +107,7 @@ def board_svg(
     seat: int | None = None,
     lang: str = i18n.DEFAULT,
     open_hexes: Sequence[str] = (),
+    have: Collection[str] = (),
 ) -> str:
     """The picture of ``view``. ``names``: the players' display names, one per seat (the
     record's ``names``). ``last_events``: the events of the last move (a log entry's
@@ -114,13 +115,16 @@ def board_svg(
     spectator, whose view this must then be) may see are used. ``lang``: the language of
     its labels, legend and sentences (service/common/i18n.py; the notation stays the same).
     ``open_hexes``: empty places to draw for the web table (Attika's map tile anchors); only
-    a picture that has such places takes them."""
+    a picture that has such places takes them. ``have``: the keys of the unchanging parts a
+    page already shows, sent empty (keep.py); only a picture with such parts takes them."""
     game = get_game(game_type)
     events = visible_events(last_events, seat)
     sentences = last_move_sentences(game_type, events, names, lang)
     render = _load(_PRESENTERS[game_type][0])
     board = game.board  # type: ignore[attr-defined]
-    extra = {"open_hexes": open_hexes} if open_hexes else {}
+    extra: dict[str, Any] = {"open_hexes": open_hexes} if open_hexes else {}
+    if have:
+        extra["have"] = have
     with i18n.speaking(lang):
         return render(board, view, title, names=names, events=events, last_move=sentences, **extra)
 
@@ -211,11 +215,12 @@ def spectator_pictures(
     lang: str = i18n.DEFAULT,
     crop_width: int | None = None,
     open_hexes: Sequence[str] = (),
+    have: Collection[str] = (),
 ) -> tuple[str | None, str]:
     """The spectators' picture of ``record``'s version (board.svg, the mails): the crop round
     the last move (when ``crop_width`` is given and the game has one) and the whole board.
-    ``last_events``: the events of the log entry of that version; ``open_hexes``: see
-    ``board_svg``."""
+    ``last_events``: the events of the log entry of that version; ``open_hexes`` and ``have``:
+    see ``board_svg``."""
     game = record.game
     view = game.view(game.load(record.state or {}), None)
     names = record.names
@@ -238,6 +243,7 @@ def spectator_pictures(
         last_events=last_events,
         lang=lang,
         open_hexes=open_hexes,
+        have=have,
     )
     return crop, board
 

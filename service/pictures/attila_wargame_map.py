@@ -91,19 +91,49 @@ class Frame:
 # -- the ground -----------------------------------------------------------------------------
 
 
-def ground(
-    board: Board, view: dict[str, Any], f: Frame, temp: set[int], perm: set[int]
-) -> list[str]:
-    """The hexes ``f`` keeps (``temp`` and ``perm``: the indexes of the devastated ones), the
-    hexside lines, the region names and the cities, in that order: what lies under the
-    marks and the units."""
-    out = []
-    for h, (x, y) in enumerate(f.at):
-        if f.keep(h):
-            out.append(_hex(board, h, x, y, temp, perm))
-    out += _lines(board, f)
+def hexes(board: Board, f: Frame) -> list[str]:
+    """The hexes ``f`` keeps, as the board data draws them: the same all game long (what
+    changes on them, devastation, is drawn over them by ``devastation``)."""
+    return [_hex(board, h, x, y) for h, (x, y) in enumerate(f.at) if f.keep(h)]
+
+
+def features(board: Board, f: Frame) -> list[str]:
+    """The hexside lines, the region names and the cities, in that order, over the hexes and
+    under the marks and the units: the same all game long (a city's flag once taken is
+    ``city_flags``)."""
+    out = _lines(board, f)
     out += _region_names(board, f)
-    out += [_city(board, view, c.hex, *f.at[c.hex]) for c in board.cities if f.keep(c.hex)]
+    out += [_city(board, c.hex, *f.at[c.hex]) for c in board.cities if f.keep(c.hex)]
+    return out
+
+
+def devastation(board: Board, f: Frame, temp: set[int], perm: set[int]) -> list[str]:
+    """The devastated hexes' patterns (``temp`` and ``perm``: their indexes), each with its
+    label again on a halo so that it reads over the stripes."""
+    out = []
+    for h in sorted(h for h in temp | perm if f.keep(h)):
+        x, y = f.at[h]
+        corners = svg_points(hex_corners(x, y))
+        pattern = "perm" if h in perm else "temp"
+        out.append(
+            f'<polygon points="{corners}" fill="url(#{pattern})"/>'
+            + _label(board.labels[h], x, y, HALO)
+        )
+    return out
+
+
+def city_flags(board: Board, view: dict[str, Any], f: Frame) -> list[str]:
+    """A flag on each city a Barbarian combat unit has taken at some time."""
+    out = []
+    for city in board.cities:
+        if city.id in view["cities_taken"] and f.keep(city.hex):
+            x, y = f.at[city.hex]
+            # city-…: hidden with the cities (the page's layer toggle).
+            out.append(
+                f'<path id="city-taken-{escape(city.id)}" d="M{x - 20:.1f},{y - 7:.1f} v-10 '
+                'l7,3 -7,3" fill="#222" stroke="#222" stroke-width="1"><title>taken by a '
+                "Barbarian combat unit at some time</title></path>"
+            )
     return out
 
 
@@ -112,7 +142,7 @@ def city_names(board: Board, f: Frame) -> list[str]:
     return [_city_name(board, c.hex, *f.at[c.hex]) for c in board.cities if f.keep(c.hex)]
 
 
-def _hex(board: Board, h: int, x: float, y: float, temp: set[int], perm: set[int]) -> str:
+def _hex(board: Board, h: int, x: float, y: float) -> str:
     label = board.labels[h]
     terrain = board.map_raw["hexes"][h]["terrain"]
     sea = terrain == "sea"
@@ -132,23 +162,22 @@ def _hex(board: Board, h: int, x: float, y: float, temp: set[int], perm: set[int
         out.append(f'<polygon points="{corners}" fill="url(#outside)"/>')
     if h in board.cultivated:
         out.append(f'<polygon points="{corners}" fill="url(#fields)"/>')
-    if h in perm:
-        out.append(f'<polygon points="{corners}" fill="url(#perm)"/>')
-    elif h in temp:
-        out.append(f'<polygon points="{corners}" fill="url(#temp)"/>')
     if terrain == "mountain":
         out.append(_mountain(x, y + 12))
     if board.passable[h]:
         # The halo only where a pattern runs under the label: on a plain fill it reads
         # without one, and a stroke on each of some thousand labels costs render time.
-        patterned = h in board.cultivated or h in temp or h in perm or terrain == "mountain"
-        halo = HALO if patterned else ""
-        out.append(
-            f'<text x="{x:.1f}" y="{y - H + 8.2:.1f}" font-size="6.8" text-anchor="middle" '
-            f'fill="#5e5444" {halo} {CONDENSED}>{label}</text>'
-        )
+        patterned = h in board.cultivated or terrain == "mountain"
+        out.append(_label(label, x, y, HALO if patterned else ""))
     out.append("</g>")
     return "".join(out)
+
+
+def _label(label: str, x: float, y: float, halo: str) -> str:
+    return (
+        f'<text x="{x:.1f}" y="{y - H + 8.2:.1f}" font-size="6.8" text-anchor="middle" '
+        f'fill="#5e5444" {halo} {CONDENSED}>{label}</text>'
+    )
 
 
 def _mountain(x: float, y: float) -> str:
@@ -213,18 +242,11 @@ def _region_names(board: Board, f: Frame) -> list[str]:
     return out
 
 
-def _city(board: Board, view: dict[str, Any], h: int, x: float, y: float) -> str:
+def _city(board: Board, h: int, x: float, y: float) -> str:
     city = board.city_at[h]
-    taken = city.id in view["cities_taken"]
     sign = "+" if city.plus else "−"
     badge = "#c9a227" if city.plus else "#5b7aa6"
     inner = svg_points(hex_corners(x, y, R - 3))
-    flag = ""
-    if taken:
-        flag = (
-            f'<path d="M{x - 20:.1f},{y - 7:.1f} v-10 l7,3 -7,3" fill="#222" stroke="#222" '
-            'stroke-width="1"><title>taken by a Barbarian combat unit at some time</title></path>'
-        )
     return (
         f'<g id="city-{escape(city.id)}">'
         f'<polygon points="{inner}" fill="#fffaf0" fill-opacity="0.55" stroke="#3a2f24" '
@@ -233,8 +255,7 @@ def _city(board: Board, view: dict[str, Any], h: int, x: float, y: float) -> str
         + f'<circle cx="{x + 19.5:.1f}" cy="{y + 1:.1f}" r="6.6" fill="{badge}" '
         'stroke="#3a2f24" stroke-width="0.8"/>'
         f'<text x="{x + 19.5:.1f}" y="{y + 3.8:.1f}" font-size="7.6" font-weight="bold" '
-        f'text-anchor="middle" fill="#fff" {CONDENSED}>{sign}{city.value}</text>'
-        f"{flag}</g>"
+        f'text-anchor="middle" fill="#fff" {CONDENSED}>{sign}{city.value}</text></g>'
     )
 
 

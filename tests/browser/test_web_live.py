@@ -43,3 +43,51 @@ def test_the_page_follows_the_stream(
     answer = kurier.call("GET", f"/games/{game_id}")
     assert f"connect-src 'self' {streams}" in answer.headers["Content-Security-Policy"]
     page.context.close()
+
+
+#: Counts the page's event streams (kurier.js opens them; a closed one is readyState 2).
+COUNT_STREAMS = """(() => {
+  const Real = window.EventSource;
+  window.__streams = [];
+  function Counted(url, options) {
+    const source = new Real(url, options);
+    window.__streams.push(source);
+    return source;
+  }
+  Counted.prototype = Real.prototype;
+  Object.assign(Counted, {CONNECTING: 0, OPEN: 1, CLOSED: 2});
+  window.EventSource = Counted;
+})();"""
+OPEN_STREAMS = "() => window.__streams.filter(s => s.readyState !== 2).length"
+
+
+def test_the_page_keeps_one_stream_open_through_its_own_moves_and_others(
+    browser: Any, base_url: str, worker: Any, streams: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update that did not come from the stream (the player's own move: the table's
+    kurier:played) follows the stream again from the version shown. It used to open one more
+    stream each time, the old ones left open: a browser allows six connections to a server."""
+    monkeypatch.setenv("KURIER_STREAM_URL", streams)
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2)
+    watcher_seat = 1 - next(d["seat"] for d in kurier.view(game_id)["waiting_for"])
+    page = _signed_in(browser, base_url, players[watcher_seat])
+    page.add_init_script(COUNT_STREAMS)
+    page.goto(f"{base_url}/games/{game_id}")
+    page.wait_for_function("() => window.__streams.length === 1")
+    for n in range(4):  # as the table does after each of its own moves
+        page.evaluate("() => document.dispatchEvent(new CustomEvent('kurier:played'))")
+        page.wait_for_function(f"() => window.__streams.length >= {n + 2}", timeout=10_000)
+    page.wait_for_timeout(300)  # any update still under way ends
+    assert page.evaluate(OPEN_STREAMS) == 1
+    shown = page.locator("h1 small").inner_text()
+    mover = players[1 - watcher_seat]
+    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", mover).json()["actions"]
+    r = kurier.call(
+        "POST", f"/v1/games/{game_id}/actions", mover, json={"notation": legal[0]["notation"]}
+    )
+    assert r.status_code == 200, r.text
+    wait_for_another_version(page, shown, timeout=10_000)  # from the one stream left
+    page.wait_for_timeout(300)
+    assert page.evaluate(OPEN_STREAMS) == 1
+    page.context.close()

@@ -17,6 +17,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
+from engine import get_game
 from tests.browser.conftest import SHOTS, navigate
 from tests.browser.test_web_seats import _signed_in
 from tests.browser.test_web_table import _idle, _phone, _spectator, committed, shows_version
@@ -319,6 +320,8 @@ def _battle_marked(page: Any, other: Any, view: dict[str, Any]) -> None:
     Photographed at both sizes, light and dark."""
     for shown in (page, other):
         shown.wait_for_selector("#wg-battle .wg-mark-retreat", state="attached", timeout=20000)
+    _map_sent_once(other)
+    for shown in (page, other):
         kinds = shown.evaluate(
             "() => [...document.querySelectorAll('#wg-battle .wg-mark')].map(m => m.dataset.kind)"
         )
@@ -350,6 +353,26 @@ def _battle_marked(page: Any, other: Any, view: dict[str, Any]) -> None:
             name = f"wargame-{size}-battle-result{'-dark' if dark else ''}"
             shown.screenshot(path=str(PICTURES / f"{name}.png"), full_page=False)
         shown.emulate_media(color_scheme="light")
+
+
+def _map_sent_once(page: Any) -> None:
+    """A page updated in place asked for the new board without the map it showed (have=, the
+    kept parts of service/pictures/keep.py: issue 33's ≤ 60 KB an update) and moved the map
+    over: every hex is there, no kept part is left empty."""
+    seen = page.evaluate(
+        """() => {
+          const svg = document.querySelector('.zoom[data-board] svg');
+          const boards = performance.getEntriesByType('resource')
+            .filter(e => e.name.includes('/table.svg?'));
+          return {hexes: svg.querySelectorAll('#hexes [id^="hex-"]').length,
+                  empty: svg.querySelectorAll('[data-keep]:empty').length,
+                  thin: boards.filter(e => e.name.includes('&have=hexes-'))
+                    .map(e => e.transferSize)};
+        }"""
+    )
+    assert seen["hexes"] == len(get_game("attila-wargame").board.labels), seen  # type: ignore[attr-defined]
+    assert seen["empty"] == 0 and seen["thin"], seen
+    assert all(size < 30 * 1024 for size in seen["thin"]), seen  # gzipped, without the map
 
 
 def _reveals(kurier: Kurier, game_id: str) -> dict[str, float]:
@@ -480,7 +503,8 @@ def test_a_march_through_a_waypoint_takes_its_command_unit_along_in_one_request(
     him as a toggle, on; the lit 3408 says he stops short at 3309; tapped, the march is staged
     with his steps; 3208 tapped then is a waypoint, and the group goes together; Undo takes
     the waypoint back; Confirm sends the six steps as one request (390 px with touch and
-    1280 px, the phone's march left staged)."""
+    1280 px, the phone's march left staged). A third page, the phone in German (the player
+    chose no language: the browser's counts), says the same in German."""
     kurier = Kurier(base_url)
     game_id, players = kurier.new_game(2, seed="wargame-path-1", game_type="attila-wargame")
     for seat, notation in (
@@ -493,16 +517,24 @@ def test_a_march_through_a_waypoint_takes_its_command_unit_along_in_one_request(
         )
         assert r.status_code in (200, 202), r.text
     url = f"{base_url}/games/{game_id}"
+    german = _phone(browser, base_url, players[1])
+    german.context.set_extra_http_headers({"Accept-Language": "de"})
     pages = [_phone(browser, base_url, players[1]), _signed_in(browser, base_url, players[1])]
-    posted, errors = _watch(pages)
-    for page in pages:
+    posted, errors = _watch([*pages, german])
+    for page in [*pages, german]:
         navigate(page, url)
-        size = "390" if page.viewport_size["width"] < 600 else "1280"
+        de = page is german
+        size = ("390" if page.viewport_size["width"] < 600 else "1280") + ("-de" if de else "")
         _tap(page, "unit-HUN-11", page.locator("[id='unit-HUN-11']"), 5)
         page.wait_for_selector("#wg-under[data-march='HUN-11']", state="attached")
         toggle = page.locator(".wg-carry-toggle", has_text="H-ATTILA")
         assert toggle.get_attribute("aria-pressed") == "true"
-        assert "H-ATTILA stops at 3309" in _lit(page)["3408"]
+        short = "H-ATTILA bleibt in 3309 stehen" if de else "H-ATTILA stops at 3309"
+        assert short in _lit(page)["3408"]
+        if de:
+            assert toggle.get_attribute("title") == (
+                "H-ATTILA: zieht mit (antippen, um sie zurückzulassen)"
+            )
         _shots(page, f"wargame-{size}-carried", "3309")
         _tap(page, "hex-3408", page.locator("#wg-under .wg-lit[data-hex='3408']"), 5)
         assert _staged(page, len(ALONG)) == ALONG
@@ -510,6 +542,10 @@ def test_a_march_through_a_waypoint_takes_its_command_unit_along_in_one_request(
         assert _staged(page, len(THROUGH)) == THROUGH
         assert page.locator("#wg-overlay .wg-waypoint").count() == 1
         assert "3208" in page.locator(".confirm-bar .staged-text").inner_text()
+        if de:  # the line under the map after a waypoint, all German
+            said = page.locator(".pieces .target-info").inner_text()
+            assert "tippe auf ein helles Feld, um hindurchzuziehen" in said, said
+            assert "„Zurücknehmen“ nimmt einen Wegpunkt zurück" in said, said
         _shots(page, f"wargame-{size}-waypoint", "3308")
     wide = pages[1]
     wide.locator(".confirm-bar .undo").click()
@@ -528,5 +564,5 @@ def test_a_march_through_a_waypoint_takes_its_command_unit_along_in_one_request(
     units = view["view"]["units"]
     assert units["HUN-11"]["hex"] == units["H-ATTILA"]["hex"] == "3408"
     assert posted == [THROUGH] and errors == [], (posted, errors)
-    for page in pages:
+    for page in [*pages, german]:
         page.context.close()

@@ -71,6 +71,7 @@ def context(
         play = table.actions(record, legal, seat) if (board and legal) else None
         pieces = table.pieces(record, view["view"], seat) if board else None
         wargame = wargame_table.panel(record, view["view"], seat, record.names, entries)
+        places = table.places(record, view["view"]) if board else {}
     return dict(
         board=table.board_svg(record, entries, lang, table.open_hexes(record, legal))
         if board and not live
@@ -85,7 +86,7 @@ def context(
         if board
         else None,
         table=play,
-        places=table.places(record, view["view"]) if board else {},
+        places=places,
         pieces=pieces,
         wargame=wargame,
         game=view,

@@ -57,6 +57,7 @@ from service.http.outage import OUTAGE_ERRORS
 from service.http.web import game_page, settings_page, table
 from service.http.web import live as live_page
 from service.ops import config
+from service.pictures import keep
 from service.store import MAX_INDEX, Store
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
@@ -742,7 +743,8 @@ def table_svg(game_id: str) -> Any:
     if not table.on_board(record.type) or record.state is None:
         abort(404)
     legal = games.legal_actions(record, seat) if seat is not None else None
-    svg = table.board_svg(record, entries, language(), table.open_hexes(record, legal))
+    have = keep.keys(request.args.get("have", ""))  # the map shown: not again (keep.py)
+    svg = table.board_svg(record, entries, language(), table.open_hexes(record, legal), have)
     return live_page.compressed(str(svg), "image/svg+xml", live_page.FOREVER)
 
 

@@ -10,17 +10,18 @@ actions back as one request: the browser decides no rule.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from engine.attika import targets as attika_targets
 from engine.attila import targets as attila_targets
 from engine.attila_wargame import targets as wargame_targets
+from engine.sentences import translating
 from service import pictures
 from service.common.i18n import say as _
-from service.common.i18n import say_word
+from service.common.i18n import say_word, spoken_words
 from service.common.problems import Problem
 from service.domain import rematch
 from service.pictures.attika import BLANK_FILL, LAND_FILL
@@ -120,9 +121,17 @@ def _march(
             raise Problem(422, BAD_MARCH, "waypoints and command units go with a counter picked up")
         return None
     try:
-        return march(rules, state, seat, focus, via, carry)
+        found = march(rules, state, seat, focus, via, carry)
     except wargame_targets.MarchError as error:
         raise Problem(422, BAD_MARCH, str(error), via=list(via)) from None
+    # The engine's reasons are fixed English words (marked N_): said in the page's language.
+    found["closed"] = {hex_: _(why) for hex_, why in found["closed"].items()}
+    for where in found["reach"].values():
+        if where["stop"]:
+            where["stop"] = _(where["stop"])
+    if "stuck" in found:
+        found["stuck"] = _(found["stuck"])
+    return found
 
 
 def _tile_preview(shape: list[list[list[Any]]] | None) -> list[list[list[Any]]] | None:
@@ -146,14 +155,16 @@ def board_svg(
     entries: list[tuple[int, dict[str, Any]]],
     lang: str,
     open_places: list[str] | None = None,
+    have: Collection[str] = (),
 ) -> Markup:
     """The spectators' picture of this version, to be inlined: the page lights its places up.
     The picture is drawn from the spectator view only, whoever looks (nothing hidden in it);
-    ``open_places``: empty hexes to draw as well (``open_hexes``: public geometry)."""
+    ``open_places``: empty hexes to draw as well (``open_hexes``: public geometry); ``have``:
+    the unchanging parts the page shows already, sent empty (service/pictures/keep.py)."""
     last = rematch.last_move_events(entries)
     title = f"{record.game.title} · {record.id} · {record.version}"
     _crop, svg = pictures.spectator_pictures(
-        record, last, title, lang=lang, open_hexes=open_places or ()
+        record, last, title, lang=lang, open_hexes=open_places or (), have=have
     )
     return inline(svg)
 
@@ -161,7 +172,8 @@ def board_svg(
 def inline(svg: str) -> Markup:
     """A board picture to put in a page (the table's, a replayed version's)."""
     # Scales with the page (CSS sizes it); ids stay as the picture module draws them.
-    svg = svg.replace("<svg ", '<svg class="board-svg" role="group" aria-label="board" ', 1)
+    label = escape(_("The board"))
+    svg = svg.replace("<svg ", f'<svg class="board-svg" role="group" aria-label="{label}" ', 1)
     return Markup(svg)
 
 
@@ -169,7 +181,8 @@ def places(record: GameRecord, view: Mapping[str, Any] | None) -> dict[str, str]
     if view is None:
         return {}
     board = record.game.board  # type: ignore[attr-defined]
-    return TABLES[record.type].places(board, dict(view))
+    with translating(spoken_words()):  # the wargame's counters' names in the page's language
+        return TABLES[record.type].places(board, dict(view))
 
 
 def pieces(record: GameRecord, view: Mapping[str, Any] | None, seat: int | None) -> dict[str, Any]:

@@ -26,6 +26,37 @@ _NOTE_NAMES = {
     "aetius": "Aetius's murder, from round",
     "suborned": "The suborned unit",
 }
+#: Every word wargame.js shows (status lines, buttons, tooltips, aria-labels), handed to it
+#: in the page's language as the board's ``data-words`` (game.html); wargame.js's ``say(key,
+#: values)`` fills the ``%(name)s`` placeholders. Whole sentences, so a translator may reorder.
+WORDS = {
+    "full_screen": N_("Full screen"),
+    "layers": N_("Map layers"),
+    "zoc": N_("Zones of control"),
+    "regions": N_("Regions"),
+    "rivers": N_("Rivers"),
+    "cities": N_("Cities"),
+    "minimap": N_("Mini-map"),
+    "attack_here": N_("%(place)s: attack"),
+    "must_attack": N_("must attack: %(units)s"),
+    "tap_attackers": N_("tap your attackers"),
+    "orders_tap": N_("%(orders)s: tap a counter on the map"),
+    "aetius_round": N_("Aetius: round %(round)s"),
+    "carry_group": N_("Command units going along"),
+    "goes_along": N_("%(unit)s: goes along (tap to leave it)"),
+    "stays": N_("%(unit)s: stays (tap to take it along)"),
+    "stops_at": N_("%(unit)s stops at %(hex)s"),
+    "with_carried": N_("%(unit)s · with %(units)s (a dashed hex: where one stops short)"),
+    "go_through": N_("%(hex)s: go through here (%(cost)s)"),
+    "route": N_("%(march)s · tap a lit hex to go through it"),
+    "route_undo": N_("%(march)s · tap a lit hex to go through it, Undo takes back a waypoint"),
+    "not_through": N_("%(hex)s cannot be reached through %(via)s"),
+}
+
+
+def words() -> dict[str, str]:
+    """WORDS in the spoken language, placeholders left for wargame.js to fill."""
+    return {key: _(text) for key, text in WORDS.items()}
 
 
 def panel(
@@ -48,10 +79,11 @@ def panel(
     out: dict[str, Any] = {
         **status,
         "when": round_name(board, status["round"]),
-        "phase_name": phase_names(board).get(status["phase"], ""),
+        "phase_name": say_word(phase_names(board).get(status["phase"], "")),
         "step_name": _(game.step_names.get(status["step"], status["step"])),
         "waiting": [names[s] for s in waiting],
         "orders": None,
+        "words": words(),
         # The map's layers drawn on demand (wargame.js): the zones of control, and the
         # counters moved in this movement phase (the view's own "moved", public).
         "layers": {

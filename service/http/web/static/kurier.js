@@ -38,8 +38,32 @@
     var shown = document.querySelector(".zoom[data-board]");
     var url = next && shown && shown.getAttribute("data-board");
     if (!url || !/[?&]v=\d+/.test(url)) { return; }
-    url = url.replace(/([?&]v=)\d+/, "$1" + next);
+    url = thin(url.replace(/([?&]v=)\d+/, "$1" + next));
     if (!boards[url]) { boards[url] = fetchBoard(url); boards[url].catch(function () { delete boards[url]; }); }
+  }
+  // A board's unchanging parts (the wargame's map: <g data-keep="KEY">, service/pictures/
+  // keep.py) are sent once. The next version is asked for without those the page shows
+  // (have=KEY,…), and they are moved over from the board shown into the new one.
+  function keys(svg) {
+    return svg ? Array.prototype.map.call(svg.querySelectorAll("[data-keep]"), function (g) {
+      return g.getAttribute("data-keep");
+    }) : [];
+  }
+  function thin(url) {
+    var have = keys(document.querySelector(".zoom[data-board] svg"));
+    return have.length ? url + "&have=" + encodeURIComponent(have.join(",")) : url;
+  }
+  // The new board's empty kept parts filled from the board shown (moved, not copied: the map
+  // is thousands of nodes). False when one is missing: the page is then loaded again.
+  function fillKept(picture, shown) {
+    var empty = picture ? picture.querySelectorAll("[data-keep]:empty") : [];
+    return Array.prototype.every.call(empty, function (slot) {
+      var key = slot.getAttribute("data-keep");
+      var whole = shown && shown.querySelector("[data-keep='" + key.replace(/[^\w-]/g, "") + "']");
+      if (!whole || whole === slot || !whole.firstChild) { return false; }
+      slot.replaceWith(whole);
+      return true;
+    });
   }
   function fetchBoard(url) {
     return fetch(url, { credentials: "same-origin" }).then(function (response) {
@@ -66,6 +90,7 @@
     if (!url || (shown && shown.getAttribute("data-board") === url && shown.querySelector("svg"))) {
       return Promise.resolve([fresh, shown && shown.querySelector("svg")]);
     }
+    url = thin(url);
     var asked = boards[url] || fetchBoard(url);
     boards = {};
     return asked.then(function (svg) {
@@ -103,6 +128,11 @@
         var at = typing ? [field.selectionStart, field.selectionEnd] : null;
         var scroll = window.scrollY;
         var adopted = document.importNode(fresh, true);
+        var drawn = adopted.querySelector(".zoom[data-board] svg");
+        if (drawn !== null && !fillKept(drawn, document.querySelector(".zoom[data-board] svg"))) {
+          window.location.reload();
+          return;
+        }
         if (typing) {
           var slot = adopted.querySelector("form[action$='/say']");
           if (slot) { slot.replaceWith(talk); }
@@ -151,8 +181,14 @@
       window.setTimeout(ask, seconds * 1000);  // asks with the version then shown
     }).catch(function () { connection(false); window.setTimeout(ask, seconds * 1000); });
   }
+  // One stream at a time. An update that did not come from the stream (the player's own move,
+  // a version asked for twice) starts following again from the version now shown: the stream
+  // opened before is closed first, or each such update left one more open (a browser allows
+  // six connections to a server: enough open streams and the page's own fetches wait).
+  var following = null;
   function follow() {
-    var source = new EventSource(stream + "?after=" + encodeURIComponent(version));
+    if (following) { following.close(); }
+    var source = following = new EventSource(stream + "?after=" + encodeURIComponent(version));
     source.addEventListener("entry", function (event) {
       if (Number(event.lastEventId) > Number(version)) { source.close(); moved(event.lastEventId); }
     });

@@ -18,6 +18,16 @@
     return node;
   }
   var button = window.kurierTableKit.button;
+  // Every word shown here, in the player's language: the board's data-words
+  // (wargame_table.WORDS), read by init. say("stops_at", { unit: u, hex: h }) fills the
+  // %(name)s placeholders as Python's % does (and %% is a %).
+  var words = {};
+  function say(key, values) {
+    return (words[key] || key).replace(/%(?:\((\w+)\)s|%)/g, function (all, name) {
+      if (!name) { return "%"; }
+      return values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : all;
+    });
+  }
 
   // -- Zoom and pan: wheel, pinch, drag, +/- buttons, keyboard, full screen ----------------
   function zoom(box) {
@@ -110,7 +120,7 @@
       full.setAttribute("aria-pressed", view.full ? "true" : "false");
       apply();
     }, "zoom-full");
-    full.setAttribute("aria-label", box.dataset.fullLabel || "Full screen");
+    full.setAttribute("aria-label", say("full_screen"));
     full.setAttribute("aria-pressed", view.full ? "true" : "false");
     buttons.appendChild(full);
     box.classList.toggle("wg-full", view.full);
@@ -197,7 +207,6 @@
     if (!svg || !buttons || box.dataset.wgLayers) { return; }
     box.dataset.wgLayers = "1";
     var data = JSON.parse(box.dataset.layers || "{}");
-    var names = JSON.parse(box.dataset.layerNames || "{}");
     var firstUnit = svg.querySelector("g[id^='unit-']");
     function hexPoints(label) {
       var shape = svg.querySelector("[id='hex-" + label + "'] polygon");
@@ -226,9 +235,9 @@
     var bar = document.createElement("div");
     bar.className = "wg-layers";
     bar.setAttribute("role", "group");
-    bar.setAttribute("aria-label", names.layers || "Layers");
+    bar.setAttribute("aria-label", say("layers"));
     Object.keys(shown).forEach(function (key) {
-      var b = button(names[key] || key, function () {
+      var b = button(say(key), function () {
         shown[key] = !shown[key];
         apply();
       }, "wg-layer wg-layer-" + key);
@@ -358,6 +367,7 @@
   function init() {
     window.kurierWargame = null;
     var box = document.querySelector(".wargame-board");
+    words = JSON.parse((box && box.dataset.words) || "{}");
     // The layer toggles first: they widen the zoom buttons' bar, which the map's fit measures.
     if (box) { layers(box); zoom(box); }
     if (box) { battleMarks(box); }
@@ -493,7 +503,7 @@
       var targets = {};
       attacks.forEach(function (a) { targets[a.target] = true; });
       Object.keys(targets).forEach(function (t) {
-        litHex(t.slice(4), t === target ? "wg-lit wg-target" : "wg-lit", (places[t] || t) + ": attack");
+        litHex(t.slice(4), t === target ? "wg-lit wg-target" : "wg-lit", say("attack_here", { place: places[t] || t }));
       });
       if (!target) { return; }
       var here = attacks.filter(function (a) { return a.target === target; });
@@ -509,8 +519,8 @@
         return a.attackers.length === attackers.length && a.attackers.every(function (u) { return attackers.indexOf(u) >= 0; });
       })[0];
       var odds = match ? " " + match.attack + " : " + match.defence + (match.column ? " \u2192 " + match.column : "") : "";
-      info.textContent = match ? match.n + " \u2014" + odds : (must && must.length ? "must attack: " + must.join(", ") : "tap your attackers");
-      var go = button((current.labels.attack || "Attack") + odds, function () { if (match) { stage([match.n], match.n, null); } }, "option wg-attack");
+      info.textContent = match ? match.n + " \u2014" + odds : (must && must.length ? say("must_attack", { units: must.join(", ") }) : say("tap_attackers"));
+      var go = button((current.labels.attack || "") + odds, function () { if (match) { stage([match.n], match.n, null); } }, "option wg-attack");
       go.disabled = !match || busy;
       choices.appendChild(go);
     }
@@ -546,9 +556,9 @@
       Object.keys(units).forEach(function (u) { ring(u, u === picked ? "wg-ring wg-picked" : "wg-ring"); });
       var place = orders || choices;
       var mine = notes.filter(function (a) { return a.unit === picked; });
-      info.textContent = picked ? picked : (current.labels.note || "") + ": tap a counter on the map";
+      info.textContent = picked ? picked : say("orders_tap", { orders: current.labels.note || "" });
       mine.forEach(function (a) {
-        var label = a.aetius ? "Aetius: round " + a.aetius : a.n;
+        var label = a.aetius ? say("aetius_round", { round: a.aetius }) : a.n;
         place.appendChild(button(label, function () { stage([a.n], a.n, null); }, "option wg-round"));
       });
     }
@@ -668,7 +678,7 @@
     // a river): said on each lit hex, and the hex marked.
     function shortOf(r, dest) {
       return Object.keys(r.carried || {}).filter(function (u) { return r.carried[u] !== dest; })
-        .map(function (u) { return u + " stops at " + r.carried[u]; });
+        .map(function (u) { return say("stops_at", { unit: u, hex: r.carried[u] }); });
     }
     function markCarried(m) {
       under.querySelectorAll(".wg-lit").forEach(function (g) {
@@ -706,7 +716,7 @@
         if (route !== open) { render(); return; }
         if (!r) {
           render();
-          info.textContent = open.dest + " cannot be reached through " + via[via.length - 1];
+          info.textContent = say("not_through", { hex: open.dest, via: via[via.length - 1] });
           return;
         }
         open.history.push({ via: open.via, carry: open.carry, march: open.march, moves: g.moves,
@@ -740,7 +750,7 @@
         carryBox = document.createElement("div");
         carryBox.className = "wg-carry";
         carryBox.setAttribute("role", "group");
-        carryBox.setAttribute("aria-label", "Command units going along");
+        carryBox.setAttribute("aria-label", say("carry_group"));
         pieces.appendChild(carryBox);
       }
       if (carryBox) { carryBox.textContent = ""; }
@@ -751,14 +761,13 @@
         (m.carry || []).forEach(function (c) {
           var b = button("\u2691 " + c.unit, function () { toggleCarry(m, c.unit); }, "piece gen wg-carry-toggle");
           b.setAttribute("aria-pressed", c.on ? "true" : "false");
-          b.title = c.unit + (c.on ? ": goes along (tap to leave it)" : ": stays (tap to take it along)");
+          b.title = say(c.on ? "goes_along" : "stays", { unit: c.unit });
           b.disabled = busy;
           carryBox.appendChild(b);
         });
         var on = carriedOn(m);
         if (picked && on.length) {
-          info.textContent = (places["unit-" + picked] || picked) + " \u00B7 with " + on.join(", ") +
-            " (a dashed hex: where one stops short)";
+          info.textContent = say("with_carried", { unit: places["unit-" + picked] || picked, units: on.join(", ") });
         }
       }
       if (!open) { return; }
@@ -769,12 +778,12 @@
       var dest = litHex(route.dest, "wg-dest", route.dest + ": " + route.group.label);
       if (dest) { dest.setAttribute("data-dest", route.unit); }
       Object.keys(route.march.reach).forEach(function (h) {
-        if (h !== route.dest) { litHex(h, "wg-lit wg-via", h + ": go through here (" + route.march.reach[h].cost + ")"); }
+        if (h !== route.dest) { litHex(h, "wg-lit wg-via", say("go_through", { hex: h, cost: route.march.reach[h].cost })); }
       });
       markCarried(route.march);
       var r = route.march.reach[route.dest], short = r ? shortOf(r, route.dest) : [];
-      info.textContent = route.group.label + (short.length ? " \u2014 " + short.join(", ") : "") +
-        " \u00B7 tap a lit hex to go through it" + (route.via.length ? ", Undo takes back a waypoint" : "");
+      info.textContent = say(route.via.length ? "route_undo" : "route",
+        { march: route.group.label + (short.length ? " \u2014 " + short.join(", ") : "") });
     }
 
     // The lit or closed hex under a tapped counter, if any.
