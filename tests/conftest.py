@@ -38,18 +38,20 @@ os.environ.setdefault("KURIER_BOT_ITERATIONS", "12")
 UNLIMITED = {"RATE_LIMIT": "1000000/minute", "SIGNUP_RATE_LIMIT": "1000000/minute"}
 
 #: The files that take longest, longest first (`pytest --durations`, 2026-11-27: issue 38 in
-#: docs/performance.md). Under `--dist loadfile` a free xdist process takes the next file in
-#: this order. xdist's own order (most tests first) queued the few-test whole-game files (1-3
-#: tests of 2-7 minutes each) among the last, where one alone can outlast everything else.
+#: docs/performance.md; the three whole games by clicks re-measured after their pages followed
+#: the stream, which took the Attika one from first to the middle). Under `--dist loadfile` a
+#: free xdist process takes the next file in this order. xdist's own order (most tests first)
+#: queued the few-test whole-game files (1-3 tests of 2-7 minutes each) among the last, where
+#: one alone can outlast everything else.
 LONGEST_FIRST = (
-    "tests/browser/test_web_attika_table.py",
     "tests/test_topologies.py",
     "tests/browser/test_web_full_games.py",
-    "tests/browser/test_web_table.py",
     "tests/browser/test_web_wargame_table.py",
     "tests/test_tournaments.py",
     "tests/test_service_attika.py",
     "tests/test_benchmarks.py",
+    "tests/browser/test_web_attika_table.py",
+    "tests/browser/test_web_table.py",
     "tests/test_service_wargame.py",
     "tests/test_mail_german.py",
     "tests/test_mail_attika.py",
