@@ -23,13 +23,20 @@ MAX_ACTIONS = 1500
 MAX_SECONDS = 300
 
 
-def _shown_version(page: Any, url: str) -> int | None:
+#: What a game page shows in one round trip: its heading's version and the notation box's
+#: suggestions (a datalist of the legal moves).
+_SHOWN = """() => [(document.querySelector('h1 small') || {}).innerText || '',
+  [...document.querySelectorAll('#legal-moves option')].map(e => e.value)]"""
+
+
+def _shown(page: Any, url: str) -> tuple[int | None, list[str]]:
     """The version the game page shows (the page a move's form post led back to), if it is
-    the game's page: a player who acts again on it needs no fresh load."""
+    the game's page (a player who acts again on it needs no fresh load), and its legal moves."""
     if page.url != url:
-        return None
-    shown = re.search(r"version (\d+)", page.locator("h1 small").inner_text())
-    return int(shown.group(1)) if shown else None
+        return None, []
+    heading, moves = page.evaluate(_SHOWN)
+    shown = re.search(r"version (\d+)", heading)
+    return (int(shown.group(1)) if shown else None), moves
 
 
 @pytest.mark.parametrize("game_type", ["attila", "attila-wargame"])
@@ -56,10 +63,11 @@ def test_a_whole_game_in_the_browser(
             view = kurier.view(game_id)
             continue
         page = pages[rng.choice(humans)]
-        if _shown_version(page, url) != view["version"]:
+        shown, every = _shown(page, url)
+        if shown != view["version"]:
             navigate(page, url)
+            shown, every = _shown(page, url)
         # The notation box's suggestions (a datalist of the legal moves): any one, typed.
-        every = page.eval_on_selector_all("#legal-moves option", "els => els.map(e => e.value)")
         typing = rng.choice(every)
         if game_type == "attila-wargame" and "end" in every and rng.random() < 0.5:
             typing = "end"  # random moves make a wargame of 3,000+ actions: end phases often
