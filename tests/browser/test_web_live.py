@@ -12,6 +12,16 @@ from tests.browser.test_web_seats import _signed_in
 from tests.client import Kurier
 
 
+def _played_elsewhere(kurier: Kurier, game_id: str, mover: str) -> Any:
+    """The other player's first legal move, over the API: the answer."""
+    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", mover).json()["actions"]
+    r = kurier.call(
+        "POST", f"/v1/games/{game_id}/actions", mover, json={"notation": legal[0]["notation"]}
+    )
+    assert r.status_code == 200, r.text
+    return r
+
+
 def test_the_page_follows_the_stream(
     browser: Any, base_url: str, worker: Any, streams: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -31,12 +41,7 @@ def test_the_page_follows_the_stream(
     stream = page.locator("[data-stream]").get_attribute("data-stream")
     assert stream.startswith(streams), stream
     shown = page.locator("h1 small").inner_text()
-    mover = players[1 - watcher_seat]
-    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", mover).json()["actions"]
-    r = kurier.call(
-        "POST", f"/v1/games/{game_id}/actions", mover, json={"notation": legal[0]["notation"]}
-    )
-    assert r.status_code == 200, r.text
+    r = _played_elsewhere(kurier, game_id, players[1 - watcher_seat])
     wait_for_another_version(page, shown, timeout=10_000)
     assert f"version {r.json()['version']}" in page.locator("h1 small").inner_text()
     assert polled == [], "the page polled although its stream was open"
@@ -81,12 +86,7 @@ def test_the_page_keeps_one_stream_open_through_its_own_moves_and_others(
     page.wait_for_timeout(300)  # any update still under way ends
     assert page.evaluate(OPEN_STREAMS) == 1
     shown = page.locator("h1 small").inner_text()
-    mover = players[1 - watcher_seat]
-    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", mover).json()["actions"]
-    r = kurier.call(
-        "POST", f"/v1/games/{game_id}/actions", mover, json={"notation": legal[0]["notation"]}
-    )
-    assert r.status_code == 200, r.text
+    _played_elsewhere(kurier, game_id, players[1 - watcher_seat])
     wait_for_another_version(page, shown, timeout=10_000)  # from the one stream left
     page.wait_for_timeout(300)
     assert page.evaluate(OPEN_STREAMS) == 1
