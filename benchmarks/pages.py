@@ -123,12 +123,16 @@ class Api:
             r = self.call("POST", f"/v1/games/{game_id}/start", tokens[0])
             assert r.status_code == 200, r.text
 
-    def _move(self, game_id: str, token: str, notation: str, seconds: float = 30) -> None:
+    def _move(
+        self, game_id: str, token: str, notation: str, seconds: float = 30
+    ) -> requests.Response:
+        """The move's answer (200, or 202 for a sealed choice), tried again while the worker
+        resolves a conflict."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             r = self.call("POST", f"/v1/games/{game_id}/actions", token, {"notation": notation})
             if r.status_code in (200, 202):
-                return
+                return r
             if r.status_code == 409 and r.json().get("code") == "not-your-turn":
                 time.sleep(RETRY_WAIT)  # the worker has not resolved the conflict yet
                 continue
@@ -264,9 +268,10 @@ TARGET_DELAY_MS = 250.0
 
 def browser_updates(stack: Stack, args: argparse.Namespace) -> None:
     """Other players' pages follow a game live (issue 32): ``--browser-moves`` moves of a
-    2-player Attika game are played over the API while both players' pages and a spectator's
-    are open in Chromium (following the stream); for each move, how long after its answer each
-    page that did not make it shows the new version (swapped in place, board included)."""
+    2-player game (``--browser-game``: Attika, or the wargame) are played over the API while
+    both players' pages and a spectator's are open in Chromium (following the stream); for
+    each move, how long after its answer each page that did not make it shows the new version
+    (swapped in place, board included)."""
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     if path is None:
         print("browser   skipped: no chromium", flush=True)
@@ -274,7 +279,8 @@ def browser_updates(stack: Stack, args: argparse.Namespace) -> None:
     from playwright.sync_api import sync_playwright
 
     api = Api(stack.base)
-    game_id, tokens = api.game_mid_way("attika", 2, 0)
+    game_type = args.browser_game
+    game_id, tokens = api.game_mid_way(game_type, 2, 0)
     url = f"{stack.base}/games/{game_id}"
     delays: list[float] = []
     with sync_playwright() as playwright:
@@ -290,13 +296,10 @@ def browser_updates(stack: Stack, args: argparse.Namespace) -> None:
             page.evaluate(SEEN)
             pages.append(page)
         time.sleep(1.0)  # the streams open
-        script = make_script(2, "pages-attika", "attika", args.browser_moves)
+        script = make_script(2, f"pages-{game_type}", game_type, args.browser_moves)
         for seat, notation in script:
-            r = api.call(
-                "POST", f"/v1/games/{game_id}/actions", tokens[seat], {"notation": notation}
-            )
+            r = api._move(game_id, tokens[seat], notation)
             answered = time.time() * 1000
-            assert r.status_code == 200, r.text
             version = str(r.json()["version"])
             for n, page in enumerate(pages):
                 if n == seat:
@@ -309,7 +312,8 @@ def browser_updates(stack: Stack, args: argparse.Namespace) -> None:
     p95 = percentile(delays, 0.95)
     verdict = "met" if p95 <= TARGET_DELAY_MS else f"missed by {p95 - TARGET_DELAY_MS:.0f} ms"
     print(
-        f"browser   other pages show a move after its answer: p50 {percentile(delays, 0.5):.0f}"
+        f"browser   {game_type}: other pages show a move after its answer: p50 "
+        f"{percentile(delays, 0.5):.0f}"
         f" / p95 {p95:.0f} / max {max(delays):.0f} ms ({len(delays)} page updates, "
         f"{len(script)} moves); target p95 ≤ {TARGET_DELAY_MS:.0f} ms {verdict}",
         flush=True,
@@ -340,6 +344,12 @@ def main() -> None:
         type=int,
         default=40,
         help="moves watched live in Chromium (0: none; ≤ 500)",
+    )
+    parser.add_argument(
+        "--browser-game",
+        choices=("attika", "attila-wargame"),
+        default="attika",
+        help="the 2-player game watched live",
     )
     args = parser.parse_args()
     args.browser_moves = min(max(args.browser_moves, 0), 500)
