@@ -12,14 +12,13 @@ from tests.browser.test_web_seats import _signed_in
 from tests.client import Kurier
 
 
-def _played_elsewhere(kurier: Kurier, game_id: str, mover: str) -> Any:
-    """The other player's first legal move, over the API: the answer."""
-    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", mover).json()["actions"]
-    r = kurier.call(
-        "POST", f"/v1/games/{game_id}/actions", mover, json={"notation": legal[0]["notation"]}
-    )
-    assert r.status_code == 200, r.text
-    return r
+def _played_elsewhere(kurier: Kurier, game_id: str, players: list[Any], watcher: int) -> Any:
+    """The other player's first legal move, over the API (``Kurier.play_first_legal``): the
+    answer."""
+    played = kurier.play_first_legal(game_id, players)
+    assert played is not None and played[0] == players[1 - watcher], played
+    assert played[1].status_code == 200, played[1].text
+    return played[1]
 
 
 def test_the_page_follows_the_stream(
@@ -41,7 +40,7 @@ def test_the_page_follows_the_stream(
     stream = page.locator("[data-stream]").get_attribute("data-stream")
     assert stream.startswith(streams), stream
     shown = page.locator("h1 small").inner_text()
-    r = _played_elsewhere(kurier, game_id, players[1 - watcher_seat])
+    r = _played_elsewhere(kurier, game_id, players, watcher_seat)
     wait_for_another_version(page, shown, timeout=10_000)
     assert f"version {r.json()['version']}" in page.locator("h1 small").inner_text()
     assert polled == [], "the page polled although its stream was open"
@@ -86,7 +85,7 @@ def test_the_page_keeps_one_stream_open_through_its_own_moves_and_others(
     page.wait_for_timeout(300)  # any update still under way ends
     assert page.evaluate(OPEN_STREAMS) == 1
     shown = page.locator("h1 small").inner_text()
-    _played_elsewhere(kurier, game_id, players[1 - watcher_seat])
+    _played_elsewhere(kurier, game_id, players, watcher_seat)
     wait_for_another_version(page, shown, timeout=10_000)  # from the one stream left
     page.wait_for_timeout(300)
     assert page.evaluate(OPEN_STREAMS) == 1
