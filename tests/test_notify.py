@@ -93,7 +93,12 @@ def test_emails_show_only_the_recipients_view_parse_back_and_thread(stack: Notif
     assert html is not None and "board.svg" in html.get_content()
 
     # Threading: one conversation per game, a distinct Message-ID per notification.
-    mails = [m for a in address for m in stack.smtp.to(a)]
+    # The seat to move gets two mails (started, your turn) in no fixed order: wait for both.
+    def all_four() -> list | None:
+        mails = [m for a in address for m in stack.smtp.to(a)]
+        return mails if len(mails) >= 4 else None
+
+    mails = wait_for(all_four, 20, "four mails")
     ids = [m["Message-ID"] for m in mails]
     assert len(set(ids)) == len(ids) == 4
     thread = f"<game-{game_id}@kurier.localhost>"
