@@ -453,6 +453,54 @@ def test_the_map_takes_most_of_a_phone_screen_and_still_fills_it(
     wide.context.close()
 
 
+def test_an_update_in_place_keeps_the_map_and_its_listeners_once(
+    browser: Any, base_url: str, worker: Any, streams: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Moves arriving by the stream: the map's kept parts stay the same elements in the page
+    (not styled and laid out again: most of an update's time when the whole page was
+    swapped, kurier.js ``morph``), the zoom's listeners are there once (one wheel step zooms
+    one step, not one per update), and the mini-map is drawn on a canvas."""
+    monkeypatch.setenv("KURIER_STREAM_URL", streams)
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2, seed="wargame-morph-1", game_type="attila-wargame")
+    page = _signed_in(browser, base_url, players[0])
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    navigate(page, f"{base_url}/games/{game_id}")
+    page.evaluate(
+        "() => { window.__hexes = document.querySelector('#hexes');"
+        " window.__svg = document.querySelector('.zoom[data-board] svg'); }"
+    )
+    for _move in range(3):
+        played = kurier.play_first_legal(game_id, players)
+        assert played is not None and played[1].status_code in (200, 202), played
+        shows_version(page, kurier.view(game_id)["version"])
+    kept = page.evaluate(
+        """() => ({same: document.querySelector('#hexes') === window.__hexes,
+                  svg: document.querySelector('.zoom[data-board] svg') === window.__svg,
+                  inPage: window.__hexes.isConnected,
+                  empty: document.querySelectorAll('[data-keep]:empty').length,
+                  under: document.querySelectorAll('#wg-under').length,
+                  minimaps: document.querySelectorAll('.wg-minimap canvas').length})"""
+    )
+    assert kept == {
+        **{"same": True, "svg": True, "inPage": True},
+        **{"empty": 0, "under": 1, "minimaps": 1},
+    }, kept
+    board = page.locator(".wargame-board")
+    before = float(board.get_attribute("data-scale"))
+    box = board.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, -100)  # one step: exp(0.15), 1.16 times
+    page.wait_for_function(
+        "s => Number(document.querySelector('.wargame-board').dataset.scale) !== s", arg=before
+    )
+    step = float(board.get_attribute("data-scale")) / before
+    assert 1.1 < step < 1.25, step
+    assert errors == [], errors
+    page.context.close()
+
+
 #: The march through a waypoint with its command unit, photographed at both sizes, light and
 #: dark; the few kept for docs/web.md.
 PATH_KEPT = {

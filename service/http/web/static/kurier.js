@@ -53,17 +53,51 @@
     var have = keys(document.querySelector(".zoom[data-board] svg"));
     return have.length ? url + "&have=" + encodeURIComponent(have.join(",")) : url;
   }
-  // The new board's empty kept parts filled from the board shown (moved, not copied: the map
-  // is thousands of nodes). False when one is missing: the page is then loaded again.
-  function fillKept(picture, shown) {
-    var empty = picture ? picture.querySelectorAll("[data-keep]:empty") : [];
-    return Array.prototype.every.call(empty, function (slot) {
-      var key = slot.getAttribute("data-keep");
-      var whole = shown && shown.querySelector("[data-keep='" + key.replace(/[^\w-]/g, "") + "']");
-      if (!whole || whole === slot || !whole.firstChild) { return false; }
-      slot.replaceWith(whole);
-      return true;
+  function keptPart(within, slot) {
+    var key = slot.getAttribute("data-keep").replace(/[^\w-]/g, "");
+    var whole = within && within.querySelector("[data-keep='" + key + "']");
+    return whole && whole !== slot && whole.firstChild ? whole : null;
+  }
+  // Whether the board shown has every part the new one left empty.
+  function hasKept(picture, shown) {
+    return Array.prototype.every.call(picture.querySelectorAll("[data-keep]:empty"), function (slot) {
+      return keptPart(shown, slot) !== null;
     });
+  }
+  // The new <main> made the page's own in place, keeping the elements that hold the board's
+  // kept parts (and the parts): the map's thousands of elements stay in the page, so they are
+  // not styled and laid out again (most of an update's time when the whole <main> was
+  // swapped). Everything else is the new version's: attributes, other children.
+  function morph(live, fresh) {
+    Array.prototype.slice.call(live.attributes).forEach(function (a) {
+      if (!fresh.hasAttribute(a.name)) { live.removeAttribute(a.name); }
+    });
+    Array.prototype.forEach.call(fresh.attributes, function (a) {
+      if (live.getAttribute(a.name) !== a.value) { live.setAttribute(a.name, a.value); }
+    });
+    var kids = Array.prototype.slice.call(fresh.childNodes), carried = [];
+    kids.forEach(function (kid) {
+      var old = carrier(live, kid);
+      carried.push(old && carried.indexOf(old) < 0 ? old : null);
+    });
+    Array.prototype.slice.call(live.childNodes).forEach(function (n) {
+      if (carried.indexOf(n) < 0) { live.removeChild(n); }
+    });
+    var next = live.firstChild;
+    kids.forEach(function (kid, i) {
+      var old = carried[i];
+      if (!old) { live.insertBefore(kid, next); return; }
+      if (old === next) { next = next.nextSibling; } else { live.insertBefore(old, next); }
+      if (!kid.hasAttribute("data-keep")) { morph(old, kid); }
+    });
+  }
+  // The child of ``live`` holding the kept part that ``kid`` (a new child) leaves empty.
+  function carrier(live, kid) {
+    if (kid.nodeType !== 1) { return null; }
+    var slot = kid.matches("[data-keep]:empty") ? kid : kid.querySelector("[data-keep]:empty");
+    var old = slot && keptPart(live, slot);
+    while (old && old.parentNode !== live) { old = old.parentNode; }
+    return old && old.tagName === kid.tagName ? old : null;
   }
   function fetchBoard(url) {
     return fetch(url, { credentials: "same-origin" }).then(function (response) {
@@ -129,7 +163,8 @@
         var scroll = window.scrollY;
         var adopted = document.importNode(fresh, true);
         var drawn = adopted.querySelector(".zoom[data-board] svg");
-        if (drawn !== null && !fillKept(drawn, document.querySelector(".zoom[data-board] svg"))) {
+        var keeps = drawn !== null && drawn.querySelector("[data-keep]:empty") !== null;
+        if (keeps && !hasKept(drawn, document.querySelector(".zoom[data-board] svg"))) {
           window.location.reload();
           return;
         }
@@ -137,7 +172,8 @@
           var slot = adopted.querySelector("form[action$='/say']");
           if (slot) { slot.replaceWith(talk); }
         }
-        main.replaceWith(adopted);
+        if (keeps) { morph(main, adopted); } else { main.replaceWith(adopted); }
+        if (document.querySelector("main [data-keep]:empty")) { window.location.reload(); return; }
         if (typing) { field.focus(); field.setSelectionRange(at[0], at[1]); }
         window.scrollTo(0, scroll);
         var shown = document.querySelector("[data-game]");

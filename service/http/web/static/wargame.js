@@ -11,6 +11,12 @@
   // Zoom and pan outlive an update in place (the map is swapped for the new version's).
   var view = { scale: 1, x: 0, y: 0, full: false, fitted: false };
   var MAX_SCALE = 12;
+  // The listeners of one init. An update in place keeps the map's own elements (the box, its
+  // picture: kurier.js's morph), so each init takes the last one's off them first.
+  var listening = new AbortController();
+  function on(target, type, handler, options) {
+    target.addEventListener(type, handler, Object.assign({ signal: listening.signal }, options || {}));
+  }
 
   function el(name, attrs) {
     var node = document.createElementNS(NS, name);
@@ -29,11 +35,83 @@
     });
   }
 
+  // -- The mini-map's pictures --------------------------------------------------------------
+  // Drawn from the picture's own attributes (no layout asked for): the hexes' fills, the
+  // empires' borders and the rivers, once per map (its kept part's key, service/pictures/
+  // keep.py); MINI_W pixels wide, twice the widest mini-map for a sharp picture.
+  var MINI_W = 280, drawnGround = null;
+  function points(shape) {
+    return shape.getAttribute("points").trim().split(/\s+/).map(function (p) { return p.split(",").map(Number); });
+  }
+  function miniGround(svg) {
+    var hexes = svg.querySelector("#hexes");
+    var key = hexes && hexes.getAttribute("data-keep");
+    if (!key) { return null; }
+    if (drawnGround && drawnGround.key === key) { return drawnGround; }
+    var shapes = Array.prototype.map.call(hexes.querySelectorAll("polygon"), function (p) {
+      return { at: points(p), fill: p.getAttribute("fill") };
+    });
+    var xs = [], ys = [];
+    shapes.forEach(function (s) { s.at.forEach(function (p) { xs.push(p[0]); ys.push(p[1]); }); });
+    if (!xs.length) { return null; }
+    var box = { x: Math.min.apply(null, xs), y: Math.min.apply(null, ys) };
+    box.width = Math.max.apply(null, xs) - box.x;
+    box.height = Math.max.apply(null, ys) - box.y;
+    var canvas = document.createElement("canvas");
+    canvas.width = MINI_W;
+    canvas.height = Math.round(MINI_W * box.height / box.width);
+    var k = MINI_W / box.width, c = canvas.getContext("2d");
+    c.setTransform(k, 0, 0, k, -box.x * k, -box.y * k);
+    c.lineWidth = 1 / k;
+    shapes.forEach(function (s) {
+      c.beginPath();
+      s.at.forEach(function (p, i) { if (i) { c.lineTo(p[0], p[1]); } else { c.moveTo(p[0], p[1]); } });
+      c.closePath();
+      c.fillStyle = c.strokeStyle = s.fill || "#ccc";
+      c.fill();
+      c.stroke();  // in its own colour: no light seams between the hexes
+    });
+    ["#borders", "#rivers"].forEach(function (id) {
+      var lines = svg.querySelector(id);
+      if (!lines) { return; }
+      c.strokeStyle = lines.getAttribute("stroke");
+      c.lineWidth = Math.max(1.5 / k, Number(lines.getAttribute("stroke-width")) || 1);
+      c.beginPath();
+      lines.querySelectorAll("line").forEach(function (l) {
+        c.moveTo(Number(l.getAttribute("x1")), Number(l.getAttribute("y1")));
+        c.lineTo(Number(l.getAttribute("x2")), Number(l.getAttribute("y2")));
+      });
+      c.stroke();
+    });
+    drawnGround = { key: key, box: box, canvas: canvas };
+    return drawnGround;
+  }
+  // The ground, and each counter as a square of its colour, where it stands now.
+  function miniCanvas(svg, drawn) {
+    var canvas = document.createElement("canvas");
+    canvas.width = drawn.canvas.width;
+    canvas.height = drawn.canvas.height;
+    var c = canvas.getContext("2d"), k = canvas.width / drawn.box.width;
+    c.drawImage(drawn.canvas, 0, 0);
+    c.setTransform(k, 0, 0, k, -drawn.box.x * k, -drawn.box.y * k);
+    function at(shape, name) { return Number(shape.getAttribute(name)); }
+    // A counter's face, or a command unit's disc; the side's band is the colour seen from afar.
+    svg.querySelectorAll("g[id^='unit-'] > rect[stroke], g[id^='unit-'] > circle[stroke]").forEach(function (s) {
+      c.fillStyle = s.getAttribute("stroke");
+      if (s.tagName === "rect") {
+        c.fillRect(at(s, "x"), at(s, "y"), at(s, "width"), at(s, "height"));
+      } else {
+        c.fillRect(at(s, "cx") - at(s, "r"), at(s, "cy") - at(s, "r"), 2 * at(s, "r"), 2 * at(s, "r"));
+      }
+    });
+    return canvas;
+  }
+
   // -- Zoom and pan: wheel, pinch, drag, +/- buttons, keyboard, full screen ----------------
   function zoom(box) {
     var layer = box.querySelector(".zoom");
-    if (!layer || box.dataset.wgZoom) { return; }
-    box.dataset.wgZoom = "1";
+    if (!layer || box.wgZoomed === listening) { return; }  // once per init
+    box.wgZoomed = listening;
     box.setAttribute("tabindex", "0");
     var pointers = {}, pinch = null, moved = 0;
     // On a phone the map alone, at full width (the side panel's facts are in the status strip).
@@ -66,20 +144,20 @@
       clearTimeout(rest);
       rest = setTimeout(function () { layer.classList.remove("wg-moving"); }, 250);
     }
-    // The mini-map: the picture's own #map drawn again small (an SVG <use>, no second copy to
-    // send), in the box's bottom left corner, with the part in view framed; a tap there centres the map on
-    // that place. Toggled as a layer.
-    var mini = null, miniFrame = null, whole = map ? map.getBBox() : null;
-    if (whole && whole.width > 0) {
+    // The mini-map, in the box's bottom left corner, with the part in view framed; a tap there
+    // centres the map on that place. Toggled as a layer. A canvas: the ground drawn once a
+    // game (miniGround), the counters as squares on each update. (An SVG <use> of #map drew
+    // the map's 5,600 elements a second time, again on every change inside #map: two thirds
+    // of an update in place.)
+    var mini = null, miniFrame = null, drawn = svg && miniGround(svg), whole = drawn && drawn.box;
+    if (drawn) {
       mini = document.createElement("div");
       mini.className = "wg-minimap";
       mini.setAttribute("aria-hidden", "true");  // the keyboard pans with the arrow keys
       mini.style.aspectRatio = whole.width + " / " + whole.height;
-      var small = el("svg", { viewBox: [whole.x, whole.y, whole.width, whole.height].join(" ") });
-      small.appendChild(el("use", { href: "#map" }));
+      mini.appendChild(miniCanvas(svg, drawn));
       miniFrame = document.createElement("div");
       miniFrame.className = "wg-minimap-frame";
-      mini.appendChild(small);
       mini.appendChild(miniFrame);
       box.appendChild(mini);
       mini.addEventListener("pointerdown", function (e) {
@@ -124,12 +202,12 @@
     full.setAttribute("aria-pressed", view.full ? "true" : "false");
     buttons.appendChild(full);
     box.classList.toggle("wg-full", view.full);
-    box.addEventListener("wheel", function (e) {
+    on(box, "wheel", function (e) {
       e.preventDefault();
       var r = box.getBoundingClientRect();
       zoomAt(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
     }, { passive: false });
-    box.addEventListener("keydown", function (e) {
+    on(box, "keydown", function (e) {
       if (e.target !== box) { return; }
       var step = 60;
       var keys = { "+": function () { centre(1.4); }, "=": function () { centre(1.4); }, "-": function () { centre(1 / 1.4); },
@@ -138,7 +216,7 @@
         "0": function () { view.scale = 1; apply(); } };
       if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
     });
-    box.addEventListener("pointerdown", function (e) {
+    on(box, "pointerdown", function (e) {
       if (e.target.closest(".zoom-buttons, .wg-minimap")) { return; }
       pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
       moved = 0;
@@ -148,7 +226,7 @@
         pinch = { d: Math.hypot(a.x - b.x, a.y - b.y) || 1, scale: view.scale };
       }
     });
-    box.addEventListener("pointermove", function (e) {
+    on(box, "pointermove", function (e) {
       var p = pointers[e.pointerId];
       if (!p) { return; }
       var ids = Object.keys(pointers);
@@ -166,14 +244,14 @@
       }
     });
     function up(e) { delete pointers[e.pointerId]; if (Object.keys(pointers).length < 2) { pinch = null; } }
-    box.addEventListener("pointerup", up);
-    box.addEventListener("pointercancel", up);
+    on(box, "pointerup", up);
+    on(box, "pointercancel", up);
     // A drag or a pinch is not a tap: its click picks nothing up.
-    box.addEventListener("click", function (e) {
+    on(box, "click", function (e) {
       if (moved > 12 && !e.target.closest(".zoom-buttons")) { e.stopPropagation(); e.preventDefault(); }
       moved = 0;
-    }, true);
-    window.addEventListener("resize", function () { apply(); });
+    }, { capture: true });
+    on(window, "resize", function () { apply(); });
     // On a phone the box is most of the screen's height (kurier.css) and the map, wider than
     // tall, would fill a third of it at full width: it opens zoomed to fill the box's height
     // (the middle of the empire; zoom out or 0 for the whole width). Once: an update in place
@@ -366,6 +444,8 @@
   // -- The table ---------------------------------------------------------------------------
   function init() {
     window.kurierWargame = null;
+    listening.abort();
+    listening = new AbortController();
     var box = document.querySelector(".wargame-board");
     words = JSON.parse((box && box.dataset.words) || "{}");
     // The layer toggles first: they widen the zoom buttons' bar, which the map's fit measures.
@@ -791,7 +871,7 @@
       return document.elementsFromPoint(x, y).map(function (n) { return n.closest && n.closest(cls); })
         .filter(Boolean)[0] || null;
     }
-    svg.addEventListener("click", function (e) {
+    on(svg, "click", function (e) {
       var unit = e.target.closest("g[id^='unit-']");
       var lit = e.target.closest(".wg-lit") || (unit && hexAt(e.clientX, e.clientY, ".wg-lit"));
       // A counter picked up goes to a lit hex even where another counter stands on it.
@@ -802,7 +882,7 @@
       if (closed) { info.textContent = closed.querySelector("title").textContent; return; }
       if (unit) { tapUnit(unit.id.slice(5)); }
     });
-    svg.addEventListener("keydown", function (e) {
+    on(svg, "keydown", function (e) {
       if (e.key !== "Enter" && e.key !== " ") { return; }
       var t = e.target;
       if (t.classList && t.classList.contains("wg-lit")) { e.preventDefault(); tapHex(t.getAttribute("data-hex")); }
