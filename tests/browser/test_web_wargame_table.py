@@ -453,13 +453,28 @@ def test_the_map_takes_most_of_a_phone_screen_and_still_fills_it(
     wide.context.close()
 
 
+def _wheel_step(page: Any) -> float:
+    """How many times one wheel step over the map's middle zooms it (exp(0.15), 1.16, when
+    the zoom listens once)."""
+    board = page.locator(".wargame-board")
+    before = float(board.get_attribute("data-scale"))
+    box = board.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, -100)
+    page.wait_for_function(
+        "s => Number(document.querySelector('.wargame-board').dataset.scale) !== s", arg=before
+    )
+    return float(board.get_attribute("data-scale")) / before
+
+
 def test_an_update_in_place_keeps_the_map_and_its_listeners_once(
     browser: Any, base_url: str, worker: Any, streams: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Moves arriving by the stream: the map's kept parts stay the same elements in the page
     (not styled and laid out again: most of an update's time when the whole page was
-    swapped, kurier.js ``morph``), the zoom's listeners are there once (one wheel step zooms
-    one step, not one per update), and the mini-map is drawn on a canvas."""
+    swapped, kurier.js ``morph``), the player's zoom outlives the updates, the zoom's
+    listeners are there once (one wheel step zooms one step, not one per update), and the
+    mini-map is one canvas."""
     monkeypatch.setenv("KURIER_STREAM_URL", streams)
     kurier = Kurier(base_url)
     game_id, players = kurier.new_game(2, seed="wargame-morph-1", game_type="attila-wargame")
@@ -467,9 +482,11 @@ def test_an_update_in_place_keeps_the_map_and_its_listeners_once(
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     navigate(page, f"{base_url}/games/{game_id}")
-    page.evaluate(
+    assert 1.1 < _wheel_step(page) < 1.25
+    zoomed = page.evaluate(
         "() => { window.__hexes = document.querySelector('#hexes');"
-        " window.__svg = document.querySelector('.zoom[data-board] svg'); }"
+        " window.__svg = document.querySelector('.zoom[data-board] svg');"
+        " return document.querySelector('.wargame-board .zoom').style.transform; }"
     )
     for _move in range(3):
         played = kurier.play_first_legal(game_id, players)
@@ -481,22 +498,14 @@ def test_an_update_in_place_keeps_the_map_and_its_listeners_once(
                   inPage: window.__hexes.isConnected,
                   empty: document.querySelectorAll('[data-keep]:empty').length,
                   under: document.querySelectorAll('#wg-under').length,
-                  minimaps: document.querySelectorAll('.wg-minimap canvas').length})"""
+                  minimaps: document.querySelectorAll('.wg-minimap canvas').length,
+                  zoom: document.querySelector('.wargame-board .zoom').style.transform})"""
     )
     assert kept == {
-        **{"same": True, "svg": True, "inPage": True},
+        **{"same": True, "svg": True, "inPage": True, "zoom": zoomed},
         **{"empty": 0, "under": 1, "minimaps": 1},
     }, kept
-    board = page.locator(".wargame-board")
-    before = float(board.get_attribute("data-scale"))
-    box = board.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.wheel(0, -100)  # one step: exp(0.15), 1.16 times
-    page.wait_for_function(
-        "s => Number(document.querySelector('.wargame-board').dataset.scale) !== s", arg=before
-    )
-    step = float(board.get_attribute("data-scale")) / before
-    assert 1.1 < step < 1.25, step
+    assert 1.1 < _wheel_step(page) < 1.25  # after three updates: still one listener
     assert errors == [], errors
     page.context.close()
 
