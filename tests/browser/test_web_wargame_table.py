@@ -506,6 +506,13 @@ def test_an_update_in_place_keeps_the_map_and_its_listeners_once(
         **{"empty": 0, "under": 1, "minimaps": 1},
     }, kept
     assert 1.1 < _wheel_step(page) < 1.25  # after three updates: still one listener
+    # A jump (a link, a tap on the mini-map) is drawn sharp at once, even just after a gesture
+    # (whose picture is scaled as drawn until it rests: wg-moving).
+    blurred = page.evaluate(
+        "() => { window.kurierWargame.show('unit-HUN-1', 4);"
+        " return document.querySelector('.wargame-board .zoom').classList.contains('wg-moving'); }"
+    )
+    assert blurred is False
     assert errors == [], errors
     page.context.close()
 

@@ -134,7 +134,7 @@
       layer.style.transform = "translate(" + view.x + "px," + view.y + "px) scale(" + view.scale + ")";
       box.dataset.scale = view.scale.toFixed(2);
       frameMini();
-      if (!jump) { moving(); }  // a jump (wgZoomTo) is drawn sharp at once
+      if (!jump) { moving(); } else { still(); }  // a jump (wgZoomTo) is drawn sharp at once
     }
     // While the map moves it is composited (scaled as drawn: a frame costs no new drawing of
     // its thousands of elements); 250 ms after the last move it is drawn again at its scale.
@@ -142,7 +142,11 @@
     function moving() {
       layer.classList.add("wg-moving");
       clearTimeout(rest);
-      rest = setTimeout(function () { layer.classList.remove("wg-moving"); }, 250);
+      rest = setTimeout(still, 250);
+    }
+    function still() {
+      clearTimeout(rest);
+      layer.classList.remove("wg-moving");
     }
     // The mini-map, in the box's bottom left corner, with the part in view framed; a tap there
     // centres the map on that place. Toggled as a layer. A canvas: the ground drawn once a
