@@ -4,9 +4,9 @@ A picture wraps each such part (the wargame's hexes, its rivers and cities, the 
 in ``<g id="…" data-keep="KEY">``, KEY naming the part and a hash of its text. A page that
 already shows the picture tells the server the keys it has (``table.svg?…&have=KEY,KEY``); the
 new version then comes with those parts empty (``<g id="…" data-keep="KEY"/>``) and kurier.js
-moves them over from the picture shown. The wargame's map is most of its picture: an update in
-place carries the counters, the marks and the side panel only (issue 33: a move's update to the
-other player ≤ 60 KB on the wire, not the whole map again).
+keeps the ones the page shows where they are (``morph``). The wargame's map is most of its
+picture: an update in place carries the counters, the marks and the side panel only (issue 33:
+a move's update to the other player ≤ 60 KB on the wire, not the whole map again).
 
 A picture drawn without ``have`` (pages without JavaScript, mails, the first load) is whole.
 """

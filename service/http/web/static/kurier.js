@@ -43,7 +43,7 @@
   }
   // A board's unchanging parts (the wargame's map: <g data-keep="KEY">, service/pictures/
   // keep.py) are sent once. The next version is asked for without those the page shows
-  // (have=KEY,…), and they are moved over from the board shown into the new one.
+  // (have=KEY,…), and they stay in the page where they are (morph, below).
   function keys(svg) {
     return svg ? Array.prototype.map.call(svg.querySelectorAll("[data-keep]"), function (g) {
       return g.getAttribute("data-keep");

@@ -8,7 +8,7 @@
 (function () {
   "use strict";
   var NS = "http://www.w3.org/2000/svg";
-  // Zoom and pan outlive an update in place (the map is swapped for the new version's).
+  // Zoom and pan outlive an update in place (a new init, on the map kept in the page).
   var view = { scale: 1, x: 0, y: 0, full: false, fitted: false };
   var MAX_SCALE = 12;
   // The listeners of one init. An update in place keeps the map's own elements (the box, its
@@ -490,7 +490,7 @@
     function centreOf(label) {
       var shape = hexShape(label);
       if (!shape) { return null; }
-      var pts = shape.getAttribute("points").trim().split(/\s+/).map(function (p) { return p.split(",").map(Number); });
+      var pts = points(shape);
       return pts.reduce(function (s, p) { return [s[0] + p[0] / pts.length, s[1] + p[1] / pts.length]; }, [0, 0]);
     }
     function unitOf(pick) { return pick && pick.indexOf("unit:") === 0 ? pick.slice(5) : null; }
