@@ -6,7 +6,7 @@ form post with the session's CSRF token (service/domain/websessions.py); respons
 Content-Security-Policy (no inline script or style), frame-ancestors 'none' and no referrer
 beyond this site. Jinja escapes every string a user wrote (names, messages).
 
-Languages (docs/i18n.md): Flask-Babel picks each page's language (``pages.page_language``);
+Languages (docs/i18n.md): Flask-Babel picks each page's language (``pages.base.page_language``);
 its translations are service/common/i18n.py's, the same the workers use, read from the ``.po``
 catalogs (Flask-Babel's own loader wants compiled ``.mo`` files, which are not kept).
 """

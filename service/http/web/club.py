@@ -17,7 +17,8 @@ from markupsafe import Markup, escape
 from engine.registry import game_ids, get_game
 from service.common.problems import Problem
 from service.domain import club, ratings
-from service.http.web.pages import _game_types, _note, form_post, store
+from service.http.web.pages.base import _note, form_post, store
+from service.http.web.pages.lobby import _game_types
 
 blp = Blueprint("club", __name__, template_folder="templates")
 

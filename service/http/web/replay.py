@@ -25,7 +25,7 @@ from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
 from service.domain import replay
 from service.http.web import game_page, table
-from service.http.web.pages import language, store
+from service.http.web.pages.base import language, store
 from service.store.record import GameRecord
 
 blp = Blueprint("replay", __name__, template_folder="templates")

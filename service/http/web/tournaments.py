@@ -15,7 +15,7 @@ from engine.registry import game_ids, get_game
 from engine.sentences import N_
 from service.common.problems import Problem
 from service.domain import tournaments
-from service.http.web.pages import _note, form_post, store
+from service.http.web.pages.base import _note, form_post, store
 
 blp = Blueprint("tournaments", __name__, template_folder="templates")
 

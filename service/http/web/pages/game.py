@@ -1,0 +1,232 @@
+"""A game's page and its forms: the page, the table's board and its staged moves, a move or
+several, joining, starting, claiming a win, a rematch, offering and taking a seat, and the
+table's talk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Response,
+    abort,
+    g,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+
+from service.common import i18n
+from service.common.numbers import is_ascii_digits
+from service.common.problems import Problem
+from service.domain import (
+    games,
+    messages,
+    seats,
+)
+from service.domain import rematch as rematch_games
+from service.http.web import game_page, table
+from service.http.web import live as live_page
+from service.http.web.pages.base import (
+    _note,
+    _refused,
+    blp,
+    form_post,
+    language,
+    store,
+)
+from service.pictures import keep
+
+
+@blp.get("/games/<game_id>")
+def game(game_id: str) -> Any:
+    try:
+        record, entries = store().read_log(game_id)
+    except Problem:
+        abort(404)
+    live = request.args.get("live") == "1"  # kurier.js's update in place: no board inline
+    page = game_page.context(store(), record, entries, g.get("web_session"), language(), live)
+    # Compressed whole too: the wargame's page carries its map inline (about 560 KB, 60 KB
+    # gzipped), too much for a phone.
+    return live_page.compressed(
+        render_template("game.html", **page), "text/html", "private, no-store"
+    )
+
+
+@blp.get("/games/<game_id>/table.svg")
+def table_svg(game_id: str) -> Any:
+    """The table's board of version ``v`` for viewer ``s`` (live.viewer) in ``lang``, kept by
+    the browser for good: another version, viewer or language is another URL. Not the current
+    version or not this session's seat or language: 404 (the page then reloads)."""
+    try:
+        record, entries = store().read_log(game_id)
+    except Problem:
+        abort(404)
+    session = g.get("web_session")
+    seat = record.seat_of(session.player["id"]) if session else None
+    current = request.args.get("v") == str(record.version)
+    viewer, lang = request.args.get("s"), request.args.get("lang")
+    mine = viewer == live_page.viewer(seat) and lang == language()
+    if not (current and mine):
+        abort(404)
+    if not table.on_board(record.type) or record.state is None:
+        abort(404)
+    legal = games.legal_actions(record, seat) if seat is not None else None
+    have = keep.keys(request.args.get("have", ""))  # the map shown: not again (keep.py)
+    svg = table.board_svg(record, entries, language(), table.open_hexes(record, legal), have)
+    return live_page.compressed(str(svg), "image/svg+xml", live_page.FOREVER)
+
+
+def _back(game_id: str) -> Response:
+    return redirect(url_for("web.game", game_id=game_id))
+
+
+@blp.post("/games/<game_id>/move")
+@form_post
+def move(game_id: str) -> Any:
+    notation = request.form.get("notation", "")
+    try:
+        games.play(store(), g.web_session.player, game_id, notation, None, None, None, None)
+    except Problem as error:
+        _refused(error, {"notation": notation})
+    return _back(game_id)
+
+
+@blp.get("/games/<game_id>/staged")
+def staged(game_id: str) -> Any:
+    """The table's question while a move is built (issue 32): what may follow the staged
+    actions ``m`` (in order, not played), with where each goes on the board. JSON."""
+    session = g.get("web_session")
+    if session is None:
+        abort(403)
+    record = store().get_game(game_id)
+    seat = record.seat_of(session.player["id"])
+    if seat is None or not table.on_board(record.type):
+        abort(403)
+    moves = [m[:200] for m in request.args.getlist("m")][: games.MAX_ACTIONS]
+    try:
+        with i18n.speaking(language()):
+            trial = games.staged_record(record, seat, moves, table.draws(record.type))
+            legal = games.legal_actions(trial, seat) | {"version": record.version}
+            focus = request.args.get("unit", "")[:40]  # a wargame counter picked up
+            # Its march through waypoints ("via=4310,4209") with the command units going
+            # along ("carry=H-ATTILA", "carry=": none; absent: the game's default).
+            via = _listed(request.args.get("via", ""))
+            carry = _listed(request.args["carry"]) if "carry" in request.args else None
+            return jsonify(table.actions(trial, legal, seat, focus, via, carry))
+    except Problem as error:
+        if error.problem_code == table.BAD_MARCH:
+            raise  # the page's own question was wrong: problem+json
+        return jsonify({"error": str(error.description), **error.extra}), error.code
+
+
+def _listed(text: str) -> list[str]:
+    """A query's comma-separated list (bounded: a march names a few hexes or counters)."""
+    items = [item.strip()[:40] for item in text[:400].split(",")]
+    return [item for item in items if item][:20]
+
+
+@blp.post("/games/<game_id>/moves")
+@form_post
+def moves(game_id: str) -> Any:
+    """Confirm on the table: the staged actions ``m``, in order, as one atomic change
+    (games.play_all, which takes as many and as long as the API does). A script asks for JSON;
+    a form post is sent back to the game."""
+    wanted = [m.strip() for m in request.form.getlist("m") if m.strip()]
+    wants_json = request.accept_mimetypes.best == "application/json"
+    try:
+        if not wanted:
+            raise Problem(422, "no-actions", "nothing was staged")
+        outcome = games.play_all(store(), g.web_session.player, game_id, wanted, None, None, None)
+    except Problem as error:
+        if wants_json:
+            return jsonify({"error": str(error.description), **error.extra}), error.code
+        _refused(error, {})
+        return _back(game_id)
+    if wants_json:
+        return jsonify({"version": outcome.body.get("version")})
+    return _back(game_id)
+
+
+@blp.post("/games/<game_id>/join")
+@form_post
+def join(game_id: str) -> Any:
+    invite = request.form.get("invite", "")
+    try:
+        # An empty box is no code (an open game's seat), as an absent invite_code in the API.
+        games.join_game(store(), g.web_session.player, game_id, invite or None)
+    except Problem as error:
+        _refused(error, {"invite": invite})
+    return _back(game_id)
+
+
+@blp.post("/games/<game_id>/start")
+@form_post
+def start(game_id: str) -> Any:
+    try:
+        games.start_game(store(), g.web_session.player, game_id)
+    except Problem as error:
+        _note(str(error.description))
+    return _back(game_id)
+
+
+@blp.post("/games/<game_id>/claim")
+@form_post
+def claim(game_id: str) -> Any:
+    try:
+        seats.claim_win(store(), g.web_session.player, game_id)
+    except Problem as error:
+        _note(str(error.description))
+    return _back(game_id)
+
+
+@blp.post("/games/<game_id>/rematch")
+@form_post
+def rematch(game_id: str) -> Any:
+    """The end screen's "Rematch" and "Rematch offered — join" (POST …/rematch's twin): to the
+    rematch, made or joined."""
+    try:
+        outcome = rematch_games.rematch(store(), g.web_session.player, game_id)
+    except Problem as error:
+        _note(str(error.description))
+        return _back(game_id)
+    return _back(str(outcome.body["id"]))
+
+
+@blp.post("/games/<game_id>/seats/<int:seat>/offer")
+@form_post
+def offer(game_id: str, seat: int) -> Any:
+    try:
+        seats.offer_seat(store(), g.web_session.player, game_id, seat)
+    except Problem as error:
+        _note(str(error.description))
+    return _back(game_id)
+
+
+@blp.post("/games/<game_id>/seats/<int:seat>/take")
+@form_post
+def take(game_id: str, seat: int) -> Any:
+    code = request.form.get("code", "")
+    try:
+        seats.take_seat(store(), g.web_session.player, game_id, seat, code)
+    except Problem as error:
+        _refused(error, {})
+    return _back(game_id)
+
+
+@blp.post("/games/<game_id>/say")
+@form_post
+def say(game_id: str) -> Any:
+    # A form sends a textarea's line breaks as CR LF: a message keeps them as LF.
+    text = request.form.get("text", "").replace("\r\n", "\n")
+    to = request.form.get("to", "")
+    # "" is the table; anything else names a seat, and one that is no seat (-1) is refused by
+    # messages.post: a private word is never sent to everyone.
+    to_seat = None if to == "" else int(to) if is_ascii_digits(to) and len(to) < 3 else -1
+    try:
+        messages.post(store(), g.web_session.player, game_id, text, to_seat)
+    except Problem as error:
+        _refused(error, {"text": text, "to": to})
+    return _back(game_id)
