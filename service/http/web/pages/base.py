@@ -34,11 +34,7 @@ from engine.sentences import N_
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
-from service.domain import (
-    inputs,
-    prefs,
-    websessions,
-)
+from service.domain import inputs, prefs, websessions
 from service.http.outage import OUTAGE_ERRORS
 from service.http.web import settings_page
 from service.ops import config

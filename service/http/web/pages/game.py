@@ -7,36 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import (
-    Response,
-    abort,
-    g,
-    jsonify,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
+from flask import Response, abort, g, jsonify, redirect, render_template, request, url_for
 
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
-from service.domain import (
-    games,
-    messages,
-    seats,
-)
+from service.domain import games, messages, seats
 from service.domain import rematch as rematch_games
 from service.http.web import game_page, table
 from service.http.web import live as live_page
-from service.http.web.pages.base import (
-    _note,
-    _refused,
-    blp,
-    form_post,
-    language,
-    store,
-)
+from service.http.web.pages.base import _note, _refused, blp, form_post, language, store
 from service.pictures import keep
 
 

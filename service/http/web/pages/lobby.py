@@ -8,31 +8,14 @@ import json
 import time
 from typing import Any
 
-from flask import (
-    g,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
+from flask import g, redirect, render_template, request, url_for
 from flask_babel import gettext, ngettext
 
 from engine.registry import game_ids, get_game
 from service.common import i18n
 from service.common.problems import Problem
-from service.domain import (
-    bots,
-    games,
-    inputs,
-)
-from service.http.web.pages.base import (
-    _refused,
-    _typed,
-    _whole_number,
-    blp,
-    form_post,
-    store,
-)
+from service.domain import bots, games, inputs
+from service.http.web.pages.base import _refused, _typed, _whole_number, blp, form_post, store
 from service.store import MAX_INDEX
 
 

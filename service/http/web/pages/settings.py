@@ -6,23 +6,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import (
-    Response,
-    g,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
+from flask import Response, g, redirect, render_template, request, url_for
 from flask_babel import force_locale, gettext
 
 from service.common import i18n
 from service.common.problems import Problem
-from service.domain import (
-    accounts,
-    inputs,
-    prefs,
-)
+from service.domain import accounts, inputs, prefs
 from service.http.web import settings_page
 from service.http.web.pages.base import (
     _note,

@@ -9,23 +9,11 @@ from functools import wraps
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import (
-    Response,
-    g,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
+from flask import Response, g, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 from service.common.problems import Problem
-from service.domain import (
-    accounts,
-    inputs,
-    ratelimit,
-    websessions,
-)
+from service.domain import accounts, inputs, ratelimit, websessions
 from service.http.web.pages.base import (
     COOKIE,
     CROSS_SITE,
