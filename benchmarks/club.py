@@ -73,13 +73,13 @@ def seed(store: Store, args: argparse.Namespace) -> str:
         ratings.apply_ratings(store, "attila", f"bench-star-{i}", ranked)
         games += 1
     print(f"seeded {len(ids)} players, {games} rated games in {time.monotonic() - started:.0f} s")
-    from service.domain import games as service_games
+    from service.domain.games import lifecycle
 
     for i in range(args.real):
         opponent = players[1 + i]
-        created = service_games.create_game(store, star, "attila", {}, f"club-{i}", 2).body
-        service_games.join_game(store, opponent, created["id"], created["invite_code"])
-        service_games.start_game(store, star, created["id"])
+        created = lifecycle.create_game(store, star, "attila", {}, f"club-{i}", 2).body
+        lifecycle.join_game(store, opponent, created["id"], created["invite_code"])
+        lifecycle.start_game(store, star, created["id"])
         play_random(store, Table(created["id"], [star, opponent]), 5000, seed=i)
         ratings.rate_game(store, created["id"])  # the worker too: applied once
     return str(star["id"])

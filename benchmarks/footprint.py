@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from redis.connection import AbstractConnection as Connection
 
 from engine.core import SYSTEM
-from service.domain import games
+from service.domain.games import lifecycle, play, views
 from service.store import Store
 from service.store.keys import events_key, game_key
 from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
@@ -99,14 +99,14 @@ def _commands(client: Any) -> int:
     return sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info")
 
 
-def play(store: Store, rng: random.Random) -> tuple[str, list[tuple[int, int]], int]:
+def play_a_game(store: Store, rng: random.Random) -> tuple[str, list[tuple[int, int]], int]:
     """One game to its end; returns its id, its record's bytes and its log's length at every
     version, and its changes."""
     players = [store.players.create(f"F{i}", None)[0] for i in range(3)]
-    created = games.create_game(store, players[0], "attila", {}, None, 3).body
+    created = lifecycle.create_game(store, players[0], "attila", {}, None, 3).body
     for player in players[1:]:
-        games.join_game(store, player, created["id"], created["invite_code"])
-    games.start_game(store, players[0], created["id"])
+        lifecycle.join_game(store, player, created["id"], created["invite_code"])
+    lifecycle.start_game(store, players[0], created["id"])
     game_id, sizes, changes = created["id"], [], 0
     for _ in range(5000):
         record = store.get_game(game_id)
@@ -116,11 +116,11 @@ def play(store: Store, rng: random.Random) -> tuple[str, list[tuple[int, int]], 
         decision = record.pending[0]
         changes += 1
         if decision["seat"] == SYSTEM:
-            games.resolve(store, game_id, decision["ref"])
+            play.resolve(store, game_id, decision["ref"])
             continue
-        legal = games.legal_actions(record, decision["seat"])["actions"]
+        legal = views.legal_actions(record, decision["seat"])["actions"]
         move = rng.choice(legal)["notation"]
-        games.play(store, players[decision["seat"]], game_id, move, None, None, None, None)
+        play.play(store, players[decision["seat"]], game_id, move, None, None, None, None)
     return game_id, sizes, changes
 
 
@@ -135,7 +135,7 @@ def measure(store: Store, count: int, seconds: float) -> dict[str, float]:
     for _ in range(count):
         if time.monotonic() > deadline:
             break
-        game_id, sizes, played = play(store, rng)
+        game_id, sizes, played = play_a_game(store, rng)
         ids.append(game_id)
         lifelines.append(sizes)
         changes += played

@@ -316,10 +316,10 @@ class Games:
 
     def resolve_pending(self) -> None:
         """What the worker would do: resolve every sealed conflict owed."""
-        from service.domain import games
+        from service.domain.games import play
 
         for game_id, ref in self.store.indexes.pending_resolutions():
-            games.resolve(self.store, game_id, ref)
+            play.resolve(self.store, game_id, ref)
 
     def moves(self, count: int, deadline: float, rng: random.Random) -> Iterator[dict[str, Any]]:
         for _ in range(count):

@@ -9,9 +9,9 @@ does (``GET /games/<id>/staged?unit=``: the counter's reachable hexes with their
 once more through a waypoint 2 hexes away (``&via=``, the page's question when a waypoint is
 tapped) and sends the longest march of at most 6 hexes each offers as one request
 (``POST /v1/games/<id>/actions`` with ``{"actions": [...]}``, the page's Confirm takes the same
-path through ``games.play_all``), ``--marches`` counters a game. Printed: both latencies
-(loopback, one request at a time: the server's time and a fraction of a millisecond), and the
-marches by length.
+path through ``play_all``, service/domain/games/play.py), ``--marches`` counters a game.
+Printed: both latencies (loopback, one request at a time: the server's time and a fraction of a
+millisecond), and the marches by length.
 
 Then (``--fps-seconds``, 0: skip) the map's zoom and pan frame rate in Debian's Chromium
 (software rendering) at 390×844 with touch and at 1280×900: the wargame page of a new game

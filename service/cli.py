@@ -290,7 +290,7 @@ def cmd_redis(_args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from service.domain import games
+    from service.domain.games import lifecycle
 
     url, server = _demo_redis()
     try:
@@ -299,10 +299,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
             store.players.create(name, f"{name.lower()}@{DEMO_MAIL_DOMAIN}")
             for name in DEMO_PLAYERS
         ]
-        created = games.create_game(store, players[0][0], "attila", {}, None, 3).body
+        created = lifecycle.create_game(store, players[0][0], "attila", {}, None, 3).body
         for player, _ in players[1:]:
-            games.join_game(store, player, created["id"], created["invite_code"])
-        games.start_game(store, players[0][0], created["id"])
+            lifecycle.join_game(store, player, created["id"], created["invite_code"])
+        lifecycle.start_game(store, players[0][0], created["id"])
         to_move = store.get_game(created["id"]).pending[0]["seat"]
         store.close()
     finally:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core import SYSTEM
-from service.domain import games
+from service.domain.games import lifecycle, play, views
 from service.store import Store
 
 
@@ -23,10 +23,10 @@ def new_table(
 ) -> Table:
     made = [store.players.create(f"O{i}", None) for i in range(seats)]
     players = [player for player, _token in made]
-    created = games.create_game(store, players[0], game_type, {}, seed, seats).body
+    created = lifecycle.create_game(store, players[0], game_type, {}, seed, seats).body
     for player in players[1:]:
-        games.join_game(store, player, created["id"], created["invite_code"])
-    games.start_game(store, players[0], created["id"])
+        lifecycle.join_game(store, player, created["id"], created["invite_code"])
+    lifecycle.start_game(store, players[0], created["id"])
     return Table(created["id"], players, [token for _player, token in made])
 
 
@@ -40,10 +40,10 @@ def play_random(store: Store, table: Table, actions: int, seed: int = 0) -> int:
             return done
         decision = record.pending[0]
         if decision["seat"] == SYSTEM:
-            games.resolve(store, table.game_id, decision["ref"])
+            play.resolve(store, table.game_id, decision["ref"])
             continue
-        legal = games.legal_actions(record, decision["seat"])["actions"]
+        legal = views.legal_actions(record, decision["seat"])["actions"]
         move = rng.choice(legal)["notation"]
         player = table.players[decision["seat"]]
-        games.play(store, player, table.game_id, move, None, None, None, None)
+        play.play(store, player, table.game_id, move, None, None, None, None)
     return actions

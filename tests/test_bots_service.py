@@ -13,7 +13,8 @@ from rq import SimpleWorker
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from service.domain import bots, games, ratings, seats
+from service.domain import bots, ratings, seats
+from service.domain.games import lifecycle, views
 from service.store import Store
 from service.store.keys import GAME_SEQ
 from service.store.queues import BOT_QUEUE, bot_job_id, queue
@@ -113,14 +114,14 @@ def test_bad_bot_seats_are_refused_with_problem_json_and_nothing_changes(
 
 def test_a_game_with_a_bot_is_unrated_unless_the_creator_says_so(env_store: Store) -> None:
     me = env_store.players.create("Me", None)[0]
-    plain = games.create_game(env_store, me, "attika", {}, None, 2, bots=[_bot(1, "easy")])
-    asked = games.create_game(
+    plain = lifecycle.create_game(env_store, me, "attika", {}, None, 2, bots=[_bot(1, "easy")])
+    asked = lifecycle.create_game(
         env_store, me, "attika", {}, None, 2, settings={"rated": True}, bots=[_bot(1, "easy")]
     )
-    people = games.create_game(env_store, me, "attika", {}, None, 2)
+    people = lifecycle.create_game(env_store, me, "attika", {}, None, 2)
     assert not ratings.is_rated(_record(env_store, plain.body["id"]))
     assert ratings.is_rated(_record(env_store, asked.body["id"]))
-    games.join_game(
+    lifecycle.join_game(
         env_store,
         env_store.players.create("Other", None)[0],
         people.body["id"],
@@ -144,10 +145,10 @@ def _bot_first(store: Store, level: str = "easy", game_type: str = "attika", **e
     """A started two-player game whose bot (seat 0) moves first; nothing has run its job."""
     me = store.players.create("Me", None)[0]
     for attempt in range(40):  # the deal picks who starts: a seed where the bot does
-        created = games.create_game(
+        created = lifecycle.create_game(
             store, me, game_type, {}, f"bot-first-{attempt}", 2, bots=[_bot(0, level)], **extra
         )
-        games.start_game(store, me, created.body["id"])
+        lifecycle.start_game(store, me, created.body["id"])
         record = store.get_game(created.body["id"])
         if record.pending[0]["seat"] == 0:
             return me, record
@@ -215,10 +216,10 @@ def test_the_bot_is_given_only_its_seats_view_and_the_events_it_may_see(
     assert (game_type, seat, level) == ("attila", 0, "hard")
     assert seed != record.seed and record.seed not in json.dumps([view, kwargs["options"]])
     # Exactly the view and events a player in seat 0 would be served.
-    served = games.game_view(record, 0, record.seats[0])["view"]
+    served = views.game_view(record, 0, record.seats[0])["view"]
     assert view == served
     _, entries = env_store.read_log(record.id, 0, record.version)
-    expected = [raw for v, e in entries for raw in games.redact_entry(record, v, e, 0)["events"]]
+    expected = [raw for v, e in entries for raw in views.redact_entry(record, v, e, 0)["events"]]
     assert [e.to_json() for e in events] == expected
     # Nothing of the other seat's hand: its view differs and is nowhere in the bot's inputs.
     state = record.game.load(record.state)
@@ -242,7 +243,7 @@ def test_a_person_takes_over_a_bots_seat_through_the_seat_offer(env_store: Store
     assert bot_jobs.move(record.id, record.version, 0) == "stale"  # the bot's old job
     owed = env_store.queue_raw.hkeys("kurier:owed:jobs")
     assert bot_job_id(record.id, after.version, 0).encode() not in owed  # no bot plays it now
-    view = games.game_view(after, 0, newcomer["id"])
+    view = views.game_view(after, 0, newcomer["id"])
     assert view["seats"][0]["is_bot"] is False
 
 

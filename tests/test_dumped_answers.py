@@ -12,7 +12,8 @@ import pytest
 from flask import Flask
 
 from engine.core import SYSTEM
-from service.domain import games, prefs
+from service.domain import prefs
+from service.domain.games import lifecycle, play, views
 from service.http.schemas.games import ActionResult
 from service.http.schemas.players import Me
 from service.store import Store
@@ -26,10 +27,12 @@ def test_every_moves_answer_is_its_schemas_dump(
 ) -> None:
     store = isolated_redis
     players = [store.players.create(f"D{i}", None)[0] for i in range(seats)]
-    created = games.create_game(store, players[0], game_type, {}, f"dump-{game_type}", seats).body
+    created = lifecycle.create_game(
+        store, players[0], game_type, {}, f"dump-{game_type}", seats
+    ).body
     for player in players[1:]:
-        games.join_game(store, player, created["id"], created["invite_code"])
-    games.start_game(store, players[0], created["id"])
+        lifecycle.join_game(store, player, created["id"], created["invite_code"])
+    lifecycle.start_game(store, players[0], created["id"])
     schema, rng, kinds = ActionResult(), random.Random(seats), set()
     for _ in range(400):  # bounded: most games end before, the wargame's is long
         record = store.get_game(created["id"])
@@ -37,11 +40,11 @@ def test_every_moves_answer_is_its_schemas_dump(
             break
         decision = record.pending[0]
         if decision["seat"] == SYSTEM:
-            games.resolve(store, created["id"], decision["ref"])
+            play.resolve(store, created["id"], decision["ref"])
             continue
-        legal = games.legal_actions(record, decision["seat"])["actions"]
+        legal = views.legal_actions(record, decision["seat"])["actions"]
         move = rng.choice(legal)["notation"]
-        outcome = games.play(
+        outcome = play.play(
             store, players[decision["seat"]], created["id"], move, None, None, None, None
         )
         assert schema.dump(outcome.body) == outcome.body, (move, outcome.body)

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from redis.connection import AbstractConnection
 
-from service.domain import games, ratelimit
+from service.domain import ratelimit
+from service.domain.games import views
 from service.http.app import create_app
 from service.store import Store
 from service.store.keys import player_key
@@ -97,7 +98,7 @@ def _round_trips_of_a_move(store: Store, sends: list[int], key: str) -> tuple[in
         seat = record.decisions()[0].seat
         auth = {"Authorization": f"Bearer {players[seat][1]}"}
         assert client.get("/v1/me", headers=auth).status_code == 200  # the token's guess
-        notation = games.legal_actions(record, seat)["actions"][0]["notation"]
+        notation = views.legal_actions(record, seat)["actions"][0]["notation"]
         before = sends[0]
         answer = client.post(
             f"/v1/games/{game_id}/actions",

@@ -4,7 +4,8 @@ for the creator, none for a player who turned the kind off, and nothing on later
 
 from __future__ import annotations
 
-from service.domain import games, invites, prefs, rematch
+from service.domain import invites, prefs, rematch
+from service.domain.games import lifecycle, play
 from service.store import Store, owed
 from service.store.queues import INVITE_NOTIFY_JOB
 
@@ -21,23 +22,23 @@ def test_the_creating_commit_owes_one_notice_per_reachable_invited_player(store:
     dot = store.players.create("Dot", None)[0]  # no address, no webhook: nothing reaches her
     prefs.apply(store, cid["id"], {"notify": {invites.INVITED: []}})
     invited = [bea["id"], cid["id"], dot["id"], ann["id"]]
-    made = games.create_game(store, ann, "attila", None, None, 5, invited=invited).body
+    made = lifecycle.create_game(store, ann, "attila", None, None, 5, invited=invited).body
     assert _owed_invites(store, made["id"]) == {bea["id"]}
     job = invites.job(made["id"], bea["id"])
     assert job.id == f"inv-{made['id']}-{bea['id']}" and job.func == INVITE_NOTIFY_JOB
     # A later change of the game owes none again (the job, if run, was once).
     owed.settle(store.queue_raw, job.id)
-    games.join_game(store, bea, made["id"], None)
+    lifecycle.join_game(store, bea, made["id"], None)
     assert _owed_invites(store, made["id"]) == set()
 
 
 def test_a_rematch_owes_the_other_players_theirs(store: Store) -> None:
     ann = store.players.create("Ann", "ann@mail.test")[0]
     bob = store.players.create("Bob", "bob@mail.test")[0]
-    made = games.create_game(store, ann, "attika", None, None, 2).body
-    games.join_game(store, bob, made["id"], made["invite_code"])
-    games.start_game(store, ann, made["id"])
-    games.play(store, bob, made["id"], None, {"type": "resign"}, None, None, None)
+    made = lifecycle.create_game(store, ann, "attika", None, None, 2).body
+    lifecycle.join_game(store, bob, made["id"], made["invite_code"])
+    lifecycle.start_game(store, ann, made["id"])
+    play.play(store, bob, made["id"], None, {"type": "resign"}, None, None, None)
     new = rematch.rematch(store, ann, made["id"]).body["id"]
     assert _owed_invites(store, new) == {bob["id"]}
     notice = invites.invitation(store, store.get_game(new))

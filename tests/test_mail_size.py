@@ -23,7 +23,7 @@ from engine.attila_wargame.touched import touched, touched_units
 from engine.core import SYSTEM, Event
 from engine.registry import get_game
 from service import pictures
-from service.domain import games
+from service.domain.games import views
 from service.pictures import LAST_MOVE
 from service.pictures import png as picture_png
 from service.pictures.attila_wargame_map import Frame, H, R
@@ -112,10 +112,10 @@ def _since(store: Store, record: GameRecord, seat: int) -> tuple[list[Event], li
     (the units' hexes as the view has them), counted here from the log."""
     game = record.game
     view = game.view(game.load(record.state or {}), None)
-    entries = store.log_tail(record, games.RECENT_ENTRIES)
+    entries = store.log_tail(record, views.RECENT_ENTRIES)
     events = [
         e
-        for _v, entry in games.after_last_move(entries, seat)
+        for _v, entry in views.after_last_move(entries, seat)
         for raw in entry["events"]
         if (e := Event.from_json(raw)).visible_to(None)
     ]
@@ -240,7 +240,7 @@ def _played(seed: str) -> tuple[GameRecord, int, list[tuple[int, dict[str, Any]]
                 updated_at=0.0,
                 state=game.dump(state),
             )
-            return record, now, entries[-games.RECENT_ENTRIES :]
+            return record, now, entries[-views.RECENT_ENTRIES :]
     raise AssertionError("no turn passed after a move: pick another seed")
 
 

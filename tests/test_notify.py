@@ -18,7 +18,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from engine.registry import get_game
-from service.domain import games
+from service.domain.games import views
 from service.pictures import text_summary
 from tests.client import metric_sample
 from tests.mail_stack import legal_moves
@@ -269,7 +269,7 @@ def test_mail_without_smtp_goes_to_the_logged_maildir(
     notify.notify(game_id, record.version, "game.ended", seat, {})
     assert len(list(box)) == 1
     assert not os.environ.get("KURIER_SMTP_URL")
-    assert games.game_view(record, seat, player.id)["deadline"] is None
+    assert views.game_view(record, seat, player.id)["deadline"] is None
 
 
 def test_a_games_own_words_come_from_its_engine_package() -> None:

@@ -10,7 +10,8 @@ import pytest
 from engine.registry import get_game
 from service.cli import main
 from service.common.problems import Problem
-from service.domain import games, pinning
+from service.domain import pinning
+from service.domain.games import lifecycle, play
 from service.store import Store
 from service.store.keys import game_key
 from tests.game_helpers import new_table, play_random
@@ -101,9 +102,9 @@ def test_a_game_whose_replay_differs_stays_pinned(isolated_redis: Store) -> None
 
 def test_the_api_answers_a_pinned_game_with_a_problem(store: Store, app: object) -> None:
     players = [store.players.create(f"A{i}", None) for i in range(2)]
-    created = games.create_game(store, players[0][0], "attila", {}, None, 2).body
-    games.join_game(store, players[1][0], created["id"], created["invite_code"])
-    games.start_game(store, players[0][0], created["id"])
+    created = lifecycle.create_game(store, players[0][0], "attila", {}, None, 2).body
+    lifecycle.join_game(store, players[1][0], created["id"], created["invite_code"])
+    lifecycle.start_game(store, players[0][0], created["id"])
     store.r.hset(game_key(created["id"]), "rules_version", "attila-0")
     seat = store.get_game(created["id"]).pending[0]["seat"]
     client = app.test_client()  # type: ignore[attr-defined]
@@ -124,6 +125,6 @@ def test_a_deadline_applies_no_default_move_under_other_rules(isolated_redis: St
     record = isolated_redis.get_game(table.game_id)
     decision = record.pending[0]
     with pytest.raises(Problem) as refused:
-        games.apply_timeout(isolated_redis, table.game_id, decision["seat"], decision)
+        play.apply_timeout(isolated_redis, table.game_id, decision["seat"], decision)
     assert refused.value.problem_code == "rules-version-mismatch"
     assert isolated_redis.get_game(table.game_id).version == record.version

@@ -10,7 +10,7 @@ from typing import Any
 from engine.attika import targets
 from engine.verify import verify_record
 from service.common.problems import Problem
-from service.domain import games
+from service.domain.games import play, views
 from service.store import Store
 from tests.client import Kurier, Player, play_to_end, wait_for_version
 
@@ -33,7 +33,7 @@ def _two_moves(
     seat = record.seat_of(mover.id)
     assert seat is not None
     for first in plays:  # a play that leaves the same seat to take or waive the influence
-        after = games.staged(record, seat, [first])["actions"]
+        after = play.staged(record, seat, [first])["actions"]
         if after:
             return mover, [first, after[0]["notation"]], view["version"]
     raise AssertionError("no card play left the seat a second step")
@@ -122,7 +122,7 @@ def test_a_whole_game_in_lists_replays_and_keeps_sealed_choices_sealed(
         record = store.get_game(game_id)
         moves: list[str] = []
         for _step in range(4):  # build the seat's move as the web table does
-            legal = games.staged(record, decision["seat"], moves)["actions"]
+            legal = play.staged(record, decision["seat"], moves)["actions"]
             if not legal:
                 break
             moves.append(rng.choice(legal)["notation"])
@@ -174,17 +174,17 @@ def test_a_part_that_draws_is_not_tried(kurier: Kurier, store: Store) -> None:
     record = store.get_game(game_id)
     seat = record.seat_of(mover.id)
     assert seat is not None
-    legal = [a["notation"] for a in games.legal_actions(record, seat)["actions"]]
+    legal = [a["notation"] for a in views.legal_actions(record, seat)["actions"]]
     reveal = next(n for n in legal if n.startswith("reveal "))
     build = next(n for n in legal if n.startswith("build "))
-    assert games.staged_record(record, seat, [build], targets.DRAWS).version == record.version
+    assert play.staged_record(record, seat, [build], targets.DRAWS).version == record.version
     for moves in ([reveal], [reveal, "store"]):
         try:
-            games.staged_record(record, seat, moves, targets.DRAWS)
+            play.staged_record(record, seat, moves, targets.DRAWS)
         except Problem as refused:
             assert refused.problem_code == "draws-hidden"
             assert refused.extra == {"index": 0, "draws": True}
         else:
             raise AssertionError(f"{moves} tried")
     # Without the game's draws (the API's own legal actions), the trial goes on as before.
-    assert games.staged_record(record, seat, [reveal]).version == record.version
+    assert play.staged_record(record, seat, [reveal]).version == record.version

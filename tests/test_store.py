@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.common.problems import Problem
-from service.domain import games
+from service.domain.games import lifecycle
 from service.store import Store
 from service.store.record import Change, GameRecord
 
@@ -14,7 +14,7 @@ def test_a_commit_after_our_read_makes_us_start_over(isolated_redis: Store) -> N
     store = isolated_redis
     owner, _ = store.players.create("owner", None)
     guest, _ = store.players.create("guest", None)
-    created = games.create_game(store, owner, "attila", {}, None, 2).body
+    created = lifecycle.create_game(store, owner, "attila", {}, None, 2).body
     game_id = created["id"]
     attempts: list[int] = []
 
@@ -23,7 +23,7 @@ def test_a_commit_after_our_read_makes_us_start_over(isolated_redis: Store) -> N
         attempts.append(version)
         if len(attempts) == 1:
             # Another writer commits between our read and our EXEC.
-            games.join_game(store, guest, game_id, created["invite_code"])
+            lifecycle.join_game(store, guest, game_id, created["invite_code"])
         record.names[0] = f"renamed on attempt {len(attempts)}"
         return Change(record, "renamed", [], 200, {})
 
@@ -41,11 +41,11 @@ def test_a_commit_after_our_read_makes_us_start_over(isolated_redis: Store) -> N
 def test_refusals_change_nothing(isolated_redis: Store) -> None:
     store = isolated_redis
     owner, _ = store.players.create("owner", None)
-    created = games.create_game(store, owner, "attila", {}, None, 2).body
+    created = lifecycle.create_game(store, owner, "attila", {}, None, 2).body
     before = store.r.hgetall(f"kurier:game:{{{created['id']}}}")
     for _ in range(3):
         with pytest.raises(Problem) as refused:
-            games.start_game(store, owner, created["id"])  # one seat taken: refused
+            lifecycle.start_game(store, owner, created["id"])  # one seat taken: refused
         assert refused.value.problem_code == "not-enough-players"
     assert store.r.hgetall(f"kurier:game:{{{created['id']}}}") == before
     assert store.r.xlen(f"kurier:game:{{{created['id']}}}:events") == 1

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from engine.verify import verify_record
-from service.domain import games
+from service.domain.games import views
 from service.store import Store
 from tests.game_helpers import new_table, play_random
 
@@ -32,7 +32,7 @@ def finished_record(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         assert play_random(store, table, 5000, seed=3) < 5000, "the game did not end"
         record, entries = store.read_log(table.game_id)
         # What anyone (a spectator) downloads: GET /v1/games/{id}/record.
-        return json.loads(json.dumps(games.game_record(record, entries, None)))
+        return json.loads(json.dumps(views.game_record(record, entries, None)))
     finally:
         store.close()
         server.stop()

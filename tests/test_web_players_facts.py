@@ -11,7 +11,7 @@ import re
 import pytest
 from flask import Flask
 
-from service.domain import games
+from service.domain.games import views
 from service.store import Store
 from tests.game_helpers import new_table, play_random
 
@@ -38,7 +38,7 @@ def test_each_player_shows_their_public_state_beside_their_name(
     joined = " | ".join(facts)
     assert all(word in joined for word in words), facts
     if game_type == "attila":
-        view = games.game_view(record, None, None)["view"]
+        view = views.game_view(record, None, None)["view"]
         for seat, line in enumerate(facts):
             assert f"{view['hand_counts'][seat]} cards" in line
         hands = [record.game.view(record.game.load(record.state), s)["hand"] for s in range(3)]

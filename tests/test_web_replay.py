@@ -16,7 +16,8 @@ from flask.testing import FlaskClient
 
 from engine.core import Event
 from service import pictures
-from service.domain import games, pinning, ratings, replay, seats
+from service.domain import pinning, ratings, replay, seats
+from service.domain.games import play
 from service.store import Store
 from tests.game_helpers import Table, new_table, play_random
 
@@ -184,7 +185,7 @@ def test_seat_changes_are_told_in_words_not_their_internal_names(app: Flask, sto
     """A resigned seat offered to a newcomer and taken over: each step says so in words."""
     table = new_table(store, 3, "replay-words")
     creator, quitter = table.players[0], table.players[2]
-    games.play(store, quitter, table.game_id, "resign", None, None, None, None)
+    play.play(store, quitter, table.game_id, "resign", None, None, None, None)
     code = seats.offer_seat(store, creator, table.game_id, 2).body["invite_code"]
     newcomer = store.players.create("Newcomer", None)[0]
     taken = seats.take_seat(store, newcomer, table.game_id, 2, code).body["version"]

@@ -14,7 +14,7 @@ import pytest
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
-from service.domain import games
+from service.domain.games import lifecycle, play, views
 from service.store import Store
 from service.store.queues import queue, resolve_job_id
 from workers import jobs, shared
@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def _game_waiting_for_resolution(store: Store, seed: int) -> tuple[str, str, int]:
     """Play random legal moves in-process until a resolution is owed (no worker runs here)."""
     players = [store.players.create(f"W{i}", None)[0] for i in range(3)]
-    created = games.create_game(store, players[0], "attila", {}, None, 3).body
+    created = lifecycle.create_game(store, players[0], "attila", {}, None, 3).body
     for p in players[1:]:
-        games.join_game(store, p, created["id"], created["invite_code"])
-    games.start_game(store, players[0], created["id"])
+        lifecycle.join_game(store, p, created["id"], created["invite_code"])
+    lifecycle.start_game(store, players[0], created["id"])
     rng = random.Random(seed)
     for _ in range(2000):
         owed = store.indexes.pending_resolutions()
@@ -37,9 +37,9 @@ def _game_waiting_for_resolution(store: Store, seed: int) -> tuple[str, str, int
             return game_id, ref, store.get_game(game_id).version
         record = store.get_game(created["id"])
         decision = record.pending[0]
-        legal = games.legal_actions(record, decision["seat"])["actions"]
+        legal = views.legal_actions(record, decision["seat"])["actions"]
         move = rng.choice(legal)["notation"]
-        games.play(store, players[decision["seat"]], created["id"], move, None, None, None, None)
+        play.play(store, players[decision["seat"]], created["id"], move, None, None, None, None)
     raise AssertionError("no conflict came up")
 
 

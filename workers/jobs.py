@@ -4,7 +4,7 @@ twice, or after a worker died mid-way, changes the game at most once."""
 
 from __future__ import annotations
 
-from service.domain import games
+from service.domain.games import play
 from service.store import Store, owed, resolve_job
 from service.store.keys import LEGACY_RESOLVE_INDEX
 from workers.shared import shared_store
@@ -12,7 +12,7 @@ from workers.shared import shared_store
 
 def resolve(game_id: str, ref: str) -> str:
     """Reveal and resolve the sealed step ``ref`` of a game once every choice is in."""
-    return games.resolve(shared_store(), game_id, ref)
+    return play.resolve(shared_store(), game_id, ref)
 
 
 def compact(game_id: str) -> bool:

@@ -9,7 +9,7 @@
    seat's player, never to the sender (an address that names no seat is only logged);
 3. requires the sender to be the player (service/common/mailauth.py: ``From:``, the envelope sender
    and, when configured, the relay's Authentication-Results), else the player is warned;
-4. plays the body, one action per line, through ``games.play`` (the same checks, sealed
+4. plays the body, one action per line, through ``play.play`` (the same checks, sealed
    commitments, resolution jobs and notifications as over HTTP), the Message-ID (and line
    number) being the idempotency key (``resign`` too); ``say <text>`` and
    ``say @<name> <text>`` post a message to the table or privately (once per mail and line);
@@ -50,7 +50,8 @@ from service.common import i18n, mailauth, replies
 from service.common.i18n import say as _
 from service.common.problems import Problem
 from service.common.replies import SOFT_LIMIT, message_id_of
-from service.domain import games, messages, prefs
+from service.domain import messages, prefs
+from service.domain.games import play
 from service.store import Store
 from service.store.keys import player_key
 from service.store.record import GameRecord, Idempotency
@@ -291,7 +292,7 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
 def _play(store: Store, player: dict[str, Any], answer: Answer, line: str, number: int) -> None:
     fingerprint = hashlib.sha256(line.encode()).hexdigest()
     idem = Idempotency(answer.player_id, f"mail:{answer.inbound.message_id}:{number}", fingerprint)
-    games.play(store, player, answer.record.id, line, None, None, None, idem)
+    play.play(store, player, answer.record.id, line, None, None, None, idem)
     answer.stale = True
 
 

@@ -29,7 +29,7 @@ from service.common import i18n
 from service.common.i18n import say as _
 from service.common.i18n import say_n as ngettext
 from service.common.lru import Lru
-from service.domain import games
+from service.domain.games import views
 from service.pictures import png as picture_png
 from service.pictures import text_summary
 from service.store import Store
@@ -127,7 +127,7 @@ def turn_mail(
     over = record.status == "finished"
     groups = tuple(move_groups(record, seat)) if asked and not over else ()
     own, public = summaries(record, seat)
-    entries = store.log_tail(record, games.RECENT_ENTRIES)
+    entries = store.log_tail(record, views.RECENT_ENTRIES)
     example = groups[0].examples[0] if groups and groups[0].examples else ""
     if groups:
         reply = _(
@@ -193,7 +193,7 @@ def what_happened(
     game's sentences, only events the seat may see, up to the mailed version), then what the
     notices tell beyond it; a bare "your turn" is left to the header."""
     words = i18n.spoken_words()
-    sentences = [s["text"] for s in games.since_last_move(record, entries, seat, words)]
+    sentences = [s["text"] for s in views.since_last_move(record, entries, seat, words)]
     extra = [line for line in told if line not in sentences and line != _("Your turn.")]
     return [*sentences, *extra]
 
@@ -276,10 +276,10 @@ def _name(record: GameRecord, seat: int) -> str:
 
 
 def move_groups(record: GameRecord, seat: int) -> list[MoveGroup]:
-    """The seat's legal moves (as ``games.legal_actions`` offers them) grouped by kind."""
+    """The seat's legal moves (as ``views.legal_actions`` offers them) grouped by kind."""
     if record.state is None:
         return []
-    offered = games.legal_actions(record, seat)["actions"]
+    offered = views.legal_actions(record, seat)["actions"]
     if not offered:
         return []
     game = record.game
@@ -340,12 +340,12 @@ def mail_pictures(
     if record.state is None or not pictures.has_picture(record.type):
         return ()
     if entries is None:
-        entries = store.log_tail(record, games.RECENT_ENTRIES)
+        entries = store.log_tail(record, views.RECENT_ENTRIES)
     last = [raw for v, entry in entries if v == record.version for raw in entry["events"]]
     if brief or not pictures.has_overview(record.type):
         since, events = record.version, last
     else:
-        seen = games.after_last_move(entries, seat)
+        seen = views.after_last_move(entries, seat)
         since = seen[0][0] if seen else record.version + 1
         events = [raw for _v, entry in seen for raw in entry["events"]]
     # The seats whose unseen entries start at one version share one render.

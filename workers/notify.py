@@ -22,13 +22,13 @@ from service.common import i18n, webhook_urls
 from service.common.i18n import say as _
 from service.domain import (
     deliveries,
-    games,
     mailbag,
     messages,
     notifications,
     prefs,
     unsubscribe,
 )
+from service.domain.games import play
 from service.domain.notifications import ASKING, SEATS_FILLED, seats_filled
 from service.ops import metrics
 from service.store import Store, owed, queues
@@ -640,7 +640,7 @@ def deadline(game_id: str, version: int, due: float, first_due: float | None = N
             owed.owe(pipe, later, store.raw)
             pipe.execute()
         return "postponed"
-    results = [games.apply_timeout(store, game_id, d["seat"], d) for d in open_decisions]
+    results = [play.apply_timeout(store, game_id, d["seat"], d) for d in open_decisions]
     return ",".join(results)
 
 

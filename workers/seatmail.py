@@ -15,7 +15,7 @@ import time
 from engine.sentences import N_
 from service.common import i18n, replies
 from service.common.i18n import say as _
-from service.domain import games
+from service.domain.games import views
 from service.ops import config, metrics
 from service.store import Store
 from service.store.record import GameRecord
@@ -83,7 +83,7 @@ def legal_moves(record: GameRecord, seat: int) -> list[str]:
     """The seat's legal moves in notation under ``LEGAL_HEADING`` (in the language of the
     ``i18n.speaking`` block), at most ``LEGAL_MOVES_SHOWN`` of them; nothing when the seat has
     nothing to do."""
-    legal = games.legal_actions(record, seat)["actions"]
+    legal = views.legal_actions(record, seat)["actions"]
     if not legal:
         return []
     heading = _(LEGAL_HEADING)

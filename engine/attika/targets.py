@@ -27,7 +27,7 @@ from engine.sentences import N_
 
 #: The events that show what nobody has seen yet: a building turned up from a stack, a map
 #: tile drawn from the pile, cards drawn from the deck (or the discards shuffled into it). A
-#: part that brings one is not tried before it is sent (service/domain/games.py
+#: part that brings one is not tried before it is sent (service/domain/games/play.py
 #: ``staged_record``): the page sends it with Confirm, with the parts before it.
 DRAWS = frozenset({"building_revealed", "tile_drawn", "cards_drawn", "discards_reshuffled"})
 

@@ -20,7 +20,7 @@ from engine.sentences import N_
 
 #: The events that show what nobody has seen yet: cards drawn from the deck (a swap's), or
 #: the discards shuffled into it. A part that brings one is not tried before it is sent
-#: (service/domain/games.py ``staged_record``): the page sends it with Confirm.
+#: (service/domain/games/play.py ``staged_record``): the page sends it with Confirm.
 DRAWS = frozenset({"cards_drawn", "discards_reshuffled"})
 
 #: What the controls without a card or tile say (translated by the page).

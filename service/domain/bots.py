@@ -30,7 +30,7 @@ from typing import Any
 from engine import bots as engine_bots
 from engine.core import Event
 from service.common.problems import Problem
-from service.domain import games
+from service.domain.games import lifecycle, play, views
 from service.store import Store
 from service.store.queues import bot_job_id
 from service.store.record import Entries, GameRecord, Idempotency, Outcome
@@ -54,7 +54,7 @@ def play_now(
     """A game against bots, started at once: ``player`` in seat 0, a bot of ``level`` in every
     other seat (the lobby's one click). Unrated, and private to its table: invite-only."""
     seats = play_now_seats(type_id)
-    created = games.create_game(
+    created = lifecycle.create_game(
         store,
         player,
         type_id,
@@ -64,12 +64,12 @@ def play_now(
         settings={"access": "invite"},
         bots=[{"seat": seat, "level": level} for seat in range(1, seats)],
     )
-    games.start_game(store, player, created.body["id"])
+    lifecycle.start_game(store, player, created.body["id"])
     return created
 
 
 def play_now_seats(type_id: str) -> int:
-    return PLAY_NOW_SEATS.get(type_id) or games.game_type(type_id).min_players
+    return PLAY_NOW_SEATS.get(type_id) or play.game_type(type_id).min_players
 
 
 def budget() -> engine_bots.Budget:
@@ -107,11 +107,11 @@ class SeatInputs:
 def seat_inputs(record: GameRecord, entries: Entries, seat: int) -> SeatInputs:
     """The seat's view and the events it may see, through the functions that serve them to
     a player (``game_view``, ``redact_entry``): one redaction, so nothing hidden reaches a bot."""
-    shown = games.game_view(record, seat, record.seats[seat])
+    shown = views.game_view(record, seat, record.seats[seat])
     events = [
         Event.from_json(raw)
         for version, entry in entries
-        for raw in games.redact_entry(record, version, entry, seat)["events"]
+        for raw in views.redact_entry(record, version, entry, seat)["events"]
     ]
     return SeatInputs(record.type, seat, shown["view"], events, dict(shown["options"]))
 
@@ -147,7 +147,7 @@ def play_turn(store: Store, game_id: str, version: int, seat: int) -> str:
     key = bot_job_id(game_id, version, seat)
     idem = Idempotency(player["id"], key, hashlib.sha256(notation.encode()).hexdigest())
     try:
-        games.play(store, player, game_id, notation, None, None, version, idem)
+        play.play(store, player, game_id, notation, None, None, version, idem)
     except Problem as problem:
         if problem.problem_code in STALE:
             return "stale"

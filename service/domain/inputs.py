@@ -2,7 +2,7 @@
 
 The API's schemas (service/http/schemas) build their fields from these rules, and the service
 functions that store a value (``prefs.apply``, ``players.create``, ``messages.post``,
-``games.create_game``…) check it again with the same rules: a web form, a mailed line and an
+``lifecycle.create_game``…) check it again with the same rules: a web form, a mailed line and an
 API body are refused alike, and the two paths can never disagree. A rule raises ``Refused``
 (what is wrong, in English, as a schema's field error says it); ``problem`` makes it the 422
 problem+json that a service function raises, naming the field.

@@ -2,7 +2,7 @@
 the same options, settings and deadline and a new seed.
 
 The first player to ask makes it and sits in it; the others are invited to it by name
-(``games.invited``: they join without the code) and sit down by asking too, from the end
+(``lifecycle.invited``: they join without the code) and sit down by asking too, from the end
 screen's "Rematch offered — join" or the same API call. Asking again, or two players asking at
 once, gives the one rematch:
 
@@ -23,7 +23,7 @@ from typing import Any
 
 from engine.sentences import N_
 from service.common.problems import Problem
-from service.domain import games
+from service.domain.games import lifecycle, play
 from service.store import Store
 from service.store.keys import game_key
 from service.store.record import Change, GameRecord, NothingToDo, Outcome
@@ -51,13 +51,13 @@ def rematch(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
         if store.r.exists(game_key(new_id)):
             return _join(store, player, new_id, game_id)
         # A rematch is for its players: nobody else takes a seat, whatever the first game
-        # allowed (they sit down by name, ``games.invited``).
+        # allowed (they sit down by name, ``lifecycle.invited``).
         settings = old.settings | {"access": "invite"}
         # The same bots at the same seats (service/domain/bots.py); the people are invited.
         levels = old.seating.get("bots", {})
         bots = [{"seat": int(seat), "level": level} for seat, level in levels.items()]
         people = [p for i, p in enumerate(old.seats) if str(i) not in levels]
-        build = games.new_game(
+        build = lifecycle.new_game(
             store,
             player,
             old.type,
@@ -77,7 +77,7 @@ def rematch(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
             return build(new_id, version)
 
         try:
-            outcome = games.commit(store, new_id, mutate)
+            outcome = play.commit(store, new_id, mutate)
         except NothingToDo:
             continue
         seat = int(outcome.body["seat"])
@@ -100,7 +100,7 @@ def _link(store: Store, player: Mapping[str, Any], game_id: str) -> tuple[str, G
     candidate = secrets.token_hex(8)
 
     def mutate(record: GameRecord | None, version: int) -> Change:
-        record = games.require(record, game_id)
+        record = play.require(record, game_id)
         seat = record.seat_of(player["id"])
         if seat is None:
             raise Problem(403, "not-a-player", N_("you have no seat in this game"))
@@ -114,7 +114,7 @@ def _link(store: Store, player: Mapping[str, Any], game_id: str) -> tuple[str, G
         if record.seating.get("rematch"):
             raise _Linked(record.seating["rematch"])
         record.seating["rematch"] = candidate
-        offered = games.event("rematch_offered", game_id=candidate, seat=seat)
+        offered = play.event("rematch_offered", game_id=candidate, seat=seat)
         return Change(record, ENTRY_KIND, [offered], 200, {"id": candidate}, seat=seat)
 
     try:
@@ -130,7 +130,7 @@ def _link(store: Store, player: Mapping[str, Any], game_id: str) -> tuple[str, G
 def _join(store: Store, player: Mapping[str, Any], new_id: str, old_id: str) -> Outcome:
     """Sit down in the rematch (once): as an invited player of the first game."""
     try:
-        body = games.join_game(store, player, new_id, None).body
+        body = lifecycle.join_game(store, player, new_id, None).body
         seat = int(body["seat"])
     except Problem as problem:
         if problem.problem_code != "already-seated":

@@ -1,10 +1,11 @@
 """Who sits in a seat once a game runs: a win claimed from an absent opponent, a seat offered
 to a replacement and taken over (issue #13; docs/api.md, "Resigning, abandoning, replacing").
 
-A seat is *abandoned* after K missed deadlines in a row (service/domain/games.py ``_missed``); it is
-no longer abandoned once its player acts again. Everything here commits through the one
-write path (``games.commit``), and what the engine must know (a forfeit, a resigned seat
-coming back) is an engine action in the log, so that a replay of the record still verifies.
+A seat is *abandoned* after K missed deadlines in a row (service/domain/games/play.py
+``_missed``); it is no longer abandoned once its player acts again. Everything here commits
+through the one write path (``play.commit``), and what the engine must know (a forfeit, a
+resigned seat coming back) is an engine action in the log, so that a replay of the record
+still verifies.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 from engine.core import Rejoin, Resign
 from engine.sentences import N_
 from service.common.problems import Problem
-from service.domain import games, inputs
+from service.domain import inputs
+from service.domain.games import play
 from service.store import Store
 from service.store.record import Change, GameRecord, Outcome
 
@@ -26,7 +28,7 @@ def claim_win(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
     wins (Lichess's "claim victory")."""
 
     def mutate(record: GameRecord | None, version: int) -> Change:
-        record = games.require(record, game_id)
+        record = play.require(record, game_id)
         seat = _own_seat(record, player)
         _check_active(record)
         if len(record.seats) != 2:
@@ -45,16 +47,16 @@ def claim_win(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
                 "no-claim",
                 N_("your opponent has not missed enough deadlines in a row to claim the win"),
                 opponent_missed=record.seating.get("missed", {}).get(str(other), 0),
-                abandon_after=int(record.settings.get("abandon_after", games.ABANDON_AFTER)),
+                abandon_after=int(record.settings.get("abandon_after", play.ABANDON_AFTER)),
             )
         game = record.game
         state = game.load(record.state or {})
-        change = games.apply_seat_action(record, game, state, other, Resign(True), version)
-        change.events.insert(0, games.event("win_claimed", seat=seat, against=other))
+        change = play.apply_seat_action(record, game, state, other, Resign(True), version)
+        change.events.insert(0, play.event("win_claimed", seat=seat, against=other))
         change.body["seat"] = seat
         return change
 
-    return games.commit(store, game_id, mutate)
+    return play.commit(store, game_id, mutate)
 
 
 def offer_seat(store: Store, player: Mapping[str, Any], game_id: str, seat: int) -> Outcome:
@@ -63,7 +65,7 @@ def offer_seat(store: Store, player: Mapping[str, Any], game_id: str, seat: int)
     until the code is used."""
 
     def mutate(record: GameRecord | None, version: int) -> Change:
-        record = games.require(record, game_id)
+        record = play.require(record, game_id)
         if record.creator != player["id"]:
             raise Problem(403, "not-creator", N_("only the game's creator can offer a seat"))
         _check_active(record)
@@ -77,11 +79,11 @@ def offer_seat(store: Store, player: Mapping[str, Any], game_id: str, seat: int)
             )
         code = secrets.token_urlsafe(9)
         record.seating.setdefault("offers", {})[str(seat)] = code
-        offered = games.event("seat_offered", seat=seat)
+        offered = play.event("seat_offered", seat=seat)
         body = {"id": game_id, "version": version, "seat": seat, "invite_code": code}
         return Change(record, "offered", [offered], 201, body, seat=seat)
 
-    return games.commit(store, game_id, mutate)
+    return play.commit(store, game_id, mutate)
 
 
 def take_seat(
@@ -92,7 +94,7 @@ def take_seat(
     inputs.checked("invite_code", inputs.CODE.check, code)
 
     def mutate(record: GameRecord | None, version: int) -> Change:
-        record = games.require(record, game_id)
+        record = play.require(record, game_id)
         _check_active(record)
         _check_seat(record, seat)
         offer = record.seating.get("offers", {}).get(str(seat), "")
@@ -108,7 +110,7 @@ def take_seat(
         # A bot's seat taken over: a person plays it from now on (a bot job owed for it finds
         # the game moved on, and no commit owes another).
         record.seating.get("bots", {}).pop(str(seat), None)
-        games.present(record, seat)
+        play.present(record, seat)
         record.seating.setdefault("handovers", []).append(
             {
                 "seat": seat,
@@ -118,13 +120,13 @@ def take_seat(
                 "name": player["name"],
             }
         )
-        replaced = games.event(
+        replaced = play.event(
             "seat_replaced", seat=seat, previous=previous["name"], name=player["name"]
         )
         game = record.game
         state = game.load(record.state or {})
         if seat in game.resigned_seats(state):
-            change = games.apply_seat_action(record, game, state, seat, Rejoin(), version)
+            change = play.apply_seat_action(record, game, state, seat, Rejoin(), version)
             change.events.insert(0, replaced)
         else:
             change = Change(record, "replaced", [replaced], 200, {}, seat=seat)
@@ -133,7 +135,7 @@ def take_seat(
         change.index_players = [player["id"]]
         return change
 
-    return games.commit(store, game_id, mutate)
+    return play.commit(store, game_id, mutate)
 
 
 def _vacant(record: GameRecord) -> set[int]:

@@ -9,7 +9,7 @@ move for all the game's streams in the process), a player's stream on its own co
 (Store.wait_streams).
 
 What is sent is what the API would answer at that moment: a game's entries are read with
-``Store.read_log`` and redacted by ``games.redact_entry`` for the caller's seat (the path of
+``Store.read_log`` and redacted by ``views.redact_entry`` for the caller's seat (the path of
 ``GET /v1/games/{id}/events``); inbox changes come from ``service/domain/inbox.py`` (the path of
 ``GET /v1/me/inbox``) and messages from ``messages.scan`` (as ``GET .../messages``).
 """
@@ -25,7 +25,8 @@ from typing import Any, TypeVar
 
 from engine import jsontext
 from service.common.problems import Problem
-from service.domain import games, inbox, loghub, messages
+from service.domain import inbox, loghub, messages
+from service.domain.games import views
 from service.store import REDIS_FAILED, Store
 from service.store.keys import events_key, messages_key
 
@@ -142,7 +143,7 @@ def _game_entries(
     while True:
         seat = record.seat_of(player_id)  # read with the entries: a seat may change hands
         for version, entry in entries:
-            yield sse("entry", games.redact_entry(record, version, entry, seat), str(version))
+            yield sse("entry", views.redact_entry(record, version, entry, seat), str(version))
             after = version
             clock.sent()
         if len(entries) < PAGE:  # caught up with the record read beside these entries

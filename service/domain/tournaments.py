@@ -1,6 +1,6 @@
 """Tournaments for correspondence play (issue 34; docs/tournaments.md): a round-robin or a
 Swiss system of any game type at tables of its seat count, sign-up until a start, rounds
-whose games are created by the same service functions as any game (service/domain/games.py),
+whose games are created by the same service functions as any game (service/domain/games/),
 standings with tie-breaks. The pairing itself is pure: service/domain/pairing.py.
 
 What happens when:
@@ -33,7 +33,8 @@ from typing import Any
 
 from engine.core import IllegalAction
 from service.common.problems import Problem
-from service.domain import games, inputs, pairing, ratings
+from service.domain import inputs, pairing, ratings
+from service.domain.games import lifecycle, play
 from service.store import Store, owed
 from service.store.owed import OwedJob, notice_job
 from service.store.queues import (
@@ -207,12 +208,12 @@ def create(
     if deadline is not None:
         deadline = inputs.checked("deadline", inputs.deadline, deadline)
     rated = inputs.checked("rated", inputs.boolean, data.get("rated", True))
-    game = games.game_type(type_id)
+    game = play.game_type(type_id)
     try:
         chosen = game.resolve_options(data.get("options"))
         game.check_players(seats)
     except IllegalAction as error:
-        raise games.engine_problem(error) from None
+        raise play.engine_problem(error) from None
     if most < seats:
         raise Problem(
             422,
@@ -430,7 +431,7 @@ def seated(doc: Mapping[str, Any], number: int) -> bool:
 
 def _seat(store: Store, tournament_id: str, number: int) -> dict[str, Any]:
     """Create, seat and start the game of every table of round ``number`` that has none yet,
-    each through games.create_game / join_game / start_game like any other game.
+    each through lifecycle.create_game / join_game / start_game like any other game.
 
     A table is claimed first (compare-and-set): two runs at once seat it once. A claim older
     than CLAIM_SECONDS is a dead run's, and is taken over (seating one table takes well under
@@ -469,7 +470,7 @@ def _seat(store: Store, tournament_id: str, number: int) -> dict[str, Any]:
 def _table_game(store: Store, doc: Mapping[str, Any], players: list[dict[str, Any]]) -> str:
     """A table's game, created by its first player, joined by the others, started."""
     settings = {"rated": doc["rated"], "public": True}
-    created = games.create_game(
+    created = lifecycle.create_game(
         store,
         players[0],
         doc["type"],
@@ -480,8 +481,8 @@ def _table_game(store: Store, doc: Mapping[str, Any], players: list[dict[str, An
         settings,
     ).body
     for player in players[1:]:
-        games.join_game(store, player, created["id"], created["invite_code"])
-    games.start_game(store, players[0], created["id"])
+        lifecycle.join_game(store, player, created["id"], created["invite_code"])
+    lifecycle.start_game(store, players[0], created["id"])
     return str(created["id"])
 
 

@@ -92,7 +92,7 @@ CLUSTER_POLL_SECONDS = 1.0
 
 #: Plans what a change brings along (notification and deadline jobs) from the pending decisions
 #: before it, the change and its version; returns what writes them into the transaction's
-#: pipeline. Passed in by the caller (service/domain/games.py gives
+#: pipeline. Passed in by the caller (service/domain/games/play.py gives
 #: service/domain/notifications.followups), so the store knows nothing of notifications.
 Followups = Callable[[list[dict[str, Any]], Change, int], Callable[[Any], None]]
 

@@ -221,7 +221,7 @@ class Change:
     resolve_add: list[str] = field(default_factory=list)
     resolve_remove: list[str] = field(default_factory=list)
     #: Log entries written before this change's own, one version each (``LogStep``): a list of
-    #: actions applied as one atomic change (service/domain/games.py ``play``) keeps one
+    #: actions applied as one atomic change (service/domain/games/play.py ``play``) keeps one
     #: entry per action, so the version stays the log's length and replays read one action an
     #: entry.
     earlier: list[LogStep] = field(default_factory=list)

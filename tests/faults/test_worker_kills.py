@@ -36,7 +36,7 @@ from typing import Any
 from rq import Worker
 
 from engine.core import SYSTEM
-from service.domain import games
+from service.domain.games import lifecycle, play, views
 from service.store import Store
 from service.store.queues import DEFAULT_QUEUE, resolve_job_id
 from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
@@ -200,9 +200,9 @@ def _wait_until(predicate: Any, seconds: float) -> Any:
 
 def _new_game(store: Store, index: int) -> tuple[str, list[dict[str, Any]]]:
     players = [store.players.create(f"K{index}-{i}", None)[0] for i in range(2)]
-    created = games.create_game(store, players[0], "attila", {}, f"kill-{index}", 2).body
-    games.join_game(store, players[1], created["id"], created["invite_code"])
-    games.start_game(store, players[0], created["id"])
+    created = lifecycle.create_game(store, players[0], "attila", {}, f"kill-{index}", 2).body
+    lifecycle.join_game(store, players[1], created["id"], created["invite_code"])
+    lifecycle.start_game(store, players[0], created["id"])
     return created["id"], players
 
 
@@ -219,9 +219,9 @@ def _play(
             time.sleep(0.02)
             continue
         seat = humans[0]["seat"]
-        legal = games.legal_actions(record, seat)["actions"]
+        legal = views.legal_actions(record, seat)["actions"]
         try:
-            games.play(
+            play.play(
                 store, players[seat], game_id, rng.choice(legal)["notation"], None, None, None, None
             )
         except Exception as error:  # a concurrent move of the other seat: read again

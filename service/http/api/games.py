@@ -15,7 +15,8 @@ from service import pictures
 from service.common import i18n
 from service.common.lru import Lru
 from service.common.problems import Problem
-from service.domain import games, ratelimit, ratings, rematch, seats
+from service.domain import ratelimit, ratings, rematch, seats
+from service.domain.games import lifecycle, play, views
 from service.http.api.base import Blueprint, dumped, problems
 from service.http.auth import current_player, store, token_optional, token_required
 from service.http.schemas import games as s
@@ -59,7 +60,7 @@ class GamesView(MethodView):
         """Create a game; the creator takes seat 0 (or the lowest seat no bot holds) and gets
         the invite code. `bots` fills seats with computer opponents."""
         given = {name: data[name] for name in ("rated", "bot_delay_seconds") if name in data}
-        outcome = games.create_game(
+        outcome = lifecycle.create_game(
             store(),
             _player(),
             data["type"],
@@ -114,7 +115,7 @@ class OpenGamesView(MethodView):
         """The lobby: games anyone may join (created with `"access": "open"`) that still have a
         free seat, oldest first; filter by `type`, `seats` (player count) and `deadline`
         policy. Join one with `POST /v1/games/{id}/seats` and no invite code."""
-        return games.open_games(store(), _after(query), query["limit"], query)
+        return lifecycle.open_games(store(), _after(query), query["limit"], query)
 
 
 def _after(query: dict[str, Any]) -> int | None:
@@ -130,7 +131,7 @@ def _after(query: dict[str, Any]) -> int | None:
 
 
 def _summary(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
-    seats = games.summary_seats(summary)
+    seats = lifecycle.summary_seats(summary)
     return {
         "id": summary["id"],
         "type": summary["type"],
@@ -153,7 +154,7 @@ class SeatsView(MethodView):
     @problems(blp, 401, 403, 404, 409)
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Take the next free seat with the invite code."""
-        return games.join_game(store(), _player(), game_id, data.get("invite_code")).body
+        return lifecycle.join_game(store(), _player(), game_id, data.get("invite_code")).body
 
 
 @blp.route("/<game_id>/claim")
@@ -217,7 +218,7 @@ class StartView(MethodView):
     @problems(blp, 401, 403, 404, 409)
     def post(self, game_id: str) -> dict[str, Any]:
         """Deal and start (the creator, once enough players sit)."""
-        return games.start_game(store(), _player(), game_id).body
+        return lifecycle.start_game(store(), _player(), game_id).body
 
 
 @blp.route("/<game_id>")
@@ -240,9 +241,9 @@ class GameView(MethodView):
         tags = [t.strip() for t in headers.get("if_none_match", "").split(",")]
         if etag in tags or f"W/{etag}" in tags:
             return Response(status=304, headers=cache)
-        view = games.game_view(record, seat, player_id)
-        recent = store().log_tail(record, games.RECENT_ENTRIES)
-        view["since_your_last_move"] = games.since_last_move(record, recent, seat)
+        view = views.game_view(record, seat, player_id)
+        recent = store().log_tail(record, views.RECENT_ENTRIES)
+        view["since_your_last_move"] = views.since_last_move(record, recent, seat)
         view["rating_changes"] = ratings.rating_changes(store(), record)
         return view, 200, cache
 
@@ -384,7 +385,7 @@ class LegalActionsView(MethodView):
         seat = record.seat_of(player["id"])
         if seat is None:
             raise Problem(403, "not-a-player", "you have no seat in this game")
-        return games.legal_actions(record, seat)
+        return views.legal_actions(record, seat)
 
 
 @blp.route("/<game_id>/actions")
@@ -412,7 +413,7 @@ class ActionsView(MethodView):
                 player["id"], headers["idempotency_key"], hashlib.sha256(body.encode()).hexdigest()
             )
         if "actions" in data:
-            outcome = games.play_all(
+            outcome = play.play_all(
                 store(),
                 player,
                 game_id,
@@ -422,7 +423,7 @@ class ActionsView(MethodView):
                 idem,
             )
         else:
-            outcome = games.play(
+            outcome = play.play(
                 store(),
                 player,
                 game_id,
@@ -439,7 +440,7 @@ class ActionsView(MethodView):
 
 def _move_read(player_id: str) -> tuple[str, str | None]:
     game_id = (request.view_args or {})["game_id"]
-    return games.move_read(game_id, player_id, request.headers.get("Idempotency-Key"))
+    return play.move_read(game_id, player_id, request.headers.get("Idempotency-Key"))
 
 
 ratelimit.EARLY_READS[f"{blp.name}.ActionsView"] = _move_read
@@ -457,7 +458,7 @@ class EventsView(MethodView):
         after = int(query["after"])
         record, entries = store().read_log(game_id, after, query["limit"], state=False)
         seat, _ = _caller_seat(record)
-        items = [games.redact_entry(record, v, entry, seat) for v, entry in entries]
+        items = [views.redact_entry(record, v, entry, seat) for v, entry in entries]
         last = items[-1]["version"] if items else after
         return {"items": items, "next_cursor": str(last)}
 
@@ -472,4 +473,4 @@ class RecordView(MethodView):
         """The game record: enough to replay the game with the engine and check the result."""
         record, entries = store().read_log(game_id)
         seat, _ = _caller_seat(record)
-        return games.game_record(record, entries, seat)
+        return views.game_record(record, entries, seat)

@@ -115,7 +115,7 @@ RESIGNED_RESULT = {
         "description": "Seats best first, ties together; resigned seats last",
     },
 }
-#: Events the service adds to every game type's log (service/domain/games.py, seats.py,
+#: Events the service adds to every game type's log (service/domain/games/, seats.py,
 #: pinning.py), with their data.
 SERVICE_EVENTS: dict[str, dict[str, Any]] = {
     "game_created": _record(

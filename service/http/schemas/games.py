@@ -11,7 +11,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from engine.registry import game_ids
 from service.common.i18n import LANGUAGES
 from service.domain import inputs
-from service.domain.games import MAX_ACTIONS
+from service.domain.games.play import MAX_ACTIONS
 from service.http.schemas.common import (
     Decision,
     GameEvent,

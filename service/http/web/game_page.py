@@ -19,7 +19,8 @@ from engine.core import Event
 from service import pictures
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
-from service.domain import games, messages, prefs, ratings
+from service.domain import messages, prefs, ratings
+from service.domain.games import lifecycle, views
 from service.domain.websessions import Session
 from service.http.web import live as live_page
 from service.http.web import standings, table, wargame_table
@@ -47,16 +48,16 @@ def context(
     the board (the page fetches it from ``board_url``, kept per version)."""
     player_id = session.player["id"] if session else None
     seat = record.seat_of(player_id)
-    view = games.game_view(record, seat, player_id)
-    legal = games.legal_actions(record, seat) if seat is not None else None
+    view = views.game_view(record, seat, player_id)
+    legal = views.legal_actions(record, seat) if seat is not None else None
     groups = _grouped(legal["actions"]) if legal else []
-    recent = games.since_last_move(
-        record, entries[-games.RECENT_ENTRIES :], seat, i18n.engine_words(lang)
+    recent = views.since_last_move(
+        record, entries[-views.RECENT_ENTRIES :], seat, i18n.engine_words(lang)
     )
     history = [
-        games.redact_entry(record, version, entry, seat)
+        views.redact_entry(record, version, entry, seat)
         for version, entry in entries
-        if entry["kind"] in games.ACTION_KINDS
+        if entry["kind"] in views.ACTION_KINDS
     ]
     talk = messages.page(store, record.id, player_id, None, 50)["items"]
     # The seat's own view in words: its secrets (a hand) for its player only; the spectator's
@@ -119,7 +120,7 @@ def context(
         rematch=_rematch(store, record, player_id),
         # When a complete staged move waits for Confirm (static/table.js decides "auto").
         confirm_moves=prefs.confirm_moves(store, player_id) if player_id and board else "always",
-        not_invited=player_id is None or not games.invited(record, player_id),
+        not_invited=player_id is None or not lifecycle.invited(record, player_id),
         **_seat_forms(record, view["seats"], seat, player_id, session is not None),
     )
 

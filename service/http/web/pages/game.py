@@ -12,8 +12,9 @@ from flask import Response, abort, g, jsonify, redirect, render_template, reques
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
-from service.domain import games, messages, seats
+from service.domain import messages, seats
 from service.domain import rematch as rematch_games
+from service.domain.games import lifecycle, play, views
 from service.http.web import game_page, table
 from service.http.web import live as live_page
 from service.http.web.pages.base import _note, _refused, blp, form_post, language, store
@@ -53,7 +54,7 @@ def table_svg(game_id: str) -> Any:
         abort(404)
     if not table.on_board(record.type) or record.state is None:
         abort(404)
-    legal = games.legal_actions(record, seat) if seat is not None else None
+    legal = views.legal_actions(record, seat) if seat is not None else None
     have = keep.keys(request.args.get("have", ""))  # the map shown: not again (keep.py)
     svg = table.board_svg(record, entries, language(), table.open_hexes(record, legal), have)
     return live_page.compressed(str(svg), "image/svg+xml", live_page.FOREVER)
@@ -68,7 +69,7 @@ def _back(game_id: str) -> Response:
 def move(game_id: str) -> Any:
     notation = request.form.get("notation", "")
     try:
-        games.play(store(), g.web_session.player, game_id, notation, None, None, None, None)
+        play.play(store(), g.web_session.player, game_id, notation, None, None, None, None)
     except Problem as error:
         _refused(error, {"notation": notation})
     return _back(game_id)
@@ -85,11 +86,11 @@ def staged(game_id: str) -> Any:
     seat = record.seat_of(session.player["id"])
     if seat is None or not table.on_board(record.type):
         abort(403)
-    moves = [m[:200] for m in request.args.getlist("m")][: games.MAX_ACTIONS]
+    moves = [m[:200] for m in request.args.getlist("m")][: play.MAX_ACTIONS]
     try:
         with i18n.speaking(language()):
-            trial = games.staged_record(record, seat, moves, table.draws(record.type))
-            legal = games.legal_actions(trial, seat) | {"version": record.version}
+            trial = play.staged_record(record, seat, moves, table.draws(record.type))
+            legal = views.legal_actions(trial, seat) | {"version": record.version}
             focus = request.args.get("unit", "")[:40]  # a wargame counter picked up
             # Its march through waypoints ("via=4310,4209") with the command units going
             # along ("carry=H-ATTILA", "carry=": none; absent: the game's default).
@@ -112,14 +113,14 @@ def _listed(text: str) -> list[str]:
 @form_post
 def moves(game_id: str) -> Any:
     """Confirm on the table: the staged actions ``m``, in order, as one atomic change
-    (games.play_all, which takes as many and as long as the API does). A script asks for JSON;
+    (play.play_all, which takes as many and as long as the API does). A script asks for JSON;
     a form post is sent back to the game."""
     wanted = [m.strip() for m in request.form.getlist("m") if m.strip()]
     wants_json = request.accept_mimetypes.best == "application/json"
     try:
         if not wanted:
             raise Problem(422, "no-actions", "nothing was staged")
-        outcome = games.play_all(store(), g.web_session.player, game_id, wanted, None, None, None)
+        outcome = play.play_all(store(), g.web_session.player, game_id, wanted, None, None, None)
     except Problem as error:
         if wants_json:
             return jsonify({"error": str(error.description), **error.extra}), error.code
@@ -136,7 +137,7 @@ def join(game_id: str) -> Any:
     invite = request.form.get("invite", "")
     try:
         # An empty box is no code (an open game's seat), as an absent invite_code in the API.
-        games.join_game(store(), g.web_session.player, game_id, invite or None)
+        lifecycle.join_game(store(), g.web_session.player, game_id, invite or None)
     except Problem as error:
         _refused(error, {"invite": invite})
     return _back(game_id)
@@ -146,7 +147,7 @@ def join(game_id: str) -> Any:
 @form_post
 def start(game_id: str) -> Any:
     try:
-        games.start_game(store(), g.web_session.player, game_id)
+        lifecycle.start_game(store(), g.web_session.player, game_id)
     except Problem as error:
         _note(str(error.description))
     return _back(game_id)

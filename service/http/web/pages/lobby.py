@@ -14,7 +14,8 @@ from flask_babel import gettext, ngettext
 from engine.registry import game_ids, get_game
 from service.common import i18n
 from service.common.problems import Problem
-from service.domain import bots, games, inputs
+from service.domain import bots, inputs
+from service.domain.games import lifecycle
 from service.http.web.pages.base import _refused, _typed, _whole_number, blp, form_post, store
 from service.store import MAX_INDEX
 
@@ -29,7 +30,7 @@ def home() -> Any:
     summaries = [s for s in store().indexes.game_summaries([gid for gid, _ in rows]) if s]
     mine = [_lobby_row(s, player["id"]) for s in summaries]
     mine.sort(key=lambda row: (not row["my_turn"], -row["updated_at"]))
-    open_games = games.open_games(store(), None, 20, {})["items"]
+    open_games = lifecycle.open_games(store(), None, 20, {})["items"]
     joinable = [o for o in open_games if player["id"] not in [s["player_id"] for s in o["seats"]]]
     return render_template(
         "lobby.html",
@@ -104,7 +105,7 @@ def _game_types() -> list[dict[str, Any]]:
 @form_post
 def create() -> Any:
     """The lobby's form: type, players, the type's rule options, deadline, access (POST
-    /v1/games's twin: games.create_game checks each as the API does)."""
+    /v1/games's twin: lifecycle.create_game checks each as the API does)."""
     form = request.form
     type_id = form.get("type", "")
     try:
@@ -118,7 +119,7 @@ def create() -> Any:
         }
         if not bots:  # a game against a bot is never rated from here (docs/bots.md)
             settings["rated"] = form.get("rated") == "yes"
-        outcome = games.create_game(
+        outcome = lifecycle.create_game(
             store(),
             g.web_session.player,
             type_id,
@@ -139,7 +140,7 @@ def create() -> Any:
 
 def _form_bots(form: Any, seats: int) -> list[dict[str, Any]]:
     """The seats the form gives to bots (``bot.<seat>``: a level; anything else is a person's
-    seat), as the API would be sent them (games.create_game checks them)."""
+    seat), as the API would be sent them (lifecycle.create_game checks them)."""
     chosen = []
     for seat in range(1, min(seats, inputs.SEATS[1])):
         level = form.get(f"bot.{seat}", "")
@@ -196,7 +197,7 @@ def _chosen_options(type_id: str, form: Any) -> dict[str, Any]:
 
 
 def _deadline(form: Any) -> dict[str, Any] | None:
-    """The deadline the form asks for, as the API would be sent it (games.create_game checks
+    """The deadline the form asks for, as the API would be sent it (lifecycle.create_game checks
     it: inputs.deadline)."""
     hours = (form.get("deadline_hours") or "").strip()
     if not hours:

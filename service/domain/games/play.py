@@ -1,0 +1,457 @@
+"""Playing a game: one action or several as one atomic change, a staged trial that is never
+stored, a seat's resignation, a resolution of sealed choices, a deadline's timeout, and the
+write path they share (``commit``, ``settle``: the state stored, what the game waits for, its
+end). Each function returns a mutation's outcome through ``Store.transact``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
+
+from engine.core import SYSTEM, Decision, Event, Game, IllegalAction, Rejoin, Resign
+from engine.registry import get_game
+from engine.sentences import N_
+from service.common import sealed
+from service.common.problems import Problem, game_not_found
+from service.domain import inputs, notifications, pinning
+from service.domain.games.views import legal_actions
+from service.store import Store, owed
+from service.store.keys import idem_key
+from service.store.queues import resolve_job_id
+from service.store.record import Change, GameRecord, Idempotency, Mutation, NothingToDo, Outcome
+
+
+def engine_problem(error: IllegalAction, status: int = 422) -> Problem:
+    problem = Problem(status, error.code, error.message, **_safe_details(error.details))
+    problem.reason = (error.template, error.values)
+    return problem
+
+
+def _safe_details(details: Mapping[str, Any]) -> dict[str, Any]:
+    # Problem members must not shadow the RFC 9457 ones.
+    reserved = {"type", "title", "status", "detail", "code", "errors"}
+    return {k if k not in reserved else f"engine_{k}": v for k, v in details.items()}
+
+
+def events_json(events: Iterable[Event]) -> list[dict[str, Any]]:
+    return [event.to_json() for event in events]
+
+
+def event(kind: str, **data: Any) -> dict[str, Any]:
+    return Event(kind, data).to_json()
+
+
+def game_type(type_id: str) -> Game[Any, Any]:
+    try:
+        return get_game(type_id)
+    except IllegalAction as error:
+        raise engine_problem(error) from None
+
+
+def move_read(game_id: str, player_id: str, idempotency_key: str | None) -> tuple[str, str | None]:
+    """What a move's transaction reads first (``Store.transact``): the game, and the player's
+    idempotency record if the move carries a key. The rate limiter reads them early."""
+    return game_id, idem_key(game_id, player_id, idempotency_key) if idempotency_key else None
+
+
+def play(
+    store: Store,
+    player: Mapping[str, Any],
+    game_id: str,
+    notation: str | None,
+    action_object: Mapping[str, Any] | None,
+    if_match: int | None,
+    expected_version: int | None,
+    idem: Idempotency | None,
+) -> Outcome:
+    """Play one action: a notation or an action object."""
+    one: str | Mapping[str, Any] = notation if notation is not None else (action_object or {})
+    return play_all(store, player, game_id, [one], if_match, expected_version, idem, listed=False)
+
+
+#: The most actions one request may apply (a staged move on the web table is a few).
+MAX_ACTIONS = 20
+
+
+def play_all(
+    store: Store,
+    player: Mapping[str, Any],
+    game_id: str,
+    moves: list[str | Mapping[str, Any]],
+    if_match: int | None,
+    expected_version: int | None,
+    idem: Idempotency | None,
+    listed: bool = True,
+) -> Outcome:
+    """Play ``moves`` (notations or action objects) in order as one atomic change: all or
+    none. Each is one log entry and one version, as if played one by one (replays, the record
+    and streams see single actions); notifications and deadlines are planned once, for the
+    whole. A refusal of the ``i``-th (``listed``) names it: ``index`` in the problem."""
+    _check_moves(moves, listed)
+
+    def mutate(record: GameRecord | None, version: int) -> Change:
+        record = require(record, game_id)
+        seat = record.seat_of(player["id"])
+        if seat is None:
+            raise Problem(403, "not-a-player", N_("you have no seat in this game"))
+        _check_version(record, if_match, expected_version)
+        if record.status != "active":
+            raise Problem(
+                409, "game-not-active", f"the game is {record.status}", game_status=record.status
+            )
+        pinning.check_playable(record)
+        game = record.game
+        state = game.load(record.state or {})
+        present(record, seat)
+        changes = _play_in_order(record, game, state, seat, moves, version, listed)
+        return _joined(changes)
+
+    return commit(store, game_id, mutate, idem)
+
+
+def _check_moves(moves: list[str | Mapping[str, Any]], listed: bool) -> None:
+    """How many moves, and each notation's length, as the API's schema takes them (the web
+    table and the move box reach here without it)."""
+    if not 1 <= len(moves) <= MAX_ACTIONS:
+        raise inputs.problem(
+            "actions", inputs.Refused(f"Length must be between 1 and {MAX_ACTIONS}.")
+        )
+    for index, move in enumerate(moves):
+        if isinstance(move, str) and not 1 <= len(move) <= inputs.NOTATION_LENGTH:
+            refused = inputs.problem(
+                "notation",
+                inputs.Refused(f"Length must be between 1 and {inputs.NOTATION_LENGTH}."),
+            )
+            if listed:
+                refused.extra["index"] = index
+            raise refused
+
+
+def _play_in_order(
+    record: GameRecord,
+    game: Game[Any, Any],
+    state: Any,
+    seat: int,
+    moves: list[str | Mapping[str, Any]],
+    version: int,
+    listed: bool = True,
+) -> list[Change]:
+    changes: list[Change] = []
+    for index, move in enumerate(moves):
+        try:
+            changes.append(_play_one(record, game, state, seat, move, version + index))
+        except Problem as problem:
+            if listed:
+                problem.extra["index"] = index
+            raise
+    return changes
+
+
+def staged(record: GameRecord, seat: int, moves: list[str]) -> dict[str, Any]:
+    """What ``seat`` may play after ``moves`` (notations, not yet played): the legal actions
+    as ``legal_actions`` gives them, judged by the same code as ``play_all`` on a copy that is
+    never stored. A move the game would refuse is the same problem, with its ``index``. The
+    web table builds a move of several parts with it (service/http/web)."""
+    return legal_actions(staged_record(record, seat, moves), seat) | {"version": record.version}
+
+
+def staged_record(
+    record: GameRecord, seat: int, moves: list[str], draws: Collection[str] = ()
+) -> GameRecord:
+    """A copy of ``record`` with ``moves`` applied, never stored: ``staged``'s trial, for a
+    page that reads more of it than the legal actions (what a build costs after them).
+
+    ``draws``: the game's event kinds that show what nobody has seen yet (a building turned
+    up from a stack, a map tile or cards drawn: engine/<game>/targets.py ``DRAWS``). The trial
+    plays on the whole state, hidden parts included, so what follows such a move would tell
+    the player what they would draw, and they could take it back and choose again: a move
+    that draws is refused here (409 ``draws-hidden``, ``index`` and ``draws``), and the page
+    sends it with the parts before it instead (Confirm), then stages on the state that shows
+    what was drawn."""
+    if record.status != "active" or record.state is None:
+        raise Problem(409, "game-not-active", f"the game is {record.status}")
+    trial = copy.deepcopy(record)
+    game = trial.game
+    state = game.load(trial.state or {})
+    changes = _play_in_order(trial, game, state, seat, list(moves), trial.version + 1)
+    for index, change in enumerate(changes):
+        if any(event["kind"] in draws for event in change.events):
+            raise Problem(
+                409,
+                "draws-hidden",
+                N_("a part that draws is sent with Confirm, not tried"),
+                index=index,
+                draws=True,
+            )
+    return trial
+
+
+def _play_one(
+    record: GameRecord,
+    game: Game[Any, Any],
+    state: Any,
+    seat: int,
+    move: str | Mapping[str, Any],
+    version: int,
+) -> Change:
+    if record.status != "active":
+        raise Problem(
+            409, "game-not-active", f"the game is {record.status}", game_status=record.status
+        )
+    try:
+        action = game.parse(move) if isinstance(move, str) else game.action_from_json(move)
+    except IllegalAction as error:
+        raise engine_problem(error) from None
+    if isinstance(action, Resign | Rejoin):
+        return _seat_action(record, game, state, seat, action, version)
+    decision = game.decision_for(state, seat)
+    if decision is None or decision.kind == "resolve":
+        raise Problem(
+            409,
+            "not-your-turn",
+            N_("the game is not waiting for you"),
+            waiting_for=[d.to_json() for d in game.pending(state)],
+        )
+    try:
+        events = game.apply(state, seat, action)
+    except IllegalAction as error:
+        raise engine_problem(error) from None
+    return _applied(record, game, state, seat, decision, action, events, version)
+
+
+def _joined(changes: list[Change]) -> Change:
+    """Several actions' changes as one: the last one's, the others its earlier log entries,
+    its answer telling every event the player may see (a sealed choice's answer, 202, only
+    when it is the last)."""
+    last = changes[-1]
+    for change in changes[:-1]:
+        last.earlier.append(change.log_step())
+        last.resolve_remove += change.resolve_remove
+    if len(changes) > 1:
+        seen = [e for change in changes for e in change.body["events"]]
+        last.body["events"] = seen
+    return last
+
+
+def _seat_action(
+    record: GameRecord, game: Game[Any, Any], state: Any, seat: int, action: Any, version: int
+) -> Change:
+    """``resign``: any time, not only in one's turn. ``forfeit`` and ``rejoin`` are applied by
+    the service (a claimed win, a replacement: service/domain/seats.py), never asked for."""
+    if not isinstance(action, Resign) or action.forfeit:
+        raise Problem(
+            422,
+            "not-a-player-action",
+            f"{game.notation(action)!r} is applied by the server (a claimed win or a "
+            "replacement taking the seat), not played",
+        )
+    return apply_seat_action(record, game, state, seat, action, version)
+
+
+def apply_seat_action(
+    record: GameRecord, game: Game[Any, Any], state: Any, seat: int, action: Any, version: int
+) -> Change:
+    """Apply a resignation, forfeit or return of ``seat``: logged as that seat's move."""
+    try:
+        events = game.apply(state, seat, action)
+    except IllegalAction as error:
+        raise engine_problem(error, 409) from None
+    decision = Decision(seat, "move", action.kind)
+    return _applied(record, game, state, seat, decision, action, events, version)
+
+
+def present(record: GameRecord, seat: int) -> None:
+    """``seat`` acted itself: its missed deadlines start again from nought."""
+    missed = record.seating.get("missed", {})
+    missed.pop(str(seat), None)
+    abandoned = record.seating.get("abandoned", [])
+    if seat in abandoned:
+        abandoned.remove(seat)
+
+
+def resolve(store: Store, game_id: str, ref: str) -> str:
+    """Resolve one sealed step (the worker's job). Safe to run any number of times."""
+
+    def mutate(record: GameRecord | None, version: int) -> Change:
+        if record is None or record.status != "active":
+            raise NothingToDo
+        pinning.check_playable(record)  # fails the job; rq retries it, a worker's start again
+        game = record.game
+        state = game.load(record.state or {})
+        due = [d for d in game.pending(state) if d.seat == SYSTEM and d.ref == ref]
+        if not due:
+            raise NothingToDo  # already resolved by an earlier run
+        action = game.legal_actions(state, SYSTEM)[0]
+        events = game.apply(state, SYSTEM, action)
+        return _applied(record, game, state, SYSTEM, due[0], action, events, version)
+
+    try:
+        commit(store, game_id, mutate)
+    except NothingToDo:
+        owed.settle(store.queue_r, resolve_job_id(game_id, ref))  # e.g. the game ended meanwhile
+        return "already-resolved"
+    return "resolved"
+
+
+def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, Any]) -> str:
+    """A deadline passed with ``decision`` of ``seat`` still open (the deadline job).
+
+    A missing sealed choice counts as the game's pass; a missing move follows the game's
+    policy: ``default_move`` plays a deterministic legal move, ``remind_only`` only logs the
+    timeout (and the clock starts again). Either way the timeout is an event in the log.
+    """
+
+    def mutate(record: GameRecord | None, version: int) -> Change:
+        if record is None or record.status != "active":
+            raise NothingToDo
+        if not any(d == dict(decision) for d in record.pending):
+            raise NothingToDo  # answered (or timed out) meanwhile
+        pinning.check_playable(record)  # no default move under other rules: the job fails
+        game = record.game
+        state = game.load(record.state or {})
+        policy = record.deadline.get("policy", "default_move")
+        found = game.decision_for(state, seat)
+        assert found is not None
+        timeout = {"seat": seat, "step": found.step, "decision": found.kind, "policy": policy}
+        noticed = _missed(record, seat)
+        if found.kind == "move" and policy == "remind_only":
+            events = [event("timeout_applied", **timeout), *noticed]
+            return Change(record, "timeout", events, 200, {}, seat=seat)
+        action = game.default_action(state, seat, found.kind)
+        events = game.apply(state, seat, action)
+        change = _applied(record, game, state, seat, found, action, events, version)
+        if found.kind == "move":
+            timeout["action"] = change.action  # an open move is public anyway
+        change.events += [event("timeout_applied", **timeout), *noticed]
+        return change
+
+    try:
+        commit(store, game_id, mutate)
+    except NothingToDo:
+        return "stale"
+    return "applied"
+
+
+#: Missed deadlines in a row after which a seat is abandoned, unless the game says otherwise
+#: (``abandon_after`` at creation; 0: never).
+ABANDON_AFTER = 3
+
+
+def _missed(record: GameRecord, seat: int) -> list[dict[str, Any]]:
+    """Count one more missed deadline of ``seat``; the ``seat_abandoned`` event when that
+    makes K in a row (then, in a two-player game, the opponent may claim the win)."""
+    missed = record.seating.setdefault("missed", {})
+    missed[str(seat)] = missed.get(str(seat), 0) + 1
+    limit = int(record.settings.get("abandon_after", ABANDON_AFTER))
+    abandoned = record.seating.setdefault("abandoned", [])
+    if not limit or missed[str(seat)] < limit or seat in abandoned:
+        return []
+    abandoned.append(seat)
+    claimable = len(record.seats) == 2
+    return [event("seat_abandoned", seat=seat, missed=missed[str(seat)], claimable=claimable)]
+
+
+def commit(
+    store: Store, game_id: str, mutate: Mutation, idem: Idempotency | None = None
+) -> Outcome:
+    """The one write path, with the notification and deadline jobs every change brings."""
+    return store.transact(game_id, mutate, idem, notifications.planner(store))
+
+
+def require(record: GameRecord | None, game_id: str) -> GameRecord:
+    if record is None:
+        raise game_not_found(game_id)
+    return record
+
+
+def _check_version(record: GameRecord, if_match: int | None, expected: int | None) -> None:
+    if if_match is not None and if_match != record.version:
+        raise Problem(
+            412,
+            "stale-version",
+            N_("the game has moved on since that version"),
+            current_version=record.version,
+            headers={"ETag": f'"{record.version}"'},
+        )
+    if expected is not None and expected != record.version:
+        raise Problem(
+            409,
+            "stale-version",
+            N_("the game has moved on since that version"),
+            current_version=record.version,
+        )
+
+
+def _applied(
+    record: GameRecord,
+    game: Game[Any, Any],
+    state: Any,
+    seat: int,
+    decision: Decision,
+    action: Any,
+    events: list[Event],
+    version: int,
+) -> Change:
+    notation = game.notation(action)
+    logged = events_json(events)
+    change = Change(
+        record, decision.kind, logged, 200, {}, seat=seat, action=notation, ref=decision.ref
+    )
+    if decision.kind == "sealed":
+        salt = sealed.new_salt()
+        digest = sealed.commitment(record.id, decision.ref, seat, notation, salt)
+        record.sealed.setdefault(decision.ref, {})[str(seat)] = {
+            "choice": notation,
+            "salt": salt,
+            "commitment": digest,
+        }
+        change.commitment = digest
+        logged.append(event("sealed_committed", ref=decision.ref, seat=seat, commitment=digest))
+        change.status = 202
+        change.body = {"ref": decision.ref, "commitment": digest, "choice": notation, "salt": salt}
+    elif decision.kind == "resolve":
+        logged.insert(0, _reveal(record, decision.ref))
+        change.resolve_remove.append(decision.ref)
+    settle(game, state, change)
+    change.body |= {
+        "version": version,
+        "status": record.status,
+        "events": [e for e in change.events if Event.from_json(e).visible_to(seat)],
+        # Who acts next, as the game's view says: a client learns whether it moves again
+        # without a second request (public, like the view's waiting_for).
+        "waiting_for": record.pending,
+    }
+    return change
+
+
+def _reveal(record: GameRecord, ref: str) -> dict[str, Any]:
+    choices = record.sealed.pop(ref, {})
+    listed = [{"seat": int(seat), **choice} for seat, choice in choices.items()]
+    listed.sort(key=lambda c: c["seat"])
+    return event("sealed_revealed", ref=ref, scheme=sealed.COMMITMENT_SCHEME, choices=listed)
+
+
+def settle(game: Game[Any, Any], state: Any, change: Change) -> None:
+    """Store the new state and what the game now waits for; schedule resolutions; finish."""
+    record = change.record
+    pending = game.pending(state)
+    record.state = game.dump(state)
+    record.pending = [d.to_json() for d in pending]
+    change.resolve_add = [d.ref for d in pending if d.kind == "resolve" and d.seat == SYSTEM]
+    if game.is_over(state):
+        record.status = "finished"
+        record.result = game.result(state)
+        # Choices no resolution ever revealed (e.g. the wargame's secret notes) are revealed
+        # now, with their salts, so every commitment of the game can be checked.
+        for ref in sorted(record.sealed):
+            change.events.append(_reveal(record, ref))
+        change.events.append(
+            event(
+                "game_over",
+                result=record.result,
+                seed=record.seed,
+                seed_commitment=record.seed_commitment,
+            )
+        )
