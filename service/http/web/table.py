@@ -25,7 +25,7 @@ from service.domain import rematch
 from service.store.record import GameRecord
 
 #: The kinds of a seat's pieces the table shows beside the board.
-NO_PIECES = ("cards", "tiles", "buildings", "stacks")
+PIECE_KINDS = ("cards", "tiles", "buildings", "stacks")
 
 
 def table_of(game_type: str) -> kits.Table:
@@ -93,8 +93,9 @@ def actions(
             where["cost"] = _("costs %(cost)s", cost=price)
         out.append({"n": action["notation"], **where, **more})
     labels = {pick: _(text) for pick, text in targets.PICK_LABELS.items()}
-    if parts.card_names:
-        labels |= kits.load(parts.card_names)(board)
+    card_names = _part(parts.card_names)
+    if card_names:
+        labels |= card_names(board)
     preview = _part(parts.tile_preview)
     tile = None
     if preview and state is not None and any(a.get("rotation") is not None for a in out):
@@ -189,7 +190,7 @@ def pieces(record: GameRecord, view: Mapping[str, Any] | None, seat: int | None)
     all on the board (the wargame's counters; its cards come with the battle)."""
     build = _part(table_of(record.type).pieces)
     if view is None or seat is None or build is None:
-        return {kind: [] for kind in NO_PIECES}
+        return {kind: [] for kind in PIECE_KINDS}
     board = record.game.board  # type: ignore[attr-defined]
     return build(board, view, seat)  # type: ignore[no-any-return]
 
