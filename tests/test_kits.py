@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from collections.abc import Callable, Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import ModuleType
 
 import pytest
@@ -88,8 +89,18 @@ def _check_table(game_id: str, table: kits.Table) -> None:
         if partial:
             assert (WEB / "templates" / partial).is_file(), partial
             assert _owner(Path("service/http/web/templates") / partial) == game_id
+            assert _packaged(f"templates/{partial}"), f"{partial} is not package data"
     assert not table.board_data or table.panel, "the board's data comes from the panel"
     assert table.data_id and table.move_hint
+
+
+def _packaged(relative: str) -> bool:
+    """Whether a file of service/http/web is package data (pyproject.toml): the container
+    image installs the package non-editably."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    path = PurePosixPath(relative)
+    globs = [PurePosixPath(g) for g in setuptools["package-data"]["service.http.web"]]
+    return any(path.match(str(g)) and len(path.parts) == len(g.parts) for g in globs)
 
 
 def test_every_kit_is_a_registered_games() -> None:
@@ -194,3 +205,4 @@ def test_the_name_check_can_fail() -> None:
     assert set(_named_in_template("{% if t.id == 'attila' %}{# attika #}")) == {"attila"}
     assert _owner(Path("service/pictures/attila_wargame_map.py")) == "attila-wargame"
     assert _owner(Path("service/http/web/table.py")) is None
+    assert not _packaged("templates/elsewhere/game.html")
