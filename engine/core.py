@@ -75,6 +75,12 @@ class IllegalAction(Exception):
         return {"code": self.code, "message": self.message, **self.details}
 
 
+class BadQuestion(ValueError):
+    """A question about the board that is no move (a web table's: a march through waypoints)
+    naming what it cannot ask: the page's question was stale or made up (the service answers
+    422, never a 500)."""
+
+
 def unreadable(text: str, examples: Sequence[str]) -> IllegalAction:
     """The refusal of a line that reads as no action of the game, with ``examples`` of its
     notation (a template, so a mail-in answer can say it in the player's language)."""

@@ -1,19 +1,31 @@
-"""The game registry: game type id -> engine. New games plug in with one line here."""
+"""The game registry: game type id -> engine. A game type is an engine package, found here by
+its ``game.py``: the package ``engine/attila_wargame/`` is the game type ``attila-wargame``, its
+``GAME`` the engine instance. Nothing else to register."""
 
 from __future__ import annotations
 
 from functools import cache
 from importlib import import_module
+from pathlib import Path
 from typing import Any
 
 from engine.core import Game, IllegalAction
 
+_HERE = Path(__file__).resolve().parent
+
+
+def _engine_packages() -> dict[str, str]:
+    """Game type id -> "module:attribute" of its engine instance, for each package of engine/
+    holding a ``game.py`` (read from the folder: nothing is imported)."""
+    return {
+        folder.name.replace("_", "-"): f"engine.{folder.name}.game:GAME"
+        for folder in sorted(_HERE.iterdir())
+        if (folder / "game.py").is_file() and (folder / "__init__.py").is_file()
+    }
+
+
 #: Game type id -> "module:attribute" of its engine instance, imported on first use.
-_ENGINES: dict[str, str] = {
-    "attila": "engine.attila.game:GAME",
-    "attila-wargame": "engine.attila_wargame.game:GAME",
-    "attika": "engine.attika.game:GAME",
-}
+_ENGINES: dict[str, str] = _engine_packages()
 
 
 def game_ids() -> list[str]:

@@ -16,6 +16,7 @@ PACKAGES = ("engine", "service", "workers")
 LAYERS: dict[str, int] = {
     "engine": 0,  # pure rules: no I/O, imports nothing of ours but itself
     "service.common": 1,  # foundations: problems, logs, languages, reply addresses, secrets
+    "service.kits": 1,  # the game kits: what the service knows of each game type, as data
     "service.store": 2,  # the one writer of games, the repositories, Redis's bookkeeping
     "service.domain": 3,  # service functions: what a request changes, what a caller may see
     "service.pictures": 3,  # the boards drawn as SVG and PNG

@@ -17,7 +17,7 @@ from engine.attila_wargame.actions import Advance, Attack, Card, Resolve, Retrea
 from engine.attila_wargame.game import GAME
 from engine.core import SYSTEM
 from service.common import i18n
-from service.http.web import wargame_table
+from service.pictures import attila_wargame_table as wargame_table
 from tests.client import Kurier, Player
 from tests.test_wargame_combat import BARB, EAST, HUN, ROMAN, C, _column_with, cards_for, duel
 

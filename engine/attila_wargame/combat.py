@@ -283,7 +283,7 @@ class Combat(RulesBase):
         battle.retreating.remove(action.unit)
         battle.vacated.append(at)
         # "from": where it stood (an attacker's own hex, the target's for a defender), for the
-        # page's arrow of the retreat (service/http/web/wargame_table.py).
+        # page's arrow of the retreat (service/pictures/attila_wargame_table.py).
         events.append(
             self._event(
                 "retreated",

@@ -26,6 +26,7 @@ from engine.attila_wargame.board import Board
 from engine.attila_wargame.bot import copy_state
 from engine.attila_wargame.rules import Rules
 from engine.attila_wargame.state import WargameState
+from engine.core import BadQuestion
 from engine.sentences import N_, fill, word
 
 #: What the controls without a counter, hex or card say (translated by the page).
@@ -97,9 +98,8 @@ def details(rules: Rules, state: WargameState, seat: int, raw: list[Any]) -> lis
     return out
 
 
-class MarchError(ValueError):
-    """A march asked through hexes it cannot take, or with command units it cannot carry: the
-    page's question was stale or made up (the service answers 422, never a 500)."""
+class MarchError(BadQuestion):
+    """A march asked through hexes it cannot take, or with command units it cannot carry."""
 
 
 #: Waypoints at most in one march question (a march is a few hexes: more is no question).

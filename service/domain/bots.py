@@ -29,6 +29,7 @@ from typing import Any
 
 from engine import bots as engine_bots
 from engine.core import Event
+from service import kits
 from service.common.problems import Problem
 from service.domain.games import lifecycle, play, views
 from service.store import Store
@@ -42,9 +43,6 @@ DEFAULT_SECONDS = 2.0
 STALE = ("stale-version", "game-not-active", "idempotency-key-reused", "not-a-player")
 
 
-#: The lobby's "play now": how many seats a quick game against bots has (else the game's
-#: fewest players). Attila is best with three.
-PLAY_NOW_SEATS = {"attila": 3}
 PLAY_NOW_LEVEL = "medium"
 
 
@@ -69,7 +67,10 @@ def play_now(
 
 
 def play_now_seats(type_id: str) -> int:
-    return PLAY_NOW_SEATS.get(type_id) or play.game_type(type_id).min_players
+    """How many seats the lobby's "play now" gives a quick game against bots: the game's
+    kit's ``play_now_seats``, else its fewest players."""
+    fewest = play.game_type(type_id).min_players  # an unknown type: its problem
+    return kits.kit(type_id).play_now_seats or fewest
 
 
 def budget() -> engine_bots.Budget:

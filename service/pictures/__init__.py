@@ -1,7 +1,8 @@
 """How a game looks to people: a board picture (SVG) and a plain-text summary per game type.
 
 Both are drawn from a view (``Game.view``), never from the state, so they show exactly what
-the viewer may see. A game type without a presenter gets no picture and a JSON summary.
+the viewer may see. Each game's picture functions are those its kit names (service/kits/); a
+game type whose kit names none gets no picture and a JSON summary.
 """
 
 from __future__ import annotations
@@ -9,38 +10,27 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from importlib import import_module
 from typing import Any
 
 from engine.core import Event
 from engine.registry import get_game
 from engine.sentences import player
+from service import kits
 from service.common import i18n
 from service.common.i18n import say as _
 from service.store.record import GameRecord
 
-#: game type -> (picture function, summary function), each "module:attribute".
-_PRESENTERS: dict[str, tuple[str, str]] = {
-    "attila": ("service.pictures.attila:render", "service.pictures.attila_text:summary"),
-    "attika": ("service.pictures.attika:render", "service.pictures.attika_text:summary"),
-    "attila-wargame": (
-        "service.pictures.attila_wargame:render",
-        "service.pictures.attila_wargame_text:summary",
-    ),
-}
 
-#: game type -> the function of its picture module that finds the crop round a move or what
-#: changed since a reader's: the pictures too big to read whole in a mail (the wargame's map
-#: is 2,260 px wide).
-_CROPS: dict[str, str] = {"attila-wargame": "service.pictures.attila_wargame:crop_box"}
-#: game type -> the function drawing its whole map small, framing a crop (mails show it under
-#: the crop instead of a second full-size map).
-_OVERVIEWS: dict[str, str] = {"attila-wargame": "service.pictures.attila_wargame:overview"}
+def _pictures(game_type: str) -> kits.Pictures | None:
+    """The game's pictures as its kit names them; None for a game without."""
+    return kits.kit(game_type).pictures
 
 
-def _load(target: str) -> Callable[..., Any]:
-    module, attribute = target.split(":")
-    return getattr(import_module(module), attribute)
+def _load(game_type: str, part: str) -> Callable[..., Any]:
+    """One of the game's picture functions (its kit's ``part``: render, summary, ...)."""
+    found = _pictures(game_type)
+    assert found is not None and getattr(found, part), (game_type, part)
+    return kits.load(getattr(found, part))  # type: ignore[no-any-return]
 
 
 def wrap_words(text: str, width: int) -> list[str]:
@@ -49,7 +39,7 @@ def wrap_words(text: str, width: int) -> list[str]:
 
 
 def has_picture(game_type: str) -> bool:
-    return game_type in _PRESENTERS
+    return _pictures(game_type) is not None
 
 
 #: The mark of the last move in every picture: a thick magenta frame. No game gives this
@@ -120,7 +110,7 @@ def board_svg(
     game = get_game(game_type)
     events = visible_events(last_events, seat)
     sentences = last_move_sentences(game_type, events, names, lang)
-    render = _load(_PRESENTERS[game_type][0])
+    render = _load(game_type, "render")
     board = game.board  # type: ignore[attr-defined]
     extra: dict[str, Any] = {"open_hexes": open_hexes} if open_hexes else {}
     if have:
@@ -140,10 +130,10 @@ def board_crop_box(
     """The viewBox round the places ``events`` (those ``seat`` may see; None: the spectators)
     touched, at most ``largest`` (width, height) in the map's units; None when the game's
     picture is small enough whole (Attila, Attika) or the events touched no place."""
-    if game_type not in _CROPS:
+    if not has_crop(game_type):
         return None
     board = get_game(game_type).board  # type: ignore[attr-defined]
-    find = _load(_CROPS[game_type])
+    find = _load(game_type, "crop")
     return find(board, view, visible_events(events, seat), largest=largest)  # type: ignore[no-any-return]
 
 
@@ -169,7 +159,7 @@ def board_crop_svg(
     if box is None:
         return None
     board = game.board  # type: ignore[attr-defined]
-    render = _load(_PRESENTERS[game_type][0])
+    render = _load(game_type, "render")
     sentences = last_move_sentences(game_type, events, names, lang)
     with i18n.speaking(lang):
         return render(
@@ -184,8 +174,15 @@ def board_crop_svg(
         )
 
 
+def has_crop(game_type: str) -> bool:
+    """Whether the game's picture is too big to read whole in a mail: cut round a move."""
+    found = _pictures(game_type)
+    return found is not None and bool(found.crop)
+
+
 def has_overview(game_type: str) -> bool:
-    return game_type in _OVERVIEWS
+    found = _pictures(game_type)
+    return found is not None and bool(found.overview)
 
 
 def board_overview_svg(
@@ -203,7 +200,7 @@ def board_overview_svg(
     Only for the games ``has_overview`` names."""
     board = get_game(game_type).board  # type: ignore[attr-defined]
     events = visible_events(last_events, seat)
-    draw = _load(_OVERVIEWS[game_type])
+    draw = _load(game_type, "overview")
     return draw(board, view, title, events=events, outline=outline, width=width)  # type: ignore[no-any-return]
 
 
@@ -253,10 +250,9 @@ def seat_facts(game_type: str, view: dict[str, Any], *, lang: str = i18n.DEFAULT
     points, cards in hand as a count, action tiles; Attika: the colour, buildings, cards…; the
     wargame: the side): the game page shows it beside each player's name. None for a game type
     without a presenter."""
-    if game_type not in _PRESENTERS:
+    if not has_picture(game_type):
         return []
-    module = _PRESENTERS[game_type][1].split(":")[0]
-    facts = _load(f"{module}:seat_facts")
+    facts = _load(game_type, "seat_facts")
     with i18n.speaking(lang):
         return list(facts(get_game(game_type).board, view))  # type: ignore[attr-defined]
 
@@ -270,9 +266,9 @@ def text_summary(
 ) -> str:
     """The view in plain text; ``names`` (one per seat) names the players as the pictures do;
     ``lang``: its language."""
-    if game_type not in _PRESENTERS:
+    if not has_picture(game_type):
         return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
     game = get_game(game_type)
-    summary = _load(_PRESENTERS[game_type][1])
+    summary = _load(game_type, "summary")
     with i18n.speaking(lang):
         return summary(game.board, view, names=names)  # type: ignore[no-any-return,attr-defined]

@@ -9,9 +9,10 @@ docs/performance.md.
 Each entry is stored as one field ``z``: the deflate of its fields' compact JSON. A game records
 its codec (``GameRecord.log_codec``) when it is created, and keeps it: an entry is always read
 with the codec it was written with. Games without one (created before codecs, or of a type
-without a dictionary) store plain fields. A dictionary file is therefore never changed: a better
-one is a new codec id (``attila-2``) used by new games only; tests pin every file's SHA-256. The
-dictionaries are made by ``scripts/make_zdict.py`` from random engine games.
+without a dictionary) store plain fields. The codec new games get is the one their game's kit
+names (service/kits/). A dictionary file is therefore never changed: a better one is a new codec
+id (``<type>-2``) used by new games only; tests pin every file's SHA-256. The dictionaries are
+made by ``scripts/make_zdict.py`` from random engine games.
 """
 
 from __future__ import annotations
@@ -22,10 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from engine import jsontext
+from service import kits
 
 ZDICT_DIR = Path(__file__).resolve().parent / "zdicts"
-#: The codec new games of each type get; a type missing here stores plain JSON.
-CURRENT = {"attila": "attila-1", "attika": "attika-1", "attila-wargame": "attila-wargame-1"}
 _WBITS = -15  # raw deflate: no zlib header or checksum (Redis keeps the bytes intact)
 
 
@@ -35,8 +35,9 @@ def dictionary(codec: str) -> bytes:
 
 
 def codec_for(game_type: str) -> str:
-    """The codec for a new game of ``game_type`` ("" for plain JSON)."""
-    codec = CURRENT.get(game_type, "")
+    """The codec for a new game of ``game_type``, its kit's ``log_codec`` ("" for plain
+    JSON)."""
+    codec = kits.kit(game_type).log_codec
     return codec if codec and (ZDICT_DIR / f"{codec}.zdict").exists() else ""
 
 

@@ -18,6 +18,7 @@ import gettext
 import flask_babel
 from flask import Flask
 
+from service import kits
 from service.common import i18n
 from service.domain import ratelimit
 from service.http.web import club, replay, tournaments, unsubscribe
@@ -41,6 +42,8 @@ def init_app(app: Flask) -> None:
     babel = flask_babel.Babel(app, default_locale=i18n.DEFAULT, locale_selector=page_language)
     babel.domain_instance = _CatalogDomain()  # a cached_property on the instance: replaced
     app.register_blueprint(blp)
+    # What a template needs of a game type beyond its view (the lobby's Play now).
+    app.jinja_env.globals["game_kit"] = kits.kit
     # A page view is one request of its browser's budget, not one per stylesheet and script.
     ratelimit.EXEMPT_ENDPOINTS.add("web.static")
     app.register_blueprint(unsubscribe.blp)  # the link in every notification mail

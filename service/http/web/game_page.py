@@ -16,14 +16,14 @@ from typing import Any
 from flask import current_app, request, url_for
 
 from engine.core import Event
-from service import pictures
+from service import kits, pictures
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.domain import messages, prefs, ratings
 from service.domain.games import lifecycle, views
 from service.domain.websessions import Session
 from service.http.web import live as live_page
-from service.http.web import standings, table, wargame_table
+from service.http.web import standings, table
 from service.ops import config
 from service.store import Store
 from service.store.record import GameRecord
@@ -71,7 +71,7 @@ def context(
     with i18n.speaking(lang):
         play = table.actions(record, legal, seat) if (board and legal) else None
         pieces = table.pieces(record, view["view"], seat) if board else None
-        wargame = wargame_table.panel(record, view["view"], seat, record.names, entries)
+        panel = table.panel(record, view["view"], seat, entries)
         places = table.places(record, view["view"]) if board else {}
     return dict(
         board=table.board_svg(record, entries, lang, table.open_hexes(record, legal))
@@ -89,7 +89,8 @@ def context(
         table=play,
         places=places,
         pieces=pieces,
-        wargame=wargame,
+        panel=panel,
+        kit=kits.kit(record.type),
         game=view,
         title=record.game.title,
         seat=seat,

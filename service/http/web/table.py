@@ -1,6 +1,7 @@
 """The game page's table (issue 32): the board picture inline, the player's pieces as controls
 (cards, tiles, buildings) and each legal action with what to pick and where it goes on the
-board, from the game's own targets table (engine/<game>/targets.py).
+board, from the game's own targets table (engine/<game>/targets.py) and the other parts its
+kit names (service/kits/).
 
 As in Lichess's chessground, the page is handed the legal actions and their places (the
 engine lists them; ``staged`` asks again after each staged part) and reports the chosen
@@ -9,43 +10,45 @@ actions back as one request: the browser decides no rule.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup, escape
 
-from engine.attika import targets as attika_targets
-from engine.attila import targets as attila_targets
-from engine.attila_wargame import targets as wargame_targets
+from engine.core import BadQuestion
 from engine.sentences import translating
-from service import pictures
+from service import kits, pictures
 from service.common.i18n import say as _
-from service.common.i18n import say_word, spoken_words
+from service.common.i18n import spoken_words
 from service.common.problems import Problem
 from service.domain import rematch
-from service.pictures.attika import BLANK_FILL, LAND_FILL
-from service.pictures.attila import PEOPLE_FILL
 from service.store.record import GameRecord
 
-#: Game types played on the board, and their targets tables.
-TABLES: dict[str, Any] = {
-    "attila": attila_targets,
-    "attika": attika_targets,
-    "attila-wargame": wargame_targets,
-}
-#: Attila's action tiles, in the order the table shows them (used ones greyed).
-ATTILA_TILES = ("double_turn", "swap", "two_influence")
+#: The kinds of a seat's pieces the table shows beside the board.
+PIECE_KINDS = ("cards", "tiles", "buildings", "stacks")
+
+
+def table_of(game_type: str) -> kits.Table:
+    """The game's table (its kit's): where each action is chosen, and the optional parts."""
+    table = kits.kit(game_type).table
+    if table is None:
+        raise LookupError(f"{game_type} has no table")
+    return table
+
+
+def _part(target: str) -> Any:
+    """One of a table's optional parts, loaded; None when the game has none."""
+    return kits.load(target) if target else None
 
 
 def on_board(game_type: str) -> bool:
-    return game_type in TABLES
+    return kits.kit(game_type).table is not None
 
 
 def draws(game_type: str) -> frozenset[str]:
-    """The game's events that show what nobody has seen yet (its targets table's ``DRAWS``):
-    a part that brings one is sent, not tried (games.staged_record)."""
-    return getattr(TABLES[game_type], "DRAWS", frozenset())
+    """The game's events that show what nobody has seen yet (its kit's ``draws``): a part
+    that brings one is sent, not tried (games.staged_record)."""
+    return _part(table_of(game_type).draws) or frozenset()
 
 
 #: A march asked through bad waypoints or with command units that cannot go along (the page's
@@ -66,12 +69,13 @@ def actions(
     what a build costs there, and a drawn map tile's shape for its preview; ``focus``: the
     piece picked up (a wargame counter), whose marches the game's table works out, through
     the waypoints ``via`` and with the command units ``carry`` (None: the game's default)."""
-    table = TABLES[record.type]
+    parts = table_of(record.type)
+    targets = kits.load(parts.targets)
     game = record.game
     board = game.board  # type: ignore[attr-defined]
-    costs = getattr(table, "costs", None)
-    details = getattr(table, "details", None)
-    march = getattr(table, "march", None)
+    costs = _part(parts.costs)
+    details = _part(parts.details)
+    march = _part(parts.march)
     wanted = costs or details or (march and focus)
     state = game.load(record.state) if wanted and seat is not None and record.state else None
     raw = [action["action"] for action in legal["actions"]]
@@ -84,17 +88,18 @@ def actions(
     )
     out = []
     for action, price, more in zip(legal["actions"], prices, shown, strict=True):
-        where = table.target(board, action["action"])
+        where = targets.target(board, action["action"])
         if price is not None:
             where["cost"] = _("costs %(cost)s", cost=price)
         out.append({"n": action["notation"], **where, **more})
-    labels = {pick: _(text) for pick, text in table.PICK_LABELS.items()}
-    if hasattr(table, "card_names"):
-        labels |= table.card_names(board)
-    shape = getattr(table, "tile_shape", None)
+    labels = {pick: _(text) for pick, text in targets.PICK_LABELS.items()}
+    card_names = _part(parts.card_names)
+    if card_names:
+        labels |= card_names(board)
+    preview = _part(parts.tile_preview)
     tile = None
-    if shape and state is not None and any(a.get("rotation") is not None for a in out):
-        tile = _tile_preview(shape(board, game.view(state, None)))
+    if preview and state is not None and any(a.get("rotation") is not None for a in out):
+        tile = preview(board, game.view(state, None))
     return {
         "version": legal["version"],
         "decision": legal["decision"],
@@ -122,7 +127,7 @@ def _march(
         return None
     try:
         found = march(rules, state, seat, focus, via, carry)
-    except wargame_targets.MarchError as error:
+    except BadQuestion as error:
         raise Problem(422, BAD_MARCH, str(error), via=list(via)) from None
     # The engine's reasons are fixed English words (marked N_): said in the page's language.
     found["closed"] = {hex_: _(why) for hex_, why in found["closed"].items()}
@@ -134,16 +139,9 @@ def _march(
     return found
 
 
-def _tile_preview(shape: list[list[list[Any]]] | None) -> list[list[list[Any]]] | None:
-    """A map tile's hexes per rotation with the fill the picture gives each landscape."""
-    if shape is None:
-        return None
-    return [[[q, r, LAND_FILL.get(land or "", BLANK_FILL)] for q, r, land in rot] for rot in shape]
-
-
 def open_hexes(record: GameRecord, legal: Mapping[str, Any] | None) -> list[str]:
     """The empty places the picture draws for this seat's legal actions (a map tile's)."""
-    find = getattr(TABLES[record.type], "open_hexes", None)
+    find = _part(table_of(record.type).open_hexes)
     if not find or not legal:
         return []
     board = record.game.board  # type: ignore[attr-defined]
@@ -182,87 +180,33 @@ def places(record: GameRecord, view: Mapping[str, Any] | None) -> dict[str, str]
         return {}
     board = record.game.board  # type: ignore[attr-defined]
     with translating(spoken_words()):  # the wargame's counters' names in the page's language
-        return TABLES[record.type].places(board, dict(view))
+        return kits.load(table_of(record.type).targets).places(board, dict(view))  # type: ignore[no-any-return]
 
 
 def pieces(record: GameRecord, view: Mapping[str, Any] | None, seat: int | None) -> dict[str, Any]:
-    """The seat's own pieces as the table shows them: Attila's hand as cards grouped by people
-    (their colour and name) and the action tiles; Attika's storage board, stacks, the building
-    revealed and the drawn tile."""
-    if view is None or seat is None:
-        return {"cards": [], "tiles": [], "buildings": [], "stacks": []}
+    """The seat's own pieces as the table shows them, as its game's kit builds them (Attila's
+    hand as cards grouped by people and its action tiles; Attika's storage board, stacks, the
+    building revealed and the drawn tile); none for a spectator, or a game whose pieces are
+    all on the board (the wargame's counters; its cards come with the battle)."""
+    build = _part(table_of(record.type).pieces)
+    if view is None or seat is None or build is None:
+        return {kind: [] for kind in PIECE_KINDS}
     board = record.game.board  # type: ignore[attr-defined]
-    build: Callable[..., dict[str, Any]] = _PIECES[record.type]
-    return build(board, view, seat)
+    return build(board, view, seat)  # type: ignore[no-any-return]
 
 
-def _attila_pieces(board: Any, view: Mapping[str, Any], seat: int) -> dict[str, Any]:
-    counts = Counter(view.get("hand") or [])
-    cards = [
-        {
-            "pick": f"card:{p.id}",
-            "id": p.id,
-            "letter": p.letter,
-            "name": say_word(p.name_en),
-            "count": counts[p.id],
-            "colour": PEOPLE_FILL.get(p.colour, "#888"),
-        }
-        for p in board.peoples
-        if counts[p.id]
-    ]
-    mine = set(view["action_tiles"][seat])
-    tiles = [
-        {"pick": f"tile:{t}", "name": _(t.replace("_", " ")), "used": t not in mine}
-        for t in ATTILA_TILES
-    ]
-    return {"cards": cards, "tiles": tiles, "buildings": [], "stacks": []}
-
-
-def _attika_pieces(board: Any, view: Mapping[str, Any], seat: int) -> dict[str, Any]:
-    own = view["seats"][seat]
-    names = {b.id: b for b in board.buildings}
-
-    def building(bid: str, where: str) -> dict[str, Any]:
-        b = names[bid]
-        cost = ", ".join(f"{n} {board.resources[i].id}" for i, n in enumerate(b.cost) if n)
-        return {
-            "pick": f"building:{bid}",
-            "name": say_word(b.name_en),
-            "cost": cost,
-            "where": where,
-        }
-
-    buildings = [building(bid, "storage") for bid in own.get("storage", [])]
-    if view.get("revealed"):
-        buildings.insert(0, building(view["revealed"]["building"], "revealed"))
-    stacks = [
-        {"pick": f"stack:{i + 1}", "name": _("Stack %(n)s", n=i + 1), "count": n}
-        for i, n in enumerate(own.get("stacks", []))
-    ]
-    hand = view.get("hand") or {}
-    cards = [
-        {
-            "pick": f"resource:{res}",
-            "id": res,
-            "letter": res[:1].upper(),
-            "name": say_word(res),
-            "count": n,
-            "colour": "#8a7a55",
-        }
-        for res, n in (hand.items() if isinstance(hand, dict) else [])
-        if n
-    ]
-    return {"cards": cards, "tiles": [], "buildings": buildings, "stacks": stacks}
-
-
-def _no_pieces(board: Any, view: Mapping[str, Any], seat: int) -> dict[str, Any]:
-    """The wargame has no hand: its counters are on the map and its cards come with the
-    battle (the page shows the legal cards as cards, wargame.js)."""
-    return {"cards": [], "tiles": [], "buildings": [], "stacks": []}
-
-
-_PIECES: dict[str, Callable[..., dict[str, Any]]] = {
-    "attila": _attila_pieces,
-    "attika": _attika_pieces,
-    "attila-wargame": _no_pieces,
-}
+def panel(
+    record: GameRecord,
+    view: Mapping[str, Any] | None,
+    seat: int | None,
+    entries: Sequence[tuple[int, Mapping[str, Any]]] = (),
+) -> dict[str, Any] | None:
+    """What the page shows beside the board, as its game's kit builds it from ``record``,
+    ``seat``'s ``view`` and the log ``entries`` (the wargame's status strip, last battle and
+    secret orders); None for a game without one, or before the game starts."""
+    if not on_board(record.type):
+        return None
+    build = _part(table_of(record.type).panel)
+    if build is None or view is None or record.state is None:
+        return None
+    return build(record, view, seat, record.names, entries)  # type: ignore[no-any-return]

@@ -1,8 +1,9 @@
-"""The wargame's table beside its map (issue 33): the round track, season, phase and whose step,
-the victory points as they stand, the seat's own "secret orders" (its notes and its sealed
-card), and the last battle's course step by step, for game.html. Only what the seat's own view
-holds is read: a spectator and the other side get no secret orders here, as in the view itself;
-the battle is read from the log's public events only (its cards once revealed, never before).
+"""The wargame's panel beside its map on the game page (service/kits/attila_wargame.py names
+``panel``): the round track, season, phase and whose step, the victory points as they stand, the
+seat's own "secret orders" (its notes and its sealed card), and the last battle's course step by
+step. Only what the seat's own view holds is read: a spectator and the other side get no secret
+orders here, as in the view itself; the battle is read from the log's public events only (its
+cards once revealed, never before).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from service.common.i18n import say_word
 from service.pictures.attila_wargame_style import phase_names, round_name
 from service.store.record import GameRecord
 
-GAME_TYPE = "attila-wargame"
 #: The notes each side writes (engine/attila_wargame/notes.py), in the order the panel lists.
 _OWN_NOTES = {"barbarian": ("traitor", "aetius"), "roman": ("suborned",)}
 _NOTE_NAMES = {
@@ -67,8 +67,8 @@ def panel(
     entries: Sequence[tuple[int, Mapping[str, Any]]] = (),
 ) -> dict[str, Any] | None:
     """The status strip, the last battle's steps (from the log ``entries``) and, for a
-    player, their secret orders; None for another game."""
-    if record.type != GAME_TYPE or view is None or record.state is None:
+    player, their secret orders; None before the game starts."""
+    if view is None or record.state is None:
         return None
     game = record.game
     rules = game.rules  # type: ignore[attr-defined]

@@ -1,0 +1,25 @@
+"""Attika's kit (service/kits/__init__.py): its picture, its table of resource cards,
+buildings and stacks, the costs of each build and the drawn map tile's preview."""
+
+from __future__ import annotations
+
+from service.kits import GameKit, Pictures, Table
+
+KIT = GameKit(
+    id="attika",
+    pictures=Pictures(
+        render="service.pictures.attika:render",
+        summary="service.pictures.attika_text:summary",
+        seat_facts="service.pictures.attika_text:seat_facts",
+    ),
+    table=Table(
+        targets="engine.attika.targets",
+        controller="games/attika.js",
+        draws="engine.attika.targets:DRAWS",
+        costs="engine.attika.targets:costs",
+        open_hexes="engine.attika.targets:open_hexes",
+        tile_preview="service.pictures.attika_table:tile_preview",
+        pieces="service.pictures.attika_table:pieces",
+    ),
+    log_codec="attika-1",
+)

@@ -1,0 +1,24 @@
+"""Attila's kit (service/kits/__init__.py): its picture, its table of cards and action tiles."""
+
+from __future__ import annotations
+
+from service.kits import GameKit, Pictures, Table
+
+KIT = GameKit(
+    id="attila",
+    pictures=Pictures(
+        render="service.pictures.attila:render",
+        summary="service.pictures.attila_text:summary",
+        seat_facts="service.pictures.attila_text:seat_facts",
+    ),
+    table=Table(
+        targets="engine.attila.targets",
+        controller="games/attila.js",
+        draws="engine.attila.targets:DRAWS",
+        pieces="service.pictures.attila_table:pieces",
+    ),
+    # Attila is best with three.
+    play_now_seats=3,
+    play_now_first=True,
+    log_codec="attila-1",
+)
