@@ -1,5 +1,5 @@
 """What Attika's rule modules share: the counts read from the board, a building's id,
-events, and how a hex is written in them.
+events, how a hex is written in them, and a site and the quote of a building's cost on it.
 
 ``RulesBase`` is the root of the mixins that ``rules.py`` composes into the one ``Rules``:
 ``costs.py`` (sites, settlements, where a tile fits, what a building costs: read-only),
@@ -12,6 +12,7 @@ turn's end draws cards), so only the composed ``Rules`` is ever made.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.attika.actions import Build, Reveal
@@ -19,12 +20,32 @@ from engine.attika.board import Board, Building, Hex, hex_distance
 from engine.core import Event
 
 if TYPE_CHECKING:
-    from engine.attika.costs import Quote, Site
     from engine.attika.state import AttikaState
 
 
 def hex_text(hex_: Hex) -> str:
     return f"{hex_[0]},{hex_[1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """What the cost of building on one empty map hex depends on, for one player."""
+
+    hex: Hex
+    area: tuple[int, ...]  # landscape symbols on the hex and its unoccupied neighbours
+    area_all: tuple[int, ...]  # ... on the hex and all its neighbours
+    joins: bool  # touches an own building (so founds no new settlement)
+    adjacent: int  # bit mask of own buildings on neighbouring hexes
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """The cards a building costs on a site: specific symbols, any cards, and why."""
+
+    need: tuple[int, ...]  # per resource, after the landscape reduction
+    any: int  # cards of any type: the road's rest plus the settlement surcharge
+    free: bool  # free by an arrow (or road next to an own road)
+    surcharge: int  # part of ``any``: one per settlement the player already has
 
 
 class RulesBase:
