@@ -48,7 +48,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     trusted = trusted_proxies(app.config["TRUSTED_PROXIES"])
     if trusted:
         # The client's address from X-Forwarded-For, from those proxies only (proxies.py).
-        app.wsgi_app = TrustedProxies(app.wsgi_app, trusted)  # type: ignore[method-assign]
+        app.wsgi_app = TrustedProxies(app.wsgi_app, trusted)  # type: ignore[method-assign,assignment]  # WSGI middleware, as Flask's docs wrap it
     app.json.sort_keys = False  # type: ignore[attr-defined]
     # No connection is opened here: the store connects lazily, after gunicorn forks.
     app.extensions["kurier.store"] = Store(
