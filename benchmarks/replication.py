@@ -47,7 +47,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--seconds", type=float, default=60.0)
     args = parser.parse_args()
-    Store.transact = _timed  # type: ignore[method-assign]
+    Store.transact = _timed  # type: ignore[method-assign]  # times every transaction
     results = {}
     with sentinel_setup() as setup:
         for wait in (0, 1):
