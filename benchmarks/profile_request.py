@@ -245,7 +245,7 @@ class RoundTrips:
 
         def counted(conn: Any, command: Any, check_health: bool = True) -> None:
             RoundTrips.count += 1
-            original(conn, command, check_health)  # type: ignore[no-untyped-call]  # redis-py's
+            original(conn, command, check_health)  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
 
         AbstractConnection.send_packed_command = counted  # type: ignore[method-assign]  # counts round trips
         return self
