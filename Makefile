@@ -48,6 +48,7 @@ run: $(RUN_STAMP) system-deps
 test: $(STAMP) test-system-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) --ignore=tests/test_contract.py --ignore=tests/faults
 	$(BIN)/python -m pytest $(DURATIONS) tests/test_contract.py tests/faults
 
@@ -82,4 +83,4 @@ bench-load: $(STAMP)
 	$(BIN)/python benchmarks/load.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .kurier
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache .kurier

@@ -34,6 +34,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ from service.store.keys import events_key, game_key
 from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 
 ROUND_TRIPS = [0]
-_send = Connection.send_packed_command
+_send: Callable[[Connection, Any, bool], None] = Connection.send_packed_command
 
 
 def _counting_send(self: Connection, command: Any, check_health: bool = True) -> None:
@@ -178,7 +179,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=120.0)
     args = parser.parse_args()
-    Connection.send_packed_command = _counting_send  # type: ignore[method-assign]
+    Connection.send_packed_command = _counting_send  # type: ignore[method-assign]  # counts round trips
     tmp = Path(tempfile.mkdtemp(prefix="kur-fp-"))
     servers = [RedisServer(tmp / name, EPHEMERAL_FLAGS) for name in ("state", "queues")]
     for server in servers:

@@ -53,7 +53,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 import redis
@@ -338,7 +338,9 @@ class Client:
                     raise
         raise AssertionError("unreachable")
 
-    async def new_table(self, number: int, players: int, script: list[tuple[int, str]], seed: str):
+    async def new_table(
+        self, number: int, players: int, script: list[tuple[int, str]], seed: str
+    ) -> Table:
         tokens = []
         call = self.setup_call
         for seat in range(players):
@@ -648,10 +650,11 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
         memory_after = db.info("memory")
 
         def growth(field: str) -> float:
-            return (memory_after[field] - memory_before[field]) / len(tables) / 1024
+            grown: float = (memory_after[field] - memory_before[field]) / len(tables) / 1024
+            return grown
 
         versions = statistics.mean(
-            int(db.hget(f"kurier:game:{{{g}}}", "version")) for g in game_ids
+            int(cast(str, db.hget(f"kurier:game:{{{g}}}", "version"))) for g in game_ids
         )
         kinds = memory_by_kind(db, len(tables))
         print(

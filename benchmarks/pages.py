@@ -79,7 +79,9 @@ class Api:
         self.base = base
         self.http = requests.Session()
 
-    def call(self, method: str, path: str, token: str | None = None, body: Any = None) -> Any:
+    def call(
+        self, method: str, path: str, token: str | None = None, body: Any = None
+    ) -> requests.Response:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return self.http.request(method, self.base + path, json=body, headers=headers, timeout=30)
 

@@ -50,6 +50,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
@@ -169,7 +170,7 @@ class PeerServer:
 
 def peer_run(
     args: argparse.Namespace, peer: Path, storage: list[str], rate: float = 0.0
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """One load.js run against a fresh server; its JSON summary. Tried a second time when it
     fails: on a busy machine setting up 500 matches once ended in ECONNRESET (load average 30)."""
     try:
@@ -229,8 +230,8 @@ def measure_peer(args: argparse.Namespace, peer: Path) -> list[Figure]:
             print(f"          {name}: no figure (load.js failed twice)", flush=True)
             figures.append(figure)
             continue
-        figure.moves = float(result["throughput"])  # type: ignore[arg-type]
-        figure.per_cpu = float(result["movesPerServerCpuSec"] or "nan")  # type: ignore[arg-type]
+        figure.moves = float(result["throughput"])
+        figure.per_cpu = float(result["movesPerServerCpuSec"] or "nan")
         figure.loads = load_average()
         print(
             f"          {figure.moves:.0f} moves/s, {figure.per_cpu:.0f} per server CPU-second; "
@@ -245,8 +246,8 @@ def measure_peer(args: argparse.Namespace, peer: Path) -> list[Figure]:
                 print(f"          {name}: no open-loop figure (load.js failed twice)", flush=True)
                 figures.append(figure)
                 continue
-            figure.p99 = float(result["latencyMs"]["p99"])  # type: ignore[index]
-            figure.achieved = float(result["throughput"])  # type: ignore[arg-type]
+            figure.p99 = float(result["latencyMs"]["p99"])
+            figure.achieved = float(result["throughput"])
             figure.loads += f", {load_average()}"
             print(f"          p99 {figure.p99:.1f} ms; load average {load_average()}", flush=True)
         figures.append(figure)

@@ -207,7 +207,7 @@ def serve(app: Any, environ: dict[str, Any]) -> tuple[int, bytes]:
 
 
 def environ(method: str, path: str, token: str, body: Any = None) -> dict[str, Any]:
-    headers = {"Authorization": f"Bearer {token}"}
+    headers = [("Authorization", f"Bearer {token}")]
     builder = EnvironBuilder(path=path, method=method, headers=headers, json=body)
     try:
         return builder.get_environ()
@@ -245,15 +245,15 @@ class RoundTrips:
 
         def counted(conn: Any, command: Any, check_health: bool = True) -> None:
             RoundTrips.count += 1
-            original(conn, command, check_health)
+            original(conn, command, check_health)  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
 
-        AbstractConnection.send_packed_command = counted  # type: ignore[method-assign]
+        AbstractConnection.send_packed_command = counted  # type: ignore[method-assign]  # counts round trips
         return self
 
     def __exit__(self, *_exc: object) -> None:
         from redis.connection import AbstractConnection
 
-        AbstractConnection.send_packed_command = self._original  # type: ignore[method-assign]
+        AbstractConnection.send_packed_command = self._original  # type: ignore[method-assign]  # restored
 
 
 def timed(app: Any, requests: Iterator[dict[str, Any]], measure: Measure | None) -> None:
@@ -312,7 +312,8 @@ class Games:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         response = self.client.post(path, json=body, headers=headers)
         assert response.status_code in (200, 201), response.get_json()
-        return response.get_json()
+        answer: dict[str, Any] = response.get_json()
+        return answer
 
     def resolve_pending(self) -> None:
         """What the worker would do: resolve every sealed conflict owed."""

@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.footprint import play
+from benchmarks.footprint import play_a_game
 from service.store import Store
 from tests.topologies import sentinel_setup
 
@@ -47,7 +47,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--seconds", type=float, default=60.0)
     args = parser.parse_args()
-    Store.transact = _timed  # type: ignore[method-assign]
+    Store.transact = _timed  # type: ignore[method-assign]  # times every transaction
     results = {}
     with sentinel_setup() as setup:
         for wait in (0, 1):
@@ -58,7 +58,7 @@ def main() -> int:
             for _ in range(args.games):
                 if time.monotonic() > deadline:
                     break
-                play(store, rng)
+                play_a_game(store, rng)
             results[wait] = (len(TIMES), *_quantiles(TIMES))
             store.close()
     base = results[0]

@@ -38,7 +38,7 @@ class Reader(asyncio.Protocol):
         self._in_body = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        transport.write(self.request)  # type: ignore[attr-defined]
+        transport.write(self.request)  # type: ignore[attr-defined]  # a TCP transport: writable
 
     def data_received(self, data: bytes) -> None:
         data = self._tail + data
@@ -76,7 +76,7 @@ async def run(port: int, game_ids: list[str], count: int) -> None:
             "Accept: text/event-stream\r\n\r\n"
         ).encode()
         reader = Reader(request, loop.create_future())
-        await loop.create_connection(lambda r=reader: r, "127.0.0.1", port)  # type: ignore[misc]
+        await loop.create_connection(lambda r=reader: r, "127.0.0.1", port)  # type: ignore[misc]  # a lambda with a default: not inferred
         readers.append(reader)
     await asyncio.wait_for(asyncio.gather(*(r.opened for r in readers)), timeout=60)
     # Each stream first sends its game's log so far: done when no event came for a second.

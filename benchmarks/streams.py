@@ -239,7 +239,7 @@ def run(api: str, stream_port: int, streams: int, args: argparse.Namespace, cpu:
 
     def call(method: str, path: str, token: str | None = None, **kw: object) -> requests.Response:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return session.request(method, api + path, headers=headers, timeout=30, **kw)  # type: ignore[arg-type]
+        return session.request(method, api + path, headers=headers, timeout=30, **kw)  # type: ignore[arg-type]  # kw: request's keywords
 
     games: list[tuple[str, list[str]]] = []
     for g in range(max(args.games, 1)):

@@ -39,6 +39,7 @@ LEVELS: Final[tuple[Level, ...]] = ("easy", "medium", "hard")
 
 State = TypeVar("State")
 Action = TypeVar("Action")
+StateOut = TypeVar("StateOut", covariant=True)
 
 #: The exploration constant of UCB1 (rewards are win chances in [0, 1]).
 EXPLORATION: Final = 0.7
@@ -61,10 +62,10 @@ class Budget:
 DEFAULT_BUDGET: Final = Budget()
 
 
-class Determinizer(Protocol[State]):
+class Determinizer(Protocol[StateOut]):
     """A full state consistent with one seat's view, its unseen parts sampled afresh."""
 
-    def sample(self, rng: random.Random) -> State: ...
+    def sample(self, rng: random.Random) -> StateOut: ...
 
 
 class GameBot(Protocol[State, Action]):
@@ -120,7 +121,8 @@ class GameBot(Protocol[State, Action]):
 def bot_for(game_id: str) -> GameBot[Any, Any]:
     """The ``BOT`` of ``engine/<game>/bot.py`` (game ids use dashes, modules underscores)."""
     module = import_module(f"engine.{game_id.replace('-', '_')}.bot")
-    return module.BOT  # type: ignore[no-any-return]
+    bot: GameBot[Any, Any] = module.BOT
+    return bot
 
 
 def choose(
@@ -348,9 +350,10 @@ class Search(Generic[State, Action]):
     def best(self) -> Action:
         """The most visited root action (ties: the better mean)."""
         children = self.root.children
-        return max(
+        best: Action = max(
             children, key=lambda a: (children[a].visits, children[a].reward / children[a].visits)
         )
+        return best
 
 
 def _ordered(legal: list[Action], prior: list[float] | None, rng: random.Random) -> list[Action]:

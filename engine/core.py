@@ -246,6 +246,19 @@ Action = TypeVar("Action")
 StateIn = TypeVar("StateIn", contravariant=True)
 
 
+class RulesState(Protocol):
+    """What ``RulesGame`` reads of every engine's state."""
+
+    @property
+    def result(self) -> dict[str, Any] | None: ...
+
+    @property
+    def resigned(self) -> list[int]: ...
+
+
+StateR = TypeVar("StateR", bound=RulesState)
+
+
 class GameRules(Protocol[StateIn, Action]):
     """What ``RulesGame`` needs of a game's rules object."""
 
@@ -412,7 +425,8 @@ class Translator(Protocol):
 class GameDescriber(Protocol):
     """A game's sentences: one describer per event kind it says something about."""
 
-    describers: Mapping[str, Any]
+    @property
+    def describers(self) -> Mapping[str, Any]: ...
 
     def __call__(
         self, event: Event, names: Sequence[str], words: Translator | None = None
@@ -491,7 +505,7 @@ class Game(ABC, Generic[State, Action]):
         """The actions ``seat`` may take now (``SYSTEM`` for resolutions)."""
 
     @abstractmethod
-    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+    def apply(self, state: State, seat: int, action: Action | SeatAction) -> list[Event]:
         """Apply ``action`` by ``seat`` in place and return its events.
 
         Raises ``IllegalAction`` (leaving ``state`` untouched) when the rules forbid it.
@@ -503,18 +517,18 @@ class Game(ABC, Generic[State, Action]):
     # -- notation and serialisation ------------------------------------------------------------
 
     @abstractmethod
-    def notation(self, action: Action) -> str:
+    def notation(self, action: Action | SeatAction) -> str:
         """The canonical compact text of an action (``parse`` reads it back)."""
 
     @abstractmethod
-    def parse(self, text: str) -> Action:
+    def parse(self, text: str) -> Action | SeatAction:
         """Read an action from its notation; raises ``IllegalAction('bad-notation')``."""
 
     @abstractmethod
-    def action_to_json(self, action: Action) -> dict[str, Any]: ...
+    def action_to_json(self, action: Action | SeatAction) -> dict[str, Any]: ...
 
     @abstractmethod
-    def action_from_json(self, raw: Mapping[str, Any]) -> Action:
+    def action_from_json(self, raw: Mapping[str, Any]) -> Action | SeatAction:
         """Read an action object; raises ``IllegalAction('bad-action')`` on malformed input."""
 
     @abstractmethod
@@ -531,6 +545,10 @@ class Game(ABC, Generic[State, Action]):
     @abstractmethod
     def result(self, state: State) -> dict[str, Any] | None:
         """Final scores and winners once the game is over, else ``None``."""
+
+    @abstractmethod
+    def resigned_seats(self, state: State) -> list[int]:
+        """The seats that resigned and have not come back, in the order they left."""
 
     def event_words(
         self,
@@ -643,61 +661,60 @@ def options_from_data(
     )
 
 
-class RulesGame(Game[State, Action]):
+class RulesGame(Game[StateR, Action]):
     """A game whose rules live in ``self.rules`` and notation in ``self.notation_``.
 
     The three engines share this wiring (``GameRules``, ``GameNotation``); a state has a
     ``result`` that stays ``None`` until the game is over.
     """
 
-    rules: GameRules[State, Action]
+    rules: GameRules[StateR, Action]
     notation_: GameNotation[Action]
 
-    def pending(self, state: State) -> list[Decision]:
+    def pending(self, state: StateR) -> list[Decision]:
         return self.rules.pending(state)
 
-    def legal_actions(self, state: State, seat: int) -> list[Action]:
+    def legal_actions(self, state: StateR, seat: int) -> list[Action]:
         return self.rules.legal_actions(state, seat)
 
-    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+    def apply(self, state: StateR, seat: int, action: Action | SeatAction) -> list[Event]:
         if isinstance(action, Resign):
             return self.rules.resign(state, seat, action.forfeit)
         if isinstance(action, Rejoin):
             return self.rules.rejoin(state, seat)
         return self.rules.apply(state, seat, action)
 
-    def is_over(self, state: State) -> bool:
+    def is_over(self, state: StateR) -> bool:
         return self.result(state) is not None
 
-    def result(self, state: State) -> dict[str, Any] | None:
-        return state.result  # type: ignore[attr-defined]
+    def result(self, state: StateR) -> dict[str, Any] | None:
+        return state.result
 
-    def resigned_seats(self, state: State) -> list[int]:
-        """The seats that resigned and have not come back, in the order they left."""
-        return list(state.resigned)  # type: ignore[attr-defined]
+    def resigned_seats(self, state: StateR) -> list[int]:
+        return list(state.resigned)
 
-    def notation(self, action: Action) -> str:
+    def notation(self, action: Action | SeatAction) -> str:
         if isinstance(action, Resign | Rejoin):
             return action.text
         return self.notation_.format(action)
 
-    def parse(self, text: str) -> Action:
+    def parse(self, text: str) -> Action | SeatAction:
         seat_action = SEAT_ACTIONS.get(text.strip().lower()) if isinstance(text, str) else None
         if seat_action is not None:
-            return seat_action  # type: ignore[return-value]
+            return seat_action
         return self.notation_.parse(text)
 
-    def action_to_json(self, action: Action) -> dict[str, Any]:
+    def action_to_json(self, action: Action | SeatAction) -> dict[str, Any]:
         if isinstance(action, Resign | Rejoin):
             return seat_action_to_json(action)
         return self.notation_.to_json(action)
 
-    def action_from_json(self, raw: Mapping[str, Any]) -> Action:
+    def action_from_json(self, raw: Mapping[str, Any]) -> Action | SeatAction:
         if not isinstance(raw, Mapping):
             raise IllegalAction("bad-action", N_("an action is a JSON object with a 'type'"))
         seat_action = seat_action_from_json(raw)
         if seat_action is not None:
-            return seat_action  # type: ignore[return-value]
+            return seat_action
         return self.notation_.from_json(raw)
 
     #: The game's ``describe`` (its ``engine/<game>/describe.py``).

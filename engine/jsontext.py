@@ -16,7 +16,7 @@ from typing import Any
 try:
     import orjson
 except ImportError:  # pragma: no cover - the service always has it
-    orjson = None  # type: ignore[assignment]
+    orjson = None  # type: ignore[assignment]  # no orjson: the json branch below is used
 
 
 if orjson is not None:

@@ -38,7 +38,8 @@ def get_game(game_id: str) -> Game[Any, Any]:
     if target is None:
         raise IllegalAction("unknown-game-type", f"no game type {game_id!r}", game_type=game_id)
     module, attribute = target.split(":")
-    return getattr(import_module(module), attribute)
+    game: Game[Any, Any] = getattr(import_module(module), attribute)
+    return game
 
 
 def load_all() -> None:

@@ -22,7 +22,8 @@ from contextvars import ContextVar
 from typing import Any
 
 from engine.core import Event, Translator
-from engine.translatable import N_, Plural
+from engine.translatable import N_ as N_  # re-exported: the describers import it from here
+from engine.translatable import Plural
 
 Template = str | Plural
 
@@ -79,7 +80,7 @@ class Words(dict[str, str]):
     def __getitem__(self, key: str) -> str:
         return word(super().__getitem__(key))
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Any:
         return word(super().__getitem__(key)) if key in self else default
 
 

@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -64,7 +65,7 @@ def measure(
     action = random.Random("bench").choice(game.legal_actions(state, decision.seat))
     last = game.apply(state, decision.seat, action)
     view = game.view(state, None)
-    marks = {"names": NAMES[:players], "last_events": last}
+    marks: dict[str, Any] = {"names": NAMES[:players], "last_events": last}
     svg = board_svg(game_type, view, game_type, **marks)
     crop = board_crop_svg(game_type, view, game_type, **marks)
     times: dict[str, list[tuple[float, float]]] = {

@@ -156,7 +156,7 @@ def worker_process(store: Store) -> Iterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "worker"], env=env, cwd=ROOT, stdout=log, stderr=log
     )
-    proc.outbox = tmp / "outbox"  # type: ignore[attr-defined]  # where its mail lands
+    proc.outbox = tmp / "outbox"  # where its mail lands
     deadline = time.monotonic() + 30
     try:
         while Worker.count(connection=store.queue_raw) < 1:

@@ -39,7 +39,7 @@ def to_json_schema(schema: Any) -> Any:
 
 @cache
 def document() -> dict[str, Any]:
-    return json.loads(DOCUMENT.read_text())  # type: ignore[no-any-return]
+    return json.loads(DOCUMENT.read_text())
 
 
 @cache

@@ -59,7 +59,7 @@ class SmtpSink:
         message = email.message_from_bytes(envelope.content, policy=email.policy.default)
         with self.lock:
             self.messages.append(
-                Received(time.monotonic(), message, list(envelope.rcpt_tos), str(message["To"]))  # type: ignore[arg-type]
+                Received(time.monotonic(), message, list(envelope.rcpt_tos), str(message["To"]))
             )
         return "250 OK"
 

@@ -137,7 +137,7 @@ def test_waive_without_a_second_stone_in_notation_and_json() -> None:
 
 def test_json_action_not_an_object() -> None:
     with pytest.raises(IllegalAction) as error:
-        G.action_from_json(["play"])  # type: ignore[arg-type]
+        G.action_from_json(["play"])
     assert error.value.code == "bad-action"
 
 

@@ -145,12 +145,12 @@ def test_run_listens_where_the_variables_say_and_the_demo_mails_its_players() ->
 
         demo = run_kurier("demo", env=env)
         assert demo.returncode == 0, demo.stderr
-        game_id = re.search(r"Demo game (\w+)", demo.stdout).group(1)  # type: ignore[union-attr]
+        game_id = re.search(r"Demo game (\w+)", demo.stdout).group(1)
         assert f"{base}/v1/games/{game_id}/legal-actions" in demo.stdout
         assert f"their mails go to the maildir {tmp / 'outbox'}/new" in demo.stdout
         # The workers of this stack mail the demo's players, with links to where the API runs.
         mails = wait_for(lambda: _mails_to(tmp / "outbox", "alice@example.org"), 60, "a mail")
-        body = mails[0].get_body(("plain",)).get_content()  # type: ignore[union-attr]
+        body = mails[0].get_body(("plain",)).get_content()
         assert f"{base}/v1/games/{game_id}" in body
 
         proc.send_signal(signal.SIGTERM)
@@ -215,7 +215,7 @@ def test_demo_prints_working_tokens_and_gives_its_players_addresses(
         timeout=60,
         check=True,
     )
-    game_id = re.search(r"Demo game (\w+)", out.stdout).group(1)  # type: ignore[union-attr]
+    game_id = re.search(r"Demo game (\w+)", out.stdout).group(1)
     tokens = re.findall(r"kur_pat_[\w-]+", out.stdout)
     assert len(set(tokens)) == 3
     seats = []

@@ -96,7 +96,7 @@ def check_sentence(text: str | None) -> None:
 @pytest.mark.parametrize("package", sorted(GAMES))
 def test_every_kind_the_engine_emits_is_described_or_deliberately_silent(package: str) -> None:
     game, words = GAMES[package]
-    described = set(words.Describe(game.board).describers)  # type: ignore[attr-defined]
+    described = set(words.Describe(game.board).describers)
     assert not described & words.SILENT
     undecided = emitted_kinds(package) - described - words.SILENT
     assert not undecided, f"decide: describe these kinds or list them in SILENT: {undecided}"
@@ -106,7 +106,7 @@ def test_every_kind_the_engine_emits_is_described_or_deliberately_silent(package
 @pytest.mark.parametrize("package", sorted(GAMES))
 def test_random_games_give_a_clean_sentence_for_every_describable_event(package: str) -> None:
     game, words = GAMES[package]
-    described = set(words.Describe(game.board).describers)  # type: ignore[attr-defined]
+    described = set(words.Describe(game.board).describers)
     seen: set[str] = set()
     for event in PLAYED[package]():
         seen.add(event.kind)
@@ -157,8 +157,8 @@ def test_wargame_removal_reasons_all_have_sentences() -> None:
 def test_wargame_data_names_are_all_covered() -> None:
     words = WARGAME.describer
     b = WARGAME.board
-    assert all(words.unit(u) != u for u in b.units)  # type: ignore[attr-defined]
-    assert len(set(words.unit_names.values())) == len(b.units)  # type: ignore[attr-defined]
+    assert all(words.unit(u) != u for u in b.units)
+    assert len(set(words.unit_names.values())) == len(b.units)
     results = {cell for col in b.cells.values() for row in col.values() for cell in row.values()}
     for result in results:
         key = result if result[1:] == "R" else result[:2]
@@ -347,7 +347,7 @@ def test_wargame_city_hexes_are_named_by_their_city() -> None:
 def test_public_wargame_card_sentences_name_no_card() -> None:
     for ref in ("battle-1", "council-1"):
         text = say(WARGAME, "card_chosen", ref=ref, seat=0)
-        names = WARGAME.describer.card_names.values()  # type: ignore[attr-defined]
+        names = WARGAME.describer.card_names.values()
         assert text is not None and not any(n in text for n in names)
 
 

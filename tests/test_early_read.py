@@ -34,7 +34,7 @@ def test_a_stale_early_read_makes_the_transaction_start_over(isolated_redis: Sto
     store.tokens.checked_player(token, player["id"], _nothing, (game_id, None))
     # Another process commits after the early read and before the transaction.
     elsewhere = Store(store.url)
-    elsewhere.transact(game_id, lambda record, _v: Change(record, "touched", [], 200, {}))  # type: ignore[arg-type]
+    elsewhere.transact(game_id, lambda record, _v: Change(record, "touched", [], 200, {}))
     seen: list[int] = []
 
     def rename(record: GameRecord | None, version: int) -> Change:

@@ -37,7 +37,7 @@ def _invites(stack: NotifyStack, address: str) -> list[EmailMessage]:
 
 
 def _text(message: EmailMessage) -> str:
-    return message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    return message.get_body(("plain",)).get_content()
 
 
 def _hooks(hooks: HookSink) -> list[dict[str, object]]:

@@ -16,7 +16,7 @@ from tests.redis_watch import blocked_reader
 
 
 def _touch(store: Store, game_id: str) -> None:
-    store.transact(game_id, lambda record, _v: Change(record, "touched", [], 200, {}))  # type: ignore[arg-type]
+    store.transact(game_id, lambda record, _v: Change(record, "touched", [], 200, {}))
 
 
 def test_it_waits_for_a_commit_and_reads_it_with_its_record(isolated_redis: Store) -> None:

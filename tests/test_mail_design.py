@@ -105,7 +105,7 @@ def expected_pngs(stack: NotifyStack, game_id: str, seat: int) -> list[bytes]:
 
 
 def hand_line(k: Kurier, game_id: str, player: object) -> str:
-    own = k.view(game_id, player)["view"]  # type: ignore[arg-type]
+    own = k.view(game_id, player)["view"]
     return "Your hand: " + " ".join(GAME.board.people(p).letter for p in own["hand"])
 
 
@@ -183,7 +183,7 @@ def test_the_moves_of_each_kind_add_up_to_the_legal_moves(stack: NotifyStack) ->
     counts = re.findall(r"^  (\S+) \((\d+) moves?", text, re.MULTILINE)
     assert counts and sum(int(n) for _, n in counts) == len(notations)
     # One group per kind of action, each action in exactly one.
-    kinds = [GAME.parse(n).kind for n in notations]  # type: ignore[attr-defined]
+    kinds = [GAME.parse(n).kind for n in notations]
     assert {kind: int(n) for kind, n in counts} == {kind: kinds.count(kind) for kind in kinds}
 
 
@@ -291,7 +291,7 @@ def test_a_mail_without_a_board_is_designed_too() -> None:
     )
     with i18n.speaking("de"):
         composed = mail.compose(message, time.time())
-    html = composed.get_body(("html",)).get_content()  # type: ignore[union-attr]
+    html = composed.get_body(("html",)).get_content()
     assert '<html lang="de">' in html
     assert ">Ana invites you to a game of Attila</td>" in html  # the heading
     assert "Ana &lt;b&gt;lädt&lt;/b&gt; dich ein." in html and "<b>" not in html
@@ -302,5 +302,5 @@ def test_a_mail_without_a_board_is_designed_too() -> None:
     footer = html.rsplit("border-top:1px solid #eeeae0", 1)[1]
     assert '<a href="https://u/x"' in footer and "Abbestellen" in footer
     assert "<pre" not in html
-    text = composed.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    text = composed.get_body(("plain",)).get_content()
     assert "  - Kurz\n" in text and "Mitspielen: https://kurier.test/games/g1" in text

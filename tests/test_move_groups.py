@@ -44,7 +44,7 @@ def test_every_legal_action_is_in_exactly_one_group(game_type: str) -> None:
         assert sum(g.count for g in groups) == len(legal)
         assert len({g.kind for g in groups}) == len(groups)  # one group per kind
         for group in groups:
-            of_kind = [game.notation(a) for a in legal if a.kind == group.kind]  # type: ignore[attr-defined]
+            of_kind = [game.notation(a) for a in legal if a.kind == group.kind]
             assert group.count == len(of_kind)
             assert set(group.examples) <= set(of_kind) and group.examples
             if group.count <= MOVE_GROUP_ALL:
@@ -59,10 +59,10 @@ def test_a_game_without_rules_still_groups_by_kind() -> None:
     """The engine's default: one group per kind, no rule, the examples in notation."""
     game = get_game("attila")
 
-    class Bare(type(game)):  # type: ignore[misc]
+    class Bare(type(game)):
         move_rules: ClassVar[Mapping[str, str]] = {}
 
-    bare = Bare(game.board)  # type: ignore[attr-defined]
+    bare = Bare(game.board)
     state = bare.new_state(2, "groups-default", None)
     seat = next(d.seat for d in bare.pending(state) if d.seat != SYSTEM)
     legal = bare.legal_actions(state, seat)

@@ -379,7 +379,7 @@ def test_the_seat_filled_notice_is_planned_for_the_creator_only() -> None:
             creator="p0",
             result=None,
         )
-        return Change(record, "joined", [], 201, {})  # type: ignore[arg-type]
+        return Change(record, "joined", [], 201, {})
 
     assert [(n.type, n.seat) for n in notices("attila", [], joined(3, 3), 3)] == [
         ("game.seats_filled", 0)

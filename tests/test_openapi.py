@@ -88,7 +88,7 @@ def test_every_operation_has_a_stable_snake_case_operation_id() -> None:
 def _operations(document: dict[str, object]) -> list[tuple[str, dict[str, Any]]]:
     return [
         (path, operation)
-        for path, item in document["paths"].items()  # type: ignore[attr-defined]
+        for path, item in document["paths"].items()
         for method, operation in item.items()
         if method in ("get", "post", "put", "patch", "delete")
     ]

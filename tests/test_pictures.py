@@ -5,13 +5,14 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from engine.attila.game import GAME
+from engine.attila.state import AttilaState
 from service.pictures.attila import render
 from tests.engine_helpers import play_randomly
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def _played(moves: int, seed: str = "picture") -> object:
+def _played(moves: int, seed: str = "picture") -> AttilaState:
     return play_randomly(GAME, GAME.new_state(4, seed), moves, seed)
 
 

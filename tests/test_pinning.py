@@ -21,7 +21,7 @@ CURRENT = get_game("attila").rules_version
 
 
 def _move(store: Store, table: object) -> None:
-    play_random(store, table, 1, seed=7)  # type: ignore[arg-type]
+    play_random(store, table, 1, seed=7)
 
 
 def test_a_started_game_records_the_engine_rules_version(isolated_redis: Store) -> None:
@@ -107,7 +107,7 @@ def test_the_api_answers_a_pinned_game_with_a_problem(store: Store, app: object)
     lifecycle.start_game(store, players[0][0], created["id"])
     store.r.hset(game_key(created["id"]), "rules_version", "attila-0")
     seat = store.get_game(created["id"]).pending[0]["seat"]
-    client = app.test_client()  # type: ignore[attr-defined]
+    client = app.test_client()
     answer = client.post(
         f"/v1/games/{created['id']}/actions",
         json={"notation": "pass"},

@@ -308,7 +308,7 @@ def test_the_same_url_serves_the_rate_limiter(mode: str, request: pytest.Fixture
     assert storage.incr(f"kurier:test:{mode}:limit", 60) == 1
     assert storage.get(f"kurier:test:{mode}:limit") == 1
     if mode == "sentinel":
-        pool = storage.storage.connection_pool  # type: ignore[attr-defined]
+        pool = storage.storage.connection_pool
         assert pool.connection_class is SentinelConnection
 
 

@@ -44,7 +44,7 @@ def _checked_again() -> None:
 
 
 def _health(k: Kurier) -> dict[str, object]:
-    return requests.get(f"{k.base}/healthz", timeout=10).json()  # type: ignore[no-any-return]
+    return requests.get(f"{k.base}/healthz", timeout=10).json()
 
 
 def _assert_refused(r: requests.Response) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.client import Kurier
 
 
-def _play_first_legal(kurier: Kurier, game_id: str, players: list) -> str:  # type: ignore[type-arg]
+def _play_first_legal(kurier: Kurier, game_id: str, players: list) -> str:
     view = kurier.view(game_id)
     decision = next(d for d in view["waiting_for"] if d["seat"] >= 0)
     player = players[decision["seat"]]

@@ -196,7 +196,7 @@ def test_german_sentences_use_the_rulebooks_terms() -> None:
 def test_attika_names_buildings_in_german() -> None:
     attika = get_game("attika")
     de = i18n.engine_words("de")
-    building = attika.board.buildings[0]  # type: ignore[attr-defined]
+    building = attika.board.buildings[0]
     built = Event(
         "building_built",
         {
@@ -356,7 +356,7 @@ def test_the_attika_picture_names_built_buildings_in_german() -> None:
     view = attika.view(state, None)
     built = built_on(attika, state)
     assert built, "no building was built in 400 random moves"
-    board = attika.board  # type: ignore[attr-defined]
+    board = attika.board
     english = board.building(built[0]).name_en
     german = i18n.word("de", english)
     assert german != english, english

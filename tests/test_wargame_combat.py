@@ -8,7 +8,7 @@ import json
 import pytest
 
 from engine.attila_wargame.actions import Advance, Attack, Card, End, Push, Resolve, Retreat
-from engine.attila_wargame.state import ADVANCE, BATTLE_CARD, COMBAT, PUSH, RETREAT
+from engine.attila_wargame.state import ADVANCE, BATTLE_CARD, COMBAT, PUSH, RETREAT, WargameState
 from engine.core import SYSTEM
 from tests.test_wargame_helpers import (
     AETIUS,
@@ -49,7 +49,7 @@ def ring(c: int, d: int) -> int:
 C = open_ground("barbarian")
 
 
-def duel(att_cf: int = 5, def_cf: int = 6, **extra: int) -> object:
+def duel(att_cf: int = 5, def_cf: int = 6, **extra: int) -> WargameState:
     """A Hun (attacker, phase c) next to an Eastern unit in open barbarian land."""
     return setup({HUN: (ring(C, 0), att_cf), EAST: (C, def_cf), **extra}, phase="c")
 
@@ -246,7 +246,7 @@ def _column_with(result: str) -> str:
     )
 
 
-def battle_for(result: str, att_mult: int = 1, **extra: int) -> object:
+def battle_for(result: str, att_mult: int = 1, **extra: int) -> WargameState:
     """A declared and resolved battle Hun vs Eastern unit giving ``result``; both sides hold
     at least 4 points, so either survives a loss of 3 (``att_mult``: a leader's doubling)."""
     column = _column_with(result)
@@ -324,7 +324,7 @@ def test_attacker_retreat_lets_the_defender_advance() -> None:
     assert state.pos[EAST] == start
 
 
-def _blocked(dfn: int) -> object:
+def _blocked(dfn: int) -> WargameState:
     column = _column_with("DR")
     a, d = (int(x) for x in column.split(":"))
     # One Hun next to the defender, two more a hex further off (so in no enemy zone, owing

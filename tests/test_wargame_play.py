@@ -102,7 +102,7 @@ def test_malformed_actions_are_refused_with_codes() -> None:
         else:
             raise AssertionError(raw)
     try:
-        G.action_from_json(["end"])  # type: ignore[arg-type]
+        G.action_from_json(["end"])
     except IllegalAction as error:
         assert error.code == "bad-action"
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.attila_wargame.actions import End, Raze
-from engine.attila_wargame.state import RAZE
+from engine.attila_wargame.board import City
+from engine.attila_wargame.state import RAZE, WargameState
 from tests.test_wargame_helpers import ATTILA, BARB, B, G, R, land, move, setup, units_of
 
 HUN, HUN2 = units_of("huns")[:2]
@@ -11,7 +14,7 @@ EAST, EAST2 = units_of("romans_east")[:2]
 WEST = units_of("romans_west")[0]
 
 
-def _city(empire: str, min_fields: int = 3) -> object:
+def _city(empire: str, min_fields: int = 3) -> City:
     return next(
         c
         for c in B.cities
@@ -107,7 +110,7 @@ def test_attila_devastates_for_good_the_fields_he_moved_over() -> None:
     assert state.perm_devastated == [field]
 
 
-def _siege(city: object, unit: str, **options: object) -> object:
+def _siege(city: City, unit: str, **options: Any) -> WargameState:
     fields = B.fields[city.id]
     state = setup({unit: (city.hex, 6), HUN: fields[0]}, **options)
     state.temp_devastated = sorted(fields)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.attila_wargame.actions import Attack, Card, Convene, End, Move, Resolve
-from engine.attila_wargame.state import CONVENE, COUNCIL_CARD
+from engine.attila_wargame.state import CONVENE, COUNCIL_CARD, WargameState
 from engine.core import SYSTEM
 from tests.test_wargame_helpers import (
     AETIUS,
@@ -81,7 +81,7 @@ def test_federates_move_at_once_but_fight_only_once_gaul_is_invaded() -> None:
 COUNCIL = B.bindings["council"]
 
 
-def _council_state() -> object:
+def _council_state() -> WargameState:
     state = setup({LEO: approach(COUNCIL["city"])}, phase="e")
     move(state, ROMAN, LEO, city_hex(COUNCIL["city"]))
     G.apply(state, ROMAN, End())

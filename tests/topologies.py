@@ -154,7 +154,7 @@ def _answers(node: Node) -> bool:
 
 def _waited(predicate: object, what: str, nodes: Sequence[Node]) -> None:
     try:
-        wait_for(predicate, FORM_TIMEOUT, what)  # type: ignore[arg-type]
+        wait_for(predicate, FORM_TIMEOUT, what)
     except AssertionError as error:
         logs = "\n".join(f"--- {node.name}\n{node.log_tail()}" for node in nodes)
         raise AssertionError(f"{error}\n{logs}") from None

@@ -28,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 import jinja2
 
 from service.common import i18n
-from service.common.replies import mail_domain
+from service.common.replies import mail_domain as mail_domain  # the workers import it from here
 from service.ops import config
 
 TEMPLATES = Path(__file__).parent / "templates" / "mail"

@@ -175,7 +175,8 @@ def _claim(store: Store, token: replies.ReplyToken, message_id: str) -> bool:
     key = nonce_key(token.nonce)
     if store.r.set(key, message_id, nx=True, ex=ttl):
         return True
-    return store.r.get(key) == message_id
+    stored: str | None = store.r.get(key)
+    return stored == message_id
 
 
 def _refuse_address(store: Store, inbound: Inbound, rejected: replies.ReplyRejected) -> str:
@@ -445,7 +446,7 @@ class Answer:
         kind as a turn mail shows them (every move for ``legal``), the deadline."""
         record = self.current()
         subject = self._subject(record)
-        common = {
+        common: dict[str, Any] = {
             "to": self.registered,
             "to_name": self.name,
             "subject": subject,

@@ -257,7 +257,7 @@ def standings(record: GameRecord) -> list[Standing]:
         return (seat not in winners, -(points(seat) or 0))
 
     order = sorted(seats, key=rank)
-    rows = []
+    rows: list[Standing] = []
     for index, seat in enumerate(order):
         place = rows[-1].place if index and rank(order[index - 1]) == rank(seat) else index + 1
         shown = points(seat)

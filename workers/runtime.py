@@ -11,7 +11,7 @@ import contextlib
 import logging
 import os
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 from rq import SimpleWorker, Worker
@@ -30,7 +30,14 @@ def _own_client(connection: redis.Redis) -> redis.Redis:
     )
 
 
-class _Beating:
+# The mixin's base, for the type checker only: at run time the worker class it is mixed into.
+if TYPE_CHECKING:
+    _WorkerBase = Worker
+else:
+    _WorkerBase = object
+
+
+class _Beating(_WorkerBase):
     """Mixin for rq workers: a live heartbeat (``kurier:alive:<name>``) while the worker runs."""
 
     _stop_beating: threading.Event | None = None
@@ -38,13 +45,13 @@ class _Beating:
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         stop = threading.Event()
         self._stop_beating = stop
-        client = _own_client(self.connection)  # type: ignore[attr-defined]
-        name: str = self.name  # type: ignore[attr-defined]
-        queues: list[str] = self.queue_names()  # type: ignore[attr-defined]
+        client = _own_client(self.connection)
+        name: str = self.name
+        queues: list[str] = self.queue_names()
         pid = os.getpid()
         # Alive before rq registers the worker: whoever sees it registered sees it alive.
         liveness.beat(client, name, queues)
-        super().bootstrap(*args, **kwargs)  # type: ignore[misc]
+        super().bootstrap(*args, **kwargs)
 
         def beat() -> None:
             while not stop.is_set() and os.getpid() == pid:
@@ -59,8 +66,8 @@ class _Beating:
         if self._stop_beating is not None:
             self._stop_beating.set()
             with contextlib.suppress(redis.RedisError):  # else the key expires on its own
-                liveness.forget(self.connection, self.name)  # type: ignore[attr-defined]
-        super().teardown()  # type: ignore[misc]
+                liveness.forget(self.connection, self.name)
+        super().teardown()  # type: ignore[no-untyped-call]  # rq leaves it unannotated
 
 
 class GameWorker(_Beating, SimpleWorker):

@@ -124,9 +124,10 @@ class _Exchange:
                 user_agent_override="Kurier-Webhooks/1",
             )
         )
-        return manager.send_request(
+        response: requests.Response = manager.send_request(
             "POST", self.url, data=self.body, headers=self.headers, stream=True
         )
+        return response
 
     def _decide(self, attempt: Attempt) -> None:
         self.attempt = attempt

@@ -1,5 +1,5 @@
 """What Attika's rule modules share: the counts read from the board, a building's id,
-events, and how a hex is written in them.
+events, how a hex is written in them, and a site and the quote of a building's cost on it.
 
 ``RulesBase`` is the root of the mixins that ``rules.py`` composes into the one ``Rules``:
 ``costs.py`` (sites, settlements, where a tile fits, what a building costs: read-only),
@@ -11,15 +11,41 @@ turn's end draws cards), so only the composed ``Rules`` is ever made.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from engine.attika.actions import Reveal
-from engine.attika.board import Board, Hex, hex_distance
+from engine.attika.actions import Build, Reveal
+from engine.attika.board import Board, Building, Hex, hex_distance
 from engine.core import Event
+
+if TYPE_CHECKING:
+    from engine.attika.state import AttikaState
 
 
 def hex_text(hex_: Hex) -> str:
     return f"{hex_[0]},{hex_[1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """What the cost of building on one empty map hex depends on, for one player."""
+
+    hex: Hex
+    area: tuple[int, ...]  # landscape symbols on the hex and its unoccupied neighbours
+    area_all: tuple[int, ...]  # ... on the hex and all its neighbours
+    joins: bool  # touches an own building (so founds no new settlement)
+    adjacent: int  # bit mask of own buildings on neighbouring hexes
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """The cards a building costs on a site: specific symbols, any cards, and why."""
+
+    need: tuple[int, ...]  # per resource, after the landscape reduction
+    any: int  # cards of any type: the road's rest plus the settlement surcharge
+    free: bool  # free by an arrow (or road next to an own road)
+    surcharge: int  # part of ``any``: one per settlement the player already has
 
 
 class RulesBase:
@@ -44,3 +70,29 @@ class RulesBase:
     @staticmethod
     def _event(kind: str, **data: Any) -> Event:
         return Event(kind, data)
+
+    # -- what the mixins call on one another ----------------------------------------------------
+
+    if TYPE_CHECKING:
+        # Defined by the sibling mixins or the composed ``Rules``; declared here so that the
+        # type checker knows them in every mixin (and checks that the definitions agree).
+        def _unused(self, state: AttikaState) -> int: ...
+        def _draw(self, state: AttikaState, seat: int, count: int, events: list[Event]) -> None: ...
+        def settlements(self, state: AttikaState, seat: int) -> list[set[Hex]]: ...
+        def build_actions(
+            self, state: AttikaState, seat: int, buildings: Iterable[int]
+        ) -> list[Build]: ...
+        def _distinct(self, board: list[int]) -> list[int]: ...
+        def _reveals_left(self, state: AttikaState) -> int: ...
+        def _maybe_end_turn(self, state: AttikaState, events: list[Event]) -> None: ...
+        def site(self, state: AttikaState, seat: int, hex_: Hex) -> Site: ...
+        def _quote(
+            self, state: AttikaState, b: Building, site: Site, settlements: int
+        ) -> Quote: ...
+        def auto_payment(self, hand: list[int], quote: Quote) -> list[int] | None: ...
+        def _quote_json(self, quote: Quote) -> dict[str, Any]: ...
+        def check_payment(self, hand: list[int], quote: Quote, pay: list[int]) -> None: ...
+        def _award_amphorae(self, state: AttikaState, seat: int, events: list[Event]) -> None: ...
+        def _check_win(self, state: AttikaState, seat: int, events: list[Event]) -> bool: ...
+        def _builds_left(self, state: AttikaState) -> int: ...
+        def _tile_fits(self, state: AttikaState, taken: set[Hex], centre: Hex) -> bool: ...

@@ -28,7 +28,7 @@ from engine.attika.actions import (
     SpendAmphora,
     Store,
 )
-from engine.attika.board import Hex
+from engine.attika.board import Board, Hex
 from engine.attika.game import GAME, AttikaGame
 from engine.attika.state import BUILD, PLACE_TILE, REVEAL, TURN, AttikaState
 from engine.bots import result_chances, win_chances
@@ -176,7 +176,7 @@ def copy_state(state: AttikaState) -> AttikaState:
     )
 
 
-def _group(board: Any, group_id: str) -> int:
+def _group(board: Board, group_id: str) -> int:
     return next(g.index for g in board.groups if g.id == group_id)
 
 
@@ -280,10 +280,10 @@ class AttikaBot:
         self, state: AttikaState, seat: int, legal: list[AttikaAction]
     ) -> list[AttikaAction]:
         """Build when a build is possible, and do not end a turn that could still reveal."""
-        builds = [a for a in legal if isinstance(a, Build)]
+        builds: list[AttikaAction] = [a for a in legal if isinstance(a, Build)]
         if builds:
             return builds
-        out = [a for a in legal if not isinstance(a, EndTurn | DrawCards)]
+        out: list[AttikaAction] = [a for a in legal if not isinstance(a, EndTurn | DrawCards)]
         return out or legal
 
     def prior(self, state: AttikaState, seat: int, legal: list[AttikaAction]) -> list[float] | None:

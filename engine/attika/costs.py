@@ -10,35 +10,13 @@ settlement the player has when the site founds a new one (``SHRINE_JOINS_SETTLEM
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from engine.attika.base import RulesBase
+from engine.attika.base import Quote, RulesBase, Site
 from engine.attika.board import Building, Hex
 from engine.attika.state import AttikaState
 from engine.core import IllegalAction
 from engine.sentences import N_
-
-
-@dataclass(frozen=True, slots=True)
-class Site:
-    """What the cost of building on one empty map hex depends on, for one player."""
-
-    hex: Hex
-    area: tuple[int, ...]  # landscape symbols on the hex and its unoccupied neighbours
-    area_all: tuple[int, ...]  # ... on the hex and all its neighbours
-    joins: bool  # touches an own building (so founds no new settlement)
-    adjacent: int  # bit mask of own buildings on neighbouring hexes
-
-
-@dataclass(frozen=True, slots=True)
-class Quote:
-    """The cards a building costs on a site: specific symbols, any cards, and why."""
-
-    need: tuple[int, ...]  # per resource, after the landscape reduction
-    any: int  # cards of any type: the road's rest plus the settlement surcharge
-    free: bool  # free by an arrow (or road next to an own road)
-    surcharge: int  # part of ``any``: one per settlement the player already has
 
 
 class Costs(RulesBase):

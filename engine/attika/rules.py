@@ -27,10 +27,10 @@ from engine.attika.actions import (
     Store,
 )
 from engine.attika.amphorae import Amphorae
-from engine.attika.base import hex_text
+from engine.attika.base import Quote, Site, hex_text
 from engine.attika.board import Hex
 from engine.attika.building import BuildingActions
-from engine.attika.costs import Costs, Quote, Site
+from engine.attika.costs import Costs
 from engine.attika.state import (
     BUILD,
     DRAW,

@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.attika.actions import format_hex
+from engine.attika.base import Quote
 from engine.attika.board import Board
-from engine.attika.costs import Quote
 from engine.attika.rules import Rules
 from engine.attika.state import AttikaState
 from engine.sentences import N_

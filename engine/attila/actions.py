@@ -107,7 +107,12 @@ AttilaAction = (
     Play | TakeInfluence | Waive | Commit | DoubleTurn | Swap | Boost | Discard | EndTurn | Resolve
 )
 
-_BARE = {"inf": TakeInfluence(), "double": DoubleTurn(), "end": EndTurn(), "resolve": Resolve()}
+_BARE: dict[str, AttilaAction] = {
+    "inf": TakeInfluence(),
+    "double": DoubleTurn(),
+    "end": EndTurn(),
+    "resolve": Resolve(),
+}
 _BARE["pass"] = Commit(())
 _BARE["waive"] = Waive()
 _WORD = re.compile(r"^(waive|commit|swap|boost|discard)\s+(.+)$")
@@ -256,7 +261,7 @@ class Notation:
 
 #: Fields an action object may leave out (then it is the ``_SIMPLE`` action of its type).
 _OPTIONAL_JSON_FIELDS: dict[str, tuple[str, ...]] = {"waive": ("province",)}
-_SIMPLE = {
+_SIMPLE: dict[str, AttilaAction] = {
     "influence": TakeInfluence(),
     "double": DoubleTurn(),
     "end": EndTurn(),

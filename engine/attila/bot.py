@@ -197,7 +197,7 @@ class AttilaBot:
     ) -> list[AttilaAction]:
         """Never waive the influence for nothing when it could be taken, never throw cards
         away by a swap, and keep the action tiles for the search and the evaluation."""
-        out = [
+        out: list[AttilaAction] = [
             a
             for a in legal
             if not isinstance(a, Swap | Boost)

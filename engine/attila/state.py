@@ -73,7 +73,8 @@ def dump_state(state: AttilaState) -> dict[str, Any]:
         out["conflict"] = {name: getattr(state.conflict, name) for name in _CONFLICT_FIELDS}
     if not out["resigned"]:
         del out["resigned"]  # stored only when set: older games replay to the same state
-    return json_copy(out)  # type: ignore[no-any-return]
+    data: dict[str, Any] = json_copy(out)
+    return data
 
 
 def load_state(raw: dict[str, Any]) -> AttilaState:

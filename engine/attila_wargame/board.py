@@ -222,7 +222,8 @@ def parse_board(raw: dict[str, Any], map_raw: dict[str, Any], bindings: dict[str
 
 def _read(name: str) -> dict[str, Any]:
     text = resources.files("engine.attila_wargame").joinpath(f"data/{name}").read_text("utf-8")
-    return json.loads(text)
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
 @cache

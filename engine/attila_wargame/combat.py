@@ -381,7 +381,7 @@ class Combat(RulesBase):
     # -- the end of a combat phase ---------------------------------------------------------------
 
     def _end_combat(self, state: WargameState, seat: int, _: End, events: list[Event]) -> None:
-        _, owed = self._battle_options(state)
+        owed = self._battle_options(state)[1]
         if owed:
             raise IllegalAction(
                 "combat-owed",

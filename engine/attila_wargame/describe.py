@@ -288,7 +288,8 @@ class Describe:
         return city if city is not None else fill(TEMPLATES["place.hex"], hex=label)
 
     def _card(self, card: str) -> str:
-        return self.card_names.get(card, card)
+        name: str = self.card_names.get(card, card)
+        return name
 
     def _side_player(self, names: Sequence[str], side: str) -> str:
         return player(names, self.seat_of[side])

@@ -8,6 +8,7 @@ subclass of ``MapQuestions``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,7 +119,7 @@ class MapQuestions:
     def _rule_names(self, state: WargameState, rule: dict[str, Any], p: str, q: str) -> bool:
         return self._in_group(state, rule["a"], p, q) and self._in_group(state, rule["b"], q, p)
 
-    def _in_group(self, state: WargameState, group: Any, p: str, other: str) -> bool:
+    def _in_group(self, state: WargameState, group: str | list[str], p: str, other: str) -> bool:
         if isinstance(group, list):
             return p in group
         if group in self.b.peoples:
@@ -131,7 +132,9 @@ class MapQuestions:
         side = state.alignment.get(p, NEUTRAL)
         if spec.get("opposite"):
             return side != NEUTRAL and side != state.alignment.get(other, NEUTRAL)
-        return side == spec["side"] and p not in spec.get("except", ())
+        wanted: str = spec["side"]
+        excepted: Collection[str] = spec.get("except", ())
+        return side == wanted and p not in excepted
 
     def _when(self, state: WargameState, when: str) -> bool:
         return {

@@ -66,8 +66,9 @@ class WargameState:
     frozen: dict[str, int] = field(default_factory=dict)  # unit -> first round it may move
     temp_devastated: list[int] = field(default_factory=list)
     perm_devastated: list[int] = field(default_factory=list)
-    # movement this phase: unit -> [hexes used, stopped (0/1), rivers still followed...]
-    moved: dict[str, list[Any]] = field(default_factory=dict)
+    # movement this phase: unit -> {"used": hexes used, "stopped": bool, "run": rivers still
+    # followed}
+    moved: dict[str, dict[str, Any]] = field(default_factory=dict)
     attila_trail: list[int] = field(default_factory=list)  # hexes Attila entered in phase a
     fought: list[str] = field(default_factory=list)  # units that attacked this combat phase
     attacked: list[str] = field(default_factory=list)  # units attacked this combat phase
@@ -103,7 +104,7 @@ def dump_state(state: WargameState) -> dict[str, Any]:
     """JSON-compatible data; the hex-keyed maps are stored with string keys. The same as
     ``dataclasses.asdict``, several times faster (it deep-copies each number and string): a
     march of six hexes is six actions, each stored (issue 33's 50 ms)."""
-    out = _plain(state)
+    out: dict[str, Any] = _plain(state)
     for name in _STORED_WHEN_SET:
         if not out[name]:
             del out[name]

@@ -60,7 +60,7 @@ def configure_logging(level: str | None = None) -> None:
     # No line shows the caller's file and line, thread or process: logging's own optimization
     # switches (the "Optimization" section of the logging HOWTO) spare every record a walk up
     # the stack and three lookups, about 10 µs per access line.
-    logging._srcfile = None  # type: ignore[attr-defined]
+    logging._srcfile = None
     logging.logThreads = False
     logging.logProcesses = False
     logging.logMultiprocessing = False

@@ -40,6 +40,8 @@ _GENERIC_CODES = {
 class Problem(HTTPException):
     """An error response: ``code`` says what went wrong and where, ``extra`` adds members."""
 
+    code: int  # always set, unlike werkzeug's HTTPException's
+
     def __init__(
         self,
         status: int,
@@ -147,7 +149,7 @@ class Api(flask_smorest.Api):
         self._app.register_error_handler(HTTPException, self.handle_http_exception)
         self._app.register_error_handler(Exception, self._handle_unexpected)
 
-    def handle_http_exception(self, error: HTTPException) -> Response:  # type: ignore[override]
+    def handle_http_exception(self, error: HTTPException) -> Response:
         if self.html_error is not None and _wants_a_page():
             return self.html_error(error)
         return problem_response(error)

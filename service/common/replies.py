@@ -187,9 +187,9 @@ def _plain_text(message: Message | EmailMessage) -> str:
         part = message.get_body(preferencelist=("plain",))
         if part is not None:
             return _decoded(part)
-    for part in message.walk():
-        if part.get_content_type() == "text/plain" and not part.get_filename():
-            return _decoded(part)
+    for piece in message.walk():
+        if piece.get_content_type() == "text/plain" and not piece.get_filename():
+            return _decoded(piece)
     return ""
 
 

@@ -55,7 +55,7 @@ class Refused(ValueError):
 def problem(field: str, error: Refused) -> Problem:
     """The 422 a service function raises for ``error`` in ``field``."""
     code = "invalid-" + field.replace("_", "-")
-    extra = {"character": error.character} if error.character else {}
+    extra: dict[str, Any] = {"character": error.character} if error.character else {}
     return Problem(422, code, f"{field}: {error}", field=field, **extra)
 
 
@@ -177,9 +177,10 @@ def whole(value: Any) -> int:
 
 def integer(value: Any, low: int, high: int) -> int:
     """A JSON integer in [low, high]."""
-    if not low <= whole(value) <= high:
+    number = whole(value)
+    if not low <= number <= high:
         raise Refused(f"Must be greater than or equal to {low} and less than or equal to {high}.")
-    return value
+    return number
 
 
 def number(value: Any, low: float, high: float) -> float:

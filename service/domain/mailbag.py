@@ -122,8 +122,11 @@ def mailbag_job(game_id: str, seat: int, slot: str, at: float | None) -> owed.Ow
 
 def contents(store: Store, game_id: str, seat: int) -> Bag:
     """The notices waiting, in the order they arrived: (entry id, notice)."""
-    entries = store.queue_r.xrange(mailbag_key(game_id, seat), "-", "+", count=500)
-    return [(as_text(i), json.loads(fields["notice"])) for i, fields in entries]
+    # redis-py's hints allow None for the reply and an entry's fields; XRANGE sends neither.
+    entries = store.queue_r.xrange(mailbag_key(game_id, seat), "-", "+", count=500) or []
+    return [
+        (as_text(i), json.loads(fields["notice"])) for i, fields in entries if fields is not None
+    ]
 
 
 def in_order(bag: Bag) -> Bag:

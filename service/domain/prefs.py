@@ -227,7 +227,8 @@ def update_delivery(store: Store, player_id: str, delivery_id: str, **fields: An
 
 
 def get_delivery(store: Store, player_id: str, delivery_id: str) -> dict[str, str]:
-    return store.r.hgetall(delivery_key(player_id, delivery_id))
+    delivery: dict[str, str] = store.r.hgetall(delivery_key(player_id, delivery_id))
+    return delivery
 
 
 def list_deliveries(store: Store, player_id: str, limit: int) -> list[dict[str, Any]]:
@@ -381,4 +382,5 @@ def _one_of(field: str, value: Any, allowed: Sequence[str]) -> str:
             f"{field} is one of {', '.join(allowed)}",
             field=field,
         )
-    return value
+    chosen: str = value
+    return chosen

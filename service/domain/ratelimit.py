@@ -54,7 +54,7 @@ TRUTHY = ("1", "true", "yes", "on")
 #: them (service/http/api/games.py); the store keeps the read for the transaction (Store.transact).
 EARLY_READS: dict[str, Callable[[str], tuple[str, str | None]]] = {}
 #: ``limits``' own sliding-window script, sent by ``Limits._with_token_read`` itself.
-ACQUIRE_LUA: str = RedisStorage.SCRIPT_ACQUIRE_SLIDING_WINDOW
+ACQUIRE_LUA: bytes = RedisStorage.SCRIPT_ACQUIRE_SLIDING_WINDOW
 
 
 def check_limit(value: str) -> None:
@@ -100,7 +100,7 @@ def caller_key() -> str:
         if player is not None:
             g.kurier_player = player
             return token_rate_key(token)
-    session_player = g.get("kurier_session_player")
+    session_player: str | None = g.get("kurier_session_player")
     if session_player:
         return "player:" + session_player
     return address_key()
@@ -199,7 +199,8 @@ class Limits:
 
 
 def _limits() -> Limits:
-    return current_app.extensions["kurier.limits"]  # type: ignore[no-any-return]
+    limits: Limits = current_app.extensions["kurier.limits"]
+    return limits
 
 
 def _count() -> Response | None:

@@ -23,6 +23,7 @@ import math
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -296,9 +297,7 @@ def apply_ratings(
                 json.dumps(new),
                 repr(conservative(mu, sigma)),
             ]
-        applied = int(
-            store.write(lambda pipe, args=args: run_script(pipe, APPLY_LUA, keys, args))[0]
-        )
+        applied = int(store.write(partial(run_script, lua=APPLY_LUA, keys=keys, args=args))[0])
         if applied >= 0:
             return applied == 1
     raise Problem(409, "concurrent-update", "the ratings kept changing; the job will retry")

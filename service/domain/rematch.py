@@ -18,7 +18,7 @@ once, gives the one rematch:
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.sentences import N_
@@ -55,7 +55,9 @@ def rematch(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
         settings = old.settings | {"access": "invite"}
         # The same bots at the same seats (service/domain/bots.py); the people are invited.
         levels = old.seating.get("bots", {})
-        bots = [{"seat": int(seat), "level": level} for seat, level in levels.items()]
+        bots: list[Mapping[str, Any]] = [
+            {"seat": int(seat), "level": level} for seat, level in levels.items()
+        ]
         people = [p for i, p in enumerate(old.seats) if str(i) not in levels]
         build = lifecycle.new_game(
             store,
@@ -71,7 +73,9 @@ def rematch(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
             {"rematch_of": game_id},
         )
 
-        def mutate(record: GameRecord | None, version: int, build: Any = build) -> Change:
+        def mutate(
+            record: GameRecord | None, version: int, build: Callable[[str, int], Change] = build
+        ) -> Change:
             if record is not None:
                 raise NothingToDo  # another asker made it meanwhile: join it
             return build(new_id, version)

@@ -48,8 +48,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     trusted = trusted_proxies(app.config["TRUSTED_PROXIES"])
     if trusted:
         # The client's address from X-Forwarded-For, from those proxies only (proxies.py).
-        app.wsgi_app = TrustedProxies(app.wsgi_app, trusted)  # type: ignore[method-assign]
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+        app.wsgi_app = TrustedProxies(app.wsgi_app, trusted)  # type: ignore[method-assign,assignment]  # WSGI middleware, as Flask's docs wrap it
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # Flask's default provider has it
     # No connection is opened here: the store connects lazily, after gunicorn forks.
     app.extensions["kurier.store"] = Store(
         app.config["REDIS_URL"] or "unix:///nonexistent", app.config["QUEUE_URL"] or None

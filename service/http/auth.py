@@ -12,7 +12,7 @@ from flask_smorest import Blueprint
 from service.common.problems import Problem
 from service.store import TOKEN_PREFIX, Store
 
-BEARER_SECURITY = [{"bearerAuth": []}]
+BEARER_SECURITY: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 PUBLIC_OR_BEARER = [{}, *BEARER_SECURITY]  # anonymous callers get the spectator's view
 View = TypeVar("View", bound=Callable[..., Any])
 
@@ -73,7 +73,7 @@ def _authenticating(required: bool, security: list[dict[str, Any]]) -> Callable[
             current_player(required)
             return view(*args, **kwargs)
 
-        return Blueprint.doc(security=security)(authenticated)  # type: ignore[no-any-return]
+        return Blueprint.doc(security=security)(authenticated)
 
     return decorate
 

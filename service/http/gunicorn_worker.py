@@ -18,11 +18,12 @@ import json
 import socket
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gunicorn import util
 from gunicorn.glogging import Logger
 from gunicorn.workers import gthread
+from gunicorn.workers.base import Worker
 from gunicorn.workers.gthread import ThreadWorker
 
 from service.common.problems import PROBLEM_CONTENT_TYPE
@@ -58,8 +59,8 @@ def problem_bytes(status: int, reason: str, detail: str) -> bytes:
     return head.encode("latin-1") + body
 
 
-def write_problem(sock: socket.socket, status: int, reason: str, mesg: str) -> None:
-    util.write_nonblock(sock, problem_bytes(status, reason, mesg))
+def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
+    util.write_nonblock(sock, problem_bytes(status_int, reason, mesg))
 
 
 #: How long a pool thread waits for a new connection's first bytes before handing it back to
@@ -109,20 +110,27 @@ def close_graceful_aside(sock: socket.socket, timeout: float = 2.0, max_drain: i
     threading.Thread(target=linger, name="linger", daemon=True).start()
 
 
-class ProblemAnswers:
+# The mixin's base, for the type checker only: at run time the worker class it is mixed into.
+if TYPE_CHECKING:
+    _WorkerBase = Worker
+else:
+    _WorkerBase = object
+
+
+class ProblemAnswers(_WorkerBase):
     """Mixed into a gunicorn worker class: what gunicorn refuses itself is problem+json."""
 
     def init_process(self) -> None:
         # In this worker process only: gunicorn looks it up on its module at each error.
         util.write_error = write_problem  # see the module doc
-        super().init_process()  # type: ignore[misc]
+        super().init_process()
 
 
 class ProblemThreadWorker(ProblemAnswers, ThreadWorker):
     def init_process(self) -> None:
         # In this worker process only: gunicorn looks these up on its modules at each use.
         util.close_graceful = close_graceful_aside
-        gthread.DEFAULT_WORKER_DATA_TIMEOUT = FIRST_BYTES_WAIT
+        gthread.DEFAULT_WORKER_DATA_TIMEOUT = FIRST_BYTES_WAIT  # type: ignore[misc]  # Final in the stubs; patched here per process
         super().init_process()
 
     def _keepalive_after(self, conn: Any, keepalive: bool) -> bool:

@@ -72,7 +72,7 @@ def unavailable() -> Problem:
 
 
 def _outage() -> Outage:
-    return current_app.extensions["kurier.outage"]  # type: ignore[no-any-return]
+    return current_app.extensions["kurier.outage"]
 
 
 def _answer(error: Exception) -> Response:

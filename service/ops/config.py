@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parseaddr
 from pathlib import Path
+from typing import cast
 from urllib.parse import urlsplit
 
 import redis
@@ -143,7 +144,8 @@ def check_redis_url(value: str) -> str | None:
         return f"{found}: {'; '.join(unsure)}" if unsure else Info(found)
     client = redis_urls.connect(target, decode_responses=True, socket_timeout=3, max_connections=2)
     try:
-        warnings = [*unsure, *_redis_warnings(client, aof=target.mode == "single")]
+        server = cast(redis.Redis, client)  # not a cluster (above)
+        warnings = [*unsure, *_redis_warnings(server, aof=target.mode == "single")]
     except redis.RedisError as error:
         raise Invalid(f"unreachable: {type(error).__name__}") from None
     finally:
@@ -204,7 +206,10 @@ def _redis_warnings(client: redis.Redis, aof: bool = True) -> list[str]:
     too (one server: a warning; a Sentinel's or Cluster's nodes: an error, said elsewhere)."""
     try:
         config = client.config_get("maxmemory-policy") | client.config_get("appendonly")
-        compact = client.config_get("hash-max-*-value") | client.config_get("stream-node-*-bytes")
+        compact = cast(  # a text client (decode_responses): every name and value is a str
+            dict[str, str],
+            client.config_get("hash-max-*-value") | client.config_get("stream-node-*-bytes"),
+        )
     except redis.ResponseError:
         return []  # CONFIG is often disabled on managed Redis: nothing to check then
     problems = []

@@ -116,7 +116,10 @@ def board_svg(
     if have:
         extra["have"] = have
     with i18n.speaking(lang):
-        return render(board, view, title, names=names, events=events, last_move=sentences, **extra)
+        svg: str = render(
+            board, view, title, names=names, events=events, last_move=sentences, **extra
+        )
+        return svg
 
 
 def board_crop_box(
@@ -162,7 +165,7 @@ def board_crop_svg(
     render = _load(game_type, "render")
     sentences = last_move_sentences(game_type, events, names, lang)
     with i18n.speaking(lang):
-        return render(
+        cropped: str = render(
             board,
             view,
             title,
@@ -172,6 +175,7 @@ def board_crop_svg(
             crop=box,
             crop_width=width,
         )
+        return cropped
 
 
 def has_crop(game_type: str) -> bool:

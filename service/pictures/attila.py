@@ -43,7 +43,8 @@ ROMAN = {4: "IV", 5: "V", 6: "VI", 7: "VII"}
 @cache
 def _layout() -> dict[str, Any]:
     text = resources.files("engine.attila").joinpath("data/layout.json").read_text("utf-8")
-    return json.loads(text)
+    layout: dict[str, Any] = json.loads(text)
+    return layout
 
 
 def seat_mark(seat: int, x: float, y: float, r: float = 7) -> str:

@@ -9,9 +9,10 @@ cards once revealed, never before).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from engine.attila_wargame import targets
+from engine.attila_wargame.game import WargameGame
 from engine.core import Event
 from engine.sentences import N_
 from service.common.i18n import say as _
@@ -70,9 +71,9 @@ def panel(
     player, their secret orders; None before the game starts."""
     if view is None or record.state is None:
         return None
-    game = record.game
-    rules = game.rules  # type: ignore[attr-defined]
-    board = game.board  # type: ignore[attr-defined]
+    game = cast(WargameGame, record.game)  # GAME_TYPE's game (checked above)
+    rules = game.rules
+    board = game.board
     state = game.load(record.state)
     status = targets.status(rules, state)
     waiting = sorted({d["seat"] for d in view["pending"] if 0 <= d["seat"] < len(names)})

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Self
 
 import redis
@@ -113,16 +114,22 @@ class Connections:
     @property
     def queue_r(self) -> redis.Redis:
         """Text client of the queue Redis (owed jobs, liveness)."""
-        if self.colocated:
-            return self.r  # type: ignore[no-any-return]
-        return self._client("queue", self.queue_url, decode=True, timeout=5)  # type: ignore[no-any-return]
+        client: redis.Redis = (
+            self.r
+            if self.colocated
+            else self._client("queue", self.queue_url, decode=True, timeout=5)
+        )
+        return client
 
     @property
     def queue_raw(self) -> redis.Redis:
         """Bytes client of the queue Redis: rq's connection."""
-        if self.colocated:
-            return self.raw  # type: ignore[no-any-return]
-        return self._client("queue_raw", self.queue_url, decode=False, timeout=10)  # type: ignore[no-any-return]
+        client: redis.Redis = (
+            self.raw
+            if self.colocated
+            else self._client("queue_raw", self.queue_url, decode=False, timeout=10)
+        )
+        return client
 
     def _script(self, name: str, client: Any, lua: str) -> Any:
         key = f"script:{name}:{os.getpid()}"
@@ -130,7 +137,7 @@ class Connections:
             self._clients[key] = client.register_script(lua)
         return self._clients[key]
 
-    def loaded_script(self, name: str, lua: str) -> str:
+    def loaded_script(self, name: str, lua: str | bytes) -> str:
         """The SHA of ``lua``, loaded into the game store once per process, for callers that
         send EVALSHA in their own pipelines (the rate limiter's, a stream's wait). Redis
         forgets scripts when it restarts: such a caller loads it again on NOSCRIPT."""
@@ -139,14 +146,16 @@ class Connections:
             with self._clients_lock:
                 if key not in self._clients:
                     self._clients[key] = as_text(self.raw.script_load(lua))
-        return self._clients[key]  # type: ignore[no-any-return]
+        sha: str = self._clients[key]
+        return sha
 
     @property
     def relay(self) -> Relay:
         key = f"relay:{os.getpid()}"
         if key not in self._clients:
             self._clients[key] = Relay(self.raw, self.queue_raw)
-        return self._clients[key]  # type: ignore[no-any-return]
+        relay: Relay = self._clients[key]
+        return relay
 
     # -- every write outside a game's commit -----------------------------------------------------
 
@@ -172,7 +181,8 @@ class Connections:
         if not self.wait_replicas:
             with client.pipeline(transaction=False) as pipe:
                 commands(pipe)
-                return pipe.execute()  # type: ignore[no-any-return]  # (nothing queued: [])
+                answered: list[Any] = pipe.execute()  # (nothing queued: [])
+                return answered
         if self.mode != "cluster":
             return self._written_and_waited(client, commands)
         # A cluster: the commands, recorded, go to their keys' nodes, a WAIT after each batch.
@@ -186,8 +196,7 @@ class Connections:
         for batch in batches.values():
             node = client.get_node_from_key(_key_of(batch[0][1]))
             answers = self._written_and_waited(
-                client.get_redis_connection(node),
-                lambda pipe, batch=batch: [pipe.execute_command(*a, **o) for _i, a, o in batch],
+                client.get_redis_connection(node), partial(_send, commands=batch)
             )
             for (index, _args, _options), answer in zip(batch, answers, strict=True):
                 replies[index] = answer
@@ -199,6 +208,7 @@ class Connections:
             if not pipe.command_stack:
                 return []  # nothing written: nothing to wait for
             pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
+            replies: list[Any]
             *replies, acknowledged = pipe.execute()
         self.replicated_or_refuse(int(acknowledged), "retry it")
         return replies
@@ -269,6 +279,12 @@ def as_dict(reply: Any) -> Any:
     """A hash or stream entry as a dict: a cluster client's MULTI leaves replies unparsed
     (a flat list of names and values)."""
     return reply if isinstance(reply, dict) else dict(zip(reply[::2], reply[1::2], strict=True))
+
+
+def _send(pipe: Any, commands: list[tuple[int, tuple[Any, ...], dict[str, Any]]]) -> None:
+    """Queue recorded ``commands`` (index, arguments, options) in ``pipe``."""
+    for _index, args, options in commands:
+        pipe.execute_command(*args, **options)
 
 
 def _key_of(args: tuple[Any, ...]) -> Any:

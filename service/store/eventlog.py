@@ -56,7 +56,8 @@ def pack_text(codec: str, text: str, level: int = 9) -> bytes:
 
 def _deflate(codec: str, data: bytes, level: int = 9) -> bytes:
     compressor = _primed(codec, level).copy()
-    return compressor.compress(data) + compressor.flush()
+    packed: bytes = compressor.compress(data) + compressor.flush()
+    return packed
 
 
 @cache

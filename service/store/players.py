@@ -74,7 +74,8 @@ class Players:
 
     def hash(self, player_id: str) -> dict[str, str]:
         """The player's whole hash (record and preferences), read once."""
-        return self.connections.r.hgetall(player_key(player_id))  # type: ignore[no-any-return]
+        fields: dict[str, str] = self.connections.r.hgetall(player_key(player_id))
+        return fields
 
     @staticmethod
     def from_hash(raw: Mapping[str, Any]) -> dict[str, Any]:

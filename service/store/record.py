@@ -277,7 +277,8 @@ def unpack_saved(codec: str, stored: bytes) -> dict[str, Any]:
     """An idempotency record written by ``pack_saved``."""
     if stored.startswith(PACKED_PREFIX.encode()):
         return eventlog.unpack(codec, stored[len(PACKED_PREFIX) :])
-    return jsontext.loads(stored)
+    saved: dict[str, Any] = jsontext.loads(stored)
+    return saved
 
 
 # -- a finished game's log, packed into its record -----------------------------------------------

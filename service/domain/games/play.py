@@ -7,7 +7,7 @@ end). Each function returns a mutation's outcome through ``Store.transact``.
 from __future__ import annotations
 
 import copy
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.core import SYSTEM, Decision, Event, Game, IllegalAction, Rejoin, Resign
@@ -79,7 +79,7 @@ def play_all(
     store: Store,
     player: Mapping[str, Any],
     game_id: str,
-    moves: list[str | Mapping[str, Any]],
+    moves: Sequence[str | Mapping[str, Any]],
     if_match: int | None,
     expected_version: int | None,
     idem: Idempotency | None,
@@ -111,7 +111,7 @@ def play_all(
     return commit(store, game_id, mutate, idem)
 
 
-def _check_moves(moves: list[str | Mapping[str, Any]], listed: bool) -> None:
+def _check_moves(moves: Sequence[str | Mapping[str, Any]], listed: bool) -> None:
     """How many moves, and each notation's length, as the API's schema takes them (the web
     table and the move box reach here without it)."""
     if not 1 <= len(moves) <= MAX_ACTIONS:
@@ -134,7 +134,7 @@ def _play_in_order(
     game: Game[Any, Any],
     state: Any,
     seat: int,
-    moves: list[str | Mapping[str, Any]],
+    moves: Sequence[str | Mapping[str, Any]],
     version: int,
     listed: bool = True,
 ) -> list[Change]:
@@ -320,8 +320,8 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
             events = [event("timeout_applied", **timeout), *noticed]
             return Change(record, "timeout", events, 200, {}, seat=seat)
         action = game.default_action(state, seat, found.kind)
-        events = game.apply(state, seat, action)
-        change = _applied(record, game, state, seat, found, action, events, version)
+        applied = game.apply(state, seat, action)
+        change = _applied(record, game, state, seat, found, action, applied, version)
         if found.kind == "move":
             timeout["action"] = change.action  # an open move is public anyway
         change.events += [event("timeout_applied", **timeout), *noticed]
@@ -428,7 +428,7 @@ def _applied(
 
 def _reveal(record: GameRecord, ref: str) -> dict[str, Any]:
     choices = record.sealed.pop(ref, {})
-    listed = [{"seat": int(seat), **choice} for seat, choice in choices.items()]
+    listed: list[dict[str, Any]] = [{"seat": int(s), **choice} for s, choice in choices.items()]
     listed.sort(key=lambda c: c["seat"])
     return event("sealed_revealed", ref=ref, scheme=sealed.COMMITMENT_SCHEME, choices=listed)
 

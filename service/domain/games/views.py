@@ -166,7 +166,7 @@ def _action_visible(record: GameRecord, entry: Mapping[str, str], seat: int | No
 
 
 def redact_entry(
-    record: GameRecord, version: int, entry: Mapping[str, str], seat: int | None
+    record: GameRecord, version: int, entry: Mapping[str, Any], seat: int | None
 ) -> dict[str, Any]:
     events = [e for e in entry["events"] if Event.from_json(e).visible_to(seat)]
     return {
@@ -184,7 +184,7 @@ def redact_entry(
 
 
 def game_record(
-    record: GameRecord, entries: list[tuple[int, dict[str, str]]], seat: int | None
+    record: GameRecord, entries: list[tuple[int, dict[str, Any]]], seat: int | None
 ) -> dict[str, Any]:
     actions = []
     for version, entry in entries:

@@ -59,7 +59,9 @@ class GamesView(MethodView):
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a game; the creator takes seat 0 (or the lowest seat no bot holds) and gets
         the invite code. `bots` fills seats with computer opponents."""
-        given = {name: data[name] for name in ("rated", "bot_delay_seconds") if name in data}
+        given: dict[str, Any] = {
+            name: data[name] for name in ("rated", "bot_delay_seconds") if name in data
+        }
         outcome = lifecycle.create_game(
             store(),
             _player(),

@@ -141,7 +141,8 @@ def _json_type(value: Any) -> str:
         return "integer"
     if isinstance(value, float):
         return "number"
-    return {str: "string", list: "array", dict: "object"}[type(value)]
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names[type(value)]
 
 
 @dataclass
@@ -234,7 +235,11 @@ def _merge(into: Node, other: Node) -> None:
 # -- one game type -------------------------------------------------------------------------------
 
 
-SEAT_ACTIONS = [{"type": "resign", "forfeit": False}, {"type": "resign"}, {"type": "rejoin"}]
+SEAT_ACTIONS: list[dict[str, Any]] = [
+    {"type": "resign", "forfeit": False},
+    {"type": "resign"},
+    {"type": "rejoin"},
+]
 
 
 def derive(type_id: str, games: int) -> dict[str, Any]:
@@ -242,7 +247,7 @@ def derive(type_id: str, games: int) -> dict[str, Any]:
     examples of what they rarely reach; refuses to leave out an action type or event kind the
     engine has."""
     game = get_game(type_id)
-    examples = game.examples()
+    examples: dict[str, Any] = game.examples()
     views: list[Any] = []
     actions: dict[str, list[Any]] = {}
     events: dict[str, list[Any]] = {}

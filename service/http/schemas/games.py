@@ -387,7 +387,7 @@ class LegalActions(ma.Schema):
     actions = fields.List(fields.Nested(LegalAction), required=True)
 
 
-class NotationOrAction(fields.Field):
+class NotationOrAction(fields.Field[Any]):
     """One item of ``actions``: a notation string or an action object."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:

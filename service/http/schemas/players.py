@@ -41,7 +41,7 @@ class _Notify(ma.Schema):
     @ma.post_load
     def by_event_type(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
         # Attribute names cannot hold dots (marshmallow would nest them): back to the types.
-        return {self.fields[name].data_key: channels for name, channels in data.items()}
+        return {self.fields[name].data_key or name: channels for name, channels in data.items()}
 
 
 NotifyPreferences = _Notify.from_dict(

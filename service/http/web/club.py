@@ -61,7 +61,7 @@ def profile(player_id: str) -> Any:
         "profile.html",
         player=found,
         since=_day(found["member_since"]) if found["member_since"] else "",
-        following=bool(me) and me != player_id and club.is_following(store(), me, player_id),
+        following=bool(me and me != player_id and club.is_following(store(), me, player_id)),
         itself=me == player_id,
         types=_game_types(),
         day=_day,

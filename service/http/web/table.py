@@ -180,7 +180,7 @@ def places(record: GameRecord, view: Mapping[str, Any] | None) -> dict[str, str]
         return {}
     board = record.game.board  # type: ignore[attr-defined]
     with translating(spoken_words()):  # the wargame's counters' names in the page's language
-        return kits.load(table_of(record.type).targets).places(board, dict(view))  # type: ignore[no-any-return]
+        return kits.load(table_of(record.type).targets).places(board, dict(view))
 
 
 def pieces(record: GameRecord, view: Mapping[str, Any] | None, seat: int | None) -> dict[str, Any]:
@@ -192,7 +192,7 @@ def pieces(record: GameRecord, view: Mapping[str, Any] | None, seat: int | None)
     if view is None or seat is None or build is None:
         return {kind: [] for kind in PIECE_KINDS}
     board = record.game.board  # type: ignore[attr-defined]
-    return build(board, view, seat)  # type: ignore[no-any-return]
+    return build(board, view, seat)
 
 
 def panel(
@@ -209,4 +209,4 @@ def panel(
     build = _part(table_of(record.type).panel)
     if build is None or view is None or record.state is None:
         return None
-    return build(record, view, seat, record.names, entries)  # type: ignore[no-any-return]
+    return build(record, view, seat, record.names, entries)

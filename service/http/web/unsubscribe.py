@@ -31,7 +31,7 @@ CSP = (
 
 
 def _store() -> Store:
-    return current_app.extensions["kurier.store"]  # type: ignore[no-any-return]
+    return current_app.extensions["kurier.store"]
 
 
 @blp.after_request

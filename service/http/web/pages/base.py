@@ -54,7 +54,7 @@ View = TypeVar("View", bound=Callable[..., Any])
 
 
 def store() -> Store:
-    return current_app.extensions["kurier.store"]  # type: ignore[no-any-return]
+    return current_app.extensions["kurier.store"]
 
 
 def _public_url() -> str:

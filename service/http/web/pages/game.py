@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, abort, g, jsonify, redirect, render_template, request, url_for
+from flask import abort, g, jsonify, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as BaseResponse
 
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
@@ -60,7 +61,7 @@ def table_svg(game_id: str) -> Any:
     return live_page.compressed(str(svg), "image/svg+xml", live_page.FOREVER)
 
 
-def _back(game_id: str) -> Response:
+def _back(game_id: str) -> BaseResponse:
     return redirect(url_for("web.game", game_id=game_id))
 
 

@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Response, g, redirect, render_template, request, url_for
+from flask import g, redirect, render_template, request, url_for
 from flask_babel import force_locale, gettext
+from werkzeug.wrappers import Response as BaseResponse
 
 from service.common import i18n
 from service.common.problems import Problem
@@ -149,6 +150,6 @@ def _show_once(secret_note: str) -> Any:
     return _settings_page()
 
 
-def _settings_note(text: str) -> Response:
+def _settings_note(text: str) -> BaseResponse:
     _note(text)
     return redirect(url_for("web.settings"))

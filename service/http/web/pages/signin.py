@@ -9,8 +9,9 @@ from functools import wraps
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Response, g, redirect, render_template, request, url_for
+from flask import g, redirect, render_template, request, url_for
 from flask_babel import gettext
+from werkzeug.wrappers import Response as BaseResponse
 
 from service.common.problems import Problem
 from service.domain import accounts, inputs, ratelimit, websessions
@@ -144,7 +145,7 @@ def signin_token() -> Any:
     return _signed_in(player["id"], token)  # the session ends when this token is revoked
 
 
-def _signed_in(player_id: str, token: str | None = None) -> Response:
+def _signed_in(player_id: str, token: str | None = None) -> BaseResponse:
     session_id = websessions.start(store(), player_id, token)
     response = redirect(url_for("web.home"))
     secure = urlsplit(_public_url()).scheme == "https"
