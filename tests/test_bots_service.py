@@ -332,3 +332,21 @@ def _owed_bot(store: Store, game_id: str) -> tuple[str, int, int] | None:
     record = store.get_game(game_id)
     waiting = [d["seat"] for d in record.pending if record.bot_level(d["seat"])]
     return (game_id, record.version, waiting[0]) if waiting else None
+
+
+# -- play now ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("type_id", ["attila", "attika", "attila-wargame"])
+def test_play_now_seats_the_player_where_the_game_starts(env_store: Store, type_id: str) -> None:
+    """Play now's promise, "you move first": in every game it starts, whatever seat the deal
+    makes the first player, the player sits there and no bot has moved before them (the
+    wargame's first step has both sides decide at once)."""
+    me = env_store.players.create("Now", None)[0]
+    for _ in range(6):  # several seeds: the first player is drawn by the deal
+        record = env_store.get_game(bots.play_now(env_store, me, type_id).body["id"])
+        seat = record.seat_of(me["id"])
+        view = views.game_view(record, seat, me["id"])
+        acting = [d["seat"] for d in view["waiting_for"]]
+        assert seat is not None and seat in acting  # alone, or at once with the bots (setup)
+        assert record.version == 2, "created and started: no bot has moved"

@@ -137,9 +137,13 @@ def test_rating_plot_is_inline_svg_without_inline_style(app: Any) -> None:
 
     with app.test_request_context("/"):
         assert rating_plot([]) == ""
-        one = str(rating_plot([{"at": 1.8e9, "game_id": "g", "rating": 3.0}]))
+        first = {"at": 1.8e9, "game_id": "g", "rating": 3.0, "display_rating": 1560}
+        one = str(rating_plot([first]))
         assert one.count("<circle") == 1 and "<polyline" in one
-        many = [{"at": 1.8e9 + i, "game_id": f"g{i}", "rating": i / 10} for i in range(100)]
+        many = [
+            {"at": 1.8e9 + i, "game_id": f"g{i}", "rating": i / 10, "display_rating": 1500 + 2 * i}
+            for i in range(100)
+        ]
         svg = str(rating_plot(many))
         assert svg.count("<circle") == 1 and svg.count(",") >= 100
         for text in (one, svg):

@@ -10,6 +10,7 @@ from typing import Any
 
 from service.domain import ratings
 from service.store import Store
+from service.store.keys import ratings_changes_key
 from tests.client import Kurier, Player
 
 
@@ -94,13 +95,46 @@ def test_rating_changes_are_kept_and_shown(kurier: Kurier, store: Store) -> None
             "a first game starts from the default rating"
         )
     assert changes[0]["delta"] > changes[1]["delta"]
+    # The displayed scale: a newcomer reads 1500, and the loser of a first game stays positive.
+    for change in changes:
+        assert change["display_before"] == 1500
+        assert change["display_after"] == ratings.display(change["after"]) > 0
+        assert change["display_delta"] == change["display_after"] - change["display_before"]
+    assert changes[0]["display_delta"] > 0 > changes[1]["display_delta"]
     profile = kurier.call("GET", f"/v1/players/{ann.id}").json()
     assert profile["ratings"][0]["rating"] == changes[0]["after"]
+    loser = kurier.call("GET", f"/v1/players/{bob.id}").json()["ratings"][0]
+    assert loser["display_rating"] == changes[1]["display_after"] and loser["provisional"]
     unrated, _ = _ended(kurier, "RU", rated=False)
     ratings.rate_game(store, unrated)
     assert kurier.view(unrated)["rating_changes"] is None
     running, _ = kurier.seated_game("attika", 2, "RV")
     assert kurier.view(running)["rating_changes"] is None
+
+
+def test_the_game_etag_changes_when_its_rating_changes_arrive(kurier: Kurier, store: Store) -> None:
+    """A client polling a finished game with If-None-Match sees rating_changes arrive: the
+    rating job changes no version, so the ETag says it (``"<version>-rated"``)."""
+    game_id, (ann, _bob) = _ended(kurier, "RE")
+    ratings.rate_game(store, game_id)  # (or the worker's job did it first: rated once)
+    # Back to the moment between the end and the rating job: the changes not written yet.
+    changes_key = ratings_changes_key("attika")
+    written = store.r.hget(changes_key, game_id)
+    assert written
+    store.r.hdel(changes_key, game_id)
+    before = kurier.call("GET", f"/v1/games/{game_id}", ann)
+    etag = before.headers["ETag"]
+    assert before.json()["rating_changes"] is None and etag == f'"{before.json()["version"]}"'
+    same = kurier.call("GET", f"/v1/games/{game_id}", ann, headers={"If-None-Match": etag})
+    assert same.status_code == 304
+    store.r.hset(changes_key, game_id, written)  # what the rating job writes, arriving
+    after = kurier.call("GET", f"/v1/games/{game_id}", ann, headers={"If-None-Match": etag})
+    assert after.status_code == 200 and after.json()["rating_changes"], after.text
+    assert after.headers["ETag"] == f'"{before.json()["version"]}-rated"'
+    again = kurier.call(
+        "GET", f"/v1/games/{game_id}", ann, headers={"If-None-Match": after.headers["ETag"]}
+    )
+    assert again.status_code == 304
 
 
 def test_a_player_invited_by_name_joins_without_the_code(kurier: Kurier) -> None:

@@ -1,8 +1,8 @@
-"""A game page's update in place (issue 32) costs the page without its board, and the board
-only when it changed: ``?live=1`` leaves the picture out and names it by a URL per version,
-viewer and language, which a browser may keep for good (immutable) and which answers 404 once
-stale or for another viewer; both travel gzipped. A spectator's board never shows a seat's
-open places."""
+"""A game page's update in place costs the page without its board, and the board only when it
+changed: ``?live=1`` leaves the picture out and names it by a URL per version, viewer and
+language, which a browser may keep for good (immutable: a superseded version's board is still
+served) and which answers 404 for another viewer or a version the game never had; both travel
+gzipped. A spectator's board never shows a seat's open places."""
 
 from __future__ import annotations
 
@@ -54,7 +54,10 @@ def test_an_update_is_the_page_without_its_board_and_the_board_is_kept_per_versi
         json={"notation": legal["actions"][0]["notation"]},
     )
     assert r.status_code == 200, r.text
-    assert web.get(base_url + url, timeout=10).status_code == 404
+    # A superseded version's board is still that version's, as the seat saw it: immutable.
+    superseded = web.get(base_url + url, timeout=10)
+    assert superseded.status_code == 200 and superseded.text == board.text
+    assert web.get(base_url + url.replace("v=", "v=9"), timeout=10).status_code == 404
     fresh = html.unescape(BOARD.search(web.get(f"{base_url}/games/{game_id}?live=1").text)[1])
     assert fresh != url and web.get(base_url + fresh, timeout=10).status_code == 200
     shown = requests.get(f"{base_url}/games/{game_id}?live=1", timeout=10).text

@@ -29,7 +29,9 @@ from typing import Any
 
 from engine import bots as engine_bots
 from engine.core import Event
+from engine.registry import get_game
 from service import kits
+from service.common import sealed
 from service.common.problems import Problem
 from service.domain.games import lifecycle, play, views
 from service.store import Store
@@ -49,21 +51,32 @@ PLAY_NOW_LEVEL = "medium"
 def play_now(
     store: Store, player: Mapping[str, Any], type_id: str, level: str = PLAY_NOW_LEVEL
 ) -> Outcome:
-    """A game against bots, started at once: ``player`` in seat 0, a bot of ``level`` in every
-    other seat (the lobby's one click). Unrated, and private to its table: invite-only."""
+    """A game against bots, started at once: ``player`` in the seat that acts first (the
+    lobby promises "you move first"), a bot of ``level`` in every other seat (the lobby's one
+    click). Unrated, and private to its table: invite-only."""
     seats = play_now_seats(type_id)
+    seed = sealed.new_seed()
+    mine = first_seat(type_id, seats, seed)
     created = lifecycle.create_game(
         store,
         player,
         type_id,
         {},
-        None,
+        seed,
         seats,
         settings={"access": "invite"},
-        bots=[{"seat": seat, "level": level} for seat in range(1, seats)],
+        bots=[{"seat": seat, "level": level} for seat in range(seats) if seat != mine],
     )
     lifecycle.start_game(store, player, created.body["id"])
     return created
+
+
+def first_seat(type_id: str, seats: int, seed: str) -> int:
+    """The seat that acts first in a new game of ``seats`` from ``seed`` with the default
+    options (the lowest, when several act at once)."""
+    game = get_game(type_id)
+    acting = [d.seat for d in game.pending(game.new_state(seats, seed)) if d.seat >= 0]
+    return min(acting, default=0)
 
 
 def play_now_seats(type_id: str) -> int:

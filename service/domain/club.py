@@ -70,7 +70,8 @@ def profile(store: Store, player_id: str) -> dict[str, Any]:
 
 def _point(member: str, at: float) -> dict[str, Any]:
     game_id, rating = member.rsplit(" ", 1)
-    return {"at": at, "game_id": game_id, "rating": float(rating)}
+    value = float(rating)
+    return {"at": at, "game_id": game_id, "rating": value, "display_rating": ratings.display(value)}
 
 
 def played(stats: Mapping[str, str]) -> list[dict[str, Any]]:

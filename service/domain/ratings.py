@@ -51,6 +51,11 @@ from service.store.writes import run_script
 MODEL = PlackettLuce()
 #: How many standard deviations below the mean the conservative rating (the leaderboard's) is.
 CONSERVATIVE_SIGMAS = 3
+#: The display scale (``display``): a newcomer's rating, and points per unit of mu - 3 sigma.
+DISPLAY_START = 1500
+DISPLAY_SCALE = 20
+#: A rating is marked provisional until this many rated games of its pool.
+PROVISIONAL_GAMES = 5
 MAX_TRIES = 16
 RECENT_GAMES = 20
 #: Points of a player's rating history kept per game type (the profile's plot): the latest.
@@ -92,6 +97,17 @@ return 1
 
 def conservative(mu: float, sigma: float) -> float:
     return mu - CONSERVATIVE_SIGMAS * sigma
+
+
+def display(conservative_rating: float) -> int:
+    """The rating players read: OpenSkill's ordinal ``alpha * (mu - 3 sigma) + target`` with
+    ``alpha`` = DISPLAY_SCALE and ``target`` = DISPLAY_START, rounded, never below 0. A
+    newcomer (mu 25, sigma 25/3: a conservative rating of 0) reads DISPLAY_START."""
+    return max(0, round(DISPLAY_START + DISPLAY_SCALE * conservative_rating))
+
+
+def is_provisional(games: int) -> bool:
+    return games < PROVISIONAL_GAMES
 
 
 def new_rating() -> dict[str, Any]:
@@ -229,6 +245,9 @@ def rating_changes(store: Store, record: GameRecord) -> list[dict[str, Any]] | N
                     "before": before,
                     "after": after,
                     "delta": after - before,
+                    "display_before": display(before),
+                    "display_after": display(after),
+                    "display_delta": display(after) - display(before),
                 }
             )
     return out
@@ -411,11 +430,14 @@ def seat_counters(
 
 
 def rating_out(game_type: str, stored: Mapping[str, Any]) -> dict[str, Any]:
+    rating = conservative(stored["mu"], stored["sigma"])
     return {
         "game_type": game_type,
         "mu": stored["mu"],
         "sigma": stored["sigma"],
-        "rating": conservative(stored["mu"], stored["sigma"]),
+        "rating": rating,
+        "display_rating": display(rating),
+        "provisional": is_provisional(stored["games"]),
         "games": stored["games"],
         "wins": stored["wins"],
     }

@@ -16,6 +16,7 @@ logged version's state never changes) and a step starts from the nearest one bel
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -85,6 +86,28 @@ def state_at(
         raise Problem(409, "not-replayable", "this engine cannot replay the game") from None
     _remember((*base, version), json_copy(game.dump(state)))
     return state
+
+
+def record_at(
+    record: GameRecord, entries: Sequence[tuple[int, Mapping[str, Any]]], version: int
+) -> GameRecord:
+    """``record`` as it stood at ``version`` (an earlier one, or its own): its state then, in
+    play unless it is the last version of a finished game. For what is drawn from a state
+    (a superseded version's board on the table): its sealed choices and pending decisions
+    are not rebuilt."""
+    if version == record.version:
+        return record
+    state = state_at(record, entries, version)
+    return dataclasses.replace(
+        record,
+        version=version,
+        status="active",
+        state=record.game.dump(state),
+        result=None,
+        pending=[],
+        sealed={},
+        stored={},
+    )
 
 
 def seat_then(record: GameRecord, seat: int | None, version: int) -> int | None:

@@ -32,16 +32,18 @@ def test_play_now_seats_the_player_against_bots_and_a_bots_move_arrives(
     page.wait_for_url("**/games/*")
     game_id = page.url.rsplit("/", 1)[1].split("?")[0]
     view = kurier.view(game_id, me)
-    assert view["status"] == "active" and view["your_seat"] == 0
-    assert [s["is_bot"] for s in view["seats"]] == [False, True, True]
-    assert {s["bot_level"] for s in view["seats"][1:]} == {"easy"}
+    mine = view["your_seat"]
+    # "You move first": the player sits where the game starts, so no bot moves before them.
+    assert view["status"] == "active" and [d["seat"] for d in view["waiting_for"]] == [mine]
+    assert [s["is_bot"] for s in view["seats"]] == [seat != mine for seat in range(3)]
+    assert {s["bot_level"] for i, s in enumerate(view["seats"]) if i != mine} == {"easy"}
     assert page.locator("ol.players .bot").count() == 2  # the badge
     # The creator may hand each bot's seat to a person (the seat-offer link).
     assert page.locator("ol.players form[action$='/offer']").count() == 2
     # While the game waits for the player, they move (through the API); then the bots move,
     # and a bot's move arrives on the open page, which follows the game live.
     for _ in range(10):  # bounded: an Attila turn is a few decisions
-        if not any(d["seat"] == 0 for d in kurier.view(game_id, me)["waiting_for"]):
+        if not any(d["seat"] == mine for d in kurier.view(game_id, me)["waiting_for"]):
             break
         played = kurier.play_first_legal(game_id, [me, me, me])
         assert played is not None and played[1].status_code in (200, 202), played

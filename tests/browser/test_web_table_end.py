@@ -55,7 +55,8 @@ def test_the_end_screen_shows_rating_changes_and_leads_to_the_rematch(
         cells = page.locator(".standings .rating-change")
         for row, change in enumerate(changes):  # best first, as the rows
             text = cells.nth(row).inner_text()
-            assert f"{change['after']:.1f}" in text and f"{change['delta']:+.1f}" in text
+            assert f"{change['display_after']}" in text and f"{change['display_delta']:+d}" in text
+            assert change["display_before"] == 1500, "a newcomer starts at 1500"
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= page.viewport_size["width"], f"the end scrolls sideways ({width} px)"
     _shot(wide, "end-1280")

@@ -234,11 +234,13 @@ class GameView(MethodView):
     def get(self, headers: dict[str, Any], game_id: str) -> Any:
         """The game as the caller may see it (spectator's view without a token).
 
-        The ETag is the version: send it back in If-None-Match to get 304 while nothing moved.
+        The ETag is the version (a finished rated game's, once its rating changes are in:
+        the version and `-rated`): send it back in If-None-Match to get 304 while nothing moved.
         """
         record = store().get_game(game_id)
         seat, player_id = _caller_seat(record)
-        etag = f'"{record.version}"'
+        changes = ratings.rating_changes(store(), record)
+        etag = f'"{record.version}"' if changes is None else f'"{record.version}-rated"'
         cache = {"ETag": etag, "Vary": "Authorization", "Cache-Control": "private, no-cache"}
         tags = [t.strip() for t in headers.get("if_none_match", "").split(",")]
         if etag in tags or f"W/{etag}" in tags:
@@ -246,7 +248,7 @@ class GameView(MethodView):
         view = views.game_view(record, seat, player_id)
         recent = store().log_tail(record, views.RECENT_ENTRIES)
         view["since_your_last_move"] = views.since_last_move(record, recent, seat)
-        view["rating_changes"] = ratings.rating_changes(store(), record)
+        view["rating_changes"] = changes
         return view, 200, cache
 
 

@@ -258,6 +258,14 @@ class RatingChange(ma.Schema):
     )
     after = fields.Float(required=True, metadata={"description": "The same, after this game"})
     delta = fields.Float(required=True, metadata={"description": "after - before"})
+    display_before = fields.Integer(
+        required=True,
+        metadata={"description": "The displayed rating (Rating.display_rating) before"},
+    )
+    display_after = fields.Integer(required=True, metadata={"description": "The same, after"})
+    display_delta = fields.Integer(
+        required=True, metadata={"description": "display_after - display_before"}
+    )
 
 
 class Started(ma.Schema):

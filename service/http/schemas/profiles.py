@@ -18,6 +18,17 @@ class Rating(ma.Schema):
         required=True,
         metadata={"description": "Conservative rating mu - 3 sigma: the leaderboard's order"},
     )
+    display_rating = fields.Integer(
+        required=True,
+        metadata={
+            "description": "The rating as the pages show it: 1500 + 20 (mu - 3 sigma), rounded, "
+            "at least 0 (a newcomer reads 1500)"
+        },
+    )
+    provisional = fields.Boolean(
+        required=True,
+        metadata={"description": "Fewer than 5 rated games: the rating may move a lot"},
+    )
     games = fields.Integer(required=True, metadata={"description": "Rated games finished"})
     wins = fields.Integer(required=True, metadata={"description": "Rated games won"})
 
@@ -39,6 +50,7 @@ class RatingPoint(ma.Schema):
     at = fields.Float(required=True, metadata={"description": "When the game was applied"})
     game_id = fields.String(required=True)
     rating = fields.Float(required=True, metadata={"description": "Conservative rating after it"})
+    display_rating = fields.Integer(required=True, metadata={"description": "Displayed after it"})
 
 
 class ProfileRating(Rating):

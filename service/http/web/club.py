@@ -115,10 +115,10 @@ def rating_plot(points: Sequence[dict[str, Any]]) -> Markup:
     the pages' Content-Security-Policy allows no inline style."""
     if not points:
         return Markup("")
-    values = [p["rating"] for p in points]
+    values = [p["display_rating"] for p in points]
     low, high = min(values), max(values)
-    if high - low < 1:
-        low, high = low - 0.5, high + 0.5
+    if high - low < 20:
+        low, high = low - 10, high + 10
     span = len(points) - 1 or 1
     inner_w, inner_h = WIDTH - LEFT - 8, HEIGHT - TOP - BOTTOM
 
@@ -133,11 +133,11 @@ def rating_plot(points: Sequence[dict[str, Any]]) -> Markup:
     for v in (low, (low + high) / 2, high):
         grid.append(
             f'<line class="grid" x1="{LEFT}" x2="{WIDTH - 8}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
-            f'<text class="axis" x="{LEFT - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.1f}</text>'
+            f'<text class="axis" x="{LEFT - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.0f}</text>'
         )
     dots = "".join(
         f'<circle class="dot" cx="{x(i):.1f}" cy="{y(v):.1f}" r="3">'
-        f"<title>{escape(_day(p['at']))}: {v:.2f}</title></circle>"
+        f"<title>{escape(_day(p['at']))}: {v}</title></circle>"
         for i, (v, p) in enumerate(zip(values, points, strict=True))
         if len(points) <= 60 or i == len(points) - 1
     )

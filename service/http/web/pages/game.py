@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
-from service.domain import messages, seats
+from service.domain import messages, replay, seats
 from service.domain import rematch as rematch_games
 from service.domain.games import lifecycle, play, views
 from service.http.web import game_page, table
@@ -40,24 +40,32 @@ def game(game_id: str) -> Any:
 @blp.get("/games/<game_id>/table.svg")
 def table_svg(game_id: str) -> Any:
     """The table's board of version ``v`` for viewer ``s`` (live.viewer) in ``lang``, kept by
-    the browser for good: another version, viewer or language is another URL. Not the current
-    version or not this session's seat or language: 404 (the page then reloads)."""
+    the browser for good: another version, viewer or language is another URL, and a version's
+    board never changes (a superseded one is rebuilt from the log, as the seat saw it then).
+    Not this session's seat or language, or no such version: 404."""
     try:
         record, entries = store().read_log(game_id)
     except Problem:
         abort(404)
     session = g.get("web_session")
     seat = record.seat_of(session.player["id"]) if session else None
-    current = request.args.get("v") == str(record.version)
+    asked = request.args.get("v", "")
     viewer, lang = request.args.get("s"), request.args.get("lang")
     mine = viewer == live_page.viewer(seat) and lang == language()
-    if not (current and mine):
+    if not (mine and is_ascii_digits(asked) and len(asked) <= 12):
         abort(404)
     if not table.on_board(record.type) or record.state is None:
         abort(404)
-    legal = views.legal_actions(record, seat) if seat is not None else None
+    version = int(asked)
+    try:
+        then = replay.record_at(record, entries, version)
+    except Problem:
+        abort(404)
+    upto = [(v, entry) for v, entry in entries if v <= version]
+    who = replay.seat_then(record, seat, version)
+    legal = views.legal_actions(then, who) if who is not None else None
     have = keep.keys(request.args.get("have", ""))  # the map shown: not again (keep.py)
-    svg = table.board_svg(record, entries, language(), table.open_hexes(record, legal), have)
+    svg = table.board_svg(then, upto, language(), table.open_hexes(then, legal), have)
     return live_page.compressed(str(svg), "image/svg+xml", live_page.FOREVER)
 
 
