@@ -129,13 +129,16 @@ def test_a_german_player_s_table_speaks_german(kurier: Kurier, base_url: str) ->
 
 
 def test_every_word_wargame_js_says_is_handed_to_it() -> None:
-    """Each key wargame.js's say() asks for is one of the page's words, and each word is
-    asked for (the layers' by their keys in ``shown``): none missing, none left over."""
-    script = (STATIC / "wargame.js").read_text(encoding="utf-8")
+    """Each key the wargame's controller's say() asks for is one of the page's words, and
+    each word is asked for (the layers' by their keys in ``shown``): none missing, none left
+    over."""
+    files = [STATIC / "games" / "attila_wargame.js"]
+    files += sorted((STATIC / "games" / "attila_wargame").glob("*.js"))
+    script = "\n".join(path.read_text(encoding="utf-8") for path in files)
     asked = set()
     for first in re.findall(r"\bsay\(([^{)]*)", script):  # the key, or a choice of keys
         asked |= set(re.findall(r'"(\w+)"', first))
-    layers = re.search(r"var shown = \{([^}]*)\}", script)
+    layers = re.search(r"const shown = \{([^}]*)\}", script)
     assert layers
     asked |= set(re.findall(r"(\w+):", layers.group(1)))
     assert {"stops_at", "route_undo", "goes_along", "zoc", "full_screen"} <= asked

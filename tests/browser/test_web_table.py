@@ -100,7 +100,7 @@ def play_turn_on_board(page: Any, rng: random.Random, undo_once: list[bool]) -> 
             _idle(page)
             assert page.locator(".confirm-bar .staged-text").inner_text() != before
             undo_once[0] = True
-    staged = len(page.evaluate("window.kurierTable.staged()"))
+    staged = len(page.evaluate("window.kurier.board.staged()"))
     assert staged, "nothing staged"
     page.locator(".confirm-bar .confirm").click()
     return staged
@@ -123,7 +123,7 @@ def shows_version(page: Any, version: int, table: bool = True) -> None:
     (no load), and (``table``) its table is ready to be played on."""
     page.wait_for_function(
         "([v, table]) => Number((document.querySelector('[data-game]') || {}).dataset?.version)"
-        " >= v && (!table || !!window.kurierTable)",
+        " >= v && (!table || !!(window.kurier && window.kurier.board))",
         arg=[version, table],
         timeout=15_000,
     )
