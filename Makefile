@@ -55,7 +55,7 @@ $(JS_STAMP): package-lock.json
 
 js: $(JS_STAMP)
 	npx --no-install eslint
-	node --test tests/js/
+	node --test tests/js/*.test.js
 
 test: $(STAMP) test-system-deps
 	$(BIN)/ruff check .

@@ -9,7 +9,7 @@
 // config: { game, table, places, confirm ("always" | "never" | "auto"), events: { move(moves)
 // -> Promise<[ok, body]> }, ask(moves, extra) -> Promise<[ok, body]> }; set() takes any of
 // them. A controller: { dataId (the page's JSON data block, "table-data"), panzoom (createPanZoom's options), attach(board) (once per version of
-// the page's elements), reset(board) (a new table: forget what was picked), render(board),
+// the page's elements), reset(board, why) (forget what was picked; why is "undo" after Undo), render(board),
 // keydown(board, event), hook(board) (more of the test hook) }.
 import { showError } from "./dom.js";
 import { pickPlaces } from "./legal.js";
@@ -130,7 +130,7 @@ export function createBoard(root, config, controller) {
     if (controller.undo && controller.undo(board)) { return; }
     const part = staging.undo();
     board.draws = false;
-    controller.reset(board);
+    controller.reset(board, "undo");
     render();
     // Nothing staged any more: a newer version that waited may now be shown (kurier.js).
     if (part && !staging.size()) { document.dispatchEvent(new CustomEvent("kurier:idle")); }

@@ -115,7 +115,7 @@ start({
   beforeZoom,
   attach,
   render: () => play.render(),
-  reset: () => play.reset(),
+  reset: (b, why) => play.reset(why),
   staged: () => play.staged(),
   undo: () => play.undo(),
   keydown: (b, e) => play.keydown(b, e),

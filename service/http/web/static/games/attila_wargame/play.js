@@ -31,8 +31,9 @@ export function wargamePlay(words) {
   }
   function unitOf(pick) { return pick && pick.indexOf("unit:") === 0 ? pick.slice(5) : null; }
   function stage(moves, label, walked) { board.stage({ moves, label, path: walked }); }
-  function drop() {
-    st.picked = null; st.march = null; st.target = null; st.attackers = []; st.razing = [];
+  function drop(keepRazing) {
+    st.picked = null; st.march = null; st.target = null; st.attackers = [];
+    if (!keepRazing) { st.razing = []; }
   }
 
   // A hex lit on the overlay (clickable), with its cost or why it is closed.
@@ -417,7 +418,7 @@ export function wargamePlay(words) {
       listen();
     },
     render() { if (svg && under) { render(); } },
-    reset() { drop(); },
+    reset(why) { drop(why === "undo"); },  // Undo keeps the hexes chosen to raze
     staged() { drop(); },
     undo() { return unwaypoint(); },
     keydown(b, e) {
