@@ -6,11 +6,14 @@
 // elements, when the page swapped them), never a second start. No rule is decided here: a
 // game's controller (static/games/<game>.js) draws its pieces and reads its taps.
 //
-// config: { game, table, places, confirm ("always" | "never" | "auto"), events: { move(moves)
-// -> Promise<[ok, body]> }, ask(moves, extra) -> Promise<[ok, body]> }; set() takes any of
-// them. A controller: { dataId (the page's JSON data block, "table-data"), panzoom (createPanZoom's options), attach(board) (once per version of
-// the page's elements), reset(board, why) (forget what was picked; why is "undo" after Undo), render(board),
-// keydown(board, event), hook(board) (more of the test hook) }.
+// config: { game, table, places, confirm ("always" | "never" | "auto"),
+//   events: { move(moves) -> Promise<[ok, body]> }, ask(moves, extra) -> Promise<[ok, body]> };
+//   set() takes any of them.
+// controller: { dataId (the page's JSON data block, default "table-data"), panzoom (createPanZoom's
+//   options), beforeZoom(board), attach(board) (once per version of the page's elements),
+//   reset(board, why) (forget what was picked; why is "undo" after Undo), render(board),
+//   staged(board, part), undo(board), keydown(board, event), hook(board) (more of the test
+//   hook) }: docs/web.md, "The board component".
 import { showError } from "./dom.js";
 import { pickPlaces } from "./legal.js";
 import { createPanZoom } from "./panzoom.js";
