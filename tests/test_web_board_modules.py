@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from flask import Flask
+
 from engine.registry import game_ids
 from service.http.web import pages
 
@@ -47,3 +49,19 @@ def test_the_game_page_loads_its_controller_as_a_module() -> None:
     template = (STATIC.parent / "templates" / "game.html").read_text(encoding="utf-8")
     assert '<script type="module" src="{{ asset(\'games/\' ~ game.type' in template
     assert "table.js" not in (STATIC.parent / "templates" / "base.html").read_text(encoding="utf-8")
+
+
+def test_imported_modules_are_checked_again_and_the_entry_cached_for_good(app: Flask) -> None:
+    """A module is imported by its plain URL: served ``no-cache`` (the browser asks again with
+    its ETag on each page load, so no page mixes two deploys' modules); the entry module, under
+    its versioned URL, is kept for a year."""
+    client = app.test_client()
+    plain = client.get("/assets/board/board.js")
+    assert plain.status_code == 200 and plain.headers["Cache-Control"] == "no-cache"
+    assert plain.headers.get("ETag")
+    again = client.get("/assets/board/board.js", headers={"If-None-Match": plain.headers["ETag"]})
+    assert again.status_code == 304
+    version = pages.asset_versions()["games/attila.js"]
+    entry = client.get(f"/assets/games/attila.js?v={version}")
+    assert entry.status_code == 200
+    assert entry.headers["Cache-Control"] == "public, max-age=31536000, immutable"
