@@ -16,7 +16,7 @@ PARALLEL ?= -n 3 --dist loadfile --no-loadscope-reorder
 # Every run prints its 25 longest tests: where the suite's time goes (issue 38), in CI's log too.
 DURATIONS ?= --durations=25
 
-.PHONY: run test lint bench bench-load clean openapi system-deps test-system-deps translations
+.PHONY: run test js lint bench bench-load clean openapi system-deps test-system-deps translations
 
 # `make run` installs what running needs; `make test` adds the test extras (Playwright,
 # schemathesis, hypothesis, ruff...). pip shows its progress: the first install takes minutes.
@@ -45,10 +45,23 @@ test-system-deps:
 run: $(RUN_STAMP) system-deps
 	$(BIN)/kurier run
 
+# The browser table's JavaScript (docs/web.md): ESLint and its unit tests (node --test), with
+# the packages package-lock.json pins, installed again only when the lock changed.
+JS_STAMP := node_modules/.package-lock.json
+
+$(JS_STAMP): package-lock.json
+	npm ci --no-audit --no-fund
+	touch $(JS_STAMP)
+
+js: $(JS_STAMP)
+	npx --no-install eslint
+	node --test tests/js/*.test.js
+
 test: $(STAMP) test-system-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(MAKE) --no-print-directory js
 	$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) --ignore=tests/test_contract.py --ignore=tests/faults
 	$(BIN)/python -m pytest $(DURATIONS) tests/test_contract.py tests/faults
 

@@ -33,6 +33,7 @@ import re
 import shutil
 import sys
 import time
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,8 @@ MOVE_UPDATE_KB = 60.0
 #: The board's unchanging parts, which a page showing it does not ask for again (keep.py).
 KEPT = re.compile(r'data-keep="([^"]+)"')
 ASSET = re.compile(r'(?:href|src)="(/assets/[^"]+)"')
+#: A module's static imports (the board's ES modules import each other by relative URL).
+IMPORT = re.compile(r'^import [^"\n]*"(\.{1,2}/[^"]+)";', re.MULTILINE)
 
 
 @dataclass
@@ -176,6 +179,25 @@ def wire(http: requests.Session, url: str) -> tuple[int, int]:
     return len(raw), len(gzip.decompress(raw)) if encoding == "gzip" else len(raw)
 
 
+def with_imports(http: requests.Session, base: str, paths: list[str]) -> dict[str, str]:
+    """The page's assets by name (their path under /assets/) with every module they import,
+    and the modules those import: what a browser fetches."""
+    found: dict[str, str] = {}
+    todo = [html.unescape(path) for path in paths]
+    while todo:
+        path = todo.pop()
+        name = urllib.parse.urlsplit(path).path.removeprefix("/assets/")
+        if name in found:
+            continue
+        found[name] = base + path
+        if name.endswith(".js"):
+            text = http.get(base + path, timeout=30).text
+            todo += [
+                urllib.parse.urljoin(path, found_import) for found_import in IMPORT.findall(text)
+            ]
+    return found
+
+
 def kb(size: int) -> str:
     return f"{size / 1024:.1f} KB ({size / 1024 / TARGET_KB:.0%} of {TARGET_KB:.0f} KB)"
 
@@ -206,7 +228,7 @@ def one_game(stack: Stack, args: argparse.Namespace, game_type: str, bare: Timed
     view_t = timed(api.http, f"{stack.base}/v1/games/{game_id}", args, **auth)
     urls = {
         "html": page_url,
-        **{Path(path).name: stack.base + path for path in ASSET.findall(body)},
+        **with_imports(browser, stack.base, ASSET.findall(body)),
         "svg": stack.base + html.unescape(img.group(1)),
     }
     parts = {name: wire(browser, url) for name, url in urls.items()}

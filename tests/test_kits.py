@@ -75,8 +75,7 @@ def _check_table(game_id: str, table: kits.Table) -> None:
     assert callable(targets.target) and callable(targets.places)
     assert isinstance(targets.PICK_LABELS, dict)
     assert table.controller == f"games/{kits.module_name(game_id)}.js"
-    for script in table.scripts:
-        assert (WEB / "static" / script).is_file(), script
+    assert (WEB / "static" / table.controller).is_file(), table.controller
     if table.draws:
         assert isinstance(kits.load(table.draws), frozenset)
     for part in ("costs", "details", "march", "card_names", "open_hexes", "tile_preview"):

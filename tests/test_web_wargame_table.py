@@ -77,7 +77,7 @@ def test_the_status_is_shown_and_the_secret_orders_to_their_owner_only(
 
 
 def _words(page: str) -> dict[str, str]:
-    """The words the page hands wargame.js (the board's data-words)."""
+    """The words the page hands the wargame's controller (the board's data-words)."""
     found = re.search(r"data-words='([^']*)'", page)
     assert found, "no words on the map"
     words: dict[str, str] = json.loads(html.unescape(found.group(1)))
@@ -89,7 +89,7 @@ def _placeholders(text: str) -> list[str]:
 
 
 def test_a_german_player_s_table_speaks_german(kurier: Kurier, base_url: str) -> None:
-    """wargame.js has no words of its own: each one it shows (status lines, buttons,
+    """The wargame's controller has no words of its own: each one it shows (status lines, buttons,
     tooltips) comes from the page in the reader's language, placeholders left for it to
     fill; a German player gets none in English, a spectator's English page the English."""
     game_id, players, _notes = _noted(kurier, "wargame-page-words")
@@ -129,13 +129,16 @@ def test_a_german_player_s_table_speaks_german(kurier: Kurier, base_url: str) ->
 
 
 def test_every_word_wargame_js_says_is_handed_to_it() -> None:
-    """Each key wargame.js's say() asks for is one of the page's words, and each word is
-    asked for (the layers' by their keys in ``shown``): none missing, none left over."""
-    script = (STATIC / "wargame.js").read_text(encoding="utf-8")
+    """Each key the wargame's controller's say() asks for is one of the page's words, and
+    each word is asked for (the layers' by their keys in ``shown``): none missing, none left
+    over."""
+    files = [STATIC / "games" / "attila_wargame.js"]
+    files += sorted((STATIC / "games" / "attila_wargame").glob("*.js"))
+    script = "\n".join(path.read_text(encoding="utf-8") for path in files)
     asked = set()
     for first in re.findall(r"\bsay\(([^{)]*)", script):  # the key, or a choice of keys
         asked |= set(re.findall(r'"(\w+)"', first))
-    layers = re.search(r"var shown = \{([^}]*)\}", script)
+    layers = re.search(r"const shown = \{([^}]*)\}", script)
     assert layers
     asked |= set(re.findall(r"(\w+):", layers.group(1)))
     assert {"stops_at", "route_undo", "goes_along", "zoc", "full_screen"} <= asked

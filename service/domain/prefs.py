@@ -11,7 +11,7 @@ Preferences live in the player hash ``kurier:player:{p}`` beside name and email:
   seat's mailbag (service/domain/mailbag.py) until ``held_until`` says; webhooks never wait.
 - ``language`` (``en`` or ``de``, service/common/i18n.py: mails, pictures, mail-in answers, pages;
   missing: English).
-- ``confirm_moves`` (the web table, static/table.js): ``always`` (missing: a complete staged
+- ``confirm_moves`` (the web table, static/board/): ``always`` (missing: a complete staged
   move waits for Confirm, as correspondence players expect: a slip costs days), ``never`` (sent
   at once), ``auto`` (confirm on touch or narrow screens only, where a tap is easily a slip).
 

@@ -4,7 +4,7 @@ A game type is an engine package (engine/registry.py finds it); its kit is the m
 same name here (``service/kits/attila_wargame.py`` for ``attila-wargame``), whose ``KIT`` is a
 ``GameKit``: its pictures, its table on the game page, its Play-now seats, its event-log codec.
 A kit is data. Its parts in the layers above (a picture module, the table's piece builders,
-template partials, the page's scripts) are named as "module:attribute" strings and file names,
+template partials, the table's controller) are named as "module:attribute" strings and file names,
 loaded where they are used (``load``), so this layer imports none of them.
 
 Each layer reads the kit: the store the log codec, the service functions the Play-now seats,
@@ -50,10 +50,9 @@ class Table:
     #: The engine's targets module (no attribute): ``target(board, action)``,
     #: ``places(board, view)`` and ``PICK_LABELS``.
     targets: str
-    #: The game's table controller, an ES module in service/http/web/static/.
+    #: The game's table controller, an ES module in service/http/web/static/ (the page's one
+    #: script for its table: it imports the board component, static/board/).
     controller: str
-    #: The classic scripts the page loads for this table beside table.js (static/).
-    scripts: tuple[str, ...] = ()
     #: Event kinds that show what nobody has seen yet (a frozenset): a staged part bringing
     #: one is sent, not tried.
     draws: str = ""

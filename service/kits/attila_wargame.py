@@ -19,7 +19,6 @@ KIT = GameKit(
     table=Table(
         targets="engine.attila_wargame.targets",
         controller="games/attila_wargame.js",
-        scripts=("wargame.js",),
         details="engine.attila_wargame.targets:details",
         march="engine.attila_wargame.targets:march",
         card_names="engine.attila_wargame.targets:card_names",

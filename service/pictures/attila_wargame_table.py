@@ -27,9 +27,10 @@ _NOTE_NAMES = {
     "aetius": "Aetius's murder, from round",
     "suborned": "The suborned unit",
 }
-#: Every word wargame.js shows (status lines, buttons, tooltips, aria-labels), handed to it
-#: in the page's language as the board's ``data-words`` (game.html); wargame.js's ``say(key,
-#: values)`` fills the ``%(name)s`` placeholders. Whole sentences, so a translator may reorder.
+#: Every word the wargame's controller (static/games/attila_wargame/) shows (status lines,
+#: buttons, tooltips, aria-labels), handed to it in the page's language as the board's
+#: ``data-words`` (game.html); its ``say(key, values)`` fills the ``%(name)s`` placeholders.
+#: Whole sentences, so a translator may reorder.
 WORDS = {
     "full_screen": N_("Full screen"),
     "layers": N_("Map layers"),
@@ -56,7 +57,7 @@ WORDS = {
 
 
 def words() -> dict[str, str]:
-    """WORDS in the spoken language, placeholders left for wargame.js to fill."""
+    """WORDS in the spoken language, placeholders left for the wargame's controller to fill."""
     return {key: _(text) for key, text in WORDS.items()}
 
 
@@ -85,12 +86,12 @@ def panel(
         "waiting": [names[s] for s in waiting],
         "orders": None,
         "words": words(),
-        # The map's layers drawn on demand (wargame.js): the zones of control, and the
+        # The map's layers drawn on demand (the wargame's controller): the zones of control, and the
         # counters moved in this movement phase (the view's own "moved", public).
         "layers": {
             "zoc": targets.zones(rules, state),
             "moved": {u: info["hex"] for u, info in view["units"].items() if info.get("moved")},
-            # The last battle marked step by step (wargame.js), and its line under the strip.
+            # The last battle marked step by step (the controller), and its line under the strip.
             "battle": battle(board, entries, view),
         },
     }

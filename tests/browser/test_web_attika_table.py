@@ -38,7 +38,7 @@ ATTIKA_SECONDS = 1500
 #: build (a piece of the storage board, or the one just revealed) with its sites, as the page
 #: holds them (what lights up when it is picked). Not a choice: the choice is then clicked
 #: (the building, then the lit site).
-_SITES = """() => window.kurierTable.actions()
+_SITES = """() => window.kurier.board.actions()
   .filter(([pick, site]) => pick.startsWith('building:') && site
     && document.querySelector(`.pieces [data-pick='${pick}']:enabled`))"""
 
@@ -125,7 +125,7 @@ def _attika_part(page: Any, steer: _Steer, seen: dict[str, int], first_tile: boo
         return "tile"
     own = steer.own | {
         _hex(m.split(" at ")[1].split()[0])
-        for m in page.evaluate("window.kurierTable.staged()")
+        for m in page.evaluate("window.kurier.board.staged()")
         if m.startswith("build ")
     }
     sites = [(pick, site) for pick, site in page.evaluate(_SITES)]
@@ -203,10 +203,10 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
                 )
                 shots.add(width)
             if not undone and part in ("build", "reveal"):  # taken back, chosen again
-                before = len(page.evaluate("window.kurierTable.staged()"))
+                before = len(page.evaluate("window.kurier.board.staged()"))
                 page.locator(".confirm-bar .undo").click()
                 _idle(page)
-                assert len(page.evaluate("window.kurierTable.staged()")) == before - 1
+                assert len(page.evaluate("window.kurier.board.staged()")) == before - 1
                 seen[part] -= 1
                 undone = True
         else:
@@ -218,7 +218,7 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
             if "draw" not in shots and page.viewport_size["width"] == 390:
                 _shot(page, "attika-390-draws-light")
                 shots.add("draw")
-        parts += len(page.evaluate("window.kurierTable.staged()"))
+        parts += len(page.evaluate("window.kurier.board.staged()"))
         page.locator(".confirm-bar .confirm").click()
         confirms += 1
         view = committed(kurier, game_id, view, lambda p=page: p.content()[:2000])

@@ -100,7 +100,7 @@ def play_turn_on_board(page: Any, rng: random.Random, undo_once: list[bool]) -> 
             _idle(page)
             assert page.locator(".confirm-bar .staged-text").inner_text() != before
             undo_once[0] = True
-    staged = len(page.evaluate("window.kurierTable.staged()"))
+    staged = len(page.evaluate("window.kurier.board.staged()"))
     assert staged, "nothing staged"
     page.locator(".confirm-bar .confirm").click()
     return staged
@@ -123,7 +123,7 @@ def shows_version(page: Any, version: int, table: bool = True) -> None:
     (no load), and (``table``) its table is ready to be played on."""
     page.wait_for_function(
         "([v, table]) => Number((document.querySelector('[data-game]') || {}).dataset?.version)"
-        " >= v && (!table || !!window.kurierTable)",
+        " >= v && (!table || !!(window.kurier && window.kurier.board))",
         arg=[version, table],
         timeout=15_000,
     )
@@ -291,4 +291,39 @@ def test_a_lost_connection_shows_and_recovers(browser: Any, base_url: str, worke
     page.unroute(api)
     _shows(page, version)
     page.wait_for_selector(".connection", state="hidden", timeout=15_000)
+    page.context.close()
+
+
+def test_keyboard_plays_a_part_on_the_board(browser: Any, base_url: str, worker: Any) -> None:
+    """Without a pointer: a piece focused and Enter lights its places and takes the focus to
+    the first, the arrow keys go from place to place, Enter stages that place's move, and
+    Undo (focused, Enter) takes it back."""
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2, seed="table-keys")
+    always_confirm(kurier, players)
+    mover = kurier.view(game_id)["waiting_for"][0]["seat"]
+    page = _signed_in(browser, base_url, players[mover])
+    navigate(page, f"{base_url}/games/{game_id}")
+    page.wait_for_function("() => !!(window.kurier && window.kurier.board)")
+    places: dict[str, set[str]] = {}
+    for pick, place in page.evaluate("window.kurier.board.actions()"):
+        if place:
+            places.setdefault(pick, set()).add(place)
+    pick = next(p for p, lit in places.items() if len(lit) > 1)
+    page.locator(f".pieces [data-pick='{pick}']").focus()
+    page.keyboard.press("Enter")
+    first = page.evaluate("document.activeElement.id")
+    assert first in places[pick], first
+    page.keyboard.press("ArrowRight")
+    second = page.evaluate("document.activeElement.id")
+    assert second in places[pick] and second != first, second
+    assert page.evaluate("document.activeElement.classList.contains('legal')")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => window.kurier.board.staged().length === 1")
+    _idle(page)
+    assert page.locator(".confirm-bar").is_visible()
+    page.locator(".confirm-bar .undo").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => window.kurier.board.staged().length === 0")
+    assert page.locator(".confirm-bar").is_hidden()
     page.context.close()

@@ -118,7 +118,7 @@ def _stage_until_sent_or_complete(
     bar = page.locator(".confirm-bar")
     raise AssertionError(
         "the move was neither sent nor complete: "
-        f"{page.evaluate('window.kurierTable && window.kurierTable.staged()')} "
+        f"{page.evaluate('window.kurier && window.kurier.board && window.kurier.board.staged()')} "
         f"{bar.is_visible() and bar.locator('.staged-text').inner_text()!r} "
         f"{page.locator('[data-game]').get_attribute('data-confirm')} "
         f"{page.evaluate('window.innerWidth')}"

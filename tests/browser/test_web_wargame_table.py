@@ -59,7 +59,7 @@ def _tap(page: Any, map_id: str, locator: Any, scale: float = 6) -> None:
     click ``locator`` there (a phone taps)."""
     page.evaluate(
         "([id, s]) => { document.querySelector('.wargame-board').scrollIntoView({block: 'center'});"
-        " window.kurierWargame.show(id, s); }",
+        " window.kurier.board.show(id, s); }",
         [map_id, scale],
     )
     # force: a lit hex may lie under a counter (the page finds the hex under the tap)
@@ -190,11 +190,11 @@ def _march(page: Any, shots: str | None) -> None:
             continue
         cost = int(_lit(page)[best].split(": ")[1].split(" ")[0])
         if shots:
-            page.evaluate("([id, s]) => window.kurierWargame.show(id, s)", [f"hex-{best}", 3])
+            page.evaluate("([id, s]) => window.kurier.board.show(id, s)", [f"hex-{best}", 3])
             _shot(page, f"wargame-{shots}-march-lit")
         _tap(page, f"hex-{best}", page.locator(f"#wg-under .wg-lit[data-hex='{best}']"), 3)
         _idle(page)
-        assert len(page.evaluate("window.kurierWargame.staged()")) == cost
+        assert len(page.evaluate("window.kurier.board.staged()")) == cost
         assert page.locator("#wg-overlay .wg-path").count() >= 1  # the path drawn
         if shots:
             _shot(page, f"wargame-{shots}-march-staged")
@@ -246,7 +246,7 @@ def test_two_players_play_the_first_two_rounds_of_the_wargame_on_the_map(
     assert float(pages[1].locator(".wargame-board").get_attribute("data-scale")) > 1
     pages[1].locator(".zoom-full").tap()
     for page, size, scale in ((pages[0], "1280", 4), (pages[1], "390", 8)):
-        page.evaluate("s => window.kurierWargame.show('unit-HUN-1', s)", scale)
+        page.evaluate("s => window.kurier.board.show('unit-HUN-1', s)", scale)
         _shot(page, f"wargame-{size}-zoomed-in")  # the counters' figures legible
     deadline = time.monotonic() + MAX_SECONDS
     done: list[str] = []
@@ -339,7 +339,7 @@ def _battle_marked(page: Any, other: Any, view: dict[str, Any]) -> None:
             timeout=20_000,
         )
         scale = 5 if size == "1280" else 7
-        shown.evaluate("([id, s]) => window.kurierWargame.show(id, s)", [f"hex-{target}", scale])
+        shown.evaluate("([id, s]) => window.kurier.board.show(id, s)", [f"hex-{target}", scale])
         for dark in (False, True):
             shown.emulate_media(color_scheme="dark" if dark else "light")
             # The status strip, the battle's line under it and the map: the page's top on a
@@ -444,7 +444,7 @@ def test_the_map_takes_most_of_a_phone_screen_and_still_fills_it(
     wide.on("pageerror", lambda e: errors.append(str(e)))
     navigate(wide, f"{base_url}/games/{game_id}")
     wide.locator(".wg-layer-zoc").click()
-    wide.evaluate("() => window.kurierWargame && window.kurierWargame.show('unit-HUN-1', 2.5)")
+    wide.evaluate("() => window.kurier && window.kurier.board.show('unit-HUN-1', 2.5)")
     _shot(wide, "wargame-1280-layers")
     wide.emulate_media(color_scheme="dark")
     _shot(wide, "wargame-1280-layers-dark")
@@ -509,7 +509,7 @@ def test_an_update_in_place_keeps_the_map_and_its_listeners_once(
     # A jump (a link, a tap on the mini-map) is drawn sharp at once, even just after a gesture
     # (whose picture is scaled as drawn until it rests: wg-moving).
     blurred = page.evaluate(
-        "() => { window.kurierWargame.show('unit-HUN-1', 4);"
+        "() => { window.kurier.board.show('unit-HUN-1', 4);"
         " return document.querySelector('.wargame-board .zoom').classList.contains('wg-moving'); }"
     )
     assert blurred is False
@@ -539,7 +539,7 @@ def _shots(page: Any, name: str, hex_label: str) -> None:
     counter's toggles under the map."""
     phone = page.viewport_size["width"] < 600
     page.evaluate(
-        "([id, s]) => window.kurierWargame.show(id, s)", [f"hex-{hex_label}", 6 if phone else 4]
+        "([id, s]) => window.kurier.board.show(id, s)", [f"hex-{hex_label}", 6 if phone else 4]
     )
     for dark in (False, True):
         page.emulate_media(color_scheme="dark" if dark else "light")
@@ -555,9 +555,9 @@ def _shots(page: Any, name: str, hex_label: str) -> None:
 
 
 def _staged(page: Any, count: int) -> list[str]:
-    page.wait_for_function(f"() => window.kurierWargame.staged().length === {count}")
+    page.wait_for_function(f"() => window.kurier.board.staged().length === {count}")
     _idle(page)
-    return page.evaluate("window.kurierWargame.staged()")
+    return page.evaluate("window.kurier.board.staged()")
 
 
 def test_a_march_through_a_waypoint_takes_its_command_unit_along_in_one_request(

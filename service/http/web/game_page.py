@@ -119,7 +119,7 @@ def context(
         if record.status == "finished"
         else None,
         rematch=_rematch(store, record, player_id),
-        # When a complete staged move waits for Confirm (static/table.js decides "auto").
+        # When a complete staged move waits for Confirm (static/board/ decides "auto").
         confirm_moves=prefs.confirm_moves(store, player_id) if player_id and board else "always",
         not_invited=player_id is None or not lifecycle.invited(record, player_id),
         **_seat_forms(record, view["seats"], seat, player_id, session is not None),

@@ -147,12 +147,13 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 
 @functools.cache
 def asset_versions() -> dict[str, str]:
-    """Each static file's version: the start of its content's SHA-256, read once per process
-    (the files change only with a deploy, which restarts it)."""
+    """Each static file's version (by its path under static/, e.g. ``games/attila.js``): the
+    start of its content's SHA-256, read once per process (the files change only with a
+    deploy, which restarts it)."""
     folder = Path(blp.static_folder or "")
     return {
-        path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        for path in sorted(folder.iterdir())
+        path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
 

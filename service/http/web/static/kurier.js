@@ -20,6 +20,7 @@
   // poller stopped asking while it was set: one letter typed in the chat (even deleted again)
   // silently ended live updates. Now nothing stops them: the chat box is kept as it is.
   var waiting = false;
+  var online = true;  // whether the last answer or stream came through (connection below)
   // The newest version a stream entry named while an update was under way. A player's own
   // move is shown twice otherwise: once from its answer (kurier:played), then again when the
   // stream's entry for it arrives mid-update, a second redraw of the same version that threw
@@ -107,7 +108,9 @@
       return response.text();
     });
   }
-  function staging() { return window.kurierTable && window.kurierTable.staged().length > 0; }
+  // The board (window.kurier.board, static/board/): what it has staged, and each update.
+  function board() { return window.kurier && window.kurier.board; }
+  function staging() { return !!board() && board().staged().length > 0; }
   function retry() { if (waiting && !staging()) { waiting = false; update(); } }
   document.addEventListener("kurier:idle", retry);
   document.addEventListener("kurier:played", function () { update(); });
@@ -116,7 +119,7 @@
   // and focus). The board comes from its own URL per version (data-board), which the browser
   // keeps: fetched only when it changed. No reload.
   var updating = false;
-  function board(html) {
+  function withBoard(html) {
     var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("main");
     var slot = fresh && fresh.querySelector(".zoom[data-board]");
     var shown = document.querySelector(".zoom[data-board]");
@@ -138,7 +141,7 @@
     var path = window.location.pathname;
     fetch(path + "?live=1", { credentials: "same-origin", cache: "no-store" })
       .then(function (response) { return response.text(); })
-      .then(board)
+      .then(withBoard)
       .then(function (got) {
         var fresh = got[0], picture = got[1];
         var main = document.querySelector("main");
@@ -169,8 +172,8 @@
           return;
         }
         if (typing) {
-          var slot = adopted.querySelector("form[action$='/say']");
-          if (slot) { slot.replaceWith(talk); }
+          var talkSlot = adopted.querySelector("form[action$='/say']");
+          if (talkSlot) { talkSlot.replaceWith(talk); }
         }
         if (keeps) { morph(main, adopted); } else { main.replaceWith(adopted); }
         if (document.querySelector("main [data-keep]:empty")) { window.location.reload(); return; }
@@ -181,7 +184,7 @@
         var mine = shown.getAttribute("data-my-turn") === "yes";
         document.title = document.title.replace(/^\u25CF [^\u00B7]*\u00B7 /, "");
         if (mine) { document.title = "\u25CF Your turn \u00B7 " + document.title; }
-        if (window.kurierTableInit) { window.kurierTableInit(); }
+        if (board()) { board().set(); }  // the new version's legal actions, read from the page
         window.kurierVerify();
         document.dispatchEvent(new CustomEvent("kurier:updated"));  // notify.js
         connection(online);
@@ -200,7 +203,6 @@
         window.setTimeout(update, seconds * 1000);
       });
   }
-  var online = true;
   function connection(ok) {
     online = ok;
     var lost = document.querySelector(".connection");  // a fresh one after each update
