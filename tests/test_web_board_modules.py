@@ -10,7 +10,7 @@ from pathlib import Path
 from flask import Flask
 
 from engine.registry import game_ids
-from service.http.web import pages
+from service.http.web.pages import base as pages
 
 STATIC = Path(__file__).parents[1] / "service" / "http" / "web" / "static"
 IMPORT = re.compile(r'^import [^"\n]*"(\.{1,2}/[^"]+)";', re.MULTILINE)
@@ -47,7 +47,7 @@ def test_asset_versions_cover_the_modules_in_folders() -> None:
 
 def test_the_game_page_loads_its_controller_as_a_module() -> None:
     template = (STATIC.parent / "templates" / "game.html").read_text(encoding="utf-8")
-    assert '<script type="module" src="{{ asset(\'games/\' ~ game.type' in template
+    assert '<script type="module" src="{{ asset(kit.table.controller) }}">' in template
     assert "table.js" not in (STATIC.parent / "templates" / "base.html").read_text(encoding="utf-8")
 
 
