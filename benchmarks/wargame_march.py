@@ -1,4 +1,4 @@
-"""Wargame march benchmark (issue 33): a march of up to 6 hexes is one request of several
+"""Wargame march benchmark: a march of up to 6 hexes is one request of several
 actions, and its server time p95 is ≤ 50 ms.
 
 Starts its own stack as benchmarks/load.py does (Redis with the production flags, one
