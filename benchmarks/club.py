@@ -1,6 +1,6 @@
-"""The club's pages (issue 34): a profile and a leaderboard with 10,000 rated players.
+"""The club's pages: a profile and a leaderboard with 10,000 rated players.
 
-The issue's target: ``GET /players/<id>`` and ``GET /leaderboards/<type>`` answer with p95 ≤ 50 ms
+The target: ``GET /players/<id>`` and ``GET /leaderboards/<type>`` answer with p95 ≤ 50 ms
 when 10,000 players are rated. Starts its own stack as benchmarks/load.py does (Redis with the
 production flags, one ``kurier worker``, ``kurier web`` = gunicorn with the service's settings),
 then seeds it through the service's own functions: ``--players`` players
@@ -30,7 +30,8 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.load import Stack, latency_line, percentile  # noqa: E402
+from benchmarks.load import latency_line, percentile  # noqa: E402
+from benchmarks.stack import Stack  # noqa: E402
 from service.domain import ratings  # noqa: E402
 from service.store import Store  # noqa: E402
 from tests.game_helpers import Table, play_random  # noqa: E402

@@ -1,4 +1,4 @@
-"""What a game costs Redis, for the capacity plan in docs/operations.md (issue 18, 16).
+"""What a game costs Redis, for the capacity plan in docs/operations.md.
 
 Not a test: ``.venv/bin/python benchmarks/footprint.py [--games 20] [--seconds 120]``. Plays
 random 3-player Attila games to the end through the service's own operations (no HTTP, no

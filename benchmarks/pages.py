@@ -45,7 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bare_app import BARE_KEY  # noqa: E402
-from benchmarks.load import Stack, latency_line, make_script, percentile  # noqa: E402
+from benchmarks.load import latency_line, make_script, percentile  # noqa: E402
+from benchmarks.stack import Stack  # noqa: E402
 from engine.core import SYSTEM  # noqa: E402
 from engine.registry import game_ids, get_game  # noqa: E402
 

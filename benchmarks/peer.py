@@ -59,8 +59,6 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.load import (  # noqa: E402
     Client,
-    CpuMeter,
-    Stack,
     Table,
     make_script,
     percentile,
@@ -68,6 +66,7 @@ from benchmarks.load import (  # noqa: E402
     saturate,
     wait_ready,
 )
+from benchmarks.stack import CpuMeter, Stack  # noqa: E402
 
 #: The harness, as issue 38 places it: beside the project, in shared/.
 PEER_SOURCE = ROOT.parent / "shared" / "benchmarks" / "peer-bgio"

@@ -37,7 +37,7 @@ import requests  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.load import CpuMeter  # noqa: E402
+from benchmarks.stack import CpuMeter  # noqa: E402
 from service.store.redis_server import RedisServer  # noqa: E402
 
 MAX_STREAMS = 5000  # bounded: each is a socket here and a Redis connection there

@@ -1,4 +1,4 @@
-"""Wargame march benchmark (issue 33): a march of up to 6 hexes is one request of several
+"""Wargame march benchmark: a march of up to 6 hexes is one request of several
 actions, and its server time p95 is ≤ 50 ms.
 
 Starts its own stack as benchmarks/load.py does (Redis with the production flags, one
@@ -41,8 +41,9 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.load import Stack, latency_line, percentile  # noqa: E402
+from benchmarks.load import latency_line, percentile  # noqa: E402
 from benchmarks.pages import Api, _wait, loadavg  # noqa: E402
+from benchmarks.stack import Stack  # noqa: E402
 
 TARGET_P95_MS = 50.0
 LONGEST = 6

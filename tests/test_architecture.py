@@ -20,11 +20,11 @@ LAYERS: dict[str, int] = {
     "service.store": 2,  # the one writer of games, the repositories, Redis's bookkeeping
     "service.domain": 3,  # service functions: what a request changes, what a caller may see
     "service.pictures": 3,  # the boards drawn as SVG and PNG
-    "service.ops": 3,  # settings and their check, metrics, archives, operator commands
-    "service.http": 4,  # adapters: API resources, schemas, web pages, their servers
-    "service.mail": 4,  # adapter: the SMTP receiver
-    "workers": 4,  # adapter: rq jobs
-    "service": 5,  # composition: service/cli.py wires everything together
+    "service.ops": 4,  # settings and their check, metrics, archives, operator commands
+    "service.http": 5,  # adapters: API resources, schemas, web pages, their servers
+    "service.mail": 5,  # adapter: the SMTP receiver
+    "workers": 5,  # adapter: rq jobs
+    "service": 6,  # composition: service/cli.py wires everything together
 }
 
 
@@ -69,11 +69,16 @@ def test_every_module_lives_in_a_layer_folder() -> None:
     assert loose == ["service.cli"], loose
 
 
-def layer(module: str) -> int:
+def folder(module: str) -> str:
+    """The layer folder ``module`` sits in (the longest matching one)."""
     candidates = [
         prefix for prefix in LAYERS if module == prefix or module.startswith(prefix + ".")
     ]
-    return LAYERS[max(candidates, key=len)]
+    return max(candidates, key=len)
+
+
+def layer(module: str) -> int:
+    return LAYERS[folder(module)]
 
 
 IMPORTS = {name: _imports(path) for name, path in MODULES.items()}
@@ -91,10 +96,8 @@ def test_the_engine_imports_nothing_of_the_service() -> None:
             assert all(dep.startswith("engine") for dep in deps), (module, deps)
 
 
-def test_no_import_loops() -> None:
-    """Depth-first search for a cycle in the module graph (package __init__s excluded: a
-    package importing its own submodules is how Python packages work)."""
-    graph = {m: {d for d in deps if d in MODULES and d != m} for m, deps in IMPORTS.items()}
+def _first_loop(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle in ``graph`` (depth-first search), as the path around it; None if there is none."""
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     path: list[str] = []
 
@@ -110,9 +113,35 @@ def test_no_import_loops() -> None:
         state[node] = 2
         return None
 
-    for module in sorted(graph):
-        if module not in state and (loop := visit(module)):
-            pytest.fail("import loop: " + " -> ".join(loop))
+    for node in sorted(graph):
+        if node not in state and (loop := visit(node)):
+            return loop
+    return None
+
+
+def test_no_import_loops() -> None:
+    """No two modules import each other, directly or around a loop (package __init__s
+    excluded: a package importing its own submodules is how Python packages work)."""
+    graph = {m: {d for d in deps if d in MODULES and d != m} for m, deps in IMPORTS.items()}
+    loop = _first_loop(graph)
+    assert loop is None, "import loop: " + " -> ".join(loop or [])
+
+
+def test_no_import_loops_between_folders() -> None:
+    """Folders of one layer (the service functions and the pictures) may use each other one
+    way only: no two folders import each other, directly or around a loop."""
+    graph: dict[str, set[str]] = {prefix: set() for prefix in LAYERS}
+    for module, deps in IMPORTS.items():
+        graph[folder(module)] |= {folder(dep) for dep in deps if dep in MODULES}
+    graph = {node: deps - {node} for node, deps in graph.items()}
+    loop = _first_loop(graph)
+    assert loop is None, "folders import each other: " + " -> ".join(loop or [])
+
+
+def test_the_checks_can_fail() -> None:
+    assert _first_loop({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _first_loop({"a": {"b"}, "b": set()}) is None
+    assert layer("service.ops.config") > layer("service.domain.deliveries")
 
 
 #: Adapters stand side by side: an HTTP resource does not call into a job module or back (what

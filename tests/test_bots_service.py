@@ -1,4 +1,4 @@
-"""Computer opponents in the service (issue 35): bot seats created through the API, their moves
+"""Computer opponents in the service: bot seats created through the API, their moves
 made by rq jobs on a queue of their own, owed like resolutions, idempotent, from the seat's view
 only, and a table of three hard bots played to its end through the real stack."""
 

@@ -1,4 +1,4 @@
-"""A move's transaction read made early, in the rate limiter's round trip (issue 16).
+"""A move's transaction read made early, in the rate limiter's round trip.
 
 The read rides in the request's first pipeline (service/domain/ratelimit.py,
 ``Tokens.checked_player`` in service/store/tokens.py) and the transaction's first try uses it;

@@ -1,4 +1,4 @@
-"""A turn mail's weight (issue 33, "Mail"): the whole MIME message, every part, at most
+"""A turn mail's weight: the whole MIME message, every part, at most
 300 KB for the wargame over several turns of a game played over HTTP, with its crop round
 what changed since the reader's last move (and every picture in a 256-colour palette); the
 Attila and Attika mails no heavier than before (docs/performance.md, "Mail size").
@@ -35,7 +35,7 @@ from tests.receivers import wait_for
 from tests.test_mail_design import inline_pngs, turn_mail
 from workers import mailview
 
-#: The budget of one turn mail, all parts (issue 33).
+#: The budget of one turn mail, all parts.
 BUDGET = 300_000
 #: Attila's and Attika's turn mails before the palette: 213 and 289 KB (one 1200 px PNG of
 #: 152 and 213 KB in base64; docs/performance.md): now they must stay well under.

@@ -318,9 +318,9 @@ def test_notices_say_what_happened_with_the_players_names() -> None:
 
 
 def test_the_creator_hears_when_the_last_seat_is_taken(stack: NotifyStack, hooks: HookSink) -> None:
-    """A seat-filled notice (issue 36): when the last seat of an open game is taken, its
+    """A seat-filled notice: when the last seat of an open game is taken, its
     creator (only) gets a mail and a webhook saying the table is full and can be started; a
-    creator who wants no such mail gets none. It used to learn it only by looking."""
+    creator who wants no such mail gets none."""
     k = stack.client
     host, _ = stack.player("Fila", email="fila@mail.test", webhook_url=hooks.url)
     guests = [stack.player(f"Gast{i}", email=f"gast{i}@mail.test")[0] for i in (1, 2)]

@@ -1,4 +1,4 @@
-"""Several actions in one request (issue 32): ``{"actions": [...]}`` on POST …/actions is one
+"""Several actions in one request: ``{"actions": [...]}`` on POST …/actions is one
 atomic change, all or none, one version and one log entry per action."""
 
 from __future__ import annotations

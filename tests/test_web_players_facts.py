@@ -1,7 +1,6 @@
-"""Each player's public state beside their name on the game page (issue 32, "Sees their
-pieces"): Attila's points, cards in hand as a count and action tiles after the seat's shape,
-Attika's colour, buildings and cards, the wargame's side; the same for a spectator, and never
-what is in a hand."""
+"""Each player's public state beside their name on the game page: Attila's points, cards in
+hand as a count and action tiles after the seat's shape, Attika's colour, buildings and cards,
+the wargame's side; the same for a spectator, and never what is in a hand."""
 
 from __future__ import annotations
 

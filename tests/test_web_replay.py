@@ -1,4 +1,4 @@
-"""Stepping through a game's versions (issue 32, "Looks back"): ``/games/<id>/replay/<n>`` shows
+"""Stepping through a game's versions: ``/games/<id>/replay/<n>`` shows
 the board of version n rebuilt from the log, for its viewer, never more than they could see
 then: every version of a played game is fetched by each seat and a spectator, and each answer
 is scanned for another seat's hand at that version and for a sealed choice's salt before its

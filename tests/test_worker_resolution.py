@@ -143,7 +143,7 @@ def test_worker_killed_mid_resolution_loses_nothing_and_applies_nothing_twice(
 def test_a_job_taken_by_a_worker_that_died_before_starting_it_is_enqueued_again(
     env_store: Store,
 ) -> None:
-    """Issue #17, item 1: Redis served the job to a worker's BLPOP and the worker died before
+    """Redis served the job to a worker's BLPOP and the worker died before
     it started the job. The job is in no queue and no registry and its status still says
     "queued": only the owed record knows it must run."""
     game_id, ref, version = _game_waiting_for_resolution(env_store, 3)

@@ -13,7 +13,6 @@ from service.common.i18n import say_n as ngettext
 from service.common.problems import Problem
 from service.domain import deliveries, invites, prefs
 from service.store import Store, queues
-from service.store.keys import player_key
 from service.store.record import GameRecord
 from workers import mail, seatmail
 from workers.notify import unsubscribe_url
@@ -31,7 +30,7 @@ def notify_invited(game_id: str, player_id: str) -> str:
         return "gone"  # removed meanwhile: nothing to join
     if not invites.still_open_to(record, player_id):
         return "stale"
-    raw = store.r.hgetall(player_key(player_id))
+    raw = store.players.hash(player_id)
     channels = prefs.channels_for(raw, invites.INVITED)
     notice = invites.invitation(store, record)
     key = queues.invite_notify_job_id(game_id, player_id)

@@ -53,7 +53,6 @@ from service.common.replies import SOFT_LIMIT, message_id_of
 from service.domain import messages, prefs
 from service.domain.games import play
 from service.store import Store
-from service.store.keys import player_key
 from service.store.record import GameRecord, Idempotency
 from workers import mail, mailview, seatmail
 from workers.shared import shared_store
@@ -424,7 +423,7 @@ class Answer:
             return None
         if not 0 <= seat < len(record.seats):
             return None
-        raw = store.r.hgetall(player_key(record.seats[seat]))
+        raw = store.players.hash(record.seats[seat])
         if not raw.get("email"):
             return None
         name, lang = raw.get("name", ""), i18n.language(raw.get("language"))

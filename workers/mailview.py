@@ -46,7 +46,7 @@ PICTURE_PIXELS = 2 * MAIL_WIDTH
 ANSWER_PIXELS = MAIL_WIDTH
 #: The most a mail's pictures may weigh together: base64 makes them 37 % heavier (76-character
 #: lines), so 200,000 bytes become 274 KB, and the text and HTML parts (10-20 KB) keep the whole
-#: mail under 300 KB (issue 33). Measured crops and overviews weigh 105-145 KB together.
+#: mail under 300 KB. Measured crops and overviews weigh 105-145 KB together.
 PICTURE_BYTES = 200_000
 #: The wargame's overview under its crop: the whole map without words at the mail's width,
 #: where things are, not what (the crop and the link show that).

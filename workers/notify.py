@@ -1,4 +1,5 @@
-"""Notification jobs: email and webhooks to one player, deadlines and reminders.
+"""Notification jobs: email and webhooks to one player; the deadline and reminder jobs
+(their logic: service/domain/deadlines.py).
 
 Every job is idempotent. A notification re-reads the game and skips what went stale (a "your
 turn" for a turn already played); an email is sent once per notification (a ``SET NX`` ledger
@@ -16,11 +17,12 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.core import SYSTEM, Event
+from engine.core import Event
 from engine.sentences import N_
 from service.common import i18n, webhook_urls
 from service.common.i18n import say as _
 from service.domain import (
+    deadlines,
     deliveries,
     mailbag,
     messages,
@@ -28,11 +30,9 @@ from service.domain import (
     prefs,
     unsubscribe,
 )
-from service.domain.games import play
 from service.domain.notifications import ASKING, SEATS_FILLED, seats_filled
 from service.ops import metrics
 from service.store import Store, owed, queues
-from service.store.keys import player_key
 from service.store.record import GameRecord
 from workers import mail, mailview, seatmail, webhooks
 from workers.seatmail import public_url
@@ -93,7 +93,7 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
     if kind == SEATS_FILLED and not seats_filled(record):
         return "stale"  # started already, or a seat is free again
     player_id = record.seats[seat]
-    raw = store.r.hgetall(player_key(player_id))
+    raw = store.players.hash(player_id)
     channels = prefs.channels_for(raw, kind)
     key = queues.notify_job_id(game_id, version, kind, seat)
     # The player's digest or quiet hours may hold the mail (never past the deadline's rule).
@@ -142,7 +142,7 @@ def notify_message(game_id: str, message_id: str, seat: int) -> str:
     if shown is None:
         return "gone"
     player_id = record.seats[seat]
-    raw = store.r.hgetall(player_key(player_id))
+    raw = store.players.hash(player_id)
     channels = prefs.channels_for(raw, MESSAGE_NOTICE)
     key = queues.message_job_id(game_id, message_id, seat)
     held = mailbag.send_time(raw, time.time())
@@ -174,7 +174,7 @@ def send_mailbag(game_id: str, seat: int) -> str:
     if not bag:
         return "empty"  # sent by an earlier run, or by the job of an earlier window
     record = store.get_game(game_id)
-    raw = store.r.hgetall(player_key(record.seats[seat]))
+    raw = store.players.hash(record.seats[seat])
     # Mails turned off meanwhile (the settings, the unsubscribe link): what waits stays unsent.
     ordered = [
         (entry, notice)
@@ -526,7 +526,7 @@ def deliver_webhook(player_id: str, delivery_id: str, attempt: int) -> str:
     delivery = prefs.get_delivery(store, player_id, delivery_id)
     if delivery.get("status") != "pending" or int(delivery.get("attempts") or 0) != attempt - 1:
         return "stale"
-    raw = store.r.hgetall(player_key(player_id))
+    raw = store.players.hash(player_id)
     if not raw.get("webhook_url") or raw.get("webhook_disabled"):
         prefs.update_delivery(store, player_id, delivery_id, status="cancelled")
         return "cancelled"
@@ -572,12 +572,11 @@ def deliver_webhook(player_id: str, delivery_id: str, attempt: int) -> str:
 
 def disable_webhook(store: Store, player_id: str, reason: str) -> None:
     """Stop deliveries to a failing endpoint and tell its owner by email (once)."""
-    key = player_key(player_id)
-    if store.r.hget(key, "webhook_disabled"):
+    if store.players.hash(player_id).get("webhook_disabled"):
         return
-    store.write(lambda pipe: pipe.hset(key, "webhook_disabled", reason))
+    store.players.update(player_id, {"webhook_disabled": reason})
     metrics.record_webhook_delivery(store.r, "disabled")
-    raw = store.r.hgetall(key)
+    raw = store.players.hash(player_id)
     log.warning("webhook of %s disabled: %s", player_id, reason)
     if raw.get("email"):
         with i18n.speaking(i18n.language(raw.get("language"))):
@@ -615,46 +614,10 @@ def _webhook_disabled_mail(player_id: str, raw: dict[str, str], reason: str) -> 
 
 
 def deadline(game_id: str, version: int, due: float, first_due: float | None = None) -> str:
-    """The deadline of ``version`` fell due: time out every pending player not on vacation."""
-    store = shared_store()
-    record = store.get_game(game_id)
-    if record.version != version or record.status != "active":
-        return "stale"  # someone moved: that version's deadline was replaced
-    first_due = first_due or due
-    settings = record.deadline
-    limit = first_due + float(settings.get("vacation_max_days", 14)) * 86_400
-    now = time.time()
-    away: list[float] = []
-    open_decisions = [d for d in record.pending if d["seat"] != SYSTEM]
-    for decision in open_decisions:
-        raw = store.r.hgetall(player_key(record.seats[decision["seat"]]))
-        until = prefs.on_vacation(raw, now)
-        if until is not None and now < limit:
-            away.append(until)
-    if away:
-        # Vacation pauses the clock: the full deadline again after the vacation, within the limit.
-        new_due = min(max(away) + float(settings["hours"]) * 3600, limit)
-        job_id = f"{queues.deadline_job_id(game_id, version)}-{int(new_due)}"
-        later = notifications.deadline_job(game_id, version, new_due, first_due, job_id)
-        with store.raw.pipeline() as pipe:
-            owed.owe(pipe, later, store.raw)
-            pipe.execute()
-        return "postponed"
-    results = [play.apply_timeout(store, game_id, d["seat"], d) for d in open_decisions]
-    return ",".join(results)
+    """The deadline of ``version`` fell due (service/domain/deadlines.py)."""
+    return deadlines.fall_due(shared_store(), game_id, version, due, first_due)
 
 
 def remind(game_id: str, version: int, due: float) -> str:
-    """Warn the pending players that their deadline is near (if nobody moved since)."""
-    store = shared_store()
-    record = store.get_game(game_id)
-    if record.version != version or record.status != "active":
-        return "stale"
-    sent = 0
-    for decision in record.pending:
-        if decision["seat"] == SYSTEM:
-            continue
-        data = {"step": decision["step"], "ref": decision.get("ref", ""), "due": due}
-        notify(game_id, version, "game.deadline_warning", decision["seat"], data)
-        sent += 1
-    return f"reminded {sent}"
+    """Warn the pending players that their deadline is near (service/domain/deadlines.py)."""
+    return deadlines.remind(shared_store(), game_id, version, due, notify)

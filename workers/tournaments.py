@@ -13,7 +13,6 @@ from service.common.i18n import say as _
 from service.common.problems import Problem
 from service.domain import deliveries, prefs, tournaments
 from service.store import queues
-from service.store.keys import player_key
 from workers import mail, seatmail
 from workers.notify import unsubscribe_url
 from workers.seatmail import public_url
@@ -33,7 +32,7 @@ def notify_round(tournament_id: str, number: int, player_id: str) -> str:
     """Tell one entrant that round ``number`` has started: their game, or their bye."""
     store = shared_store()
     kind = tournaments.ROUND_STARTED
-    raw = store.r.hgetall(player_key(player_id))
+    raw = store.players.hash(player_id)
     channels = prefs.channels_for(raw, kind)
     notice = tournaments.round_notice(store, tournament_id, number, player_id)
     key = queues.tournament_notify_job_id(tournament_id, number, player_id)

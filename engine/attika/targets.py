@@ -1,4 +1,4 @@
-"""Where each legal Attika action is chosen on the web table (issue 32): what the player picks
+"""Where each legal Attika action is chosen on the web table: what the player picks
 first (a building of the storage board or the one just revealed, a stack, the map tile, a
 button) and the hex it goes to. Data only, as engine/attila/targets.py: the page lights up what
 the engine listed and decides nothing.

@@ -1,4 +1,4 @@
-"""Where each legal Attila action is chosen on the web table (issue 32): what the player picks
+"""Where each legal Attila action is chosen on the web table: what the player picks
 first (a card of the hand, an action tile, a button) and the board place it goes to.
 
 Data only, like chessground's ``movable.dests``: the server sends it beside the legal actions

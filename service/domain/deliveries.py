@@ -17,7 +17,6 @@ from typing import Any
 from service.common import webhook_urls
 from service.common.numbers import is_ascii_digits
 from service.domain import prefs
-from service.ops import config
 from service.store import Store, owed, queues
 from service.store.keys import player_key
 from service.store.owed import OwedJob
@@ -77,12 +76,14 @@ def start_delivery(
         owed.owe_now(store.queue_raw, attempt_job(store, player_id, delivery_id, 1))
 
 
-def send_test(store: Store, player_id: str) -> str:
+def send_test(store: Store, player_id: str, public_url: str) -> str:
+    """A ``webhook.test`` event to the player's webhook, linking to ``public_url``'s /v1/me
+    (the site's address, from its settings: service/ops/config.py ``public_url``)."""
     delivery_id = "msg_test_" + secrets.token_hex(8)
     payload = {
         "type": "webhook.test",
         "timestamp": datetime.now(UTC).isoformat(),
-        "data": {"player_id": player_id, "link": f"{config.public_url(os.environ)}/v1/me"},
+        "data": {"player_id": player_id, "link": f"{public_url}/v1/me"},
     }
     start_delivery(store, player_id, delivery_id, payload)
     return delivery_id

@@ -1,4 +1,4 @@
-"""What a request may carry, decided once for every way in (issue 36).
+"""What a request may carry, decided once for every way in.
 
 The API's schemas (service/http/schemas) build their fields from these rules, and the service
 functions that store a value (``prefs.apply``, ``players.create``, ``messages.post``,

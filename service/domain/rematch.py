@@ -1,4 +1,4 @@
-"""A rematch (issues 32 and 34): the players of a finished game meet again in a new game with
+"""A rematch: the players of a finished game meet again in a new game with
 the same options, settings and deadline and a new seed.
 
 The first player to ask makes it and sits in it; the others are invited to it by name

@@ -1,5 +1,5 @@
 """Who sits in a seat once a game runs: a win claimed from an absent opponent, a seat offered
-to a replacement and taken over (issue #13; docs/api.md, "Resigning, abandoning, replacing").
+to a replacement and taken over (docs/api.md, "Resigning, abandoning, replacing").
 
 A seat is *abandoned* after K missed deadlines in a row (service/domain/games/play.py
 ``_missed``); it is no longer abandoned once its player acts again. Everything here commits

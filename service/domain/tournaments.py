@@ -1,4 +1,4 @@
-"""Tournaments for correspondence play (issue 34; docs/tournaments.md): a round-robin or a
+"""Tournaments for correspondence play (docs/tournaments.md): a round-robin or a
 Swiss system of any game type at tables of its seat count, sign-up until a start, rounds
 whose games are created by the same service functions as any game (service/domain/games/),
 standings with tie-breaks. The pairing itself is pure: service/domain/pairing.py.

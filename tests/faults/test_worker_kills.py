@@ -1,4 +1,4 @@
-"""kill -9 game workers at random points of many resolutions (issue #17): every owed resolution
+"""kill -9 game workers at random points of many resolutions: every owed resolution
 is done, exactly once, within 10 s of a worker being available again.
 
 ``kurier worker --processes 2`` (rq's WorkerPool, as ``kurier run`` starts it) serves Attila
@@ -8,7 +8,7 @@ games played in-process by a few threads. A chaos thread meanwhile, at random mo
 - kills the whole pool (parent, members, scheduler) and starts a new one a moment later;
 - stops the whole pool (SIGSTOP), waits until a stopped worker's blocked BLPOP has taken a
   resolution out of the queue (Redis serves it regardless), then kills the pool: the job is in
-  no queue and no registry, its status still "queued" (the drill of the issue).
+  no queue and no registry, its status still "queued".
 
 Then every game must end, each of its resolutions in its log exactly once, and each resolution
 must have been applied within 10 s of being owed, not counting the time no worker was alive.

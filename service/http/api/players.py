@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from flask.views import MethodView
@@ -12,6 +13,7 @@ from service.http.api.base import Blueprint, dumped, problems
 from service.http.auth import current_player, player_hash_read, store, token_required
 from service.http.schemas.players import Inbox, Me, PlayerCreate, PlayerCreated, PlayerPatch
 from service.http.schemas.webhooks import Deliveries, DeliveriesQuery, WebhookSecret, WebhookTest
+from service.ops import config
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and tokens")
 
@@ -97,7 +99,8 @@ class WebhookTestView(MethodView):
         assert player is not None
         if not prefs.read(store(), player["id"])["webhook_url"]:
             raise Problem(409, "no-webhook", "set webhook_url with PATCH /v1/me first")
-        return {"delivery_id": deliveries.send_test(store(), player["id"])}
+        site = config.public_url(os.environ)
+        return {"delivery_id": deliveries.send_test(store(), player["id"], site)}
 
 
 @blp.route("/me/webhook-deliveries")

@@ -4,9 +4,9 @@
 answers every operation may give.
 
 The document is finished here, once, as a whole (``finish``), so an endpoint added elsewhere
-gets the same headers and answers without a decorator of its own. Issues 14 and 37: client
-authors generate typed clients (openapi-python-client, openapi-typescript) from this document,
-and generators read it literally:
+gets the same headers and answers without a decorator of its own. Client authors generate
+typed clients (openapi-python-client, openapi-typescript) from this document, and generators
+read it literally:
 
 - Each game type's view, legal actions and record is a whole schema of its own
   (``AttilaGameView`` names ``view: AttilaView`` itself). An ``allOf`` that narrows a loose

@@ -1,4 +1,4 @@
-"""The web pages (issue 12, first part): sign in by mailed link, the lobby, a game's page.
+"""The web pages: sign in by mailed link, the lobby, a game's page.
 
 Server-rendered (Jinja, templates/), over the same service functions as the API: nothing here
 reads or writes Redis but through them, and no rule is decided here. Every action is a plain

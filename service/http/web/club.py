@@ -1,4 +1,4 @@
-"""The club's pages (issue 34): profiles with their rating plot, leaderboards, games to watch,
+"""The club's pages: profiles with their rating plot, leaderboards, games to watch,
 finished-game archives, following. A blueprint nested in the web one (its session, headers and
 error pages apply); every page is made from the service functions the API answers with
 (service/domain/club.py, service/domain/ratings.py): no second path to the store."""

@@ -1,4 +1,4 @@
-"""Stepping through a game's versions (issue 32, "Looks back"): ``/games/<id>/replay/<n>``,
+"""Stepping through a game's versions: ``/games/<id>/replay/<n>``,
 the board as it was at version n for the viewer, what changed at that step, the reveals made
 there with their commitments (checked in the browser as on the game page), and links to the
 first, previous, next and last versions (``static/replay.js`` adds the arrow keys). A plain

@@ -86,7 +86,7 @@ def move(game_id: str) -> Any:
 
 @blp.get("/games/<game_id>/staged")
 def staged(game_id: str) -> Any:
-    """The table's question while a move is built (issue 32): what may follow the staged
+    """The table's question while a move is built: what may follow the staged
     actions ``m`` (in order, not played), with where each goes on the board. JSON."""
     session = g.get("web_session")
     if session is None:
