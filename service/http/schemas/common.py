@@ -14,6 +14,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import ValidationError, fields, validate
 
+from service.common.numbers import whole_number
 from service.domain import inputs
 
 #: Names and codes end up in mail headers, logs and other players' views: no control characters
@@ -95,16 +96,12 @@ def strict_integer(**kwargs: Any) -> fields.Integer:
     return fields.Integer(strict=True, **kwargs)
 
 
-#: An integer in a query string: ASCII digits, at most 18 of them (``int()`` also reads
-#: " 10", "+10", "1_0" and other scripts' digits).
-QUERY_INTEGER = re.compile(r"-?[0-9]{1,18}")
-
-
 class QueryInteger(fields.Integer):
-    """An integer parameter of a query string: ASCII digits only."""
+    """An integer parameter of a query string: ASCII digits only (service/common/numbers.py
+    ``whole_number``, the rule the web pages read numbers by)."""
 
     def _validated(self, value: Any) -> int:
-        if isinstance(value, str) and not QUERY_INTEGER.fullmatch(value):
+        if isinstance(value, str) and whole_number(value) is None:
             raise self.make_error("invalid", input=value)
         return super()._validated(value)
 
