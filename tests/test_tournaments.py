@@ -352,5 +352,5 @@ def test_pages_answer_any_cursor_and_id(kurier: Kurier) -> None:
         r = kurier.call("GET", "/tournaments", params={"before": query})
         assert r.status_code == 200, query
     r = kurier.call("GET", "/v1/tournaments", params={"before": "nan"})
-    assert r.status_code == 422
+    assert r.status_code == 400 and r.json()["code"] == "invalid-cursor"
     assert kurier.call("GET", "/tournaments/t_" + "x" * 500).status_code == 404
