@@ -30,10 +30,19 @@ def _own_client(connection: redis.Redis) -> redis.Redis:
     )
 
 
+#: The longest wait between a worker's attempts to reach Redis when it is away. rq doubles
+#: the wait up to 60 s: after a 16 s outage a worker slept up to 16 s more (32 s after a
+#: longer one) while resolutions waited (tests/test_worker_reconnect.py). An attempt is one
+#: cheap command; one log line per attempt while Redis is away.
+RECONNECT_SECONDS = 2.0
+
+
 class _Beating:
-    """Mixin for rq workers: a live heartbeat (``kurier:alive:<name>``) while the worker runs."""
+    """Mixin for rq workers: a live heartbeat (``kurier:alive:<name>``) while the worker runs,
+    and attempts to reach Redis again at least every ``RECONNECT_SECONDS``."""
 
     _stop_beating: threading.Event | None = None
+    max_connection_wait_time = RECONNECT_SECONDS
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         stop = threading.Event()
