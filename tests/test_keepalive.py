@@ -49,7 +49,8 @@ def api(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tu
         gunicorn_argv("127.0.0.1", port), env=env, cwd=ROOT, stdout=log, stderr=log
     )
     try:
-        wait_until_answering(proc, f"http://127.0.0.1:{port}", str(tmp / "web.log"))
+        # A busy machine boots gunicorn slowly: the wait is for its start, not what is tested.
+        wait_until_answering(proc, f"http://127.0.0.1:{port}", str(tmp / "web.log"), 90)
         yield "127.0.0.1", port
     finally:
         proc.terminate()
