@@ -2,16 +2,21 @@
 #   kurier web      the API under gunicorn (gthread), port 8000 (default command)
 #   kurier worker   an rq worker with its scheduler (game work: queues high default low)
 #   kurier worker --queues webhooks --processes 4   the webhook workers
-#   kurier mail-in  the mail receiver (comes with issue 5; not in this release)
+#   kurier mail-in  the mail receiver (SMTP on KURIER_MAILIN_PORT, 2525; docs/email.md)
 # Configuration only through environment variables; `kurier config check` tells what is wrong.
 
+# Any Debian bookworm image with Python 3.11 as python3 and its venv module: the official
+# slim image, or a bookworm root file system with python3-venv (scripts/image-check builds one).
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
 # -- build: install the package and its dependencies into a virtualenv ----------------------------
 FROM ${PYTHON_IMAGE} AS build
+# The building machine's own package index settings, if it has any (scripts/image-check passes
+# them); none is written here.
+ARG PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_FIND_LINKS PIP_CERT PIP_DEFAULT_TIMEOUT
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
-RUN python -m venv /opt/kurier
+RUN python3 -m venv /opt/kurier
 WORKDIR /src
 # Dependencies first (a layer that changes only with pyproject.toml)...
 COPY pyproject.toml README.md ./

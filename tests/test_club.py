@@ -148,3 +148,22 @@ def test_rating_plot_is_inline_svg_without_inline_style(app: Any) -> None:
         assert svg.count("<circle") == 1 and svg.count(",") >= 100
         for text in (one, svg):
             assert "style" not in text and text.startswith('<svg class="plot"')
+
+
+#: Query values ``int()`` or ``str.isdigit()`` misread: other scripts' digits, signs, spaces.
+NOT_ASCII_NUMBERS = ("\u00b2", "\u0663", "\uff13", " 3", "+3", "1_0", "3.0", "x")
+
+
+def test_leaderboard_page_reads_numbers_as_the_api_does(kurier: Kurier) -> None:
+    """Signed out, a malformed ``seats`` or ``min_games`` is a 400 page, as the API refuses it
+    (422); a seat count the game does not have is 404 (the API: 400)."""
+    for text in NOT_ASCII_NUMBERS:
+        for name in ("seats", "min_games"):
+            page = kurier.call("GET", "/leaderboards/attila", params={name: text})
+            assert page.status_code == 400, (name, text, page.status_code)
+            api = kurier.call("GET", "/v1/leaderboards/attila", params={name: text})
+            assert api.status_code == 422, (name, text, api.status_code)
+    assert kurier.call("GET", "/leaderboards/attila", params={"seats": "9"}).status_code == 404
+    assert kurier.call("GET", "/leaderboards/attila", params={"seats": "-2"}).status_code == 404
+    for query in ({"seats": "2"}, {"min_games": "3"}, {"min_games": "7"}, {"seats": ""}, {}):
+        assert kurier.call("GET", "/leaderboards/attila", params=query).status_code == 200, query

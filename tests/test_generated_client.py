@@ -359,7 +359,9 @@ def _play_to_end(table: Table, rng: random.Random) -> tuple[Any, int]:
             if_match=f'"{view.version}"',
         )
         result = audit.parsed(_ok(r, 202 if decision.kind.value == "sealed" else 200), "play")
-        assert isinstance(result, _model("ActionResult"))
+        assert isinstance(result, _model(camel(table.type_id) + "ActionResult"))
+        decision_class = _model(camel(table.type_id) + "Decision")
+        assert all(isinstance(d, decision_class) for d in result.waiting_for)
         moves += 1
     raise AssertionError(f"the game did not finish in {MAX_STEPS} steps")
 
@@ -564,7 +566,13 @@ def test_a_future_kind_is_parsed_as_the_fallback(
     assert [f.split(" at ")[0] for f in audit.fallbacks] == ["OtherEvent"]
 
     # The same kind in a move's answer and a future action type among the legal actions.
-    answer = {"version": 9, "status": "active", "events": [FUTURE_EVENT], "waiting_for": []}
+    answer = {
+        "type": "attila",
+        "version": 9,
+        "status": "active",
+        "events": [FUTURE_EVENT],
+        "waiting_for": [],
+    }
     result = _parse("games.play", 200, answer)
     assert type(result.events[0]).__name__ == "OtherEvent"
     for player in (a0, a1):

@@ -250,7 +250,7 @@ def test_message_ids_past_64_bits_are_refused_not_a_500(
     pattern = _parameter(kurier, "/v1/games/{game_id}/messages", "get", "after")["schema"]
     assert not re.fullmatch(pattern["pattern"], value)
     r = kurier.call("GET", f"/v1/games/{game_id}/messages", players[0], params={"after": value})
-    assert "after" in str(_problem(r, 422, "invalid-query")), r.text
+    assert _problem(r, 400, "invalid-cursor")["parameter"] == "after", r.text
     r = kurier.call("POST", f"/v1/games/{game_id}/messages/{value}/hide", players[0])
     _problem(r, 404, "message-not-found")
 
@@ -513,10 +513,10 @@ def test_what_the_stream_server_refuses_itself_is_problem_json(
 def test_a_bad_cursor_is_one_answer_from_the_api_and_the_stream_server(
     kurier: Kurier, streams: str, setting: tuple[str, list[Player], str]
 ) -> None:
-    """A cursor that is not one: 422 ``invalid-cursor`` naming the parameter, whether the
-    client asks the API (which answers the stream paths 307) or the stream server itself. They
-    answered 422 ``invalid-query`` and 400 ``invalid-cursor``; the API let a bad Last-Event-ID
-    through to a redirect."""
+    """A cursor that is not one: 400 ``invalid-cursor`` naming the parameter, whether the
+    client asks the API (which answers the stream paths 307) or the stream server itself, as
+    every list answers it (tests/test_one_answer.py); the API let a bad Last-Event-ID through
+    to a redirect."""
     game_id, players, _ = setting
     cases = [
         (f"/v1/games/{game_id}/stream", None, {"after": "x"}, {}, "after"),
@@ -535,7 +535,7 @@ def test_a_bad_cursor_is_one_answer_from_the_api_and_the_stream_server(
                 allow_redirects=False,
                 timeout=10,
             )
-            answers.append(_problem(r, 422, "invalid-cursor"))
+            answers.append(_problem(r, 400, "invalid-cursor"))
         api, stream_server = answers
         assert api["parameter"] == stream_server["parameter"] == parameter, answers
         assert api["type"] == stream_server["type"] == "/problems/invalid-cursor"

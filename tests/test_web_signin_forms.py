@@ -236,3 +236,38 @@ def test_the_check_your_mail_page_names_the_local_outbox(
     folder = str(tmp_path / "outbox" / "new")
     assert (folder in r.text) == (relay is None), r.text
     assert ("KURIER_SMTP_URL" in r.text) == (relay is None)
+
+
+def test_one_address_serves_a_few_players_however_many_clients_ask(
+    base_url: str, kurier: Kurier, store: Store
+) -> None:
+    """Registrations of one stranger's address from many client addresses (each under its own
+    signup budget) bind at most ``accounts.MAX_PLAYERS_PER_EMAIL`` players to it, through the
+    form, the API and a changed address alike; other addresses are not affected."""
+    from service.domain.accounts import MAX_PLAYERS_PER_EMAIL
+
+    address = _address()
+    answers = [
+        requests.post(
+            f"{base_url}/register",
+            data={"name": f"S{i}", "email": address},
+            headers=HTML | {"X-Forwarded-For": f"198.51.100.{i + 1}"},
+            timeout=10,
+        )
+        for i in range(MAX_PLAYERS_PER_EMAIL + 3)
+    ]
+    statuses = [r.status_code for r in answers]
+    assert statuses[:MAX_PLAYERS_PER_EMAIL] == [200] * MAX_PLAYERS_PER_EMAIL, statuses
+    assert all(s == 422 for s in statuses[MAX_PLAYERS_PER_EMAIL:]), statuses  # as every refusal
+    assert 'role="alert"' in answers[-1].text and "already serves" in answers[-1].text
+    r = kurier.call("POST", "/v1/players", json={"name": "Api", "email": address.upper()})
+    assert r.status_code == 409 and r.json()["code"] == "email-has-players", r.text
+    other = kurier.new_player("Other")
+    r = kurier.call("PATCH", "/v1/me", other, json={"email": address})
+    assert r.status_code == 409 and r.json()["code"] == "email-has-players", r.text
+    assert len(store.players.with_email(address)) == MAX_PLAYERS_PER_EMAIL
+    # A player keeps (or sets again) the address it has; a fresh address is fine.
+    (first,) = [p for p in store.players.with_email(address) if p["name"] == "S0"]
+    assert store.players.get(first["id"])["email"] == address
+    r = kurier.call("PATCH", "/v1/me", other, json={"email": _address()})
+    assert r.status_code == 200, r.text

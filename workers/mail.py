@@ -17,8 +17,10 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from email.headerregistry import Address
+from email.headerregistry import Address, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage
+from email.policy import EmailPolicy
+from email.policy import default as default_policy
 from email.utils import format_datetime, make_msgid, parseaddr
 from functools import cache
 from pathlib import Path
@@ -74,7 +76,7 @@ def sender() -> Address:
         return Address("Kurier", addr_spec=f"kurier@{mail_domain()}")
     name, addr = parseaddr(configured)
     try:
-        return Address(one_line(name), addr_spec=addr or configured)
+        return Address(display_name(name), addr_spec=addr or configured)
     except (ValueError, IndexError) as error:  # what email's parser raises for a bad address
         raise ValueError(f"KURIER_MAIL_FROM: {configured!r} is not an address: {error}") from None
 
@@ -88,11 +90,56 @@ def one_line(text: str) -> str:
     return " ".join(cleaned.split())
 
 
+def display_name(text: str) -> str:
+    """``text`` fit for a display name: one line, and no RFC 2047 encoded word in it (every
+    ``=?`` becomes ``= ?``). An encoded word is decoded by the reader's mail program (and by
+    ``email`` itself when it folds the header) after the name was quoted, so a name spelled
+    ``=?utf-8?b?PGV2ZUBldmlsLmV4YW1wbGU+?=`` would be shown as ``<eve@evil.example>``, an
+    address of its own."""
+    return one_line(text).replace("=?", "= ?")
+
+
 def address(addr: str, name: str = "") -> Address:
     """One mailbox as an ``Address``: the display name is quoted or encoded as it needs, so a
-    name such as ``Smith, Anna`` or ``Eve <eve@evil.example>`` stays a name and never becomes
-    a second recipient."""
-    return Address(one_line(name), addr_spec=addr.strip())
+    name such as ``Smith, Anna``, ``Eve <eve@evil.example>`` or an encoded word for an address
+    stays a name and never becomes a second recipient."""
+    return Address(display_name(name), addr_spec=addr.strip())
+
+
+class VerbatimHeader(UnstructuredHeader):
+    """A header written exactly as its value stands, on one line, never folded or RFC 2047
+    encoded: for values a program reads without decoding, such as ``List-Unsubscribe``'s
+    ``<URL>`` (RFC 2369). ``email``'s default folding encodes any word longer than a line,
+    and a long URL is one word. The value must be printable ASCII; a line may run to RFC
+    5322's 998 characters."""
+
+    #: The longest value that fits a 998-character line after the longest such header's name.
+    max_length = 998 - len("List-Unsubscribe-Post: ")
+
+    @classmethod
+    def parse(cls, value: str, kwds: dict[str, Any]) -> None:
+        if (
+            not re.fullmatch(r"[\x21-\x7e]+(?: [\x21-\x7e]+)*", value)
+            or len(value) > cls.max_length
+        ):
+            raise ValueError(f"not a one-line printable ASCII header value: {value!r}")
+        super().parse(value, kwds)
+
+    def fold(self, *, policy: Any) -> str:
+        name = self.name  # type: ignore[attr-defined]  # BaseHeader, mixed in by the registry
+        return f"{name}: {self}{policy.linesep}"
+
+
+def _policy() -> EmailPolicy[EmailMessage]:
+    registry = HeaderRegistry()
+    for name in ("List-Unsubscribe", "List-Unsubscribe-Post"):
+        # The registry makes the header class from BaseHeader and this one (as for its own).
+        registry.map_to_type(name, VerbatimHeader)  # type: ignore[arg-type]
+    return default_policy.clone(header_factory=registry)
+
+
+#: The policy of every mail Kurier writes: ``email``'s default, with verbatim list headers.
+POLICY = _policy()
 
 
 def thread_id(game_id: str) -> str:
@@ -101,7 +148,7 @@ def thread_id(game_id: str) -> str:
 
 
 def compose(mail: Mail, now: float) -> EmailMessage:
-    message = EmailMessage()
+    message = EmailMessage(policy=POLICY)
     message["From"] = sender()
     message["To"] = address(mail.to, mail.to_name)
     message["Subject"] = one_line(mail.subject)

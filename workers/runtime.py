@@ -30,6 +30,13 @@ def _own_client(connection: redis.Redis) -> redis.Redis:
     )
 
 
+#: The longest wait between a worker's attempts to reach Redis when it is away. rq doubles
+#: the wait up to 60 s: after a 16 s outage a worker slept up to 16 s more (32 s after a
+#: longer one) while resolutions waited (tests/test_worker_reconnect.py). An attempt is one
+#: cheap command; one log line per attempt while Redis is away.
+RECONNECT_SECONDS = 2.0
+
+
 # The mixin's base, for the type checker only: at run time the worker class it is mixed into.
 if TYPE_CHECKING:
     _WorkerBase = Worker
@@ -38,9 +45,11 @@ else:
 
 
 class _Beating(_WorkerBase):
-    """Mixin for rq workers: a live heartbeat (``kurier:alive:<name>``) while the worker runs."""
+    """Mixin for rq workers: a live heartbeat (``kurier:alive:<name>``) while the worker runs,
+    and attempts to reach Redis again at least every ``RECONNECT_SECONDS``."""
 
     _stop_beating: threading.Event | None = None
+    max_connection_wait_time = RECONNECT_SECONDS
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         stop = threading.Event()

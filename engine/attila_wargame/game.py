@@ -10,6 +10,7 @@ from engine.attila_wargame.board import Board, load_board
 from engine.attila_wargame.describe import Describe
 from engine.attila_wargame.rules import Rules
 from engine.attila_wargame.state import WargameState, dump_state, load_state
+from engine.attila_wargame.victory import with_reasons
 from engine.core import RulesGame, options_from_data
 from engine.sentences import N_
 
@@ -130,9 +131,12 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
             "council": self._sealed_view(state.council, seat, battle=False),
             "notes": self._notes_view(state, seat, over),
             "score": r.score(state) if over else None,
-            "result": state.result,
+            "result": self.result(state),
         }
         return out
+
+    def result(self, state: WargameState) -> dict[str, Any] | None:
+        return None if state.result is None else with_reasons(state.result)
 
     def _sealed_view(self, holder: Any, seat: int | None, battle: bool) -> dict[str, Any] | None:
         if holder is None:

@@ -17,6 +17,14 @@ from engine.attila_wargame.state import CONVENE, OVER, WargameState
 from engine.core import Event, rank_with_resigned, start_rejoin, start_resign
 
 
+def with_reasons(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` as the game reports it (its ``game_ended`` event, ``Game.result``, the view):
+    with its ``reasons``, the calendar's end unless it names its own (a resignation), as every
+    game's result names them. The stored state keeps the result as it was scored, so stored
+    games replay to the very state they hold (service/domain/pinning.py)."""
+    return {"reasons": ["last_round"], **result}
+
+
 class Victory(RulesBase):
     """Scoring, finishing and resigning."""
 
@@ -98,10 +106,7 @@ class Victory(RulesBase):
         state.phase = "over"
         notes = {k: v for k, v in state.notes.items() if k != "written"}
         events.append(self._event("notes_revealed", **notes))
-        # Every game's game_ended names its reasons: the calendar's end unless the result has
-        # its own (a resignation). The event only: results of stored games replay unchanged.
-        ended = {"reasons": ["last_round"], **(state.result or {})}
-        events.append(self._event("game_ended", **ended))
+        events.append(self._event("game_ended", **with_reasons(state.result or {})))
 
     def _finish(self, state: WargameState, events: list[Event]) -> None:
         score = self.score(state)

@@ -6,8 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.common.problems import Problem
 from service.domain import inputs
 from service.store import Store
+
+#: How many players one email address may serve. An address is not verified when it is given,
+#: and the signup budget is per client address: without a bound, registrations from many
+#: clients (or many forwarded addresses) could tie any number of players to a stranger's
+#: address. A person with several players (a club's laptop, a family) fits in it.
+MAX_PLAYERS_PER_EMAIL = 5
 
 
 def create(store: Store, name: str, email: str | None) -> tuple[dict[str, Any], str]:
@@ -15,7 +22,21 @@ def create(store: Store, name: str, email: str | None) -> tuple[dict[str, Any], 
     inputs.checked("name", inputs.NAME.check, name)
     if email is not None:
         inputs.checked("email", inputs.email, email)
+        check_email_room(store, email)
     return store.players.create(name, email)
+
+
+def check_email_room(store: Store, email: str, player_id: str | None = None) -> None:
+    """Refuse (409 ``email-has-players``) to give ``email`` to one more player than
+    ``MAX_PLAYERS_PER_EMAIL``; ``player_id`` already holding it is not one more."""
+    others = [p for p in store.players.with_email(email) if p["id"] != player_id]
+    if len(others) >= MAX_PLAYERS_PER_EMAIL:
+        raise Problem(
+            409,
+            "email-has-players",
+            f"this address already serves {MAX_PLAYERS_PER_EMAIL} players: sign in to one of "
+            "them (a sign-in link is mailed to it) or give another address",
+        )
 
 
 def create_token(store: Store, player_id: str, name: str) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.common import i18n, webhook_urls
 from service.common.problems import Problem
-from service.domain import inputs
+from service.domain import accounts, inputs
 from service.store import Store
 from service.store.keys import player_key
 
@@ -268,6 +268,8 @@ def apply(store: Store, player_id: str, data: Mapping[str, Any]) -> str | None:
     the ones the API's schema is made of, so the settings page refuses what the API refuses;
     a ``Problem`` (422, naming the field) is raised before anything is stored."""
     changes = _checked(data)
+    if changes.get("email"):
+        accounts.check_email_room(store, changes["email"], player_id)
     issued = None
     if "webhook_url" in data:
         url = data["webhook_url"]

@@ -206,6 +206,8 @@ def _limits() -> Limits:
 def _count() -> Response | None:
     if request.path in EXEMPT_PATHS or request.endpoint in EXEMPT_ENDPOINTS:
         return None
+    if g.get("kurier_redis_outage"):
+        return None  # Redis is known to be unreachable: not counted (service/http/outage.py)
     limits = _limits()
     try:
         over = limits.check()
@@ -217,6 +219,11 @@ def _count() -> Response | None:
             return None
         item, scope, key = over
         stats = limits.strategy.get_window_stats(item, scope, key)
+    except (redis.ConnectionError, redis.TimeoutError) as error:
+        # Not counted, as below; and said, so that a request that needs Redis is answered 503
+        # now (service/http/outage.py) instead of waiting for its own timeout again.
+        g.kurier_redis_unreachable = error
+        return None
     except Exception:
         return None
     retry = max(1, math.ceil(stats.reset_time - time.time()))

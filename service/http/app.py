@@ -102,6 +102,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     outage.init_app(app)
     # Last, so a refused request still gets its request id, access line and metrics.
     ratelimit.init_app(app)
+    outage.after_rate_limit(app)
     registry.load_all()  # now, not in a player's first move of each type
     return app
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from service.common.logs import gunicorn_logconfig
+from service.http.gunicorn_worker import KEEPALIVE_MARGIN
 from service.store.redis_server import data_dir_from_env
 
 #: A directory made here is ours to remove at exit; one the operator named is not.
@@ -32,6 +33,7 @@ control_socket = str(data_dir_from_env() / "gunicorn.ctl")
 # gthread, answering what gunicorn refuses itself (414, 431, 400) as problem+json too.
 worker_class = "service.http.gunicorn_worker.ProblemThreadWorker"
 DEFAULT_NICE = 5
+DEFAULT_KEEPALIVE = 60
 # Two per core: one process is held to one core by the GIL, and its threads also wait on Redis
 # (docs/performance.md: one process per core left a third of the machine idle).
 workers = int(os.environ.get("KURIER_WEB_WORKERS") or 2 * (os.cpu_count() or 1))
@@ -44,6 +46,12 @@ graceful_timeout = 25  # within Docker's stop grace period
 # at 2,000 requests a busy worker restarted every few seconds under load (docs/performance.md).
 max_requests = 100_000
 max_requests_jitter = 10_000
+# An idle kept-alive connection stays open KURIER_KEEPALIVE seconds, as every answer says
+# (Keep-Alive: timeout=N), and is closed KEEPALIVE_MARGIN seconds after that: never while a
+# client that heeds the advertisement may still send on it. 60: above the idle timeouts of
+# common proxies' upstream pools and load balancers (nginx's 60 s, cloud balancers' 60 s), so
+# a proxy closes its idle upstream connections before the server does (docs/operations.md).
+keepalive = int(os.environ.get("KURIER_KEEPALIVE") or DEFAULT_KEEPALIVE) + KEEPALIVE_MARGIN
 accesslog = None  # the app writes its own JSON access lines, with the request id
 logger_class = "service.http.gunicorn_worker.AppAccessLogger"
 logconfig_dict = gunicorn_logconfig()

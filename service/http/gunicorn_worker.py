@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from gunicorn import util
 from gunicorn.glogging import Logger
+from gunicorn.http import wsgi
 from gunicorn.workers import gthread
 from gunicorn.workers.base import Worker
 from gunicorn.workers.gthread import ThreadWorker
@@ -74,6 +75,28 @@ FIRST_BYTES_WAIT = 0.0
 #: gunicorn takes this from the same setting as the wait above (5 s), but it cannot be 0: its
 #: drain gives up at once when the time is up, even with nothing left to read.
 BODY_DRAIN_WAIT = 0.5
+
+
+#: How much longer than it advertises (``Keep-Alive: timeout=N``) the API keeps an idle
+#: connection open. A client that reuses a connection within the advertised time then never
+#: sends its request just as the server closes it, which turns the request into a reset (the
+#: close races the request's bytes; unread bytes make the kernel answer RST). gunicorn's
+#: ``keepalive`` is the real timeout: ``KURIER_KEEPALIVE`` plus this margin
+#: (service/http/gunicorn_conf.py).
+KEEPALIVE_MARGIN = 5
+
+
+class AdvertisingResponse(wsgi.Response):
+    """gunicorn's response, saying on every kept-alive answer how long the connection may
+    stay idle: ``Keep-Alive: timeout=<keepalive - KEEPALIVE_MARGIN>`` (RFC 9112 leaves the
+    header to HTTP/1.0 usage, and clients such as Node's agent and browsers read it)."""
+
+    def default_headers(self) -> list[str]:
+        headers: list[str] = super().default_headers()
+        advertised = int(self.cfg.keepalive) - KEEPALIVE_MARGIN
+        if advertised > 0 and not self.upgrade and not self.should_close():
+            headers.append(f"Keep-Alive: timeout={advertised}\r\n")
+        return headers
 
 
 #: Closes lingering at once, at most; past that a connection is closed without lingering.
@@ -131,6 +154,8 @@ class ProblemThreadWorker(ProblemAnswers, ThreadWorker):
         # In this worker process only: gunicorn looks these up on its modules at each use.
         util.close_graceful = close_graceful_aside
         gthread.DEFAULT_WORKER_DATA_TIMEOUT = FIRST_BYTES_WAIT  # type: ignore[misc]  # Final in the stubs; patched here per process
+        # wsgi.create looks it up at each request; a class to the checker, patched per process
+        wsgi.Response = AdvertisingResponse  # type: ignore[misc]
         super().init_process()
 
     def _keepalive_after(self, conn: Any, keepalive: bool) -> bool:

@@ -6,6 +6,12 @@ An outage starts at the first request of this process that cannot reach Redis (o
 and ends at the first request after it that reaches Redis again (one WARNING line, with how long
 it lasted and how many requests were refused). Nothing needs a restart: redis-py reconnects on
 its own. Each API process keeps its own record, so an outage is logged once per process.
+
+While an outage lasts, one request at a time goes on to Redis (the probe: it finds out whether
+Redis is back) and every other request that needs Redis is answered 503 at once. A Redis that
+hangs (stopped, or a machine that stopped answering) costs a request the client's socket
+timeout (5 s); without this every request paid it, each holding a thread, and requests queued
+behind them for as long as the outage lasted.
 """
 
 from __future__ import annotations
@@ -15,9 +21,10 @@ import threading
 import time
 
 import redis
-from flask import Flask, Response, current_app
+from flask import Flask, Response, current_app, g, request
 
 from service.common.problems import Problem, error_response
+from service.http.schemas.contract import NO_REDIS
 
 #: What "Redis is unreachable" looks like (BusyLoadingError, Redis replaying its AOF after a
 #: restart, is a ConnectionError).
@@ -43,6 +50,23 @@ class Outage:
         self._lock = threading.Lock()
         self.since: float | None = None
         self.refused = 0
+        self._probing = False
+
+    def admit(self) -> bool:
+        """Whether a request may go on to Redis: always outside an outage; during one, only
+        as the probe, one at a time (``probe_done`` when it is over)."""
+        with self._lock:
+            if self.since is None:
+                return True
+            if self._probing:
+                self.refused += 1
+                return False
+            self._probing = True
+            return True
+
+    def probe_done(self) -> None:
+        with self._lock:
+            self._probing = False
 
     def failed(self, error: Exception) -> None:
         with self._lock:
@@ -92,8 +116,54 @@ def _ends_outage(response: Response) -> Response:
     return response
 
 
+def _admit() -> None:
+    """During an outage, refuse at once (503) a request that needs Redis, unless it is the one
+    request that goes on to see whether Redis is back."""
+    outage = _outage()
+    if outage.since is None:
+        return
+    if not _needs_redis():
+        g.kurier_redis_outage = True  # nor does the rate limiter try to count it
+        return
+    if not outage.admit():
+        raise unavailable()
+    g.kurier_outage_probe = True
+
+
+def _needs_redis() -> bool:
+    endpoint = request.endpoint or ""
+    static = endpoint == "static" or endpoint.endswith(".static")
+    return not (request.path in NO_REDIS or request.path == "/metrics" or static)
+
+
+def _unreachable_for_the_rate_limiter() -> None:
+    """The rate limiter, which reads Redis first, could not reach it (and let the request
+    through): the outage starts now, and a request that needs Redis is answered 503 instead
+    of waiting out the same timeout again."""
+    error = g.pop("kurier_redis_unreachable", None)
+    if error is None:
+        return
+    _outage().failed(error)
+    if _needs_redis():
+        raise unavailable()
+
+
+def _probe_over(_error: BaseException | None) -> None:
+    if g.pop("kurier_outage_probe", False):
+        _outage().probe_done()
+
+
 def init_app(app: Flask) -> None:
     app.extensions["kurier.outage"] = Outage()
     for error in OUTAGE_ERRORS:
         app.register_error_handler(error, _answer)
+    # First of all the before-request hooks: the web session's and the rate limiter's read
+    # Redis, and would wait out its timeout first.
+    app.before_request_funcs.setdefault(None, []).insert(0, _admit)
     app.after_request(_ends_outage)
+    app.teardown_request(_probe_over)
+
+
+def after_rate_limit(app: Flask) -> None:
+    """Once the rate limiter's hook is installed: act on what it met."""
+    app.before_request(_unreachable_for_the_rate_limiter)

@@ -117,7 +117,7 @@ def _caller(required: bool) -> streams.Caller | None:
 
 
 def _cursor(cursor: tuple[str, str]) -> str | None:
-    """Where to resume, checked as the API's 307 route checks it (a 422 ``invalid-cursor``)."""
+    """Where to resume, checked as the API's 307 route checks it (a 400 ``invalid-cursor``)."""
     return resume_cursor(cursor, request.headers.get("Last-Event-ID"), request.args.get("after"))
 
 

@@ -425,6 +425,14 @@ SETTINGS: tuple[Setting, ...] = (
         _int_between(0, 19),
     ),
     Setting(
+        "KURIER_KEEPALIVE",
+        "60",
+        "Seconds an idle kept-alive API connection stays open, as every answer says "
+        "(Keep-Alive: timeout=N); the server closes it 5 s later, so that a client heeding it "
+        "never meets the close",
+        _int_between(1, 3600),
+    ),
+    Setting(
         "KURIER_WEB_THREADS", "4", "Threads per gunicorn worker (gthread)", _int_between(1, 64)
     ),
     Setting(

@@ -416,6 +416,7 @@ def _applied(
         change.resolve_remove.append(decision.ref)
     settle(game, state, change)
     change.body |= {
+        "type": record.type,
         "version": version,
         "status": record.status,
         "events": [e for e in change.events if Event.from_json(e).visible_to(seat)],

@@ -40,7 +40,7 @@ class MessagesView(MethodView):
     @token_optional
     @blp.arguments(s.MessagesQuery, location="query")
     @blp.response(200, s.MessagePage)
-    @problems(blp, 401, 404)
+    @problems(blp, 400, 401, 404)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """The messages the caller may see, oldest first: players see the table's messages
         and their own private ones; spectators see the table's only if the creator allowed it

@@ -23,7 +23,7 @@ blp = Blueprint("streams", __name__, url_prefix="/v1", description="Live event s
 
 def _to_stream_server(cursor: tuple[str, str]) -> Response:
     """307: the client repeats the GET at the stream server, after the cursor was checked as
-    the stream server checks it (422 ``invalid-cursor`` from both). The path is quoted again and
+    the stream server checks it (400 ``invalid-cursor`` from both). The path is quoted again and
     only the checked ``after`` kept: nothing a caller sent reaches the Location header raw.
 
     A caller who sent a (valid: checked already) token gets a one-time stream ticket in the
@@ -48,11 +48,11 @@ class GameStreamView(MethodView):
     @blp.doc(operationId="stream_game_events")
     @token_optional
     @blp.arguments(s.GameStreamQuery, location="query")
-    @blp.arguments(s.StreamHeaders, location="headers")
+    @blp.arguments(s.GameStreamHeaders, location="headers")
     @blp.response(200, {"type": "string"}, content_type="text/event-stream",
                   description=s.GAME_STREAM)  # fmt: skip
     @blp.alt_response(307, description=s.REDIRECT)
-    @problems(blp, 401, 404, 422)
+    @problems(blp, 400, 401, 404, 422)
     def get(self, _query: dict[str, Any], _headers: dict[str, Any], game_id: str) -> Response:
         """The game's log as it grows, redacted for the caller (spectators without a token).
 
@@ -65,11 +65,11 @@ class InboxStreamView(MethodView):
     @blp.doc(operationId="stream_my_inbox")
     @token_required
     @blp.arguments(s.InboxStreamQuery, location="query")
-    @blp.arguments(s.StreamHeaders, location="headers")
+    @blp.arguments(s.InboxStreamHeaders, location="headers")
     @blp.response(200, {"type": "string"}, content_type="text/event-stream",
                   description=s.INBOX_STREAM)  # fmt: skip
     @blp.alt_response(307, description=s.REDIRECT)
-    @problems(blp, 401, 422)
+    @problems(blp, 400, 401, 422)
     def get(self, _query: dict[str, Any], _headers: dict[str, Any]) -> Response:
         """The caller's inbox changes (your turn, a sealed choice owed, game over) and the
         messages it may see, as they happen.

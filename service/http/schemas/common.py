@@ -14,6 +14,8 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import ValidationError, fields, validate
 
+from service.common.numbers import whole_number
+from service.common.problems import Problem
 from service.domain import inputs
 
 #: Names and codes end up in mail headers, logs and other players' views: no control characters
@@ -53,6 +55,57 @@ def patterned(
     ``checks``: the document carries the pattern the validator checks."""
     metadata = {"pattern": pattern, **kwargs.pop("metadata", {})}
     return fields.String(validate=[*checks, matching(pattern, error)], metadata=metadata, **kwargs)
+
+
+class _Cursor:
+    """A field holding a list's or a stream's position: any value it refuses (its type, its
+    pattern, its bounds) is 400 ``invalid-cursor`` naming the parameter, on every list and
+    stream alike (a malformed cursor is unreadable input, docs/api.md), not the 422
+    ``invalid-query`` of the other parameters."""
+
+    REFUSED = "anything else: 400 invalid-cursor"
+    example: str
+
+    def _described(self, metadata: dict[str, Any]) -> dict[str, Any]:
+        said = metadata.get("description", "A next_cursor from this list")
+        return {**metadata, "description": f"{said}; {self.REFUSED}"}
+
+    def deserialize(
+        self, value: Any, attr: str | None = None, data: Any = None, **kwargs: Any
+    ) -> Any:
+        try:
+            return super().deserialize(value, attr, data, **kwargs)  # type: ignore[misc]
+        except ValidationError:
+            name = self.data_key or attr or "cursor"  # type: ignore[attr-defined]
+            raise Problem(
+                400, "invalid-cursor", f"{name} must be {self.example}", parameter=name
+            ) from None
+
+
+class Cursor(_Cursor, fields.String):
+    """A cursor given as text: the whole value matches ``pattern`` (the document says it),
+    then passes ``checks``."""
+
+    def __init__(
+        self,
+        pattern: str,
+        example: str = "a next_cursor from this list",
+        *,
+        checks: Sequence[Callable[[str], Any]] = (),
+        **kwargs: Any,
+    ) -> None:
+        self.example = example
+        metadata = {"pattern": pattern, **self._described(kwargs.pop("metadata", {}))}
+        checked = [matching(pattern, example), *checks]
+        super().__init__(validate=checked, metadata=metadata, **kwargs)
+
+
+class NumberCursor(_Cursor, fields.Float):
+    """A cursor given as a number (a finite one, within ``validate``'s range)."""
+
+    def __init__(self, example: str, **kwargs: Any) -> None:
+        self.example = example
+        super().__init__(metadata=self._described(kwargs.pop("metadata", {})), **kwargs)
 
 
 def text_field(rule: inputs.Text, **kwargs: Any) -> fields.String:
@@ -95,16 +148,12 @@ def strict_integer(**kwargs: Any) -> fields.Integer:
     return fields.Integer(strict=True, **kwargs)
 
 
-#: An integer in a query string: ASCII digits, at most 18 of them (``int()`` also reads
-#: " 10", "+10", "1_0" and other scripts' digits).
-QUERY_INTEGER = re.compile(r"-?[0-9]{1,18}")
-
-
 class QueryInteger(fields.Integer):
-    """An integer parameter of a query string: ASCII digits only."""
+    """An integer parameter of a query string: ASCII digits only (service/common/numbers.py
+    ``whole_number``, the rule the web pages read numbers by)."""
 
     def _validated(self, value: Any) -> int:
-        if isinstance(value, str) and not QUERY_INTEGER.fullmatch(value):
+        if isinstance(value, str) and whole_number(value) is None:
             raise self.make_error("invalid", input=value)
         return super()._validated(value)
 

@@ -172,9 +172,15 @@ def camel(name: str) -> str:
 def game_schemas(base: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every named schema of the game types, by component name. ``base``: the document's
     schemas as marshmallow made them (``GameView``, ``LegalActions``, ``LegalAction``,
-    ``GameRecord``, ``Decision``), whose fields each game's own schema repeats, typed."""
+    ``GameRecord``, ``ActionResult``, ``Decision``), whose fields each game's own schema
+    repeats, typed."""
     out: dict[str, dict[str, Any]] = {}
-    unions: dict[str, dict[str, str]] = {"GameView": {}, "LegalActions": {}, "GameRecord": {}}
+    unions: dict[str, dict[str, str]] = {
+        "GameView": {},
+        "LegalActions": {},
+        "GameRecord": {},
+        "ActionResult": {},
+    }
     known_actions: list[dict[str, str]] = []
     for type_id in game_ids():
         name = camel(type_id)
@@ -183,7 +189,12 @@ def game_schemas(base: dict[str, Any]) -> dict[str, dict[str, Any]]:
             names[type_id] = name + union
         known_actions.append(ref(name + "KnownAction"))
     for union, names in unions.items():
-        what = {"GameView": "view", "LegalActions": "legal actions", "GameRecord": "record"}[union]
+        what = {
+            "GameView": "view",
+            "LegalActions": "legal actions",
+            "GameRecord": "record",
+            "ActionResult": "answer to a move",
+        }[union]
         out[union] = _union(names, "type", f"A game's {what}, by the game's `type`")
     out["Action"] = {
         "description": "An action object of any game type, to send (`ActionByObject`). Action "
@@ -259,6 +270,11 @@ def _one_game(type_id: str, derived: dict[str, Any], base: dict[str, Any]) -> di
         waiting_for={"type": "array", "items": ref(decision)},
         result=nullable_ref(name + "Result", "null until the game is over"),
         options=ref(name + "Options"),
+    )
+    out[name + "ActionResult"] = _typed(
+        base["ActionResult"],
+        type_id,
+        waiting_for={"type": "array", "items": ref(decision)},
     )
     out[name + "GameRecord"] = _typed(
         base["GameRecord"],
@@ -624,7 +640,7 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
     """The document as apispec built it, completed (see the module's docstring)."""
     schemas = _plain_nullable_refs(document["components"]["schemas"])
     document["components"]["schemas"] = schemas
-    loose = ("GameView", "LegalActions", "LegalAction", "GameRecord")
+    loose = ("GameView", "LegalActions", "LegalAction", "GameRecord", "ActionResult")
     base = {name: schemas.pop(name) for name in loose} | {"Decision": schemas["Decision"]}
     schemas.pop("GameEvent", None)
     schemas.update(game_schemas(base))

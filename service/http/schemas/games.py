@@ -13,6 +13,7 @@ from service.common.i18n import LANGUAGES
 from service.domain import inputs
 from service.domain.games.play import MAX_ACTIONS
 from service.http.schemas.common import (
+    Cursor,
     Decision,
     GameEvent,
     QueryInteger,
@@ -31,6 +32,7 @@ IF_MATCH_PATTERN = r'^(W/)?"?([0-9]{1,15})"?$'
 #: The events' ``after``: a version, as ``next_cursor`` gives it (digits up to 2**53).
 EVENTS_AFTER_PATTERN = r"^[0-9]{1,16}$"
 MAX_EVENTS_AFTER = 2**53
+EVENTS_AFTER = "a next_cursor (a version, at most 2**53)"
 
 
 class Deadline(ma.Schema):
@@ -186,9 +188,7 @@ class OpenGamesQuery(ma.Schema):
         validate=validate.OneOf(["none", "default_move", "remind_only"]),
         metadata={"description": "Deadline policy; none: games without deadlines"},
     )
-    cursor = fields.String(
-        metadata={"pattern": CURSOR_PATTERN, "description": "A next_cursor from this list"}
-    )
+    cursor = Cursor(CURSOR_PATTERN)
     limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
 
 
@@ -360,12 +360,7 @@ class GameSummary(ma.Schema):
 
 class GameListQuery(ma.Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
-    cursor = fields.String(
-        metadata={
-            "pattern": CURSOR_PATTERN,
-            "description": "A next_cursor from this list; anything else: 400 invalid-cursor",
-        }
-    )
+    cursor = Cursor(CURSOR_PATTERN)
     limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
 
 
@@ -447,6 +442,12 @@ class ActionHeaders(ma.Schema):
 
 
 class ActionResult(ma.Schema):
+    type = fields.String(
+        metadata={
+            "description": "The game's type (absent from answers replayed from moves made "
+            "before 2026-11-29)"
+        }
+    )
     version = fields.Integer(required=True, metadata={"description": "The game's new version"})
     status = fields.String(required=True)
     events = fields.List(fields.Nested(GameEvent), required=True)
@@ -466,7 +467,7 @@ class ActionResult(ma.Schema):
 def _events_after(text: str) -> None:
     """Digits, at most 2**53: what the integer ``after`` took before it became a cursor."""
     if not re.fullmatch(EVENTS_AFTER_PATTERN, text) or int(text) > MAX_EVENTS_AFTER:
-        raise ValidationError("after must be a next_cursor (a version, at most 2**53)")
+        raise ValidationError(EVENTS_AFTER)
 
 
 class BoardQuery(ma.Schema):
@@ -481,13 +482,12 @@ class BoardQuery(ma.Schema):
 
 
 class EventsQuery(ma.Schema):
-    after = fields.String(
+    after = Cursor(
+        EVENTS_AFTER_PATTERN,
+        EVENTS_AFTER,
+        checks=[_events_after],
         load_default="0",
-        validate=_events_after,
-        metadata={
-            "pattern": EVENTS_AFTER_PATTERN,
-            "description": "A next_cursor from this list (a version); 0: from the start",
-        },
+        metadata={"description": "A next_cursor from this list (a version); 0: from the start"},
     )
     limit = QueryInteger(load_default=100, validate=validate.Range(min=1, max=500))
 

@@ -7,7 +7,7 @@ from marshmallow import fields, validate
 
 from service.domain import inputs
 from service.domain.messages import MAX_TEXT, PAGE
-from service.http.schemas.common import QueryInteger, patterned, strict_integer, text_field
+from service.http.schemas.common import Cursor, QueryInteger, strict_integer, text_field
 
 #: Line breaks are allowed in a message; other control characters are not.
 MESSAGE_TEXT_PATTERN = inputs.MESSAGE.pattern
@@ -44,7 +44,7 @@ class Message(ma.Schema):
 
 
 class MessagesQuery(ma.Schema):
-    after = patterned(
+    after = Cursor(
         MESSAGE_ID_PATTERN,
         "a message id such as 1732400000000-0",
         load_default=None,

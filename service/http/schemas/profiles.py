@@ -7,7 +7,7 @@ from marshmallow import fields, validate
 
 from engine.registry import game_ids
 from service.domain.ratings import CURSOR_PATTERN
-from service.http.schemas.common import QueryInteger
+from service.http.schemas.common import Cursor, QueryInteger
 
 
 class Rating(ma.Schema):
@@ -119,9 +119,7 @@ class Profile(ma.Schema):
 
 
 class PageQuery(ma.Schema):
-    after = fields.String(
-        metadata={"pattern": CURSOR_PATTERN, "description": "A next_cursor from this list"}
-    )
+    after = Cursor(CURSOR_PATTERN)
     limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
 
 

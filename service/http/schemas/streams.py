@@ -8,7 +8,7 @@ import marshmallow as ma
 from marshmallow import fields
 
 from service.common.problems import Problem
-from service.http.schemas.common import patterned
+from service.http.schemas.common import Cursor, patterned
 from service.http.schemas.games import CURSOR_PATTERN
 from service.http.schemas.messages import MESSAGE_ID_PATTERN
 from service.store.tokens import STREAM_TICKET_PATTERN
@@ -65,23 +65,39 @@ def resume_cursor(
     """Where a stream resumes: the ``Last-Event-ID`` header (sent by a reconnecting
     EventSource, and winning over the URL it reconnects to), else the ``after`` query parameter.
     An empty header is absent (an EventSource that has seen no id may send one); an empty
-    ``after`` is not a cursor, as the document's pattern says. One that is not a cursor is 422
+    ``after`` is not a cursor, as the document's pattern says. One that is not a cursor is 400
     ``invalid-cursor`` naming it, from the API (which answers the stream paths 307) and from the
-    stream server alike, so that a client sees one answer whichever it asked (issue 36)."""
+    stream server alike, as every list answers a malformed cursor (``common.Cursor``)."""
     pattern, example = cursor
     for name, value in (("Last-Event-ID", last_event_id), ("after", after)):
         if value is None or (value == "" and name == "Last-Event-ID"):
             continue
         if not re.fullmatch(pattern, value.strip()):
-            raise Problem(422, "invalid-cursor", f"{name} must be {example}", parameter=name)
+            raise Problem(400, "invalid-cursor", f"{name} must be {example}", parameter=name)
         return value.strip()
     return None
 
 
 def _after(cursor: tuple[str, str], description: str) -> fields.String:
-    """The ``after`` parameter as documented; checked by ``resume_cursor`` with the header,
-    so that both refusals are the same problem."""
-    return fields.String(metadata={"pattern": cursor[0], "description": description})
+    """The ``after`` parameter as documented; checked by ``resume_cursor`` with the header
+    (a bad ``after`` beside a good header is ignored, as the header wins)."""
+    return fields.String(
+        metadata={"pattern": cursor[0], "description": f"{description}; {Cursor.REFUSED}"}
+    )
+
+
+def _last_event_id(cursor: tuple[str, str]) -> fields.String:
+    """The ``Last-Event-ID`` header as ``resume_cursor`` reads it: the stream's cursor, or
+    empty (absent: an EventSource that has seen no id may send an empty one)."""
+    pattern = cursor[0].removeprefix("^").removesuffix("$")
+    return fields.String(
+        data_key="Last-Event-ID",
+        metadata={
+            "pattern": f"^({pattern})?$",
+            "description": "The id of the last event received: resume after it (it wins over "
+            f"after; empty: absent); {Cursor.REFUSED}",
+        },
+    )
 
 
 class GameStreamQuery(ma.Schema):
@@ -98,8 +114,9 @@ class InboxStreamQuery(ma.Schema):
     )
 
 
-class StreamHeaders(ma.Schema):
-    last_event_id = fields.String(
-        data_key="Last-Event-ID",
-        metadata={"description": "The id of the last event received: resume after it"},
-    )
+class GameStreamHeaders(ma.Schema):
+    last_event_id = _last_event_id(GAME_CURSOR)
+
+
+class InboxStreamHeaders(ma.Schema):
+    last_event_id = _last_event_id(INBOX_CURSOR)

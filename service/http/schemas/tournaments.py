@@ -9,6 +9,7 @@ from marshmallow import fields, validate
 from engine.registry import game_ids
 from service.domain import inputs, tournaments
 from service.http.schemas.common import (
+    NumberCursor,
     QueryInteger,
     StrictBoolean,
     ruled,
@@ -59,7 +60,11 @@ class TournamentCreate(ma.Schema):
     )
     max_entrants = strict_integer(
         load_default=tournaments.MAX_ENTRANTS,
-        validate=validate.Range(2, tournaments.MAX_ENTRANTS),
+        validate=validate.Range(max=tournaments.MAX_ENTRANTS),
+        metadata={
+            "description": "At most this many entrants; fewer than one table (`seats`): 422 "
+            "invalid-max-entrants"
+        },
     )
 
 
@@ -135,7 +140,8 @@ class Tournament(TournamentSummary):
 
 
 class TournamentsQuery(ma.Schema):
-    before = fields.Float(
+    before = NumberCursor(
+        "a next_before from this list",
         metadata={"description": "The previous page's next_before"},
         validate=validate.Range(min=0, max=1e11),
     )

@@ -15,6 +15,7 @@ from flask_babel import gettext
 from markupsafe import Markup, escape
 
 from engine.registry import game_ids, get_game
+from service.common.numbers import whole_number
 from service.common.problems import Problem
 from service.domain import club, ratings
 from service.http.web.pages.base import _note, form_post, store
@@ -37,6 +38,18 @@ def _winners_named(page: dict[str, Any]) -> dict[str, Any]:
         names = item["names"]
         item["winner_names"] = [names[s] for s in item["winners"] if 0 <= int(s) < len(names)]
     return page
+
+
+def _number(name: str) -> int | None:
+    """The query's whole number ``name`` (None if absent or empty: the form's "any"), read as
+    the API reads it; anything else is a 400, where the API answers 422 ``invalid-query``."""
+    text = request.args.get(name, "")
+    if not text:
+        return None
+    number = whole_number(text)
+    if number is None:
+        abort(400)
+    return number
 
 
 def _cursor() -> str | None:
@@ -167,12 +180,11 @@ def leaderboard(game_type: str) -> Any:
     if game_type not in game_ids():
         abort(404)
     game = get_game(game_type)
-    seats_text = request.args.get("seats", "")
-    seats = int(seats_text) if seats_text.isdigit() and len(seats_text) < 3 else None
+    seats = _number("seats")
     if seats is not None and not game.min_players <= seats <= game.max_players:
         abort(404)
-    wanted = request.args.get("min_games", "")
-    min_games = int(wanted) if wanted.isdigit() and int(wanted) in MIN_GAMES else DEFAULT_MIN_GAMES
+    wanted = _number("min_games")
+    min_games = wanted if wanted in MIN_GAMES else DEFAULT_MIN_GAMES
     page = ratings.leaderboard(store(), game_type, min_games, PAGE, _cursor(), seats)
     session = g.get("web_session")
     return render_template(

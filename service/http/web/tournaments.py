@@ -13,6 +13,7 @@ from flask_babel import gettext
 
 from engine.registry import game_ids, get_game
 from engine.sentences import N_
+from service.common.numbers import whole_number
 from service.common.problems import Problem
 from service.domain import tournaments
 from service.http.web.pages.base import _note, form_post, store
@@ -90,8 +91,10 @@ def create() -> Any:
 
 
 def _whole(text: str) -> int | str:
-    """A form's number as an integer; anything else as typed (the domain refuses it)."""
-    return int(text) if text.isdigit() and len(text) < 6 else text
+    """A form's number as an integer, read as the API reads numbers; anything else as typed
+    (the domain refuses it: "Not a valid integer.")."""
+    number = whole_number(text)
+    return text if number is None else number
 
 
 @blp.get("/tournaments/<tournament_id>")
