@@ -28,7 +28,7 @@ from engine.registry import get_game
 from engine.sentences import N_
 from service.common import sealed
 from service.common.problems import Problem, game_not_found
-from service.domain import inputs, notifications, pinning
+from service.domain import blocks, inputs, notifications, pinning
 from service.store import MAX_INDEX, Store, eventlog, owed
 from service.store.keys import GAME_SEQ, idem_key
 from service.store.queues import resolve_job_id
@@ -248,15 +248,25 @@ def _bot_mark(level: str | None) -> dict[str, Any]:
     return {"bot": level} if level else {}
 
 
-def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str | None) -> Outcome:
-    """Take the next free seat: with the invite code, or without one in an open-access game."""
+def join_game(
+    store: Store,
+    player: Mapping[str, Any],
+    game_id: str,
+    invite: str | None,
+    keep_apart: bool = True,
+) -> Outcome:
+    """Take the next free seat: with the invite code, or without one in an open-access game.
+    Refused where a player sits whom the joiner blocks or who blocks the joiner, unless
+    ``keep_apart`` is False (a tournament's table, paired so for want of another pairing)."""
     if invite is not None:
         inputs.checked("invite_code", inputs.CODE.check, invite)
+    apart = blocks.kept_apart(store, player) if keep_apart else set()
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = require(record, game_id)
         if record.seat_of(player["id"]) is not None:
             raise Problem(409, "already-seated", N_("you already have a seat in this game"))
+        blocks.check_table(record.seats, apart)
         if record.status != "open":
             raise Problem(409, "game-already-started", N_("this game no longer takes players"))
         if (

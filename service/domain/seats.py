@@ -16,7 +16,7 @@ from typing import Any
 from engine.core import Rejoin, Resign
 from engine.sentences import N_
 from service.common.problems import Problem
-from service.domain import games, inputs
+from service.domain import blocks, games, inputs
 from service.store import Store
 from service.store.record import Change, GameRecord, Outcome
 
@@ -90,11 +90,13 @@ def take_seat(
     """A newcomer takes an offered seat: from now on its secrets are theirs. The record keeps
     both players and the version where the seat changed hands."""
     inputs.checked("invite_code", inputs.CODE.check, code)
+    apart = blocks.kept_apart(store, player)
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = games.require(record, game_id)
         _check_active(record)
         _check_seat(record, seat)
+        blocks.check_table([p for s, p in enumerate(record.seats) if s != seat], apart)
         offer = record.seating.get("offers", {}).get(str(seat), "")
         if not offer or not secrets.compare_digest(code.encode(), offer.encode()):
             raise Problem(
