@@ -15,7 +15,7 @@ def test_a_report_from_the_game_page_is_hidden_from_the_queue(
     browser: Any, base_url: str, store: Store, worker: Any
 ) -> None:
     kurier = Kurier(base_url)
-    game_id, (ann, bob, cid) = kurier.seated_game("attila", 3, "Queue")
+    game_id, (ann, bob, _cid) = kurier.seated_game("attila", 3, "Queue")
     mod = kurier.new_player("Moderator")
     store.moderation.set_moderator(mod.id, True)  # what `kurier moderator grant` does
     path = f"/v1/games/{game_id}/messages"
