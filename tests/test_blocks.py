@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import requests
 
 from service.domain import pairing, tournaments
 from service.store import Store
@@ -195,6 +196,9 @@ def test_a_swiss_tournament_pairs_blocked_entrants_apart_and_says_when_it_cannot
     # Two entrants, one blocking the other: the forced pairing is said, naming nobody.
     two = [kurier.new_player(f"Du{i}") for i in range(2)]
     _block(kurier, two[1], two[0])
-    forced = _tournament(kurier, store, "swiss", two)["played_rounds"][0]
+    cup = _tournament(kurier, store, "swiss", two)
+    forced = cup["played_rounds"][0]
     assert forced["kept_apart_failed"] == 1
     assert "block" not in str(forced).lower()
+    page = requests.get(f"{kurier.base}/tournaments/{cup['id']}", timeout=10)
+    assert "No pairing could keep every player apart: 1 table" in page.text
