@@ -5,11 +5,15 @@ page, the event stream, mail), and the blocked player cannot write to them priva
 
 from __future__ import annotations
 
+import itertools
+import random
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import requests
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.domain import pairing, tournaments
 from service.store import Store
@@ -157,6 +161,58 @@ def test_swiss_keeps_a_blocked_pair_apart_while_any_pairing_does() -> None:
     forced = pairing.swiss_round(["a", "b"], 2, {"a": 0.0, "b": 0.0}, [], apart)
     assert forced.tables == (("a", "b"),)
     assert pairing.kept_apart_failed(forced.tables, apart) == 1
+
+
+def _apart_round_exists(
+    players: list[str], size: int, byes: list[tuple[str, ...]], avoid: pairing.Pairs
+) -> bool:
+    """Brute force: some fair bye set leaves players that tables of ``size`` seat with no pair
+    of ``avoid`` together."""
+
+    def splits(left: list[str]) -> bool:
+        if not left:
+            return True
+        first, rest = left[0], left[1:]
+        for others in itertools.combinations(rest, size - 1):
+            table = (first, *others)
+            kept = pairing.kept_apart_failed([table], avoid) == 0
+            if kept and splits([p for p in rest if p not in others]):
+                return True
+        return False
+
+    return any(splits([p for p in players if p not in out]) for out in byes)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(2, 8),
+    size=st.integers(2, 3),
+    rounds=st.integers(0, 3),
+    blocked=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=6),
+    seed=st.integers(0, 10_000),
+)
+def test_swiss_seats_a_blocked_pair_together_only_when_no_round_keeps_it_apart(
+    n: int, size: int, rounds: int, blocked: list[tuple[int, int]], seed: int
+) -> None:
+    if n < size:
+        return
+    players = [f"p{i}" for i in range(n)]
+    rng = random.Random(seed)
+    avoid = frozenset(
+        frozenset((players[a], players[b])) for a, b in blocked if a < n and b < n and a != b
+    )
+    history: list[pairing.Round] = []
+    scores = {p: float(rng.randrange(4)) for p in players}
+    for _ in range(rounds):
+        history.append(pairing.swiss_round(players, size, scores, history))
+    paired = pairing.swiss_round(players, size, scores, history, avoid)
+    seated = sorted(p for t in paired.tables for p in t)
+    assert sorted(seated + list(paired.byes)) == players  # everyone once
+    if pairing.kept_apart_failed(paired.tables, avoid):
+        byes = pairing.bye_counts(history)
+        place = {p: i for i, p in enumerate(players)}
+        fair = list(pairing._fair_byes(players, size, scores, byes, place))
+        assert not _apart_round_exists(players, size, fair, avoid)
 
 
 def test_round_robin_of_threes_keeps_a_blocked_pair_apart() -> None:

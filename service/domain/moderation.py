@@ -221,6 +221,8 @@ def act(store: Store, moderator: Mapping[str, Any], request: Mapping[str, Any]) 
         raise Problem(422, "not-a-message-report", N_("only a reported message can be hidden"))
     if action in _ON_PLAYER:
         _check_player(store, player_id)
+    if action == "hide" and settled is not None:
+        store.get_game(settled["game_id"])  # archived meanwhile: 404, nothing written
     entry = {
         "action": action,
         "reason": reason,

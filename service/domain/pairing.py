@@ -200,9 +200,14 @@ def swiss_round(
     assert fairest is not None
     seated = [p for p in players if p not in fairest]
     if avoid:
-        apart = _without_repeats(seated, size, dict.fromkeys(avoid, 1), [SEARCH_BUDGET])
-        if apart is not None:
-            return Round(tuple(apart), fairest)
+        budget = [SEARCH_BUDGET]
+        for out in _fair_byes(players, size, scores, byes, place):
+            left = [p for p in players if p not in out]
+            apart = _without_repeats(left, size, dict.fromkeys(avoid, 1), budget)
+            if apart is not None:
+                return Round(tuple(apart), out)
+            if budget[0] < 0:
+                break
     return Round(tuple(_fewest_repeats(seated, size, met)), fairest)
 
 
