@@ -31,6 +31,12 @@ def read(store: Store, player: Mapping[str, Any], game_id: str) -> dict[str, Any
     return _shown(game_id, kept)
 
 
+def own(store: Store, player_id: str, game_id: str) -> dict[str, Any]:
+    """``player_id``'s own note on the game, for a page that already knows the player sits
+    there: one read, no check (a player's own note tells them nothing new)."""
+    return _shown(game_id, store.notes.get(player_id, game_id))
+
+
 def write(store: Store, player: Mapping[str, Any], game_id: str, text: str) -> dict[str, Any]:
     """Replace the caller's note on the game; an empty ``text`` clears it."""
     if not isinstance(text, str):

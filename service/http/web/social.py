@@ -40,13 +40,9 @@ def _me() -> str | None:
 @blp.app_context_processor
 def social_helpers() -> dict[str, Callable[..., Any]]:
     def game_note(game_id: str) -> dict[str, Any] | None:
-        session = g.get("web_session")
-        if session is None:
-            return None
-        try:
-            return notes.read(store(), session.player, game_id)
-        except Problem:
-            return None
+        """The signed-in player's note (the game page asks only for a seated player)."""
+        player_id = _me()
+        return notes.own(store(), player_id, game_id) if player_id else None
 
     return {
         "blocked": lambda player_id: blocks.blocks(store(), _me(), player_id),
