@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.mail_stack import MailStack, plain, reply_to
+from tests.receivers import wait_for
 from tests.test_mail_play import answer_for, new_game, turn
 
 
@@ -46,3 +47,28 @@ def test_a_suspended_player_plays_nothing_by_mail_and_a_blocked_one_says_nothing
     assert store.get_game(game_id).version == version
     found, _ = store.messages.read(game_id, None, 10)
     assert found == []
+
+
+def test_a_warned_and_suspended_player_is_told_by_mail_in_their_language(
+    stack: MailStack,
+) -> None:
+    store = stack.store
+    assert store is not None
+    k = stack.client
+    mod, _ = stack.player("Mod")
+    store.moderation.set_moderator(mod.id, True)
+    ada, _ = stack.player("Ada", email="ada@moderated.test", language="de")
+    for action, reason in (("warn", "be kind"), ("suspend", "insults")):
+        body = {"action": action, "reason": reason, "player_id": ada.id}
+        assert k.call("POST", "/v1/moderation/actions", mod, json=body).status_code == 201
+
+    def told() -> list[str]:
+        return [str(m["Subject"]) for m in stack.smtp.to("ada@moderated.test")]
+
+    wait_for(lambda: len(told()) == 2, 30, "two mails")
+    assert sorted(told()) == [
+        "Dein Kurier-Konto ist gesperrt",
+        "Eine Verwarnung der Kurier-Moderatoren",
+    ]
+    texts = [plain(m) for m in stack.smtp.to("ada@moderated.test")]
+    assert any("insults" in t for t in texts) and any("be kind" in t for t in texts)

@@ -9,7 +9,8 @@
   that was not reported, no game's state and no sealed choice is ever part of the queue.
 - Their actions (``ACTIONS``): hide a message (as a creator hides one: kept, its text withheld),
   warn a player (the warning is shown to them), suspend an account, reinstate it, or dismiss a
-  report. Each carries a reason and is appended to the audit log, which nothing shortens.
+  report. Each carries a reason and is appended to the audit log, which nothing shortens. A
+  warned, suspended or reinstated player is told by mail, with the reason (workers/moderation.py).
 - A suspended account's bearer tokens are refused on the API and the event streams (403
   ``account-suspended``), its web sessions and sign-ins too (a page that says so). Its games go
   on: at each deadline the game applies its deadline policy (the default move), as for any
@@ -26,7 +27,9 @@ from typing import Any
 from engine.sentences import N_
 from service.common.problems import Problem
 from service.domain import inputs, messages
-from service.store import Store
+from service.store import Store, owed
+from service.store.owed import notice_job
+from service.store.queues import MODERATION_NOTICE_JOB
 
 #: Table messages shown either side of a reported one.
 CONTEXT = 3
@@ -239,6 +242,10 @@ def act(store: Store, moderator: Mapping[str, Any], request: Mapping[str, Any]) 
     if settled is not None:
         closed = {**settled, "status": "closed", "closed_by": moderator["id"], "action": action}
     entry_id = store.moderation.record(entry, closed)
+    if action in _ON_PLAYER:  # the player hears of it by mail (workers/moderation.py)
+        args = (entry_id, player_id, action, reason)
+        job = notice_job(f"mod-{entry_id}", MODERATION_NOTICE_JOB, args, f"{action} {player_id}")
+        owed.owe_now(store.queue_raw, job)
     return {"id": entry_id, **entry}
 
 
