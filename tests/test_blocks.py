@@ -76,6 +76,23 @@ def test_an_open_game_where_either_sits_cannot_be_joined(
     assert kurier.call("POST", f"/v1/games/{game_id}/seats", other, json={}).status_code == 201
 
 
+def test_an_offered_seat_at_a_blockers_table_is_refused(kurier: Kurier, store: Store) -> None:
+    game_id, (ann, _bob, cid) = kurier.seated_game("attila", 3, "Off")
+    resigned = kurier.call("POST", f"/v1/games/{game_id}/actions", cid, json={"notation": "resign"})
+    assert resigned.status_code in (200, 201), resigned.text
+    offer = kurier.call("POST", f"/v1/games/{game_id}/seats/2/offer", ann)
+    assert offer.status_code == 201, offer.text
+    code = {"invite_code": offer.json()["invite_code"]}
+    blocked, other = kurier.new_player("Dan"), kurier.new_player("Eve")
+    _block(kurier, ann, blocked)
+    before = store.r.hgetall(game_key(game_id))
+    taking = kurier.call("POST", f"/v1/games/{game_id}/seats/2/take", blocked, json=code)
+    _problem(taking, 409, "cannot-join")
+    assert store.r.hgetall(game_key(game_id)) == before
+    taken = kurier.call("POST", f"/v1/games/{game_id}/seats/2/take", other, json=code)
+    assert taken.status_code == 200, taken.text
+
+
 def test_no_message_of_the_blocked_player_reaches_the_blocker(
     kurier: Kurier, base_url: str, streams: str
 ) -> None:

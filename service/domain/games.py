@@ -266,7 +266,6 @@ def join_game(
         record = require(record, game_id)
         if record.seat_of(player["id"]) is not None:
             raise Problem(409, "already-seated", N_("you already have a seat in this game"))
-        blocks.check_table(record.seats, apart)
         if record.status != "open":
             raise Problem(409, "game-already-started", N_("this game no longer takes players"))
         if (
@@ -277,6 +276,7 @@ def join_game(
             raise Problem(403, "bad-invite-code", N_("that invite code does not open this game"))
         if len(record.seats) >= record.max_seats:
             raise Problem(409, "game-full", N_("every seat of this game is taken"))
+        blocks.check_table(record.seats, apart)  # last: it tells nothing a refusal above would
         seat = len(record.seats)
         record.seats.append(player["id"])
         record.names.append(player["name"])

@@ -96,7 +96,6 @@ def take_seat(
         record = games.require(record, game_id)
         _check_active(record)
         _check_seat(record, seat)
-        blocks.check_table([p for s, p in enumerate(record.seats) if s != seat], apart)
         offer = record.seating.get("offers", {}).get(str(seat), "")
         if not offer or not secrets.compare_digest(code.encode(), offer.encode()):
             raise Problem(
@@ -104,6 +103,7 @@ def take_seat(
             )
         if record.seat_of(player["id"]) is not None:
             raise Problem(409, "already-seated", N_("you already have a seat in this game"))
+        blocks.check_table([p for s, p in enumerate(record.seats) if s != seat], apart)
         previous = {"player_id": record.seats[seat], "name": record.names[seat]}
         record.seats[seat], record.names[seat] = player["id"], player["name"]
         del record.seating["offers"][str(seat)]
