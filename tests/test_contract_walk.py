@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import requests
 
+from service.store import Store
 from tests.client import Kurier, Player
 from tests.openapi_validation import document, errors, validator
 
@@ -130,7 +131,7 @@ def _claim(w: Walker, players: list[Player]) -> None:
 
 
 def test_every_operation_answers_2xx_as_documented(
-    kurier: Kurier, monkeypatch: pytest.MonkeyPatch
+    kurier: Kurier, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("KURIER_WEBHOOK_ALLOW", "loopback")  # the API's URL check, in-process
     w = Walker(kurier)
@@ -179,6 +180,21 @@ def test_every_operation_answers_2xx_as_documented(
     w.call("unfollow_player", a, player_id=d.id)
     w.call("list_live_games", None)
     w.call("list_player_finished_games", None, player_id=d.id)
+
+    # Blocks, private notes, reports and moderation.
+    w.call("block_player", a, player_id=d.id)
+    w.call("list_blocks", a)
+    w.call("unblock_player", a, player_id=d.id)
+    w.call("put_game_note", a, json={"text": "a note"}, game_id=gid)
+    w.call("get_game_note", a, game_id=gid)
+    report = {"kind": "message", "game_id": gid, "message_id": message["id"], "reason": "rude"}
+    report_id = w.call("create_report", a, json=report).json()["id"]
+    store.moderation.set_moderator(d.id, True)  # `kurier moderator grant`
+    w.call("get_moderation_queue", d)
+    action = {"action": "warn", "reason": "be kind", "report_id": report_id}
+    w.call("take_moderation_action", d, json=action)
+    w.call("get_moderation_audit", d)
+    w.call("list_warnings", b)
 
     body = {"name": "Walk cup", "type": "attila", "seats": 2, "format": "swiss"}
     cup = w.call("create_tournament", a, json={**body, "deadline": {"hours": 48}}).json()

@@ -66,6 +66,16 @@ def _api_writes(
         ("webhook secret", "POST", "/v1/me/webhook-secret", player, None),
         ("message", "POST", f"/v1/games/{game_id}/messages", player, {"text": "hello"}),
         ("hidden message", "POST", f"/v1/games/{game_id}/messages/{message_id}/hide", player, None),
+        ("block", "PUT", f"/v1/me/blocks/{other.id}", player, None),
+        ("unblock", "DELETE", f"/v1/me/blocks/{other.id}", player, None),
+        ("note", "PUT", f"/v1/games/{game_id}/notes/me", player, {"text": "mine"}),
+        (
+            "report",
+            "POST",
+            "/v1/reports",
+            other,
+            {"kind": "player", "player_id": player.id, "reason": "r"},
+        ),
     ]
 
 

@@ -71,6 +71,7 @@ def _forms(game_ids: list[str]) -> dict[str, list[str]]:
         ],
         "/settings/tokens": ["name"],
         "/settings/tokens/zz/revoke": [],
+        "/moderation/actions": ["action", "reason", "report_id", "player_id"],
     }
     for game_id in game_ids:
         forms |= {
@@ -82,6 +83,11 @@ def _forms(game_ids: list[str]) -> dict[str, list[str]]:
             f"/games/{game_id}/seats/0/offer": [],
             f"/games/{game_id}/seats/1/take": ["code"],
             f"/games/{game_id}/seats/99999999999/take": ["code"],
+            f"/games/{game_id}/note": ["text"],
+            f"/games/{game_id}/messages/1-1/report": ["reason"],
+            f"/players/{game_id}/block": ["back"],
+            f"/players/{game_id}/unblock": ["back"],
+            f"/players/{game_id}/report": ["reason"],
         }
     return forms | {
         "/signin": ["email"],

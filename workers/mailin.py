@@ -50,7 +50,7 @@ from service.common import i18n, mailauth, replies
 from service.common.i18n import say as _
 from service.common.problems import Problem
 from service.common.replies import SOFT_LIMIT, message_id_of
-from service.domain import messages, prefs
+from service.domain import messages, moderation, prefs
 from service.domain.games import play
 from service.store import Store
 from service.store.record import GameRecord, Idempotency
@@ -263,6 +263,7 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
             continue
         said = SAY.fullmatch(line)
         try:
+            moderation.check_not_suspended(player)  # as the API refuses the account's token
             if said:
                 report.append(_say(store, player, answer, said["text"] or "", number))
                 continue

@@ -113,6 +113,8 @@ GAME_TYPE = Text(40)
 SEED = Text(128)
 CODE = Text(64)  # an invite code, a seat's code
 MESSAGE = Text(2000, MESSAGE_CONTROLS, MESSAGE_CONTROLS_ERROR)
+NOTE = Text(4000, MESSAGE_CONTROLS, MESSAGE_CONTROLS_ERROR)  # a private note on a game
+REASON = Text(500, MESSAGE_CONTROLS, MESSAGE_CONTROLS_ERROR)  # why a report, a moderator's action
 #: A move as text: its characters are the engine's to judge (it names what is wrong).
 NOTATION_LENGTH = 200
 

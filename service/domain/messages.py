@@ -9,8 +9,11 @@ Who sees what, checked on every read:
   creating the game (``spectators_see_messages``);
 - a private message: its sender and its recipient, nobody else (not the other players, not
   spectators, not the creator);
-- a hidden message (the creator hid it): still listed, marked ``hidden``, its text withheld
-  from everyone but its sender.
+- a hidden message (the creator or a moderator hid it): still listed, marked ``hidden``, its
+  text withheld from everyone but its sender;
+- a message of a player the reader blocks (service/domain/blocks.py): not shown to the reader
+  at all, in any channel (every read goes through ``scan`` or ``message_for``); a player who is
+  blocked cannot write privately to the blocker.
 
 Text is plain, stored as given (at most ``MAX_TEXT`` characters), and escaped wherever it is
 rendered. A player may send ``RATE_COUNT`` messages per ``RATE_SECONDS`` over all games.
@@ -26,7 +29,7 @@ from typing import Any
 
 from engine.sentences import N_
 from service.common.problems import Problem
-from service.domain import inputs
+from service.domain import blocks, inputs
 from service.store import Store, owed
 from service.store.owed import OwedJob, notice_job
 from service.store.queues import MESSAGE_JOB, message_job_id
@@ -58,6 +61,8 @@ def post(
             f"to_seat must be another seat of this game (0-{len(record.seats) - 1})",
             field="to_seat",
         )
+    if to_seat is not None:
+        blocks.check_private(store, player["id"], record.seats[to_seat])
     window = int(time.time()) // RATE_SECONDS
     if store.messages.count(player["id"], window, RATE_SECONDS) > RATE_COUNT:
         retry = RATE_SECONDS - int(time.time()) % RATE_SECONDS
@@ -73,9 +78,10 @@ def post(
         "to_seat": "" if to_seat is None else str(to_seat),
         "text": text,
         "at": repr(time.time()),
+        "from_player": player["id"],
     }
     if to_seat is not None:  # private talk stays with these two people, whoever sits later
-        fields |= {"from_player": player["id"], "to_player": record.seats[to_seat]}
+        fields["to_player"] = record.seats[to_seat]
     message_id = store.messages.add(game_id, fields)
     # After the message is stored: a crash in between loses a notice, never a message.
     for recipient in _recipients(record, seat, to_seat):
@@ -88,6 +94,11 @@ def _seat_of(record: GameRecord, player: Mapping[str, Any]) -> int:
     if seat is None:
         raise Problem(403, "not-a-player", N_("only the game's players can write to its table"))
     return seat
+
+
+def sender(record: GameRecord, fields: Mapping[str, str]) -> str:
+    """The player who wrote a message (its seat's player for a message kept without one)."""
+    return fields.get("from_player") or record.seats[int(fields["from_seat"])]
 
 
 def _recipients(record: GameRecord, seat: int, to_seat: int | None) -> list[int]:
@@ -165,13 +176,14 @@ def scan(
     until that many are found or the stream ends (at most ``SCAN_PAGES`` pages)."""
     record = record or store.get_game(game_id)
     viewer = record.seat_of(player_id)
+    unheard = blocks.hidden_senders(store, player_id)
     items: list[dict[str, Any]] = []
     shown_to, read_to = None, after
     for _ in range(SCAN_PAGES):
         entries, hidden = store.messages.read(game_id, read_to, PAGE)
         for message_id, fields in entries:
             read_to = message_id
-            if visible(record, fields, viewer):
+            if visible(record, fields, viewer) and sender(record, fields) not in unheard:
                 items.append(_shown(message_id, fields, message_id in hidden, viewer))
                 shown_to = message_id
                 if len(items) == limit:
@@ -215,5 +227,7 @@ def message_for(
     if fields is None or not visible(record, fields, seat):
         return None
     if store.messages.hidden(record.id, message_id):
+        return None
+    if blocks.blocks(store, record.seats[seat], sender(record, fields)):
         return None
     return _shown(message_id, fields, False, seat)

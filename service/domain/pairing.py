@@ -4,6 +4,10 @@ these; tests/test_tournament_pairing.py checks their properties with hypothesis.
 
 A round seats the entrants at tables of ``size`` (the game's seat count); ``len(players) %
 size`` of them sit the round out (a bye). "Meeting" someone means sharing a table with them.
+
+``avoid``: pairs of players who must not meet (one blocks the other: service/domain/blocks.py).
+A pairing keeps them apart whenever any pairing does, before it avoids repeats; when none does
+(``kept_apart_failed`` counts such tables), the round says so.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ BYE_SETS_TRIED = 100
 #: for many entrants (a draw's work grows with their square): 64 entrants take 9 draws, 0.6 s.
 ROUND_ROBIN_DRAWS = 200
 ROUND_ROBIN_WORK = 40_000
+#: What a meeting of two players to be kept apart costs, against 1 for a repeated meeting.
+APART_WEIGHT = 1_000
+Pairs = frozenset[frozenset[str]]
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,11 @@ def bye_counts(rounds: Iterable[Round]) -> Counter[str]:
     return Counter(player for played in rounds for player in played.byes)
 
 
+def kept_apart_failed(tables: Iterable[Sequence[str]], avoid: Pairs) -> int:
+    """Tables that seat a pair of ``avoid``."""
+    return sum(1 for table in tables if any(pair in avoid for pair in pairs(table)))
+
+
 def repeats(tables: Iterable[Sequence[str]], met: Mapping[frozenset[str], int]) -> int:
     """Meetings in ``tables`` that happened before."""
     return sum(1 for table in tables for pair in pairs(table) if met.get(pair, 0))
@@ -66,20 +78,24 @@ def round_robin_rounds(players: int, size: int) -> int:
     return max(1, -(-(players - 1) // (size - 1)))
 
 
-def round_robin(players: Sequence[str], size: int, seed: str) -> list[Round]:
+def round_robin(
+    players: Sequence[str], size: int, seed: str, avoid: Pairs = frozenset()
+) -> list[Round]:
     """Every round of a round-robin. Two-player games: the circle method, every pairing
-    exactly once. Larger tables: everyone meets as evenly as possible: byes rotate (nobody a
-    second before everyone has had one), and of ROUND_ROBIN_DRAWS schedules drawn (seeded by
-    ``seed``) the one with the fewest repeated meetings."""
+    exactly once (so a pair of ``avoid`` meets too: there is no other round-robin). Larger
+    tables: everyone meets as evenly as possible: byes rotate (nobody a second before everyone
+    has had one), and of ROUND_ROBIN_DRAWS schedules drawn (seeded by ``seed``) the one with
+    the fewest meetings of ``avoid``, then the fewest repeated meetings."""
     if size == 2:
         return _circle(players)
     rng = random.Random(seed)
     best: list[Round] = []
     best_cost = -1
     for _ in range(max(3, min(ROUND_ROBIN_DRAWS, ROUND_ROBIN_WORK // len(players) ** 2))):
-        drawn = _drawn_schedule(players, size, rng)
+        drawn = _drawn_schedule(players, size, rng, avoid)
         met = meetings(drawn)
         cost = sum(count - 1 for count in met.values() if count > 1)
+        cost += APART_WEIGHT * sum(count for pair, count in met.items() if pair in avoid)
         if best_cost < 0 or cost < best_cost:
             best, best_cost = drawn, cost
         if cost == 0:
@@ -106,9 +122,11 @@ def _circle(players: Sequence[str]) -> list[Round]:
     return rounds
 
 
-def _drawn_schedule(players: Sequence[str], size: int, rng: random.Random) -> list[Round]:
+def _drawn_schedule(
+    players: Sequence[str], size: int, rng: random.Random, avoid: Pairs
+) -> list[Round]:
     rounds: list[Round] = []
-    met: Counter[frozenset[str]] = Counter()
+    met: Counter[frozenset[str]] = Counter({pair: APART_WEIGHT for pair in avoid})
     byes: Counter[str] = Counter()
     for _ in range(round_robin_rounds(len(players), size)):
         order = list(players)
@@ -150,6 +168,7 @@ def swiss_round(
     size: int,
     scores: Mapping[str, float],
     history: Sequence[Round],
+    avoid: Pairs = frozenset(),
 ) -> Round:
     """The next Swiss round. ``players`` in standing order (best first; ties as the caller
     ranks them), ``scores`` their points so far, ``history`` the rounds played.
@@ -161,8 +180,11 @@ def swiss_round(
     - No two players meet again while a round without a repeat exists (among the fair bye
       choices, searched exhaustively up to SEARCH_BUDGET tables); otherwise the fairest byes
       and greedy tables with few repeats.
+    - A pair of ``avoid`` counts as having met, and heavily: kept apart while a round without
+      a repeat exists, and then while any round keeps it apart (repeats allowed).
     """
     met = meetings(history)
+    met.update({pair: APART_WEIGHT for pair in avoid})
     byes = bye_counts(history)
     place = {player: index for index, player in enumerate(players)}
     budget = [SEARCH_BUDGET]  # shared by every bye set tried
@@ -177,6 +199,15 @@ def swiss_round(
             break
     assert fairest is not None
     seated = [p for p in players if p not in fairest]
+    if avoid:
+        budget = [SEARCH_BUDGET]
+        for out in _fair_byes(players, size, scores, byes, place):
+            left = [p for p in players if p not in out]
+            apart = _without_repeats(left, size, dict.fromkeys(avoid, 1), budget)
+            if apart is not None:
+                return Round(tuple(apart), out)
+            if budget[0] < 0:
+                break
     return Round(tuple(_fewest_repeats(seated, size, met)), fairest)
 
 

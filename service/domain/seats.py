@@ -17,7 +17,7 @@ from typing import Any
 from engine.core import Rejoin, Resign
 from engine.sentences import N_
 from service.common.problems import Problem
-from service.domain import inputs
+from service.domain import blocks, inputs
 from service.domain.games import play
 from service.store import Store
 from service.store.record import Change, GameRecord, Outcome
@@ -92,6 +92,7 @@ def take_seat(
     """A newcomer takes an offered seat: from now on its secrets are theirs. The record keeps
     both players and the version where the seat changed hands."""
     inputs.checked("invite_code", inputs.CODE.check, code)
+    apart = blocks.kept_apart(store, player)
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = play.require(record, game_id)
@@ -104,6 +105,7 @@ def take_seat(
             )
         if record.seat_of(player["id"]) is not None:
             raise Problem(409, "already-seated", N_("you already have a seat in this game"))
+        blocks.check_table([p for s, p in enumerate(record.seats) if s != seat], apart)
         previous = {"player_id": record.seats[seat], "name": record.names[seat]}
         record.seats[seat], record.names[seat] = player["id"], player["name"]
         del record.seating["offers"][str(seat)]

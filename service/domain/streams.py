@@ -81,6 +81,8 @@ class _Clock:
             return False
         if not store.tokens.stands_for(caller.token_key, caller.player_id):
             return True
+        if store.moderation.is_suspended(caller.player_id):
+            return True  # a moderator suspended the account: its streams end too
         self.authorized = time.monotonic()
         return False
 

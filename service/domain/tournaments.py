@@ -152,6 +152,7 @@ def view(doc: Mapping[str, Any]) -> dict[str, Any]:
             "number": index + 1,
             "started_at": played["started_at"],
             "byes": [{"id": p, "name": names[p]} for p in played["byes"]],
+            "kept_apart_failed": played.get("kept_apart_failed", 0),
             "tables": [_table_view(table, names, doc["seats"]) for table in played["tables"]],
         }
         for index, played in enumerate(doc["played"])
@@ -333,18 +334,21 @@ def pair_round(
     once the round before has ended), then its games, then the entrants told. Run by the job
     ``tournament-<id>-round-<number>`` and by ``start``; doing it twice does it once. A table
     another run is seating is left to it: ``seated`` says whether the round is complete (the
-    job fails, to be retried, until it is)."""
+    job fails, to be retried, until it is). Entrants of whom one blocks the other are kept
+    apart where the pairing allows it (service/domain/blocks.py)."""
+    _, entered = _read(store, tournament_id)
+    avoid = frozenset(store.blocks.among(e["id"] for e in entered["entrants"]))
 
     def change(doc: dict[str, Any]) -> bool:
         if number == 1 and doc["status"] == "signup":
             if by_organiser and len(doc["entrants"]) < doc["seats"]:
                 raise _too_few(doc)  # the organiser is told; only a start date cancels
-            return _begin(doc)
+            return _begin(doc, avoid)
         if doc["status"] != "running" or len(doc["played"]) != number - 1 or number == 1:
             return False  # paired already, not due yet, or over
         if not all(t.get("ranks") for t in doc["played"][-1]["tables"]):
             return False
-        doc["played"].append(_next_round(doc))
+        doc["played"].append(_next_round(doc, avoid))
         return True
 
     doc = _update(store, tournament_id, change)
@@ -372,7 +376,7 @@ def pair_round(
     return doc
 
 
-def _begin(doc: dict[str, Any]) -> bool:
+def _begin(doc: dict[str, Any], avoid: pairing.Pairs) -> bool:
     """Close sign-up and pair round 1 (or cancel: too few entrants at the start date)."""
     now = time.time()
     ids = [e["id"] for e in doc["entrants"]]
@@ -386,17 +390,17 @@ def _begin(doc: dict[str, Any]) -> bool:
         doc["rounds"] = pairing.round_robin_rounds(len(ids), size)
         doc["schedule"] = [
             {"tables": [list(t) for t in r.tables], "byes": list(r.byes)}
-            for r in pairing.round_robin(ids, size, doc["id"])
+            for r in pairing.round_robin(ids, size, doc["id"], avoid)
         ]
     else:
         most = pairing.round_robin_rounds(len(ids), size)
         doc["rounds"] = min(doc["rounds"] or pairing.swiss_rounds(len(ids), size), most)
     doc["status"], doc["started_at"] = "running", now
-    doc["played"] = [_next_round(doc)]
+    doc["played"] = [_next_round(doc, avoid)]
     return True
 
 
-def _next_round(doc: Mapping[str, Any]) -> dict[str, Any]:
+def _next_round(doc: Mapping[str, Any], avoid: pairing.Pairs) -> dict[str, Any]:
     number = len(doc["played"]) + 1
     if doc["format"] == "round_robin":
         planned = doc["schedule"][number - 1]
@@ -410,14 +414,20 @@ def _next_round(doc: Mapping[str, Any]) -> dict[str, Any]:
             for played in doc["played"]
         ]
         scores = {row.player: row.points for row in order}
-        paired = pairing.swiss_round([row.player for row in order], doc["seats"], scores, history)
+        paired = pairing.swiss_round(
+            [row.player for row in order], doc["seats"], scores, history, avoid
+        )
         tables, byes = [list(t) for t in paired.tables], list(paired.byes)
-    return {
+    played = {
         "started_at": time.time(),
         "tables": [{"players": list(t), "game_id": None, "ranks": None} for t in tables],
         "byes": list(byes),
         "told": False,
     }
+    failed = pairing.kept_apart_failed(tables, avoid)
+    if failed:  # said in the round, naming nobody: a block is private
+        played["kept_apart_failed"] = failed
+    return played
 
 
 def _round_players(played: Mapping[str, Any]) -> list[str]:
@@ -481,7 +491,7 @@ def _table_game(store: Store, doc: Mapping[str, Any], players: list[dict[str, An
         settings,
     ).body
     for player in players[1:]:
-        lifecycle.join_game(store, player, created["id"], created["invite_code"])
+        lifecycle.join_game(store, player, created["id"], created["invite_code"], keep_apart=False)
     lifecycle.start_game(store, players[0], created["id"])
     return str(created["id"])
 

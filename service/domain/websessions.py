@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.common import i18n
-from service.domain import prefs
+from service.domain import moderation, prefs
 from service.store import Store, owed
 from service.store.keys import session_key, signin_key
 from service.store.owed import OwedJob
@@ -89,6 +89,8 @@ def take_link(store: Store, token: str) -> str | None:
 def start(store: Store, player_id: str, token: str | None = None) -> str:
     """A new session for ``player_id``; returns its id (the cookie's value). ``token``: the
     API token the player signed in with, whose revocation ends the session."""
+    if store.moderation.is_suspended(player_id):
+        raise moderation.suspended_problem()  # the sign-in page says so
     session_id = secrets.token_urlsafe(32)
     fields = {"player": player_id, "csrf": secrets.token_urlsafe(24)}
     if token is not None:
@@ -108,6 +110,7 @@ def load(store: Store, session_id: str | None) -> Session | None:
     player = store.players.get(found["player"])
     if player is None:
         return None
+    moderation.check_not_suspended(player)  # every page of a suspended account says so
     if found.get("token") and not store.tokens.stands_for(found["token"], player["id"]):
         return None  # made with a token since revoked: the cookie is worth nothing now
     return Session(session_id, player, found["csrf"])

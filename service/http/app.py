@@ -68,6 +68,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         meta,
         players,
         profiles,
+        social,
         streams,
         tokens,
         tournaments,
@@ -83,6 +84,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         profiles.blp,
         streams.blp,
         tournaments.blp,
+        social.blp,
     ):
         api.register_blueprint(blueprint)
     # Interactive docs served from the flask-swagger-ui wheel: works offline, no CDN.

@@ -10,6 +10,7 @@ from flask import current_app, g, request
 from flask_smorest import Blueprint
 
 from service.common.problems import Problem
+from service.domain import moderation
 from service.store import TOKEN_PREFIX, Store
 
 BEARER_SECURITY: list[dict[str, list[str]]] = [{"bearerAuth": []}]
@@ -32,9 +33,11 @@ def current_player(required: bool = True) -> dict[str, Any] | None:
     """The caller, or None for an anonymous spectator (only where ``required`` is False).
 
     A token that is present but wrong is always refused: silently treating it as anonymous
-    would hide the client's mistake.
+    would hide the client's mistake. A suspended account's token is refused too (403
+    ``account-suspended``: service/domain/moderation.py).
     """
     if "kurier_player" in g:
+        moderation.check_not_suspended(g.kurier_player)
         return g.kurier_player
     header = request.headers.get("Authorization")
     if header is None:
@@ -49,6 +52,7 @@ def current_player(required: bool = True) -> dict[str, Any] | None:
     if player is None:
         raise _unauthorized("invalid-token", "unknown or revoked token")
     g.kurier_player = player
+    moderation.check_not_suspended(player)
     return player
 
 

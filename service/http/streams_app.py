@@ -29,7 +29,7 @@ from werkzeug.exceptions import HTTPException
 from engine import registry
 from service.common import logs
 from service.common.problems import Problem, problem_response
-from service.domain import streams
+from service.domain import moderation, streams
 from service.domain.ratelimit import bearer_token
 from service.http import outage
 from service.http.auth import current_player, store
@@ -112,6 +112,7 @@ def _caller(required: bool) -> streams.Caller | None:
             parameter="ticket",
             headers={"WWW-Authenticate": 'Bearer realm="kurier"'},
         )
+    moderation.check_not_suspended(player)
     g.kurier_player = player
     return streams.Caller(owner[0], player["id"])
 

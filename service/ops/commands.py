@@ -1,5 +1,5 @@
 """Operator commands of `kurier`: `web`, `config check`, `games verify`, `verify`, `archive`,
-`restore`, `store accept`.
+`restore`, `store accept`, `moderator` (service/ops/moderators.py).
 
 Kept apart from `service/cli.py` (which wires them in) so that the production entry points
 are in one place: the container image runs `kurier web` and `kurier worker`.
@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from service.ops import moderators
 from service.ops.config import Invalid, listen_address, stream_address
 
 Handler = Callable[[argparse.Namespace], int]
@@ -60,6 +61,7 @@ def add_parsers(commands: Any) -> dict[str, Handler]:
         "now, and writes resume (docs/operations.md)",
     )
     epoch.add_argument("action", choices=["accept"])
+    moderators.add_parser(commands)
     return {
         "web": cmd_web,
         "streams": cmd_streams,
@@ -69,6 +71,7 @@ def add_parsers(commands: Any) -> dict[str, Handler]:
         "archive": cmd_archive,
         "restore": cmd_restore,
         "store": cmd_store,
+        "moderator": moderators.cmd_moderator,
     }
 
 

@@ -5,7 +5,8 @@
 with its own keys: ``store.players`` (service/store/players.py), ``store.tokens``
 (service/store/tokens.py), ``store.messages`` (service/store/messages.py), ``store.indexes``
 (service/store/indexes.py: players' game lists, the lobby, summaries, resolutions owed),
-``store.follows`` (service/store/follows.py), ``store.tournaments`` (service/store/tournaments.py).
+``store.follows`` (service/store/follows.py), ``store.tournaments`` (service/store/tournaments.py),
+``store.blocks``, ``store.notes`` and ``store.moderation`` (service/store/social.py).
 
 Data model (key names in service/store/keys.py; every key of one game shares the ``{<game id>}``
 hash tag; what the bytes mean is in service/store/record.py):
@@ -25,6 +26,9 @@ hash tag; what the bytes mean is in service/store/record.py):
   ``kurier:player:{p}:tokens`` hash: the player's tokens (service/store/tokens.py).
 - ``kurier:games:live`` sorted set: public games in play by their latest commit (the watch
   page; kept by the game writer), ``kurier:player:{p}:following`` set (service/store/follows.py).
+- ``kurier:player:{p}:blocks``, ``:blocked-by`` sets, ``:notes`` hash, ``:warnings`` list, and
+  ``kurier:{moderation}:moderators``, ``:reports``, ``:reports:open``, ``:audit`` (one hash
+  tag): blocks, private notes, reports and the moderators' audit log (service/store/social.py).
 - ``kurier:tournament:{t}`` hash (version and JSON document, replaced by compare-and-set),
   ``kurier:tournaments`` sorted set and ``kurier:tournaments:games`` hash: tournaments, their
   listing and which tournament a game belongs to (service/store/tournaments.py).

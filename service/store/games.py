@@ -65,6 +65,7 @@ from service.store.record import (
     unpack_log,
     unpack_saved,
 )
+from service.store.social import Blocks, Moderation, Notes
 from service.store.tokens import Tokens
 from service.store.tournaments import Tournaments
 from service.store.writes import (
@@ -121,6 +122,9 @@ class Store(Connections):
         self.indexes = Indexes(self)
         self.follows = Follows(self)
         self.tournaments = Tournaments(self)
+        self.blocks = Blocks(self)
+        self.notes = Notes(self)
+        self.moderation = Moderation(self)
 
     # -- the one writer ------------------------------------------------------------------------
 

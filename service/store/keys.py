@@ -210,3 +210,38 @@ TOURNAMENT_GAMES = "kurier:tournaments:games"
 def tournament_key(tournament_id: str) -> str:
     """Hash of one tournament: ``v`` its version, ``doc`` its JSON (entrants, rounds, results)."""
     return f"kurier:tournament:{{{tournament_id}}}"
+
+
+# -- blocks, private notes, moderation (service/store/social.py) -------------------------------
+
+
+def player_blocks_key(player_id: str) -> str:
+    """Set of the players this player blocks (service/store/social.py)."""
+    return f"{player_key(player_id)}:blocks"
+
+
+def player_blocked_by_key(player_id: str) -> str:
+    """Set of the players who block this player: read only to keep them apart at a table."""
+    return f"{player_key(player_id)}:blocked-by"
+
+
+def player_notes_key(player_id: str) -> str:
+    """Hash: game id -> this player's private note on that game (JSON: text, updated_at)."""
+    return f"{player_key(player_id)}:notes"
+
+
+def player_warnings_key(player_id: str) -> str:
+    """List of the warnings moderators gave this player (JSON each), newest first."""
+    return f"{player_key(player_id)}:warnings"
+
+
+#: The moderation keys share one hash tag: a report and its audit entry are written together.
+MODERATION_TAG = "kurier:{moderation}"
+#: Set of the players the operator made moderators (``kurier moderator grant``).
+MODERATORS = f"{MODERATION_TAG}:moderators"
+#: Hash: report id -> the report (JSON).
+REPORTS = f"{MODERATION_TAG}:reports"
+#: Sorted set of the open reports (member: report id, score: when it was made).
+OPEN_REPORTS = f"{MODERATION_TAG}:reports:open"
+#: Stream: the moderators' audit log, append-only (nothing here ever deletes or trims it).
+AUDIT_LOG = f"{MODERATION_TAG}:audit"

@@ -15,6 +15,7 @@ Keys (service/store/keys.py):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from service.store.connections import Connections, as_dict
 from service.store.keys import hidden_messages_key, message_rate_key, messages_key
@@ -53,6 +54,17 @@ class Messages:
             return None
         return {as_text(k): as_text(v) for k, v in as_dict(found[0][1]).items()}
 
+    def near(
+        self, game_id: str, message_id: str, count: int
+    ) -> tuple[list[Message], list[Message]]:
+        """Up to ``count`` messages before ``message_id`` (oldest first) and after it."""
+        key = messages_key(game_id)
+        with self.connections.raw.pipeline(transaction=True) as pipe:  # one slot: the game's
+            pipe.xrevrange(key, max=f"({message_id}", min="-", count=count)
+            pipe.xrange(key, min=f"({message_id}", max="+", count=count)
+            before, after = pipe.execute()
+        return _decoded(reversed(before)), _decoded(after)
+
     def hide(self, game_id: str, message_id: str) -> None:
         self.connections.write(lambda pipe: pipe.sadd(hidden_messages_key(game_id), message_id))
 
@@ -77,3 +89,10 @@ class Messages:
                 pipe.xrevrange(messages_key(gid), max="+", min="-", count=1)
             replies = pipe.execute()
         return [as_text(found[0][0]) if found else "0-0" for found in replies]
+
+
+def _decoded(entries: Any) -> list[Message]:
+    return [
+        (as_text(entry_id), {as_text(k): as_text(v) for k, v in as_dict(fields).items()})
+        for entry_id, fields in entries
+    ]

@@ -80,12 +80,15 @@ class Players:
     @staticmethod
     def from_hash(raw: Mapping[str, Any]) -> dict[str, Any]:
         """The player as the API shows it, from its hash (or a hash's worth of fields)."""
-        return {
+        player = {
             "id": raw["id"],
             "name": raw["name"],
             "email": raw.get("email") or None,
             "created_at": float(raw["created_at"]),
         }
+        if raw.get("suspended"):  # a moderator suspended the account (service/store/social.py)
+            player["suspended"] = True
+        return player
 
     def update(self, player_id: str, changes: Mapping[str, Any]) -> dict[str, Any]:
         write = self.connections.write

@@ -43,6 +43,7 @@ BOT_JOB = "workers.bots.move"
 TOURNAMENT_ROUND_JOB = "workers.tournaments.pair_round"
 TOURNAMENT_NOTIFY_JOB = "workers.tournaments.notify_round"
 INVITE_NOTIFY_JOB = "workers.invites.notify_invited"
+MODERATION_NOTICE_JOB = "workers.moderation.notify_player"
 
 
 def queue(connection: Any, name: str = DEFAULT_QUEUE) -> Queue:

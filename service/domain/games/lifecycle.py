@@ -14,7 +14,7 @@ from engine.core import IllegalAction
 from engine.sentences import N_
 from service.common import sealed
 from service.common.problems import Problem
-from service.domain import inputs
+from service.domain import blocks, inputs
 from service.domain.games.play import commit, engine_problem, event, game_type, require, settle
 from service.domain.games.views import bot_fields
 from service.store import MAX_INDEX, Store, eventlog
@@ -196,10 +196,19 @@ def _bot_mark(level: str | None) -> dict[str, Any]:
     return {"bot": level} if level else {}
 
 
-def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str | None) -> Outcome:
-    """Take the next free seat: with the invite code, or without one in an open-access game."""
+def join_game(
+    store: Store,
+    player: Mapping[str, Any],
+    game_id: str,
+    invite: str | None,
+    keep_apart: bool = True,
+) -> Outcome:
+    """Take the next free seat: with the invite code, or without one in an open-access game.
+    Refused where a player sits whom the joiner blocks or who blocks the joiner, unless
+    ``keep_apart`` is False (a tournament's table, paired so for want of another pairing)."""
     if invite is not None:
         inputs.checked("invite_code", inputs.CODE.check, invite)
+    apart = blocks.kept_apart(store, player) if keep_apart else set()
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = require(record, game_id)
@@ -215,6 +224,7 @@ def join_game(store: Store, player: Mapping[str, Any], game_id: str, invite: str
             raise Problem(403, "bad-invite-code", N_("that invite code does not open this game"))
         if len(record.seats) >= record.max_seats:
             raise Problem(409, "game-full", N_("every seat of this game is taken"))
+        blocks.check_table(record.seats, apart)  # last: it tells nothing a refusal above would
         seat = len(record.seats)
         record.seats.append(player["id"])
         record.names.append(player["name"])

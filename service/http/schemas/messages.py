@@ -39,7 +39,9 @@ class Message(ma.Schema):
     text = fields.String(
         allow_none=True, metadata={"description": "null when hidden (except for its sender)"}
     )
-    hidden = fields.Boolean(required=True, metadata={"description": "hidden by the creator"})
+    hidden = fields.Boolean(
+        required=True, metadata={"description": "hidden by the creator or a moderator"}
+    )
     at = fields.Float(required=True, metadata={"description": "Unix time it was posted"})
 
 

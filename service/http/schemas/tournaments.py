@@ -131,6 +131,13 @@ class PlayedRound(ma.Schema):
     started_at = fields.Float(required=True)
     byes = fields.List(fields.Nested(Person), required=True)
     tables = fields.List(fields.Nested(Table), required=True)
+    kept_apart_failed = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Tables of this round seating two players of whom one blocks the "
+            "other, because no pairing kept them apart (the players are not named)"
+        },
+    )
 
 
 class Tournament(TournamentSummary):

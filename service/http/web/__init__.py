@@ -21,7 +21,7 @@ from flask import Flask
 from service import kits
 from service.common import i18n
 from service.domain import ratelimit
-from service.http.web import club, replay, tournaments, unsubscribe
+from service.http.web import club, replay, social, tournaments, unsubscribe
 from service.http.web.pages import blp, error_page, page_language
 
 # Nested once, at import (an app factory may run many times): the club's pages get the web
@@ -29,6 +29,7 @@ from service.http.web.pages import blp, error_page, page_language
 blp.register_blueprint(club.blp)
 blp.register_blueprint(tournaments.blp)
 blp.register_blueprint(replay.blp)
+blp.register_blueprint(social.blp)  # blocking, reporting, private notes, moderation
 
 
 class _CatalogDomain(flask_babel.Domain):

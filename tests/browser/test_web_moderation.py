@@ -1,0 +1,46 @@
+"""A moderator's queue in the browser: a player reports a table message from the game page, the
+moderator sees it in context (never the unreported private talk), hides it with a reason and
+finds the action in the audit log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.store import Store
+from tests.browser.test_web_club import _page
+from tests.client import Kurier
+
+
+def test_a_report_from_the_game_page_is_hidden_from_the_queue(
+    browser: Any, base_url: str, store: Store, worker: Any
+) -> None:
+    kurier = Kurier(base_url)
+    game_id, (ann, bob, _cid) = kurier.seated_game("attila", 3, "Queue")
+    mod = kurier.new_player("Moderator")
+    store.moderation.set_moderator(mod.id, True)  # what `kurier moderator grant` does
+    path = f"/v1/games/{game_id}/messages"
+    kurier.call("POST", path, bob, json={"text": "private plan", "to_seat": 2})
+    words = f"rude words {game_id}"  # other tests' reports may be open in the same queue
+    rude = kurier.call("POST", path, bob, json={"text": words}).json()["id"]
+
+    page = _page(browser, base_url, ann, 1280, "light")
+    page.goto(f"{base_url}/games/{game_id}")
+    page.locator(f"a.report-link[href$='/messages/{rude}/report']").click()
+    page.locator("textarea[name=reason]").fill("an insult")
+    page.locator(".report button[type=submit]").click()
+    page.wait_for_selector("text=the moderators will look")
+
+    queue = _page(browser, base_url, mod, 1280, "light")
+    queue.locator("a.moderation-link").click()
+    item = queue.locator("article.report-item", has_text=words)
+    assert item.count() == 1
+    assert "an insult" in item.inner_text()
+    assert "private plan" not in queue.content()
+    item.locator("select[name=action]").select_option("hide")
+    item.locator("input[name=reason]").fill("insult at the table")
+    item.locator("button").click()
+    queue.wait_for_selector("text=Done, and written to the audit log.")
+    assert queue.locator("article.report-item", has_text=words).count() == 0
+    assert "insult at the table" in queue.locator("table.audit").inner_text()
+    hidden = kurier.call("GET", path, ann).json()["items"]
+    assert [m["hidden"] for m in hidden if m["id"] == rude] == [True]
