@@ -116,6 +116,11 @@ class GameBot(Protocol[State, Action]):
         """Whether the hard level searches this decision (else it plays as medium)."""
         ...
 
+    def continues(self, state: State, seat: int) -> bool:
+        """Whether ``seat``'s decision here completes the one just taken (Attila's influence
+        after a card), so that medium judges that one by its best completion."""
+        ...
+
 
 def bot_for(game_id: str) -> GameBot[Any, Any]:
     """The ``BOT`` of ``engine/<game>/bot.py`` (game ids use dashes, modules underscores)."""
@@ -219,11 +224,30 @@ def greedy(
     scores = [0.0] * len(legal)
     for sample in states:
         for i, action in enumerate(legal):
-            after = rules.copy(sample)
-            game.apply(after, seat, action)
-            settle(rules, after, seat, rng)
-            scores[i] += rules.evaluate(after)[seat]
+            scores[i] += _outcome(rules, sample, seat, action, rng, completing=True)
     return _best(legal, scores, rng)
+
+
+def _outcome(
+    rules: GameBot[State, Action],
+    state: State,
+    seat: int,
+    action: Action,
+    rng: random.Random,
+    completing: bool,
+) -> float:
+    """The evaluation, for ``seat``, after ``action`` and what the seat does not decide; with
+    ``completing``, after the best completion where the game says the seat's next decision
+    completes this one."""
+    game = rules.game
+    after = rules.copy(state)
+    game.apply(after, seat, action)
+    settle(rules, after, seat, rng)
+    if completing and not game.is_over(after) and rules.continues(after, seat):
+        follow = game.legal_actions(after, seat)
+        if follow:
+            return max(_outcome(rules, after, seat, a, rng, completing=False) for a in follow)
+    return rules.evaluate(after)[seat]
 
 
 def _best(actions: list[Action], scores: Sequence[float], rng: random.Random) -> Action:

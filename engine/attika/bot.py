@@ -311,5 +311,8 @@ class AttikaBot:
     def searched(self, state: AttikaState, seat: int) -> bool:
         return state.step in (TURN, "place_revealed", PLACE_TILE)
 
+    def continues(self, state: AttikaState, seat: int) -> bool:
+        return False  # a turn's decisions are many: medium takes them one at a time
+
 
 BOT = AttikaBot()

@@ -393,6 +393,9 @@ class WargameBot:
     def searched(self, state: WargameState, seat: int) -> bool:
         return state.step not in (MOVEMENT, NOTES)
 
+    def continues(self, state: WargameState, seat: int) -> bool:
+        return False
+
 
 class Potential:
     """Where each unit of the moving side would rather stand (higher is better): the change
