@@ -73,6 +73,9 @@ class GameBot(Protocol[State, Action]):
     game: Game[State, Action]
     #: Moves a playout takes before the evaluation cuts it short.
     playout_depth: int
+    #: Whether the hard level widens its root in the order of medium's one-ply scores (where
+    #: the actions are few enough to apply each once) instead of the cheap prior.
+    root_by_greedy: bool
 
     def determinizer(
         self,
@@ -177,12 +180,22 @@ class Bot(Generic[State, Action]):
         if self.level == "easy":
             return rng.choice(self.rules.reasonable(state, seat, legal))
         if self.level == "hard" and self.rules.searched(state, seat):
-            return self._search(det, seat, rng)
+            return self._search(det, state, seat, legal, rng)
         return greedy(self.rules, det, state, seat, legal, rng, planned=self.level == "hard")
 
-    def _search(self, det: Determinizer[State], seat: int, rng: random.Random) -> Action:
-        search = Search(self.rules, det, seat, rng)
+    def _search(
+        self,
+        det: Determinizer[State],
+        state: State,
+        seat: int,
+        legal: list[Action],
+        rng: random.Random,
+    ) -> Action:
         start = time.process_time()
+        search = Search(self.rules, det, seat, rng)
+        if self.rules.root_by_greedy:
+            scores = greedy_scores(self.rules, det, state, seat, legal, rng)
+            search.root.order = _ordered(legal, scores, rng)
         cap = self.budget.iterations
         while (cap is None or search.iterations < cap) and (
             search.iterations == 0 or time.process_time() - start < self.budget.seconds
@@ -211,21 +224,33 @@ def greedy(
     """The action whose outcome the evaluation likes best for ``seat`` (ties: by ``rng``).
     ``planned``: the hard level, whose ``plan`` (where the game has one) stands in for the
     prior."""
-    game = rules.game
     if rules.by_prior(state, seat):
         prior = rules.plan(state, seat, legal) if planned else None
         if prior is None:
             prior = rules.prior(state, seat, legal)
         if prior is not None:
             return _best(legal, prior, rng)
-    decision = game.decision_for(state, seat)
+    return _best(legal, greedy_scores(rules, det, state, seat, legal, rng), rng)
+
+
+def greedy_scores(
+    rules: GameBot[State, Action],
+    det: Determinizer[State],
+    state: State,
+    seat: int,
+    legal: list[Action],
+    rng: random.Random,
+) -> list[float]:
+    """Each action's one-ply score for ``seat``: the evaluation after it (and its best
+    completion), summed over ``SEALED_SAMPLES`` determinizations when the decision is sealed."""
+    decision = rules.game.decision_for(state, seat)
     sealed = decision is not None and decision.sealed
     states = [state] + [det.sample(rng) for _ in range(SEALED_SAMPLES - 1 if sealed else 0)]
     scores = [0.0] * len(legal)
     for sample in states:
         for i, action in enumerate(legal):
             scores[i] += _outcome(rules, sample, seat, action, rng, completing=True)
-    return _best(legal, scores, rng)
+    return scores
 
 
 def _outcome(

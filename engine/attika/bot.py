@@ -199,6 +199,7 @@ class AttikaBot:
     # Listing Attika's legal builds costs milliseconds (every site, every stored building):
     # a playout of two moves, then the evaluation.
     playout_depth = 2
+    root_by_greedy = False
 
     def copy(self, state: AttikaState) -> AttikaState:
         return copy_state(state)

@@ -15,6 +15,8 @@ import math
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from copy import deepcopy
+from dataclasses import replace
 from typing import Any
 
 from engine.attila.actions import AttilaAction, Boost, Commit, Play, Swap, TakeInfluence, Waive
@@ -137,7 +139,7 @@ class Determinizer:
         self.unseen = sorted((everything - seen).elements())
 
     def sample(self, rng: random.Random) -> AttilaState:
-        state = self.base.copy()
+        state = copy_state(self.base)
         state.seed = f"determinized-{rng.getrandbits(64)}"  # its own reshuffles
         pool = list(self.unseen)
         rng.shuffle(pool)
@@ -172,12 +174,37 @@ class Determinizer:
         return state
 
 
+def copy_state(state: AttilaState) -> AttilaState:
+    """``state.copy()`` without the round trip through JSON (the search copies thousands);
+    the options are shared, as nothing changes them."""
+    conflict = state.conflict
+    return replace(
+        state,
+        hands=[list(hand) for hand in state.hands],
+        deck=list(state.deck),
+        discard=list(state.discard),
+        stones=[list(row) for row in state.stones],
+        pacified=list(state.pacified),
+        supply=list(state.supply),
+        tiles_left=list(state.tiles_left),
+        influence=[list(track) for track in state.influence],
+        scores=list(state.scores),
+        action_tiles=[list(tiles) for tiles in state.action_tiles],
+        queued=list(state.queued),
+        conflict=None if conflict is None else replace(conflict, commits=dict(conflict.commits)),
+        end_reasons=list(state.end_reasons),
+        resigned=list(state.resigned),
+        result=deepcopy(state.result),
+    )
+
+
 class AttilaBot:
     game: AttilaGame = GAME
     playout_depth = 6
+    root_by_greedy = True
 
     def copy(self, state: AttilaState) -> AttilaState:
-        return state.copy()
+        return copy_state(state)
 
     def determinizer(
         self,
@@ -242,7 +269,10 @@ class AttilaBot:
         return False  # a few dozen actions at most: medium applies each one
 
     def searched(self, state: AttilaState, seat: int) -> bool:
-        return True
+        """Every decision but the conflict cards: their effect is known once the conflict is
+        resolved, which one ply over several determinizations judges, where a search of a
+        few hundred iterations mostly adds the noise of its playouts."""
+        return state.step != CONFLICT
 
     def continues(self, state: AttilaState, seat: int) -> bool:
         """A card's influence decision completes the card."""
