@@ -17,8 +17,8 @@ Levels:
   *available* children, progressive widening in the evaluation's order where a game has many
   actions, and playouts cut short by the evaluation after a few moves.
 
-Pure: no I/O, no clock but the CPU budget, no global randomness. With an iteration cap that
-binds before the CPU budget, a move depends only on (view, events, options, seat, seed).
+Pure: no I/O, no clock but the budget's, no global randomness. With an iteration cap that
+binds before the budget's seconds, a move depends only on (view, events, options, seat, seed).
 """
 
 from __future__ import annotations
@@ -49,7 +49,9 @@ WIDEN_RATE: Final = 1.5
 
 @dataclass(frozen=True)
 class Budget:
-    """What one move may cost: CPU seconds (``time.process_time``) and an iteration cap.
+    """What one move may cost: seconds, of CPU (``time.process_time``) and of the clock
+    (``time.monotonic``, so that a loaded machine does not stretch a move), and an iteration
+    cap.
 
     The search stops at whichever binds first; tests and benchmarks set ``iterations`` (and a
     generous ``seconds``) so that a move is reproducible."""
@@ -191,14 +193,16 @@ class Bot(Generic[State, Action]):
         legal: list[Action],
         rng: random.Random,
     ) -> Action:
-        start = time.process_time()
+        start, wall = time.process_time(), time.monotonic()
         search = Search(self.rules, det, seat, rng)
         if self.rules.root_by_greedy:
             scores = greedy_scores(self.rules, det, state, seat, legal, rng)
             search.root.order = _ordered(legal, scores, rng)
         cap = self.budget.iterations
+        seconds = self.budget.seconds
         while (cap is None or search.iterations < cap) and (
-            search.iterations == 0 or time.process_time() - start < self.budget.seconds
+            search.iterations == 0
+            or (time.process_time() - start < seconds and time.monotonic() - wall < seconds)
         ):
             search.iterate()
         self.last_iterations = search.iterations
@@ -269,7 +273,7 @@ def _outcome(
     game.apply(after, seat, action)
     settle(rules, after, seat, rng)
     if completing and not game.is_over(after) and rules.continues(after, seat):
-        follow = game.legal_actions(after, seat)
+        follow = rules.reasonable(after, seat, game.legal_actions(after, seat))
         if follow:
             return max(_outcome(rules, after, seat, a, rng, completing=False) for a in follow)
     return rules.evaluate(after)[seat]

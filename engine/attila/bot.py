@@ -11,7 +11,6 @@ pile.
 
 from __future__ import annotations
 
-import math
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -36,11 +35,6 @@ from engine.core import Event
 
 #: Points lead that makes a seat e times likelier to win (a typical game ends near 60-90).
 SPREAD = 6.0
-#: Influence fields of lead that make a seat e times likelier to lead a track at a later
-#: scoring (one take moves a counter 1 to 4 fields).
-TRACK_SPREAD = 2.0
-#: Weight of each scoring after the next one (the stones on the board grow until then).
-LATER_WEIGHT = 1.0
 
 
 class Determinizer:
@@ -216,14 +210,12 @@ class AttilaBot:
         return Determinizer(self.game, view, seat, options)
 
     def evaluate(self, state: AttilaState) -> list[float]:
-        """Points so far, plus what each people pays at the next scoring (the rules'
-        ``awards``), plus what it is likely to pay at the scorings after that: a lead on a
-        track counts by its margin there, not only by the rank now (``_likely_points``); and a
-        little for cards in hand and unused action tiles."""
+        """Points so far plus what each people would pay if it were scored now (the rules'
+        ``awards``), plus a little for cards in hand and unused action tiles. Weighting the
+        scorings still to come, or a track lead by its margin, was measured to play worse
+        (docs/bots.md, "Why the bots lost to a biased random player")."""
         if state.result is not None:
             return result_chances(state.result, state.players)
-        scorings = sum(1 for left in state.tiles_left if left)
-        later = 0.0 if state.end_reasons else LATER_WEIGHT * max(scorings - 1, 0) + 0.5
         gap = state.options["TWO_PLAYER_SECOND_VOID_MIN_DIFFERENCE"]
         values = [float(p) for p in state.scores]
         peoples = len(state.supply)
@@ -237,10 +229,6 @@ class AttilaBot:
             fields = [track[people] for track in state.influence]
             for s, points in awards(fields, stones[people], provinces[people], gap).items():
                 values[s] += points
-            if later:
-                likely = _likely_points(fields, stones[people], provinces[people])
-                for s, points in enumerate(likely):
-                    values[s] += later * points
         for s in range(state.players):
             values[s] += 0.3 * len(state.hands[s]) + 1.0 * len(state.action_tiles[s])
         return win_chances(values, SPREAD)
@@ -277,26 +265,6 @@ class AttilaBot:
     def continues(self, state: AttilaState, seat: int) -> bool:
         """A card's influence decision completes the card."""
         return state.step == INFLUENCE and state.active == seat
-
-
-def _likely_points(fields: list[int], stones: int, provinces: int) -> list[float]:
-    """Each seat's expected points for a people at a later scoring, from the seats' track
-    fields and the people's stones and provinces now: the first place (the stones) and the
-    second (the provinces) shared by a softmax of the fields, so that every field of lead
-    counts; a seat alone on the track takes both."""
-    out = [0.0] * len(fields)
-    on = [s for s, f in enumerate(fields) if f]
-    if len(on) <= 1:
-        for s in on:
-            out[s] = float(stones + provinces)
-        return out
-    top = max(fields)
-    weight = {s: math.exp((fields[s] - top) / TRACK_SPREAD) for s in on}
-    total = sum(weight.values())
-    for s in on:
-        second = sum(weight[t] * weight[s] / (total - weight[t]) for t in on if t != s)
-        out[s] = (weight[s] * stones + second * provinces) / total
-    return out
 
 
 _KIND_PRIOR: dict[type, float] = {Play: 3.0, TakeInfluence: 3.0, Commit: 2.0, Swap: 0.0}
