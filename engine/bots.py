@@ -11,11 +11,13 @@ Levels:
 - ``easy``: uniform among the game's *reasonable* actions (the legal ones less those that are
   plainly self-harming and cheap to tell).
 - ``medium``: greedy one ply with the game's evaluation function (sealed steps averaged over a
-  few determinizations, the other seats' sealed choices drawn by the easy policy).
+  few determinizations, the other seats' sealed choices drawn by the easy policy; an action
+  judged by its best completion where the game says the next decision completes it).
 - ``hard``: single-observer information-set Monte Carlo tree search (SO-ISMCTS, Cowling,
   Powley & Whitehouse 2012) with a fresh determinization per iteration, UCB1 over
-  *available* children, progressive widening in the evaluation's order where a game has many
-  actions, and playouts cut short by the evaluation after a few moves.
+  *available* children, progressive widening in the prior's order where a game has many
+  actions (at the root, medium's order where the game asks for it), and playouts cut short by
+  the evaluation after a few moves.
 
 Pure: no I/O, no clock but the budget's, no global randomness. With an iteration cap that
 binds before the budget's seconds, a move depends only on (view, events, options, seat, seed).
