@@ -1,17 +1,23 @@
 """How strong the computer opponents are (engine/bots.py), and how balanced the seats are.
 
-Plays the match-ups of issue 35 with the seats rotated (the stronger bot takes each seat in
-turn) and prints, per match-up, the stronger level's win rate with a 95% Wilson interval,
-and per game the win rate of each seat and of the start player (balance data, from every
-table played). Shared victories count as a share (1/winners). Moves are made from each
-seat's view and the events it saw, as the service would hand them to a bot.
+Plays match-ups with the seats rotated (the stronger player takes each seat in turn): each
+bot level against the weaker levels, and each level (medium, hard) against the baselines of
+benchmarks/baselines.py (uniform, biased, heuristic; in 3-player Attila one bot against two
+seats of the baseline). Prints, per match-up, the stronger player's win rate with a 95%
+Wilson interval and whether its lower end meets the target, in Attila the bot's conflicts
+(entered, won, cards laid), and per game the win rate of each seat and of the start player
+(balance data, from every table played). Shared victories count as a share (1/winners).
+Moves are made from each seat's view and the events it saw, as the service would hand them
+to a bot.
 
-    PYTHONPATH=$PWD python benchmarks/bots.py --games 200 --processes 2 --out games.jsonl
+    PYTHONPATH=$PWD nice -n 19 python benchmarks/bots.py --games 200 --seconds 1800 \
+        --only 'attila3-*-vs-heuristic' --out games.jsonl
     PYTHONPATH=$PWD python benchmarks/bots.py --report games.jsonl
-    PYTHONPATH=$PWD python benchmarks/bots.py --time-hard 5   # a hard move at 2 s CPU
+    PYTHONPATH=$PWD python benchmarks/bots.py --time-hard 5   # a hard move at 2 s
 
-Each hard move is capped at ``--iterations`` (the CPU budget is set far above it), so a
-run is reproducible and bounded on a shared machine. Results: docs/bots.md.
+Each hard move is capped at ``--iterations`` (the seconds are set far above it), so a run is
+reproducible; ``--seconds`` bounds its wall time on a shared machine (one process by
+default). Results: docs/bots.md.
 """
 
 from __future__ import annotations
