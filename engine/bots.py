@@ -11,14 +11,16 @@ Levels:
 - ``easy``: uniform among the game's *reasonable* actions (the legal ones less those that are
   plainly self-harming and cheap to tell).
 - ``medium``: greedy one ply with the game's evaluation function (sealed steps averaged over a
-  few determinizations, the other seats' sealed choices drawn by the easy policy).
+  few determinizations, the other seats' sealed choices drawn by the easy policy; an action
+  judged by its best completion where the game says the next decision completes it).
 - ``hard``: single-observer information-set Monte Carlo tree search (SO-ISMCTS, Cowling,
   Powley & Whitehouse 2012) with a fresh determinization per iteration, UCB1 over
-  *available* children, progressive widening in the evaluation's order where a game has many
-  actions, and playouts cut short by the evaluation after a few moves.
+  *available* children, progressive widening in the prior's order where a game has many
+  actions (at the root, medium's order where the game asks for it), and playouts cut short by
+  the evaluation after a few moves.
 
-Pure: no I/O, no clock but the CPU budget, no global randomness. With an iteration cap that
-binds before the CPU budget, a move depends only on (view, events, options, seat, seed).
+Pure: no I/O, no clock but the budget's, no global randomness. With an iteration cap that
+binds before the budget's seconds, a move depends only on (view, events, options, seat, seed).
 """
 
 from __future__ import annotations
@@ -50,7 +52,9 @@ WIDEN_RATE: Final = 1.5
 
 @dataclass(frozen=True)
 class Budget:
-    """What one move may cost: CPU seconds (``time.process_time``) and an iteration cap.
+    """What one move may cost: seconds, of CPU (``time.process_time``) and of the clock
+    (``time.monotonic``, so that a loaded machine does not stretch a move), and an iteration
+    cap.
 
     The search stops at whichever binds first; tests and benchmarks set ``iterations`` (and a
     generous ``seconds``) so that a move is reproducible."""
@@ -74,6 +78,9 @@ class GameBot(Protocol[State, Action]):
     game: Game[State, Action]
     #: Moves a playout takes before the evaluation cuts it short.
     playout_depth: int
+    #: Whether the hard level widens its root in the order of medium's one-ply scores (where
+    #: the actions are few enough to apply each once) instead of the cheap prior.
+    root_by_greedy: bool
 
     def determinizer(
         self,
@@ -115,6 +122,11 @@ class GameBot(Protocol[State, Action]):
 
     def searched(self, state: State, seat: int) -> bool:
         """Whether the hard level searches this decision (else it plays as medium)."""
+        ...
+
+    def continues(self, state: State, seat: int) -> bool:
+        """Whether ``seat``'s decision here completes the one just taken (Attila's influence
+        after a card), so that medium judges that one by its best completion."""
         ...
 
 
@@ -174,15 +186,27 @@ class Bot(Generic[State, Action]):
         if self.level == "easy":
             return rng.choice(self.rules.reasonable(state, seat, legal))
         if self.level == "hard" and self.rules.searched(state, seat):
-            return self._search(det, seat, rng)
+            return self._search(det, state, seat, legal, rng)
         return greedy(self.rules, det, state, seat, legal, rng, planned=self.level == "hard")
 
-    def _search(self, det: Determinizer[State], seat: int, rng: random.Random) -> Action:
+    def _search(
+        self,
+        det: Determinizer[State],
+        state: State,
+        seat: int,
+        legal: list[Action],
+        rng: random.Random,
+    ) -> Action:
+        start, wall = time.process_time(), time.monotonic()
         search = Search(self.rules, det, seat, rng)
-        start = time.process_time()
+        if self.rules.root_by_greedy:
+            scores = greedy_scores(self.rules, det, state, seat, legal, rng)
+            search.root.order = _ordered(legal, scores, rng)
         cap = self.budget.iterations
+        seconds = self.budget.seconds
         while (cap is None or search.iterations < cap) and (
-            search.iterations == 0 or time.process_time() - start < self.budget.seconds
+            search.iterations == 0
+            or (time.process_time() - start < seconds and time.monotonic() - wall < seconds)
         ):
             search.iterate()
         self.last_iterations = search.iterations
@@ -208,24 +232,55 @@ def greedy(
     """The action whose outcome the evaluation likes best for ``seat`` (ties: by ``rng``).
     ``planned``: the hard level, whose ``plan`` (where the game has one) stands in for the
     prior."""
-    game = rules.game
     if rules.by_prior(state, seat):
         prior = rules.plan(state, seat, legal) if planned else None
         if prior is None:
             prior = rules.prior(state, seat, legal)
         if prior is not None:
             return _best(legal, prior, rng)
-    decision = game.decision_for(state, seat)
+    return _best(legal, greedy_scores(rules, det, state, seat, legal, rng), rng)
+
+
+def greedy_scores(
+    rules: GameBot[State, Action],
+    det: Determinizer[State],
+    state: State,
+    seat: int,
+    legal: list[Action],
+    rng: random.Random,
+) -> list[float]:
+    """Each action's one-ply score for ``seat``: the evaluation after it (and its best
+    completion), summed over ``SEALED_SAMPLES`` determinizations when the decision is sealed."""
+    decision = rules.game.decision_for(state, seat)
     sealed = decision is not None and decision.sealed
     states = [state] + [det.sample(rng) for _ in range(SEALED_SAMPLES - 1 if sealed else 0)]
     scores = [0.0] * len(legal)
     for sample in states:
         for i, action in enumerate(legal):
-            after = rules.copy(sample)
-            game.apply(after, seat, action)
-            settle(rules, after, seat, rng)
-            scores[i] += rules.evaluate(after)[seat]
-    return _best(legal, scores, rng)
+            scores[i] += _outcome(rules, sample, seat, action, rng, completing=True)
+    return scores
+
+
+def _outcome(
+    rules: GameBot[State, Action],
+    state: State,
+    seat: int,
+    action: Action,
+    rng: random.Random,
+    completing: bool,
+) -> float:
+    """The evaluation, for ``seat``, after ``action`` and what the seat does not decide; with
+    ``completing``, after the best completion where the game says the seat's next decision
+    completes this one."""
+    game = rules.game
+    after = rules.copy(state)
+    game.apply(after, seat, action)
+    settle(rules, after, seat, rng)
+    if completing and not game.is_over(after) and rules.continues(after, seat):
+        follow = rules.reasonable(after, seat, game.legal_actions(after, seat))
+        if follow:
+            return max(_outcome(rules, after, seat, a, rng, completing=False) for a in follow)
+    return rules.evaluate(after)[seat]
 
 
 def _best(actions: list[Action], scores: Sequence[float], rng: random.Random) -> Action:

@@ -199,6 +199,7 @@ class AttikaBot:
     # Listing Attika's legal builds costs milliseconds (every site, every stored building):
     # a playout of two moves, then the evaluation.
     playout_depth = 2
+    root_by_greedy = False
 
     def copy(self, state: AttikaState) -> AttikaState:
         return copy_state(state)
@@ -310,6 +311,9 @@ class AttikaBot:
 
     def searched(self, state: AttikaState, seat: int) -> bool:
         return state.step in (TURN, "place_revealed", PLACE_TILE)
+
+    def continues(self, state: AttikaState, seat: int) -> bool:
+        return False  # a turn's decisions are many: medium takes them one at a time
 
 
 BOT = AttikaBot()

@@ -14,11 +14,22 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from copy import deepcopy
+from dataclasses import replace
 from typing import Any
 
 from engine.attila.actions import AttilaAction, Boost, Commit, Play, Swap, TakeInfluence, Waive
 from engine.attila.game import GAME, AttilaGame
-from engine.attila.state import CONFLICT, FINISH, OVER, PLAY_CARD, AttilaState, Conflict
+from engine.attila.state import (
+    CONFLICT,
+    FINISH,
+    INFLUENCE,
+    OVER,
+    PLAY_CARD,
+    AttilaState,
+    Conflict,
+)
+from engine.attila.turns import awards
 from engine.bots import result_chances, win_chances
 from engine.core import Event
 
@@ -122,7 +133,7 @@ class Determinizer:
         self.unseen = sorted((everything - seen).elements())
 
     def sample(self, rng: random.Random) -> AttilaState:
-        state = self.base.copy()
+        state = copy_state(self.base)
         state.seed = f"determinized-{rng.getrandbits(64)}"  # its own reshuffles
         pool = list(self.unseen)
         rng.shuffle(pool)
@@ -157,12 +168,37 @@ class Determinizer:
         return state
 
 
+def copy_state(state: AttilaState) -> AttilaState:
+    """``state.copy()`` without the round trip through JSON (the search copies thousands);
+    the options are shared, as nothing changes them."""
+    conflict = state.conflict
+    return replace(
+        state,
+        hands=[list(hand) for hand in state.hands],
+        deck=list(state.deck),
+        discard=list(state.discard),
+        stones=[list(row) for row in state.stones],
+        pacified=list(state.pacified),
+        supply=list(state.supply),
+        tiles_left=list(state.tiles_left),
+        influence=[list(track) for track in state.influence],
+        scores=list(state.scores),
+        action_tiles=[list(tiles) for tiles in state.action_tiles],
+        queued=list(state.queued),
+        conflict=None if conflict is None else replace(conflict, commits=dict(conflict.commits)),
+        end_reasons=list(state.end_reasons),
+        resigned=list(state.resigned),
+        result=deepcopy(state.result),
+    )
+
+
 class AttilaBot:
     game: AttilaGame = GAME
     playout_depth = 6
+    root_by_greedy = True
 
     def copy(self, state: AttilaState) -> AttilaState:
-        return state.copy()
+        return copy_state(state)
 
     def determinizer(
         self,
@@ -174,20 +210,25 @@ class AttilaBot:
         return Determinizer(self.game, view, seat, options)
 
     def evaluate(self, state: AttilaState) -> list[float]:
-        """Points so far plus what each people would pay now, times the scorings still to come
-        (one per century field with tiles left, and the final one, which that last one
-        merges into by default), plus a little for cards in hand and unused action tiles."""
+        """Points so far plus what each people would pay if it were scored now (the rules'
+        ``awards``), plus a little for cards in hand and unused action tiles. Weighting the
+        scorings still to come, or a track lead by its margin, was measured to play worse
+        (docs/bots.md, "Why the bots lost to a biased random player")."""
         if state.result is not None:
             return result_chances(state.result, state.players)
-        rules = self.game.rules
-        scorings = sum(1 for left in state.tiles_left if left)
-        weight = 0.5 + 0.5 * max(scorings, 1)
-        if state.end_reasons:
-            weight = 1.0  # the game ends with this turn's final scoring
+        gap = state.options["TWO_PLAYER_SECOND_VOID_MIN_DIFFERENCE"]
         values = [float(p) for p in state.scores]
-        for people in range(len(self.game.board.peoples)):
-            for s, points in rules.score_people(state, people).items():
-                values[s] += weight * points
+        peoples = len(state.supply)
+        stones, provinces = [0] * peoples, [0] * peoples
+        for row in state.stones:
+            for people, n in enumerate(row):
+                if n:
+                    stones[people] += n
+                    provinces[people] += 1
+        for people in range(peoples):
+            fields = [track[people] for track in state.influence]
+            for s, points in awards(fields, stones[people], provinces[people], gap).items():
+                values[s] += points
         for s in range(state.players):
             values[s] += 0.3 * len(state.hands[s]) + 1.0 * len(state.action_tiles[s])
         return win_chances(values, SPREAD)
@@ -216,7 +257,14 @@ class AttilaBot:
         return False  # a few dozen actions at most: medium applies each one
 
     def searched(self, state: AttilaState, seat: int) -> bool:
-        return True
+        """Every decision but the conflict cards: their effect is known once the conflict is
+        resolved, which one ply over several determinizations judges, where a search of a
+        few hundred iterations mostly adds the noise of its playouts."""
+        return state.step != CONFLICT
+
+    def continues(self, state: AttilaState, seat: int) -> bool:
+        """A card's influence decision completes the card."""
+        return state.step == INFLUENCE and state.active == seat
 
 
 _KIND_PRIOR: dict[type, float] = {Play: 3.0, TakeInfluence: 3.0, Commit: 2.0, Swap: 0.0}

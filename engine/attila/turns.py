@@ -121,26 +121,9 @@ class Turns(RulesBase):
         """Points per seat for one people, rulebook §4 cases (a) to (e) and the 2-player gap."""
         stones = sum(row[people] for row in state.stones)
         provinces = sum(1 for row in state.stones if row[people])
-        fields = {
-            seat: track[people] for seat, track in enumerate(state.influence) if track[people]
-        }
-        if not fields:
-            return {}
-        ranked = sorted(set(fields.values()), reverse=True)
-        first = [seat for seat, f in fields.items() if f == ranked[0]]
-        if len(fields) == 1:
-            return {first[0]: stones + provinces}  # (e)
-        if len(first) > 1:
-            share = -(-(stones + provinces) // len(first))  # (c): no second place
-            return dict.fromkeys(first, share)
-        awards = {first[0]: stones}  # (a)
-        second = [seat for seat, f in fields.items() if f == ranked[1]]
+        fields = [track[people] for track in state.influence]
         gap = state.options["TWO_PLAYER_SECOND_VOID_MIN_DIFFERENCE"]
-        if state.players == 2 and ranked[0] - ranked[1] >= gap:
-            return awards
-        share = -(-provinces // len(second))  # (b), (d)
-        awards.update(dict.fromkeys(second, share))
-        return awards
+        return awards(fields, stones, provinces, gap)
 
     # -- leaving and coming back (docs/rules/attila.md, "Resigning") -----------------------------
 
@@ -170,3 +153,26 @@ class Turns(RulesBase):
         events: list[Event] = []
         start_rejoin(state.step == OVER, state.resigned, seat, events)
         return events
+
+
+def awards(fields: list[int], stones: int, provinces: int, gap: int) -> dict[int, int]:
+    """Points per seat for one people from the seats' track fields and the people's stones
+    and provinces on the board: rulebook §4 cases (a) to (e), and with two players the gap
+    (``TWO_PLAYER_SECOND_VOID_MIN_DIFFERENCE``) that voids the second place."""
+    on = {seat: f for seat, f in enumerate(fields) if f}
+    if not on:
+        return {}
+    ranked = sorted(set(on.values()), reverse=True)
+    first = [seat for seat, f in on.items() if f == ranked[0]]
+    if len(on) == 1:
+        return {first[0]: stones + provinces}  # (e)
+    if len(first) > 1:
+        share = -(-(stones + provinces) // len(first))  # (c): no second place
+        return dict.fromkeys(first, share)
+    out = {first[0]: stones}  # (a)
+    second = [seat for seat, f in on.items() if f == ranked[1]]
+    if len(fields) == 2 and ranked[0] - ranked[1] >= gap:
+        return out
+    share = -(-provinces // len(second))  # (b), (d)
+    out.update(dict.fromkeys(second, share))
+    return out

@@ -258,6 +258,7 @@ class WargameBot:
     game: WargameGame = GAME
     #: A battle's cards, its resolution and what follows, then the evaluation.
     playout_depth = 4
+    root_by_greedy = False
 
     def __init__(self) -> None:
         b = self.game.board
@@ -392,6 +393,9 @@ class WargameBot:
 
     def searched(self, state: WargameState, seat: int) -> bool:
         return state.step not in (MOVEMENT, NOTES)
+
+    def continues(self, state: WargameState, seat: int) -> bool:
+        return False
 
 
 class Potential:
