@@ -133,7 +133,8 @@ def _attila_heuristic_commit(state: Any, seat: int, legal: list[Any]) -> Any:
 def _attila_points(rules: Any, state: Any, seat: int) -> int:
     """What ``seat`` would score if every people were scored now, plus its points."""
     peoples = range(len(state.supply))
-    return state.scores[seat] + sum(rules.score_people(state, p).get(seat, 0) for p in peoples)
+    now = sum(int(rules.score_people(state, p).get(seat, 0)) for p in peoples)
+    return int(state.scores[seat]) + now
 
 
 # -- Attika --------------------------------------------------------------------------------------
@@ -215,7 +216,7 @@ def _wargame_march(game: Any, state: Any, seat: int, legal: list[Any], rng: rand
         return End() if End() in legal else rng.choice(legal)
 
     def nearest(h: int) -> int:
-        return min(board.distance(h, c) for c in objectives)
+        return min(int(board.distance(h, c)) for c in objectives)
 
     steps = [a for a in legal if isinstance(a, Move) and rules.is_combat[a.unit]]
     gains = [nearest(state.pos[m.unit]) - nearest(m.path[-1]) for m in steps]

@@ -28,7 +28,7 @@ import math
 import multiprocessing
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
@@ -135,7 +135,7 @@ def play(
     }
 
 
-def count_conflict(conflicts: list[list[int]], data: dict[str, Any]) -> None:
+def count_conflict(conflicts: list[list[int]], data: Mapping[str, Any]) -> None:
     """Per seat: conflicts, those it laid cards in, those of these it won (none of the peoples
     it laid cards for left), and the cards it laid."""
     removed = set(data["removed"])
@@ -173,7 +173,7 @@ def run(
     tasks = [(m, first + i, iterations) for m in matchups for i in range(games[m.game])]
     random.Random(0).shuffle(tasks)
     started = time.time()
-    outcomes = []
+    outcomes: list[dict[str, Any]] = []
     pool = multiprocessing.Pool(processes)
     try:
         pending = pool.imap_unordered(_task, tasks)
