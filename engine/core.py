@@ -460,6 +460,9 @@ class Game(ABC, Generic[State, Action]):
     #: Bumped whenever a rule change could make a stored game replay differently.
     rules_version: ClassVar[str]
     options: tuple[OptionSpec, ...]
+    #: The game's board and pieces as its data files give them (each game its own type): what
+    #: its pictures and its web table draw on.
+    board: Any
     #: Public event kinds players are told of, by notification name ("scored" is the API's
     #: ``game.scored``); every other event reaches them only in the log and their view.
     notify_events: ClassVar[Mapping[str, str]] = {}

@@ -42,6 +42,7 @@ class AttikaGame(RulesGame[AttikaState, AttikaAction]):
         "place_tile": N_("place the drawn map tile"),
     }
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
+    board: Board
 
     def __init__(self, board: Board) -> None:
         self.board = board

@@ -74,6 +74,7 @@ class AttilaGame(RulesGame[AttilaState, AttilaAction]):
         "finish": N_("an action tile, or end the turn"),
     }
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
+    board: Board
 
     def __init__(self, board: Board) -> None:
         self.board = board

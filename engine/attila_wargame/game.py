@@ -55,6 +55,7 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
         "end_council": N_("call the end council, or not"),
     }
     rules: Rules  # the full rules object, beyond what RulesGame needs of it
+    board: Board
 
     def __init__(self, board: Board) -> None:
         self.board = board

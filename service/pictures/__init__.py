@@ -30,7 +30,7 @@ def _load(game_type: str, part: str) -> Callable[..., Any]:
     """One of the game's picture functions (its kit's ``part``: render, summary, ...)."""
     found = _pictures(game_type)
     assert found is not None and getattr(found, part), (game_type, part)
-    return kits.load(getattr(found, part))  # type: ignore[no-any-return]
+    return kits.load(getattr(found, part))  # type: ignore[no-any-return]  # a kit's "module:attribute"
 
 
 def wrap_words(text: str, width: int) -> list[str]:
@@ -111,7 +111,7 @@ def board_svg(
     events = visible_events(last_events, seat)
     sentences = last_move_sentences(game_type, events, names, lang)
     render = _load(game_type, "render")
-    board = game.board  # type: ignore[attr-defined]
+    board = game.board
     extra: dict[str, Any] = {"open_hexes": open_hexes} if open_hexes else {}
     if have:
         extra["have"] = have
@@ -135,9 +135,12 @@ def board_crop_box(
     picture is small enough whole (Attila, Attika) or the events touched no place."""
     if not has_crop(game_type):
         return None
-    board = get_game(game_type).board  # type: ignore[attr-defined]
+    board = get_game(game_type).board
     find = _load(game_type, "crop")
-    return find(board, view, visible_events(events, seat), largest=largest)  # type: ignore[no-any-return]
+    box: tuple[float, float, float, float] | None = find(
+        board, view, visible_events(events, seat), largest=largest
+    )
+    return box
 
 
 def board_crop_svg(
@@ -161,7 +164,7 @@ def board_crop_svg(
     box = board_crop_box(game_type, view, events, largest=largest)
     if box is None:
         return None
-    board = game.board  # type: ignore[attr-defined]
+    board = game.board
     render = _load(game_type, "render")
     sentences = last_move_sentences(game_type, events, names, lang)
     with i18n.speaking(lang):
@@ -202,10 +205,11 @@ def board_overview_svg(
     """The game's whole map small, ``width`` pixels wide, without words: the ``last_events``
     (those ``seat`` may see) marked and the crop ``outline`` (``board_crop_box``) framed.
     Only for the games ``has_overview`` names."""
-    board = get_game(game_type).board  # type: ignore[attr-defined]
+    board = get_game(game_type).board
     events = visible_events(last_events, seat)
     draw = _load(game_type, "overview")
-    return draw(board, view, title, events=events, outline=outline, width=width)  # type: ignore[no-any-return]
+    svg: str = draw(board, view, title, events=events, outline=outline, width=width)
+    return svg
 
 
 def spectator_pictures(
@@ -258,7 +262,7 @@ def seat_facts(game_type: str, view: dict[str, Any], *, lang: str = i18n.DEFAULT
         return []
     facts = _load(game_type, "seat_facts")
     with i18n.speaking(lang):
-        return list(facts(get_game(game_type).board, view))  # type: ignore[attr-defined]
+        return list(facts(get_game(game_type).board, view))
 
 
 def text_summary(
@@ -275,4 +279,5 @@ def text_summary(
     game = get_game(game_type)
     summary = _load(game_type, "summary")
     with i18n.speaking(lang):
-        return summary(game.board, view, names=names)  # type: ignore[no-any-return,attr-defined]
+        text: str = summary(game.board, view, names=names)
+        return text

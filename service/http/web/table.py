@@ -72,7 +72,7 @@ def actions(
     parts = table_of(record.type)
     targets = kits.load(parts.targets)
     game = record.game
-    board = game.board  # type: ignore[attr-defined]
+    board = game.board
     costs = _part(parts.costs)
     details = _part(parts.details)
     march = _part(parts.march)
@@ -144,7 +144,7 @@ def open_hexes(record: GameRecord, legal: Mapping[str, Any] | None) -> list[str]
     find = _part(table_of(record.type).open_hexes)
     if not find or not legal:
         return []
-    board = record.game.board  # type: ignore[attr-defined]
+    board = record.game.board
     return list(find(board, [a["action"] for a in legal["actions"]]))
 
 
@@ -178,7 +178,7 @@ def inline(svg: str) -> Markup:
 def places(record: GameRecord, view: Mapping[str, Any] | None) -> dict[str, str]:
     if view is None:
         return {}
-    board = record.game.board  # type: ignore[attr-defined]
+    board = record.game.board
     with translating(spoken_words()):  # the wargame's counters' names in the page's language
         return kits.load(table_of(record.type).targets).places(board, dict(view))
 
@@ -191,7 +191,7 @@ def pieces(record: GameRecord, view: Mapping[str, Any] | None, seat: int | None)
     build = _part(table_of(record.type).pieces)
     if view is None or seat is None or build is None:
         return {kind: [] for kind in PIECE_KINDS}
-    board = record.game.board  # type: ignore[attr-defined]
+    board = record.game.board
     return build(board, view, seat)
 
 
