@@ -39,6 +39,9 @@ class Pictures:
     #: The whole map small, framing a crop (mails show it under the crop):
     #: ``overview(board, view, title, *, events, outline, width)``; "" for none.
     overview: str = ""
+    #: The board alone for the web table, whose table shows the panels in HTML (its
+    #: ``Table.panel``): the same arguments as ``render``; "" when the table shows ``render``'s.
+    web: str = ""
 
 
 @dataclass(frozen=True)

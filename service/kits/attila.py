@@ -1,4 +1,5 @@
-"""Attila's kit (service/kits/__init__.py): its picture, its table of cards and action tiles."""
+"""Attila's kit (service/kits/__init__.py): its picture (the mails' with its panels, the web
+table's the board alone), its table of cards and action tiles, and the panels beside the board."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ KIT = GameKit(
         render="service.pictures.attila:render",
         summary="service.pictures.attila_text:summary",
         seat_facts="service.pictures.attila_text:seat_facts",
+        web="service.pictures.attila_web:render",
     ),
     table=Table(
         targets="engine.attila.targets",
         controller="games/attila.js",
         draws="engine.attila.targets:DRAWS",
         pieces="service.pictures.attila_table:pieces",
+        panel="service.pictures.attila_table:panel",
+        after_pieces="games/attila_panel.html",
     ),
     # Attila is best with three.
     play_now_seats=3,

@@ -98,6 +98,7 @@ def board_svg(
     lang: str = i18n.DEFAULT,
     open_hexes: Sequence[str] = (),
     have: Collection[str] = (),
+    web: bool = False,
 ) -> str:
     """The picture of ``view``. ``names``: the players' display names, one per seat (the
     record's ``names``). ``last_events``: the events of the last move (a log entry's
@@ -106,11 +107,13 @@ def board_svg(
     its labels, legend and sentences (service/common/i18n.py; the notation stays the same).
     ``open_hexes``: empty places to draw for the web table (Attika's map tile anchors); only
     a picture that has such places takes them. ``have``: the keys of the unchanging parts a
-    page already shows, sent empty (keep.py); only a picture with such parts takes them."""
+    page already shows, sent empty (keep.py); only a picture with such parts takes them.
+    ``web``: the web table's picture (the kit's ``web``, the board alone, when it has one)."""
     game = get_game(game_type)
     events = visible_events(last_events, seat)
     sentences = last_move_sentences(game_type, events, names, lang)
-    render = _load(game_type, "render")
+    found = _pictures(game_type)
+    render = _load(game_type, "web" if web and found and found.web else "render")
     board = game.board
     extra: dict[str, Any] = {"open_hexes": open_hexes} if open_hexes else {}
     if have:
@@ -221,11 +224,12 @@ def spectator_pictures(
     crop_width: int | None = None,
     open_hexes: Sequence[str] = (),
     have: Collection[str] = (),
+    web: bool = False,
 ) -> tuple[str | None, str]:
     """The spectators' picture of ``record``'s version (board.svg, the mails): the crop round
     the last move (when ``crop_width`` is given and the game has one) and the whole board.
-    ``last_events``: the events of the log entry of that version; ``open_hexes`` and ``have``:
-    see ``board_svg``."""
+    ``last_events``: the events of the log entry of that version; ``open_hexes``, ``have`` and
+    ``web``: see ``board_svg``."""
     game = record.game
     view = game.view(game.load(record.state or {}), None)
     names = record.names
@@ -249,6 +253,7 @@ def spectator_pictures(
         lang=lang,
         open_hexes=open_hexes,
         have=have,
+        web=web,
     )
     return crop, board
 

@@ -254,7 +254,7 @@ def _glyph(board: Board, land: str, x: float, y: float) -> str:
         )
     letter = board.resource(land).letter
     return (
-        f'<text x="{x:.1f}" y="{y + 5:.1f}" font-size="14" font-weight="bold" '
+        f'<text class="info" x="{x:.1f}" y="{y + 5:.1f}" font-size="14" font-weight="bold" '
         f'text-anchor="middle" fill="{ink}">{escape(letter)}</text>'
     )
 
@@ -323,8 +323,8 @@ def _building(board: Board, cell: dict[str, Any], x: float, y: float) -> str:
         f"({escape(colour)}) at {escape(cell['hex'])}</title>"
         f'<rect x="{x - 32:.1f}" y="{y - 9:.1f}" width="64" height="22" rx="5" fill="{fill}" '
         f"{stroke}/>"
-        f'<text x="{x:.1f}" y="{y + 6:.1f}" font-size="{size}" font-weight="bold" '
-        'font-family="DejaVu Sans Condensed, Arial Narrow, sans-serif" '
+        f'<text class="info" x="{x:.1f}" y="{y + 6:.1f}" font-size="{size}" '
+        'font-weight="bold" font-family="DejaVu Sans Condensed, Arial Narrow, sans-serif" '
         f'text-anchor="middle" fill="{ink}">{escape(label)}</text>{star}</g>'
     )
 

@@ -101,8 +101,9 @@ def render(
     parts += _decorations(layout)
     parts += [_province(board, layout, p.id, p.frontier, view) for p in board.provinces]
     parts += [_last_move_frame(layout, pid) for pid in sorted(marked)]
-    parts += _legend(board, view, width, bool(marked))
-    parts += _panel(board, view, layout["height"], names)
+    facts = panel_facts(board, view, names)
+    parts += _legend(facts, width, bool(marked))
+    parts += _panel(facts, layout["height"])
     parts += _last_move(told, layout["height"] + PANEL_H)
     parts.append("</svg>")
     return "\n".join(parts)
@@ -210,10 +211,62 @@ def _stones(board: Board, stones: dict[str, int], x: int, y: int) -> list[str]:
 ACTION_TILE_WORDS = (N_("double turn"), N_("swap"), N_("two influence"))
 
 
-def _legend(board: Board, view: dict[str, Any], width: int, marked: bool) -> list[str]:
+def panel_facts(board: Board, view: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """The panels' words and numbers: the century track, the peoples' supply, the scores and
+    the influence table, as the mailed picture draws them and the web table shows them in
+    HTML (attila_table.panel), so that the two agree."""
+    players = view["players"]
+    return {
+        "century": _(
+            "Century %(century)s: %(influence)s influence per stone",
+            century=ROMAN.get(view["century"], view["century"]),
+            influence=view["influence_per_stone"],
+        ),
+        "tiles": [
+            f"{ROMAN.get(int(century), century)}: "
+            + ngettext("%(num)d tile", "%(num)d tiles", tiles)
+            for century, tiles in view["pacification_tiles"].items()
+        ],
+        "peoples": [
+            {
+                "id": people.id,
+                "letter": people.letter,
+                "name": say_word(people.name_en),
+                "colour": PEOPLE_FILL.get(people.colour, "#888"),
+                "supply": view["supply"][people.id],
+                "influence": [
+                    str(field) if field else "–" for field in view["influence"][people.id]
+                ],
+            }
+            for people in board.peoples
+        ],
+        "seats": [_seat_facts(view, seat, names) for seat in range(players)],
+    }
+
+
+def _seat_facts(view: dict[str, Any], seat: int, names: Sequence[str]) -> dict[str, Any]:
+    marker = " ◀ " + _("to play") if seat == view["active"] and not view["result"] else ""
+    marker += resigned_mark(view, seat)
+    won = view["result"] and seat in view["result"]["winners"]
+    winner = " ★ " + _("winner") if won else ""
+    tiles = ", ".join(_(t.replace("_", " ")) for t in view["action_tiles"][seat]) or _("none")
+    return {
+        "seat": seat,
+        "label": seat_label(names, seat),
+        "short": names[seat][:8]
+        if seat < len(names) and names[seat]
+        else _("Seat %(seat)s", seat=seat),
+        "points": ngettext("%(num)d point", "%(num)d points", view["scores"][seat]),
+        "marks": f"{marker}{winner}",
+        "cards": ngettext("%(num)d card", "%(num)d cards", view["hand_counts"][seat]),
+        "tiles": _("action tiles: %(tiles)s", tiles=tiles),
+    }
+
+
+def _legend(facts: dict[str, Any], width: int, marked: bool) -> list[str]:
     """Every mark of the picture, in type readable at mail width (the picture at half size)."""
     x, y = width - 262, 30
-    rows = len(board.peoples)
+    rows = len(facts["peoples"])
     out = [
         f'<rect x="{x - 12}" y="{y - 24}" width="268" height="{166 + 24 * rows}" '
         'rx="8" fill="#ffffffdd" stroke="#9fb4c2"/>',
@@ -221,13 +274,13 @@ def _legend(board: Board, view: dict[str, Any], width: int, marked: bool) -> lis
         + _("Peoples (supply)")
         + "</text>",
     ]
-    for i, people in enumerate(board.peoples):
+    for i, people in enumerate(facts["peoples"]):
         yy = y + 26 + 24 * i
-        colour = PEOPLE_FILL.get(people.colour, "#888")
         out.append(
-            f'<rect x="{x}" y="{yy - 14}" width="17" height="17" rx="3" fill="{colour}"/>'
-            f'<text x="{x + 26}" y="{yy}" font-size="15">{people.letter}  '
-            f"{escape(say_word(people.name_en))} ({view['supply'][people.id]})</text>"
+            f'<rect x="{x}" y="{yy - 14}" width="17" height="17" rx="3" '
+            f'fill="{people["colour"]}"/>'
+            f'<text x="{x + 26}" y="{yy}" font-size="15">{people["letter"]}  '
+            f"{escape(people['name'])} ({people['supply']})</text>"
         )
     yy = y + 24 * rows + 30
     samples = [
@@ -266,84 +319,57 @@ def _legend(board: Board, view: dict[str, Any], width: int, marked: bool) -> lis
     return out
 
 
-def _panel(board: Board, view: dict[str, Any], top: int, names: Sequence[str]) -> list[str]:
+def _panel(facts: dict[str, Any], top: int) -> list[str]:
     """Century, scores and influence, in type that stays readable at mail width (600 px, where
     the picture is drawn at half size)."""
-    players = view["players"]
     out = [
-        f'<text x="20" y="{top + 34}" font-size="21" font-weight="bold">'
-        + _(
-            "Century %(century)s: %(influence)s influence per stone",
-            century=ROMAN.get(view["century"], view["century"]),
-            influence=view["influence_per_stone"],
-        )
-        + "</text>",
+        f'<text x="20" y="{top + 34}" font-size="21" font-weight="bold">{facts["century"]}</text>'
     ]
-    x = 20
-    for century, tiles in view["pacification_tiles"].items():
-        label = ROMAN.get(int(century), century)
-        out.append(
-            f'<text x="{x}" y="{top + 64}" font-size="17">{label}: '
-            + ngettext("%(num)d tile", "%(num)d tiles", tiles)
-            + "</text>"
-        )
-        x += 135
-    out += _scores(view, top + 104, players, names)
-    out += _influence(board, view, top, players, names)
+    for k, tiles in enumerate(facts["tiles"]):
+        out.append(f'<text x="{20 + 135 * k}" y="{top + 64}" font-size="17">{tiles}</text>')
+    out += _scores(facts["seats"], top + 104)
+    out += _influence(facts, top)
     return out
 
 
-def _scores(view: dict[str, Any], y: int, players: int, names: Sequence[str]) -> list[str]:
+def _scores(seats: list[dict[str, Any]], y: int) -> list[str]:
     out = [f'<text x="20" y="{y}" font-size="21" font-weight="bold">' + _("Scores") + "</text>"]
-    for seat in range(players):
-        yy = y + 30 + 48 * seat
-        marker = " ◀ " + _("to play") if seat == view["active"] and not view["result"] else ""
-        marker += resigned_mark(view, seat)
-        won = view["result"] and seat in view["result"]["winners"]
-        winner = " ★ " + _("winner") if won else ""
-        tiles = ", ".join(_(t.replace("_", " ")) for t in view["action_tiles"][seat]) or _("none")
-        points = ngettext("%(num)d point", "%(num)d points", view["scores"][seat])
-        tiles_text = _("action tiles: %(tiles)s", tiles=escape(tiles))
+    for seat in seats:
+        yy = y + 30 + 48 * seat["seat"]
         out.append(
-            f"{seat_mark(seat, 32, yy - 7, 9)}"
+            f"{seat_mark(seat['seat'], 32, yy - 7, 9)}"
             f'<text x="50" y="{yy}" font-size="19"><tspan font-weight="bold">'
-            f"{escape(seat_label(names, seat))}</tspan>: {points}{marker}{winner}</text>"
+            f"{escape(seat['label'])}</tspan>: {seat['points']}{seat['marks']}</text>"
             f'<text x="50" y="{yy + 21}" font-size="16" fill="#4a4236">'
-            + ngettext("%(num)d card", "%(num)d cards", view["hand_counts"][seat])
-            + f" · {tiles_text}</text>"
+            f"{seat['cards']} · {escape(seat['tiles'])}</text>"
         )
     return out
 
 
-def _influence(
-    board: Board, view: dict[str, Any], top: int, players: int, names: Sequence[str]
-) -> list[str]:
+def _influence(facts: dict[str, Any], top: int) -> list[str]:
     x0, y0 = 640, top + 34
-    column = 110 if players <= 4 else 100  # five columns end 40 px inside the picture
+    seats = facts["seats"]
+    column = 110 if len(seats) <= 4 else 100  # five columns end 40 px inside the picture
     out = [
         f'<text x="{x0}" y="{y0}" font-size="21" font-weight="bold">'
         + _("Influence (of 22)")
         + "</text>"
     ]
-    for seat in range(players):
-        cx = x0 + 160 + column * seat
-        short = (
-            names[seat][:8] if seat < len(names) and names[seat] else _("Seat %(seat)s", seat=seat)
-        )
+    for seat in seats:
+        cx = x0 + 160 + column * seat["seat"]
         out.append(
-            f"{seat_mark(seat, cx, y0 + 22, 7)}"
+            f"{seat_mark(seat['seat'], cx, y0 + 22, 7)}"
             f'<text x="{cx}" y="{y0 + 48}" font-size="15" text-anchor="middle">'
-            f"{escape(short)}</text>"
+            f"{escape(seat['short'])}</text>"
         )
-    for i, people in enumerate(board.peoples):
+    for i, people in enumerate(facts["peoples"]):
         yy = y0 + 78 + 30 * i
-        colour = PEOPLE_FILL.get(people.colour, "#888")
         out.append(
-            f'<rect x="{x0}" y="{yy - 16}" width="18" height="18" rx="3" fill="{colour}"/>'
-            f'<text x="{x0 + 28}" y="{yy}" font-size="18">{escape(say_word(people.name_en))}</text>'
+            f'<rect x="{x0}" y="{yy - 16}" width="18" height="18" rx="3" '
+            f'fill="{people["colour"]}"/>'
+            f'<text x="{x0 + 28}" y="{yy}" font-size="18">{escape(people["name"])}</text>'
         )
-        for seat, field in enumerate(view["influence"][people.id]):
-            text = str(field) if field else "–"
+        for seat, text in enumerate(people["influence"]):
             out.append(
                 f'<text x="{x0 + 160 + column * seat}" y="{yy}" font-size="18" '
                 f'text-anchor="middle">{text}</text>'

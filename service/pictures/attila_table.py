@@ -1,16 +1,20 @@
 """Attila's own pieces on the game page's table (service/kits/attila.py names ``pieces``): the
-seat's hand as cards grouped by people, in their colour, and its action tiles."""
+seat's hand as cards grouped by people, in their colour, and its action tiles; the panels
+beside the board."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from markupsafe import Markup
 
 from engine.attila.board import Board
 from service.common.i18n import say as _
 from service.common.i18n import say_word
-from service.pictures.attila import PEOPLE_FILL
+from service.pictures.attila import PEOPLE_FILL, panel_facts, seat_mark
+from service.store.record import GameRecord
 
 #: Attila's action tiles, in the order the table shows them (used ones greyed).
 ACTION_TILES = ("double_turn", "swap", "two_influence")
@@ -37,3 +41,24 @@ def pieces(board: Board, view: Mapping[str, Any], seat: int) -> dict[str, Any]:
         for t in ACTION_TILES
     ]
     return {"cards": cards, "tiles": tiles, "buildings": [], "stacks": []}
+
+
+def panel(
+    record: GameRecord,
+    view: Mapping[str, Any],
+    seat: int | None,
+    names: Sequence[str],
+    entries: Sequence[tuple[int, Mapping[str, Any]]],
+) -> dict[str, Any]:
+    """The panels the mailed picture draws (century track, peoples' supply, scores, influence),
+    for the table's HTML beside the board (games/attila_panel.html), from the same facts; each
+    seat's shape as a small picture, as the board and the mails mark players."""
+    del seat, entries
+    board = record.game.board
+    facts = panel_facts(board, dict(view), names)
+    for one in facts["seats"]:
+        one["mark"] = Markup(
+            '<svg class="seat-mark" width="18" height="18" viewBox="0 0 18 18" aria-hidden="true">'
+            f"{seat_mark(one['seat'], 9, 9, 6)}</svg>"
+        )
+    return facts

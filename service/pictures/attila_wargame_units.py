@@ -180,9 +180,10 @@ def counter(board: Board, unit: str, info: dict[str, Any], x: float, y: float) -
         f'stroke="{band}" stroke-width="1.2"/>',
         f'<rect x="{left:.1f}" y="{top:.1f}" width="{s}" height="8" rx="2.5" fill="{band}"/>',
         f'<rect x="{left:.1f}" y="{top + 5:.1f}" width="{s}" height="3" fill="{band}"/>',
-        f'<text x="{x:.1f}" y="{top + 6.4:.1f}" font-size="{size}" text-anchor="middle" '
+        f'<text class="info" x="{x:.1f}" y="{top + 6.4:.1f}" font-size="{size}" '
+        'text-anchor="middle" '
         f'fill="#fff" {CONDENSED}>{escape(name)}</text>',
-        f'<text x="{x:.1f}" y="{top + 21.5:.1f}" font-size="11" font-weight="bold" '
+        f'<text class="info" x="{x:.1f}" y="{top + 21.5:.1f}" font-size="11" font-weight="bold" '
         f'text-anchor="middle" fill="{ink}" {CONDENSED}>'
         f'<tspan fill="{cf_ink}"{cf_halo}>{info["cf"]}</tspan>-{info["mf"]}</text>',
     ]

@@ -155,14 +155,15 @@ def board_svg(
     open_places: list[str] | None = None,
     have: Collection[str] = (),
 ) -> Markup:
-    """The spectators' picture of this version, to be inlined: the page lights its places up.
+    """The spectators' picture of this version as the web table draws it (the board alone
+    when the game's panels are the table's HTML), to be inlined: the page lights its places up.
     The picture is drawn from the spectator view only, whoever looks (nothing hidden in it);
     ``open_places``: empty hexes to draw as well (``open_hexes``: public geometry); ``have``:
     the unchanging parts the page shows already, sent empty (service/pictures/keep.py)."""
     last = rematch.last_move_events(entries)
     title = f"{record.game.title} · {record.id} · {record.version}"
     _crop, svg = pictures.spectator_pictures(
-        record, last, title, lang=lang, open_hexes=open_places or (), have=have
+        record, last, title, lang=lang, open_hexes=open_places or (), have=have, web=True
     )
     return inline(svg)
 

@@ -1,0 +1,68 @@
+"""Attila's web board (service/pictures/attila_web.py): the board alone, every province with
+its name and each people's stones as a count, no panel; the panels beside it are worded from
+the same facts the mailed picture draws (attila.panel_facts)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import Counter
+
+from engine.attila.game import GAME
+from engine.attila.state import AttilaState
+from service.pictures import attila, attila_web
+from tests.engine_helpers import play_randomly
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _played(moves: int, seed: str = "web-picture") -> AttilaState:
+    return play_randomly(GAME, GAME.new_state(4, seed), moves, seed)
+
+
+def _words(root: ET.Element) -> list[str]:
+    return ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+
+
+def test_the_web_board_is_every_province_with_its_stones_counted_and_no_panel() -> None:
+    state = _played(150)
+    view = GAME.view(state, None)
+    root = ET.fromstring(attila_web.render(GAME.board, view, "T", names=["A", "B", "C", "D"]))
+    boxes = {g.get("id"): g for g in root.iter(f"{SVG}g") if g.get("id")}
+    assert set(boxes) == {f"province-{p.id}" for p in GAME.board.provinces}
+    for province in GAME.board.provinces:
+        box = boxes[f"province-{province.id}"]
+        words = [t for t in box.iter(f"{SVG}text") if t.get("class") == "info"]
+        assert words[0].text == province.name
+        counts = {
+            p.letter: n
+            for p, n in zip(GAME.board.peoples, state.stones[province.index], strict=True)
+        }
+        shown = [t.text for t in words[1:]]
+        expected = [
+            x
+            for p in GAME.board.peoples
+            if counts[p.letter]
+            for x in (p.letter, str(counts[p.letter]))
+        ]
+        assert shown[: len(expected)] == expected, province.id
+    texts = " ".join(_words(root))
+    for panel_word in ("Scores", "Influence", "Century", "Peoples"):
+        assert panel_word not in texts
+    # Every grid place is a province or the islands, each province once.
+    placed = Counter(pid for row in attila_web.GRID for pid in row if pid)
+    assert placed == Counter({p.id: 1 for p in GAME.board.provinces} | {"islands": 1})
+
+
+def test_the_panel_facts_are_what_the_mailed_picture_draws() -> None:
+    state = _played(150)
+    view = GAME.view(state, None)
+    names = ["Ann", "Bob", "Cy", "Di"]
+    facts = attila.panel_facts(GAME.board, view, names)
+    texts = _words(ET.fromstring(attila.render(GAME.board, view, "T", names=names)))
+    assert facts["century"] in texts
+    assert all(tiles in texts for tiles in facts["tiles"])
+    for people in facts["peoples"]:
+        assert f"{people['letter']}  {people['name']} ({people['supply']})" in texts
+    for seat in facts["seats"]:
+        assert f"{seat['label']}: {seat['points']}{seat['marks']}" in texts
+        assert f"{seat['cards']} · {seat['tiles']}" in texts
