@@ -224,11 +224,21 @@
   // opened before is closed first, or each such update left one more open (a browser allows
   // six connections to a server: enough open streams and the page's own fetches wait).
   var following = null;
+  var ended = false;  // the stream said the game is over: nothing to follow
   function follow() {
     if (following) { following.close(); }
     var source = following = new EventSource(stream + "?after=" + encodeURIComponent(version));
     source.addEventListener("entry", function (event) {
       if (Number(event.lastEventId) > Number(version)) { source.close(); moved(event.lastEventId); }
+    });
+    // A finished (or archived) game's stream ends with "end": nothing more will come, so the
+    // page stops following, says nothing of a lost connection and never asks again.
+    source.addEventListener("end", function (event) {
+      source.close();
+      ended = true;
+      var why = JSON.parse(event.data || "{}").status || "finished";
+      document.body.setAttribute("data-stream-ended", why);
+      connection(true);
     });
     source.addEventListener("error", function () {
       // EventSource retries by itself: say so while it does. A stream that never opened (no
@@ -243,6 +253,7 @@
   }
   var polling = false;
   function start() {
+    if (ended) { return; }
     if (stream && window.EventSource) { follow(); } else if (!polling) {
       polling = true;
       window.setTimeout(ask, seconds * 1000);
