@@ -37,8 +37,12 @@ def test_the_page_follows_the_stream(
 
     page.route(f"**/v1/games/{game_id}", no_polling)
     page.goto(f"{base_url}/games/{game_id}")
+    # The page's own URL, which sends the browser on to the stream server with a ticket.
     stream = page.locator("[data-stream]").get_attribute("data-stream")
-    assert stream.startswith(streams), stream
+    assert stream == f"/games/{game_id}/stream", stream
+    sent_on = kurier.call("GET", f"{stream}?after=3", allow_redirects=False)
+    assert sent_on.status_code == 307
+    assert sent_on.headers["Location"] == f"{streams}/v1/games/{game_id}/stream?after=3"
     shown = page.locator("h1 small").inner_text()
     r = _played_elsewhere(kurier, game_id, players, watcher_seat)
     wait_for_another_version(page, shown, timeout=10_000)

@@ -105,7 +105,7 @@ def context(
         groups=groups,
         reveals=reveals(record.id, entries, seat, record.names),
         poll=current_app.config.get("WEB_POLL_SECONDS", 5),
-        stream=stream_of(record.id),
+        stream=url_for("web.stream", game_id=record.id),
         can_join=session is not None and seat is None and record.status == "open",
         invite=(request.args.get("invite") or "")[:64],
         can_start=player_id == record.creator and record.status == "open",
