@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.conftest import SHOTS
 from tests.browser.test_web_live import COUNT_STREAMS
 from tests.browser.test_web_seats import _signed_in
 from tests.client import Kurier
@@ -28,6 +29,19 @@ def _send(page: Any, text: str, to: str = "") -> None:
     form.locator("textarea").fill(text)
     form.locator("select[name=to]").select_option(to)
     form.locator("button").click()
+
+
+def _shots(page: Any, name: str) -> None:
+    """The talk at 1280 and 390 px, light and dark (tests/browser's screenshots)."""
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator("details.talk-box").scroll_into_view_if_needed()
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"{name}-{width}-{scheme}.png"))
+    page.emulate_media(color_scheme="light")
+    page.set_viewport_size({"width": 1280, "height": 900})
 
 
 def test_talk_arrives_in_place_and_private_words_stay_private(
@@ -72,6 +86,7 @@ def test_talk_arrives_in_place_and_private_words_stay_private(
     for page in everyone:
         assert page.evaluate(KEPT), "the page was reloaded"
 
+    _shots(pages[0], "talk")
     # Folded away, the talk counts what comes; opened, the count goes.
     pages[2].locator("details.talk-box > summary").click()
     assert not pages[2].evaluate("() => document.querySelector('details.talk-box').open")
@@ -79,6 +94,7 @@ def test_talk_arrives_in_place_and_private_words_stay_private(
     pages[2].locator("details.talk-box .unread:not([hidden])").wait_for(timeout=2_000)
     _send(pages[1], "two")
     pages[2].locator("details.talk-box .unread", has_text="2 new").wait_for(timeout=2_000)
+    _shots(pages[2], "talk-folded")
     pages[2].locator("details.talk-box > summary").click()
     assert pages[2].locator("details.talk-box .unread").is_hidden()
     pages[2].locator("main ul.talk li", has_text="two").wait_for(timeout=2_000)
