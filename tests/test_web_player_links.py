@@ -1,0 +1,44 @@
+"""Every player's name on a game's page links to their profile (the players, the table talk,
+the standings at the end); a bot's seat has no profile and is no link."""
+
+from __future__ import annotations
+
+import re
+
+from tests.client import Kurier
+
+
+def _links(html: str) -> list[tuple[str, str]]:
+    return re.findall(r'<a class="player" href="/players/([^"]+)">([^<]+)</a>', html)
+
+
+def test_names_on_the_game_page_link_to_profiles_and_bots_do_not(base_url: str) -> None:
+    kurier = Kurier(base_url)
+    ann = kurier.new_player("LinkAnn")
+    body = {
+        "type": "attila",
+        "seats": 3,
+        "bots": [{"seat": 1, "level": "easy"}],
+        "spectators_see_messages": True,
+    }
+    answer = kurier.call("POST", "/v1/games", ann, json=body)
+    assert answer.status_code == 201, answer.text
+    created = answer.json()
+    bob = kurier.new_player("LinkBob")
+    joined = kurier.call(
+        "POST",
+        f"/v1/games/{created['id']}/seats",
+        bob,
+        json={"invite_code": created["invite_code"]},
+    )
+    assert joined.status_code == 201, joined.text
+    assert kurier.call("POST", f"/v1/games/{created['id']}/start", ann).status_code == 200
+    said = kurier.call("POST", f"/v1/games/{created['id']}/messages", bob, json={"text": "hi"})
+    assert said.status_code == 201, said.text
+    page = kurier.call("GET", f"/games/{created['id']}")  # as a spectator
+    assert page.status_code == 200
+    links = _links(page.text)
+    assert (ann.id, "LinkAnn") in links and (bob.id, "LinkBob") in links
+    assert links.count((bob.id, "LinkBob")) == 2, "the players list and the talk"
+    assert "Bot (easy)" in page.text
+    assert not any(name.startswith("Bot") for _, name in links), "a bot's seat is no link"
