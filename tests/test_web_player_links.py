@@ -42,3 +42,25 @@ def test_names_on_the_game_page_link_to_profiles_and_bots_do_not(base_url: str) 
     assert links.count((bob.id, "LinkBob")) == 2, "the players list and the talk"
     assert "Bot (easy)" in page.text
     assert not any(name.startswith("Bot") for _, name in links), "a bot's seat is no link"
+
+
+def test_the_lobby_links_the_names_of_its_games(base_url: str) -> None:
+    """The lobby's own games: the game's type links to it, each person's name to their
+    profile, a bot's name to nothing (read as a signed-in player: the session's cookie)."""
+    import requests
+
+    kurier = Kurier(base_url)
+    ann = kurier.new_player("LobbyAnn")
+    body = {"type": "attika", "seats": 2, "bots": [{"seat": 1, "level": "easy"}]}
+    created = kurier.call("POST", "/v1/games", ann, json=body)
+    assert created.status_code == 201, created.text
+    session = requests.Session()
+    home = session.get(f"{base_url}/", timeout=10)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', home.text)
+    fields = {"token": ann.token, **({"csrf": csrf.group(1)} if csrf else {})}
+    signed = session.post(f"{base_url}/signin/token", data=fields, timeout=10)
+    assert signed.status_code == 200 and "Your games" in signed.text, signed.status_code
+    links = _links(signed.text)
+    assert (ann.id, "LobbyAnn") in links
+    assert not any(name.startswith("Bot") for _, name in links)
+    assert f'href="/games/{created.json()["id"]}">attika</a>' in signed.text
