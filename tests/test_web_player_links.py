@@ -64,3 +64,16 @@ def test_the_lobby_links_the_names_of_its_games(base_url: str) -> None:
     assert (ann.id, "LobbyAnn") in links
     assert not any(name.startswith("Bot") for _, name in links)
     assert f'href="/games/{created.json()["id"]}">attika</a>' in signed.text
+
+
+def test_the_replay_links_the_mover(base_url: str) -> None:
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2)
+    played = kurier.play_first_legal(game_id, players)
+    assert played is not None and played[1].status_code == 200, played
+    mover, answer = played
+    page = kurier.call("GET", f"/games/{game_id}/replay/{answer.json()['version']}")
+    assert page.status_code == 200, page.status_code
+    moved = re.search(r'<p class="step-move">(.*?)</p>', page.text, re.S)
+    assert moved is not None
+    assert _links(moved.group(1)) == [(mover.id, mover.name)]

@@ -29,6 +29,14 @@ from service.store import Store
 from service.store.record import GameRecord
 
 
+def seat_names(record: GameRecord) -> list[dict[str, Any]]:
+    """Each seat as templates/names.html's ``seat_name`` shows it (a bot's: no link)."""
+    return [
+        {"player_id": pid, "name": name, "is_bot": record.bot_level(seat) is not None}
+        for seat, (pid, name) in enumerate(zip(record.seats, record.names, strict=False))
+    ]
+
+
 def stream_of(game_id: str) -> str:
     """The game's event stream on the stream server, as the pages follow it."""
     return f"{config.stream_url(os.environ)}/v1/games/{game_id}/stream"
