@@ -385,3 +385,29 @@ def test_the_seat_filled_notice_is_planned_for_the_creator_only() -> None:
         ("game.seats_filled", 0)
     ]
     assert notices("attila", [], joined(2, 3), 2) == []
+
+
+def test_the_game_over_mail_shows_each_rating_change(stack: NotifyStack) -> None:
+    """A rated game's end: the game-over mail names each player's new rating and its change on
+    the display scale (as the end screen shows them), rated by the notice's job if no rating
+    job did it first."""
+    k = stack.client
+    seated = [stack.player(f"R{i}", email=f"r{i}@mail.test")[0] for i in range(2)]
+    game_id = stack.game(seated, seed="rated-end-1")
+    loser = seated[1]
+    r = k.call("POST", f"/v1/games/{game_id}/actions", loser, json={"notation": "resign"})
+    assert r.status_code == 200 and r.json()["status"] == "finished", r.text
+
+    def over(address: str) -> list[EmailMessage]:
+        return [m for m in stack.smtp.to(address) if "Rating of" in _plain(m)]
+
+    for i in range(2):
+        wait_for(lambda i=i: over(f"r{i}@mail.test"), 20, "the game-over mail")
+    changes = k.view(game_id)["rating_changes"]
+    assert changes and len(changes) == 2
+    text = _plain(over("r0@mail.test")[0])
+    for change in changes:
+        name = next(p.name for p in seated if p.id == change["player_id"])
+        line = f"Rating of {name}: {change['display_after']} ({change['display_delta']:+d})"
+        assert line in text, text
+    assert changes[0]["display_delta"] > 0 > changes[1]["display_delta"]

@@ -327,6 +327,43 @@ def test_inbox_stream_turns_and_private_messages(kurier: Kurier, streams: str) -
         stream.close()
 
 
+def test_a_game_stream_carries_the_messages_its_caller_may_see(
+    kurier: Kurier, streams: str
+) -> None:
+    """Each game stream gets a ``message`` event (no event ID: its IDs are versions) for what
+    its caller may see: a private message its two players only, a table message the players,
+    and spectators only where the game lets them read the talk."""
+    players = [kurier.new_player(f"T{i}") for i in range(3)]
+    created = kurier.call("POST", "/v1/games", players[0], json={"type": "attila", "seats": 3})
+    game_id, invite = created.json()["id"], created.json()["invite_code"]
+    for p in players[1:]:
+        kurier.call("POST", f"/v1/games/{game_id}/seats", p, json={"invite_code": invite})
+    assert kurier.call("POST", f"/v1/games/{game_id}/start", players[0]).status_code == 200
+    url = f"{streams}/v1/games/{game_id}/stream"
+    watching = [Sse(url, p) for p in players] + [Sse(url)]  # the last one: a spectator
+    for stream in watching:  # open: the log so far
+        assert stream.until(lambda item: item.get("event") == "entry")
+    said = kurier.call(
+        "POST", f"/v1/games/{game_id}/messages", players[0], json={"text": "psst", "to_seat": 1}
+    )
+    assert said.status_code == 201, said.text
+    table = kurier.call("POST", f"/v1/games/{game_id}/messages", players[2], json={"text": "hi"})
+    assert table.status_code == 201, table.text
+
+    def got_table(item: dict[str, str]) -> bool:
+        return item.get("event") == "message" and '"hi"' in item["data"]
+
+    for stream in watching[:3]:
+        assert stream.until(got_table, 5.0)
+    assert not watching[3].until(got_table, 2.0), "spectators may not read this game's talk"
+    texts = [[m["text"] for m in s.entries("message")] for s in watching]
+    assert texts == [["psst", "hi"], ["psst", "hi"], ["hi"], []]
+    assert watching[1].entries("message")[0] == said.json()
+    assert all("id" not in i for s in watching for i in s.seen if i.get("event") == "message")
+    for stream in watching:
+        stream.close()
+
+
 def test_unknown_game_and_bad_tokens(kurier: Kurier, streams: str) -> None:
     r = requests.get(f"{streams}/v1/games/no-such-game/stream", timeout=10)
     assert r.status_code == 404 and r.json()["code"] == "game-not-found"

@@ -6,6 +6,7 @@ login CSRF: a page that signs its visitor in as the attacker)."""
 from __future__ import annotations
 
 import email
+import email.policy
 import secrets
 import time
 import uuid
@@ -271,3 +272,47 @@ def test_one_address_serves_a_few_players_however_many_clients_ask(
     assert store.players.get(first["id"])["email"] == address
     r = kurier.call("PATCH", "/v1/me", other, json={"email": _address()})
     assert r.status_code == 200, r.text
+
+
+def _mail_texts(outbox: Path, address: str) -> list[str]:
+    texts = []
+    for file in sorted((outbox / "new").glob("*")) if (outbox / "new").exists() else []:
+        message = email.message_from_bytes(file.read_bytes(), policy=email.policy.default)
+        if address in str(message["To"]):
+            texts.append(message.get_body(("plain",)).get_content())
+    return texts
+
+
+def test_registering_again_signs_in_instead_of_making_a_twin(
+    base_url: str, kurier: Kurier, store: Store, worker: Any
+) -> None:
+    """The register form with a name and address registered already makes no second player:
+    it mails the sign-in link, as the sign-in form does. Another name on the same address is
+    another player, and the mail then names both."""
+    address = _address()
+    for name in ("Vera", " vera ", "Walt"):
+        r = requests.post(
+            f"{base_url}/register", data={"name": name, "email": address}, headers=HTML, timeout=10
+        )
+        assert r.status_code == 200, r.text
+    assert sorted(p["name"] for p in store.players.with_email(address)) == ["Vera", "Walt"]
+    assert _settled_mails(worker.outbox, address, 3) == 3
+    *_, last = _mail_texts(worker.outbox, address)
+    assert "Vera:" in last and "Walt:" in last and last.count("/signin/") == 2
+
+
+def test_the_api_registers_no_twin_either(base_url: str, kurier: Kurier, worker: Any) -> None:
+    """POST /v1/players with a name and address registered already: 409 already-registered,
+    no player made, a sign-in link mailed; another name on that address is a new player."""
+    address = _address()
+    first = kurier.call("POST", "/v1/players", json={"name": "Ida", "email": address})
+    assert first.status_code == 201, first.text
+    again = kurier.call("POST", "/v1/players", json={"name": "IDA", "email": address})
+    assert again.status_code == 409, again.text
+    assert again.headers["Content-Type"] == "application/problem+json"
+    assert again.json()["code"] == "already-registered" and "token" not in again.text
+    assert _settled_mails(worker.outbox, address, 1) == 1
+    assert "Ida" in _mail_texts(worker.outbox, address)[0]
+    other = kurier.call("POST", "/v1/players", json={"name": "Jo", "email": address})
+    assert other.status_code == 201, other.text
+    assert other.json()["id"] != first.json()["id"]

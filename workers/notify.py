@@ -28,6 +28,7 @@ from service.domain import (
     messages,
     notifications,
     prefs,
+    ratings,
     unsubscribe,
 )
 from service.domain.notifications import ASKING, SEATS_FILLED, seats_filled
@@ -92,6 +93,8 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
         return "stale"
     if kind == SEATS_FILLED and not seats_filled(record):
         return "stale"  # started already, or a seat is free again
+    if kind == "game.ended":
+        ratings.rate_game(store, game_id)  # rated once, whoever runs it: the mail shows it
     player_id = record.seats[seat]
     raw = store.players.hash(player_id)
     channels = prefs.channels_for(raw, kind)
@@ -332,12 +335,29 @@ def _game_mail(
         seat,
         raw,
         subject=_subject(kind, data, record),
-        told=[_headline(kind, data, record)],
+        told=[_headline(kind, data, record), *_rating_lines(store, record, kind)],
         # The news that hands the seat back its turn (a conflict's outcome) shows the moves:
         # that turn has no mail of its own (``_news_shows_the_turn``).
         asked=kind in ASKING or bool(_resumed_turn(store, record, version, seat)),
         message_id=f"<{queues.notify_job_id(record.id, version, kind, seat)}@{mail.mail_domain()}>",
     )
+
+
+def _rating_lines(store: Store, record: GameRecord, kind: str) -> list[str]:
+    """A rated game's end: each player's rating change as players read it (the display
+    scale, ratings.display), best first; nothing for another notice or an unrated game."""
+    changes = ratings.rating_changes(store, record) if kind == "game.ended" else None
+    if not changes:
+        return []
+    return [
+        _(
+            "Rating of %(name)s: %(after)s (%(delta)s)",
+            name=record.names[c["seat"]],
+            after=c["display_after"],
+            delta=f"{c['display_delta']:+d}",
+        )
+        for c in changes
+    ]
 
 
 def _seat_mail(

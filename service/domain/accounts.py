@@ -39,6 +39,18 @@ def check_email_room(store: Store, email: str, player_id: str | None = None) -> 
         )
 
 
+def registered(store: Store, name: str, email: str) -> dict[str, Any] | None:
+    """The player who already gave ``email`` under ``name`` (names compared as people read
+    them: case and surrounding spaces aside), or None. Registering again with both signs that
+    player in (a mailed link) instead of making a twin; another name on the same address is
+    another player, and the sign-in mail names each."""
+    wanted = name.strip().casefold()
+    return next(
+        (p for p in store.players.with_email(email) if p["name"].strip().casefold() == wanted),
+        None,
+    )
+
+
 def create_token(store: Store, player_id: str, name: str) -> dict[str, Any]:
     """A new bearer token named ``name``; the token itself is in the answer only."""
     inputs.checked("name", inputs.TOKEN_NAME.check, name)

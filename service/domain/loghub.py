@@ -5,8 +5,10 @@ the record and the new entries itself: a move in a game with k streams in a proc
 k times, on k Redis connections (docs/performance.md, "Streams"). Here one watcher per game
 (a thread: a greenlet under the stream server's gevent workers) waits on the game's log with
 a Store.watch_log (the blocking ``XREAD`` and the read in one round trip, on a connection it
-holds; a single key, so in a cluster too) and hands that one read to every stream of the game
-waiting in the process. A stream then only redacts it for its caller (service/domain/streams.py).
+holds; the log's and the messages' keys, one slot, so in a cluster too) and hands that one
+read to every stream of the game waiting in the process; a new message wakes them all (each
+reads what its caller may see of it). A stream then only redacts it for its caller
+(service/domain/streams.py).
 
 - A stream follows a game for as long as it is open (``following``); the game's watcher
   starts with its first stream in the process and ends with its last.
@@ -65,6 +67,7 @@ class _Game:
     streams: int = 0  # open streams following it in this process
     last: _Read | None = None
     waiters: list[_Waiter] = field(default_factory=list)
+    talk: str = "0-0"  # the newest of its messages its watcher has seen
 
 
 class LogHub:
@@ -96,14 +99,24 @@ class LogHub:
                 if game.streams == 0:
                     del self._games[game_id]  # its watcher ends after its current wait
 
-    def wait_read_log(self, game_id: str, after: int, block_ms: int) -> tuple[GameRecord, Entries]:
-        """The record and the entries after ``after``, once there are any or ``block_ms``
-        passed (then read afresh): LogWatch.wait_read's answer, for a game being followed."""
+    def talk_of(self, game_id: str) -> str:
+        """The ID of the game's newest message its watcher has seen ("0-0": none yet)."""
+        with self._lock:
+            game = self._games.get(game_id)
+            return game.talk if game else "0-0"
+
+    def wait_read_log(
+        self, game_id: str, after: int, block_ms: int, talk_after: str = "0-0"
+    ) -> tuple[GameRecord, Entries]:
+        """The record and the entries after ``after``, once there are any, or a message after
+        ``talk_after`` came, or ``block_ms`` passed (then read afresh): LogWatch.wait_read's
+        answer, for a game being followed."""
         with self._lock:
             game = self._games[game_id]
             ready = _entries_after(game.last, after)
             # Behind what the watcher has read, beyond its last read: there is news, read it.
             behind = ready is None and game.seen > after
+            behind = behind or message_order(game.talk) > message_order(talk_after)
             if ready is None and not behind:
                 waiter = _Waiter(after)
                 game.waiters.append(waiter)
@@ -136,24 +149,34 @@ class LogHub:
                 self._hand_out(game, None)  # the streams read for themselves, and see why
                 time.sleep(RETRY_SECONDS)
                 continue
-            self._hand_out(game, _Read(record, entries, start))
+            said = watch.talk is not None and watch.talk != game.talk
+            self._hand_out(game, _Read(record, entries, start), talk=watch.talk if said else None)
 
-    def _hand_out(self, game: _Game, read: _Read | None) -> None:
+    def _hand_out(self, game: _Game, read: _Read | None, talk: str | None = None) -> None:
         """Keep the read and wake the streams it has news for (all of them when the read
-        failed); a stream that began to wait after the read was sent and already has what it
-        holds waits on."""
+        failed, or when ``talk``, a new message's ID, came with it: each stream reads what its
+        caller may see of it); a stream that began to wait after the read was sent and
+        already has what it holds waits on."""
         with self._lock:
             if read is not None and read.entries:
                 game.last = read
                 game.seen = max(game.seen, read.entries[-1][0])
+            if talk is not None:
+                game.talk = talk
             waiting = []
             for waiter in game.waiters:
-                if _nothing_new(read, waiter.after):
+                if talk is None and _nothing_new(read, waiter.after):
                     waiting.append(waiter)
                     continue
                 waiter.read = read
                 waiter.ready.set()
             game.waiters = waiting
+
+
+def message_order(message_id: str) -> tuple[int, int]:
+    """A stream ID ("1732400000000-0") as the pair Redis orders by."""
+    ms, _, seq = message_id.partition("-")
+    return int(ms), int(seq or 0)
 
 
 def _nothing_new(read: _Read | None, after: int) -> bool:

@@ -112,7 +112,31 @@ def game_stream(
     game now; the stream itself ends with an ``end`` event once the game is finished, and
     without one once the caller's token is revoked."""
     record, entries = store.read_log(game_id, after, PAGE, state=False)
-    return _game_events(store, game_id, caller, after, (record, entries), timing)
+    talk = _Talk(store.messages.last_ids([game_id])[0])
+    return _game_events(store, game_id, caller, after, (record, entries), timing, talk)
+
+
+@dataclass
+class _Talk:
+    """Where a game's stream is in the game's messages: the ID of the last one read, shown to
+    its caller or not (a stream sends the messages that come after it opened)."""
+
+    read_to: str
+
+    def news(self, store: Store, record: Any, player_id: str | None, newest: str) -> list[str]:
+        """A ``message`` event for each message after ``read_to`` that ``player_id`` (None: a
+        spectator) may see, as ``GET .../messages`` shows it, if ``newest`` (the newest
+        message ID the game's watcher has seen) is later. No event ID: a game stream's IDs are
+        versions, where a client resumes."""
+        if loghub.message_order(newest) <= loghub.message_order(self.read_to):
+            return []
+        seated = record.seat_of(player_id) is not None
+        if not seated and not record.settings.get("spectators_see_messages"):
+            self.read_to = newest
+            return []
+        found = messages.scan(store, record.id, player_id, self.read_to, PAGE, record)
+        self.read_to = found.read_to or newest  # none read: nothing is left before newest
+        return [sse("message", item) for item in found.items]
 
 
 def _game_events(
@@ -122,11 +146,12 @@ def _game_events(
     after: int,
     first: tuple[Any, Any],
     timing: Timing,
+    talk: _Talk,
 ) -> Iterator[str]:
     hub = loghub.hub_of(store, PAGE)
     # The game is watched for what comes after the record this first read saw.
     with hub.following(game_id, first[0].version):
-        yield from _game_entries(store, hub, game_id, caller, after, first, timing)
+        yield from _game_entries(store, hub, game_id, caller, after, first, timing, talk)
 
 
 def _game_entries(
@@ -137,6 +162,7 @@ def _game_entries(
     after: int,
     first: tuple[Any, Any],
     timing: Timing,
+    talk: _Talk,
 ) -> Iterator[str]:
     clock = _Clock(timing)
     record, entries = first
@@ -154,6 +180,9 @@ def _game_entries(
                 return
             if clock.expired():
                 return
+            for said in talk.news(store, record, player_id, hub.talk_of(game_id)):
+                yield said
+                clock.sent()
             revoked = _waited(clock.revoked, store, caller)
             if revoked is None or revoked:  # the client reconnects, and is answered 401
                 return
@@ -162,7 +191,8 @@ def _game_entries(
                 clock.sent()
             # Wait for news and their read, made once per move for all the game's streams in
             # this process by its watcher (a timeout reads afresh, nothing new).
-            reading = partial(hub.wait_read_log, game_id, after, max(clock.wait_ms(), 1))
+            block_ms = max(clock.wait_ms(), 1)
+            reading = partial(hub.wait_read_log, game_id, after, block_ms, talk.read_to)
         else:
             reading = partial(store.read_log, game_id, after, PAGE, state=False)  # the next page
         try:

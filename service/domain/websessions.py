@@ -116,6 +116,12 @@ def load(store: Store, session_id: str | None) -> Session | None:
     return Session(session_id, player, found["csrf"])
 
 
+def stream_ticket(store: Store, session: Session) -> str:
+    """A one-time ticket that opens a stream as the session's player (the game page's own
+    stream: service/http/web/pages/game.py); the stream ends when the session does."""
+    return store.tokens.stream_ticket_for(session_key(session.id))
+
+
 def leave_note(
     store: Store, session: Session, text: str, typed: Mapping[str, str] | None = None
 ) -> None:

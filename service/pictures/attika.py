@@ -218,6 +218,18 @@ def _open_hex(hex_: Hex, x: float, y: float) -> str:
     )
 
 
+def resource_icon(board: Board, resource_id: str) -> str:
+    """A resource card's symbol as the board's legend draws it (its landscape's fill and
+    glyph, 34 by 24), as a small inline ``<svg>`` for the table's hand (presentation
+    attributes only: the pages' CSP allows no inline style)."""
+    fill = LAND_FILL.get(resource_id, BLANK_FILL)
+    return (
+        '<svg class="card-icon" viewBox="0 0 34 24" width="34" height="24" aria-hidden="true">'
+        f'<rect x="0.5" y="0.5" width="33" height="23" rx="4" fill="{fill}" stroke="#8f8268"/>'
+        f"{_glyph(board, resource_id, 17, 12)}</svg>"
+    )
+
+
 def _glyph(board: Board, land: str, x: float, y: float) -> str:
     """A small drawing of a landscape symbol centred at (x, y), about 22 px wide."""
     ink = GLYPH_INK.get(land, "#333")

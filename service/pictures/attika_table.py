@@ -7,11 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from markupsafe import Markup
+
 from engine.attika import targets
 from engine.attika.board import Board
 from service.common.i18n import say as _
 from service.common.i18n import say_word
-from service.pictures.attika import BLANK_FILL, LAND_FILL
+from service.pictures.attika import BLANK_FILL, LAND_FILL, resource_icon
 
 
 def pieces(board: Board, view: Mapping[str, Any], seat: int) -> dict[str, Any]:
@@ -44,7 +46,9 @@ def pieces(board: Board, view: Mapping[str, Any], seat: int) -> dict[str, Any]:
             "letter": res[:1].upper(),
             "name": say_word(res),
             "count": n,
-            "colour": "#8a7a55",
+            "colour": LAND_FILL.get(res, BLANK_FILL),
+            # The board's own symbol for it (built here from numbers and colours: safe).
+            "icon": Markup(resource_icon(board, res)),
         }
         for res, n in (hand.items() if isinstance(hand, dict) else [])
         if n

@@ -41,6 +41,7 @@ from service.store.keys import (
     events_key,
     game_key,
     idem_key,
+    messages_key,
     outbox_key,
     player_games_key,
 )
@@ -467,11 +468,18 @@ class LogWatch:
         self.game_id = game_id
         self.keys = [game_key(game_id), events_key(game_id)]
         self._connection: Any = None
+        #: The ID of the newest of the game's messages seen: the same XREAD waits for the next
+        #: one (a stream of the game's slot), and a wait that ends with one moves it on.
+        self.talk: str | None = None
 
     def wait_read(self, after: int, block_ms: int, count: int) -> tuple[GameRecord, Entries]:
         store = self.store
-        if store.mode == "cluster":
-            store.wait_log(self.game_id, after, block_ms)
+        if self.talk is None:
+            self.talk = store.messages.last_ids([self.game_id])[0]
+        talk_key = messages_key(self.game_id)
+        if store.mode == "cluster":  # one slot: the XREAD over both keys goes to its node
+            cursors = {self.keys[1]: f"{after}-0", talk_key: self.talk}
+            self._heard(store.blocking.xread(cursors, count=1, block=block_ms))
             return store.read_log(self.game_id, after, count, state=False)
         # EVALSHA itself, loaded once per process before the first wait (else every stream
         # waiting at the start would meet NOSCRIPT at its first wake).
@@ -479,11 +487,13 @@ class LogWatch:
         if self._connection is None:
             self._connection = store.blocking.connection_pool.get_connection()
         connection = self._connection
-        wait = ("XREAD", "COUNT", 1, "BLOCK", block_ms, "STREAMS", self.keys[1], f"{after}-0")
+        streams = (self.keys[1], talk_key, f"{after}-0", self.talk)
+        wait = ("XREAD", "COUNT", 1, "BLOCK", block_ms, "STREAMS", *streams)
         read = ("EVALSHA", sha, 2, *self.keys, f"({after}-0", count)
         try:
             connection.send_packed_command(connection.pack_commands([wait, read]))
-            connection.read_response()  # news or none: the read below answers either way
+            # News or none: the read below answers for the log; a message moves ``talk``.
+            self._heard(connection.read_response())
             try:
                 raw, entries = connection.read_response()
             except redis.exceptions.NoScriptError:  # a restarted Redis: load it
@@ -495,6 +505,12 @@ class LogWatch:
             connection.disconnect()
             raise
         return store._log_read(self.game_id, after, count, raw, entries, state=False)
+
+    def _heard(self, found: Any) -> None:
+        """Move ``talk`` to the message an XREAD over the log and the messages returned."""
+        for key, entries in _stream_replies(found):
+            if as_text(key) == messages_key(self.game_id) and entries:
+                self.talk = as_text(entries[-1][0])
 
     def __enter__(self) -> LogWatch:
         return self

@@ -135,9 +135,15 @@ class Tokens:
     def stream_ticket(self, token: str) -> str:
         """A one-time ticket standing for ``token`` for ``STREAM_TICKET_SECONDS``. It names the
         token (its key), not the player: a token revoked meanwhile opens nothing with it."""
+        return self.stream_ticket_for(token_key(token))
+
+    def stream_ticket_for(self, key: str) -> str:
+        """A one-time ticket standing for what is stored under ``key``: a token's key, or a
+        browser session's (service/domain/websessions.py), either a hash naming its
+        ``player``. The stream it opens ends once ``key`` no longer names that player."""
         ticket = STREAM_TICKET_PREFIX + secrets.token_urlsafe(24)
         r = self.connections.r
-        r.set(stream_ticket_key(ticket), token_key(token), ex=STREAM_TICKET_SECONDS)
+        r.set(stream_ticket_key(ticket), key, ex=STREAM_TICKET_SECONDS)
         return ticket
 
     def ticket_owner(self, ticket: str) -> tuple[str, str] | None:

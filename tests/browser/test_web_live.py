@@ -37,8 +37,12 @@ def test_the_page_follows_the_stream(
 
     page.route(f"**/v1/games/{game_id}", no_polling)
     page.goto(f"{base_url}/games/{game_id}")
+    # The page's own URL, which sends the browser on to the stream server with a ticket.
     stream = page.locator("[data-stream]").get_attribute("data-stream")
-    assert stream.startswith(streams), stream
+    assert stream == f"/games/{game_id}/stream", stream
+    sent_on = kurier.call("GET", f"{stream}?after=3", allow_redirects=False)
+    assert sent_on.status_code == 307
+    assert sent_on.headers["Location"] == f"{streams}/v1/games/{game_id}/stream?after=3"
     shown = page.locator("h1 small").inner_text()
     r = _played_elsewhere(kurier, game_id, players, watcher_seat)
     wait_for_another_version(page, shown, timeout=10_000)
@@ -89,4 +93,29 @@ def test_the_page_keeps_one_stream_open_through_its_own_moves_and_others(
     wait_for_another_version(page, shown, timeout=10_000)  # from the one stream left
     page.wait_for_timeout(300)
     assert page.evaluate(OPEN_STREAMS) == 1
+    page.context.close()
+
+
+def test_a_finished_game_closes_its_stream_without_a_banner_or_retry(
+    browser: Any, base_url: str, worker: Any, streams: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stream of a finished game ends with ``event: end``: the page closes it, shows no
+    "Connection lost" banner and opens no other stream (the browser's retry is 3 s)."""
+    monkeypatch.setenv("KURIER_STREAM_URL", streams)
+    kurier = Kurier(base_url)
+    game_id, (ann, bob) = kurier.new_game(2)
+    r = kurier.call("POST", f"/v1/games/{game_id}/actions", bob, json={"notation": "resign"})
+    assert r.status_code == 200 and r.json()["status"] == "finished", r.text
+    page = _signed_in(browser, base_url, ann)
+    page.add_init_script(COUNT_STREAMS)
+    page.goto(f"{base_url}/games/{game_id}")
+    page.wait_for_function("() => document.body.dataset.streamEnded === 'finished'")
+    assert page.evaluate(OPEN_STREAMS) == 0
+    # Past two of the browser's retry delays: still one stream opened, the banner hidden.
+    banner = page.locator(".connection")
+    for _ in range(35):
+        assert page.evaluate("() => window.__streams.length") == 1
+        assert banner.is_hidden(), "a finished game says its connection was lost"
+        page.wait_for_timeout(200)
+    assert "won" in page.locator(".result").inner_text()
     page.context.close()

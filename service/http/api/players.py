@@ -8,7 +8,7 @@ from typing import Any
 from flask.views import MethodView
 
 from service.common.problems import Problem
-from service.domain import accounts, deliveries, inbox, prefs
+from service.domain import accounts, deliveries, inbox, prefs, ratelimit, websessions
 from service.http.api.base import Blueprint, dumped, problems
 from service.http.auth import current_player, player_hash_read, store, token_required
 from service.http.schemas.players import Inbox, Me, PlayerCreate, PlayerCreated, PlayerPatch
@@ -23,9 +23,25 @@ class PlayersView(MethodView):
     @blp.doc(operationId="create_player")
     @blp.arguments(PlayerCreate)
     @blp.response(201, PlayerCreated)
+    @problems(blp, 409)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Create a player and its bearer token (shown once, stored only as a hash)."""
-        player, token = accounts.create(store(), data["name"], data.get("email"))
+        """Create a player and its bearer token (shown once, stored only as a hash).
+
+        A player who gave this `email` under this `name` exists already: no twin is made,
+        they get a sign-in link by mail (as `POST /signin` mails it) and the answer is 409
+        `already-registered`. Another name on the same address is another player."""
+        email = data.get("email")
+        if email and accounts.registered(store(), data["name"], email) is not None:
+            if ratelimit.signin_mail_allowed(email):
+                websessions.mail_signin_links(store(), email, config.public_url(os.environ))
+            raise Problem(
+                409,
+                "already-registered",
+                "a player of this name gave this address already: a sign-in link was mailed "
+                "to it (sign in with the link, or register under another name)",
+                field="email",
+            )
+        player, token = accounts.create(store(), data["name"], email)
         return {**player, "token": token}
 
 

@@ -23,7 +23,9 @@ GAME_STREAM = """Server-Sent Events (`text/event-stream`), one per log entry:
 choices of others redacted until revealed; spectators' view without a token); `id` is its
 version. A comment `: ping` comes every 15 s while nothing happens. Resume with the
 `Last-Event-ID` header (or `?after=`): entries after that version. A finished game sends what
-is left, then `event: end` (`data: {"status": "finished", "version": N}`) and closes."""
+is left, then `event: end` (`data: {"status": "finished", "version": N}`) and closes. The game's
+messages the caller may see come as `event: message` (as `GET .../messages` shows them,
+without an `id`), as they are posted after the stream opened."""
 
 INBOX_STREAM = """Server-Sent Events (`text/event-stream`) about the caller's open and active games:
 

@@ -29,6 +29,14 @@ from service.store import Store
 from service.store.record import GameRecord
 
 
+def seat_names(record: GameRecord) -> list[dict[str, Any]]:
+    """Each seat as templates/names.html's ``seat_name`` shows it (a bot's: no link)."""
+    return [
+        {"player_id": pid, "name": name, "is_bot": record.bot_level(seat) is not None}
+        for seat, (pid, name) in enumerate(zip(record.seats, record.names, strict=False))
+    ]
+
+
 def stream_of(game_id: str) -> str:
     """The game's event stream on the stream server, as the pages follow it."""
     return f"{config.stream_url(os.environ)}/v1/games/{game_id}/stream"
@@ -105,7 +113,7 @@ def context(
         groups=groups,
         reveals=reveals(record.id, entries, seat, record.names),
         poll=current_app.config.get("WEB_POLL_SECONDS", 5),
-        stream=stream_of(record.id),
+        stream=url_for("web.stream", game_id=record.id),
         can_join=session is not None and seat is None and record.status == "open",
         invite=(request.args.get("invite") or "")[:64],
         can_start=player_id == record.creator and record.status == "open",

@@ -81,6 +81,7 @@ def step(game_id: str, version: int) -> Any:
         last=record.version,
         seat=who,
         names=record.names,
+        players=game_page.seat_names(record),
         # A game in play is followed: the newest version is the page's "last" as it arrives.
         stream=game_page.stream_of(record.id) if record.status == "active" else None,
         **shown,

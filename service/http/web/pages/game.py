@@ -6,6 +6,7 @@ table's talk.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from flask import abort, g, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
@@ -13,7 +14,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
-from service.domain import messages, replay, seats
+from service.domain import messages, replay, seats, websessions
 from service.domain import rematch as rematch_games
 from service.domain.games import lifecycle, play, views
 from service.http.web import game_page, table
@@ -35,6 +36,23 @@ def game(game_id: str) -> Any:
     return live_page.compressed(
         render_template("game.html", **page), "text/html", "private, no-store"
     )
+
+
+@blp.get("/games/<game_id>/stream")
+def stream(game_id: str) -> BaseResponse:
+    """307 to the game's stream on the stream server, from version ``after``, with a one-time
+    ticket for a signed-in player: their stream carries what their seat may see (their
+    private messages among them), and the browser's EventSource, which asks this URL again
+    when it reconnects, gets a new ticket each time. Without a session: the spectators'."""
+    after = request.args.get("after", "")
+    params = {"after": after} if is_ascii_digits(after) and len(after) <= 12 else {}
+    session = g.get("web_session")
+    if session is not None:
+        params["ticket"] = websessions.stream_ticket(store(), session)
+    target = game_page.stream_of(quote(game_id, safe=""))
+    if params:
+        target += f"?{urlencode(params)}"
+    return BaseResponse(status=307, headers={"Location": target, "Cache-Control": "no-store"})
 
 
 @blp.get("/games/<game_id>/table.svg")
@@ -215,8 +233,16 @@ def say(game_id: str) -> Any:
     # "" is the table; anything else names a seat, and one that is no seat (-1) is refused by
     # messages.post: a private word is never sent to everyone.
     to_seat = None if to == "" else int(to) if is_ascii_digits(to) and len(to) < 3 else -1
+    # The page's script sends the form without leaving the page and asks for JSON: the
+    # message as its sender sees it, or the refusal (the script then posts the form itself).
+    wants_json = request.accept_mimetypes.best == "application/json"
     try:
-        messages.post(store(), g.web_session.player, game_id, text, to_seat)
+        said = messages.post(store(), g.web_session.player, game_id, text, to_seat)
     except Problem as error:
+        if wants_json:
+            return jsonify({"error": str(error.description), **error.extra}), error.code
         _refused(error, {"text": text, "to": to})
+        return _back(game_id)
+    if wants_json:
+        return jsonify(said), 201
     return _back(game_id)

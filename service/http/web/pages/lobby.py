@@ -47,6 +47,15 @@ def home() -> Any:
     )
 
 
+def _players(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The seats as templates/names.html's ``seat_name`` shows them (a bot's: no link)."""
+    bots = (summary.get("seating") or {}).get("bots", {})
+    return [
+        {"player_id": pid, "name": name, "is_bot": str(i) in bots}
+        for i, (pid, name) in enumerate(zip(summary["seats"], summary["names"], strict=False))
+    ]
+
+
 def _lobby_row(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
     seat = summary["seats"].index(player_id)
     return {
@@ -54,6 +63,7 @@ def _lobby_row(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
         "type": summary["type"],
         "status": summary["status"],
         "names": summary["names"],
+        "players": _players(summary),
         "max_seats": int(summary["max_seats"]),
         "my_turn": any(d["seat"] == seat for d in summary["pending"]),
         "updated_at": float(summary["updated_at"]),

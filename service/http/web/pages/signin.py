@@ -91,12 +91,15 @@ def signin() -> Any:
 @same_site_form
 def register() -> Any:
     """POST /v1/players's twin (the same checks: accounts.create), with an address to mail
-    the sign-in link to."""
+    the sign-in link to. A name and address registered already make no twin: the same page
+    and mail as signing in (the page says the same either way)."""
     name, email = request.form.get("name", ""), request.form.get("email", "")
     try:
         if not email:
             raise inputs.problem("email", inputs.Refused("Missing data for required field."))
-        accounts.create(store(), name, email)  # the API token is not shown: the link signs in
+        # Already registered under that name and address: the link signs that player in.
+        if accounts.registered(store(), name, email) is None:
+            accounts.create(store(), name, email)  # no API token shown: the link signs in
     except Problem as error:
         _refused(error, {"name": name, "email": email})
         return render_template("signin.html"), 422

@@ -224,11 +224,21 @@
   // opened before is closed first, or each such update left one more open (a browser allows
   // six connections to a server: enough open streams and the page's own fetches wait).
   var following = null;
+  var ended = false;  // the stream said the game is over: nothing to follow
   function follow() {
     if (following) { following.close(); }
     var source = following = new EventSource(stream + "?after=" + encodeURIComponent(version));
     source.addEventListener("entry", function (event) {
       if (Number(event.lastEventId) > Number(version)) { source.close(); moved(event.lastEventId); }
+    });
+    // A finished (or archived) game's stream ends with "end": nothing more will come, so the
+    // page stops following, says nothing of a lost connection and never asks again.
+    source.addEventListener("end", function (event) {
+      source.close();
+      ended = true;
+      var why = JSON.parse(event.data || "{}").status || "finished";
+      document.body.setAttribute("data-stream-ended", why);
+      connection(true);
     });
     source.addEventListener("error", function () {
       // EventSource retries by itself: say so while it does. A stream that never opened (no
@@ -239,16 +249,81 @@
         window.setTimeout(ask, seconds * 1000);
       }
     });
+    // A message the player may see (the stream is theirs: its URL, the page's own, adds a
+    // ticket for the session): the talk below shows it.
+    source.addEventListener("message", function () {
+      document.dispatchEvent(new CustomEvent("kurier:talk"));
+    });
     source.addEventListener("open", function () { source.opened = true; connection(true); });
   }
   var polling = false;
   function start() {
+    if (ended) { return; }
     if (stream && window.EventSource) { follow(); } else if (!polling) {
       polling = true;
       window.setTimeout(ask, seconds * 1000);
     }
   }
   start();
+})();
+
+// Table talk in place. A message from the stream (kurier:talk) has the talk's list fetched
+// again (the page without its board, rendered by the server for this player) and put in place;
+// the form is sent without leaving the page (the words stay until the server took them; a
+// refusal posts the form itself, which shows why and keeps the words). Folded away, the talk
+// counts what came meanwhile; the fold and the count stay through the page's updates in place.
+(function () {
+  "use strict";
+  var folded = false;
+  var unread = 0;
+  function box() { return document.querySelector("main details.talk-box"); }
+  function show() {
+    var details = box();
+    if (!details) { return; }
+    if (details.open === folded) { details.open = !folded; }
+    var mark = details.querySelector(".unread");
+    mark.hidden = unread === 0;
+    mark.textContent = (mark.getAttribute("data-new") || "%s new").replace("%s", String(unread));
+  }
+  function refresh() {
+    fetch(window.location.pathname + "?live=1", { credentials: "same-origin", cache: "no-store" })
+      .then(function (response) { return response.text(); })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("main ul.talk");
+        var list = document.querySelector("main ul.talk");
+        if (fresh && list) { list.replaceWith(document.importNode(fresh, true)); }
+      })
+      .catch(function () { /* the next message or update brings it */ });
+  }
+  document.addEventListener("kurier:talk", function () {
+    if (folded) { unread += 1; show(); }
+    refresh();
+  });
+  document.addEventListener("kurier:updated", show);
+  document.addEventListener("toggle", function (event) {
+    if (event.target !== box()) { return; }
+    folded = !event.target.open;
+    if (!folded) { unread = 0; }
+    show();
+  }, true);
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches("form[action$='/say']") || !window.fetch) { return; }
+    event.preventDefault();
+    var button = form.querySelector("button");
+    button.disabled = true;
+    fetch(form.action, {
+      method: "POST",
+      body: new FormData(form),
+      credentials: "same-origin",
+      headers: { Accept: "application/json" }
+    }).then(function (response) {
+      button.disabled = false;
+      if (response.status !== 201) { form.submit(); return; }
+      form.querySelector("textarea").value = "";
+      refresh();
+    }).catch(function () { button.disabled = false; });  // kept as typed: send again
+  });
 })();
 
 // Every revealed sealed choice is checked here, in the browser, against the commitment that was

@@ -1,0 +1,79 @@
+"""Every player's name on a game's page links to their profile (the players, the table talk,
+the standings at the end); a bot's seat has no profile and is no link."""
+
+from __future__ import annotations
+
+import re
+
+from tests.client import Kurier
+
+
+def _links(html: str) -> list[tuple[str, str]]:
+    return re.findall(r'<a class="player" href="/players/([^"]+)">([^<]+)</a>', html)
+
+
+def test_names_on_the_game_page_link_to_profiles_and_bots_do_not(base_url: str) -> None:
+    kurier = Kurier(base_url)
+    ann = kurier.new_player("LinkAnn")
+    body = {
+        "type": "attila",
+        "seats": 3,
+        "bots": [{"seat": 1, "level": "easy"}],
+        "spectators_see_messages": True,
+    }
+    answer = kurier.call("POST", "/v1/games", ann, json=body)
+    assert answer.status_code == 201, answer.text
+    created = answer.json()
+    bob = kurier.new_player("LinkBob")
+    joined = kurier.call(
+        "POST",
+        f"/v1/games/{created['id']}/seats",
+        bob,
+        json={"invite_code": created["invite_code"]},
+    )
+    assert joined.status_code == 201, joined.text
+    assert kurier.call("POST", f"/v1/games/{created['id']}/start", ann).status_code == 200
+    said = kurier.call("POST", f"/v1/games/{created['id']}/messages", bob, json={"text": "hi"})
+    assert said.status_code == 201, said.text
+    page = kurier.call("GET", f"/games/{created['id']}")  # as a spectator
+    assert page.status_code == 200
+    links = _links(page.text)
+    assert (ann.id, "LinkAnn") in links and (bob.id, "LinkBob") in links
+    assert links.count((bob.id, "LinkBob")) == 2, "the players list and the talk"
+    assert "Bot (easy)" in page.text
+    assert not any(name.startswith("Bot") for _, name in links), "a bot's seat is no link"
+
+
+def test_the_lobby_links_the_names_of_its_games(base_url: str) -> None:
+    """The lobby's own games: the game's type links to it, each person's name to their
+    profile, a bot's name to nothing (read as a signed-in player: the session's cookie)."""
+    import requests
+
+    kurier = Kurier(base_url)
+    ann = kurier.new_player("LobbyAnn")
+    body = {"type": "attika", "seats": 2, "bots": [{"seat": 1, "level": "easy"}]}
+    created = kurier.call("POST", "/v1/games", ann, json=body)
+    assert created.status_code == 201, created.text
+    session = requests.Session()
+    home = session.get(f"{base_url}/", timeout=10)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', home.text)
+    fields = {"token": ann.token, **({"csrf": csrf.group(1)} if csrf else {})}
+    signed = session.post(f"{base_url}/signin/token", data=fields, timeout=10)
+    assert signed.status_code == 200 and "Your games" in signed.text, signed.status_code
+    links = _links(signed.text)
+    assert (ann.id, "LobbyAnn") in links
+    assert not any(name.startswith("Bot") for _, name in links)
+    assert f'href="/games/{created.json()["id"]}">attika</a>' in signed.text
+
+
+def test_the_replay_links_the_mover(base_url: str) -> None:
+    kurier = Kurier(base_url)
+    game_id, players = kurier.new_game(2)
+    played = kurier.play_first_legal(game_id, players)
+    assert played is not None and played[1].status_code == 200, played
+    mover, answer = played
+    page = kurier.call("GET", f"/games/{game_id}/replay/{answer.json()['version']}")
+    assert page.status_code == 200, page.status_code
+    moved = re.search(r'<p class="step-move">(.*?)</p>', page.text, re.S)
+    assert moved is not None
+    assert _links(moved.group(1)) == [(mover.id, mover.name)]
