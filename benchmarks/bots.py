@@ -27,12 +27,15 @@ import json
 import math
 import multiprocessing
 import random
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script: the repo
 
 from benchmarks.baselines import BASELINES, Baseline
 from engine.bots import Bot, Budget, Level, bot_for

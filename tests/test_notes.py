@@ -72,7 +72,7 @@ def test_the_game_page_keeps_the_note_escaped_for_its_author_only(
     game_id, (ann, bob) = kurier.seated_game("attila", 2, "Page")
     web, csrf = _signed_in(base_url, ann)
     saved = web.post(
-        f"{base_url}/games/{game_id}/note", data={"csrf": csrf, "text": NOTE}, timeout=10
+        f"{base_url}/games/{game_id}/note", data={"csrf": csrf, "note": NOTE}, timeout=10
     )
     assert saved.status_code == 200
     assert (
@@ -83,7 +83,7 @@ def test_the_game_page_keeps_the_note_escaped_for_its_author_only(
     page = web_bob.get(f"{base_url}/games/{game_id}", timeout=10)
     assert page.status_code == 200 and "watch Gallia" not in page.text
     too_long = web.post(
-        f"{base_url}/games/{game_id}/note", data={"csrf": csrf, "text": "y" * 4001}, timeout=10
+        f"{base_url}/games/{game_id}/note", data={"csrf": csrf, "note": "y" * 4001}, timeout=10
     )
     assert too_long.status_code == 200 and 'role="alert"' in too_long.text
     assert kurier.call("GET", f"/v1/games/{game_id}/notes/me", ann).json()["text"] == NOTE

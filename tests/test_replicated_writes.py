@@ -187,7 +187,7 @@ NOT_THROUGH_WRITE = {
     "service/ops/archive.py": "operator commands, run again if interrupted",
     "service/domain/mailbag.py": "notices waiting for their mail, on the queue Redis",
     "service/domain/websessions.py::take_link": "a sign-in link taken: GETDEL, read and gone",
-    "service/store/tokens.py::stream_ticket": "a ticket for a minute: lost, the API gives another",
+    "service/store/tokens.py::stream_ticket_for": "a ticket for a minute: lost, ask again",
     "service/store/tokens.py::ticket_owner": "a stream ticket taken: GETDEL, read and gone",
     "service/store/connections.py::_script": "the game writer's scripts (commit, compaction)",
     "service/store/epoch.py": "the epoch's own marks, which every write waits behind",

@@ -83,7 +83,7 @@ def _forms(game_ids: list[str]) -> dict[str, list[str]]:
             f"/games/{game_id}/seats/0/offer": [],
             f"/games/{game_id}/seats/1/take": ["code"],
             f"/games/{game_id}/seats/99999999999/take": ["code"],
-            f"/games/{game_id}/note": ["text"],
+            f"/games/{game_id}/note": ["note"],
             f"/games/{game_id}/messages/1-1/report": ["reason"],
             f"/players/{game_id}/block": ["back"],
             f"/players/{game_id}/unblock": ["back"],

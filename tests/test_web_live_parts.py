@@ -30,7 +30,8 @@ def test_an_update_is_the_page_without_its_board_and_the_board_is_kept_per_versi
     live = web.get(f"{base_url}/games/{game_id}?live=1", timeout=10)
     assert live.headers["Content-Encoding"] == "gzip"  # requests asks for gzip
     assert "private" in live.headers["Cache-Control"]
-    assert "<svg" in page and "<svg" not in live.text  # the board is left out
+    board_svg = '<svg class="board-svg"'
+    assert board_svg in page and board_svg not in live.text  # the board is left out
     assert "table-data" in live.text  # the table's legal places stay
     wire = web.get(f"{base_url}/games/{game_id}?live=1", timeout=10, stream=True)
     assert len(wire.raw.read(decode_content=False)) <= 20 * 1024  # the budget

@@ -138,7 +138,7 @@ class AuditView(MethodView):
     @token_required
     @blp.arguments(s.ModerationAuditQuery, location="query")
     @blp.response(200, s.ModerationAuditPage)
-    @problems(blp, 401, 403, 422)
+    @problems(blp, 400, 401, 403, 422)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """Moderators only: the audit log of every moderator's action, newest first
         (append-only: nothing removes an entry)."""

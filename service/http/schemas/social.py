@@ -7,7 +7,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.domain import inputs, moderation, notes
-from service.http.schemas.common import patterned, ruled, text_field
+from service.http.schemas.common import Cursor, patterned, ruled, text_field
 from service.http.schemas.messages import MESSAGE_ID_PATTERN
 
 #: A player's, a game's or a report's id as the service makes them.
@@ -154,7 +154,7 @@ class ModerationAuditEntry(ma.Schema):
 
 
 class ModerationAuditQuery(ma.Schema):
-    before = patterned(
+    before = Cursor(
         AUDIT_ID_PATTERN,
         "an audit entry id",
         load_default=None,

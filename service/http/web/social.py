@@ -88,7 +88,7 @@ def _back(player_id: str) -> str:
 @blp.post("/games/<game_id>/note")
 @form_post
 def save_note(game_id: str) -> Any:
-    text = request.form.get("text", "").replace("\r\n", "\n")
+    text = request.form.get("note", "").replace("\r\n", "\n")
     try:
         notes.write(store(), g.web_session.player, game_id[:64], text)
         _note(gettext("Your note is saved. Only you can read it."))

@@ -309,6 +309,9 @@
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!form.matches("form[action$='/say']") || !window.fetch) { return; }
+    // Sent in place on the game's page only; elsewhere (a refusal's page keeping the words)
+    // the form posts and the answer leads back to the game.
+    if (new URL(form.action.replace(/\/say$/, "")).pathname !== window.location.pathname) { return; }
     event.preventDefault();
     var button = form.querySelector("button");
     button.disabled = true;
