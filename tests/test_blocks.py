@@ -109,7 +109,8 @@ def test_no_message_of_the_blocked_player_reaches_the_blocker(
     )
     after = kurier.call("POST", path, cid, json={"text": "from cid"}).json()["id"]
     # The stream: cid's message arrives, bob's never did.
-    assert inbox.until(lambda item: item.get("event") == "message" and item["id"] == after)
+    found = inbox.until(lambda i: i.get("event") == "message" and i["id"] == after, seconds=30)
+    assert found, inbox.seen
     assert [m["text"] for m in inbox.entries("message")] == ["from cid"]
     inbox.close()
     # The API's list: ann reads cid only; cid (who blocks nobody) reads both.

@@ -199,6 +199,6 @@ def test_actions_are_audited_and_a_suspension_is_refused_everywhere(
     _problem(kurier.call("GET", "/v1/moderation/audit", ann), 403, "not-a-moderator")
     _problem(
         kurier.call("GET", "/v1/moderation/audit", mod, params={"before": "x"}),
-        422,
-        "invalid-query",
+        400,
+        "invalid-cursor",
     )
