@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -97,7 +97,7 @@ def render(
         + _("Reconstructed board: not the printed map (see docs/rules/attila.md)")
         + "</text>",
     ]
-    parts += _borders(board, layout)
+    parts += borders(board, layout["provinces"])
     parts += _decorations(layout)
     parts += [_province(board, layout, p.id, p.frontier, view) for p in board.provinces]
     parts += [_last_move_frame(layout, pid) for pid in sorted(marked)]
@@ -136,18 +136,23 @@ def _last_move(lines: list[str], top: int) -> list[str]:
     return out
 
 
-def _borders(board: Board, layout: dict[str, Any]) -> list[str]:
-    pos = layout["provinces"]
-    sea = {frozenset(pair) for pair in board.sea_arrows}
+#: The neighbours' links as the mailed board draws them: land brown, sea dashed blue.
+LAND_LINK = 'stroke="#a08a66" stroke-width="3"'
+SEA_LINK = 'stroke="#3d7ea6" stroke-width="2.5" stroke-dasharray="7 5"'
+
+
+def borders(
+    board: Board, pos: Mapping[str, Any], land: str = LAND_LINK, sea: str = SEA_LINK
+) -> list[str]:
+    """The neighbours' links, centre to centre (``pos``: each province's centre), in the
+    ``land`` and ``sea`` strokes."""
+    sea_pairs = {frozenset(pair) for pair in board.sea_arrows}
     out = []
     for a in board.provinces:
         for b in board.provinces:
             if a.index < b.index and board.neighbours[a.index] >> b.index & 1:
                 (x1, y1), (x2, y2) = pos[a.id], pos[b.id]
-                if frozenset((a.index, b.index)) in sea:
-                    style = 'stroke="#3d7ea6" stroke-width="2.5" stroke-dasharray="7 5"'
-                else:
-                    style = 'stroke="#a08a66" stroke-width="3"'
+                style = sea if frozenset((a.index, b.index)) in sea_pairs else land
                 out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" {style}/>')
     return out
 

@@ -25,7 +25,7 @@ from engine.attila.touched import touched
 from engine.core import Event
 from service.common.i18n import say_word
 from service.pictures import LAST_MOVE
-from service.pictures.attila import FRONTIER, PEOPLE_FILL, ROMAN
+from service.pictures.attila import FRONTIER, PEOPLE_FILL, ROMAN, borders
 
 #: The provinces' places on the grid, row by row (north to south), four columns (west to
 #: east); "" is open sea, "islands" Corsica and Sardinia (no stones).
@@ -44,6 +44,9 @@ MARGIN = 8
 WIDTH = MARGIN + PITCH_X * len(GRID[0])
 HEIGHT = MARGIN + PITCH_Y * len(GRID)
 NAME_SIZE = 24
+#: The neighbours' links under the boxes, wider than the mailed board's for the larger scale.
+WEB_LAND_LINK = 'stroke="#a08a66" stroke-width="6"'
+WEB_SEA_LINK = 'stroke="#3d7ea6" stroke-width="4" stroke-dasharray="10 6"'
 COUNT_SIZE = 24
 CHIP = 28
 CHIPS_PER_ROW = 3
@@ -82,28 +85,12 @@ def render(
         f"<title>{escape(title)}</title>",
         f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#cfe3ef"/>',
     ]
-    parts += _borders(board, at)
+    parts += borders(board, at, WEB_LAND_LINK, WEB_SEA_LINK)
     parts.append(_islands(at["islands"]))
     parts += [_province(board, at[p.id], p.id, p.frontier, view) for p in board.provinces]
     parts += [_last_move_frame(at[pid], pid) for pid in sorted(marked)]
     parts.append("</svg>")
     return "\n".join(parts)
-
-
-def _borders(board: Board, at: dict[str, tuple[int, int]]) -> list[str]:
-    """The neighbours' links, centre to centre under the boxes: land brown, sea dashed blue."""
-    sea = {frozenset(pair) for pair in board.sea_arrows}
-    out = []
-    for a in board.provinces:
-        for b in board.provinces:
-            if a.index < b.index and board.neighbours[a.index] >> b.index & 1:
-                (x1, y1), (x2, y2) = at[a.id], at[b.id]
-                if frozenset((a.index, b.index)) in sea:
-                    style = 'stroke="#3d7ea6" stroke-width="4" stroke-dasharray="10 6"'
-                else:
-                    style = 'stroke="#a08a66" stroke-width="6"'
-                out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" {style}/>')
-    return out
 
 
 def _islands(centre: tuple[int, int]) -> str:
