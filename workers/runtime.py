@@ -14,7 +14,11 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 import redis
-from rq import SimpleWorker, Worker
+from rq import Queue, SimpleWorker, Worker
+from rq.exceptions import InvalidJobOperation
+from rq.executions import Execution
+from rq.job import Job
+from rq.registry import StartedJobRegistry
 
 from service.store import Store, liveness, owed
 
@@ -79,11 +83,34 @@ class _Beating(_WorkerBase):
         super().teardown()  # type: ignore[no-untyped-call]  # rq leaves it unannotated
 
 
-class GameWorker(_Beating, SimpleWorker):
+class _Twice(_WorkerBase):
+    """Mixin for rq workers: a job that another worker ran to its end at the same time is done,
+    not failed. Two copies run at once when a worker stalls past its liveness (a SIGSTOP, a
+    machine paused) and the sweep enqueues its job again; every owed job is idempotent, and
+    the first copy to finish deletes a job that keeps no result (``result_ttl=0``), so rq's
+    bookkeeping of the second finds no job (only the fields its heartbeat wrote since)."""
+
+    def handle_job_success(
+        self, job: Job, queue: Queue, started_job_registry: StartedJobRegistry, execution: Execution
+    ) -> None:
+        try:
+            super().handle_job_success(job, queue, started_job_registry, execution)
+        except InvalidJobOperation:
+            if self.connection.hget(job.key, "status") is not None:
+                raise
+            # Gone but for this copy's own heartbeat fields: the other copy ended and deleted it.
+            log.info("job %s was finished by another worker as well", job.id)
+            with contextlib.suppress(redis.RedisError), self.connection.pipeline() as pipe:
+                self.cleanup_execution(job, pipe, execution)
+                pipe.delete(job.key)
+                pipe.execute()
+
+
+class GameWorker(_Twice, _Beating, SimpleWorker):
     """Game work in the worker's own process (see service/cli.py ``_worker_class``)."""
 
 
-class WebhookWorker(_Beating, Worker):
+class WebhookWorker(_Twice, _Beating, Worker):
     """One forked work-horse per webhook attempt."""
 
 
