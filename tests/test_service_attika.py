@@ -155,6 +155,12 @@ def _check_views(state: AttikaState, seen: dict[int | None, dict[str, Any]]) -> 
 
 @pytest.mark.parametrize(("players", "seed"), [(2, 21), (3, 31), (4, 41)], ids=["2p", "3p", "4p"])
 def test_complete_attika_game_over_http(kurier: Kurier, players: int, seed: int) -> None:
+    check_complete_attika_game(kurier, players, seed)
+
+
+def check_complete_attika_game(kurier: Kurier, players: int, seed: int) -> None:
+    """A whole game of ``players`` over HTTP, its record replayed, every view and private event
+    checked against the engine."""
     game_id, seated = kurier.new_game(players, seed=f"attika-http-{seed}", game_type="attika")
     played = play_attika(kurier, game_id, seated, random.Random(seed))
     final = played.final

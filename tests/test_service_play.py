@@ -25,6 +25,11 @@ from tests.client import Kurier, play_to_end
 def test_complete_game_over_http(
     kurier: Kurier, players: int, seed: int, options: dict[str, Any]
 ) -> None:
+    check_complete_game(kurier, players, seed, options)
+
+
+def check_complete_game(kurier: Kurier, players: int, seed: int, options: dict[str, Any]) -> None:
+    """A whole Attila game over HTTP, checked against the engine's replay."""
     game_id, seated = kurier.new_game(players, options)
     view, verifier, sealed = play_to_end(kurier, game_id, seated, random.Random(seed))
 

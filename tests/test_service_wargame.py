@@ -235,6 +235,12 @@ def _play(
 
 
 def test_complete_wargame_over_http(kurier: Kurier) -> None:
+    check_complete_wargame(kurier)
+
+
+def check_complete_wargame(kurier: Kurier) -> None:
+    """A whole wargame over HTTP: the sealed steps hidden from the other side until resolved,
+    the record replayed to the same end."""
     started = time.monotonic()
     game_id, players = kurier.new_game(2, seed="wargame-http", game_type="attila-wargame")
     policy = Policy(random.Random(17), suborned="OST-1")

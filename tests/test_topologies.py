@@ -23,6 +23,7 @@ from service.domain import messages, streams
 from service.http.app import create_app
 from service.store import Store
 from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
+from tests.client import Kurier
 from tests.conftest import UNLIMITED, serve, short_tmp, worker_process
 from tests.games_in_store import started_attila, step
 from tests.receivers import wait_for
@@ -35,10 +36,10 @@ from tests.test_messages import (  # noqa: F401
 from tests.test_profiles import (  # noqa: F401
     test_ratings_profiles_leaderboard_and_finished_games,
 )
-from tests.test_service_attika import test_complete_attika_game_over_http  # noqa: F401
+from tests.test_service_attika import check_complete_attika_game
 from tests.test_service_hidden import test_no_endpoint_leaks_hands_or_sealed_choices  # noqa: F401
 from tests.test_service_play import (  # noqa: F401
-    test_complete_game_over_http,
+    check_complete_game,
     test_inbox_lists_what_each_player_owes,
 )
 from tests.test_service_races import (  # noqa: F401
@@ -47,8 +48,24 @@ from tests.test_service_races import (  # noqa: F401
     test_replays_never_judge_the_move_again,
     test_stale_if_match_is_412_and_expected_version_409,
 )
-from tests.test_service_wargame import test_complete_wargame_over_http  # noqa: F401
+from tests.test_service_wargame import check_complete_wargame
 from tests.topologies import cluster_setup, sentinel_setup
+
+#: Attila's whole games per topology: the sealed conflicts on every one, the plain 2- and
+#: 3-player games on one each (test_service_play.py plays all of them on a single Redis).
+ATTILA_GAMES = {
+    "queues-apart": [(3, 11, {}), (3, 13, {"CONFLICT_COMMIT_ORDER": "simultaneous"})],
+    "sentinel": [(2, 12, {}), (3, 13, {"CONFLICT_COMMIT_ORDER": "simultaneous"})],
+    "cluster": [(3, 11, {}), (3, 13, {"CONFLICT_COMMIT_ORDER": "simultaneous"})],
+}
+#: One whole Attika game per topology, each of another size: a table's size changes what the
+#: engine does, not what the store does, and test_service_attika.py plays every size on a single
+#: Redis.
+ATTIKA_GAME = {"queues-apart": (2, 21), "sentinel": (3, 31), "cluster": (4, 41)}
+#: The whole wargame on the topologies whose store differs most from a single Redis: its writes
+#: are the kinds Attila's and Attika's games make (sealed commitments, resolutions), which every
+#: topology plays.
+WARGAME_TOPOLOGIES = ("cluster",)
 
 
 @dataclass(frozen=True)
@@ -184,3 +201,18 @@ def test_a_worker_told_to_stop_stops_at_once(topology: Topology, store: Store) -
         except subprocess.TimeoutExpired:
             raise AssertionError(f"the worker on {topology.name} did not stop in 10 s") from None
         assert time.monotonic() - told < 10
+
+
+def test_complete_game_over_http(topology: Topology, kurier: Kurier) -> None:
+    for players, seed, options in ATTILA_GAMES[topology.name]:
+        check_complete_game(kurier, players, seed, options)
+
+
+def test_complete_attika_game_over_http(topology: Topology, kurier: Kurier) -> None:
+    check_complete_attika_game(kurier, *ATTIKA_GAME[topology.name])
+
+
+def test_complete_wargame_over_http(topology: Topology, kurier: Kurier) -> None:
+    if topology.name not in WARGAME_TOPOLOGIES:
+        pytest.skip("the whole wargame is played on " + ", ".join(WARGAME_TOPOLOGIES))
+    check_complete_wargame(kurier)
