@@ -60,6 +60,9 @@ LONGEST_FIRST = (
     "tests/test_mail_design.py",
     "tests/test_several_actions.py",
     "tests/test_mail_play.py",
+    "tests/browser/test_web_axe.py",
+    "tests/browser/test_web_tournaments.py",
+    "tests/test_hung_redis.py",
     "tests/test_generated_client.py",
 )
 
