@@ -74,6 +74,8 @@ def test_profile_plot_follow_leaderboard_and_watch(
     page.goto(f"{base_url}/watch")
     assert page.locator(f"a[href='/games/{running}']").count() == 1
     page.locator("a", has_text="Finished games").click()
+    page.wait_for_url("**/finished**")
+    page.locator(f"a[href='/games/{done[-1]}']").first.wait_for()
     assert page.locator(f"a[href='/games/{done[-1]}']").count() == 1
 
     for width in (390, 1280):
