@@ -9,6 +9,9 @@ import { centreOn, union } from "../../board/view.js";
 export const MIN_TARGET = 24;
 export const MIN_TEXT = 11;
 const MARGIN = 24;
+// A small group (a retreat: a counter and two hexes) is shown at most this much closer than
+// the zoom it reads at, with the hexes round it.
+const CLOSEST = 1.6;
 
 /**
  * The least scale at which every word of ``fonts`` (font sizes in px at scale 1) reaches
@@ -91,7 +94,8 @@ export function openOnAction(svg, panzoom, most) {
   if (acting.length) {
     const aim = union(acting), near = sizesIn(svg, at, aim);
     const least = legibleScale(near.fonts, near.sizes, 1);
-    view = openingView(aim, frame, { margin: MARGIN, least, most, anchor: middle(acting[0]) });
+    const closest = Math.min(most, least * CLOSEST);
+    view = openingView(aim, frame, { margin: MARGIN, least, most: closest, anchor: middle(acting[0]) });
   } else {
     // The largest word's zoom (a counter alone in its hex), raised below for what shows.
     const fonts = sizesIn(svg, at, null).fonts;

@@ -64,8 +64,7 @@ export function wargamePlay(words) {
     overlay.appendChild(el("rect", { "class": cls, x: b.x - 3, y: b.y - 3, width: b.width + 6, height: b.height + 6, rx: 4 }));
     g.classList.add("wg-pickable");
     g.setAttribute("tabindex", "0");
-    g.setAttribute("role", "button");
-    g.setAttribute("aria-label", places()["unit-" + unit] || unit);
+    g.setAttribute("role", "button");  // named by its <title>: what it is, where, its factors
   }
   function path(labels, cls) {
     const pts = labels.map(centreOf).filter(Boolean).map((p) => p.join(","));
