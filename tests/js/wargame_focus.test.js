@@ -2,7 +2,7 @@
 // counters read and tap, and the view fitting the places to act.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { legibleScale, openingView, overlaps, shownBox } from "../../service/http/web/static/games/attila_wargame/focus.js";
+import { busiest, legibleScale, openingView, overlaps, shownBox } from "../../service/http/web/static/games/attila_wargame/focus.js";
 
 const frame = { width: 390, height: 500 };
 const opts = { margin: 20, least: 4, most: 20, anchor: null };
@@ -48,4 +48,12 @@ test("what a view shows, and whether boxes overlap", () => {
   assert.deepEqual(shownBox({ scale: 2, x: -100, y: -40 }, { width: 200, height: 100 }), [50, 20, 150, 70]);
   assert.ok(overlaps([0, 0, 10, 10], [5, 5, 20, 20]));
   assert.ok(!overlaps([0, 0, 10, 10], [10, 0, 20, 10]));  // touching is not showing
+});
+
+test("too many places for the screen: the window round the most of them", () => {
+  const at = (x, y) => [x - 5, y - 5, x + 5, y + 5];
+  const lone = at(0, 0), cluster = [at(500, 500), at(520, 510), at(540, 490)], far = at(1000, 0);
+  assert.deepEqual(busiest([lone, ...cluster, far], [50, 50]), [495, 485, 545, 515]);
+  assert.deepEqual(busiest([lone, far], [50, 50]), lone);  // a tie: the first
+  assert.deepEqual(busiest([lone, ...cluster, far], [2000, 2000]), [-5, -5, 1005, 515]);  // all fit
 });

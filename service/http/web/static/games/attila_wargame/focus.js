@@ -1,7 +1,8 @@
 // Where the wargame's map opens: zoomed to where the player acts (the counters that can act
 // and the hexes lit for them), their box fitted with a margin, but never below the zoom at
 // which every counter in view is MIN_TARGET CSS px wide and every informative word on it
-// (class "info": its name and factors) MIN_TEXT CSS px high (WCAG 2.2, 2.5.8). With nothing
+// (class "info": its name and factors) MIN_TEXT CSS px high (WCAG 2.2, 2.5.8); when they do
+// not all fit at that zoom, the part of them where most lie together. With nothing
 // to do, the map opens at that zoom round the last move (or the map's middle). The maths is
 // pure (node --test); ``openOnAction`` reads the page.
 import { centreOn, union } from "../../board/view.js";
@@ -41,6 +42,20 @@ export function openingView(box, frame, { margin, least, most, anchor }) {
     cy = Math.min(anchor[1] + hh, Math.max(anchor[1] - hh, cy));
   }
   return centreOn(cx, cy, scale, frame);
+}
+
+/**
+ * Of the places ``boxes`` ([left, top, right, bottom]), the most a window reaching ``half``
+ * ([x, y]) either side of one's middle holds: their box (the first such group on a tie).
+ */
+export function busiest(boxes, half) {
+  const mids = boxes.map((b) => [(b[0] + b[2]) / 2, (b[1] + b[3]) / 2]);
+  let best = [];
+  mids.forEach((c) => {
+    const near = boxes.filter((b, i) => Math.abs(mids[i][0] - c[0]) <= half[0] && Math.abs(mids[i][1] - c[1]) <= half[1]);
+    if (near.length > best.length) { best = near; }
+  });
+  return union(best);
 }
 
 /** Whether two boxes [left, top, right, bottom] overlap. */
@@ -92,8 +107,12 @@ export function openOnAction(svg, panzoom, most) {
   const middle = (b) => [(b[0] + b[2]) / 2, (b[1] + b[3]) / 2];
   let view;
   if (acting.length) {
-    const aim = union(acting), near = sizesIn(svg, at, aim);
+    const near = sizesIn(svg, at, union(acting));
     const least = legibleScale(near.fonts, near.sizes, 1);
+    // Too many places to show at that zoom: the part of them where most lie together.
+    const widest = Math.max(...acting.map((b) => b[2] - b[0])), tallest = Math.max(...acting.map((b) => b[3] - b[1]));
+    const half = [Math.max(0, (frame.width / 2 - MARGIN) / least - widest / 2), Math.max(0, (frame.height / 2 - MARGIN) / least - tallest / 2)];
+    const aim = busiest(acting, half);
     const closest = Math.min(most, least * CLOSEST);
     view = openingView(aim, frame, { margin: MARGIN, least, most: closest, anchor: middle(acting[0]) });
   } else {
