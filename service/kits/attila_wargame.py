@@ -1,4 +1,5 @@
-"""The Attila wargame's kit (service/kits/__init__.py): its map (cropped and framed in mails),
+"""The Attila wargame's kit (service/kits/__init__.py): its map (cropped and framed in mails;
+the web table's the map alone, its counters' web face),
 its table of counters, marches and battle cards, and the panel beside the map (the status strip,
 the last battle, the seat's secret orders)."""
 
@@ -15,6 +16,7 @@ KIT = GameKit(
         seat_facts="service.pictures.attila_wargame_text:seat_facts",
         crop="service.pictures.attila_wargame:crop_box",
         overview="service.pictures.attila_wargame:overview",
+        web="service.pictures.attila_wargame:web",
     ),
     table=Table(
         targets="engine.attila_wargame.targets",

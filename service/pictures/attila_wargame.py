@@ -131,6 +131,7 @@ __all__ = [
     "render",
     "round_name",
     "stack_spots",
+    "web",
 ]
 
 
@@ -184,6 +185,36 @@ def render(
     parts.append("</svg>")
     svg = "\n".join(parts)
     return svg if crop is None else crop_svg(svg, crop, crop_width)
+
+
+def web(
+    board: Board,
+    view: dict[str, Any],
+    title: str = "Attila (the wargame)",
+    *,
+    names: Sequence[str] = (),
+    events: Sequence[Event] = (),
+    last_move: Sequence[str] = (),
+    have: Collection[str] = (),
+) -> str:
+    """The web table's picture: the map alone (the table shows the status, the orders, the
+    last battle and the legend in HTML: attila_wargame_table.py, templates/games/), its
+    counters with their web face (attila_wargame_units.web_counter). ``names`` and
+    ``last_move`` are the table's, not drawn here."""
+    f = Frame(board)
+    marks = Marks(touched(board, events), touched_units(events))
+    x, y, width, height = map_box(board)
+    box = f"{x:.0f} {y:.0f} {width:.0f} {height:.0f}"
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="{box}" font-family="DejaVu Sans, Arial, sans-serif">',
+        f"<title>{escape(title)}</title>",
+        _defs(),
+        f'<rect x="{x:.0f}" y="{y:.0f}" width="{width:.0f}" height="{height:.0f}" fill="{SEA}"/>',
+        *_map(board, view, f, marks, have, web=True),
+        "</svg>",
+    ]
+    return "\n".join(parts)
 
 
 def overview(
@@ -253,10 +284,17 @@ def _headline(board: Board, view: dict[str, Any]) -> str:
 
 
 def _map(
-    board: Board, view: dict[str, Any], f: Frame, marks: Marks, have: Collection[str]
+    board: Board,
+    view: dict[str, Any],
+    f: Frame,
+    marks: Marks,
+    have: Collection[str],
+    *,
+    web: bool = False,
 ) -> list[str]:
     """The map's layers, bottom up. The hexes, the lines and cities, and the cities' names are
-    the same all game long: kept parts (keep.py), which a page showing the map already has."""
+    the same all game long: kept parts (keep.py), which a page showing the map already has.
+    ``web``: the counters' web face."""
     temp = {board.index_of_label[h] for h in view["devastated"]["temporary"]}
     perm = {board.index_of_label[h] for h in view["devastated"]["permanent"]}
     under, over, names = _ground(board, f)
@@ -269,7 +307,7 @@ def _map(
     if view.get("battle"):
         out += battle_marks(board, view, f)
     out += [last_move_hex(board, h, f) for h in sorted(marks.hexes)]
-    out += units(board, view, f, marks.units)
+    out += units(board, view, f, marks.units, web=web)
     # Names over the units, sized (city_label) to miss every counter of the hexes around
     # them: only a command disc beside a counter in a hex just below a city can lose an edge.
     out += names.svg(have)

@@ -92,27 +92,38 @@ def side_panel(
     return p
 
 
+def round_track(board: Board, view: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each round: its number, season and year, and whether it is ``here`` (the round in
+    play), ``done`` or ``ahead``."""
+    current = view["round"] if view["phase"] not in ("notes",) else 0
+    over = bool(view.get("result"))
+    out = []
+    for n in range(1, board.rounds + 1):
+        season, _space, year = round_name(board, n).partition(" ")
+        state = "done" if n < current or over else ("here" if n == current else "ahead")
+        out.append({"n": n, "season": season, "year": year, "state": state})
+    return out
+
+
 def _round_track(board: Board, view: dict[str, Any], p: Panel) -> None:
     p.line(_("Round track"), 14, 12, bold=True, fill="#3a2a44")
     per_row = 8
     box_w, box_h = (PANEL_W - 36) / per_row, 30
-    current = view["round"] if view["phase"] not in ("notes",) else 0
-    over = bool(view.get("result"))
-    for n in range(1, board.rounds + 1):
+    for r in round_track(board, view):
+        n = r["n"]
         row, col = divmod(n - 1, per_row)
         bx, by = p.x + col * box_w, p.y + row * (box_h + 4)
-        here = n == current and not over
-        done = n < current or over
-        fill = "#7b1e3b" if here else ("#e4dccb" if done else "#fffaf0")
+        here = r["state"] == "here"
+        fill = "#7b1e3b" if here else ("#e4dccb" if r["state"] == "done" else "#fffaf0")
         ink = "#fff" if here else "#3a2f24"
-        season, _space, year = round_name(board, n).partition(" ")
         p.parts.append(
             f'<g id="round-{n}"><rect x="{bx:.1f}" y="{by:.1f}" width="{box_w - 3:.1f}" '
             f'height="{box_h}" rx="3" fill="{fill}" stroke="#8f8268"/>'
             f'<text x="{bx + (box_w - 3) / 2:.1f}" y="{by + 13:.1f}" font-size="11" '
             f'font-weight="bold" text-anchor="middle" fill="{ink}">{n}</text>'
             f'<text x="{bx + (box_w - 3) / 2:.1f}" y="{by + 25:.1f}" font-size="7.5" '
-            f'text-anchor="middle" fill="{ink}">{escape(season[:3])} {escape(year)}</text></g>'
+            f'text-anchor="middle" fill="{ink}">{escape(r["season"][:3])} {escape(r["year"])}'
+            "</text></g>"
         )
     p.y += 2 * (box_h + 4) + 16
 
@@ -163,8 +174,9 @@ def _phases(board: Board, view: dict[str, Any], p: Panel, players: Sequence[str]
             p.line(line, 11.5, 15, fill="#2b2233")
 
 
-def _situation(board: Board, view: dict[str, Any], p: Panel) -> None:
-    p.heading(_("Situation"))
+def situation_lines(board: Board, view: dict[str, Any]) -> list[str]:
+    """The situation in lines: invasions, Leo and Attila, the council, the cities taken, the
+    devastation, the secret notes ``view`` shows."""
     leo = {"alive": _("on the map"), "dead": _("dead"), "driven_out": _("driven out")}
     roles = board.bindings["roles"]
     attila_gone = view["gone"].get(roles["attila"])
@@ -205,14 +217,20 @@ def _situation(board: Board, view: dict[str, Any], p: Panel) -> None:
         lines.append(_("Secret notes fired: %(notes)s", notes=", ".join(fired)))
     for key, value in notes.get("known", {}).items():
         lines.append(_("Note %(key)s: %(value)s", key=key, value=value))
-    for text in lines:
+    return lines
+
+
+def _situation(board: Board, view: dict[str, Any], p: Panel) -> None:
+    p.heading(_("Situation"))
+    for text in situation_lines(board, view):
         for line in wrap_words(text, 56):
             p.line(line, 11.5, 15)
 
 
-def _battle(board: Board, battle: dict[str, Any], p: Panel) -> None:
+def battle_lines(battle: dict[str, Any]) -> tuple[str, list[str]]:
+    """The battle in progress: its heading, and its sides, odds and cards in lines."""
     number = battle["ref"].split("-")[-1]
-    p.heading(_("Battle %(number)s at %(target)s", number=number, target=battle["target"]))
+    heading = _("Battle %(number)s at %(target)s", number=number, target=battle["target"])
     attackers, defenders = ", ".join(battle["attackers"]), ", ".join(battle["defenders"])
     lines = [
         _("Attackers: %(units)s (%(strength)s)", units=attackers, strength=battle["attack"]),
@@ -224,74 +242,130 @@ def _battle(board: Board, battle: dict[str, Any], p: Panel) -> None:
         lines.append(_("Cards %(cards)s: result %(result)s", cards=cards, result=battle["result"]))
     else:
         lines.append(_("Cards chosen (sealed): %(chosen)s of 2", chosen=len(battle["chosen"])))
+    return heading, lines
+
+
+def _battle(board: Board, battle: dict[str, Any], p: Panel) -> None:
+    heading, lines = battle_lines(battle)
+    p.heading(heading)
     for text in lines:
         for line in wrap_words(text, 56):
             p.line(line, 11.5, 15)
 
 
-def _council(council: dict[str, Any], p: Panel) -> None:
+def council_lines(council: dict[str, Any]) -> tuple[str, list[str]]:
+    """The council in progress: its heading, and its cards (or how many are sealed)."""
     kind = _("Council of Lugdunum") if council["kind"] == "lugdunum" else _("End council")
-    p.heading(kind)
     if "cards" in council:
-        p.line(_("Cards: %(cards)s", cards=", ".join(council["cards"].values())), 11.5)
-    else:
-        chosen = len(council["chosen"])
-        p.line(_("Diplomatic cards chosen (sealed): %(chosen)s of 2", chosen=chosen), 11.5)
+        return kind, [_("Cards: %(cards)s", cards=", ".join(council["cards"].values()))]
+    chosen = len(council["chosen"])
+    return kind, [_("Diplomatic cards chosen (sealed): %(chosen)s of 2", chosen=chosen)]
 
 
-def _peoples(board: Board, view: dict[str, Any], p: Panel) -> None:
-    p.heading(_("Peoples"))
+def _council(council: dict[str, Any], p: Panel) -> None:
+    kind, lines = council_lines(council)
+    p.heading(kind)
+    for line in lines:
+        p.line(line, 11.5)
+
+
+def people_rows(board: Board, view: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each people: its name and colour, its side with the side's band, its units on the map."""
     counts: dict[str, int] = defaultdict(int)
     for info in view["units"].values():
         if info["combat"]:
             counts[info["people"]] += 1
+    rows = []
     for people in board.peoples:
         side = view["alignment"].get(people, "neutral")
-        fill = people_fill(board, people)
+        rows.append(
+            {
+                "name": say_word(people_name(board, people)),
+                "fill": people_fill(board, people),
+                "band": SIDE_BAND.get(side, "#555"),
+                "side": _(
+                    "%(side)s · %(count)s on the map",
+                    side=_(SIDE_NAME.get(side, side)),
+                    count=counts[people],
+                ),
+            }
+        )
+    return rows
+
+
+def _peoples(board: Board, view: dict[str, Any], p: Panel) -> None:
+    p.heading(_("Peoples"))
+    for row in people_rows(board, view):
         p.parts.append(
             f'<rect x="{p.x:.1f}" y="{p.y - 10:.1f}" width="20" height="12" rx="2" '
-            f'fill="{fill}" stroke="{SIDE_BAND.get(side, "#555")}" stroke-width="1.5"/>'
+            f'fill="{row["fill"]}" stroke="{row["band"]}" stroke-width="1.5"/>'
         )
-        p.text(say_word(people_name(board, people)), 11.5, dx=28)
-        side_name = _(SIDE_NAME.get(side, side))
-        p.text(
-            _("%(side)s · %(count)s on the map", side=side_name, count=counts[people]),
-            11.5,
-            dx=190,
-            fill="#555",
-        )
+        p.text(row["name"], 11.5, dx=28)
+        p.text(row["side"], 11.5, dx=190, fill="#555")
         p.y += 16
 
 
+def lost_lines(view: dict[str, Any]) -> list[str]:
+    """The units off the map, by why they left it."""
+    by_reason: dict[str, list[str]] = defaultdict(list)
+    for unit, why in view["gone"].items():
+        by_reason[why].append(unit)
+    return [f"{why}: {', '.join(units)}" for why, units in sorted(by_reason.items())]
+
+
 def _lost(board: Board, view: dict[str, Any], p: Panel) -> None:
-    gone = view["gone"]
-    if not gone:
+    lines = lost_lines(view)
+    if not lines:
         return
     p.heading(_("Off the map"))
-    by_reason: dict[str, list[str]] = defaultdict(list)
-    for unit, why in gone.items():
-        by_reason[why].append(unit)
-    for why, units in sorted(by_reason.items()):
-        for line in wrap_words(f"{why}: {', '.join(units)}", 60):
+    for text in lines:
+        for line in wrap_words(text, 60):
             p.line(line, 10.5, 14, fill="#444")
+
+
+def result_lines(board: Board, result: dict[str, Any]) -> tuple[str, list[str]]:
+    """The result: who wins, and the points and regions that decided it, in lines."""
+    side = _(SIDE_NAME.get(result["winner_side"], result["winner_side"]))
+    lines = [
+        _(
+            "Barbarian points %(points)s (threshold %(threshold)s)",
+            points=result["barbarian_points"],
+            threshold=result["threshold"],
+        )
+    ]
+    for key, value in result.get("points_lines", {}).items():
+        name = board.city_by_id[key].name if key in board.city_by_id else key.replace("_", " ")
+        lines.append(f"   {name}: {value:+d}")
+    held = result.get("regions_held", {})
+    regions = ", ".join(f"{r} ({len(c)})" for r, c in held.items()) or _("none")
+    lines.append(_("Regions held: %(regions)s", regions=regions))
+    return "★ " + _("The %(side)s player wins", side=side), lines
 
 
 def _result(board: Board, result: dict[str, Any], p: Panel) -> None:
     p.heading(_("Result"))
-    side = _(SIDE_NAME.get(result["winner_side"], result["winner_side"]))
-    p.line("★ " + _("The %(side)s player wins", side=side), 13, 18, bold=True, fill="#7b1e3b")
-    points = _(
-        "Barbarian points %(points)s (threshold %(threshold)s)",
-        points=result["barbarian_points"],
-        threshold=result["threshold"],
-    )
-    p.line(points, 11.5)
-    for key, value in result.get("points_lines", {}).items():
-        name = board.city_by_id[key].name if key in board.city_by_id else key.replace("_", " ")
-        p.line(f"   {name}: {value:+d}", 11, 14, fill="#444")
-    held = result.get("regions_held", {})
-    regions = ", ".join(f"{r} ({len(c)})" for r, c in held.items()) or _("none")
-    p.line(_("Regions held: %(regions)s", regions=regions), 11.5)
+    winner, lines = result_lines(board, result)
+    p.line(winner, 13, 18, bold=True, fill="#7b1e3b")
+    for line in lines:
+        if line.startswith("   "):  # a city's points, under the total
+            p.line(line, 11, 14, fill="#444")
+        else:
+            p.line(line, 11.5)
+
+
+def panel_facts(board: Board, view: dict[str, Any]) -> dict[str, Any]:
+    """What the side panel shows below the round track, as facts for the web table's HTML
+    (templates/games/attila_wargame_panel.html): the same lines, from the same view."""
+    facts: dict[str, Any] = {
+        "rounds": round_track(board, view),
+        "situation": situation_lines(board, view),
+        "battle": battle_lines(view["battle"]) if view.get("battle") else None,
+        "council": council_lines(view["council"]) if view.get("council") else None,
+        "peoples": people_rows(board, view),
+        "lost": lost_lines(view),
+        "result": result_lines(board, view["result"]) if view.get("result") else None,
+    }
+    return facts
 
 
 def _legend(board: Board, p: Panel) -> None:

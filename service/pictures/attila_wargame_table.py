@@ -1,9 +1,11 @@
 """The wargame's panel beside its map on the game page (service/kits/attila_wargame.py names
 ``panel``): the round track, season, phase and whose step, the victory points as they stand, the
-seat's own "secret orders" (its notes and its sealed card), and the last battle's course step by
-step. Only what the seat's own view holds is read: a spectator and the other side get no secret
-orders here, as in the view itself; the battle is read from the log's public events only (its
-cards once revealed, never before).
+seat's own "secret orders" (its notes and its sealed card), the last battle's course step by
+step, and what the mailed picture's side panel shows (``panel_facts``: the situation, the
+peoples, the units off the map, the result; from the spectators' view, as the picture) with
+the legend. Only what the seat's own view holds is read for its orders: a spectator and the
+other side get no secret orders here, as in the view itself; the battle is read from the log's
+public events only (its cards once revealed, never before).
 """
 
 from __future__ import annotations
@@ -11,13 +13,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from markupsafe import Markup
+
 from engine.attila_wargame import targets
+from engine.attila_wargame.board import Board
 from engine.attila_wargame.game import WargameGame
 from engine.core import Event
 from engine.sentences import N_
 from service.common.i18n import say as _
 from service.common.i18n import say_word
+from service.pictures.attila_wargame_panel import panel_facts
 from service.pictures.attila_wargame_style import phase_names, round_name
+from service.pictures.attila_wargame_units import web_counter
 from service.store.record import GameRecord
 
 #: The notes each side writes (engine/attila_wargame/notes.py), in the order the panel lists.
@@ -97,7 +104,26 @@ def panel(
     }
     if seat is not None and 0 <= seat < len(view["sides"]):
         out["orders"] = _orders(view, view["sides"][seat])
+    # The mailed picture's side panel in HTML (games/attila_wargame_panel.html), from the
+    # spectators' view as the picture is: the same lines for every viewer.
+    out["facts"] = panel_facts(board, game.view(state, None))
+    out["legend_counters"] = _legend_counters(board)
     return out
+
+
+def _legend_counters(board: Board) -> Markup:
+    """Two counters as the map draws them, full strength and reduced, for the legend."""
+    sample = {"people": "huns", "side": "barbarian", "combat": True, "hex": "", "mf": 5}
+    faces = [
+        web_counter(board, "HUN-7", {**sample, "cf": 5, "printed_cf": 5}, 15, 15),
+        web_counter(board, "HUN-8", {**sample, "cf": 3, "printed_cf": 5}, 47, 15),
+    ]
+    drawn = "".join(faces).replace('id="unit-', 'id="legend-unit-').replace(' class="info"', "")
+    return Markup(
+        '<svg class="wg-legend-counters" width="96" height="48" viewBox="0 0 64 32" '
+        'aria-hidden="true" font-family="DejaVu Sans, Arial, sans-serif">'
+        f"{drawn}</svg>"
+    )
 
 
 def _orders(view: Mapping[str, Any], side: str) -> list[dict[str, str]]:

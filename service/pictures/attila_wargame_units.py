@@ -1,8 +1,9 @@
 """The wargame's units on the map: combat units as square counters (a band with the side's
 colour and the unit's designation over the people's colour, then ``combat-movement``
-factors, a reduced combat factor in red), command units as discs with the first letters of
-their name, each with its tooltip; how a hex's units are stacked so that none hides another;
-and the last move's ring round the units it names.
+factors, a reduced combat factor in red; on the web table a face read on a phone: the name
+abbreviated and every word larger, ``WEB_NAME`` and ``WEB_FACTORS``), command units as discs
+with the first letters of their name, each with its tooltip; how a hex's units are stacked so
+that none hides another; and the last move's ring round the units it names.
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ from service.pictures.attila_wargame_style import (
 
 COUNTER = 26  # side of a combat unit's counter
 DISC = 8.5  # radius of a command unit's disc
+#: The web face's font sizes (map units): its name and its factors, read at 11 CSS px once a
+#: map unit is 11 / WEB_NAME CSS px (the table's zoom floor, static/games/attila_wargame/).
+WEB_NAME = 9.0
+WEB_FACTORS = 14.0
+#: How wide the web face's name may be; a longer one is drawn narrower (``textLength``).
+_WEB_NAME_W = 23.5
 
 
 def _ink(fill: str) -> str:
@@ -86,10 +93,16 @@ def _scaled(part: str, x: float, y: float, scale: float) -> str:
 
 
 def units(
-    board: Board, view: dict[str, Any], f: Frame, marked: frozenset[str] = frozenset()
+    board: Board,
+    view: dict[str, Any],
+    f: Frame,
+    marked: frozenset[str] = frozenset(),
+    *,
+    web: bool = False,
 ) -> list[str]:
     """Every unit on the hexes ``f`` keeps, stacked (``stack_spots``); those in ``marked``
-    ringed as the last move's."""
+    ringed as the last move's; ``web``: the counters' web face (``web_counter``)."""
+    face = web_counter if web else counter
     at: dict[str, list[str]] = defaultdict(list)
     for unit, info in view["units"].items():
         at[info["hex"]].append(unit)
@@ -105,9 +118,7 @@ def units(
             cx, cy = x + spot.dx, y + spot.dy
             # Tight round the counter: a wider ring would cover the hex's label above it.
             ring = _unit_ring(cx, cy, COUNTER / 2 + 0.5, square=True) if u in marked else ""
-            out.append(
-                _scaled(counter(board, u, view["units"][u], cx, cy) + ring, cx, cy, spot.scale)
-            )
+            out.append(_scaled(face(board, u, view["units"][u], cx, cy) + ring, cx, cy, spot.scale))
         for u, spot in zip(command, discs, strict=True):
             cx, cy = x + spot.dx, y + spot.dy
             ring = _unit_ring(cx, cy, DISC + 0.5, square=False) if u in marked else ""
@@ -186,6 +197,64 @@ def counter(board: Board, unit: str, info: dict[str, Any], x: float, y: float) -
         f'<text class="info" x="{x:.1f}" y="{top + 21.5:.1f}" font-size="11" font-weight="bold" '
         f'text-anchor="middle" fill="{ink}" {CONDENSED}>'
         f'<tspan fill="{cf_ink}"{cf_halo}>{info["cf"]}</tspan>-{info["mf"]}</text>',
+    ]
+    if info.get("neutralised"):
+        out.append(
+            f'<path d="M{left:.1f},{top:.1f} L{left + s:.1f},{top + s:.1f} M{left + s:.1f},'
+            f'{top:.1f} L{left:.1f},{top + s:.1f}" stroke="#444" stroke-width="2" opacity="0.8"/>'
+        )
+    out.append("</g>")
+    return "".join(out)
+
+
+def web_name(board: Board, unit: str) -> str:
+    """A combat unit's name on its web face: ``III·INF``, ``HUN7`` (a people's number without
+    its space)."""
+    return designation(board, unit).replace(" ", "")
+
+
+def _name_width(text: str, size: float) -> float:
+    """About how wide ``text`` is drawn in the condensed face at ``size`` (capitals and digits
+    at most 0.66 em, the dot and a Roman numeral's I narrower)."""
+    narrow = sum(1 for c in text if c in "I·1 ")
+    return size * (0.66 * (len(text) - narrow) + 0.36 * narrow)
+
+
+def web_counter(board: Board, unit: str, info: dict[str, Any], x: float, y: float) -> str:
+    """A combat unit's counter centred at (x, y) on the web table: the counter's face with its
+    name (abbreviated, ``web_name``) at ``WEB_NAME`` and its factors at ``WEB_FACTORS``."""
+    fill = people_fill(board, info["people"])
+    band = SIDE_BAND.get(info["side"], "#555")
+    ink = _ink(fill)
+    s = COUNTER
+    left, top = x - s / 2, y - s / 2
+    reduced = info["cf"] < info["printed_cf"]
+    cf = (
+        f'<tspan fill="#d00000" stroke="#fff" stroke-width="2.6" paint-order="stroke">'
+        f"{info['cf']}</tspan>"
+        if reduced
+        else str(info["cf"])
+    )
+    name = web_name(board, unit)
+    squeeze = (
+        f' textLength="{_WEB_NAME_W}" lengthAdjust="spacingAndGlyphs"'
+        if _name_width(name, WEB_NAME) > _WEB_NAME_W
+        else ""
+    )
+    out = [
+        f'<g id="unit-{escape(unit)}"><title>{_title(board, unit, info)}</title>',
+        f'<rect x="{left + 1.2:.1f}" y="{top + 1.2:.1f}" width="{s}" height="{s}" rx="2.5" '
+        'fill="#000" opacity="0.3"/>',
+        f'<rect x="{left:.1f}" y="{top:.1f}" width="{s}" height="{s}" rx="2.5" fill="{fill}" '
+        f'stroke="{band}" stroke-width="1.2"/>',
+        f'<rect x="{left:.1f}" y="{top:.1f}" width="{s}" height="11" rx="2.5" fill="{band}"/>',
+        f'<rect x="{left:.1f}" y="{top + 6:.1f}" width="{s}" height="5" fill="{band}"/>',
+        f'<text class="info" x="{x:.1f}" y="{top + 8.7:.1f}" font-size="{WEB_NAME:g}" '
+        f'font-weight="bold" text-anchor="middle" fill="#fff"{squeeze} {CONDENSED}>'
+        f"{escape(name)}</text>",
+        f'<text class="info" x="{x:.1f}" y="{top + 24.2:.1f}" font-size="{WEB_FACTORS:g}" '
+        f'font-weight="bold" text-anchor="middle" fill="{ink}" {CONDENSED}>'
+        f"{cf}-{info['mf']}</text>",
     ]
     if info.get("neutralised"):
         out.append(

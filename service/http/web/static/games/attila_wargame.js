@@ -1,17 +1,20 @@
 // The Attila wargame's table: the board (board/board.js) with the wargame's play (march,
 // attack, notes: attila_wargame/play.js), its layers and last battle (attila_wargame/
-// layers.js), its mini-map (attila_wargame/minimap.js) and the shared pan and zoom with the
-// wheel, the keyboard and a full-screen button. The zoom, the full screen and the layers
+// layers.js), its mini-map (attila_wargame/minimap.js), where the map opens (attila_wargame/
+// focus.js) and the shared pan and zoom with the wheel, the keyboard and a full-screen button. The zoom, the full screen and the layers
 // shown outlive updates in place.
 import { button } from "../board/dom.js";
 import { start } from "../board/start.js";
 import { battleMarks, layers } from "./attila_wargame/layers.js";
+import { openOnAction } from "./attila_wargame/focus.js";
 import { createMiniMap } from "./attila_wargame/minimap.js";
 import { wargamePlay } from "./attila_wargame/play.js";
 import { sayer } from "./attila_wargame/words.js";
 
 const words = { say: sayer({}) };
 const play = wargamePlay(words);
+// The most zoom: a stack of four counters read on a phone (focus.js).
+const MAX_SCALE = 20;
 let full = false, fitted = false, mini = null, rest = null, panzoom = null;
 
 // The map's window: the box less the zoom buttons' bar under it (in the flow, not over it).
@@ -48,21 +51,13 @@ function jumpTo(x, y, scale) {
   panzoom.zoomTo((x - vb.x) * k, (y - vb.y) * k, scale);
 }
 
-// Before the zoom measures the board: the layer toggles (they widen the zoom buttons' bar)
-// and, on a phone, the map alone at full width (the side panel's facts are in the status strip).
+// Before the zoom measures the board: the layer toggles (they widen the zoom buttons' bar).
 function beforeZoom(board) {
   panzoom = board.panzoom;
-  const { box, svg } = board.elements;
+  const { box } = board.elements;
   if (!box) { return; }
   words.say = sayer(JSON.parse(box.dataset.words || "{}"));
   layers(box, words.say);
-  const map = svg && svg.getElementById("map");
-  if (map && box.clientWidth < 600) {
-    const b = map.getBBox();
-    svg.setAttribute("viewBox", [b.x, b.y, b.width, b.height].join(" "));
-    svg.setAttribute("width", String(b.width));
-    svg.setAttribute("height", String(b.height));
-  }
 }
 
 function fullScreenButton(box) {
@@ -81,16 +76,11 @@ function fullScreenButton(box) {
   box.classList.toggle("wg-full", full);
 }
 
-// On a phone the box is most of the screen's height (kurier.css) and the map, wider than tall,
-// would fill a third of it at full width: it opens zoomed to fill the box's height (the middle
-// of the empire; zoom out or 0 for the whole width). Once: an update keeps the player's zoom.
-function phoneFit(box, layer) {
-  if (fitted || box.clientWidth >= 600 || layer.offsetHeight <= 0) { return; }
-  fitted = true;
-  const fill = mapHeight(box) / layer.offsetHeight;
-  if (fill > 1) {
-    Object.assign(panzoom.view, { scale: fill, x: (box.clientWidth - layer.offsetWidth * fill) / 2, y: 0 });
-  }
+// The map opens where the player acts, at a zoom it reads at (attila_wargame/focus.js): once
+// a page, after the first drawing of what may be picked; an update keeps the player's zoom.
+function openOnce(board) {
+  if (fitted || !panzoom.layer) { return; }
+  fitted = openOnAction(board.elements.svg, panzoom, MAX_SCALE);
 }
 
 function attach(board) {
@@ -98,23 +88,26 @@ function attach(board) {
   if (box && panzoom.layer) {
     mini = createMiniMap(box, svg, (x, y) => jumpTo(x, y, Math.max(panzoom.view.scale, 3)));
     fullScreenButton(box);
-    phoneFit(box, panzoom.layer);
     battleMarks(box);
   }
   play.attach(board);
+  if (!board.playable()) { openOnce(board); }
 }
 
 start({
   dataId: "wargame-data",
   panzoom: {
-    maxScale: 12, step: 1.6, centre: true, wheel: true, keyboard: true, dragAlways: true,
+    maxScale: MAX_SCALE, step: 1.6, centre: true, wheel: true, keyboard: true, dragAlways: true,
     frameHeight: mapHeight,
     content: (box, layer) => ({ width: layer.offsetWidth, height: layer.offsetHeight }),
     onChange: (view, jump) => moved(view, jump),
   },
   beforeZoom,
   attach,
-  render: () => play.render(),
+  render: (board) => {
+    play.render();
+    openOnce(board);
+  },
   reset: (b, why) => play.reset(why),
   staged: () => play.staged(),
   undo: () => play.undo(),

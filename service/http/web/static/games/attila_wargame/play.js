@@ -45,12 +45,10 @@ export function wargamePlay(words) {
     const t = el("title");
     t.textContent = title;
     g.appendChild(t);
-    if (text) {
-      const c = centreOf(label);
-      const words2 = el("text", { x: c[0], y: c[1] + 5, "text-anchor": "middle", "font-size": 14 });
-      words2.textContent = text;
-      g.appendChild(words2);
-    }
+    // Its mark, not its colour alone: the march's cost there, or a ring (a place to tap).
+    const c = centreOf(label), mark = el("text", { x: c[0], y: c[1] + 5, "text-anchor": "middle", "font-size": 14 });
+    mark.textContent = text || "\u25ce";
+    g.appendChild(mark);
     if (cls.indexOf("wg-lit") >= 0) {
       g.setAttribute("tabindex", "0");
       g.setAttribute("role", "button");
@@ -66,8 +64,7 @@ export function wargamePlay(words) {
     overlay.appendChild(el("rect", { "class": cls, x: b.x - 3, y: b.y - 3, width: b.width + 6, height: b.height + 6, rx: 4 }));
     g.classList.add("wg-pickable");
     g.setAttribute("tabindex", "0");
-    g.setAttribute("role", "button");
-    g.setAttribute("aria-label", places()["unit-" + unit] || unit);
+    g.setAttribute("role", "button");  // named by its <title>: what it is, where, its factors
   }
   function path(labels, cls) {
     const pts = labels.map(centreOf).filter(Boolean).map((p) => p.join(","));
