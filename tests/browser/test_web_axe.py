@@ -73,6 +73,11 @@ def test_no_serious_accessibility_violations(
     attika = new_table(store, 2, "axe-attika", "attika")
     play_random(store, attika, 6, seed=1)
     attika_mover = next(d["seat"] for d in store.get_game(attika.game_id).pending if d["seat"] >= 0)
+    wargame = new_table(store, 2, "axe-wargame", "attila-wargame")
+    play_random(store, wargame, 6, seed=1)
+    wargame_mover = next(
+        d["seat"] for d in store.get_game(wargame.game_id).pending if d["seat"] >= 0
+    )
     ended = _finished(store)
     last = store.get_game(ended.game_id).version
     pages = [
@@ -81,6 +86,8 @@ def test_no_serious_accessibility_violations(
         ("Attila in play", playing.tokens[mover], f"/games/{playing.game_id}"),
         ("Attila watched", None, f"/games/{playing.game_id}"),
         ("Attika in play", attika.tokens[attika_mover], f"/games/{attika.game_id}"),
+        ("the wargame in play", wargame.tokens[wargame_mover], f"/games/{wargame.game_id}"),
+        ("the wargame watched", None, f"/games/{wargame.game_id}"),
         ("the end", ended.tokens[0], f"/games/{ended.game_id}"),
         ("a replayed version", ended.tokens[0], f"/games/{ended.game_id}/replay/{last - 3}"),
     ]
