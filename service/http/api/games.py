@@ -60,7 +60,7 @@ class GamesView(MethodView):
         """Create a game; the creator takes seat 0 (or the lowest seat no bot holds) and gets
         the invite code. `bots` fills seats with computer opponents."""
         given: dict[str, Any] = {
-            name: data[name] for name in ("rated", "bot_delay_seconds") if name in data
+            name: data[name] for name in ("rated", "bot_delay_seconds", "bot_pace") if name in data
         }
         outcome = lifecycle.create_game(
             store(),

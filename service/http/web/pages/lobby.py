@@ -44,6 +44,8 @@ def home() -> Any:
             ("hard", gettext("hard")),
         ],
         bot_paces=_bot_paces(),
+        play_now_paces=_play_now_paces(),
+        default_pace=inputs.DEFAULT_BOT_PACE,
     )
 
 
@@ -169,6 +171,15 @@ def _bot_paces() -> list[tuple[str, str]]:
     ]
 
 
+def _play_now_paces() -> list[tuple[str, str]]:
+    """Play now's paces of its bots (``inputs.BOT_PACES``) and their labels."""
+    return [
+        ("instant", gettext("at once")),
+        ("seconds", gettext("a few seconds, like a person at the table")),
+        ("correspondence", gettext("minutes to hours, like a correspondence player")),
+    ]
+
+
 def _bot_delay(text: str) -> int:
     return int(text) if text in dict(_bot_paces()) else 0
 
@@ -179,8 +190,9 @@ def play_now() -> Any:
     """The lobby's one click: a game against bots, started, the player taken to the table."""
     form = request.form
     level = form.get("level", bots.PLAY_NOW_LEVEL)
+    pace = form.get("pace", inputs.DEFAULT_BOT_PACE)
     try:
-        outcome = bots.play_now(store(), g.web_session.player, form.get("type", ""), level)
+        outcome = bots.play_now(store(), g.web_session.player, form.get("type", ""), level, pace)
     except Problem as error:
         _refused(error, _typed(form))
         return redirect(url_for("web.home"))
