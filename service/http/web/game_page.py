@@ -32,7 +32,7 @@ from service.store.record import GameRecord
 def seat_names(record: GameRecord) -> list[dict[str, Any]]:
     """Each seat as templates/names.html's ``seat_name`` shows it (a bot's: no link)."""
     return [
-        {"player_id": pid, "name": name, "is_bot": record.bot_level(seat) is not None}
+        {"player_id": pid, "name": name, **views.bot_fields(record.bot_level(seat))}
         for seat, (pid, name) in enumerate(zip(record.seats, record.names, strict=False))
     ]
 

@@ -15,7 +15,7 @@ from engine.registry import game_ids, get_game
 from service.common import i18n
 from service.common.problems import Problem
 from service.domain import bots, inputs
-from service.domain.games import lifecycle
+from service.domain.games import lifecycle, views
 from service.http.web.pages.base import _refused, _typed, _whole_number, blp, form_post, store
 from service.store import MAX_INDEX
 
@@ -53,7 +53,7 @@ def _players(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """The seats as templates/names.html's ``seat_name`` shows them (a bot's: no link)."""
     bots = (summary.get("seating") or {}).get("bots", {})
     return [
-        {"player_id": pid, "name": name, "is_bot": str(i) in bots}
+        {"player_id": pid, "name": name, **views.bot_fields(bots.get(str(i)))}
         for i, (pid, name) in enumerate(zip(summary["seats"], summary["names"], strict=False))
     ]
 
