@@ -1,6 +1,6 @@
 """A bot's seat on the web: its name shows its level in the reader's language wherever the
-names macro renders a seat (table, lobby, replay, end screen: one macro), and a finished game against a
-bot says on its end screen that it is unrated."""
+names macro renders a seat (table, lobby, replay, end screen: one macro), and a finished game
+against a bot says on its end screen that it is unrated."""
 
 from __future__ import annotations
 

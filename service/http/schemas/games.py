@@ -561,3 +561,29 @@ class GameRecord(ma.Schema):
     reveals = fields.List(fields.Dict(), required=True)
     result = fields.Dict(allow_none=True)
     complete = fields.Boolean(required=True)
+
+
+class ReviewedDecision(ma.Schema):
+    version = fields.Integer(required=True, metadata={"description": "The decision's log entry"})
+    played = fields.String(required=True, metadata={"description": "What you played"})
+    played_chance = fields.Float(
+        required=True, metadata={"description": "Your estimated win chance after it, 0 to 1"}
+    )
+    suggested = fields.String(
+        required=True, metadata={"description": "What the hard bot would have played"}
+    )
+    suggested_chance = fields.Float(
+        required=True, metadata={"description": "Your estimated win chance after that, 0 to 1"}
+    )
+    agrees = fields.Boolean(required=True, metadata={"description": "The same move"})
+
+
+class Review(ma.Schema):
+    status = fields.String(required=True, validate=validate.OneOf(("pending", "ready", "failed")))
+    requested_at = fields.Float(required=True)
+    computed_at = fields.Float(metadata={"description": "Once ready"})
+    decisions = fields.List(
+        fields.Nested(ReviewedDecision),
+        required=True,
+        metadata={"description": "Each of your decisions, in the game's order (once ready)"},
+    )
