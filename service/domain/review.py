@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from engine import bots as engine_bots
-from engine.core import Event
+from engine.core import Event, IllegalAction
 from engine.sentences import N_
 from service.common.problems import Problem
 from service.domain import bots, replay
@@ -145,16 +145,19 @@ def judge(record: GameRecord, entries: Entries, seat: int, version: int) -> dict
     played = dict(entries)[version]["action"]
     inputs = seen_before(record, entries, seat, version)
     seed = f"review/{record.id}/{version}/{seat}"
-    assessed = engine_bots.assess(
-        record.type,
-        inputs.view,
-        inputs.events,
-        seat,
-        [game.parse(played)],
-        seed,
-        options=inputs.options,
-        budget=budget(),
-    )
+    try:
+        assessed = engine_bots.assess(
+            record.type,
+            inputs.view,
+            inputs.events,
+            seat,
+            [game.parse(played)],
+            seed,
+            options=inputs.options,
+            budget=budget(),
+        )
+    except (IllegalAction, ValueError):
+        return None  # not a decision of the rules (a seat's rejoining), or none in the view
     (best, best_chance), (_, played_chance) = assessed
     suggested = game.notation(best)
     return {
