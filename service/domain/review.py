@@ -45,15 +45,22 @@ JOB_TIMEOUT: Final = 900
 
 def request(store: Store, player: Mapping[str, Any], game_id: str) -> dict[str, Any]:
     """Ask for the review of ``player``'s decisions in a finished game: the stored review,
-    or a pending one whose job is owed now (asking again owes the same job)."""
+    or a pending one whose job is owed now (asking again while it is owed changes nothing)."""
     record = _finished_seat(store, player, game_id)[0]
     found = read(store, record.id, player["id"])
-    if found is not None and found["status"] != "failed":
+    job = review_job(record.id, player["id"])
+    if found is not None and (found["status"] == "ready" or _still_owed(store, job.id)):
         return found
     pending = {"status": "pending", "requested_at": time.time(), "decisions": []}
     _store(store, record.id, player["id"], pending)
-    owed.owe_now(store.queue_raw, review_job(record.id, player["id"]))
+    owed.owe_now(store.queue_raw, job)
     return pending
+
+
+def _still_owed(store: Store, job_id: str) -> bool:
+    """Whether the review's job is owed (queued, running, or lost and swept up again): a
+    pending review whose job is not (a request cut short before it owed it) is owed anew."""
+    return bool(store.queue_raw.hexists(owed.OWED_SPECS, job_id))
 
 
 def shown(store: Store, player: Mapping[str, Any], game_id: str) -> dict[str, Any]:

@@ -579,7 +579,7 @@ class ReviewedDecision(ma.Schema):
 
 
 class Review(ma.Schema):
-    status = fields.String(required=True, validate=validate.OneOf(("pending", "ready", "failed")))
+    status = fields.String(required=True, validate=validate.OneOf(("pending", "ready")))
     requested_at = fields.Float(required=True)
     computed_at = fields.Float(metadata={"description": "Once ready"})
     decisions = fields.List(
