@@ -4,6 +4,7 @@ exactly what the seat saw at each decision."""
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from typing import Any
@@ -167,3 +168,30 @@ def test_assess_names_a_legal_choice_and_win_chances_reproducibly(game_id: str) 
     assert len(first) == 3 and first[0][0] in legal
     assert [a for a, _ in first[1:]] == legal[-2:]
     assert all(0 <= chance <= 1 for _, chance in first)
+
+
+def test_a_sealed_choice_is_reviewed_like_a_move(base_url: str, worker: Any, store: Store) -> None:
+    """Attila's conflict cards: the person's sealed choices are judged too (from the seat's
+    view before the choice, the other seat's choice unseen)."""
+    api = Kurier(base_url)
+    me = api.new_player("Sealer")
+    body = {"type": "attila", "seats": 2, "bots": [{"seat": 1, "level": "easy"}]}
+    game_id = api.call("POST", "/v1/games", me, json=body | {"bot_pace": "instant"}).json()["id"]
+    assert api.call("POST", f"/v1/games/{game_id}/start", me).status_code == 200
+    pick = random.Random(7)
+    for _ in range(200):  # bounded: decisions until the person has made a sealed choice
+        if any(e["kind"] == "sealed" and e["seat"] == 0 for e in api.all_events(game_id, me)):
+            break
+        _wait(lambda: api.view(game_id, me)["your_decision"], 60, "the person's turn")
+        actions = api.call("GET", f"/v1/games/{game_id}/legal-actions", me).json()["actions"]
+        notation = pick.choice(actions)["notation"]
+        r = api.call("POST", f"/v1/games/{game_id}/actions", me, json={"notation": notation})
+        assert r.status_code in (200, 202), r.text
+    else:
+        raise AssertionError("no sealed choice in 200 decisions")
+    r = api.call("POST", f"/v1/games/{game_id}/actions", me, json={"notation": "resign"})
+    assert r.status_code == 200 and r.json()["status"] == "finished", r.text
+    assert review.run(store, game_id, me.id) == "done"
+    judged = {d["version"]: d for d in review.read(store, game_id, me.id)["decisions"]}
+    sealed = [e for e in api.all_events(game_id, me) if e["kind"] == "sealed" and e["seat"] == 0]
+    assert sealed and all(judged[e["version"]]["played"] == e["action"] for e in sealed)
