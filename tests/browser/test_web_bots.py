@@ -65,7 +65,7 @@ def test_play_now_at_its_default_pace_no_bot_answers_within_a_second(
 ) -> None:
     """The default pace is a person's at the table: every bot's move or sealed choice comes
     at least a second after the entry before it in the log (measured from the log's own
-    times), a few seconds with some spread."""
+    times). The spread of the waits is checked on their seeds (tests/test_bots_service.py)."""
     kurier = Kurier(base_url)
     me = kurier.new_player("Patient")
     page = _signed_in(browser, base_url, me)
@@ -89,7 +89,6 @@ def test_play_now_at_its_default_pace_no_bot_answers_within_a_second(
             time.sleep(0.2)  # polling the bots' progress, not waiting for a time to pass
     gaps = _bot_gaps(kurier, game_id, me, mine)
     assert min(gaps) >= 1.0, gaps
-    assert max(gaps) - min(gaps) > 0.2, f"no spread: {gaps}"
     page.context.close()
 
 
