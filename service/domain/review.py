@@ -117,7 +117,9 @@ def run(store: Store, game_id: str, player_id: str) -> str:
     found = read(store, game_id, player_id)
     if record.status != "finished" or seat is None or (found and found["status"] == "ready"):
         return "stale"
-    decisions = [judge(record, entries, seat, version) for version in decided(entries, seat)]
+    decisions = [
+        judge(record, entries, seat, version, played) for version, played in decided(entries, seat)
+    ]
     requested = found["requested_at"] if found else time.time()
     review = {
         "status": "ready",
@@ -129,10 +131,11 @@ def run(store: Store, game_id: str, player_id: str) -> str:
     return "done"
 
 
-def decided(entries: Entries, seat: int) -> list[int]:
-    """The versions at which ``seat`` moved or made a sealed choice (not a resignation)."""
+def decided(entries: Entries, seat: int) -> list[tuple[int, str]]:
+    """The versions at which ``seat`` moved or made a sealed choice (not a resignation), and
+    what it played."""
     return [
-        version
+        (version, entry["action"])
         for version, entry in entries
         if entry["kind"] in ("move", "sealed")
         and entry["seat"] == str(seat)
@@ -141,15 +144,16 @@ def decided(entries: Entries, seat: int) -> list[int]:
     ][:MAX_DECISIONS]
 
 
-def judge(record: GameRecord, entries: Entries, seat: int, version: int) -> dict[str, Any] | None:
-    """The hard level's view of ``seat``'s decision logged at ``version``, from what the seat
-    saw just before it; None for a decision it cannot judge (the seat's player then was
-    another: a seat taken over later)."""
+def judge(
+    record: GameRecord, entries: Entries, seat: int, version: int, played: str
+) -> dict[str, Any] | None:
+    """The hard level's view of ``seat``'s decision ``played`` at ``version``, from what the
+    seat saw just before it; None for one it does not judge: made by the seat's earlier
+    holder (a seat taken over), or no decision of the rules."""
     before = version - 1
     if replay.seat_then(record, seat, before) != seat:
         return None
     game = record.game
-    played = dict(entries)[version]["action"]
     inputs = seen_before(record, entries, seat, version)
     seed = f"review/{record.id}/{version}/{seat}"
     try:
