@@ -157,6 +157,51 @@ def choose(
     )
 
 
+def assess(
+    game_id: str,
+    view: Mapping[str, Any],
+    events: Sequence[Event],
+    seat: int,
+    candidates: Sequence[Any],
+    seed: str | int,
+    options: Mapping[str, Any] | None = None,
+    budget: Budget = DEFAULT_BUDGET,
+) -> list[tuple[Any, float]]:
+    """The hard level's view of one decision, from what the seat may see only: the action it
+    would play, then each of ``candidates`` (legal actions of the decision), each with the
+    seat's estimated win chance after it: the mean reward of the search's root child, or,
+    for an action the search did not try, its one-ply evaluation (``greedy_scores``)."""
+    rules = bot_for(game_id)
+    rng = random.Random(f"{seed}/assess/{seat}")
+    det = rules.determinizer(view, events, seat, get_game(game_id).resolve_options(options))
+    state = det.sample(rng)
+    legal = rules.game.legal_actions(state, seat)
+    if not legal:
+        raise ValueError(f"seat {seat} has no decision to make in this view")
+    search = Search(rules, det, seat, rng)
+    start, wall = time.process_time(), time.monotonic()
+    while (budget.iterations is None or search.iterations < budget.iterations) and (
+        search.iterations == 0
+        or (
+            time.process_time() - start < budget.seconds
+            and time.monotonic() - wall < budget.seconds
+        )
+    ):
+        search.iterate()
+    children = search.root.children
+
+    decision = rules.game.decision_for(state, seat)
+    samples = SEALED_SAMPLES if decision is not None and decision.sealed else 1
+
+    def chance(action: Any) -> float:
+        child = children.get(action)
+        if child is not None and child.visits:
+            return child.reward / child.visits
+        return greedy_scores(rules, det, state, seat, [action], rng)[0] / samples
+
+    return [(action, chance(action)) for action in [search.best(), *candidates]]
+
+
 @dataclass
 class Bot(Generic[State, Action]):
     """One computer player of one game at one level."""

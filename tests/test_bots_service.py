@@ -15,7 +15,7 @@ from rq.serializers import JSONSerializer
 
 from service.domain import bots, ratings, seats
 from service.domain.games import lifecycle, views
-from service.store import Store
+from service.store import Store, game_jobs
 from service.store.keys import GAME_SEQ
 from service.store.queues import BOT_QUEUE, bot_job_id, queue
 from tests.client import Kurier, Player
@@ -142,8 +142,10 @@ def _record(store: Store, game_id: str) -> Any:
 
 
 def _bot_first(store: Store, level: str = "easy", game_type: str = "attika", **extra: Any) -> Any:
-    """A started two-player game whose bot (seat 0) moves first; nothing has run its job."""
+    """A started two-player game whose bot (seat 0) moves first; nothing has run its job. Its
+    bot moves at once unless ``settings`` say otherwise."""
     me = store.players.create("Me", None)[0]
+    extra.setdefault("settings", {"bot_pace": "instant"})
     for attempt in range(40):  # the deal picks who starts: a seed where the bot does
         created = lifecycle.create_game(
             store, me, game_type, {}, f"bot-first-{attempt}", 2, bots=[_bot(0, level)], **extra
@@ -194,6 +196,66 @@ def test_a_bot_paced_like_correspondence_is_scheduled(env_store: Store) -> None:
     assert env_store.queue_raw.zscore(scheduled.key, job_id) is not None
     due = env_store.queue_raw.zscore("kurier:owed", job_id)
     assert 3590 < due - time.time() <= 3600
+
+
+def test_a_bot_paced_like_a_person_waits_a_few_seconds_drawn_from_its_own_seed(
+    env_store: Store,
+) -> None:
+    _, record = _bot_first(env_store, settings={})  # no pace given: like a person at the table
+    assert record.settings["bot_pace"] == "seconds"
+    job_id = bot_job_id(record.id, record.version, 0)
+    assert job_id not in queue(env_store.queue_raw, BOT_QUEUE).job_ids  # not at once
+    scheduled = ScheduledJobRegistry(queue=queue(env_store.queue_raw, BOT_QUEUE))
+    assert env_store.queue_raw.zscore(scheduled.key, job_id) is not None
+    due = env_store.queue_raw.zscore("kurier:owed", job_id)
+    wait = game_jobs.bot_wait(record.settings, record.id, record.version, 0)
+    assert 2 <= wait <= 6 and abs(due - (record.updated_at + wait)) < 1
+    waits = [game_jobs.bot_wait({"bot_pace": "seconds"}, "g1", v, 1) for v in range(200)]
+    assert waits == [game_jobs.bot_wait({"bot_pace": "seconds"}, "g1", v, 1) for v in range(200)]
+    assert min(waits) >= 2 and max(waits) <= 6 and max(waits) - min(waits) > 3  # spread
+    slow = [game_jobs.bot_wait({"bot_pace": "correspondence"}, "g1", v, 1) for v in range(200)]
+    assert min(slow) >= 600 and max(slow) <= 6 * 3600 and max(slow) - min(slow) > 3600
+    assert game_jobs.bot_wait({"bot_pace": "instant"}, "g1", 3, 1) == 0
+
+
+def test_a_bots_move_made_before_its_scheduled_job_fires_makes_the_job_stale(
+    env_store: Store,
+) -> None:
+    _, record = _bot_first(env_store, settings={"bot_pace": "correspondence"})
+    assert bots.play_turn(env_store, record.id, record.version, 0) == "moved"  # moved earlier
+    assert bot_jobs.move(record.id, record.version, 0) == "stale"  # the scheduled one fires
+    assert len(env_store.read_log(record.id, record.version)[1]) == 1
+
+
+@pytest.mark.parametrize(
+    ("extra", "code"),
+    [
+        ({"bot_pace": "slowly"}, "invalid-json"),
+        ({"bot_pace": "seconds", "bot_delay_seconds": 60}, "invalid-bot-delay-seconds"),
+    ],
+)
+def test_a_bad_pace_is_refused_and_nothing_is_created(
+    api: Kurier, store: Store, extra: dict[str, Any], code: str
+) -> None:
+    me = api.new_player("Pacer")
+    before = store.r.get(GAME_SEQ)
+    body = {"type": "attika", "seats": 2, "bots": [_bot(1, "easy")], **extra}
+    r = api.call("POST", "/v1/games", me, json=body)
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert r.json()["code"] == code, r.text
+    assert store.r.get(GAME_SEQ) == before
+
+
+def test_the_game_view_says_the_pace_and_that_a_bot_game_is_unrated(api: Kurier) -> None:
+    me = api.new_player("Viewer")
+    body = {"type": "attika", "seats": 2, "bots": [_bot(1, "easy")]}
+    game_id = api.call("POST", "/v1/games", me, json=body).json()["id"]
+    view = api.view(game_id, me)
+    assert view["bot_pace"] == "seconds" and view["rated"] is False
+    people = api.call("POST", "/v1/games", me, json={"type": "attika", "seats": 2}).json()
+    view = api.view(people["id"], me)
+    assert view["bot_pace"] is None and view["rated"] is True
 
 
 def test_the_bot_is_given_only_its_seats_view_and_the_events_it_may_see(
@@ -252,7 +314,7 @@ def test_a_person_takes_over_a_bots_seat_through_the_seat_offer(env_store: Store
 
 def test_a_bot_answers_in_a_two_player_game(api: Kurier) -> None:
     me = api.new_player("Human")
-    body = {"type": "attika", "seats": 2, "bots": [_bot(1, "medium")]}
+    body = {"type": "attika", "seats": 2, "bots": [_bot(1, "medium")], "bot_pace": "instant"}
     created = api.call("POST", "/v1/games", me, json=body).json()
     game_id = created["id"]
     assert api.call("POST", f"/v1/games/{game_id}/start", me).status_code == 200
@@ -296,6 +358,7 @@ def test_three_hard_bots_play_attila_to_its_end_through_the_real_stack(
         "type": "attila",
         "seats": 3,
         "bots": [_bot(0, "hard"), _bot(1, "hard"), _bot(2, "hard")],
+        "bot_pace": "instant",
     }
     r = api.call("POST", "/v1/games", host, json=body)
     assert r.status_code == 201, r.text

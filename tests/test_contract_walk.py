@@ -111,7 +111,7 @@ def _play_some(w: Walker, game_id: str, players: list[Player], moves: int) -> se
 
 def _claim(w: Walker, players: list[Player]) -> None:
     """A two-player game whose absent seat misses two 1.8 s deadlines: the other claims, and
-    asks for a rematch of the finished game."""
+    asks for a rematch of the finished game, and for its review."""
     a, b = players
     deadline = {"hours": 0.0005, "policy": "remind_only"}
     body = {"type": "attila", "seats": 2, "deadline": deadline, "abandon_after": 2}
@@ -128,6 +128,8 @@ def _claim(w: Walker, players: list[Player]) -> None:
         time.sleep(0.3)
     w.call("claim_win", present, game_id=game["id"])
     w.call("rematch", present, game_id=game["id"])
+    w.call("request_review", present, game_id=game["id"])
+    w.call("get_review", present, game_id=game["id"])
 
 
 def test_every_operation_answers_2xx_as_documented(

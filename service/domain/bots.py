@@ -33,8 +33,10 @@ from engine.registry import get_game
 from service import kits
 from service.common import sealed
 from service.common.problems import Problem
+from service.domain import inputs
 from service.domain.games import lifecycle, play, views
 from service.store import Store
+from service.store.game_jobs import bot_seed
 from service.store.queues import bot_job_id
 from service.store.record import Entries, GameRecord, Idempotency, Outcome
 
@@ -49,11 +51,16 @@ PLAY_NOW_LEVEL = "medium"
 
 
 def play_now(
-    store: Store, player: Mapping[str, Any], type_id: str, level: str = PLAY_NOW_LEVEL
+    store: Store,
+    player: Mapping[str, Any],
+    type_id: str,
+    level: str = PLAY_NOW_LEVEL,
+    pace: str = inputs.DEFAULT_BOT_PACE,
 ) -> Outcome:
     """A game against bots, started at once: ``player`` in the seat that acts first (the
     lobby promises "you move first"), a bot of ``level`` in every other seat (the lobby's one
-    click). Unrated, and private to its table: invite-only."""
+    click), moving at ``pace`` (``inputs.BOT_PACES``: by default like a person at the table).
+    Unrated, and private to its table: invite-only."""
     seats = play_now_seats(type_id)
     seed = sealed.new_seed()
     mine = first_seat(type_id, seats, seed)
@@ -64,7 +71,7 @@ def play_now(
         {},
         seed,
         seats,
-        settings={"access": "invite"},
+        settings={"access": "invite", "bot_pace": pace},
         bots=[{"seat": seat, "level": level} for seat in range(seats) if seat != mine],
     )
     lifecycle.start_game(store, player, created.body["id"])
@@ -100,11 +107,6 @@ def _env_number(name: str, default: float) -> float:
         return max(float(text), 0.0) if text else default
     except ValueError:
         return default  # `kurier config check` reports it
-
-
-def bot_seed(game_id: str, version: int, seat: int) -> str:
-    """The bot's own seed for one move (never the game's): the same move on a second run."""
-    return f"{game_id}/{version}/{seat}"
 
 
 @dataclass(frozen=True)

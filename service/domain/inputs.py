@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from service.common.problems import Problem
+from service.store import game_jobs
 
 #: What no name-like text may hold: C0 and C1 controls (CR, LF, tab, NUL, NEL…), DEL, the
 #: Unicode line and paragraph separators, and the bidirectional embeddings, overrides and
@@ -223,6 +224,10 @@ SEAT_NUMBERS = (0, SEATS[1] - 1)
 #: before it moves (0: at once; up to a week, a correspondence pace).
 BOT_LEVELS = ("easy", "medium", "hard")
 BOT_DELAY_SECONDS = (0, 7 * 86_400)
+#: How bots pace their moves (service/store/game_jobs.py ``bot_wait``).
+BOT_PACES: tuple[str, ...] = game_jobs.BOT_PACES
+#: A game with bots and no pace given: like a person at the table (a few seconds).
+DEFAULT_BOT_PACE = "seconds"
 
 
 def deadline(value: Mapping[str, Any]) -> dict[str, Any]:
@@ -251,6 +256,7 @@ def game_settings(value: Mapping[str, Any]) -> dict[str, Any]:
         "spectators_see_messages": boolean,
         "abandon_after": lambda v: integer(v, *ABANDON_AFTER),
         "bot_delay_seconds": lambda v: number(v, *BOT_DELAY_SECONDS),
+        "bot_pace": lambda v: one_of(v, BOT_PACES),
     }
     out = {}
     for name, given in value.items():
@@ -258,6 +264,18 @@ def game_settings(value: Mapping[str, Any]) -> dict[str, Any]:
             raise problem(name, Refused("Unknown field."))
         out[name] = checked(name, rules[name], given)
     return out
+
+
+def bot_pace(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A game with bots' settings with its pace: ``bot_pace`` as given, ``instant`` when only
+    ``bot_delay_seconds`` is (a fixed wait), else the default; a wait of its own with a pace
+    that spreads its waits is refused."""
+    pace = settings.get("bot_pace")
+    if pace is None:
+        pace = "instant" if "bot_delay_seconds" in settings else DEFAULT_BOT_PACE
+    elif pace != "instant" and settings.get("bot_delay_seconds"):
+        raise problem("bot_delay_seconds", Refused("Only with the pace 'instant' (a fixed wait)."))
+    return {**settings, "bot_pace": pace}
 
 
 def bot_seats(value: Any, seats: int) -> dict[int, str]:

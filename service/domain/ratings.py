@@ -183,9 +183,15 @@ def winners_of(record: GameRecord) -> set[str]:
 
 def is_rated(record: GameRecord) -> bool:
     """Rated unless created with ``"rated": false``; a game with a computer opponent only when
-    created with ``"rated": true`` (a bot's strength says nothing of a person's)."""
+    created with ``"rated": true`` (a bot's strength says nothing of a person's); never a game
+    whose seats are all one player's."""
+    return meant_rated(record) and len(set(record.seats)) >= 2
+
+
+def meant_rated(record: GameRecord) -> bool:
+    """What the game's creation says of ratings (``is_rated`` once the seats are taken)."""
     bots = bool(record.seating.get("bots"))
-    return bool(record.settings.get("rated", not bots)) and len(set(record.seats)) >= 2
+    return bool(record.settings.get("rated", not bots))
 
 
 def humans(record: GameRecord) -> list[str]:

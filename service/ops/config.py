@@ -363,6 +363,13 @@ SETTINGS: tuple[Setting, ...] = (
         _int_between(1, 10_000_000),
     ),
     Setting(
+        "KURIER_REVIEW_SECONDS",
+        "0.5",
+        "Seconds of the hard level's search per decision in a finished game's review "
+        "(service/domain/review.py; the bots' iteration cap applies too)",
+        _number_between(0.05, 60),
+    ),
+    Setting(
         "KURIER_DATA_DIR",
         ".kurier/redis",
         "Data directory of the embedded Redis (`kurier run`, `kurier redis`)",

@@ -18,6 +18,8 @@ hash tag; what the bytes mean is in service/store/record.py):
   without a codec the fields themselves (kind, seat, action, ref, commitment, events, at).
 - ``kurier:game:{g}:idem:<player>:<sha256(key)>`` string: a replayable response, 24 h
   (compressed with the game's codec, behind the ``z:`` prefix).
+- ``kurier:game:{g}:review:<player>`` string: a finished game's review of one player's
+  decisions, JSON (service/domain/review.py).
 - ``kurier:game:{g}:messages`` stream and ``:messages:hidden`` set: the game's messages
   (service/store/messages.py).
 - ``kurier:player:{p}`` hash (service/store/players.py), ``kurier:player:{p}:games`` sorted set

@@ -9,7 +9,11 @@ Redis (service/store/owed.py), its id says what it does (service/store/queues.py
 
 from __future__ import annotations
 
+import math
+import random
 import time
+from collections.abc import Mapping
+from typing import Any, Final
 
 from service.store.owed import OwedJob
 from service.store.queues import (
@@ -75,19 +79,49 @@ def resolve_job(game_id: str, ref: str) -> OwedJob:
     )
 
 
+#: How a bot seat paces its moves (a game's ``bot_pace`` setting): ``instant`` (the game's
+#: ``bot_delay_seconds``, 0 by default), ``seconds`` (like a person at the table: a few seconds,
+#: spread) or ``correspondence`` (minutes to hours, spread). Each spread is drawn from the
+#: bot's own seed for the move (``bot_seed``), so a move's wait is the same on every run.
+BOT_PACES: Final = ("instant", "seconds", "correspondence")
+#: ``seconds``: uniform between these (never a reply within the same second).
+TABLE_SECONDS: Final = (2.0, 6.0)
+#: ``correspondence``: log-uniform between these (10 minutes to 6 hours).
+CORRESPONDENCE_SECONDS: Final = (600.0, 6 * 3600.0)
+
+
+def bot_seed(game_id: str, version: int, seat: int) -> str:
+    """A bot's own seed for one move (never the game's): its search and its wait."""
+    return f"{game_id}/{version}/{seat}"
+
+
+def bot_wait(settings: Mapping[str, Any], game_id: str, version: int, seat: int) -> float:
+    """Seconds the bot of ``seat`` waits before it answers the game at ``version``."""
+    pace = settings.get("bot_pace", "instant")
+    rng = random.Random(f"pace/{bot_seed(game_id, version, seat)}")
+    if pace == "seconds":
+        return rng.uniform(*TABLE_SECONDS)
+    if pace == "correspondence":
+        low, high = (math.log(bound) for bound in CORRESPONDENCE_SECONDS)
+        return math.exp(rng.uniform(low, high))
+    return float(settings.get("bot_delay_seconds", 0) or 0)
+
+
 def bot_jobs(record: GameRecord, version: int) -> list[OwedJob]:
     """A move owed by each bot seat the game now waits for (a move or a sealed choice), at
-    ``version``: due at once, or after the game's ``bot_delay_seconds``. A job that finds the
-    game moved on does nothing (workers/bots.py); the commit that moved it owes the next one."""
+    ``version``: due at once or after the seat's wait (``bot_wait``), scheduled by rq. A job
+    that finds the game moved on does nothing (workers/bots.py); the commit that moved it owes
+    the next one."""
     if record.status != "active":
         return []
-    delay = float(record.settings.get("bot_delay_seconds", 0) or 0)
-    at = time.time() + delay if delay else None
-    return [
-        bot_job(record.id, version, decision["seat"], at)
-        for decision in record.pending
-        if decision["kind"] in ("move", "sealed") and record.bot_level(decision["seat"])
-    ]
+    now = time.time()
+    jobs = []
+    for decision in record.pending:
+        seat = decision["seat"]
+        if decision["kind"] in ("move", "sealed") and record.bot_level(seat):
+            wait = bot_wait(record.settings, record.id, version, seat)
+            jobs.append(bot_job(record.id, version, seat, now + wait if wait else None))
+    return jobs
 
 
 def bot_job(game_id: str, version: int, seat: int, at: float | None = None) -> OwedJob:

@@ -37,6 +37,11 @@ def events_key(game_id: str) -> str:
     return f"{game_key(game_id)}:events"
 
 
+def review_key(game_id: str, player_id: str) -> str:
+    """A finished game's review of one player's decisions (service/domain/review.py)."""
+    return f"{game_key(game_id)}:review:{player_id}"
+
+
 def idem_key(game_id: str, player_id: str, key: str) -> str:
     return f"{game_key(game_id)}:idem:{player_id}:{hashlib.sha256(key.encode()).hexdigest()}"
 

@@ -40,6 +40,7 @@ MESSAGE_JOB = "workers.notify.notify_message"
 MAILBAG_JOB = "workers.notify.send_mailbag"
 SIGNIN_MAIL_JOB = "workers.webmail.send_signin_links"
 BOT_JOB = "workers.bots.move"
+REVIEW_JOB = "workers.review.review"
 TOURNAMENT_ROUND_JOB = "workers.tournaments.pair_round"
 TOURNAMENT_NOTIFY_JOB = "workers.tournaments.notify_round"
 INVITE_NOTIFY_JOB = "workers.invites.notify_invited"
@@ -87,6 +88,11 @@ def remind_job_id(game_id: str, version: int) -> str:
 def bot_job_id(game_id: str, version: int, seat: int) -> str:
     """A bot's move for the game at ``version``: one job however often it is owed."""
     return f"bot-{game_id}-{version}-{seat}"
+
+
+def review_job_id(game_id: str, player_id: str) -> str:
+    """The review of one player's decisions in a finished game: one job however often asked."""
+    return f"review-{game_id}-{player_id}"
 
 
 def tournament_round_job_id(tournament_id: str, number: int) -> str:

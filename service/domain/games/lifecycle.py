@@ -79,6 +79,8 @@ def new_game(
     if deadline is not None:
         deadline = inputs.checked("deadline", inputs.deadline, deadline)
     settings = inputs.game_settings(settings or {})
+    if levels:
+        settings = inputs.bot_pace(settings)
     game = game_type(type_id)
     try:
         chosen = game.resolve_options(options)

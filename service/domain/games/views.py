@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.core import Event, Translator
 from service.common import sealed
+from service.domain import ratings
 from service.store.record import GameRecord
 
 ACTION_KINDS = ("move", "sealed", "resolve")
@@ -86,10 +87,25 @@ def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> di
         "invited": list(record.seating.get("invited", [])),
         "rematch": record.seating.get("rematch"),
         "rematch_of": record.seating.get("rematch_of"),
+        "rated": _rated(record),
+        "bot_pace": _bot_pace(record),
     }
     if player_id == record.creator and record.status == "open":
         out["invite_code"] = record.invite
     return out
+
+
+def _rated(record: GameRecord) -> bool:
+    """Whether the result changes ratings (while open: what the creation says)."""
+    return ratings.meant_rated(record) if record.status == "open" else ratings.is_rated(record)
+
+
+def _bot_pace(record: GameRecord) -> str | None:
+    """How the game's bots pace their moves (None: no bot), ``instant`` for a game made
+    before bots had paces."""
+    if not record.seating.get("bots"):
+        return None
+    return str(record.settings.get("bot_pace", "instant"))
 
 
 def _own_sealed(record: GameRecord, seat: int | None) -> list[dict[str, str]]:

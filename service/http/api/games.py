@@ -15,7 +15,7 @@ from service import pictures
 from service.common import i18n
 from service.common.lru import Lru
 from service.common.problems import Problem
-from service.domain import ratelimit, ratings, rematch, seats
+from service.domain import ratelimit, ratings, rematch, review, seats
 from service.domain.games import lifecycle, play, views
 from service.http.api.base import Blueprint, dumped, problems
 from service.http.auth import current_player, store, token_optional, token_required
@@ -60,7 +60,7 @@ class GamesView(MethodView):
         """Create a game; the creator takes seat 0 (or the lowest seat no bot holds) and gets
         the invite code. `bots` fills seats with computer opponents."""
         given: dict[str, Any] = {
-            name: data[name] for name in ("rated", "bot_delay_seconds") if name in data
+            name: data[name] for name in ("rated", "bot_delay_seconds", "bot_pace") if name in data
         }
         outcome = lifecycle.create_game(
             store(),
@@ -205,6 +205,30 @@ class RematchView(MethodView):
         (the finished game's view names it: `rematch`). The one who made it starts it."""
         outcome = rematch.rematch(store(), _player(), game_id)
         return outcome.body, outcome.status
+
+
+@blp.route("/<game_id>/review")
+class ReviewView(MethodView):
+    @blp.doc(operationId="get_review")
+    @token_required
+    @blp.response(200, s.Review)
+    @problems(blp, 401, 403, 404, 409)
+    def get(self, game_id: str) -> dict[str, Any]:
+        """Your review of a finished game: the hard bot's view of each of your decisions
+        (`pending` until a worker has made it). 404 `no-review` before you asked for one; 409
+        `game-not-finished` while the game is in play."""
+        return review.shown(store(), _player(), game_id)
+
+    @blp.doc(operationId="request_review")
+    @token_required
+    @blp.response(202, s.Review, description="Asked for (or already made): see `status`")
+    @problems(blp, 401, 403, 404, 409)
+    def post(self, game_id: str) -> Any:
+        """Ask for the hard bot's view of each of your decisions in a finished game: for each
+        of your moves and sealed choices, the move it would have made and the estimated win
+        chance after both, judged from what your seat saw then only. A worker makes it; asked
+        again, it is the same review. 409 `game-not-finished` while the game is in play."""
+        return review.request(store(), _player(), game_id), 202
 
 
 @blp.route("/<game_id>/start")

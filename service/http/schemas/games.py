@@ -144,6 +144,15 @@ class GameCreate(ma.Schema):
             "3600 for a correspondence pace)"
         },
     )
+    bot_pace = fields.String(
+        validate=validate.OneOf(inputs.BOT_PACES),
+        metadata={
+            "description": "How the bots pace their moves: `instant` (after `bot_delay_seconds`, "
+            "0 by default), `seconds` (like a person at the table: 2 to 6 s, spread), "
+            "`correspondence` (10 minutes to 6 hours, spread). Default: `seconds`, or `instant` "
+            "when `bot_delay_seconds` is given, which goes with `instant` only"
+        },
+    )
     public = StrictBoolean(
         load_default=True,
         metadata={
@@ -327,6 +336,19 @@ class GameView(ma.Schema):
         fields.Nested(Invited),
         required=True,
         metadata={"description": "Players named at creation, who join without the code"},
+    )
+    rated = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Whether the result changes ratings: false for a game with a bot "
+            "unless it was created rated, and for a game whose seats are all one player's"
+        },
+    )
+    bot_pace = fields.String(
+        allow_none=True,
+        required=True,
+        validate=validate.OneOf(inputs.BOT_PACES),
+        metadata={"description": "How the bots pace their moves; null: no bot at the table"},
     )
     rematch = fields.String(
         allow_none=True,
@@ -539,3 +561,29 @@ class GameRecord(ma.Schema):
     reveals = fields.List(fields.Dict(), required=True)
     result = fields.Dict(allow_none=True)
     complete = fields.Boolean(required=True)
+
+
+class ReviewedDecision(ma.Schema):
+    version = fields.Integer(required=True, metadata={"description": "The decision's log entry"})
+    played = fields.String(required=True, metadata={"description": "What you played"})
+    played_chance = fields.Float(
+        required=True, metadata={"description": "Your estimated win chance after it, 0 to 1"}
+    )
+    suggested = fields.String(
+        required=True, metadata={"description": "What the hard bot would have played"}
+    )
+    suggested_chance = fields.Float(
+        required=True, metadata={"description": "Your estimated win chance after that, 0 to 1"}
+    )
+    agrees = fields.Boolean(required=True, metadata={"description": "The same move"})
+
+
+class Review(ma.Schema):
+    status = fields.String(required=True, validate=validate.OneOf(("pending", "ready")))
+    requested_at = fields.Float(required=True)
+    computed_at = fields.Float(metadata={"description": "Once ready"})
+    decisions = fields.List(
+        fields.Nested(ReviewedDecision),
+        required=True,
+        metadata={"description": "Each of your decisions, in the game's order (once ready)"},
+    )

@@ -19,7 +19,7 @@ from engine.core import Event
 from service import kits, pictures
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
-from service.domain import messages, prefs, ratings
+from service.domain import messages, prefs, ratings, review
 from service.domain.games import lifecycle, views
 from service.domain.websessions import Session
 from service.http.web import live as live_page
@@ -32,9 +32,23 @@ from service.store.record import GameRecord
 def seat_names(record: GameRecord) -> list[dict[str, Any]]:
     """Each seat as templates/names.html's ``seat_name`` shows it (a bot's: no link)."""
     return [
-        {"player_id": pid, "name": name, "is_bot": record.bot_level(seat) is not None}
+        {"player_id": pid, "name": name, **views.bot_fields(record.bot_level(seat))}
         for seat, (pid, name) in enumerate(zip(record.seats, record.names, strict=False))
     ]
+
+
+def _review(
+    store: Store, record: GameRecord, seat: int | None, player_id: str | None
+) -> dict[str, Any] | None:
+    """The end screen's review of the player's decisions (service/domain/review.py): None
+    unless the game is over and the player held a seat of their own; else what is stored
+    (``status`` None: not asked for yet)."""
+    if record.status != "finished" or seat is None or player_id is None:
+        return None
+    if record.bot_level(seat) is not None:
+        return None
+    found = review.read(store, record.id, player_id)
+    return found or {"status": None, "decisions": []}
 
 
 def stream_of(game_id: str) -> str:
@@ -127,6 +141,7 @@ def context(
         if record.status == "finished"
         else None,
         rematch=_rematch(store, record, player_id),
+        review=_review(store, record, seat, player_id),
         # When a complete staged move waits for Confirm (static/board/ decides "auto").
         confirm_moves=prefs.confirm_moves(store, player_id) if player_id and board else "always",
         not_invited=player_id is None or not lifecycle.invited(record, player_id),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 from collections.abc import Callable, Mapping
 from functools import wraps
 from pathlib import Path
@@ -156,6 +157,20 @@ def asset_versions() -> dict[str, str]:
         for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
+
+
+#: A bot's name as service/domain/games/lifecycle.py ``bot_identity`` gives it, numbered when
+#: two bots of a game share a level.
+_NUMBERED_BOT = re.compile(r"Bot (\d+) \(\w+\)")
+
+
+@blp.app_template_global()
+def bot_name(name: str, level: str) -> str:
+    """A bot's name with its level in the reader's language: "Bot (medium)", "Bot 3 (hard)"."""
+    numbered = _NUMBERED_BOT.fullmatch(name)
+    if numbered:
+        return gettext("Bot %(num)s (%(level)s)", num=int(numbered[1]), level=gettext(level))
+    return gettext("Bot (%(level)s)", level=gettext(level))
 
 
 @blp.app_template_global()

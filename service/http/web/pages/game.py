@@ -16,6 +16,7 @@ from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
 from service.domain import messages, replay, seats, websessions
 from service.domain import rematch as rematch_games
+from service.domain import review as reviews
 from service.domain.games import lifecycle, play, views
 from service.http.web import game_page, table
 from service.http.web import live as live_page
@@ -201,6 +202,17 @@ def rematch(game_id: str) -> Any:
         _note(str(error.description))
         return _back(game_id)
     return _back(str(outcome.body["id"]))
+
+
+@blp.post("/games/<game_id>/review")
+@form_post
+def review(game_id: str) -> Any:
+    """The end screen's "Review my decisions" (POST /v1/games/{id}/review's twin)."""
+    try:
+        reviews.request(store(), g.web_session.player, game_id)
+    except Problem as error:
+        _note(str(error.description))
+    return redirect(url_for("web.game", game_id=game_id, _anchor="review"))
 
 
 @blp.post("/games/<game_id>/seats/<int:seat>/offer")

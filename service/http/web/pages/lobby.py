@@ -15,7 +15,7 @@ from engine.registry import game_ids, get_game
 from service.common import i18n
 from service.common.problems import Problem
 from service.domain import bots, inputs
-from service.domain.games import lifecycle
+from service.domain.games import lifecycle, views
 from service.http.web.pages.base import _refused, _typed, _whole_number, blp, form_post, store
 from service.store import MAX_INDEX
 
@@ -44,6 +44,8 @@ def home() -> Any:
             ("hard", gettext("hard")),
         ],
         bot_paces=_bot_paces(),
+        play_now_paces=_play_now_paces(),
+        default_pace=inputs.DEFAULT_BOT_PACE,
     )
 
 
@@ -51,7 +53,7 @@ def _players(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """The seats as templates/names.html's ``seat_name`` shows them (a bot's: no link)."""
     bots = (summary.get("seating") or {}).get("bots", {})
     return [
-        {"player_id": pid, "name": name, "is_bot": str(i) in bots}
+        {"player_id": pid, "name": name, **views.bot_fields(bots.get(str(i)))}
         for i, (pid, name) in enumerate(zip(summary["seats"], summary["names"], strict=False))
     ]
 
@@ -169,6 +171,15 @@ def _bot_paces() -> list[tuple[str, str]]:
     ]
 
 
+def _play_now_paces() -> list[tuple[str, str]]:
+    """Play now's paces of its bots (``inputs.BOT_PACES``) and their labels."""
+    return [
+        ("instant", gettext("at once")),
+        ("seconds", gettext("a few seconds, like a person at the table")),
+        ("correspondence", gettext("minutes to hours, like a correspondence player")),
+    ]
+
+
 def _bot_delay(text: str) -> int:
     return int(text) if text in dict(_bot_paces()) else 0
 
@@ -179,8 +190,9 @@ def play_now() -> Any:
     """The lobby's one click: a game against bots, started, the player taken to the table."""
     form = request.form
     level = form.get("level", bots.PLAY_NOW_LEVEL)
+    pace = form.get("pace", inputs.DEFAULT_BOT_PACE)
     try:
-        outcome = bots.play_now(store(), g.web_session.player, form.get("type", ""), level)
+        outcome = bots.play_now(store(), g.web_session.player, form.get("type", ""), level, pace)
     except Problem as error:
         _refused(error, _typed(form))
         return redirect(url_for("web.home"))
