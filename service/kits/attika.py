@@ -18,6 +18,7 @@ KIT = GameKit(
         targets="engine.attika.targets",
         controller="games/attika.js",
         draws="engine.attika.targets:DRAWS",
+        sends=("reveal", "draw"),
         costs="engine.attika.targets:costs",
         open_hexes="engine.attika.targets:open_hexes",
         tile_preview="service.pictures.attika_table:tile_preview",

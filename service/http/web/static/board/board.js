@@ -2,8 +2,9 @@
 // light (the legal actions, each with its pick and place, and the places' names: the page's
 // JSON data block), the board stages the parts the player chooses, asks the server what may
 // follow each, and reports the whole move through one callback (``events.move``, with
-// Confirm). A live update is ``board.set(config)``: the new version's legal actions (and its
-// elements, when the page swapped them), never a second start. No rule is decided here: a
+// Confirm; a part that draws by itself, ``sends``, at once, said in the page's sent line). A
+// live update is ``board.set(config)``: the new version's legal actions (and its elements,
+// when the page swapped them), never a second start. No rule is decided here: a
 // game's controller (static/games/<game>.js) draws its pieces and reads its taps.
 //
 // config: { game, table, places, confirm ("always" | "never" | "auto"),
@@ -18,7 +19,7 @@ import { showError } from "./dom.js";
 import { pickPlaces } from "./legal.js";
 import { createPanZoom } from "./panzoom.js";
 import { askStaged, sendMove } from "./requests.js";
-import { confirmMove, createStaging } from "./staging.js";
+import { confirmMove, createStaging, sendsAtOnce } from "./staging.js";
 
 /** The elements a board works with, found in the page (again after an update). */
 export function boardElements(root) {
@@ -29,6 +30,7 @@ export function boardElements(root) {
     pieces: root.querySelector(".pieces"),
     choices: root.querySelector(".pieces .choices"),
     bar: root.querySelector(".confirm-bar"),
+    sent: root.querySelector(".sent-note"),
   };
 }
 
@@ -50,7 +52,7 @@ export function createBoard(root, config, controller) {
   const staging = createStaging(settings.table || { actions: [], labels: {} });
   const panzoom = createPanZoom(controller.panzoom || { maxScale: 4, step: 1.5 });
   const board = {
-    settings, staging, panzoom, busy: false, elements: {}, info: null, listening: null,
+    settings, staging, panzoom, busy: false, elements: {}, info: null, listening: null, sent: "",
     on, render, stage, ask, undo, confirm, error, set, hook,
     table: () => staging.table(),
     places: () => settings.places,
@@ -89,7 +91,17 @@ export function createBoard(root, config, controller) {
     if (rotate) { rotate.disabled = board.busy; }
   }
 
+  // The line that says what was sent at once (a part that draws), until the next is staged;
+  // shown on the new version's page too (an update in place brings a new line).
+  function renderSent() {
+    const line = board.elements.sent;
+    if (!line) { return; }
+    line.hidden = !board.sent;
+    line.querySelector(".sent-moves").textContent = board.sent;
+  }
+
   function render() {
+    renderSent();
     if (!board.playable()) { return; }
     controller.render(board);
     renderBar();
@@ -98,8 +110,15 @@ export function createBoard(root, config, controller) {
   /** Stages a part ({ moves, label, ... }) and asks what may follow it. */
   function stage(part) {
     if (board.busy) { return; }
+    board.sent = "";
     staging.stage(part);
     if (controller.staged) { controller.staged(board, part); }
+    if (sendsAtOnce(part)) {
+      // Nothing may follow it on this version: the next is the page's update.
+      staging.follow(Object.assign({}, staging.table(), { actions: [], tile: null }));
+      send(staging.text());
+      return;
+    }
     ask("");
   }
 
@@ -145,6 +164,12 @@ export function createBoard(root, config, controller) {
 
   /** Confirm: the whole move through the one callback. */
   function confirm() {
+    send("");
+  }
+
+  /** The whole move through the one callback; ``sent``: what the sent line then says (a
+   * part sent at once), "" for a move sent with Confirm. */
+  function send(sent) {
     if (!staging.size() || board.busy) { return; }
     board.busy = true;
     render();
@@ -158,6 +183,8 @@ export function createBoard(root, config, controller) {
         render();
         return;
       }
+      board.sent = sent;
+      render();
       document.dispatchEvent(new CustomEvent("kurier:played", { detail: got[1] }));
     }).catch(() => { board.busy = false; render(); });
   }
@@ -207,6 +234,7 @@ export function createBoard(root, config, controller) {
     return Object.assign({
       set: (next) => set(Object.assign(pageConfig(root, controller.dataId), next || {})),
       staged: () => staging.moves(),
+      sent: () => board.sent,
       actions: () => pickPlaces(staging.table().actions),
     }, controller.hook ? controller.hook(board) : {});
   }

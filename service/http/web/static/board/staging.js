@@ -54,3 +54,12 @@ export function confirmMove(staging, onMove) {
   if (!moves.length) { return null; }
   return Promise.resolve(onMove(moves));
 }
+
+/**
+ * Whether a part is sent as soon as it is staged, without a Confirm: its action draws what
+ * nobody has seen yet by itself (the server offers it with ``sends``: kits.Table.sends), so
+ * Undo could not take it back once seen.
+ */
+export function sendsAtOnce(part) {
+  return !!(part && part.action && part.action.sends);
+}
