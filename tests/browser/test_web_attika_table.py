@@ -231,9 +231,6 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
                 # A part that draws as it ends (the tile after a stack's last building): sent
                 # with Confirm, untried, and the turn goes on on the state that shows the draw.
                 seen["draw"] += 1
-                if "draw" not in shots and page.viewport_size["width"] == 390:
-                    _shot(page, "attika-390-draws-light")
-                    shots.add("draw")
             parts += len(page.evaluate("window.kurier.board.staged()"))
             page.locator(".confirm-bar .confirm").click()
         confirms += 1

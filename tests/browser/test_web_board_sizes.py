@@ -16,7 +16,7 @@ from service.store import Store
 from tests.browser.conftest import screenshot
 from tests.game_helpers import new_table, play_random
 
-#: Attila's board with its lit places, for docs/web.md.
+#: Attila's and Attika's boards with their lit places, for docs/web.md.
 PICTURES = Path(__file__).resolve().parents[2] / "docs" / "pictures" / "table"
 MIN_TARGET = 24
 MIN_TEXT = 11
@@ -159,23 +159,23 @@ def test_every_lit_target_and_informative_word_is_big_enough(
         f"informative words under {MIN_TEXT} px: {tiny[:6]}"
     )
     screenshot(page, f"sizes-{game_type}-{size}")
-    if game_type == "attila":
-        _docs_shots(page, size)
     if game_type in ("attila", "attika"):
+        _docs_shots(page, game_type, size)
         bar = _staged_bar(page)
         assert len(bar) >= 2, bar  # Undo and Confirm
         assert [b for b in bar if b[1] < MIN_TARGET or b[2] < MIN_TARGET] == [], bar
     page.context.close()
 
 
-def _docs_shots(page: Any, size: str) -> None:
-    """The board as the player sees it first (the window, scrolled to the top), light and
-    dark on the phone."""
+def _docs_shots(page: Any, game_type: str, size: str) -> None:
+    """The board as the player sees it first (the window, scrolled to the top), its places
+    lit, light and dark on the phone."""
     width = SIZES[size][0]
     page.evaluate("window.scrollTo(0, 0)")
     for scheme in ("light", "dark") if size == "phone" else ("light",):
         page.emulate_media(color_scheme=scheme)
-        page.screenshot(path=str(PICTURES / f"attila-board-{width}-{scheme}.png"))
+        page.screenshot(path=str(PICTURES / f"{game_type}-board-{width}-{scheme}.png"))
+    page.emulate_media(color_scheme="light")
 
 
 @pytest.mark.parametrize("size", list(SIZES))
