@@ -8,8 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from tests import node_packages
+from tests.browser.test_web_axe import AXE, _violations
 from tests.browser.test_web_table import _phone, always_confirm, committed, shows_version
 from tests.client import Kurier, Player
+
+
+@pytest.fixture(scope="module")
+def axe() -> str:
+    """axe-core's source, as test_web_axe.py loads it."""
+    modules = node_packages.installed(AXE, "the accessibility check (axe-core)")
+    return (modules / "axe-core" / "axe.min.js").read_text()
+
 
 #: The page's sent line in each language (the catalog's words, service/translations/).
 SENT = {
@@ -35,7 +47,9 @@ def _sent_line(page: Any, moves: str, lang: str) -> None:
     assert not page.locator(".confirm-bar").is_visible()
 
 
-def test_an_attika_reveal_is_sent_with_one_tap(browser: Any, base_url: str, worker: Any) -> None:
+def test_an_attika_reveal_is_sent_with_one_tap(
+    browser: Any, base_url: str, worker: Any, axe: str
+) -> None:
     kurier = Kurier(base_url)
     game_id, players = kurier.new_game(2, seed="sends-attika", game_type="attika")
     always_confirm(kurier, players)
@@ -51,6 +65,9 @@ def test_an_attika_reveal_is_sent_with_one_tap(browser: Any, base_url: str, work
     shows_version(page, view["version"])  # the turn goes on, on the state that shows it
     assert page.locator(".building-piece.revealed").count() == 1
     assert page.locator(".sent-note").is_visible()
+    for scheme in ("light", "dark"):  # the line is read in both
+        page.emulate_media(color_scheme=scheme)
+        assert _violations(page, base_url, axe) == [], scheme
     page.context.close()
 
 

@@ -2,9 +2,9 @@
 // light (the legal actions, each with its pick and place, and the places' names: the page's
 // JSON data block), the board stages the parts the player chooses, asks the server what may
 // follow each, and reports the whole move through one callback (``events.move``, with
-// Confirm; a part that draws by itself, ``sends``, at once, said in the page's sent line). A
-// live update is ``board.set(config)``: the new version's legal actions (and its elements,
-// when the page swapped them), never a second start. No rule is decided here: a
+// Confirm; a part that ``sends``, at once). A live update is ``board.set(config)``: the new
+// version's legal actions (and its elements, when the page swapped them), never a second
+// start. No rule is decided here: a
 // game's controller (static/games/<game>.js) draws its pieces and reads its taps.
 //
 // config: { game, table, places, confirm ("always" | "never" | "auto"),
@@ -91,8 +91,7 @@ export function createBoard(root, config, controller) {
     if (rotate) { rotate.disabled = board.busy; }
   }
 
-  // The line that says what was sent at once (a part that draws), until the next is staged;
-  // shown on the new version's page too (an update in place brings a new line).
+  // What was sent at once (a part that draws), said until the next part is staged.
   function renderSent() {
     const line = board.elements.sent;
     if (!line) { return; }
@@ -114,7 +113,6 @@ export function createBoard(root, config, controller) {
     staging.stage(part);
     if (controller.staged) { controller.staged(board, part); }
     if (sendsAtOnce(part)) {
-      // Nothing may follow it on this version: the next is the page's update.
       staging.follow(Object.assign({}, staging.table(), { actions: [], tile: null }));
       send(staging.text());
       return;
@@ -167,8 +165,7 @@ export function createBoard(root, config, controller) {
     send("");
   }
 
-  /** The whole move through the one callback; ``sent``: what the sent line then says (a
-   * part sent at once), "" for a move sent with Confirm. */
+  /** The whole move through the one callback; ``sent``: what the sent line says after. */
   function send(sent) {
     if (!staging.size() || board.busy) { return; }
     board.busy = true;
@@ -234,7 +231,6 @@ export function createBoard(root, config, controller) {
     return Object.assign({
       set: (next) => set(Object.assign(pageConfig(root, controller.dataId), next || {})),
       staged: () => staging.moves(),
-      sent: () => board.sent,
       actions: () => pickPlaces(staging.table().actions),
     }, controller.hook ? controller.hook(board) : {});
   }

@@ -55,11 +55,7 @@ export function confirmMove(staging, onMove) {
   return Promise.resolve(onMove(moves));
 }
 
-/**
- * Whether a part is sent as soon as it is staged, without a Confirm: its action draws what
- * nobody has seen yet by itself (the server offers it with ``sends``: kits.Table.sends), so
- * Undo could not take it back once seen.
- */
+/** Whether a part is sent when staged, no Confirm: it draws (``sends``: kits.Table.sends). */
 export function sendsAtOnce(part) {
   return !!(part && part.action && part.action.sends);
 }
