@@ -61,6 +61,9 @@ TABLE_BOARD = re.compile(r'data-board="([^"]+)"')
 UPDATE_KB = 20.0
 #: Issue 33's budget for a move's whole update to the other player: page and board.
 MOVE_UPDATE_KB = 60.0
+#: Issue 46's budget for the code a table page loads: every script and module it imports
+#: and every style sheet, gzipped (as a server or CDN would send them compressed).
+TABLE_CODE_KB = 60.0
 #: The board's unchanging parts, which a page showing it does not ask for again (keep.py).
 KEPT = re.compile(r'data-keep="([^"]+)"')
 ASSET = re.compile(r'(?:href|src)="(/assets/[^"]+)"')
@@ -199,6 +202,16 @@ def with_imports(http: requests.Session, base: str, paths: list[str]) -> dict[st
     return found
 
 
+def table_code_gz(http: requests.Session, urls: dict[str, str]) -> int:
+    """The page's scripts, modules and style sheets (``with_imports``' names), each gzipped at
+    level 6, in bytes."""
+    return sum(
+        len(gzip.compress(http.get(url, timeout=30).content, compresslevel=6))
+        for name, url in urls.items()
+        if name.endswith((".js", ".css"))
+    )
+
+
 def kb(size: int) -> str:
     return f"{size / 1024:.1f} KB ({size / 1024 / TARGET_KB:.0%} of {TARGET_KB:.0f} KB)"
 
@@ -256,6 +269,14 @@ def one_game(stack: Stack, args: argparse.Namespace, game_type: str, bare: Timed
         + " + ".join(f"{name} {w / 1024:.1f}" for name, (w, _) in page_parts.items())
         + f" = {kb(total)}; target {weight}; decoded {kb(decoded)}; the board SVG besides: "
         f"{svg_wire / 1024:.1f} KB on the wire, {svg_decoded / 1024:.1f} KB decoded",
+        flush=True,
+    )
+    code_gz = table_code_gz(browser, urls)
+    code_verdict = "met" if code_gz <= TABLE_CODE_KB * 1024 else "missed"
+    print(
+        f"  table JS+CSS gzipped (level 6; {sum(n.endswith(('.js', '.css')) for n in urls)} "
+        f"files, modules included): {code_gz / 1024:.1f} KB; target ≤ {TABLE_CODE_KB:.0f} KB "
+        f"{code_verdict}",
         flush=True,
     )
     if live is not None:

@@ -59,6 +59,11 @@ class Table:
     #: Event kinds that show what nobody has seen yet (a frozenset): a staged part bringing
     #: one is sent, not tried.
     draws: str = ""
+    #: The action types that draw what nobody has seen yet by themselves (a building turned
+    #: up, cards drawn or swapped for unseen ones): the table sends one at once when it is
+    #: chosen (the action is offered with ``sends``), since Undo could not take it back once
+    #: seen; a Confirm of its own would guard nothing. Every other move waits for Confirm.
+    sends: tuple[str, ...] = ()
     #: What each legal build costs there: ``costs(rules, state, seat, raw_actions)``.
     costs: str = ""
     #: More for each legal action: ``details(rules, state, seat, actions)``.

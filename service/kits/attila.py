@@ -17,6 +17,7 @@ KIT = GameKit(
         targets="engine.attila.targets",
         controller="games/attila.js",
         draws="engine.attila.targets:DRAWS",
+        sends=("swap",),
         pieces="service.pictures.attila_table:pieces",
         panel="service.pictures.attila_table:panel",
         after_pieces="games/attila_panel.html",

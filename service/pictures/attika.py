@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -57,6 +58,29 @@ COLOUR_FILL = {
 }
 DARK_TEXT = {"yellow", "white"}
 FALLBACK_FILL = ["#c8372d", "#e9bd22", "#2f8f46", "#2d63c8"]
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The words on the map's hexes: the mailed picture's (a print, read up close) or the web
+    table's (``attika_web``: read at a phone's width, so larger, and marked ``info``)."""
+
+    #: The coordinate's font size and its baseline below the hex's centre.
+    coordinate: float = 11
+    coordinate_y: float = 31
+    #: A building's name's font size; 0: fitted to the badge (a name over 12 letters cut).
+    name: float = 0
+    #: The building's badge: its width, height and centre above the hex's centre.
+    badge_w: float = 64
+    badge_h: float = 22
+    badge_y: float = 2
+    #: The glyph's centre above the hex's centre.
+    glyph_y: float = 21
+    #: Whether the coordinates are marked ``info`` (words a player needs, measured by the tests).
+    info_coordinates: bool = False
+
+
+PRINT = Labels()
 
 
 def colour_names(board: Board, players: int) -> list[str]:
@@ -106,30 +130,13 @@ def render(
     """The picture of ``view``. ``open_hexes`` ("q,r"): empty places off the map drawn as
     outlines with their coordinate, for the web table to light up and preview a map tile on
     (a tile's anchors and the hexes it may cover: public, they follow from the map)."""
-    cells = {parse_hex(c["hex"]): c for c in view["map"]}
-    on_map = {c["hex"] for c in view["map"]}
-    marked = [parse_hex(h) for h in sorted(touched(events) & on_map)]
-    shrines = [parse_hex(h) for h in view["shrines"]]
-    empty = [parse_hex(h) for h in open_hexes if h not in on_map and h not in view["shrines"]]
-    every = [*cells, *shrines, *empty]
-    xs = [_pixel(h)[0] for h in every]
-    ys = [_pixel(h)[1] for h in every]
-    half_w = R * SQ3 / 2
-    ox = MARGIN + half_w - min(xs)
-    oy = HEADER + MARGIN / 2 + R - min(ys)
-    map_w = max(xs) - min(xs) + 2 * half_w + 2 * MARGIN
-    map_h = max(ys) - min(ys) + 2 * R + 1.5 * MARGIN + HEADER
-    panel = _panel(board, view, map_w, names, last_move)
+    drawn = draw_map(board, view, events, open_hexes, PRINT, MARGIN, HEADER + MARGIN / 2)
+    map_w, map_h = drawn.width, drawn.height + MARGIN
+    panel = _panel(board, panel_facts(board, view, names, last_move), map_w)
     width = round(map_w + PANEL_W)
     height = round(max(map_h, panel.bottom + MARGIN))
-
-    def at(hex_: Hex) -> tuple[float, float]:
-        x, y = _pixel(hex_)
-        return x + ox, y + oy
-
     parts = [
-        # data-map-box: the map without the side panel, which a phone's table shows alone
-        # (the panel's words are in the page beside it).
+        # data-map-box: the map without the side panel.
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" data-map-box="0 0 {map_w:.0f} {map_h:.0f}" '
         'font-family="DejaVu Sans, Arial, sans-serif">',
@@ -141,31 +148,74 @@ def render(
         f'<rect width="{width}" height="{HEADER}" fill="#213547"/>',
         f'<text x="{MARGIN}" y="34" font-size="24" font-weight="bold" fill="#fff">'
         f"{escape(title)}</text>",
-        f'<text x="{MARGIN}" y="56" font-size="12" fill="#cfdbe6">'
-        + _("Map data reconstructed, not the printed tiles (see docs/rules/attika.md).")
-        + "</text>",
-        f'<text x="{MARGIN}" y="73" font-size="12" fill="#cfdbe6">'
-        + _("Each hex shows its q,r as written in moves: q grows to the east, r to the south-east.")
-        + "</text>",
+        f'<text x="{MARGIN}" y="56" font-size="12" fill="#cfdbe6">' + _(RECONSTRUCTED) + "</text>",
+        f'<text x="{MARGIN}" y="73" font-size="12" fill="#cfdbe6">' + _(COORDINATES) + "</text>",
+        *drawn.parts,
+        *panel.parts,
+        "</svg>",
     ]
-    tile_of = _tile_of(board, view)
-    parts.append('<g id="map">')
-    for hex_ in empty:
-        parts.append(_open_hex(hex_, *at(hex_)))
-    for hex_, cell in cells.items():
-        parts.append(_hex(board, cell, *at(hex_)))
-    parts += _tile_edges(board, cells, tile_of, at)
-    for hex_ in shrines:
-        parts.append(_shrine(hex_, *at(hex_)))
-    for hex_, cell in cells.items():
-        if cell["building"]:
-            parts.append(_building(board, cell, *at(hex_)))
-    for hex_ in marked:
-        parts.append(_last_move_frame(hex_, *at(hex_)))
-    parts.append("</g>")
-    parts += panel.parts
-    parts.append("</svg>")
     return "\n".join(parts)
+
+
+#: The picture's notes (the mailed picture's header, the web table's legend).
+RECONSTRUCTED = N_("Map data reconstructed, not the printed tiles (see docs/rules/attika.md).")
+COORDINATES = N_(
+    "Each hex shows its q,r as written in moves: q grows to the east, r to the south-east."
+)
+
+
+@dataclass(frozen=True)
+class DrawnMap:
+    """The map's drawing (``<g id="map">``) and its extent, from the picture's top left."""
+
+    parts: list[str]
+    width: float
+    height: float
+
+
+def draw_map(
+    board: Board,
+    view: dict[str, Any],
+    events: Sequence[Event],
+    open_hexes: Sequence[str],
+    labels: Labels,
+    margin: float,
+    top: float,
+) -> DrawnMap:
+    """The hexes of ``view``'s map, its shrines, buildings, tile edges and the last move's
+    frames, ``margin`` from the left and ``top`` from the top (``render``'s ``open_hexes``)."""
+    cells = {parse_hex(c["hex"]): c for c in view["map"]}
+    on_map = {c["hex"] for c in view["map"]}
+    marked = [parse_hex(h) for h in sorted(touched(events) & on_map)]
+    shrines = [parse_hex(h) for h in view["shrines"]]
+    empty = [parse_hex(h) for h in open_hexes if h not in on_map and h not in view["shrines"]]
+    every = [*cells, *shrines, *empty]
+    xs = [_pixel(h)[0] for h in every]
+    ys = [_pixel(h)[1] for h in every]
+    half_w = R * SQ3 / 2
+    ox = margin + half_w - min(xs)
+    oy = top + R - min(ys)
+
+    def at(hex_: Hex) -> tuple[float, float]:
+        x, y = _pixel(hex_)
+        return x + ox, y + oy
+
+    tile_of = _tile_of(board, view)
+    parts = ['<g id="map">']
+    parts += [_open_hex(hex_, *at(hex_), labels) for hex_ in empty]
+    parts += [_hex(board, cell, *at(hex_), labels) for hex_, cell in cells.items()]
+    parts += _tile_edges(board, cells, tile_of, at)
+    parts += [_shrine(hex_, *at(hex_), labels) for hex_ in shrines]
+    parts += [
+        _building(board, cell, *at(hex_), labels)
+        for hex_, cell in cells.items()
+        if cell["building"]
+    ]
+    parts += [_last_move_frame(hex_, *at(hex_)) for hex_ in marked]
+    parts.append("</g>")
+    width = max(xs) - min(xs) + 2 * half_w + 2 * margin
+    height = max(ys) - min(ys) + 2 * R + top
+    return DrawnMap(parts, width, height)
 
 
 # -- the map ----------------------------------------------------------------------------------
@@ -188,7 +238,25 @@ def _tile_of(board: Board, view: dict[str, Any]) -> dict[Hex, int]:
     return out
 
 
-def _hex(board: Board, cell: dict[str, Any], x: float, y: float) -> str:
+def _coordinate(label: str, x: float, y: float, labels: Labels, ink: str) -> str:
+    """A hex's ``q,r`` near its foot (narrowed to the hex where it is wider)."""
+    info = ' class="info"' if labels.info_coordinates else ""
+    return (
+        f'<text{info} x="{x:.1f}" y="{y + labels.coordinate_y:.1f}" '
+        f'font-size="{labels.coordinate:g}" text-anchor="middle" '
+        f'fill="{ink}"{narrowed(label, labels.coordinate, R * 1.3)}>{escape(label)}</text>'
+    )
+
+
+def narrowed(text: str, size: float, room: float) -> str:
+    """A ``textLength`` that narrows ``text`` (at ``size``) to ``room`` where it would be
+    wider (its height kept); "" where it fits. The width is the font's average glyph's."""
+    if len(text) * size * 0.6 <= room:
+        return ""
+    return f' textLength="{room:.0f}" lengthAdjust="spacingAndGlyphs"'
+
+
+def _hex(board: Board, cell: dict[str, Any], x: float, y: float, labels: Labels) -> str:
     land = cell["landscape"]
     fill = LAND_FILL.get(land, BLANK_FILL) if land else BLANK_FILL
     out = [
@@ -197,24 +265,21 @@ def _hex(board: Board, cell: dict[str, Any], x: float, y: float) -> str:
         'stroke-width="1"/>',
     ]
     if land:
-        out.append(_glyph(board, land, x, y - 21))
-    out.append(
-        f'<text x="{x:.1f}" y="{y + 31:.1f}" font-size="11" text-anchor="middle" '
-        f'fill="#3b3428">{escape(cell["hex"])}</text>'
-    )
+        out.append(_glyph(board, land, x, y - labels.glyph_y))
+    out.append(_coordinate(cell["hex"], x, y, labels, "#3b3428"))
     out.append("</g>")
     return "".join(out)
 
 
-def _open_hex(hex_: Hex, x: float, y: float) -> str:
+def _open_hex(hex_: Hex, x: float, y: float, labels: Labels) -> str:
     """An empty place off the map: a dashed outline the table can fill with a tile's preview."""
     label = format_hex(hex_)
     return (
         f'<g id="hex-{label}" class="open-hex" data-hex="{label}">'
         f'<polygon points="{_points(_corners(x, y))}" fill="#eef3f5" fill-opacity="0.6" '
         'stroke="#9fb4bf" stroke-width="1" stroke-dasharray="4 3"/>'
-        f'<text x="{x:.1f}" y="{y + 31:.1f}" font-size="11" text-anchor="middle" '
-        f'fill="#5d7480">{label}</text></g>'
+        + _coordinate(label, x, y, labels, "#5d7480")
+        + "</g>"
     )
 
 
@@ -291,7 +356,7 @@ def _tile_edges(board: Board, cells: dict[Hex, Any], tile_of: dict[Hex, int], at
     return out
 
 
-def _shrine(hex_: Hex, x: float, y: float) -> str:
+def _shrine(hex_: Hex, x: float, y: float, labels: Labels) -> str:
     label = f"{hex_[0]},{hex_[1]}"
     shrine = _("Shrine")
     return (
@@ -308,23 +373,28 @@ def _shrine(hex_: Hex, x: float, y: float) -> str:
         + f'<rect x="{x - 16:.1f}" y="{y - 1:.1f}" width="32" height="3" fill="#b08a2e"/>'
         f'<text x="{x:.1f}" y="{y + 15:.1f}" font-size="11" font-weight="bold" '
         f'text-anchor="middle" fill="#7a5d17">{shrine}</text>'
-        f'<text x="{x:.1f}" y="{y + 31:.1f}" font-size="11" text-anchor="middle" '
-        f'fill="#3b3428">{label}</text></g>'
+        + _coordinate(label, x, y, labels, "#3b3428")
+        + "</g>"
     )
 
 
-def _building(board: Board, cell: dict[str, Any], x: float, y: float) -> str:
+def _building(board: Board, cell: dict[str, Any], x: float, y: float, labels: Labels) -> str:
     seat = cell["building"]["seat"]
     building = board.building(cell["building"]["building"])
     colour = colour_names(board, seat + 1)[seat]
     fill = seat_fill(board, seat)
     ink = "#222" if colour in DARK_TEXT else "#fff"
     name = say_word(building.name_en)
-    label = name if len(name) <= 12 else name[:11] + "."
-    size = min(11.0, round(88 / max(len(label), 1), 1))  # fits the 64 px badge
+    w, h = labels.badge_w, labels.badge_h
+    top = y + labels.badge_y - h / 2
+    if labels.name:
+        label, size, fit = name, labels.name, narrowed(name, labels.name * 0.85, w - 6)
+    else:
+        label = name if len(name) <= 12 else name[:11] + "."
+        size, fit = min(11.0, round(88 / max(len(label), 1), 1)), ""  # fits the 64 px badge
     stroke = 'stroke="#7a5d17" stroke-width="2.5"' if building.main else 'stroke="#222"'
     star = (
-        f'<text x="{x + 26:.1f}" y="{y - 7:.1f}" font-size="11" text-anchor="middle" '
+        f'<text x="{x + w / 2 - 6:.1f}" y="{top + 2:.1f}" font-size="11" text-anchor="middle" '
         f'fill="#7a5d17">★</text>'
         if building.main
         else ""
@@ -333,11 +403,11 @@ def _building(board: Board, cell: dict[str, Any], x: float, y: float) -> str:
         f'<g id="building-{seat}-{escape(building.id)}">'
         f"<title>{escape(building.name_en)} ({escape(building.id)}), seat {seat} "
         f"({escape(colour)}) at {escape(cell['hex'])}</title>"
-        f'<rect x="{x - 32:.1f}" y="{y - 9:.1f}" width="64" height="22" rx="5" fill="{fill}" '
-        f"{stroke}/>"
-        f'<text class="info" x="{x:.1f}" y="{y + 6:.1f}" font-size="{size}" '
+        f'<rect x="{x - w / 2:.1f}" y="{top:.1f}" width="{w:g}" height="{h:g}" rx="5" '
+        f'fill="{fill}" {stroke}/>'
+        f'<text class="info" x="{x:.1f}" y="{top + h / 2 + size * 0.36:.1f}" font-size="{size:g}" '
         'font-weight="bold" font-family="DejaVu Sans Condensed, Arial Narrow, sans-serif" '
-        f'text-anchor="middle" fill="{ink}">{escape(label)}</text>{star}</g>'
+        f'text-anchor="middle" fill="{ink}"{fit}>{escape(label)}</text>{star}</g>'
     )
 
 
@@ -366,76 +436,100 @@ class _Panel:
         self.y += pixels
 
 
-def _panel(
-    board: Board,
-    view: dict[str, Any],
-    left: float,
-    players: Sequence[str],
-    last_move: Sequence[str],
-) -> _Panel:
-    p = _Panel(left)
+def panel_facts(
+    board: Board, view: dict[str, Any], players: Sequence[str], last_move: Sequence[str]
+) -> dict[str, Any]:
+    """What the panel beside the map says, in words, from the spectators' ``view``: the
+    mailed picture draws it (``_panel``), the web table shows it in HTML
+    (games/attika_panel.html, ``attika_table.panel``)."""
     colours = [_(c) for c in colour_names(board, view["players"])]
     names = {b.id: say_word(b.name_en) for b in board.buildings}
-    for line in wrap_words(_status(view, colours, players), 36):
-        p.text(line, 15, bold=True)
-        p.gap(20)
-    _last_move(last_move, p)
-    for line in _turn_lines(board, view):
-        p.text(line, 12)
-        p.gap(17)
     discard = ", ".join(
         f"{n} {board.resource(kind).letter}" for kind, n in view["discard"].items() if n
     )
-    p.text(
-        _(
-            "Deck %(deck)s cards · discard %(discard)s",
-            deck=view["deck"],
-            discard=discard or _("empty"),
-        ),
-        12,
-    )
-    p.gap(17)
-    p.text(
-        _(
-            "Amphorae in supply %(amphorae)s · tiles face down %(tiles)s",
-            amphorae=view["amphora_supply"],
-            tiles=view["tile_pile"],
-        )
-    )
-    p.gap(26)
     result = view["result"] or {}
+    seats = []
     for seat, info in enumerate(view["seats"]):
-        p.parts.append(
-            f'<rect x="{p.x:.1f}" y="{p.y - 12:.1f}" width="16" height="16" rx="3" '
-            f'fill="{seat_fill(board, seat)}" stroke="#333"/>'
-        )
         to_play = seat == view["active"] and not result
         badge = " ◀ " + _("to play") if to_play else ""
         if result and seat in result.get("winners", []):
             badge = " ★ " + _("winner")
-        badge += resigned_mark(view, seat)
-        p.text(f"{seat_label(players, seat)} · {colours[seat]}{badge}", 14, bold=True, dx=24)
-        p.gap(18)
         built = _("%(built)s/%(all)s built", built=len(info["built"]), all=len(board.buildings))
-        settlements = ngettext("%(num)d settlement", "%(num)d settlements", info["settlements"])
-        amphorae = ngettext("%(num)d amphora", "%(num)d amphorae", info["amphorae"])
-        cards = ngettext("%(num)d card", "%(num)d cards", info["cards"])
-        p.text(" · ".join((built, settlements, amphorae, cards)), 12, dx=24)
-        p.gap(16)
-        stacks = " ".join(str(n) for n in info["stacks"])
-        p.text(_("Stacks (1 = main): %(stacks)s", stacks=stacks), 12, dx=24)
-        p.gap(16)
         stored = ", ".join(names[b] for b in info["storage"]) or _("empty")
-        for line in wrap_words(_("Storage board: %(buildings)s", buildings=stored), 46):
+        done = ", ".join(
+            say_word(board.groups[_group(board, g)].name_en) for g in info["groups_complete"]
+        )
+        seats.append(
+            {
+                "seat": seat,
+                "fill": seat_fill(board, seat),
+                "to_play": to_play,
+                "title": f"{seat_label(players, seat)} · {colours[seat]}{badge}"
+                + resigned_mark(view, seat),
+                "counts": " · ".join(
+                    (
+                        built,
+                        ngettext("%(num)d settlement", "%(num)d settlements", info["settlements"]),
+                        ngettext("%(num)d amphora", "%(num)d amphorae", info["amphorae"]),
+                        ngettext("%(num)d card", "%(num)d cards", info["cards"]),
+                    )
+                ),
+                "stacks": _(
+                    "Stacks (1 = main): %(stacks)s",
+                    stacks=" ".join(str(n) for n in info["stacks"]),
+                ),
+                "storage": _("Storage board: %(buildings)s", buildings=stored),
+                "groups": _("Groups complete: %(groups)s", groups=done) if done else "",
+            }
+        )
+    return {
+        "status": _status(view, colours, players),
+        "last_move": list(last_move),
+        "turn": _turn_lines(board, view),
+        "deck": _(
+            "Deck %(deck)s cards · discard %(discard)s",
+            deck=view["deck"],
+            discard=discard or _("empty"),
+        ),
+        "supply": _(
+            "Amphorae in supply %(amphorae)s · tiles face down %(tiles)s",
+            amphorae=view["amphora_supply"],
+            tiles=view["tile_pile"],
+        ),
+        "seats": seats,
+    }
+
+
+def _panel(board: Board, facts: dict[str, Any], left: float) -> _Panel:
+    p = _Panel(left)
+    for line in wrap_words(facts["status"], 36):
+        p.text(line, 15, bold=True)
+        p.gap(20)
+    _last_move(facts["last_move"], p)
+    for line in facts["turn"]:
+        p.text(line, 12)
+        p.gap(17)
+    p.text(facts["deck"], 12)
+    p.gap(17)
+    p.text(facts["supply"])
+    p.gap(26)
+    for seat in facts["seats"]:
+        p.parts.append(
+            f'<rect x="{p.x:.1f}" y="{p.y - 12:.1f}" width="16" height="16" rx="3" '
+            f'fill="{seat["fill"]}" stroke="#333"/>'
+        )
+        p.text(seat["title"], 14, bold=True, dx=24)
+        p.gap(18)
+        p.text(seat["counts"], 12, dx=24)
+        p.gap(16)
+        p.text(seat["stacks"], 12, dx=24)
+        p.gap(16)
+        for line in wrap_words(seat["storage"], 46):
             p.text(line, 12, dx=24)
             p.gap(16)
-        if info["groups_complete"]:
-            done = ", ".join(
-                say_word(board.groups[_group(board, g)].name_en) for g in info["groups_complete"]
-            )
-            for line in wrap_words(_("Groups complete: %(groups)s", groups=done), 46):
-                p.text(line, 12, dx=24, fill="#5b4a1e")
-                p.gap(16)
+        for line in wrap_words(seat["groups"], 46) if seat["groups"] else []:
+            p.text(line, 12, dx=24, fill="#5b4a1e")
+            p.gap(16)
         p.gap(10)
     p.gap(6)
     _legend(board, p)

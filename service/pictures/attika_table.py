@@ -1,10 +1,11 @@
-"""Attika's own pieces on the game page's table (service/kits/attika.py names ``pieces`` and
-``tile_preview``): the storage board's buildings, the stacks, the building revealed, the
-resource cards in hand, and the drawn map tile in the picture's colours."""
+"""Attika's own pieces on the game page's table (service/kits/attika.py names ``pieces``,
+``tile_preview`` and ``panel``): the storage board's buildings, the stacks, the building
+revealed, the resource cards in hand, the drawn map tile in the picture's colours, and the
+panel beside the map."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -13,7 +14,15 @@ from engine.attika import targets
 from engine.attika.board import Board
 from service.common.i18n import say as _
 from service.common.i18n import say_word
-from service.pictures.attika import BLANK_FILL, LAND_FILL, resource_icon
+from service.pictures.attika import (
+    BLANK_FILL,
+    COORDINATES,
+    LAND_FILL,
+    RECONSTRUCTED,
+    panel_facts,
+    resource_icon,
+)
+from service.store.record import GameRecord
 
 
 def pieces(board: Board, view: Mapping[str, Any], seat: int) -> dict[str, Any]:
@@ -63,3 +72,27 @@ def tile_preview(board: Board, view: Mapping[str, Any]) -> list[list[list[Any]]]
     if shape is None:
         return None
     return [[[q, r, LAND_FILL.get(land or "", BLANK_FILL)] for q, r, land in rot] for rot in shape]
+
+
+def panel(
+    record: GameRecord,
+    view: Mapping[str, Any],
+    seat: int | None,
+    names: Sequence[str],
+    entries: Sequence[tuple[int, Mapping[str, Any]]],
+) -> dict[str, Any]:
+    """The panel the mailed picture draws beside its map (status, supply, each seat, legend),
+    for the table's HTML (games/attika_panel.html), from the same facts and the spectators'
+    view (whoever looks: nothing hidden in it; ``view`` is the seat's, not read). The last
+    move is the page's own list of recent moves."""
+    del view, seat, entries
+    game = record.game
+    public = game.view(game.load(record.state or {}), None)
+    facts = panel_facts(game.board, public, names, ())
+    board = game.board
+    facts["legend"] = [
+        {"icon": Markup(resource_icon(board, r.id)), "text": f"{r.letter} · {say_word(r.id)}"}
+        for r in board.resources
+    ]
+    facts["notes"] = [_(COORDINATES), _(RECONSTRUCTED)]
+    return facts

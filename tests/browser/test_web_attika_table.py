@@ -1,7 +1,8 @@
 """Attika on the table (issue 32) in a real Chromium: a whole 2-player game by clicking the
-board and the player's pieces only, one player at 390×844 with touch, Confirm and Undo, a part
-that draws sent by itself, a spectator's every response scanned for secrets; and a phone's lit
-places brought into its frame. A file of its own: the suite's processes take whole files, and
+board and the player's pieces only, one player at 390×844 with touch, Confirm and Undo, a
+reveal sent at once (it draws) and a part that draws as it ends sent with Confirm, a
+spectator's every response scanned for secrets; and a phone's lit places brought into its
+frame. A file of its own: the suite's processes take whole files, and
 this game is the longest browser test, so it runs beside the Attila one, not after it."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from tests.browser.test_web_table import (
     always_confirm,
     committed,
     leaks,
+    sent_at_once,
     shows_version,
 )
 from tests.client import Kurier
@@ -191,18 +193,31 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
         shows_version(page, view["version"])
         steer = _Steer(view, seat, rng)
         _idle(page)
+        sent = False
         for _part in range(20):  # bounded: a turn is at most a dozen parts
             if page.locator(".confirm-bar").is_visible() and _staged_done(page):
                 break
             width = page.viewport_size["width"]
+            before = len(page.evaluate("window.kurier.board.staged()"))
             part = _attika_part(page, steer, seen, first_tile=width not in shots)
+            if part == "reveal":
+                # A building turned up: sent at once with the parts before it (no Confirm),
+                # the page's line says so.
+                assert sent_at_once(page), "a reveal waited for Confirm"
+                assert "reveal" in page.locator(".sent-note .sent-moves").inner_text()
+                parts += before + 1
+                sent = True
+                if "sent" not in shots and width == 390:
+                    _shot(page, "attika-390-sent-light")
+                    shots.add("sent")
+                break
             _idle(page)
             if part == "tile" and width not in shots:  # a tile staged: one shot per size
                 _shot(
                     page, f"attika-{width}-{'light' if width > 390 else 'dark'}", dark=width == 390
                 )
                 shots.add(width)
-            if not undone and part in ("build", "reveal"):  # taken back, chosen again
+            if not undone and part == "build":  # taken back, chosen again
                 before = len(page.evaluate("window.kurier.board.staged()"))
                 page.locator(".confirm-bar .undo").click()
                 _idle(page)
@@ -211,25 +226,23 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
                 undone = True
         else:
             raise AssertionError("a turn of more than 20 parts")
-        if page.locator(".confirm-bar .draws-note").is_visible():
-            # A part that draws (a building turned up, the tile after a stack's last): sent
-            # with Confirm, untried, and the turn goes on on the state that shows the draw.
-            seen["draw"] += 1
-            if "draw" not in shots and page.viewport_size["width"] == 390:
-                _shot(page, "attika-390-draws-light")
-                shots.add("draw")
-        parts += len(page.evaluate("window.kurier.board.staged()"))
-        page.locator(".confirm-bar .confirm").click()
+        if not sent:
+            if page.locator(".confirm-bar .draws-note").is_visible():
+                # A part that draws as it ends (the tile after a stack's last building): sent
+                # with Confirm, untried, and the turn goes on on the state that shows the draw.
+                seen["draw"] += 1
+            parts += len(page.evaluate("window.kurier.board.staged()"))
+            page.locator(".confirm-bar .confirm").click()
         confirms += 1
         view = committed(kurier, game_id, view, lambda p=page: p.content()[:2000])
         if confirms % 10 == 0:  # the spectator's page follows in place too
             shows_version(spectator, view["version"], table=False)
     assert view["status"] == "finished", (confirms, seen, time.monotonic() - deadline)
-    assert seen["tile"] >= 2 and seen["build"] and {390, 1280, "draw"} <= shots and undone
-    # Every map tile was drawn by a part sent before it (the last of a stack's, turned up and
-    # built or stored), then placed on the updated board.
-    assert seen["draw"] >= seen["reveal"] + seen["tile"]
-    assert parts > confirms  # turns of several parts, each sent with one Confirm
+    assert seen["tile"] >= 2 and seen["build"] and {390, 1280, "sent"} <= shots and undone
+    # Every map tile was drawn by a part sent before it (the last of a stack's, built or
+    # stored), then placed on the updated board; every reveal was sent at once.
+    assert seen["draw"] >= seen["tile"] and seen["reveal"]
+    assert parts > confirms  # turns of several parts, each sent with one Confirm or at once
     # The end, shown in place on both pages and the spectator's: the standings, best first.
     for page in (*pages, spectator):
         shows_version(page, view["version"], table=False)

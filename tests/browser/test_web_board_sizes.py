@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from service.domain.games import views
 from service.store import Store
 from tests.browser.conftest import screenshot
 from tests.game_helpers import new_table, play_random
 
-#: Attila's board with its lit places and the wargame's at its default view, for docs/web.md.
+#: The boards with their lit places (the wargame at its default view), for docs/web.md.
 PICTURES = Path(__file__).resolve().parents[2] / "docs" / "pictures" / "table"
 MIN_TARGET = 24
 MIN_TEXT = 11
@@ -56,21 +57,41 @@ _LIT_LOOK = """() => {
 }"""
 
 SIZES = {"phone": (390, 844, True), "desktop": (1280, 800, False)}
-_NOT_YET = {
-    "attika": "Attika's building names are 7-9 px (Winegrower 6.7 px) at 390 and at 1280 px "
-    "(its panels are still in the picture)",
-}
 CASES = [
-    pytest.param(
-        game,
-        seats,
-        size,
-        marks=[pytest.mark.xfail(strict=True, reason=_NOT_YET[game])] if game in _NOT_YET else [],
-        id=f"{game}-{size}",
-    )
+    pytest.param(game, seats, size, id=f"{game}-{size}")
     for game, seats in (("attila", 3), ("attika", 2), ("attila-wargame", 2))
     for size in SIZES
 ]
+
+
+#: The confirm bar's buttons shown, with their sizes.
+_BAR = """() => [...document.querySelectorAll('.confirm-bar:not([hidden]) button:not([hidden])')]
+  .map(b => { const r = b.getBoundingClientRect(); return [b.className, r.width, r.height]; })"""
+
+
+def _until_a_build(store: Store, table: Any) -> None:
+    """Attika played on at random (bounded) until the player to move may build on the map: a
+    building's sites light up at the default view."""
+    for seed in range(40):
+        record = store.get_game(table.game_id)
+        mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
+        legal = views.legal_actions(record, mover)["actions"]
+        if any(a["notation"].startswith("build ") for a in legal):
+            return
+        play_random(store, table, 1, seed=seed)
+    raise AssertionError("no build offered in 40 random actions")
+
+
+def _staged_bar(page: Any) -> list[Any]:
+    """A lit place tapped (a part staged, not sent: Confirm is asked first) and the bar's
+    buttons then shown."""
+    page.locator(".board-svg .legal").first.dispatch_event("click")
+    page.wait_for_function(
+        "() => !document.querySelector('.confirm-bar').hidden"
+        " && !document.querySelector('.confirm-bar .confirm').disabled",
+        timeout=5_000,
+    )
+    return list(page.evaluate(_BAR))
 
 
 def _page(browser: Any, base_url: str, token: str, size: str) -> Any:
@@ -87,9 +108,13 @@ def _page(browser: Any, base_url: str, token: str, size: str) -> Any:
 
 
 def _light_places(page: Any) -> int:
-    """Pick what the player acts with first (a hand card, a counter) and wait, bounded, for
-    the places it lights; how many are lit."""
-    for selector in (".pieces .piece:not(:disabled)", ".board-svg .wg-pickable"):
+    """Pick what the player acts with first (a card or a building that goes on the board, else
+    any piece, a counter) and wait, bounded, for the places it lights; how many are lit."""
+    for selector in (
+        ".pieces .card-piece:not(:disabled), .pieces .building-piece:not(:disabled)",
+        ".pieces .piece:not(:disabled)",
+        ".board-svg .wg-pickable",
+    ):
         found = page.locator(selector)
         if found.count():
             found.first.dispatch_event("click")
@@ -109,6 +134,8 @@ def test_every_lit_target_and_informative_word_is_big_enough(
     table = new_table(store, seats, f"sizes-{game_type}", game_type)
     if game_type != "attila-wargame":
         play_random(store, table, 6, seed=5)
+    if game_type == "attika":
+        _until_a_build(store, table)
     record = store.get_game(table.game_id)
     mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
     page = _page(browser, base_url, table.tokens[mover], size)
@@ -120,7 +147,7 @@ def test_every_lit_target_and_informative_word_is_big_enough(
     lit = _light_places(page)
     seen = page.evaluate(_MEASURE)
     targets = first["targets"] + seen["targets"]
-    if game_type == "attila":
+    if game_type in ("attila", "attika"):
         assert lit > 0 and targets, "no piece lights a place"
     small = [t for t in targets if t[1] < MIN_TARGET or t[2] < MIN_TARGET]
     tiny = [w for w in seen["words"] if w[1] < MIN_TEXT - 0.05]
@@ -130,14 +157,17 @@ def test_every_lit_target_and_informative_word_is_big_enough(
         f"informative words under {MIN_TEXT} px: {tiny[:6]}"
     )
     screenshot(page, f"sizes-{game_type}-{size}")
-    if game_type == "attila":
-        _docs_shots(page, size, "attila-board")
+    if game_type in ("attila", "attika"):
+        _docs_shots(page, size, f"{game_type}-board")
+        bar = _staged_bar(page)
+        assert len(bar) >= 2, bar  # Undo and Confirm
+        assert [b for b in bar if b[1] < MIN_TARGET or b[2] < MIN_TARGET] == [], bar
     page.context.close()
 
 
 def _docs_shots(page: Any, size: str, name: str) -> None:
-    """The board as the player sees it first (the window, scrolled to the top), light and
-    dark on the phone."""
+    """The board as the player sees it first (the window, scrolled to the top), its places
+    lit, light and dark on the phone."""
     width = SIZES[size][0]
     page.evaluate("window.scrollTo(0, 0)")
     for scheme in ("light", "dark") if size == "phone" else ("light",):

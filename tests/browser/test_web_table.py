@@ -57,7 +57,8 @@ def _idle(page: Any) -> None:
 
 def play_turn_on_board(page: Any, rng: random.Random, undo_once: list[bool]) -> int:
     """Build one move by clicks: a piece, then a lit place, an offered option or cards to
-    tap, until nothing more may follow; then Confirm. Returns the parts staged."""
+    tap, until nothing more may follow; then Confirm (a swap is sent at once, no Confirm).
+    Returns the parts staged."""
     for _part in range(8):
         _idle(page)
         if page.locator(".confirm-bar").is_visible() and _staged_done(page):
@@ -81,7 +82,10 @@ def play_turn_on_board(page: Any, rng: random.Random, undo_once: list[bool]) -> 
                     while card.locator(".chosen:visible").count():
                         card.click()
             if lay.is_enabled():
+                before = len(page.evaluate("window.kurier.board.staged()"))
                 lay.click()
+                if sent_at_once(page):  # a swap: it draws, so it needs no Confirm
+                    return before + 1
             continue
         places = page.locator(".board-svg .legal")
         options = page.locator(".choices button.option")
@@ -104,6 +108,18 @@ def play_turn_on_board(page: Any, rng: random.Random, undo_once: list[bool]) -> 
     assert staged, "nothing staged"
     page.locator(".confirm-bar .confirm").click()
     return staged
+
+
+def sent_at_once(page: Any) -> bool:
+    """After a part is staged: whether it was sent at once (a part that draws, said in the
+    page's sent line), not waiting for Confirm; a bounded wait for either."""
+    page.wait_for_function(
+        "() => !document.querySelector('.sent-note')?.hidden"
+        " || (window.kurier.board.staged().length > 0"
+        " && !document.querySelector('.confirm-bar .confirm').disabled)",
+        timeout=15_000,
+    )
+    return bool(page.locator(".sent-note").is_visible())
 
 
 def committed(kurier: Kurier, game_id: str, view: dict[str, Any], why: Any) -> dict[str, Any]:

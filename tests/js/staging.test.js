@@ -2,7 +2,7 @@
 // to its one callback.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { confirmMove, createStaging } from "../../service/http/web/static/board/staging.js";
+import { confirmMove, createStaging, sendsAtOnce } from "../../service/http/web/static/board/staging.js";
 
 const start = { actions: [{ pick: "card:red", n: "play red" }], labels: {} };
 const after = { actions: [{ pick: "tile:2", n: "tile 2 at hex-1,1", target: "hex-1,1" }], labels: {} };
@@ -62,4 +62,11 @@ test("reset forgets every part, on the new table", () => {
   assert.deepEqual(staging.moves(), []);
   assert.equal(staging.table(), after);
   assert.equal(staging.previous(), null);
+});
+
+test("a part whose action draws by itself is sent at once; any other waits for Confirm", () => {
+  assert.equal(sendsAtOnce({ moves: ["reveal 2"], label: "reveal 2", action: { n: "reveal 2", sends: true } }), true);
+  assert.equal(sendsAtOnce({ moves: ["build well at 0,0"], label: "x", action: { n: "build well at 0,0" } }), false);
+  assert.equal(sendsAtOnce({ moves: ["tile 1 at 2,0 rot 1"], label: "x" }), false);
+  assert.equal(sendsAtOnce(null), false);
 });

@@ -66,7 +66,8 @@ def actions(
 ) -> dict[str, Any]:
     """The legal actions (``games.legal_actions``' answer, for ``seat`` of ``record``: a
     staged trial's record gives what follows the staged parts) with where each is chosen,
-    what a build costs there, and a drawn map tile's shape for its preview; ``focus``: the
+    what a build costs there, whether it is sent at once (``sends``: the kit's ``sends``), and a
+    drawn map tile's shape for its preview; ``focus``: the
     piece picked up (a wargame counter), whose marches the game's table works out, through
     the waypoints ``via`` and with the command units ``carry`` (None: the game's default)."""
     parts = table_of(record.type)
@@ -91,6 +92,8 @@ def actions(
         where = targets.target(board, action["action"])
         if price is not None:
             where["cost"] = _("costs %(cost)s", cost=price)
+        if parts.sends and action["action"].get("type") in parts.sends:
+            where["sends"] = True  # sent at once when chosen (kits.Table.sends)
         out.append({"n": action["notation"], **where, **more})
     labels = {pick: _(text) for pick, text in targets.PICK_LABELS.items()}
     card_names = _part(parts.card_names)

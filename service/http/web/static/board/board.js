@@ -2,8 +2,9 @@
 // light (the legal actions, each with its pick and place, and the places' names: the page's
 // JSON data block), the board stages the parts the player chooses, asks the server what may
 // follow each, and reports the whole move through one callback (``events.move``, with
-// Confirm). A live update is ``board.set(config)``: the new version's legal actions (and its
-// elements, when the page swapped them), never a second start. No rule is decided here: a
+// Confirm; a part that ``sends``, at once). A live update is ``board.set(config)``: the new
+// version's legal actions (and its elements, when the page swapped them), never a second
+// start. No rule is decided here: a
 // game's controller (static/games/<game>.js) draws its pieces and reads its taps.
 //
 // config: { game, table, places, confirm ("always" | "never" | "auto"),
@@ -18,7 +19,7 @@ import { showError } from "./dom.js";
 import { pickPlaces } from "./legal.js";
 import { createPanZoom } from "./panzoom.js";
 import { askStaged, sendMove } from "./requests.js";
-import { confirmMove, createStaging } from "./staging.js";
+import { confirmMove, createStaging, sendsAtOnce } from "./staging.js";
 
 /** The elements a board works with, found in the page (again after an update). */
 export function boardElements(root) {
@@ -29,6 +30,7 @@ export function boardElements(root) {
     pieces: root.querySelector(".pieces"),
     choices: root.querySelector(".pieces .choices"),
     bar: root.querySelector(".confirm-bar"),
+    sent: root.querySelector(".sent-note"),
   };
 }
 
@@ -50,7 +52,7 @@ export function createBoard(root, config, controller) {
   const staging = createStaging(settings.table || { actions: [], labels: {} });
   const panzoom = createPanZoom(controller.panzoom || { maxScale: 4, step: 1.5 });
   const board = {
-    settings, staging, panzoom, busy: false, elements: {}, info: null, listening: null,
+    settings, staging, panzoom, busy: false, elements: {}, info: null, listening: null, sent: "",
     on, render, stage, ask, undo, confirm, error, set, hook,
     table: () => staging.table(),
     places: () => settings.places,
@@ -89,7 +91,16 @@ export function createBoard(root, config, controller) {
     if (rotate) { rotate.disabled = board.busy; }
   }
 
+  // What was sent at once (a part that draws), said until the next part is staged.
+  function renderSent() {
+    const line = board.elements.sent;
+    if (!line) { return; }
+    line.hidden = !board.sent;
+    line.querySelector(".sent-moves").textContent = board.sent;
+  }
+
   function render() {
+    renderSent();
     if (!board.playable()) { return; }
     controller.render(board);
     renderBar();
@@ -98,8 +109,14 @@ export function createBoard(root, config, controller) {
   /** Stages a part ({ moves, label, ... }) and asks what may follow it. */
   function stage(part) {
     if (board.busy) { return; }
+    board.sent = "";
     staging.stage(part);
     if (controller.staged) { controller.staged(board, part); }
+    if (sendsAtOnce(part)) {
+      staging.follow(Object.assign({}, staging.table(), { actions: [], tile: null }));
+      send(staging.text());
+      return;
+    }
     ask("");
   }
 
@@ -145,6 +162,11 @@ export function createBoard(root, config, controller) {
 
   /** Confirm: the whole move through the one callback. */
   function confirm() {
+    send("");
+  }
+
+  /** The whole move through the one callback; ``sent``: what the sent line says after. */
+  function send(sent) {
     if (!staging.size() || board.busy) { return; }
     board.busy = true;
     render();
@@ -158,6 +180,8 @@ export function createBoard(root, config, controller) {
         render();
         return;
       }
+      board.sent = sent;
+      render();
       document.dispatchEvent(new CustomEvent("kurier:played", { detail: got[1] }));
     }).catch(() => { board.busy = false; render(); });
   }

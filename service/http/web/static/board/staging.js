@@ -54,3 +54,8 @@ export function confirmMove(staging, onMove) {
   if (!moves.length) { return null; }
   return Promise.resolve(onMove(moves));
 }
+
+/** Whether a part is sent when staged, no Confirm: it draws (``sends``: kits.Table.sends). */
+export function sendsAtOnce(part) {
+  return !!(part && part.action && part.action.sends);
+}
