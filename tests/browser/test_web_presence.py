@@ -232,3 +232,33 @@ def test_only_a_seated_player_is_marked(browser: Any, stack: NotifyStack, hooks:
     assert stack.store is not None
     assert stack.store.queue_r.get(presence_key(game_id, guest.id)) is None
     page.context.close()
+
+
+def test_the_settings_page_sets_mail_me_anyway(browser: Any, stack: NotifyStack) -> None:
+    """The box on the settings page sets and clears the preference ``PATCH /v1/me`` sets,
+    and says it in German to a German player."""
+    player, _ = stack.player("Boxed", email="boxed@mail.test")
+    page = browser.new_context().new_page()
+    page.goto(stack.base + "/")
+    page.locator("form[action='/signin/token'] input[name=token]").fill(player.token)
+    page.locator("form[action='/signin/token'] button").click()
+    page.wait_for_selector("text=Your games")
+
+    def chosen() -> bool:
+        me = stack.client.call("GET", "/v1/me", player).json()
+        return bool(me["mail_at_table"])
+
+    box = "input[type=checkbox][name=mail_at_table]"
+    for wanted in (True, False):
+        page.goto(stack.base + "/settings")
+        assert page.is_checked(box) is not wanted
+        page.set_checked(box, wanted)
+        page.locator("form[action='/settings'] button").click()
+        page.wait_for_selector("text=Saved.")
+        assert chosen() is wanted
+    r = stack.client.call("PATCH", "/v1/me", player, json={"mail_at_table": "yes"})
+    assert r.status_code == 422 and not chosen()
+    stack.client.call("PATCH", "/v1/me", player, json={"language": "de"})
+    page.goto(stack.base + "/settings")
+    assert page.locator("text=Schick mir trotzdem Mails").count() == 1
+    page.context.close()
