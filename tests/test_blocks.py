@@ -15,9 +15,9 @@ import requests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.domain import pairing, tournaments
+from service.domain import blocks, pairing, tournaments
 from service.store import Store
-from service.store.keys import game_key
+from service.store.keys import game_key, player_games_key
 from tests.client import Kurier, Player
 from tests.notify_stack import NotifyStack
 from tests.receivers import wait_for
@@ -74,6 +74,49 @@ def test_an_open_game_where_either_sits_cannot_be_joined(
     assert refused["detail"] == "you can't join this game"  # the same whoever blocked whom
     assert store.r.hgetall(game_key(game_id)) == before
     assert kurier.call("POST", f"/v1/games/{game_id}/seats", other, json={}).status_code == 201
+
+
+def test_no_new_game_invites_a_blocked_pair_by_name(kurier: Kurier, store: Store) -> None:
+    """Whoever creates it (the blocked player, the blocker, a third player inviting both):
+    409 ``cannot-invite``, the same whoever blocked whom; nothing is made, nobody is told."""
+    ann, bob, cid = (kurier.new_player(n) for n in ("InvAnn", "InvBob", "InvCid"))
+    _block(kurier, ann, bob)
+    for creator, invited in ((bob, [ann.id]), (ann, [bob.id]), (cid, [ann.id, bob.id])):
+        games = store.r.zcard(player_games_key(creator.id))
+        body = {"type": "attila", "seats": 3, "invited": invited}
+        refused = _problem(
+            kurier.call("POST", "/v1/games", creator, json=body), 409, "cannot-invite"
+        )
+        assert refused["detail"] == "you can't invite these players to one table"
+        assert store.r.zcard(player_games_key(creator.id)) == games, "no game was made"
+    made = kurier.call(
+        "POST", "/v1/games", cid, json={"type": "attila", "seats": 3, "invited": [ann.id]}
+    )
+    assert made.status_code == 201, made.text
+
+
+def test_a_rematch_does_not_invite_a_player_kept_apart(kurier: Kurier, store: Store) -> None:
+    """A finished game's players who blocked each other since: the asker's rematch leaves the
+    other out of its invitation, and they cannot sit down in it."""
+    game_id, (ann, bob) = kurier.seated_game("attika", 2, "RmB")
+    resigned = kurier.call(
+        "POST", f"/v1/games/{game_id}/actions", bob, json={"action": {"type": "resign"}}
+    )
+    assert resigned.json()["status"] == "finished", resigned.text
+    _block(kurier, bob, ann)
+    made = kurier.call("POST", f"/v1/games/{game_id}/rematch", ann)
+    assert made.status_code == 201, made.text
+    new_id = made.json()["id"]
+    assert kurier.view(new_id, ann)["invited"] == []
+    asked = kurier.call("POST", f"/v1/games/{game_id}/rematch", bob)
+    assert asked.status_code in (403, 409), asked.text
+    assert [s["player_id"] for s in kurier.view(new_id)["seats"]] == [ann.id]
+    # Of three, the one kept apart from another invited player is left out too.
+    cid, dan, eve = (kurier.new_player(n) for n in ("RmCid", "RmDan", "RmEve"))
+    _block(kurier, eve, dan)
+    assert blocks.invitable(store, cid.id, [dan.id, eve.id]) == [dan.id]
+    assert blocks.invitable(store, cid.id, [eve.id, dan.id]) == [eve.id]
+    assert blocks.invitable(store, dan.id, [cid.id, eve.id]) == [cid.id]
 
 
 def test_an_offered_seat_at_a_blockers_table_is_refused(kurier: Kurier, store: Store) -> None:

@@ -186,6 +186,7 @@ NOT_THROUGH_WRITE = {
     "service/ops/metrics.py": "metric counters",
     "service/ops/archive.py": "operator commands, run again if interrupted",
     "service/domain/mailbag.py": "notices waiting for their mail, on the queue Redis",
+    "service/domain/presence.py": "marks of a minute on the queue Redis, set again each beat",
     "service/domain/websessions.py::take_link": "a sign-in link taken: GETDEL, read and gone",
     "service/store/tokens.py::stream_ticket_for": "a ticket for a minute: lost, ask again",
     "service/store/tokens.py::ticket_owner": "a stream ticket taken: GETDEL, read and gone",

@@ -4,8 +4,10 @@ the standings at the end); a bot's seat has no profile and is no link."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tests.client import Kurier
+from tests.receivers import wait_for
 
 
 def _links(html: str) -> list[tuple[str, str]]:
@@ -77,3 +79,65 @@ def test_the_replay_links_the_mover(base_url: str) -> None:
     moved = re.search(r'<p class="step-move">(.*?)</p>', page.text, re.S)
     assert moved is not None
     assert _links(moved.group(1)) == [(mover.id, mover.name)]
+
+
+def test_the_watch_list_links_each_person_and_not_a_bot(base_url: str) -> None:
+    """The club's live games (``GET /v1/games/live``'s ``player_ids``, the watch page, the
+    profile's current games): each person's name links to their profile, a bot's is plain."""
+    kurier = Kurier(base_url)
+    ann = kurier.new_player("WatchAnn")
+    body = {"type": "attila", "seats": 2, "bots": [{"seat": 1, "level": "easy"}], "public": True}
+    created = kurier.call("POST", "/v1/games", ann, json=body)
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    if kurier.view(game_id)["status"] == "open":
+        assert kurier.call("POST", f"/v1/games/{game_id}/start", ann).status_code == 200
+    live = kurier.call("GET", "/v1/games/live", params={"limit": 100}).json()["items"]
+    (item,) = [i for i in live if i["id"] == game_id]
+    assert item["player_ids"] == [ann.id, None]
+    page = kurier.call("GET", "/watch")
+    assert page.status_code == 200
+    row = re.search(rf'<li><a href="/games/{game_id}">.*?</li>', page.text, re.S)
+    assert row is not None, "the game is listed"
+    assert _links(row.group(0)) == [(ann.id, "WatchAnn")]
+    assert "Bot (easy)" in row.group(0)
+    profile = kurier.call("GET", f"/players/{ann.id}")
+    current = re.search(rf'<li><a href="/games/{game_id}">.*?</li>', profile.text, re.S)
+    assert current is not None and _links(current.group(0)) == [(ann.id, "WatchAnn")]
+
+
+def test_a_tournaments_pairings_byes_and_standings_link_each_player(
+    base_url: str, worker: Any
+) -> None:
+    """Three players, two a table: the round's table, its bye and every standings row link
+    the players' names to their profiles; the table's game is linked beside them."""
+    kurier = Kurier(base_url)
+    org = kurier.new_player("CupOrga")
+    made = {"name": "Linked cup", "type": "attila", "seats": 2, "format": "round_robin"}
+    tid = kurier.call("POST", "/v1/tournaments", org, json=made).json()["id"]
+    trio = [kurier.new_player(name) for name in ("CupUma", "CupVic", "CupWes")]
+    for p in trio:
+        assert kurier.call("POST", f"/v1/tournaments/{tid}/entrants", p).status_code == 200
+    assert kurier.call("POST", f"/v1/tournaments/{tid}/start", org).status_code == 200
+
+    def seated() -> dict[str, Any] | None:
+        shown = kurier.call("GET", f"/v1/tournaments/{tid}").json()
+        rounds = shown["played_rounds"]
+        return shown if rounds and rounds[0]["tables"][0]["game_id"] else None
+
+    shown = wait_for(seated, 60, "the first round's game")
+    (table,) = shown["played_rounds"][0]["tables"]
+    (bye,) = shown["played_rounds"][0]["byes"]
+    page = kurier.call("GET", f"/tournaments/{tid}")
+    assert page.status_code == 200
+    everyone = {(p.id, p.name) for p in trio}
+    standings = re.search(r'<table class="board standings">.*?</table>', page.text, re.S)
+    assert standings is not None and set(_links(standings.group(0))) == everyone
+    pairings = re.search(r'<ul class="games rounds">.*?</ul>', page.text, re.S)
+    assert pairings is not None
+    assert set(_links(pairings.group(0))) == everyone  # the table's two and the bye
+    row = re.search(r"<li>.*?</li>", pairings.group(0), re.S)
+    assert row is not None
+    assert {name for _, name in _links(row.group(0))} == {p["name"] for p in table["players"]}
+    assert f'href="/games/{table["game_id"]}"' in row.group(0)
+    assert bye["name"] not in row.group(0)

@@ -14,6 +14,7 @@ import logging
 import os
 import random
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,6 +29,7 @@ from service.domain import (
     messages,
     notifications,
     prefs,
+    presence,
     ratings,
     unsubscribe,
 )
@@ -41,6 +43,8 @@ from workers.shared import shared_store
 
 log = logging.getLogger("kurier.notify")
 MESSAGE_NOTICE = "game.message"
+#: A bag notice made while its player was at the table, the page visible: seen there.
+SEEN_AT_TABLE = "at_table"
 #: Seconds between webhook attempts: now, then these (about an hour in all), then disable.
 DEFAULT_RETRY_SCHEDULE = (5.0, 30.0, 120.0, 300.0, 900.0, 1800.0)
 MAX_RETRY_AFTER = 6 * 3600.0
@@ -106,14 +110,18 @@ def notify(game_id: str, version: int, kind: str, seat: int, data: dict[str, Any
     resumed = held is None and _news_shows_the_turn(store, record, version, kind, seat, raw)
     if "email" in channels and resumed:
         channels.remove("email")
+    # A player at the table sees it there: the mail waits until they leave (one read).
+    table = presence.holds_mail(store, game_id, player_id, raw) if "email" in channels else None
+    if table is not None and kind == SEATS_FILLED:
+        channels.remove("email")  # the creator's page shows the full table: nothing to keep
     if "email" in channels and kind == SEATS_FILLED:
         # At once, never in a bag: the game has not begun, there is no board to show yet.
         with i18n.speaking(i18n.language(raw.get("language"))):
             message = _seats_filled_mail(store, record, version, seat, raw)
         seatmail.send_once(store, key, message)
-    elif "email" in channels and (mailbag.window() or held is not None):
+    elif "email" in channels and (mailbag.window() or held is not None or table is not None):
         notice = {"kind": kind, "version": version, "data": data}
-        mailbag.put(store, game_id, seat, notice, at=held)
+        mailbag.put(store, game_id, seat, _seen(notice, table), at=_later(held, table))
     elif "email" in channels:
         with i18n.speaking(i18n.language(raw.get("language"))):
             message = _game_mail(store, record, version, kind, seat, data, raw)
@@ -149,10 +157,11 @@ def notify_message(game_id: str, message_id: str, seat: int) -> str:
     channels = prefs.channels_for(raw, MESSAGE_NOTICE)
     key = queues.message_job_id(game_id, message_id, seat)
     held = mailbag.send_time(raw, time.time())
-    if "email" in channels and (mailbag.window() or held is not None):
+    table = presence.holds_mail(store, game_id, player_id, raw) if "email" in channels else None
+    if "email" in channels and (mailbag.window() or held is not None or table is not None):
         # The version it was written at: the seat's moves after it say it is at the table.
         notice = {"kind": MESSAGE_NOTICE, "message_id": message_id, "version": record.version}
-        mailbag.put(store, game_id, seat, notice, at=held)
+        mailbag.put(store, game_id, seat, _seen(notice, table), at=_later(held, table))
     elif "email" in channels:
         with i18n.speaking(i18n.language(raw.get("language"))):
             message = _message_mail(store, record, seat, raw, shown, key)
@@ -178,11 +187,17 @@ def send_mailbag(game_id: str, seat: int) -> str:
         return "empty"  # sent by an earlier run, or by the job of an earlier window
     record = store.get_game(game_id)
     raw = store.players.hash(record.seats[seat])
+    table = presence.holds_mail(store, game_id, record.seats[seat], raw)
+    if table is not None:
+        # At the table (again): the bag waits until they leave, asked again then.
+        mailbag.wait_until(store, game_id, seat, table.until)
+        return "at-table"
     # Mails turned off meanwhile (the settings, the unsubscribe link): what waits stays unsent.
+    seen = _seen_and_done(store, record, seat)
     ordered = [
         (entry, notice)
         for entry, notice in mailbag.in_order(bag)
-        if "email" in prefs.channels_for(raw, notice["kind"])
+        if "email" in prefs.channels_for(raw, notice["kind"]) and not seen(notice)
     ]
     with i18n.speaking(i18n.language(raw.get("language"))):
         lines = [_bag_line(store, record, seat, notice) for _entry, notice in ordered]
@@ -196,6 +211,35 @@ def send_mailbag(game_id: str, seat: int) -> str:
         seatmail.send_once(store, key, message)
     mailbag.remove(store, game_id, seat, [entry_id for entry_id, _notice in bag])
     return f"sent:{len(told)}" if told else "stale"
+
+
+def _seen(notice: dict[str, Any], table: presence.AtTable | None) -> dict[str, Any]:
+    """``notice`` marked as seen when its player is at the table with the page visible."""
+    return {**notice, SEEN_AT_TABLE: True} if table is not None and table.here else notice
+
+
+def _seen_and_done(store: Store, record: GameRecord, seat: int) -> Callable[[dict[str, Any]], bool]:
+    """Which notices of the bag the player saw at the table and needs no mail of: those seen
+    there (``SEEN_AT_TABLE``) after which they acted, or when the game no longer waits for
+    them. A seen notice the player left without acting on (their turn, the news that handed
+    it to them) is mailed."""
+    waits = record.status == "active" and any(d["seat"] == seat for d in record.pending)
+    last = _last_acted(store, record, seat) if waits else 0
+
+    def seen(notice: dict[str, Any]) -> bool:
+        if not notice.get(SEEN_AT_TABLE):
+            return False
+        return not waits or last > int(notice.get("version") or 0)
+
+    return seen
+
+
+def _later(held: float | None, table: presence.AtTable | None) -> float | None:
+    """When a held notice's bag goes out: the later of the digest's or quiet hours' time and
+    the end of the player's mark at the table (its job asks again then)."""
+    if table is None:
+        return held
+    return max(held or 0.0, table.until)
 
 
 def _bag_line(store: Store, record: GameRecord, seat: int, notice: dict[str, Any]) -> str:
@@ -284,12 +328,21 @@ def _acted_since(store: Store, record: GameRecord, seat: int, version: int) -> b
     newer = min(record.version - version, ACTED_LOOKBACK)
     if newer <= 0:
         return False
-    return any(
-        v > version
-        and entry.get("kind") in ("move", "sealed")
+    return any(v > version and _own_act(entry, seat) for v, entry in store.log_tail(record, newer))
+
+
+def _last_acted(store: Store, record: GameRecord, seat: int) -> int:
+    """The version of ``seat``'s latest move or choice within ``ACTED_LOOKBACK``, 0 if none."""
+    entries = store.log_tail(record, min(record.version, ACTED_LOOKBACK))
+    return max((v for v, entry in entries if _own_act(entry, seat)), default=0)
+
+
+def _own_act(entry: dict[str, Any], seat: int) -> bool:
+    """A log entry of ``seat``'s own move or choice (not the server's at a deadline)."""
+    return (
+        entry.get("kind") in ("move", "sealed")
         and str(entry.get("seat")) == str(seat)
         and not any(e.get("kind") == "timeout_applied" for e in entry.get("events") or ())
-        for v, entry in store.log_tail(record, newer)
     )
 
 

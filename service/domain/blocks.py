@@ -4,8 +4,11 @@ What a block does, everywhere it is checked:
 
 - the two never share a table where there is a choice: joining an open game where either sits
   is refused (``check_table``: 409 ``cannot-join``, the same answer whoever blocked whom), so is
-  taking an offered seat at such a table; a tournament's pairing keeps them apart while any
-  pairing does (service/domain/pairing.py, ``avoid``), and its round says when none did;
+  taking an offered seat at such a table; a new game does not invite the two by name
+  (``check_invited``: 409 ``cannot-invite``), and a rematch leaves out of its invitation
+  anyone kept apart from its asker or from another player it invites (``invitable``); a
+  tournament's pairing keeps them apart while any pairing does (service/domain/pairing.py,
+  ``avoid``), and its round says when none did;
 - the blocked player's messages are withheld from the blocker wherever messages are read
   (service/domain/messages.py: the game page, the API's list, the event stream and the mails
   all read through it);
@@ -18,7 +21,7 @@ blocked player names it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from engine.sentences import N_
@@ -76,6 +79,29 @@ def check_table(seated: Collection[str], apart: Collection[str]) -> None:
     is the same whoever blocked whom."""
     if any(player_id in apart for player_id in seated):
         raise Problem(409, "cannot-join", N_("you can't join this game"))
+
+
+def check_invited(store: Store, creator_id: str, invited: Sequence[str]) -> None:
+    """Refuse a new table whose creator and players invited by name include two kept apart
+    (either blocks the other): 409 ``cannot-invite``, naming nobody, the same whoever blocked
+    whom. Nothing is made and nobody is told."""
+    people = [creator_id, *invited]
+    for index, player_id in enumerate(people[:-1]):
+        apart = store.blocks.apart(player_id)
+        if any(other in apart for other in people[index + 1 :]):
+            raise Problem(409, "cannot-invite", N_("you can't invite these players to one table"))
+
+
+def invitable(store: Store, first_id: str, others: Sequence[str]) -> list[str]:
+    """``others`` in order, without anyone kept apart from ``first_id`` or from one kept
+    before them: who a rematch asked for by ``first_id`` invites (the rest are left out,
+    told nothing)."""
+    kept = [first_id]
+    for player_id in others:
+        apart = store.blocks.apart(player_id)
+        if not any(seated in apart for seated in kept):
+            kept.append(player_id)
+    return kept[1:]
 
 
 def check_private(store: Store, sender_id: str, recipient_id: str | None) -> None:

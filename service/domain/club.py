@@ -111,12 +111,18 @@ def _in_play(summary: Mapping[str, Any]) -> bool:
 
 
 def live_item(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """A game in play as a listing shows it: who plays what, and when it last moved."""
+    """A game in play as a listing shows it: who plays what (each seat's player id, None for
+    a computer opponent, which has no profile), and when it last moved."""
+    bots = (summary.get("seating") or {}).get("bots", {})
     return {
         "id": summary["id"],
         "type": summary["type"],
         "status": summary["status"],
         "names": list(summary["names"]),
+        "player_ids": [
+            None if str(seat) in bots else player_id
+            for seat, player_id in enumerate(summary["seats"])
+        ],
         "version": int(summary["version"]),
         "moved_at": float(summary["updated_at"]),
     }

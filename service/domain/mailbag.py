@@ -16,6 +16,11 @@ wait in the same bag for a job owed at the digest hour or the end of the quiet h
 with no window. A notice that asks the player to decide, in a game with a deadline, is never
 held past ``latest_for_deadline`` (docs/email.md, "Fewer mails"): its job is owed for then,
 and takes the whole bag with it.
+
+A player at the game's table (service/domain/presence.py) gets no mail of it: their notices
+wait in the bag for a job owed when their mark expires, which asks again then (still there:
+it waits on; gone: the bag goes out). Notices made while the page was visible are marked seen
+(``at_table``) and are left out then, except those that still ask the player to act.
 """
 
 from __future__ import annotations
@@ -108,6 +113,12 @@ def put(
             job = mailbag_job(game_id, seat, f"n{time.time_ns()}", None)
     owed.owe_now(store.queue_raw, job)
     return as_text(entry_id)
+
+
+def wait_until(store: Store, game_id: str, seat: int, at: float) -> None:
+    """Owe the job that sends the seat's bag at ``at`` (its player is at the table until
+    then: service/domain/presence.py). Named by its second, as a held bag's job."""
+    owed.owe_now(store.queue_raw, mailbag_job(game_id, seat, f"at{math.ceil(at)}", math.ceil(at)))
 
 
 def mailbag_job(game_id: str, seat: int, slot: str, at: float | None) -> owed.OwedJob:

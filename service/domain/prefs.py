@@ -9,6 +9,8 @@ Preferences live in the player hash ``kurier:player:{p}`` beside name and email:
 - fewer mails: ``digest`` (``off`` or ``daily``) and ``digest_hour`` (local hour, 0-23), and
   ``quiet_start``/``quiet_end`` (local ``HH:MM``, both "" if none): mail notices wait in the
   seat's mailbag (service/domain/mailbag.py) until ``held_until`` says; webhooks never wait.
+- ``mail_at_table`` ("1": mail me anyway; missing or "": a player at the game's table,
+  service/domain/presence.py, gets that game's mail notices only once they have left).
 - ``language`` (``en`` or ``de``, service/common/i18n.py: mails, pictures, mail-in answers, pages;
   missing: English).
 - ``confirm_moves`` (the web table, static/board/): ``always`` (missing: a complete staged
@@ -77,6 +79,7 @@ PATCHABLE = frozenset(
         "quiet_hours",
         "language",
         "confirm_moves",
+        "mail_at_table",
     }
 )
 
@@ -111,6 +114,7 @@ def from_hash(raw: dict[str, Any]) -> dict[str, Any]:
         "quiet_hours": quiet_hours(raw),
         "language": i18n.language(raw.get("language")),
         "confirm_moves": raw.get("confirm_moves") or "always",
+        "mail_at_table": bool(raw.get("mail_at_table")),
     }
 
 
@@ -316,6 +320,10 @@ def _checked(data: Mapping[str, Any]) -> dict[str, Any]:
     if "notify" in data:
         changes["notify"] = json.dumps(_notify(data["notify"]))
     changes.update(_fewer_mails(data))
+    if "mail_at_table" in data:
+        if not isinstance(data["mail_at_table"], bool):
+            raise inputs.problem("mail_at_table", inputs.Refused("Not a valid boolean."))
+        changes["mail_at_table"] = "1" if data["mail_at_table"] else ""
     if "vacation_until" in data:
         until = data["vacation_until"]
         if until is not None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from engine.sentences import N_
 from service.common.problems import Problem
+from service.domain import blocks
 from service.domain.games import lifecycle, play
 from service.store import Store
 from service.store.keys import game_key
@@ -58,7 +59,9 @@ def rematch(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:
         bots: list[Mapping[str, Any]] = [
             {"seat": int(seat), "level": level} for seat, level in levels.items()
         ]
-        people = [p for i, p in enumerate(old.seats) if str(i) not in levels]
+        # Nobody kept apart (service/domain/blocks.py) from the asker or from another invited.
+        others = [p for i, p in enumerate(old.seats) if str(i) not in levels and p != player["id"]]
+        people = blocks.invitable(store, player["id"], others)
         build = lifecycle.new_game(
             store,
             player,

@@ -349,6 +349,20 @@ SETTINGS: tuple[Setting, ...] = (
         _int_between(0, 3600),
     ),
     Setting(
+        "KURIER_PRESENCE_GRACE_SECONDS",
+        "120",
+        "A player who leaves a game's table (its page hidden or closed) is mailed what still "
+        "asks them to act once this long has passed (service/domain/presence.py)",
+        _int_between(1, 3600),
+    ),
+    Setting(
+        "KURIER_PRESENCE_BEAT_SECONDS",
+        "20",
+        "A visible game page says its player is at the table this often; three beats missed "
+        "(a closed laptop, a killed browser) and the player has left",
+        _int_between(1, 300),
+    ),
+    Setting(
         "KURIER_BOT_SECONDS",
         "2",
         "CPU seconds a computer opponent's move may take (service/domain/bots.py; the hard "

@@ -174,6 +174,11 @@ def player_public_finished_key(player_id: str) -> str:
     return f"{player_key(player_id)}:finished:public"
 
 
+def presence_key(game_id: str, player_id: str) -> str:
+    """A player's mark of being at a game's table, with a TTL (service/domain/presence.py)."""
+    return f"kurier:presence:{game_id}:{player_id}"
+
+
 def mailbag_key(game_id: str, seat: int) -> str:
     """Mail notices to one seat waiting to go out together (service/domain/mailbag.py)."""
     return f"kurier:mailbag:{game_id}:{seat}"

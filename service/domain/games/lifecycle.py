@@ -175,6 +175,7 @@ def _guests(
             N_("more players invited than the game has seats"),
             field="invited",
         )
+    blocks.check_invited(store, creator["id"], [guest["player_id"] for guest in guests])
     return guests
 
 

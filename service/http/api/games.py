@@ -55,10 +55,12 @@ class GamesView(MethodView):
     @token_required
     @blp.arguments(s.GameCreate)
     @blp.response(201, s.GameCreated)
-    @problems(blp, 401)
+    @problems(blp, 401, 409)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a game; the creator takes seat 0 (or the lowest seat no bot holds) and gets
-        the invite code. `bots` fills seats with computer opponents."""
+        the invite code. `bots` fills seats with computer opponents. When two of the creator
+        and the players invited by name (`invited`) are kept apart by a block: 409
+        `cannot-invite`, nothing made."""
         given: dict[str, Any] = {
             name: data[name] for name in ("rated", "bot_delay_seconds", "bot_pace") if name in data
         }

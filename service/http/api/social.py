@@ -43,7 +43,8 @@ class BlockView(MethodView):
     @problems(blp, 401, 403, 404, 409, 422)
     def put(self, player_id: str) -> Response:
         """Block a player (at most 500): you are not seated together where there is a choice
-        (joining an open game where one of you sits is refused 409 `cannot-join`; tournament
+        (joining an open game where one of you sits is refused 409 `cannot-join`, a new game
+        does not invite you both by name, 409 `cannot-invite`, nor a rematch; tournament
         pairings keep you apart), their messages are withheld from you everywhere, and they
         cannot write to you privately (403 `cannot-message-player`). Private: they are not told."""
         blocks.block(store(), _me()["id"], player_id)

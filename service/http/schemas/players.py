@@ -20,6 +20,7 @@ from service.domain.prefs import (
 from service.http.schemas.common import (
     Decision,
     Email,
+    StrictBoolean,
     patterned,
     ruled,
     strict_integer,
@@ -142,6 +143,14 @@ class PlayerPatch(ma.Schema):
             "complete move is sent at once), or auto (confirm on touch and narrow screens only)"
         },
     )
+    mail_at_table = StrictBoolean(
+        metadata={
+            "description": "true: mail notices of a game even while you are at its table (its "
+            "web page open and visible); false (the default): they wait until you have left, "
+            'and what you saw there is not mailed (docs/email.md, "At the table"). '
+            "Webhooks are sent either way"
+        },
+    )
 
 
 class Player(ma.Schema):
@@ -169,6 +178,7 @@ class Me(Player):
     quiet_hours = fields.Nested(QuietHours, allow_none=True, required=True)
     language = fields.String(required=True, validate=validate.OneOf(LANGUAGES))
     confirm_moves = fields.String(required=True, validate=validate.OneOf(CONFIRM_MOVES))
+    mail_at_table = fields.Boolean(required=True)
 
 
 class PlayerCreated(Player):

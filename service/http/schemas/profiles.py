@@ -89,6 +89,14 @@ class LiveGame(ma.Schema):
     type = fields.String(required=True)
     status = fields.String(required=True)
     names = fields.List(fields.String(), required=True, metadata={"description": "By seat"})
+    player_ids = fields.List(
+        fields.String(allow_none=True),
+        required=True,
+        metadata={
+            "description": "By seat: each player's id (their profile: GET /v1/players/{id}); "
+            "null for a computer opponent's seat"
+        },
+    )
     version = fields.Integer(required=True)
     moved_at = fields.Float(required=True, metadata={"description": "When it last changed"})
 

@@ -19,7 +19,7 @@ from engine.core import Event
 from service import kits, pictures
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
-from service.domain import messages, prefs, ratings, review
+from service.domain import messages, prefs, presence, ratings, review
 from service.domain.games import lifecycle, views
 from service.domain.websessions import Session
 from service.http.web import live as live_page
@@ -128,6 +128,10 @@ def context(
         reveals=reveals(record.id, entries, seat, record.names),
         poll=current_app.config.get("WEB_POLL_SECONDS", 5),
         stream=url_for("web.stream", game_id=record.id),
+        # A seated player's page says it is there while visible (service/domain/presence.py).
+        presence_beat=presence.beat_seconds()
+        if seat is not None and record.status in ("open", "active")
+        else None,
         can_join=session is not None and seat is None and record.status == "open",
         invite=(request.args.get("invite") or "")[:64],
         can_start=player_id == record.creator and record.status == "open",

@@ -65,6 +65,7 @@ FIELDS = (
     "digest_hour",
     "quiet_start",
     "quiet_end",
+    "mail_at_table",
     "webhook_url",
 )
 
@@ -101,6 +102,7 @@ def values(
         "digest_hour": str(chosen["digest_hour"]),
         "quiet_start": quiet.get("start", ""),
         "quiet_end": quiet.get("end", ""),
+        "mail_at_table": "on" if chosen["mail_at_table"] else "off",
         "webhook_url": chosen["webhook_url"] or "",
         "notify": {f"{kind}:{c}" for kind, channels in chosen["notify"].items() for c in channels},
     }

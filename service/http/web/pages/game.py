@@ -14,7 +14,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
 from service.common.problems import Problem
-from service.domain import messages, replay, seats, websessions
+from service.domain import messages, presence, replay, seats, websessions
 from service.domain import rematch as rematch_games
 from service.domain import review as reviews
 from service.domain.games import lifecycle, play, views
@@ -54,6 +54,19 @@ def stream(game_id: str) -> BaseResponse:
     if params:
         target += f"?{urlencode(params)}"
     return BaseResponse(status=307, headers={"Location": target, "Cache-Control": "no-store"})
+
+
+@blp.post("/games/<game_id>/presence")
+@form_post
+def presence_mark(game_id: str) -> Any:
+    """The game page's word that it is visible (``state=visible``, every beat while it is)
+    or hidden, closed or left (``hidden``): its player is at the table or leaving it
+    (service/domain/presence.py). 204 either way; a caller without a seat marks nothing."""
+    state = request.form.get("state")
+    if state not in ("visible", "hidden"):
+        abort(400, "state is visible or hidden")
+    presence.page_says(store(), game_id, g.web_session.player["id"], state == "visible")
+    return BaseResponse(status=204, headers={"Cache-Control": "no-store"})
 
 
 @blp.get("/games/<game_id>/table.svg")

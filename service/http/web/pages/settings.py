@@ -95,6 +95,8 @@ def _settings_data(form: Any) -> dict[str, Any]:
         kind: [c for c in prefs.CHANNELS if form.get(f"notify:{kind}:{c}")]
         for kind in prefs.EVENT_TYPES
     }
+    if "mail_at_table" in form:  # the box, then a hidden "off": the first value counts
+        data["mail_at_table"] = form["mail_at_table"] == "on"
     if "vacation_until" in form:
         data["vacation_until"] = _vacation_day(form["vacation_until"])
     hour = form.get("digest_hour", "")

@@ -267,6 +267,50 @@
   start();
 })();
 
+// At the table. A seated player's page of a game in play (data-presence) says it is there
+// once a beat while it is visible and still following its game, and says "hidden" the moment
+// it is hidden, closed or left (a beacon, which outlives the page). While there, the player
+// gets no mail of this game; after leaving, what still asks them to act is mailed once the
+// grace period has passed (service/domain/presence.py, docs/email.md "At the table").
+(function () {
+  "use strict";
+  var page = document.querySelector("[data-presence]");
+  if (!page || !window.fetch || !window.FormData) { return; }
+  var url = page.getAttribute("data-presence");
+  var beat = Number(page.getAttribute("data-beat") || "20") * 1000;
+  var timer = null;
+  function body(state) {
+    var csrf = document.querySelector("input[name=csrf]");
+    var form = new FormData();
+    form.append("csrf", csrf ? csrf.value : "");
+    form.append("state", state);
+    return form;
+  }
+  function say(state) {
+    fetch(url, { method: "POST", body: body(state), credentials: "same-origin", keepalive: true })
+      .catch(function () { /* the next beat says it again; a lost one expires by itself */ });
+  }
+  function here() {
+    // A finished game's stream ended (kurier.js above): nothing more to be at.
+    return document.visibilityState === "visible" && !document.body.hasAttribute("data-stream-ended");
+  }
+  function tick() {
+    window.clearTimeout(timer);
+    if (here()) { say("visible"); timer = window.setTimeout(tick, beat); }
+  }
+  function leave() { window.clearTimeout(timer); say("hidden"); }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") { tick(); } else { leave(); }
+  });
+  window.addEventListener("pagehide", function () {
+    window.clearTimeout(timer);
+    if (navigator.sendBeacon && navigator.sendBeacon(url, body("hidden"))) { return; }
+    say("hidden");
+  });
+  window.addEventListener("pageshow", function (event) { if (event.persisted) { tick(); } });
+  tick();
+})();
+
 // Table talk in place. A message from the stream (kurier:talk) has the talk's list fetched
 // again (the page without its board, rendered by the server for this player) and put in place;
 // the form is sent without leaving the page (the words stay until the server took them; a
