@@ -142,6 +142,8 @@ def test_no_message_of_the_blocked_player_reaches_the_blocker(
     game_id, (ann, bob, cid) = kurier.seated_game("attila", 3, "Blk")
     _block(kurier, ann, bob)
     inbox = Sse(f"{streams}/v1/me/stream", ann)
+    # Following the game before anyone speaks: a stream sends the messages after it opened.
+    assert inbox.until(lambda i: i.get("event") == "inbox", seconds=30), inbox.seen
     path = f"/v1/games/{game_id}/messages"
     said = kurier.call("POST", path, bob, json={"text": BLOCKED_WORDS})
     assert said.status_code == 201, said.text
