@@ -20,6 +20,7 @@ from service.common.problems import Problem
 from service.domain import deadlines, leave, prefs
 from service.store import Store
 from tests.client import Kurier, Player
+from tests.test_web_hostile import HTML, _signed_in
 
 DAY = leave.DAY
 RULES = leave.Policy(days_per_year=30, min_days=3)
@@ -316,3 +317,35 @@ def test_a_move_ends_the_leave_and_gives_the_unused_days_back(kurier: Kurier, bu
     played = kurier.play_first_legal(game_id, [ann, bob])
     assert played is not None and played[0] == bob and played[1].status_code == 200
     assert kurier.call("GET", "/v1/me/leave", ann).json()["current"] is not None
+
+
+def test_the_settings_page_takes_and_ends_leave_and_the_game_page_says_so(
+    kurier: Kurier, base_url: str, budget: None
+) -> None:
+    ann, bob = kurier.new_player("WebAnn"), kurier.new_player("WebBob")
+    game_id = _game(kurier, ann, bob, "w1")
+    web, csrf = _signed_in(base_url, ann)
+    page = web.get(f"{base_url}/settings", headers=HTML, timeout=10).text
+    assert "20 of 20 days left" in page and 'name="days"' in page
+
+    refused = web.post(
+        f"{base_url}/settings/leave", data={"csrf": csrf, "days": "2"}, headers=HTML, timeout=10
+    )
+    assert refused.status_code == 422 and "a leave is at least 3 days" in refused.text
+    assert 'aria-invalid="true"' in refused.text
+    assert kurier.call("GET", "/v1/me/leave", ann).json()["current"] is None
+
+    taken = web.post(
+        f"{base_url}/settings/leave", data={"csrf": csrf, "days": "5"}, headers=HTML, timeout=10
+    )
+    assert taken.status_code == 200 and "On leave until" in taken.text, taken.text
+    assert "15 of 20 days left" in taken.text
+    bobs_view = _signed_in(base_url, bob)[0].get(f"{base_url}/games/{game_id}", headers=HTML)
+    assert "on leave until" in bobs_view.text
+
+    ended = web.post(
+        f"{base_url}/settings/leave/end", data={"csrf": csrf}, headers=HTML, timeout=10
+    )
+    assert "Leave ended: 4 days back in your budget." in ended.text
+    assert "19 of 20 days left" in ended.text
+    assert "on leave until" not in web.get(f"{base_url}/games/{game_id}", headers=HTML).text

@@ -70,6 +70,8 @@ def _forms(game_ids: list[str]) -> dict[str, list[str]]:
             "webhook_url",
         ],
         "/settings/tokens": ["name"],
+        "/settings/leave": ["days"],
+        "/settings/leave/end": [],
         "/settings/tokens/zz/revoke": [],
         "/moderation/actions": ["action", "reason", "report_id", "player_id"],
     }

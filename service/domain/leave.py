@@ -191,7 +191,8 @@ def unused_days(raw: Mapping[str, Any], now: float) -> int:
     current = running(raw, now)
     if current is None:
         return 0
-    return min(current["days"], math.floor((current["until"] - now) / DAY))
+    until: float = current["until"]
+    return min(int(current["days"]), math.floor((until - now) / DAY))
 
 
 def end(raw: Mapping[str, Any], now: float) -> tuple[dict[str, str], int]:
@@ -348,9 +349,7 @@ def _notice(
     )
 
 
-def on_leave_names(
-    store: Store, player_ids: list[str], now: float | None = None
-) -> dict[str, float]:
+def on_leave(store: Store, player_ids: list[str], now: float | None = None) -> dict[str, float]:
     """Of ``player_ids``, those on leave at ``now``: id -> the leave's end (the game page's
     line)."""
     moment = time.time() if now is None else now
