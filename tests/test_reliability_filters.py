@@ -179,3 +179,39 @@ def test_leave_capped() -> None:
     assert tournaments.leave_capped(deadline, 3) == {"hours": 24, "vacation_max_days": 3}
     assert tournaments.leave_capped(deadline, 30) == deadline
     assert tournaments.leave_capped(None, 3) is None
+
+
+def test_the_web_forms_ask_for_reliability_as_the_api_does(
+    kurier: Kurier, store: Store, base_url: str
+) -> None:
+    org = kurier.new_player("FormOrg")
+    web, csrf = _signed_in(base_url, org)
+    form = {
+        "csrf": csrf,
+        "name": "Form cup",
+        "type": "attila",
+        "seats": "2",
+        "format": "swiss",
+        "hours": "72",
+        "min_on_time_percent": "85",
+        "max_abandoned": "2",
+        "leave_max_days": "5",
+    }
+    page = web.post(base_url + "/tournaments", data=form, headers=HTML, timeout=10)
+    tournament_id = page.url.rsplit("/", 1)[1]
+    made = kurier.call("GET", f"/v1/tournaments/{tournament_id}").json()
+    assert made["reliability"] == {"min_on_time_percent": 85, "max_abandoned": 2}
+    assert made["leave_max_days"] == 5
+
+    game = {"csrf": csrf, "type": "attila", "seats": "3", "access": "open"}
+    refused = web.post(
+        base_url + "/games", data={**game, "min_on_time_percent": "101"}, headers=HTML, timeout=10
+    )
+    assert "min_on_time_percent" in refused.text
+    assert kurier.call("GET", "/v1/games", org).json()["items"] == []
+    made_game = web.post(
+        base_url + "/games", data={**game, "max_abandoned": "0"}, headers=HTML, timeout=10
+    )
+    game_id = made_game.url.rsplit("/", 1)[1]
+    listed = kurier.call("GET", "/v1/games/open", params={"limit": 100}).json()["items"]
+    assert [i["reliability"] for i in listed if i["id"] == game_id] == [{"max_abandoned": 0}]

@@ -56,6 +56,8 @@ def _forms(game_ids: list[str]) -> dict[str, list[str]]:
             "talk",
             "option_x",
             "invite",
+            "min_on_time_percent",
+            "max_abandoned",
         ],
         "/settings": [
             "name",
