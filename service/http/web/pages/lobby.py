@@ -121,7 +121,7 @@ def create() -> Any:
     try:
         seats = _whole_number(form.get("seats", ""), "seats")
         bots = _form_bots(form, seats)
-        settings = {
+        settings: dict[str, Any] = {
             "access": "open" if form.get("access") == "open" else "invite",
             "public": form.get("public") == "yes",
             "spectators_see_messages": form.get("spectators_see_messages") == "yes",
