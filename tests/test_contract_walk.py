@@ -197,6 +197,10 @@ def test_every_operation_answers_2xx_as_documented(
     w.call("take_moderation_action", d, json=action)
     w.call("get_moderation_audit", d)
     w.call("list_warnings", b)
+    # Leave: taken, shown, ended.
+    w.call("take_leave", d, json={"days": 3}, expect=201)
+    w.call("get_leave", d)
+    w.call("end_leave", d)
 
     body = {"name": "Walk cup", "type": "attila", "seats": 2, "format": "swiss"}
     cup = w.call("create_tournament", a, json={**body, "deadline": {"hours": 48}}).json()

@@ -200,6 +200,7 @@ NOT_THROUGH_WRITE = {
     "workers/mailin.py::_claim": "a ledger of mails played (SET NX)",
     "workers/mailin.py::_warn": "a ledger of warnings mailed (SET NX)",
     "workers/mailin.py::_say": "a ledger of answers mailed (SET NX)",
+    "workers/mailin.py::_leave": "a ledger of leave lines taken (SET NX)",
     "workers/seatmail.py::send_once": "a ledger of mails sent (SET NX)",
 }
 ROOT = Path(__file__).resolve().parent.parent

@@ -56,6 +56,8 @@ def _forms(game_ids: list[str]) -> dict[str, list[str]]:
             "talk",
             "option_x",
             "invite",
+            "min_on_time_percent",
+            "max_abandoned",
         ],
         "/settings": [
             "name",
@@ -70,6 +72,8 @@ def _forms(game_ids: list[str]) -> dict[str, list[str]]:
             "webhook_url",
         ],
         "/settings/tokens": ["name"],
+        "/settings/leave": ["days"],
+        "/settings/leave/end": [],
         "/settings/tokens/zz/revoke": [],
         "/moderation/actions": ["action", "reason", "report_id", "player_id"],
     }

@@ -13,6 +13,8 @@
    commitments, resolution jobs and notifications as over HTTP), the Message-ID (and line
    number) being the idempotency key (``resign`` too); ``say <text>`` and
    ``say @<name> <text>`` post a message to the table or privately (once per mail and line);
+   ``leave 14d`` (``urlaub 14t``, ``leave end``) takes or ends leave (service/domain/leave.py,
+   once per mail and line);
    ``legal``, ``board`` and ``help`` are commands;
 5. answers exactly once (a ledger keyed by Message-ID and recipient): what was played, or the
    line that failed and why, then the game as a turn mail shows it (workers/mailview.py: the
@@ -41,7 +43,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from datetime import UTC, tzinfo
+from datetime import UTC, datetime, tzinfo
 from email.message import EmailMessage
 from typing import Any
 
@@ -50,7 +52,7 @@ from service.common import i18n, mailauth, replies
 from service.common.i18n import say as _
 from service.common.problems import Problem
 from service.common.replies import SOFT_LIMIT, message_id_of
-from service.domain import messages, moderation, prefs
+from service.domain import leave, messages, moderation, prefs
 from service.domain.games import play
 from service.store import Store
 from service.store.record import GameRecord, Idempotency
@@ -264,6 +266,9 @@ def _play_lines(store: Store, answer: Answer, lines: list[str], issued: dict[str
         said = SAY.fullmatch(line)
         try:
             moderation.check_not_suspended(player)  # as the API refuses the account's token
+            if leave.COMMAND.fullmatch(line):
+                report.append(_leave(store, player, answer, line, number))
+                continue
             if said:
                 report.append(_say(store, player, answer, said["text"] or "", number))
                 continue
@@ -309,6 +314,35 @@ def _say(store: Store, player: dict[str, Any], answer: Answer, text: str, number
     if to_seat is not None:
         return _("Line %(number)s: said privately to the table.", number=number)
     return _("Line %(number)s: said to the table.", number=number)
+
+
+def _leave(store: Store, player: dict[str, Any], answer: Answer, line: str, number: int) -> str:
+    """Take or end leave (``leave 14d``, ``urlaub 2 wochen``, ``leave end``: service/domain/
+    leave.py), once per mail and line; what it did, said in the player's words."""
+    days = leave.parse_command(line)
+    once = f"kurier:mail-leave:{answer.inbound.message_id}:{number}"
+    raw = store.players.hash(answer.player_id)
+    if not store.r.set(once, "1", nx=True, ex=7 * 86_400):
+        done = leave.read(store, answer.player_id)  # this mail's line was taken already
+    elif days is None:
+        done = leave.end_leave(store, answer.player_id)
+    else:
+        done = leave.take_leave(store, player, days)
+    current = done["current"]
+    if current is None:
+        return _(
+            "Line %(number)s: no leave runs now; %(left)s days of leave left this year.",
+            number=number,
+            left=done["left_days"],
+        )
+    until = datetime.fromtimestamp(current["until"], prefs.zone(raw))
+    return _(
+        "Line %(number)s: on leave until %(until)s (your clocks are paused, your opponents "
+        "told; any move ends it); %(left)s days of leave left this year.",
+        number=number,
+        until=until.strftime("%Y-%m-%d %H:%M"),
+        left=done["left_days"],
+    )
 
 
 def _addressee(record: GameRecord, text: str) -> tuple[int | None, str]:
@@ -388,6 +422,7 @@ HELP = N_(
     "  or `pass`); only you see your choice until the reveal.\n"
     "  Talk: `say <text>` to the table, `say @<name> <text>` privately to one player.\n"
     "  `resign` leaves the game (two players: your opponent wins).\n"
+    "  Leave: `leave 14d` (or `2w`) pauses your clocks in every game, `leave end` ends it.\n"
     "  Commands: legal (your legal moves), board (your view), help.\n"
     "  Each mail's reply address works once; every answer brings a new one."
 )

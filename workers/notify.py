@@ -33,6 +33,7 @@ from service.domain import (
     ratings,
     unsubscribe,
 )
+from service.domain.leave import LEAVE_NOTICE
 from service.domain.notifications import ASKING, SEATS_FILLED, seats_filled
 from service.ops import metrics
 from service.store import Store, owed, queues
@@ -75,6 +76,7 @@ SUBJECTS = {
     "game.deadline_warning": N_("your deadline is near"),
     "game.timeout_applied": N_("your deadline passed"),
     "game.ended": N_("the game is over"),
+    LEAVE_NOTICE: N_("an opponent is on leave"),
 }
 NEWS = N_("news")
 #: The sentence of a notice that has no event behind it (the subject's words otherwise).
@@ -581,7 +583,19 @@ def _headline(kind: str, data: dict[str, Any], record: GameRecord) -> str:
         return _timeout_line(record, data)
     if kind == "game.ended":
         return _("The game is over.")
+    if kind == LEAVE_NOTICE:
+        return _leave_line(data)
     return _said(HEADLINES, kind, kind)
+
+
+def _leave_line(data: dict[str, Any]) -> str:
+    until = datetime.fromtimestamp(float(data["until"]), UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return _(
+        "%(player)s is on leave until %(until)s: their clocks are paused (within this game's "
+        "limit); a move of theirs ends the leave early.",
+        player=data["player"],
+        until=until,
+    )
 
 
 def _timeout_line(record: GameRecord, data: dict[str, Any]) -> str:

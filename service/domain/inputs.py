@@ -247,8 +247,31 @@ def deadline(value: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+#: A reliability filter's fields (service/domain/reliability.py) and their highest values.
+RELIABILITY_FILTER = {"min_on_time_percent": 100, "max_abandoned": 1000}
+
+
+def reliability_filter(value: Any) -> dict[str, int]:
+    """``{"min_on_time_percent": 0-100, "max_abandoned": 0-1000}``, either or both (empty:
+    no condition)."""
+    if not isinstance(value, Mapping):
+        raise Refused("Not a valid mapping type.")
+    unknown = sorted(set(value) - set(RELIABILITY_FILTER))
+    if unknown:
+        raise Refused(f"{unknown[0]}: Unknown field.")
+    out: dict[str, int] = {}
+    for name, high in RELIABILITY_FILTER.items():
+        if name in value:
+            try:
+                out[name] = integer(value[name], 0, high)
+            except Refused as error:
+                raise Refused(f"{name}: {error}") from None
+    return out
+
+
 def game_settings(value: Mapping[str, Any]) -> dict[str, Any]:
-    """A game's service settings: who may join, ratings, listing, talk, abandoning."""
+    """A game's service settings: who may join (access, reliability), ratings, listing,
+    talk, abandoning."""
     rules = {
         "access": lambda v: one_of(v, ACCESS),
         "rated": boolean,
@@ -257,6 +280,7 @@ def game_settings(value: Mapping[str, Any]) -> dict[str, Any]:
         "abandon_after": lambda v: integer(v, *ABANDON_AFTER),
         "bot_delay_seconds": lambda v: number(v, *BOT_DELAY_SECONDS),
         "bot_pace": lambda v: one_of(v, BOT_PACES),
+        "reliability": reliability_filter,
     }
     out = {}
     for name, given in value.items():

@@ -5,7 +5,9 @@ Preferences live in the player hash ``kurier:player:{p}`` beside name and email:
 - ``webhook_url``, ``webhook_secret`` (``whsec_…``, never shown again after it is issued),
   ``webhook_disabled`` (why deliveries stopped, "" while enabled);
 - ``notify``: JSON, event type -> channels (``email``, ``webhook``); a missing type means both;
-- ``timezone`` (IANA name, for the times in emails), ``vacation_until`` (Unix time, "" if none);
+- ``timezone`` (IANA name, for the times in emails, and the leave budget's year),
+  ``vacation_until`` (Unix time, "" if none; leave has fields of its own:
+  service/domain/leave.py);
 - fewer mails: ``digest`` (``off`` or ``daily``) and ``digest_hour`` (local hour, 0-23), and
   ``quiet_start``/``quiet_end`` (local ``HH:MM``, both "" if none): mail notices wait in the
   seat's mailbag (service/domain/mailbag.py) until ``held_until`` says; webhooks never wait.
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import secrets
 import time
@@ -53,6 +56,7 @@ EVENT_TYPES = (
     "game.timeout_applied",
     "game.ended",
     "game.message",
+    "game.opponent_on_leave",
     "tournament.round_started",
 )
 WEBHOOK_SECRET_PREFIX = "whsec_"
@@ -199,9 +203,23 @@ def channels_for(raw: dict[str, Any], kind: str) -> list[str]:
     return out
 
 
+def vacation_allowed(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``vacation_until`` (a date, outside the leave budget) may still be set:
+    ``KURIER_VACATION_WITHOUT_BUDGET`` (default 1; 0: only ``null`` is taken, and leave,
+    service/domain/leave.py, is the way to be away)."""
+    env = os.environ if environ is None else environ
+    return env.get("KURIER_VACATION_WITHOUT_BUDGET", "1").strip() != "0"
+
+
 def on_vacation(raw: dict[str, Any], now: float) -> float | None:
-    """The end of the player's vacation if it is running now, else None."""
-    until = float(raw.get("vacation_until") or 0)
+    """When the player's time away ends, if they are away at ``now``, else None: the one
+    answer every clock asks (deadlines, time banks). Away is a running leave
+    (service/domain/leave.py: ``leave_from`` to ``leave_until``) or a ``vacation_until`` still
+    ahead; both at once: the later end."""
+    ends = [float(raw.get("vacation_until") or 0)]
+    if float(raw.get("leave_from") or 0) <= now:
+        ends.append(float(raw.get("leave_until") or 0))
+    until = max(ends)
     return until if until > now else None
 
 
@@ -328,6 +346,13 @@ def _checked(data: Mapping[str, Any]) -> dict[str, Any]:
         until = data["vacation_until"]
         if until is not None:
             until = inputs.checked("vacation_until", inputs.moment, until)
+            if not vacation_allowed():
+                raise Problem(
+                    409,
+                    "vacation-needs-leave",
+                    "vacation_until is off on this server: take leave instead (POST /v1/me/leave)",
+                    field="vacation_until",
+                )
         changes["vacation_until"] = repr(until.timestamp()) if until else ""
     return changes
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from engine.core import IllegalAction
 from service.common.problems import Problem
-from service.domain import inputs, pairing, ratings
+from service.domain import inputs, pairing, ratings, reliability
 from service.domain.games import lifecycle, play
 from service.store import Store, owed
 from service.store.owed import OwedJob, notice_job
@@ -53,6 +53,8 @@ NAME = inputs.Text(80)
 #: and pairings are computed from the whole document on every change.
 MAX_ENTRANTS = 64
 MAX_ROUNDS = 30
+#: A tournament's cap on the days leave may pause its games' clocks (0: leave pauses none).
+LEAVE_MAX_DAYS = (0, int(inputs.VACATION_MAX_DAYS[1]))
 #: How far ahead a start may be set (days).
 MAX_START_DAYS = 365
 MAX_TRIES = 16
@@ -121,6 +123,8 @@ def summary(doc: Mapping[str, Any]) -> dict[str, Any]:
         "rated",
         "options",
         "max_entrants",
+        "reliability",
+        "leave_max_days",
     )
     out = {key: doc.get(key) for key in keys}
     out["entrant_count"] = len(doc["entrants"])
@@ -209,6 +213,12 @@ def create(
     if deadline is not None:
         deadline = inputs.checked("deadline", inputs.deadline, deadline)
     rated = inputs.checked("rated", inputs.boolean, data.get("rated", True))
+    wanted = inputs.checked("reliability", inputs.reliability_filter, data.get("reliability", {}))
+    leave_cap = data.get("leave_max_days")
+    if leave_cap is not None:
+        leave_cap = inputs.checked(
+            "leave_max_days", lambda v: inputs.integer(v, *LEAVE_MAX_DAYS), leave_cap
+        )
     game = play.game_type(type_id)
     try:
         chosen = game.resolve_options(data.get("options"))
@@ -246,6 +256,8 @@ def create(
         "deadline": deadline,
         "rated": rated,
         "max_entrants": most,
+        "reliability": wanted or None,
+        "leave_max_days": leave_cap,
         "organiser": {"id": organiser["id"], "name": organiser["name"]},
         "created_at": now,
         "starts_at": starts_at,
@@ -264,8 +276,13 @@ def create(
 
 
 def sign_up(store: Store, player: Mapping[str, Any], tournament_id: str) -> dict[str, Any]:
+    """Sign ``player`` up; one whose reliability falls short of the tournament's is refused
+    (403 ``reliability-required``)."""
+    mine = reliability.numbers(store, player["id"])
+
     def change(doc: dict[str, Any]) -> bool:
         _signing_up(doc)
+        reliability.require(doc.get("reliability"), mine)
         if any(e["id"] == player["id"] for e in doc["entrants"]):
             return False  # signed up already: the same answer
         if len(doc["entrants"]) >= doc["max_entrants"]:
@@ -487,13 +504,23 @@ def _table_game(store: Store, doc: Mapping[str, Any], players: list[dict[str, An
         doc["options"],
         None,
         doc["seats"],
-        doc["deadline"],
+        leave_capped(doc["deadline"], doc.get("leave_max_days")),
         settings,
     ).body
     for player in players[1:]:
         lifecycle.join_game(store, player, created["id"], created["invite_code"], keep_apart=False)
     lifecycle.start_game(store, players[0], created["id"])
     return str(created["id"])
+
+
+def leave_capped(deadline: Mapping[str, Any] | None, cap: int | None) -> dict[str, Any] | None:
+    """The games' deadline with the tournament's leave cap: no leave (or vacation) pauses a
+    clock beyond ``cap`` days (``vacation_max_days``, service/domain/deadlines.py); 0: none
+    pauses it at all. No cap: the deadline as given."""
+    if deadline is None or cap is None:
+        return None if deadline is None else dict(deadline)
+    most = min(float(deadline["vacation_max_days"]), cap)  # inputs.deadline filled it in
+    return {**deadline, "vacation_max_days": most}
 
 
 def game_finished(store: Store, game_id: str) -> bool:

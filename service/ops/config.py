@@ -341,6 +341,26 @@ SETTINGS: tuple[Setting, ...] = (
         _int_between(1, 60_000),
     ),
     Setting(
+        "KURIER_LEAVE_DAYS",
+        "30",
+        "Days of leave each player may take a year (calendar year in the player's time zone; "
+        "service/domain/leave.py); 0: no leave",
+        _int_between(0, 366),
+    ),
+    Setting(
+        "KURIER_LEAVE_MIN_DAYS",
+        "3",
+        "The shortest leave, in days",
+        _int_between(1, 366),
+    ),
+    Setting(
+        "KURIER_VACATION_WITHOUT_BUDGET",
+        "1",
+        "1: players may still set `vacation_until` (a date that pauses their clocks outside "
+        "the leave budget); 0: it is refused (409 vacation-needs-leave) and leave is the way",
+        _one_of("0", "1"),
+    ),
+    Setting(
         "KURIER_MAIL_BATCH_SECONDS",
         "20",
         "Mail notices to one seat within this window go out as one mail "

@@ -88,6 +88,8 @@ class Players:
         }
         if raw.get("suspended"):  # a moderator suspended the account (service/store/social.py)
             player["suspended"] = True
+        if raw.get("leave_until"):  # a move ends a running leave (service/domain/leave.py)
+            player["leave_until"] = float(raw["leave_until"])
         return player
 
     def update(self, player_id: str, changes: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from engine.core import IllegalAction
 from engine.sentences import N_
 from service.common import sealed
 from service.common.problems import Problem
-from service.domain import blocks, inputs
+from service.domain import blocks, inputs, reliability
 from service.domain.games.play import commit, engine_problem, event, game_type, require, settle
 from service.domain.games.views import bot_fields
 from service.store import MAX_INDEX, Store, eventlog
@@ -206,12 +206,14 @@ def join_game(
     invite: str | None,
     keep_apart: bool = True,
 ) -> Outcome:
-    """Take the next free seat: with the invite code, or without one in an open-access game.
+    """Take the next free seat: with the invite code, or without one in an open-access game;
+    a player whose reliability falls short of the game's ``reliability`` is refused.
     Refused where a player sits whom the joiner blocks or who blocks the joiner, unless
     ``keep_apart`` is False (a tournament's table, paired so for want of another pairing)."""
     if invite is not None:
         inputs.checked("invite_code", inputs.CODE.check, invite)
     apart = blocks.kept_apart(store, player) if keep_apart else set()
+    mine = reliability.numbers(store, player["id"])
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         record = require(record, game_id)
@@ -227,6 +229,7 @@ def join_game(
             raise Problem(403, "bad-invite-code", N_("that invite code does not open this game"))
         if len(record.seats) >= record.max_seats:
             raise Problem(409, "game-full", N_("every seat of this game is taken"))
+        reliability.require(record.settings.get("reliability"), mine)
         blocks.check_table(record.seats, apart)  # last: it tells nothing a refusal above would
         seat = len(record.seats)
         record.seats.append(player["id"])
@@ -239,10 +242,16 @@ def join_game(
 
 
 def open_games(
-    store: Store, after: int | None, limit: int, filters: Mapping[str, Any]
+    store: Store,
+    after: int | None,
+    limit: int,
+    filters: Mapping[str, Any],
+    player_id: str | None = None,
 ) -> dict[str, Any]:
     """The lobby: open-access games with a free seat, oldest first, matching ``filters``
-    (``type``, ``seats``: the player count, ``deadline``: a policy or ``none``)."""
+    (``type``, ``seats``: the player count, ``deadline``: a policy or ``none``). For
+    ``player_id``, each game says whether it is closed to them and why (``closed_to_you``)."""
+    mine = reliability.numbers(store, player_id) if player_id else None
     rows = store.indexes.open_games(after)
     summaries = store.indexes.game_summaries([gid for gid, _ in rows])
     items: list[dict[str, Any]] = []
@@ -250,7 +259,7 @@ def open_games(
     for (_, seq), summary in zip(rows, summaries, strict=True):
         examined, after = examined + 1, seq
         if summary is not None and _wanted(summary, filters):
-            items.append(_lobby_item(summary))
+            items.append(_lobby_item(summary, mine))
             if len(items) == limit:
                 break
     more = examined < len(rows) or len(rows) == MAX_INDEX
@@ -278,15 +287,23 @@ def summary_seats(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _lobby_item(summary: Mapping[str, Any]) -> dict[str, Any]:
-    return {
+def _lobby_item(summary: Mapping[str, Any], mine: Mapping[str, Any] | None) -> dict[str, Any]:
+    wanted = summary["settings"].get("reliability") or None
+    item = {
         "id": summary["id"],
         "type": summary["type"],
         "max_seats": int(summary["max_seats"]),
         "seats": summary_seats(summary),
         "deadline": summary["deadline"] or None,
         "created_at": float(summary["created_at"]),
+        "reliability": wanted,
     }
+    if mine is not None:
+        unmet = reliability.shortfall(wanted, mine)
+        item["closed_to_you"] = (
+            {"code": reliability.PROBLEM, "unmet": unmet, **mine} if unmet else None
+        )
+    return item
 
 
 def start_game(store: Store, player: Mapping[str, Any], game_id: str) -> Outcome:

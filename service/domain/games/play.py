@@ -15,7 +15,7 @@ from engine.registry import get_game
 from engine.sentences import N_
 from service.common import sealed
 from service.common.problems import Problem, game_not_found
-from service.domain import inputs, notifications, pinning
+from service.domain import inputs, leave, notifications, pinning
 from service.domain.games.views import legal_actions
 from service.store import Store, owed
 from service.store.keys import idem_key
@@ -108,7 +108,9 @@ def play_all(
         changes = _play_in_order(record, game, state, seat, moves, version, listed)
         return _joined(changes)
 
-    return commit(store, game_id, mutate, idem)
+    outcome = commit(store, game_id, mutate, idem)
+    leave.end_at_move(store, player)
+    return outcome
 
 
 def _check_moves(moves: Sequence[str | Mapping[str, Any]], listed: bool) -> None:

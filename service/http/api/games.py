@@ -62,7 +62,9 @@ class GamesView(MethodView):
         and the players invited by name (`invited`) are kept apart by a block: 409
         `cannot-invite`, nothing made."""
         given: dict[str, Any] = {
-            name: data[name] for name in ("rated", "bot_delay_seconds", "bot_pace") if name in data
+            name: data[name]
+            for name in ("rated", "bot_delay_seconds", "bot_pace", "reliability")
+            if name in data
         }
         outcome = lifecycle.create_game(
             store(),
@@ -118,8 +120,11 @@ class OpenGamesView(MethodView):
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """The lobby: games anyone may join (created with `"access": "open"`) that still have a
         free seat, oldest first; filter by `type`, `seats` (player count) and `deadline`
-        policy. Join one with `POST /v1/games/{id}/seats` and no invite code."""
-        return lifecycle.open_games(store(), _after(query), query["limit"], query)
+        policy. Join one with `POST /v1/games/{id}/seats` and no invite code. A game may ask
+        for `reliability`; with a token, `closed_to_you` says whether yours falls short."""
+        player = current_player(required=False)
+        player_id = player["id"] if player else None
+        return lifecycle.open_games(store(), _after(query), query["limit"], query, player_id)
 
 
 def _after(query: dict[str, Any]) -> int | None:
@@ -152,7 +157,9 @@ class SeatsView(MethodView):
     @blp.response(201, s.Joined)
     @problems(blp, 401, 403, 404, 409)
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
-        """Take the next free seat with the invite code."""
+        """Take the next free seat with the invite code (an open game needs none). A game
+        that asks for `reliability` refuses a player short of it: 403 `reliability-required`
+        with `unmet`, the caller's `on_time_percent` and `abandoned`, and what is asked."""
         return lifecycle.join_game(store(), _player(), game_id, data.get("invite_code")).body
 
 

@@ -8,10 +8,19 @@ from typing import Any
 from flask.views import MethodView
 
 from service.common.problems import Problem
-from service.domain import accounts, deliveries, inbox, prefs, ratelimit, websessions
+from service.domain import accounts, deliveries, inbox, leave, prefs, ratelimit, websessions
 from service.http.api.base import Blueprint, dumped, problems
 from service.http.auth import current_player, player_hash_read, store, token_required
-from service.http.schemas.players import Inbox, Me, PlayerCreate, PlayerCreated, PlayerPatch
+from service.http.schemas.players import (
+    Inbox,
+    LeaveEnded,
+    LeaveRequest,
+    LeaveStatus,
+    Me,
+    PlayerCreate,
+    PlayerCreated,
+    PlayerPatch,
+)
 from service.http.schemas.webhooks import Deliveries, DeliveriesQuery, WebhookSecret, WebhookTest
 from service.ops import config
 
@@ -86,6 +95,49 @@ def _me(
     if issued:
         out["webhook_secret"] = issued
     return out
+
+
+@blp.route("/me/leave")
+class LeaveView(MethodView):
+    @blp.doc(operationId="get_leave")
+    @token_required
+    @blp.response(200, LeaveStatus)
+    @problems(blp, 401)
+    def get(self) -> dict[str, Any]:
+        """The caller's leave: this year's budget, the days taken and left, the running leave.
+
+        The budget is per calendar year in the caller's `timezone`; each 1 January brings it
+        whole again."""
+        player = current_player()
+        assert player is not None
+        return leave.read(store(), player["id"])
+
+    @blp.doc(operationId="take_leave")
+    @token_required
+    @blp.arguments(LeaveRequest)
+    @blp.response(201, LeaveStatus)
+    @problems(blp, 401, 409, 422)
+    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Take `days` whole days of leave from now: every clock of yours in every game
+        pauses (each game's limit applies), and your opponents are told once
+        (`game.opponent_on_leave`). Any move of yours ends it early and gives the unused whole
+        days back. Below the server's `min_days` or over the days left: 422 (`leave-below-
+        minimum`, `leave-over-budget`, naming `days`); a leave running already: 409
+        `leave-running`. Nothing changes on a refusal."""
+        player = current_player()
+        assert player is not None
+        return leave.take_leave(store(), player, data["days"])
+
+    @blp.doc(operationId="end_leave")
+    @token_required
+    @blp.response(200, LeaveEnded)
+    @problems(blp, 401, 409)
+    def delete(self) -> dict[str, Any]:
+        """End the running leave now; its unused whole days go back to the budget. No leave
+        running: 409 `no-leave`."""
+        player = current_player()
+        assert player is not None
+        return leave.end_leave(store(), player["id"])
 
 
 @blp.route("/me/webhook-secret")

@@ -204,3 +204,30 @@ class Seat(ma.Schema):
         validate=validate.OneOf(inputs.BOT_LEVELS),
         metadata={"description": "The computer opponent's level (null: a person)"},
     )
+
+
+class ReliabilityFilter(ma.Schema):
+    """Who may take a seat or sign up, by the reliability on their profile (counted from
+    finished games' records): a player short of either gets 403 `reliability-required`. A
+    player with no decision counted yet has no share: any `min_on_time_percent` above 0 keeps
+    them out."""
+
+    min_on_time_percent = strict_integer(
+        validate=validate.Range(0, inputs.RELIABILITY_FILTER["min_on_time_percent"]),
+        metadata={"description": "At least this share of decisions taken in time, in percent"},
+    )
+    max_abandoned = strict_integer(
+        validate=validate.Range(0, inputs.RELIABILITY_FILTER["max_abandoned"]),
+        metadata={"description": "At most this many games ended abandoned"},
+    )
+
+
+class ClosedToYou(ma.Schema):
+    """Why the caller cannot join: the filter's fields they miss, and their numbers."""
+
+    code = fields.String(required=True, metadata={"description": "reliability-required"})
+    unmet = fields.List(fields.String(), required=True)
+    on_time_percent = fields.Float(
+        required=True, allow_none=True, metadata={"description": "null: no decision counted yet"}
+    )
+    abandoned = fields.Integer(required=True)

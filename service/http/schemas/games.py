@@ -13,10 +13,12 @@ from service.common.i18n import LANGUAGES
 from service.domain import inputs
 from service.domain.games.play import MAX_ACTIONS
 from service.http.schemas.common import (
+    ClosedToYou,
     Cursor,
     Decision,
     GameEvent,
     QueryInteger,
+    ReliabilityFilter,
     Seat,
     StrictBoolean,
     StrictFloat,
@@ -160,6 +162,10 @@ class GameCreate(ma.Schema):
             "its players' profiles"
         },
     )
+    reliability = fields.Nested(
+        ReliabilityFilter,
+        metadata={"description": "Only players this reliable may join (open games above all)"},
+    )
     invited = fields.List(
         fields.String(validate=validate.Length(1, 64)),
         load_default=list,
@@ -208,6 +214,17 @@ class OpenGame(ma.Schema):
     seats = fields.List(fields.Nested(Seat), required=True, metadata={"description": "Taken"})
     deadline = fields.Nested(Deadline, allow_none=True)
     created_at = fields.Float(required=True)
+    reliability = fields.Nested(
+        ReliabilityFilter,
+        required=True,
+        allow_none=True,
+        metadata={"description": "Who may join; null: anyone"},
+    )
+    closed_to_you = fields.Nested(
+        ClosedToYou,
+        allow_none=True,
+        metadata={"description": "With a token: why you cannot join (null: you can)"},
+    )
 
 
 class OpenGameList(ma.Schema):

@@ -9,6 +9,7 @@ from marshmallow import fields, validate
 
 from service.common.i18n import LANGUAGES
 from service.domain import inputs
+from service.domain.leave import MAX_DAYS_PER_YEAR
 from service.domain.prefs import (
     CHANNELS,
     CLOCK,
@@ -179,6 +180,53 @@ class Me(Player):
     language = fields.String(required=True, validate=validate.OneOf(LANGUAGES))
     confirm_moves = fields.String(required=True, validate=validate.OneOf(CONFIRM_MOVES))
     mail_at_table = fields.Boolean(required=True)
+    leave_until = fields.Float(
+        metadata={
+            "description": "When your running or last leave ends (Unix time); "
+            "GET /v1/me/leave tells more"
+        }
+    )
+
+
+class LeaveRequest(ma.Schema):
+    days = strict_integer(
+        required=True,
+        validate=validate.Range(1, MAX_DAYS_PER_YEAR),
+        metadata={
+            "description": "Whole days of leave from now, at least the server's `min_days` "
+            "and at most the days left this year (else 422, naming `days`)"
+        },
+    )
+
+
+class CurrentLeave(ma.Schema):
+    start = fields.Float(
+        required=True, data_key="from", attribute="from", metadata={"description": "Unix time"}
+    )
+    until = fields.Float(required=True, metadata={"description": "Unix time"})
+    days = fields.Integer(required=True)
+
+
+class LeaveStatus(ma.Schema):
+    """The caller's leave budget (per calendar year in their time zone) and running leave."""
+
+    year = fields.Integer(required=True, metadata={"description": "The budget's year"})
+    budget_days = fields.Integer(required=True, metadata={"description": "Days a year"})
+    min_days = fields.Integer(required=True, metadata={"description": "The shortest leave"})
+    used_days = fields.Integer(required=True, metadata={"description": "Taken this year"})
+    left_days = fields.Integer(required=True, metadata={"description": "Left this year"})
+    current = fields.Nested(
+        CurrentLeave,
+        allow_none=True,
+        required=True,
+        metadata={"description": "The leave running now; null if none"},
+    )
+
+
+class LeaveEnded(LeaveStatus):
+    returned_days = fields.Integer(
+        required=True, metadata={"description": "Unused whole days given back to the budget"}
+    )
 
 
 class PlayerCreated(Player):

@@ -11,6 +11,7 @@ from service.domain import inputs, tournaments
 from service.http.schemas.common import (
     NumberCursor,
     QueryInteger,
+    ReliabilityFilter,
     StrictBoolean,
     ruled,
     strict_integer,
@@ -58,6 +59,17 @@ class TournamentCreate(ma.Schema):
             "it, the organiser starts the tournament"
         },
     )
+    reliability = fields.Nested(
+        ReliabilityFilter, metadata={"description": "Only players this reliable may sign up"}
+    )
+    leave_max_days = strict_integer(
+        validate=validate.Range(*tournaments.LEAVE_MAX_DAYS),
+        metadata={
+            "description": "Leave (or vacation) pauses a clock in the tournament's games at most "
+            "this many days (the games' `vacation_max_days`); 0: leave pauses none; absent: "
+            "the deadline's own limit"
+        },
+    )
     max_entrants = strict_integer(
         load_default=tournaments.MAX_ENTRANTS,
         validate=validate.Range(max=tournaments.MAX_ENTRANTS),
@@ -94,6 +106,12 @@ class TournamentSummary(ma.Schema):
     options = fields.Dict(required=True)
     max_entrants = fields.Integer(required=True)
     entrant_count = fields.Integer(required=True)
+    reliability = fields.Nested(
+        ReliabilityFilter, allow_none=True, metadata={"description": "null: anyone may sign up"}
+    )
+    leave_max_days = fields.Integer(
+        allow_none=True, metadata={"description": "null: the deadline's own limit"}
+    )
 
 
 class StandingRow(ma.Schema):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import current_app, request, url_for
@@ -19,7 +20,7 @@ from engine.core import Event
 from service import kits, pictures
 from service.common import i18n
 from service.common.numbers import is_ascii_digits
-from service.domain import messages, prefs, presence, ratings, review
+from service.domain import leave, messages, prefs, presence, ratings, review
 from service.domain.games import lifecycle, views
 from service.domain.websessions import Session
 from service.http.web import live as live_page
@@ -146,11 +147,25 @@ def context(
         else None,
         rematch=_rematch(store, record, player_id),
         review=_review(store, record, seat, player_id),
+        on_leave=_on_leave(store, record),
         # When a complete staged move waits for Confirm (static/board/ decides "auto").
         confirm_moves=prefs.confirm_moves(store, player_id) if player_id and board else "always",
         not_invited=player_id is None or not lifecycle.invited(record, player_id),
         **_seat_forms(record, view["seats"], seat, player_id, session is not None),
     )
+
+
+def _on_leave(store: Store, record: GameRecord) -> dict[int, str]:
+    """Seat -> the day (UTC) its player's leave ends, for the seats on leave in a game in
+    play (service/domain/leave.py: their clocks are paused)."""
+    if record.status != "active":
+        return {}
+    ends = leave.on_leave(store, [p for p in record.seats if p])
+    return {
+        seat: datetime.fromtimestamp(ends[p], UTC).strftime("%Y-%m-%d")
+        for seat, p in enumerate(record.seats)
+        if p in ends
+    }
 
 
 def _rematch(store: Store, record: GameRecord, player_id: str | None) -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ from flask_babel import gettext, pgettext
 
 from engine.sentences import N_
 from service.common.problems import Problem
-from service.domain import inputs
+from service.domain import inputs, prefs
 
 
 def _regions() -> dict[str, str]:
@@ -79,6 +79,17 @@ def refusal(error: Problem, words: Mapping[str, str]) -> str:
         return str(error.description)
     character = error.extra.get("character")
     return gettext(words[field]) + (f" ({character})" if character else "")
+
+
+def leave_values(status: Mapping[str, Any], zone: str) -> dict[str, Any]:
+    """The leave part of the page: the budget (service/domain/leave.py ``status``) and the
+    running leave's end as a local day and time ("" if none)."""
+    current = status["current"]
+    until = ""
+    if current is not None:
+        local = datetime.fromtimestamp(current["until"], prefs.zone({"timezone": zone}))
+        until = local.strftime("%Y-%m-%d %H:%M")
+    return {**status, "until": until}
 
 
 def values(

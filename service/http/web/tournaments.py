@@ -15,7 +15,7 @@ from engine.registry import game_ids, get_game
 from engine.sentences import N_
 from service.common.numbers import whole_number
 from service.common.problems import Problem
-from service.domain import tournaments
+from service.domain import inputs, tournaments
 from service.http.web.pages.base import _note, form_post, store
 
 blp = Blueprint("tournaments", __name__, template_folder="templates")
@@ -82,6 +82,11 @@ def create() -> Any:
         data["rounds"] = _whole(form["rounds"])
     if form.get("hours"):
         data["deadline"] = {"hours": _whole(form["hours"])}
+    wanted = {name: _whole(form[name]) for name in inputs.RELIABILITY_FILTER if form.get(name)}
+    if wanted:
+        data["reliability"] = wanted
+    if form.get("leave_max_days"):
+        data["leave_max_days"] = _whole(form["leave_max_days"])
     try:
         made = tournaments.create(store(), g.web_session.player, data)
     except Problem as error:

@@ -121,6 +121,7 @@ EVENT_WORDS = (
     N_("timeout applied"),
     N_("ended"),
     N_("message"),
+    N_("opponent on leave"),
     N_("round started"),
 )
 

@@ -30,7 +30,7 @@ def home() -> Any:
     summaries = [s for s in store().indexes.game_summaries([gid for gid, _ in rows]) if s]
     mine = [_lobby_row(s, player["id"]) for s in summaries]
     mine.sort(key=lambda row: (not row["my_turn"], -row["updated_at"]))
-    open_games = lifecycle.open_games(store(), None, 20, {})["items"]
+    open_games = lifecycle.open_games(store(), None, 20, {}, player["id"])["items"]
     joinable = [o for o in open_games if player["id"] not in [s["player_id"] for s in o["seats"]]]
     return render_template(
         "lobby.html",
@@ -123,7 +123,7 @@ def create() -> Any:
     try:
         seats = _whole_number(form.get("seats", ""), "seats")
         bots = _form_bots(form, seats)
-        settings = {
+        settings: dict[str, Any] = {
             "access": "open" if form.get("access") == "open" else "invite",
             "public": form.get("public") == "yes",
             "spectators_see_messages": form.get("spectators_see_messages") == "yes",
@@ -131,6 +131,9 @@ def create() -> Any:
         }
         if not bots:  # a game against a bot is never rated from here (docs/bots.md)
             settings["rated"] = form.get("rated") == "yes"
+        wanted = _reliability(form)
+        if wanted:
+            settings["reliability"] = wanted
         outcome = lifecycle.create_game(
             store(),
             g.web_session.player,
@@ -148,6 +151,16 @@ def create() -> Any:
         _refused(error, _typed(form))
         return redirect(url_for("web.home"))
     return redirect(url_for("web.game", game_id=outcome.body["id"]))
+
+
+def _reliability(form: Any) -> dict[str, int]:
+    """The reliability the form asks of players who join (empty boxes: none), as the API
+    would be sent it (inputs.reliability_filter checks the bounds)."""
+    return {
+        name: _whole_number(form[name].strip(), name)
+        for name in inputs.RELIABILITY_FILTER
+        if form.get(name, "").strip()
+    }
 
 
 def _form_bots(form: Any, seats: int) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from service.common import i18n
 from service.common.problems import Problem
-from service.domain import accounts, inputs, prefs
+from service.domain import accounts, inputs, leave, prefs
 from service.http.web import settings_page
 from service.http.web.pages.base import (
     _note,
@@ -41,10 +41,12 @@ def _settings_page(
     """The settings page: the stored preferences, or (a refused form, ``status`` 422) what
     was typed, with the field named by the refusal (``invalid``) marked."""
     player = g.web_session.player
-    form = settings_page.values(player, prefs.read(store(), player["id"]), typed)
+    chosen = prefs.read(store(), player["id"])
+    form = settings_page.values(player, chosen, typed)
     body = render_template(
         "settings.html",
         form=form,
+        leave=settings_page.leave_values(leave.read(store(), player["id"]), chosen["timezone"]),
         invalid=invalid,
         zones=settings_page.zone_groups(form["timezone"]),
         types=prefs.EVENT_TYPES,
@@ -117,6 +119,38 @@ def _vacation_day(day: str) -> datetime | None:
     except ValueError:
         raise inputs.problem("vacation_until", inputs.Refused(inputs.DATE_ERROR)) from None
     return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+@blp.post("/settings/leave")
+@form_post
+def take_leave() -> Any:
+    """POST /v1/me/leave's twin: the days typed, checked as the API checks them; a refusal
+    (422 or 409) shows the page again with the box marked, nothing taken."""
+    try:
+        days = _whole_number(request.form.get("days", ""), "days")
+        leave.take_leave(store(), g.web_session.player, days)
+    except Problem as error:
+        return _leave_refused(error)
+    return _settings_note(gettext("On leave: your clocks are paused in every game."))
+
+
+@blp.post("/settings/leave/end")
+@form_post
+def end_leave() -> Any:
+    """DELETE /v1/me/leave's twin."""
+    try:
+        ended = leave.end_leave(store(), g.web_session.player["id"])
+    except Problem as error:
+        return _leave_refused(error)
+    return _settings_note(
+        gettext("Leave ended: %(days)s days back in your budget.", days=ended["returned_days"])
+    )
+
+
+def _leave_refused(error: Problem) -> Any:
+    template, values = error.reason
+    g.web_note = gettext(template, **values)
+    return _settings_page(error.code, invalid="leave_days")
 
 
 @blp.post("/settings/tokens")
