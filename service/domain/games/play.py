@@ -104,7 +104,8 @@ def play_all(
         pinning.check_playable(record)
         game = record.game
         state = game.load(record.state or {})
-        present(record, seat)
+        if not player.get("bot"):
+            present(record, seat)
         changes = _play_in_order(record, game, state, seat, moves, version, listed)
         return _joined(changes)
 
@@ -263,7 +264,12 @@ def apply_seat_action(
 
 
 def present(record: GameRecord, seat: int) -> None:
-    """``seat`` acted itself: its missed deadlines start again from nought."""
+    """``seat`` acted itself: its missed deadlines start again from nought, and a bot that
+    held its seat after a deadline (the policy ``bot``) gives it back."""
+    stand_ins = record.seating.get("stand_ins", [])
+    if seat in stand_ins:
+        stand_ins.remove(seat)
+        record.seating.get("bots", {}).pop(str(seat), None)
     missed = record.seating.get("missed", {})
     missed.pop(str(seat), None)
     abandoned = record.seating.get("abandoned", [])
@@ -300,7 +306,9 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
 
     A missing sealed choice counts as the game's pass; a missing move follows the game's
     policy: ``default_move`` plays a deterministic legal move, ``remind_only`` only logs the
-    timeout (and the clock starts again). Either way the timeout is an event in the log.
+    timeout (and the clock starts again), ``skip`` passes where the game has a ``pass`` (else
+    the default move), ``resign`` resigns the seat, ``bot`` seats a bot of the game's
+    ``bot_level`` until the player acts again. Either way the timeout is an event in the log.
     """
 
     def mutate(record: GameRecord | None, version: int) -> Change:
@@ -319,7 +327,18 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
         if found.kind == "move" and policy == "remind_only":
             events = [event("timeout_applied", **timeout), *noticed]
             return Change(record, "timeout", events, 200, {}, seat=seat)
-        action = game.default_action(state, seat, found.kind)
+        if policy == "bot":
+            # A bot of the game's level holds the seat until its player acts again (``present``).
+            level = str(record.deadline.get("bot_level", "medium"))
+            record.seating.setdefault("bots", {})[str(seat)] = level
+            record.seating.setdefault("stand_ins", []).append(seat)
+            events = [event("timeout_applied", **timeout, bot_level=level), *noticed]
+            return Change(record, "timeout", events, 200, {}, seat=seat)
+        if policy == "resign":
+            change = apply_seat_action(record, game, state, seat, Resign(), version)
+            change.events += [event("timeout_applied", **timeout), *noticed]
+            return change
+        action = _timeout_action(game, state, seat, found.kind, policy)
         applied = game.apply(state, seat, action)
         change = _applied(record, game, state, seat, found, action, applied, version)
         if found.kind == "move":
@@ -332,6 +351,16 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
     except NothingToDo:
         return "stale"
     return "applied"
+
+
+def _timeout_action(game: Game[Any, Any], state: Any, seat: int, kind: str, policy: str) -> Any:
+    """The action a timeout plays: the game's pass for ``skip`` when it has one at this
+    point, else its default."""
+    if policy == "skip" and kind == "move":
+        for action in game.legal_actions(state, seat):
+            if game.notation(action) == "pass":
+                return action
+    return game.default_action(state, seat, kind)
 
 
 #: Missed deadlines in a row after which a seat is abandoned, unless the game says otherwise
