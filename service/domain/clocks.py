@@ -169,6 +169,7 @@ def settle_banks(
         banks[key] = left
     if moved is not None:
         banks[str(moved)] = credit(banks.get(str(moved), bank.initial), bank)
+    running.clear()  # only the seats pending ``after`` run now
     dues: dict[int, float] = {}
     zones: dict[str, str] = {}
     for seat in after:
@@ -207,7 +208,7 @@ def seat_banks(
         return None
     bank = Bank.of(settings)
     if not active:
-        state = {**state, "running": {}}
+        state = {**state, "running": {}, "dues": {}}
     running = state.get("running", {})
     dues = state.get("dues", {})
     return [
@@ -215,7 +216,7 @@ def seat_banks(
             "seat": seat,
             "seconds_left": round(left_now(bank, state, seat, now), 3),
             "running": str(seat) in running,
-            "runs_out_at": float(dues[str(seat)]) if str(seat) in running else None,
+            "runs_out_at": float(dues[str(seat)]) if str(seat) in dues else None,
         }
         for seat in range(seats)
     ]

@@ -51,13 +51,15 @@ def settle(
     """Charge and credit the banks of ``record`` for ``change`` (in the record, so in the
     commit); when each seat whose clock now runs reaches zero."""
     now = time.time()
-    was = clock_seats(record, before)
+    state = record.seating.setdefault("banks", {})
+    # A seat whose clock ran stops being charged at this change, even when the change hands
+    # it to a bot (the policy ``bot``).
+    was = sorted(set(clock_seats(record, before)) | {int(s) for s in state.get("running", {})})
     running = clock_seats(record, record.pending) if record.status == "active" else []
     # Credited once a turn: when the game stops waiting for the seat that moved.
     handed_over = change.seat not in running
     moved = change.seat if handed_over and _moved_itself(record, change, was) else None
     facts = seat_facts(store, record, set(was) | set(running), now)
-    state = record.seating.setdefault("banks", {})
     return clocks.settle_banks(
         clocks.Bank.of(record.deadline), state, was, running, moved, now, facts
     )
