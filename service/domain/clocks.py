@@ -201,22 +201,31 @@ def left_now(
 def seat_banks(
     settings: Mapping[str, Any], state: Mapping[str, Any], seats: int, active: bool, now: float
 ) -> list[dict[str, Any]] | None:
-    """Each seat's bank as the views show it (None: no time bank): what it holds at ``now``,
-    and for a running one when it reaches zero (the weekend pause and the player's zone in
-    that time already), so that a page counts it down without asking again."""
+    """Each seat's bank as the views show it (None: no time bank): what it holds at ``now``;
+    for a running one when it reaches zero (the weekend pause and the player's zone in that
+    time already) and until when it counts down from ``now`` (a weekend's start, or ``now``
+    inside one; None: until zero), so that a page counts it down without asking again."""
     if not is_bank(settings):
         return None
     bank = Bank.of(settings)
     if not active:
         state = {**state, "running": {}, "dues": {}}
     running = state.get("running", {})
-    dues = state.get("dues", {})
     return [
         {
             "seat": seat,
             "seconds_left": round(left_now(bank, state, seat, now), 3),
             "running": str(seat) in running,
-            "runs_out_at": float(dues[str(seat)]) if str(seat) in dues else None,
+            "runs_out_at": state.get("dues", {}).get(str(seat)),
+            "counts_until": _counts_until(bank, state, seat, now),
         }
         for seat in range(seats)
     ]
+
+
+def _counts_until(bank: Bank, state: Mapping[str, Any], seat: int, now: float) -> float | None:
+    if not bank.weekend_pause or str(seat) not in state.get("running", {}):
+        return None
+    zone = ZoneInfo(state.get("zones", {}).get(str(seat), "UTC"))
+    weekend_start, _end = weekend_around(now, zone)
+    return max(now, weekend_start)

@@ -346,6 +346,15 @@ class SeatBank(ma.Schema):
             "in where the game pauses them); null: not running"
         },
     )
+    counts_until = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Unix time until which a running bank counts down from now: the "
+            "start of the player's weekend where the game pauses weekends (now, inside one); "
+            "null: until it runs out, or not running"
+        },
+    )
 
 
 class GameView(ma.Schema):

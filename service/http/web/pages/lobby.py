@@ -208,13 +208,33 @@ def _chosen_options(type_id: str, form: Any) -> dict[str, Any]:
 
 def _deadline(form: Any) -> dict[str, Any] | None:
     """The deadline the form asks for, as the API would be sent it (lifecycle.create_game checks
-    it: inputs.deadline)."""
+    it: inputs.deadline): hours for each decision, or a time bank."""
+    policy = form.get("deadline_policy") or "default_move"
+    if policy not in inputs.DEADLINE_POLICIES:
+        policy = "default_move"
+    chosen: dict[str, Any] = {"policy": policy, "remind_before_hours": 0, "vacation_max_days": 14}
+    if policy == "bot":
+        chosen["bot_level"] = form.get("deadline_bot_level") or "medium"
+    if form.get("clock") == "bank":
+        clock = {name: _days(form, f"bank_{name}") for name in BANK_DAYS}
+        weekend = form.get("weekend_pause") == "on"
+        return {"clock": {"kind": "bank", **clock, "weekend_pause": weekend}, **chosen}
     hours = (form.get("deadline_hours") or "").strip()
     if not hours:
         return None
+    return {"hours": _number(hours), **chosen}
+
+
+#: The time bank's fields in the form (``bank_<name>``), as the API names them.
+BANK_DAYS = ("initial_days", "per_move_days", "max_days")
+
+
+def _days(form: Any, name: str) -> float:
+    return _number((form.get(name) or "").strip())
+
+
+def _number(text: str) -> float:
     try:
-        value = float(hours[:40])
+        return float(text[:40])
     except ValueError:
         raise inputs.problem("deadline", inputs.Refused("Not a valid number.")) from None
-    policy = "remind_only" if form.get("deadline_policy") == "remind_only" else "default_move"
-    return {"hours": value, "policy": policy, "remind_before_hours": 0, "vacation_max_days": 14}
