@@ -75,7 +75,10 @@ def test_a_bank_warns_then_plays_the_default_move_at_zero_once(stack: NotifyStac
         4 + LATE + 10,
         "the warning",
     )[0]
-    assert warning.get_body(("plain",)) is not None
+    body = warning.get_body(("plain",))
+    assert (
+        body is not None and "Your time bank holds 0 h 0 min: decide before" in body.get_content()
+    )
     assert not _mails(stack, f"d{1 - seat}@mail.test", "deadline is near")
 
     entry = wait_for(lambda: _timeouts(stack, game_id), 4 + LATE + 10, "the timeout")[0]

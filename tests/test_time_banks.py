@@ -37,10 +37,16 @@ def test_a_bank_game_shows_each_seats_bank_and_a_move_charges_and_credits_it(
         "seconds_left": 2 * DAY,
         "running": False,
         "runs_out_at": None,
+        "counts_until": None,
     }
     started = banks[mover]["runs_out_at"] - 2 * DAY
     assert view["deadline_at"] == banks[mover]["runs_out_at"]
     assert 2 * DAY - 30 < banks[mover]["seconds_left"] <= 2 * DAY
+    # The mover's inbox says when their own bank runs out; the other's holds nothing.
+    inbox = kurier.call("GET", "/v1/me/inbox", players[mover]).json()["items"]
+    assert [i["deadline_at"] for i in inbox if i["game_id"] == game_id] == [view["deadline_at"]]
+    other = kurier.call("GET", "/v1/me/inbox", players[1 - mover]).json()["items"]
+    assert not [i for i in other if i["game_id"] == game_id]
     # Counting down between two reads, without a move.
     time.sleep(0.2)
     later = {b["seat"]: b for b in kurier.view(game_id)["banks"]}
