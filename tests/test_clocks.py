@@ -175,3 +175,33 @@ def test_banks_stay_in_bounds_through_any_sequence_of_commits(
         for left in state["left"].values():
             assert 0 <= left <= max(bank.cap, bank.initial) + 1e-6
         assert all(due >= now for due in dues.values())
+
+
+class _Table:
+    """A game's answers as ``play._timeout_action`` asks them: its legal notations in order
+    and its default (the engine's own ``default_action`` is tested with each engine)."""
+
+    def __init__(self, legal: list[str], default: str) -> None:
+        self.legal, self.default = legal, default
+
+    def legal_actions(self, _state: object, _seat: int) -> list[str]:
+        return self.legal
+
+    def notation(self, action: str) -> str:
+        return action
+
+    def default_action(self, _state: object, _seat: int, _kind: str) -> str:
+        return self.default
+
+
+def test_skip_plays_a_pass_else_the_turns_end_else_the_default() -> None:
+    from service.domain.games.play import _timeout_action
+
+    def chosen(legal: list[str], policy: str = "skip", kind: str = "move") -> str:
+        return _timeout_action(_Table(legal, "inf"), None, 0, kind, policy)  # a stand-in game
+
+    assert chosen(["inf", "end", "pass"]) == "pass"
+    assert chosen(["inf", "V PAN", "end"]) == "end"
+    assert chosen(["inf", "V PAN"]) == "inf"
+    assert chosen(["inf", "end"], policy="default_move") == "inf"
+    assert chosen(["pass", "commit VV"], kind="sealed") == "inf"  # sealed: the game's default

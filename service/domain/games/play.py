@@ -306,10 +306,10 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
 
     A missing sealed choice counts as the game's pass; a missing move follows the game's
     policy: ``default_move`` plays a deterministic legal move, ``remind_only`` only logs the
-    timeout (and the clock starts again), ``skip`` passes where the game has a ``pass`` (else
-    the default move), ``resign`` resigns the seat, ``bot`` seats a bot of the game's
-    ``bot_level`` until the player acts again. Either way the timeout is an event in the log.
-    """
+    timeout (and the clock starts again), ``skip`` passes or ends the turn where the game
+    allows it then (else the default move), ``resign`` resigns the seat, ``bot`` seats a bot
+    of the game's ``bot_level`` until the player acts again. Either way the timeout is an
+    event in the log."""
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         if record is None or record.status != "active":
@@ -353,13 +353,19 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
     return "applied"
 
 
+#: What ``skip`` plays, the first legal of these: a pass, or ending the turn without acting
+#: (every game's notation has ``end``).
+SKIPS = ("pass", "end")
+
+
 def _timeout_action(game: Game[Any, Any], state: Any, seat: int, kind: str, policy: str) -> Any:
-    """The action a timeout plays: the game's pass for ``skip`` when it has one at this
-    point, else its default."""
+    """The action a timeout plays: for ``skip`` the game's pass or turn's end when legal at
+    this point, else the game's default."""
     if policy == "skip" and kind == "move":
-        for action in game.legal_actions(state, seat):
-            if game.notation(action) == "pass":
-                return action
+        legal = {game.notation(action): action for action in game.legal_actions(state, seat)}
+        for notation in SKIPS:
+            if notation in legal:
+                return legal[notation]
     return game.default_action(state, seat, kind)
 
 

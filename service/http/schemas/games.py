@@ -89,9 +89,10 @@ class Deadline(ma.Schema):
         metadata={
             "description": "A missed move: default_move plays the game's documented default; "
             "remind_only (fixed clocks) only logs the timeout and starts the clock again; skip "
-            "passes where the game has a pass (else the default move); resign takes the seat "
-            "out of the game; bot lets a bot of `bot_level` hold the seat until its player "
-            "moves again. A missed sealed choice is always a pass."
+            "plays pass, else end (the turn ends without acting), where legal (else the "
+            "default move); resign takes the seat out of the game; bot lets a bot of "
+            "`bot_level` hold the seat until its player acts again. A missed sealed choice is a "
+            "pass, except under resign and bot."
         },
     )
     bot_level = fields.String(
