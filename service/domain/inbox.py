@@ -23,14 +23,14 @@ def decisions(summary: dict[str, Any], player_id: str) -> list[dict[str, Any]]:
             "game_type": summary["type"],
             "version": int(summary["version"]),
             "waiting_since": float(summary["updated_at"]),
-            "deadline_at": _due(summary, seat),
+            "deadline_at": seat_deadline(summary, seat),
         }
         for decision in summary["pending"]
         if decision["seat"] == seat
     ]
 
 
-def _due(summary: dict[str, Any], seat: int) -> float | None:
+def seat_deadline(summary: dict[str, Any], seat: int) -> float | None:
     """When the seat's decision times out: its own time bank's zero under a bank, else the
     game's deadline (None: no deadline)."""
     if clocks.is_bank(summary.get("deadline")):

@@ -14,7 +14,7 @@ from flask_babel import gettext, ngettext
 from engine.registry import game_ids, get_game
 from service.common import i18n
 from service.common.problems import Problem
-from service.domain import bots, inputs
+from service.domain import bots, inbox, inputs
 from service.domain.games import lifecycle
 from service.http.web.pages.base import _refused, _typed, _whole_number, blp, form_post, store
 from service.store import MAX_INDEX
@@ -58,6 +58,7 @@ def _players(summary: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _lobby_row(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
     seat = summary["seats"].index(player_id)
+    my_turn = any(d["seat"] == seat for d in summary["pending"])
     return {
         "id": summary["id"],
         "type": summary["type"],
@@ -65,11 +66,19 @@ def _lobby_row(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
         "names": summary["names"],
         "players": _players(summary),
         "max_seats": int(summary["max_seats"]),
-        "my_turn": any(d["seat"] == seat for d in summary["pending"]),
+        "my_turn": my_turn,
         "updated_at": float(summary["updated_at"]),
         "waited": _ago(float(summary["updated_at"])),
-        "deadline_at": float(summary["deadline_at"]) if summary.get("deadline_at") else None,
+        "deadline_at": _row_deadline(summary, seat, my_turn),
     }
+
+
+def _row_deadline(summary: dict[str, Any], seat: int, my_turn: bool) -> float | None:
+    """The player's own deadline (under a time bank: their bank's zero) while the game waits
+    for them, else the game's next one."""
+    if my_turn:
+        return inbox.seat_deadline(summary, seat)
+    return float(summary["deadline_at"]) if summary.get("deadline_at") else None
 
 
 def _ago(when: float) -> str:
