@@ -147,3 +147,20 @@ def test_at_zero_a_bot_holds_the_seat_until_its_player_moves_again(stack: Notify
         raise AssertionError("the player never got their seat back")
     back = k.view(game_id)
     assert not back["seats"][seat]["is_bot"] and back["seats"][seat]["bot_level"] is None
+
+
+def test_a_game_ending_while_a_bot_holds_a_seat_gives_the_seat_back(stack: NotifyStack) -> None:
+    deadline = {"clock": bank(3.0), "policy": "bot", "bot_level": "easy"}
+    # The bot waits an hour before it moves: the game ends first.
+    game_id, seated, view = _game(stack, "E", deadline, bot_delay_seconds=3600)
+    k = stack.client
+    seat, _due = _running_bank(view)
+    wait_for(lambda: _timeouts(stack, game_id), 3 + LATE + 10, "the timeout")
+    assert k.view(game_id)["seats"][seat]["is_bot"]
+    r = k.call(
+        "POST", f"/v1/games/{game_id}/actions", seated[1 - seat], json={"notation": "resign"}
+    )
+    assert r.status_code == 200, r.text
+    ended = k.view(game_id)
+    assert ended["status"] == "finished"
+    assert not ended["seats"][seat]["is_bot"] and ended["seats"][seat]["bot_level"] is None

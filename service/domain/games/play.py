@@ -263,6 +263,13 @@ def apply_seat_action(
     return _applied(record, game, state, seat, decision, action, events, version)
 
 
+def _release_stand_ins(record: GameRecord) -> None:
+    """A finished game's seats held by a bot after a deadline (the policy ``bot``) are their
+    players' again: the game counts as theirs (ratings, finished games)."""
+    for seat in record.seating.pop("stand_ins", []):
+        record.seating.get("bots", {}).pop(str(seat), None)
+
+
 def present(record: GameRecord, seat: int) -> None:
     """``seat`` acted itself: its missed deadlines start again from nought, and a bot that
     held its seat after a deadline (the policy ``bot``) gives it back."""
@@ -479,6 +486,7 @@ def settle(game: Game[Any, Any], state: Any, change: Change) -> None:
     if game.is_over(state):
         record.status = "finished"
         record.result = game.result(state)
+        _release_stand_ins(record)
         # Choices no resolution ever revealed (e.g. the wargame's secret notes) are revealed
         # now, with their salts, so every commitment of the game can be checked.
         for ref in sorted(record.sealed):
