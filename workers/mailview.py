@@ -17,6 +17,7 @@ templates speak the reader's language (docs/i18n.md).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
@@ -29,6 +30,7 @@ from service.common import i18n
 from service.common.i18n import say as _
 from service.common.i18n import say_n as ngettext
 from service.common.lru import Lru
+from service.domain import clocks
 from service.domain.games import views
 from service.pictures import png as picture_png
 from service.pictures import text_summary
@@ -171,11 +173,33 @@ def turn_mail(
 
 
 def deadline_line(record: GameRecord, seat: int, zone: tzinfo) -> str:
-    """ "Decide before …" in ``zone`` when the game waits for ``seat`` and has a deadline."""
+    """ "Decide before …" in ``zone`` when the game waits for ``seat`` and has a deadline;
+    under a time bank, what the seat's bank holds and when it runs out."""
     waits = any(d["seat"] == seat for d in record.pending)
     if record.status != "active" or not record.deadline_at or not waits:
         return ""
+    banks = clocks.seat_banks(
+        record.deadline, record.seating.get("banks", {}), len(record.seats), True, time.time()
+    )
+    if banks is not None:
+        bank = banks[seat]
+        if bank["runs_out_at"] is None:
+            return ""
+        return _(
+            "Your time bank holds %(left)s: decide before %(time)s.",
+            left=time_left(bank["seconds_left"]),
+            time=local_time(bank["runs_out_at"], zone),
+        )
     return _("Decide before %(time)s.", time=local_time(record.deadline_at, zone))
+
+
+def time_left(seconds: float) -> str:
+    """``seconds`` as days and hours ("2 d 4 h"), or hours and minutes under a day."""
+    minutes = int(seconds // 60)
+    days, hours, mins = minutes // 1440, (minutes % 1440) // 60, minutes % 60
+    if days:
+        return f"{days} {_('d')} {hours} {_('h')}"
+    return f"{hours} {_('h')} {mins} {_('min')}"
 
 
 def local_time(when: float, zone: tzinfo) -> str:

@@ -700,11 +700,14 @@ def _webhook_disabled_mail(player_id: str, raw: dict[str, str], reason: str) -> 
 # -- deadlines ----------------------------------------------------------------------------------
 
 
-def deadline(game_id: str, version: int, due: float, first_due: float | None = None) -> str:
-    """The deadline of ``version`` fell due (service/domain/deadlines.py)."""
-    return deadlines.fall_due(shared_store(), game_id, version, due, first_due)
+def deadline(
+    game_id: str, version: int, due: float, first_due: float | None = None, seat: int | None = None
+) -> str:
+    """The deadline of ``version`` fell due (``seat``: its time bank ran out;
+    service/domain/deadlines.py)."""
+    return deadlines.fall_due(shared_store(), game_id, version, due, first_due, seat)
 
 
-def remind(game_id: str, version: int, due: float) -> str:
+def remind(game_id: str, version: int, due: float, seat: int | None = None) -> str:
     """Warn the pending players that their deadline is near (service/domain/deadlines.py)."""
-    return deadlines.remind(shared_store(), game_id, version, due, notify)
+    return deadlines.remind(shared_store(), game_id, version, due, notify, seat)

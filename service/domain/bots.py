@@ -159,9 +159,10 @@ def play_turn(store: Store, game_id: str, version: int, seat: int) -> str:
         return "stale"
     seen = seat_inputs(record, entries, seat)
     notation = record.game.notation(choose(seen, level, bot_seed(game_id, version, seat)))
-    player = {"id": record.seats[seat], "name": record.names[seat]}
+    # ``bot``: the move is the bot's, not its player's return (play.present).
+    player: dict[str, Any] = {"id": record.seats[seat], "name": record.names[seat], "bot": True}
     key = bot_job_id(game_id, version, seat)
-    idem = Idempotency(player["id"], key, hashlib.sha256(notation.encode()).hexdigest())
+    idem = Idempotency(record.seats[seat], key, hashlib.sha256(notation.encode()).hexdigest())
     try:
         play.play(store, player, game_id, notation, None, None, version, idem)
     except Problem as problem:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.domain import clocks
 from service.store import Store
 
 
@@ -22,10 +23,20 @@ def decisions(summary: dict[str, Any], player_id: str) -> list[dict[str, Any]]:
             "game_type": summary["type"],
             "version": int(summary["version"]),
             "waiting_since": float(summary["updated_at"]),
+            "deadline_at": seat_deadline(summary, seat),
         }
         for decision in summary["pending"]
         if decision["seat"] == seat
     ]
+
+
+def seat_deadline(summary: dict[str, Any], seat: int) -> float | None:
+    """When the seat's decision times out: its own time bank's zero under a bank, else the
+    game's deadline (None: no deadline)."""
+    if clocks.is_bank(summary.get("deadline")):
+        due = (summary.get("seating") or {}).get("banks", {}).get("dues", {}).get(str(seat))
+        return float(due) if due is not None else None
+    return float(summary["deadline_at"]) if summary.get("deadline_at") else None
 
 
 def items(store: Store, player_id: str) -> list[dict[str, Any]]:

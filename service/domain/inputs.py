@@ -215,7 +215,22 @@ def one_of(value: Any, choices: tuple[str, ...]) -> str:
 DEADLINE_HOURS: tuple[float, float] = (0.0005, 24 * 60)
 REMIND_BEFORE_HOURS: tuple[float, float] = (0, 24 * 60)
 VACATION_MAX_DAYS: tuple[float, float] = (0, 90)
-DEADLINE_POLICIES = ("default_move", "remind_only")
+#: What a missed decision brings: the game's default move, only a logged timeout (a fixed
+#: clock's), the game's pass where it has one (else the default move), the seat's
+#: resignation, or a bot of ``bot_level`` holding the seat until its player moves again.
+DEADLINE_POLICIES = ("default_move", "remind_only", "skip", "resign", "bot")
+CLOCK_KINDS = ("fixed", "bank")
+#: Each of a time bank's numbers of days (initial, per move, cap).
+BANK_DAYS: tuple[float, float] = (0, 365)
+BANK_MEMBERS = {"kind", "initial_days", "per_move_days", "max_days", "weekend_pause"}
+DEADLINE_MEMBERS = {
+    "hours",
+    "clock",
+    "remind_before_hours",
+    "policy",
+    "bot_level",
+    "vacation_max_days",
+}
 ACCESS = ("invite", "open")
 ABANDON_AFTER = (0, 20)
 SEATS = (1, 16)
@@ -231,19 +246,77 @@ DEFAULT_BOT_PACE = "seconds"
 
 
 def deadline(value: Mapping[str, Any]) -> dict[str, Any]:
-    """A game's deadline (``hours`` and its defaults), each member checked."""
+    """A game's deadline: a fixed time per decision (``hours``) or a time bank (``clock``),
+    with their defaults, each member checked."""
     if not isinstance(value, Mapping):
         raise Refused("Not a valid mapping type.")
-    unknown = sorted(set(value) - {"hours", "remind_before_hours", "policy", "vacation_max_days"})
+    unknown = sorted(set(value) - DEADLINE_MEMBERS)
     if unknown:
         raise Refused(f"{unknown[0]}: Unknown field.")
-    if "hours" not in value:
-        raise Refused("hours: Missing data for required field.")
+    clock = _member("clock", time_bank, value.get("clock", {"kind": "fixed"}))
+    out: dict[str, Any] = {}
+    if clock["kind"] == "fixed":
+        if "hours" not in value:
+            raise Refused("hours: Missing data for required field.")
+        out["hours"] = _member("hours", lambda v: number(v, *DEADLINE_HOURS), value["hours"])
+    elif "hours" in value:
+        raise Refused("hours: a time bank has no fixed hours.")
+    else:
+        out["clock"] = clock
+    out["remind_before_hours"] = _member(
+        "remind_before_hours",
+        lambda v: number(v, *REMIND_BEFORE_HOURS),
+        value.get("remind_before_hours", 0),
+    )
+    policy = _member(
+        "policy", lambda v: one_of(v, DEADLINE_POLICIES), value.get("policy", "default_move")
+    )
+    if policy == "remind_only" and clock["kind"] == "bank":
+        raise Refused("policy: remind_only needs a fixed clock (a bank at zero stays at zero).")
+    out["policy"] = policy
+    if policy == "bot":
+        out["bot_level"] = _member(
+            "bot_level", lambda v: one_of(v, BOT_LEVELS), value.get("bot_level", "medium")
+        )
+    elif "bot_level" in value:
+        raise Refused("bot_level: only with the policy bot.")
+    out["vacation_max_days"] = _member(
+        "vacation_max_days",
+        lambda v: number(v, *VACATION_MAX_DAYS),
+        value.get("vacation_max_days", 14),
+    )
+    return out
+
+
+def time_bank(value: Any) -> dict[str, Any]:
+    """A deadline's ``clock``: ``{"kind": "fixed"}`` or ``{"kind": "bank", "initial_days",
+    "per_move_days", "max_days", "weekend_pause"}`` (service/domain/clocks.py)."""
+    if not isinstance(value, Mapping):
+        raise Refused("Not a valid mapping type.")
+    kind = _member("kind", lambda v: one_of(v, CLOCK_KINDS), value.get("kind"))
+    allowed = {"kind"} if kind == "fixed" else BANK_MEMBERS
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise Refused(f"{unknown[0]}: Unknown field.")
+    if kind == "fixed":
+        return {"kind": "fixed"}
+    for name in ("initial_days", "per_move_days", "max_days"):
+        if name not in value:
+            raise Refused(f"{name}: Missing data for required field.")
+    initial = _member("initial_days", lambda v: number(v, *BANK_DAYS), value["initial_days"])
+    if initial <= 0:
+        raise Refused("initial_days: Must be greater than 0.")
+    per_move = _member("per_move_days", lambda v: number(v, *BANK_DAYS), value["per_move_days"])
+    cap = _member("max_days", lambda v: number(v, *BANK_DAYS), value["max_days"])
+    if cap < initial:
+        raise Refused("max_days: Must be at least initial_days.")
+    pause = _member("weekend_pause", boolean, value.get("weekend_pause", False))
     return {
-        "hours": number(value["hours"], *DEADLINE_HOURS),
-        "remind_before_hours": number(value.get("remind_before_hours", 0), *REMIND_BEFORE_HOURS),
-        "policy": one_of(value.get("policy", "default_move"), DEADLINE_POLICIES),
-        "vacation_max_days": number(value.get("vacation_max_days", 14), *VACATION_MAX_DAYS),
+        "kind": "bank",
+        "initial_days": initial,
+        "per_move_days": per_move,
+        "max_days": cap,
+        "weekend_pause": pause,
     }
 
 
@@ -262,11 +335,16 @@ def reliability_filter(value: Any) -> dict[str, int]:
     out: dict[str, int] = {}
     for name, high in RELIABILITY_FILTER.items():
         if name in value:
-            try:
-                out[name] = integer(value[name], 0, high)
-            except Refused as error:
-                raise Refused(f"{name}: {error}") from None
+            out[name] = _member(name, lambda v, high=high: integer(v, 0, high), value[name])
     return out
+
+
+def _member(name: str, rule: Any, value: Any) -> Any:
+    """``rule(value)``, a refusal prefixed with the member's name (``clock.max_days: ...``)."""
+    try:
+        return rule(value)
+    except Refused as error:
+        raise Refused(f"{name}: {error}", error.character) from None
 
 
 def game_settings(value: Mapping[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from rq.registry import ScheduledJobRegistry
 
 from engine.core import SYSTEM, Event
 from engine.registry import get_game
-from service.domain import invites, prefs
+from service.domain import clocks, invites, prefs, timebanks
 from service.store import Followups, Store, owed
 from service.store.owed import OwedJob, notice_job
 from service.store.queues import (
@@ -157,7 +157,11 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
     # that the game and its invitations are one commit.
     jobs += invites.jobs(store, change)
     previous = record.deadline_at
-    record.deadline_at = _deadline(record)
+    banked = clocks.is_bank(record.deadline)
+    # Under a time bank each seat whose clock runs has its own deadline (timebanks.settle
+    # charges and credits the banks in the record: the same commit as the change).
+    dues = timebanks.settle(store, record, before, change) if banked else {}
+    record.deadline_at = min(dues.values(), default=None) if banked else _deadline(record)
 
     def write(writes: Writes) -> None:
         pipe = writes.queue
@@ -169,7 +173,13 @@ def followups(store: Store, before: list[dict[str, Any]], change: Change, versio
             before_version = version - 1 - len(change.earlier)
             _unschedule(store, pipe, deadline_job_id(record.id, before_version))
             _unschedule(store, pipe, remind_job_id(record.id, before_version))
-        if record.deadline_at is not None:
+            for seat in {d["seat"] for d in before} if banked else ():
+                _unschedule(store, pipe, deadline_job_id(record.id, before_version, seat))
+                _unschedule(store, pipe, remind_job_id(record.id, before_version, seat))
+        if banked:
+            for seat, due in dues.items():
+                _schedule_deadline(store, pipe, record.id, version, due, record.deadline, seat)
+        elif record.deadline_at is not None:
             _schedule_deadline(store, pipe, record.id, version, record.deadline_at, record.deadline)
 
     return write
@@ -193,12 +203,22 @@ def _deadline(record: Any) -> float | None:
 
 
 def deadline_job(
-    game_id: str, version: int, due: float, first_due: float | None = None, job_id: str = ""
+    game_id: str,
+    version: int,
+    due: float,
+    first_due: float | None = None,
+    job_id: str = "",
+    seat: int | None = None,
 ) -> OwedJob:
-    """The deadline of ``version``, due at ``due`` (``first_due``: before any postponement)."""
-    args = (game_id, version, due) if first_due is None else (game_id, version, due, first_due)
+    """The deadline of ``version``, due at ``due`` (``first_due``: before any postponement);
+    ``seat``: the one seat whose time bank runs out then."""
+    args: tuple[Any, ...] = (game_id, version, due)
+    if first_due is not None or seat is not None:
+        args += (first_due or due,)
+    if seat is not None:
+        args += (seat,)
     return OwedJob(
-        id=job_id or deadline_job_id(game_id, version),
+        id=job_id or deadline_job_id(game_id, version, seat),
         func=DEADLINE_JOB,
         args=args,
         queue=DEADLINE_QUEUE,
@@ -211,15 +231,22 @@ def deadline_job(
 
 
 def _schedule_deadline(
-    store: Store, pipe: Any, game_id: str, version: int, due: float, settings: dict[str, Any]
+    store: Store,
+    pipe: Any,
+    game_id: str,
+    version: int,
+    due: float,
+    settings: dict[str, Any],
+    seat: int | None = None,
 ) -> None:
-    owed.owe(pipe, deadline_job(game_id, version, due), store.queue_raw)
+    """The deadline job of ``version`` and its reminder (``seat``: a time bank's, one seat's)."""
+    owed.owe(pipe, deadline_job(game_id, version, due, seat=seat), store.queue_raw)
     remind_at = due - float(settings.get("remind_before_hours") or 0) * 3600
     if settings.get("remind_before_hours") and remind_at > time.time():
         remind = OwedJob(
-            id=remind_job_id(game_id, version),
+            id=remind_job_id(game_id, version, seat),
             func=REMIND_JOB,
-            args=(game_id, version, due),
+            args=(game_id, version, due) if seat is None else (game_id, version, due, seat),
             queue=DEADLINE_QUEUE,
             timeout=60,
             result_ttl=3600,

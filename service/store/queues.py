@@ -77,12 +77,13 @@ def rate_job_id(game_id: str) -> str:
     return f"rate-{game_id}"
 
 
-def deadline_job_id(game_id: str, version: int) -> str:
-    return f"deadline-{game_id}-{version}"
+def deadline_job_id(game_id: str, version: int, seat: int | None = None) -> str:
+    """A game's deadline at ``version``; under a time bank, one per ``seat`` whose clock runs."""
+    return f"deadline-{game_id}-{version}" + ("" if seat is None else f"-seat{seat}")
 
 
-def remind_job_id(game_id: str, version: int) -> str:
-    return f"remind-{game_id}-{version}"
+def remind_job_id(game_id: str, version: int, seat: int | None = None) -> str:
+    return f"remind-{game_id}-{version}" + ("" if seat is None else f"-seat{seat}")
 
 
 def bot_job_id(game_id: str, version: int, seat: int) -> str:

@@ -104,7 +104,8 @@ def play_all(
         pinning.check_playable(record)
         game = record.game
         state = game.load(record.state or {})
-        present(record, seat)
+        if not player.get("bot"):
+            present(record, seat)
         changes = _play_in_order(record, game, state, seat, moves, version, listed)
         return _joined(changes)
 
@@ -264,8 +265,20 @@ def apply_seat_action(
     return _applied(record, game, state, seat, decision, action, events, version)
 
 
+def _release_stand_ins(record: GameRecord) -> None:
+    """A finished game's seats held by a bot after a deadline (the policy ``bot``) are their
+    players' again: the game counts as theirs (ratings, finished games)."""
+    for seat in record.seating.pop("stand_ins", []):
+        record.seating.get("bots", {}).pop(str(seat), None)
+
+
 def present(record: GameRecord, seat: int) -> None:
-    """``seat`` acted itself: its missed deadlines start again from nought."""
+    """``seat`` acted itself: its missed deadlines start again from nought, and a bot that
+    held its seat after a deadline (the policy ``bot``) gives it back."""
+    stand_ins = record.seating.get("stand_ins", [])
+    if seat in stand_ins:
+        stand_ins.remove(seat)
+        record.seating.get("bots", {}).pop(str(seat), None)
     missed = record.seating.get("missed", {})
     missed.pop(str(seat), None)
     abandoned = record.seating.get("abandoned", [])
@@ -302,8 +315,10 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
 
     A missing sealed choice counts as the game's pass; a missing move follows the game's
     policy: ``default_move`` plays a deterministic legal move, ``remind_only`` only logs the
-    timeout (and the clock starts again). Either way the timeout is an event in the log.
-    """
+    timeout (and the clock starts again), ``skip`` passes or ends the turn where the game
+    allows it then (else the default move), ``resign`` resigns the seat, ``bot`` seats a bot
+    of the game's ``bot_level`` until the player acts again. Either way the timeout is an
+    event in the log."""
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         if record is None or record.status != "active":
@@ -321,7 +336,18 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
         if found.kind == "move" and policy == "remind_only":
             events = [event("timeout_applied", **timeout), *noticed]
             return Change(record, "timeout", events, 200, {}, seat=seat)
-        action = game.default_action(state, seat, found.kind)
+        if policy == "bot":
+            # A bot of the game's level holds the seat until its player acts again (``present``).
+            level = str(record.deadline.get("bot_level", "medium"))
+            record.seating.setdefault("bots", {})[str(seat)] = level
+            record.seating.setdefault("stand_ins", []).append(seat)
+            events = [event("timeout_applied", **timeout, bot_level=level), *noticed]
+            return Change(record, "timeout", events, 200, {}, seat=seat)
+        if policy == "resign":
+            change = apply_seat_action(record, game, state, seat, Resign(), version)
+            change.events += [event("timeout_applied", **timeout), *noticed]
+            return change
+        action = _timeout_action(game, state, seat, found.kind, policy)
         applied = game.apply(state, seat, action)
         change = _applied(record, game, state, seat, found, action, applied, version)
         if found.kind == "move":
@@ -334,6 +360,22 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
     except NothingToDo:
         return "stale"
     return "applied"
+
+
+#: What ``skip`` plays, the first legal of these: a pass, or ending the turn without acting
+#: (every game's notation has ``end``).
+SKIPS = ("pass", "end")
+
+
+def _timeout_action(game: Game[Any, Any], state: Any, seat: int, kind: str, policy: str) -> Any:
+    """The action a timeout plays: for ``skip`` the game's pass or turn's end when legal at
+    this point, else the game's default."""
+    if policy == "skip" and kind == "move":
+        legal = {game.notation(action): action for action in game.legal_actions(state, seat)}
+        for notation in SKIPS:
+            if notation in legal:
+                return legal[notation]
+    return game.default_action(state, seat, kind)
 
 
 #: Missed deadlines in a row after which a seat is abandoned, unless the game says otherwise
@@ -446,6 +488,7 @@ def settle(game: Game[Any, Any], state: Any, change: Change) -> None:
     if game.is_over(state):
         record.status = "finished"
         record.result = game.result(state)
+        _release_stand_ins(record)
         # Choices no resolution ever revealed (e.g. the wargame's secret notes) are revealed
         # now, with their salts, so every commitment of the game can be checked.
         for ref in sorted(record.sealed):

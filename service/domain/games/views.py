@@ -5,12 +5,13 @@ since a seat's last move, and the game's public record.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
 from engine.core import Event, Translator
 from service.common import sealed
-from service.domain import ratings
+from service.domain import clocks, ratings
 from service.store.record import GameRecord
 
 ACTION_KINDS = ("move", "sealed", "resolve")
@@ -55,7 +56,9 @@ def since_last_move(
     return sentences[-RECENT_SENTENCES:]
 
 
-def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> dict[str, Any]:
+def game_view(
+    record: GameRecord, seat: int | None, player_id: str | None, now: float | None = None
+) -> dict[str, Any]:
     game = record.game
     state = game.load(record.state) if record.state is not None else None
     view = game.view(state, seat) if state is not None else None
@@ -80,6 +83,13 @@ def game_view(record: GameRecord, seat: int | None, player_id: str | None) -> di
         "result": record.result,
         "deadline": record.deadline or None,
         "deadline_at": record.deadline_at,
+        "banks": clocks.seat_banks(
+            record.deadline,
+            record.seating.get("banks", {}),
+            len(record.seats),
+            record.status == "active",
+            time.time() if now is None else now,
+        ),
         "created_at": record.created_at,
         "updated_at": record.updated_at,
         # Who may join without the code, a finished game's rematch and a rematch's game

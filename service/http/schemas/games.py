@@ -37,13 +37,48 @@ MAX_EVENTS_AFTER = 2**53
 EVENTS_AFTER = "a next_cursor (a version, at most 2**53)"
 
 
+class Clock(ma.Schema):
+    """A deadline's clock: a fixed time per decision, or a time bank per seat."""
+
+    kind = fields.String(
+        required=True,
+        validate=validate.OneOf(inputs.CLOCK_KINDS),
+        metadata={
+            "description": "fixed: `hours` for each decision; bank: each seat's bank of days "
+            "loses the time its player takes and gains `per_move_days` after each of their "
+            "moves, up to `max_days`"
+        },
+    )
+    initial_days = StrictFloat(
+        validate=validate.Range(*inputs.BANK_DAYS, min_inclusive=False),
+        metadata={"description": "A bank's days at the start (bank: required)"},
+    )
+    per_move_days = StrictFloat(
+        validate=validate.Range(*inputs.BANK_DAYS),
+        metadata={"description": "Days added after each of the player's moves (bank: required)"},
+    )
+    max_days = StrictFloat(
+        validate=validate.Range(*inputs.BANK_DAYS),
+        metadata={"description": "The bank's cap, at least `initial_days` (bank: required)"},
+    )
+    weekend_pause = StrictBoolean(
+        metadata={
+            "description": "Saturday and Sunday in the player's own time zone (their "
+            "`timezone` preference) do not count"
+        }
+    )
+
+
 class Deadline(ma.Schema):
     """Service-level decision deadlines (never passed to the game engine)."""
 
     hours = StrictFloat(
-        required=True,
         validate=validate.Range(*inputs.DEADLINE_HOURS),
-        metadata={"description": "Time for each decision, e.g. 72"},
+        metadata={"description": "Time for each decision, e.g. 72 (a fixed clock: required)"},
+    )
+    clock = fields.Nested(
+        Clock,
+        metadata={"description": 'A time bank instead of `hours` (default: {"kind": "fixed"})'},
     )
     remind_before_hours = StrictFloat(
         load_default=0,
@@ -54,9 +89,17 @@ class Deadline(ma.Schema):
         load_default="default_move",
         validate=validate.OneOf(inputs.DEADLINE_POLICIES),
         metadata={
-            "description": "A missed move: play the game's documented default, or only log "
-            "the timeout and start the clock again. A missed sealed choice is always a pass."
+            "description": "A missed move: default_move plays the game's documented default; "
+            "remind_only (fixed clocks) only logs the timeout and starts the clock again; skip "
+            "plays pass, else end (the turn ends without acting), where legal (else the "
+            "default move); resign takes the seat out of the game; bot lets a bot of "
+            "`bot_level` hold the seat until its player acts again. A missed sealed choice is a "
+            "pass, except under resign and bot."
         },
+    )
+    bot_level = fields.String(
+        validate=validate.OneOf(inputs.BOT_LEVELS),
+        metadata={"description": "The bot's level for the policy bot (default medium)"},
     )
     vacation_max_days = StrictFloat(
         load_default=14,
@@ -312,6 +355,35 @@ class OwnSealedChoice(ma.Schema):
     commitment = fields.String(required=True, metadata={"description": "What the table sees"})
 
 
+class SeatBank(ma.Schema):
+    """One seat's time bank (a game whose deadline's clock is a bank)."""
+
+    seat = fields.Integer(required=True)
+    seconds_left = fields.Float(
+        required=True, metadata={"description": "What the bank holds now, in seconds"}
+    )
+    running = fields.Boolean(
+        required=True, metadata={"description": "The game waits for this seat: its bank runs"}
+    )
+    runs_out_at = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Unix time the running bank reaches zero (weekends already counted "
+            "in where the game pauses them); null: not running"
+        },
+    )
+    counts_until = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Unix time until which a running bank counts down from now: the "
+            "start of the player's weekend where the game pauses weekends (now, inside one); "
+            "null: until it runs out, or not running"
+        },
+    )
+
+
 class GameView(ma.Schema):
     id = fields.String(required=True)
     type = fields.String(required=True)
@@ -338,6 +410,11 @@ class GameView(ma.Schema):
     deadline = fields.Nested(Deadline, allow_none=True)
     deadline_at = fields.Float(
         allow_none=True, metadata={"description": "Unix time the pending decisions time out"}
+    )
+    banks = fields.List(
+        fields.Nested(SeatBank),
+        allow_none=True,
+        metadata={"description": "Each seat's time bank; null: the game's clock is no bank"},
     )
     invite_code = fields.String(metadata={"description": "To the creator, while open"})
     created_at = fields.Float(required=True)

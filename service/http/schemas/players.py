@@ -241,6 +241,14 @@ class InboxItem(Decision):
     game_type = fields.String(required=True)
     version = fields.Integer(required=True)
     waiting_since = fields.Float(required=True, metadata={"description": "Unix time"})
+    deadline_at = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Unix time the decision times out: when your time bank runs out in "
+            "a bank game, else the game's deadline; null: no deadline"
+        },
+    )
 
 
 class Inbox(ma.Schema):

@@ -10,6 +10,7 @@ same service functions as the API (no rule is decided here).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -71,7 +72,8 @@ def context(
     the board (the page fetches it from ``board_url``, kept per version)."""
     player_id = session.player["id"] if session else None
     seat = record.seat_of(player_id)
-    view = views.game_view(record, seat, player_id)
+    now = time.time()  # the time bank clocks' moment (static/board/clock.js counts on)
+    view = views.game_view(record, seat, player_id, now)
     legal = views.legal_actions(record, seat) if seat is not None else None
     groups = _grouped(legal["actions"]) if legal else []
     recent = views.since_last_move(
@@ -115,6 +117,7 @@ def context(
         panel=panel,
         kit=kits.kit(record.type),
         game=view,
+        clock_at=now,
         title=record.game.title,
         seat=seat,
         legal=legal,

@@ -317,7 +317,10 @@ FORM_WORDS = {
     ),
     "invite_code": N_("That is not an invite code: paste the code or open the link you got."),
     "notation": N_("A move is 1-200 characters, as in a mail."),
-    "deadline": N_("A deadline is a number of hours from 0.0005 (about 2 seconds) to 1440."),
+    "deadline": N_(
+        "A deadline is a number of hours from 0.0005 (about 2 seconds) to 1440, or a time "
+        "bank of 0 to 365 days that holds at most its cap, at least its days at the start."
+    ),
     "seats": N_("Choose how many players the game takes."),
 }
 

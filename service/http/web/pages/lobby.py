@@ -14,7 +14,7 @@ from flask_babel import gettext, ngettext
 from engine.registry import game_ids, get_game
 from service.common import i18n
 from service.common.problems import Problem
-from service.domain import bots, inputs
+from service.domain import bots, inbox, inputs
 from service.domain.games import lifecycle, views
 from service.http.web.pages.base import _refused, _typed, _whole_number, blp, form_post, store
 from service.store import MAX_INDEX
@@ -60,6 +60,7 @@ def _players(summary: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _lobby_row(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
     seat = summary["seats"].index(player_id)
+    my_turn = any(d["seat"] == seat for d in summary["pending"])
     return {
         "id": summary["id"],
         "type": summary["type"],
@@ -67,11 +68,19 @@ def _lobby_row(summary: dict[str, Any], player_id: str) -> dict[str, Any]:
         "names": summary["names"],
         "players": _players(summary),
         "max_seats": int(summary["max_seats"]),
-        "my_turn": any(d["seat"] == seat for d in summary["pending"]),
+        "my_turn": my_turn,
         "updated_at": float(summary["updated_at"]),
         "waited": _ago(float(summary["updated_at"])),
-        "deadline_at": float(summary["deadline_at"]) if summary.get("deadline_at") else None,
+        "deadline_at": _row_deadline(summary, seat, my_turn),
     }
+
+
+def _row_deadline(summary: dict[str, Any], seat: int, my_turn: bool) -> float | None:
+    """The player's own deadline (under a time bank: their bank's zero) while the game waits
+    for them, else the game's next one."""
+    if my_turn:
+        return inbox.seat_deadline(summary, seat)
+    return float(summary["deadline_at"]) if summary.get("deadline_at") else None
 
 
 def _ago(when: float) -> str:
@@ -233,13 +242,33 @@ def _chosen_options(type_id: str, form: Any) -> dict[str, Any]:
 
 def _deadline(form: Any) -> dict[str, Any] | None:
     """The deadline the form asks for, as the API would be sent it (lifecycle.create_game checks
-    it: inputs.deadline)."""
+    it: inputs.deadline): hours for each decision, or a time bank."""
+    policy = form.get("deadline_policy") or "default_move"
+    if policy not in inputs.DEADLINE_POLICIES:
+        policy = "default_move"
+    chosen: dict[str, Any] = {"policy": policy, "remind_before_hours": 0, "vacation_max_days": 14}
+    if policy == "bot":
+        chosen["bot_level"] = form.get("deadline_bot_level") or "medium"
+    if form.get("clock") == "bank":
+        clock = {name: _days(form, f"bank_{name}") for name in BANK_DAYS}
+        weekend = form.get("weekend_pause") == "on"
+        return {"clock": {"kind": "bank", **clock, "weekend_pause": weekend}, **chosen}
     hours = (form.get("deadline_hours") or "").strip()
     if not hours:
         return None
+    return {"hours": _number(hours), **chosen}
+
+
+#: The time bank's fields in the form (``bank_<name>``), as the API names them.
+BANK_DAYS = ("initial_days", "per_move_days", "max_days")
+
+
+def _days(form: Any, name: str) -> float:
+    return _number((form.get(name) or "").strip())
+
+
+def _number(text: str) -> float:
     try:
-        value = float(hours[:40])
+        return float(text[:40])
     except ValueError:
         raise inputs.problem("deadline", inputs.Refused("Not a valid number.")) from None
-    policy = "remind_only" if form.get("deadline_policy") == "remind_only" else "default_move"
-    return {"hours": value, "policy": policy, "remind_before_hours": 0, "vacation_max_days": 14}
