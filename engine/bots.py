@@ -12,12 +12,14 @@ Levels:
   plainly self-harming and cheap to tell).
 - ``medium``: greedy one ply with the game's evaluation function (sealed steps averaged over a
   few determinizations, the other seats' sealed choices drawn by the easy policy; an action
-  judged by its best completion where the game says the next decision completes it).
+  judged by its best completion where the game says the next decision completes it; where
+  the game has the others reply, its best few actions judged again after their replies by
+  the game's quick policy).
 - ``hard``: single-observer information-set Monte Carlo tree search (SO-ISMCTS, Cowling,
   Powley & Whitehouse 2012) with a fresh determinization per iteration, UCB1 over
   *available* children, progressive widening in the prior's order where a game has many
-  actions (at the root, medium's order where the game asks for it), and playouts cut short by
-  the evaluation after a few moves.
+  actions (at the root, medium's order where the game asks for it), and playouts by the
+  game's quick policy cut short by the evaluation after a few moves.
 
 Pure: no I/O, no clock but the budget's, no global randomness. With an iteration cap that
 binds before the budget's seconds, a move depends only on (view, events, options, seat, seed).
@@ -48,6 +50,8 @@ EXPLORATION: Final = 0.7
 #: Progressive widening: a node offers ``WIDEN_BASE + WIDEN_RATE * sqrt(visits)`` children.
 WIDEN_BASE: Final = 3
 WIDEN_RATE: Final = 1.5
+#: Visits the hard level's root credits to each action medium judged after the replies.
+PRIOR_VISITS: Final = 10
 
 
 @dataclass(frozen=True)
@@ -209,6 +213,8 @@ class Bot(Generic[State, Action]):
         if self.rules.root_by_greedy:
             scores = greedy_scores(self.rules, det, state, seat, legal, rng)
             search.root.order = _ordered(legal, scores, rng)
+            if self.rules.reply_moves:
+                search.seed_root(legal, scores)
         cap = self.budget.iterations
         seconds = self.budget.seconds
         while (cap is None or search.iterations < cap) and (
@@ -382,6 +388,16 @@ class Search(Generic[State, Action]):
         self.rng = rng
         self.root = Node(observer)
         self.iterations = 0
+
+    def seed_root(self, legal: list[Action], scores: list[float]) -> None:
+        """Credit the root's actions judged after the replies (``greedy_scores`` above 1) with
+        ``PRIOR_VISITS`` visits of their judged win chance, so that a short search departs
+        from medium's choice only on the evidence of its own iterations."""
+        for action, score in zip(legal, scores, strict=True):
+            if score >= 1.0:
+                child = self.root.children[action] = Node(self.observer)
+                child.visits = child.avail = PRIOR_VISITS
+                child.reward = PRIOR_VISITS * (score - 1.0)
 
     def iterate(self) -> None:
         rules, game, rng = self.rules, self.rules.game, self.rng
