@@ -31,6 +31,7 @@ from typing import Any, Final
 from engine.attika.actions import Build, EndTurn, Reveal, Store
 from engine.attika.state import REVEALED, TURN
 from engine.attila.actions import Commit, Discard, Play, TakeInfluence, Waive
+from engine.attila.bot import copy_state
 from engine.attila.state import CONFLICT, INFLUENCE, PLAY_CARD
 from engine.attila_wargame.actions import Attack, End, Move
 from engine.attila_wargame.state import COMBAT, MOVEMENT
@@ -101,7 +102,7 @@ def _attila_heuristic(
         before = _attila_points(rules, state, seat)
         gains = []
         for play in plays:
-            after = state.copy()
+            after = copy_state(state)
             game.apply(after, seat, play)
             game.apply(after, seat, TakeInfluence())
             gains.append(_attila_points(rules, after, seat) - before)

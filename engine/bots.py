@@ -12,12 +12,14 @@ Levels:
   plainly self-harming and cheap to tell).
 - ``medium``: greedy one ply with the game's evaluation function (sealed steps averaged over a
   few determinizations, the other seats' sealed choices drawn by the easy policy; an action
-  judged by its best completion where the game says the next decision completes it).
+  judged by its best completion where the game says the next decision completes it; where
+  the game has the others reply, its best few actions judged again after their replies by
+  the game's quick policy).
 - ``hard``: single-observer information-set Monte Carlo tree search (SO-ISMCTS, Cowling,
   Powley & Whitehouse 2012) with a fresh determinization per iteration, UCB1 over
   *available* children, progressive widening in the prior's order where a game has many
-  actions (at the root, medium's order where the game asks for it), and playouts cut short by
-  the evaluation after a few moves.
+  actions (at the root, medium's order where the game asks for it), and playouts by the
+  game's quick policy cut short by the evaluation after a few moves.
 
 Pure: no I/O, no clock but the budget's, no global randomness. With an iteration cap that
 binds before the budget's seconds, a move depends only on (view, events, options, seat, seed).
@@ -48,6 +50,8 @@ EXPLORATION: Final = 0.7
 #: Progressive widening: a node offers ``WIDEN_BASE + WIDEN_RATE * sqrt(visits)`` children.
 WIDEN_BASE: Final = 3
 WIDEN_RATE: Final = 1.5
+#: Visits the hard level's root credits to each action medium judged after the replies.
+PRIOR_VISITS: Final = 10
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,9 @@ class GameBot(Protocol[State, Action]):
     #: Whether the hard level widens its root in the order of medium's one-ply scores (where
     #: the actions are few enough to apply each once) instead of the cheap prior.
     root_by_greedy: bool
+    #: The other seats' moves (by ``policy``) played out after one of the bot's actions before
+    #: the one-ply evaluation judges it; 0: judged as it stands.
+    reply_moves: int
 
     def determinizer(
         self,
@@ -127,6 +134,10 @@ class GameBot(Protocol[State, Action]):
     def continues(self, state: State, seat: int) -> bool:
         """Whether ``seat``'s decision here completes the one just taken (Attila's influence
         after a card), so that medium judges that one by its best completion."""
+        ...
+
+    def policy(self, state: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
+        """The quick policy of the playouts and of the replies (``reply_moves``)."""
         ...
 
 
@@ -247,6 +258,8 @@ class Bot(Generic[State, Action]):
         if self.rules.root_by_greedy:
             scores = greedy_scores(self.rules, det, state, seat, legal, rng)
             search.root.order = _ordered(legal, scores, rng)
+            if self.rules.reply_moves:
+                search.seed_root(legal, scores)
         cap = self.budget.iterations
         seconds = self.budget.seconds
         while (cap is None or search.iterations < cap) and (
@@ -263,6 +276,10 @@ class Bot(Generic[State, Action]):
 
 #: Determinizations a medium bot averages over when its decision is sealed.
 SEALED_SAMPLES: Final = 4
+#: Determinizations a medium bot averages over when the others reply (``reply_moves``),
+#: and how many of its best one-ply actions it judges so.
+REPLY_SAMPLES: Final = 3
+REPLY_CANDIDATES: Final = 6
 
 
 def greedy(
@@ -295,28 +312,46 @@ def greedy_scores(
     rng: random.Random,
 ) -> list[float]:
     """Each action's one-ply score for ``seat``: the evaluation after it (and its best
-    completion), summed over ``SEALED_SAMPLES`` determinizations when the decision is sealed."""
+    completion), summed over ``SEALED_SAMPLES`` determinizations when the decision is sealed.
+    Where the game has the others reply (``reply_moves``), the ``REPLY_CANDIDATES`` best of
+    an open decision are judged again after the replies, over ``REPLY_SAMPLES``
+    determinizations, and rank above the rest."""
     decision = rules.game.decision_for(state, seat)
     sealed = decision is not None and decision.sealed
     states = [state] + [det.sample(rng) for _ in range(SEALED_SAMPLES - 1 if sealed else 0)]
     scores = [0.0] * len(legal)
     for sample in states:
         for i, action in enumerate(legal):
-            scores[i] += _outcome(rules, sample, seat, action, rng, completing=True)
-    return scores
+            after = _after(rules, sample, seat, action, rng, completing=True)
+            scores[i] += rules.evaluate(after)[seat]
+    if sealed or not rules.reply_moves or len(legal) < 2:
+        return scores
+    ranked = sorted(range(len(legal)), key=lambda i: -scores[i])[:REPLY_CANDIDATES]
+    replied = [0.0] * len(ranked)
+    for sample in [state] + [det.sample(rng) for _ in range(REPLY_SAMPLES - 1)]:
+        common = rng.getrandbits(64)  # the same draws after every action: less noise
+        for k, i in enumerate(ranked):
+            draws = random.Random(common)
+            after = _after(rules, sample, seat, legal[i], draws, completing=True)
+            reply(rules, after, seat, draws)
+            replied[k] += rules.evaluate(after)[seat]
+    out = [score - 1.0 for score in scores]  # below every replied action (scores <= 1)
+    for k, i in enumerate(ranked):
+        out[i] = 1.0 + replied[k] / REPLY_SAMPLES
+    return out
 
 
-def _outcome(
+def _after(
     rules: GameBot[State, Action],
     state: State,
     seat: int,
     action: Action,
     rng: random.Random,
     completing: bool,
-) -> float:
-    """The evaluation, for ``seat``, after ``action`` and what the seat does not decide; with
-    ``completing``, after the best completion where the game says the seat's next decision
-    completes this one."""
+) -> State:
+    """A copy of ``state`` after ``action`` and what the seat does not decide; with
+    ``completing``, after the completion the evaluation likes best where the game says the
+    seat's next decision completes this one."""
     game = rules.game
     after = rules.copy(state)
     game.apply(after, seat, action)
@@ -324,8 +359,9 @@ def _outcome(
     if completing and not game.is_over(after) and rules.continues(after, seat):
         follow = rules.reasonable(after, seat, game.legal_actions(after, seat))
         if follow:
-            return max(_outcome(rules, after, seat, a, rng, completing=False) for a in follow)
-    return rules.evaluate(after)[seat]
+            outcomes = [_after(rules, after, seat, a, rng, completing=False) for a in follow]
+            return max(outcomes, key=lambda o: rules.evaluate(o)[seat])
+    return after
 
 
 def _best(actions: list[Action], scores: Sequence[float], rng: random.Random) -> Action:
@@ -347,6 +383,21 @@ def settle(rules: GameBot[Any, Any], state: Any, observer: int, rng: random.Rand
             return
         legal = game.legal_actions(state, other.seat)
         game.apply(state, other.seat, rng.choice(rules.reasonable(state, other.seat, legal)))
+
+
+def reply(rules: GameBot[Any, Any], state: Any, observer: int, rng: random.Random) -> None:
+    """The other seats' moves by the game's quick policy (their sealed ones as ``settle``
+    plays them), until ``observer`` decides again, at most ``rules.reply_moves`` of them."""
+    game = rules.game
+    for _ in range(rules.reply_moves):
+        settle(rules, state, observer, rng)
+        if game.is_over(state):
+            return
+        pending = game.pending(state)
+        if any(d.seat == observer for d in pending):
+            return
+        seat = pending[0].seat
+        game.apply(state, seat, rules.policy(state, seat, game.legal_actions(state, seat), rng))
 
 
 # -- hard: SO-ISMCTS ---------------------------------------------------------------------------
@@ -382,6 +433,16 @@ class Search(Generic[State, Action]):
         self.rng = rng
         self.root = Node(observer)
         self.iterations = 0
+
+    def seed_root(self, legal: list[Action], scores: list[float]) -> None:
+        """Credit the root's actions judged after the replies (``greedy_scores`` above 1) with
+        ``PRIOR_VISITS`` visits of their judged win chance, so that a short search departs
+        from medium's choice only on the evidence of its own iterations."""
+        for action, score in zip(legal, scores, strict=True):
+            if score >= 1.0:
+                child = self.root.children[action] = Node(self.observer)
+                child.visits = child.avail = PRIOR_VISITS
+                child.reward = PRIOR_VISITS * (score - 1.0)
 
     def iterate(self) -> None:
         rules, game, rng = self.rules, self.rules.game, self.rng
@@ -434,9 +495,6 @@ class Search(Generic[State, Action]):
         mine = next((d for d in pending if d.seat == self.observer), None)
         return mine.seat if mine is not None else pending[0].seat
 
-    def _policy(self, state: State, seat: int, legal: list[Action]) -> Action:
-        return self.rng.choice(self.rules.reasonable(state, seat, legal))
-
     def _playout(self, state: State) -> list[float]:
         game = self.rules.game
         for _ in range(self.rules.playout_depth):
@@ -444,7 +502,7 @@ class Search(Generic[State, Action]):
                 break
             seat = self._acting(state)
             legal = game.legal_actions(state, seat)
-            game.apply(state, seat, self._policy(state, seat, legal))
+            game.apply(state, seat, self.rules.policy(state, seat, legal, self.rng))
         return self.rules.evaluate(state)
 
     def best(self) -> Action:

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
+from engine.attila.actions import Play
 from engine.attila.state import CONFLICT
 from engine.attila_wargame.actions import Attack, End, Move
 from engine.attila_wargame.state import BATTLE_CARD, COMBAT, MOVEMENT, NOTES
-from engine.bots import LEVELS, Bot, Budget, Level, bot_for, choose
+from engine.bots import LEVELS, Bot, Budget, Level, bot_for, choose, reply
 from engine.core import SYSTEM, Event, visible_events
 from engine.registry import get_game
 
@@ -326,3 +327,55 @@ def test_the_hard_barbarian_marches_on_where_medium_stops() -> None:
     assert max(medium[i] for i in mine) <= 0
     assert max(hard[i] for i in mine) > 0
     assert bot.plan(state, 0, [End()]) is None
+
+
+def test_the_replies_stop_at_the_bots_next_decision() -> None:
+    """Medium's look-ahead plays the other seats' moves only: from positions along random
+    games, after a card (and its influence) of the active seat, the replies end where that
+    seat decides again, or the game ends, or ``reply_moves`` are played; the seat's influence
+    is untouched, and the others did move."""
+    game, rules = get_game("attila"), bot_for("attila")
+    checked = 0
+    for state, _ in _positions("attila", "replies", 600, 5):
+        seat = game.pending(state)[0].seat
+        if state.step != "play_card":
+            continue
+        rng = random.Random(checked)
+        after = rules.copy(state)
+        while not game.is_over(after) and game.pending(after)[0].seat == seat:
+            game.apply(
+                after,
+                seat,
+                rng.choice(rules.reasonable(after, seat, game.legal_actions(after, seat))),
+            )
+        if game.is_over(after) or any(d.seat == seat for d in game.pending(after)):
+            continue
+        influence, turn = list(after.influence[seat]), after.turn
+        reply(rules, after, seat, rng)
+        assert after.influence[seat] == influence
+        assert after.turn > turn
+        waits = any(d.seat == seat for d in game.pending(after))
+        assert game.is_over(after) or waits or after.turn >= turn + rules.reply_moves // 4
+        checked += 1
+    assert checked >= 10
+
+
+def test_the_quick_policy_plays_the_card_that_scores_most_now() -> None:
+    """Seat 0 ties the Huns' leader (12 stones on the board) and is alone on the Franks' track
+    with none on the board: a Hun and the influence take the lead (12 more points now), a
+    Frank and its influence bring 2 (a stone and a province)."""
+    game, rules = get_game("attila"), bot_for("attila")
+    people = {p.id: p.index for p in game.board.peoples}
+    huns, franks = people["huns"], people["franks"]
+    state = game.new_state(3, "quick-policy", game.resolve_options(None))
+    for province in (0, 1, 2):
+        state.stones[province][huns] = 4
+    state.supply[huns] -= 12
+    state.influence[0][huns] = state.influence[1][huns] = 5
+    state.influence[0][franks] = 3
+    state.hands[0] = [franks, huns]
+    state.active = 0
+    legal = game.legal_actions(state, 0)
+    for seed in range(5):
+        action = rules.policy(state, 0, legal, random.Random(seed))
+        assert isinstance(action, Play) and action.people == huns

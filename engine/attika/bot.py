@@ -200,6 +200,7 @@ class AttikaBot:
     # a playout of two moves, then the evaluation.
     playout_depth = 2
     root_by_greedy = False
+    reply_moves = 0
 
     def copy(self, state: AttikaState) -> AttikaState:
         return copy_state(state)
@@ -314,6 +315,12 @@ class AttikaBot:
 
     def continues(self, state: AttikaState, seat: int) -> bool:
         return False  # a turn's decisions are many: medium takes them one at a time
+
+    def policy(
+        self, state: AttikaState, seat: int, legal: list[AttikaAction], rng: random.Random
+    ) -> AttikaAction:
+        """Uniform among the reasonable actions."""
+        return rng.choice(self.reasonable(state, seat, legal))
 
 
 BOT = AttikaBot()

@@ -18,7 +18,16 @@ from copy import deepcopy
 from dataclasses import replace
 from typing import Any
 
-from engine.attila.actions import AttilaAction, Boost, Commit, Play, Swap, TakeInfluence, Waive
+from engine.attila.actions import (
+    AttilaAction,
+    Boost,
+    Commit,
+    EndTurn,
+    Play,
+    Swap,
+    TakeInfluence,
+    Waive,
+)
 from engine.attila.game import GAME, AttilaGame
 from engine.attila.state import (
     CONFLICT,
@@ -196,6 +205,7 @@ class AttilaBot:
     game: AttilaGame = GAME
     playout_depth = 6
     root_by_greedy = True
+    reply_moves = 8  # the two other seats' turns in a 3-player game: card, influence, conflict
 
     def copy(self, state: AttilaState) -> AttilaState:
         return copy_state(state)
@@ -265,6 +275,51 @@ class AttilaBot:
     def continues(self, state: AttilaState, seat: int) -> bool:
         """A card's influence decision completes the card."""
         return state.step == INFLUENCE and state.active == seat
+
+    def policy(
+        self, state: AttilaState, seat: int, legal: list[AttilaAction], rng: random.Random
+    ) -> AttilaAction:
+        """The card whose stone and influence raise the seat's points the most were its
+        people scored now (ties at random), the influence taken, no tile; conflict cards
+        at random as ``reasonable`` has them."""
+        if state.step == PLAY_CARD:
+            plays = [a for a in legal if isinstance(a, Play)]
+            if plays:
+                gains: dict[tuple[int, bool], int] = {}
+                for play in plays:
+                    key = (play.people, state.stones[play.province][play.people] == 0)
+                    if key not in gains:
+                        gains[key] = quick_gain(state, seat, *key)
+                scores = [gains[(p.people, state.stones[p.province][p.people] == 0)] for p in plays]
+                top = max(scores)
+                return rng.choice([p for p, g in zip(plays, scores, strict=True) if g >= top])
+        elif state.step == INFLUENCE and TakeInfluence() in legal:
+            return TakeInfluence()
+        elif state.step == FINISH:
+            return EndTurn()
+        return rng.choice(self.reasonable(state, seat, legal))
+
+
+def quick_gain(state: AttilaState, seat: int, people: int, new_province: bool) -> int:
+    """What a stone of ``people`` (in a province it is not yet in, if ``new_province``) and
+    the influence after it add to ``seat``'s points were the people scored now (its
+    conflicts aside)."""
+    board = GAME.board
+    stones = provinces = 0
+    for row in state.stones:
+        if row[people]:
+            stones += row[people]
+            provinces += 1
+    fields = [track[people] for track in state.influence]
+    gap = state.options["TWO_PLAYER_SECOND_VOID_MIN_DIFFERENCE"]
+    before = awards(fields, stones, provinces, gap).get(seat, 0)
+    steps = board.influence_steps[GAME.rules.current_century(state)]
+    if fields[seat] == 0 and state.options["NEW_COUNTER_ENTRY"] == "entry_consumes_all_steps":
+        fields[seat] = 1
+    else:
+        fields[seat] = min(fields[seat] + steps, board.influence_top)
+    after = awards(fields, stones + 1, provinces + new_province, gap).get(seat, 0)
+    return after - before
 
 
 _KIND_PRIOR: dict[type, float] = {Play: 3.0, TakeInfluence: 3.0, Commit: 2.0, Swap: 0.0}

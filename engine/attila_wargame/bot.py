@@ -259,6 +259,7 @@ class WargameBot:
     #: A battle's cards, its resolution and what follows, then the evaluation.
     playout_depth = 4
     root_by_greedy = False
+    reply_moves = 0
 
     def __init__(self) -> None:
         b = self.game.board
@@ -396,6 +397,12 @@ class WargameBot:
 
     def continues(self, state: WargameState, seat: int) -> bool:
         return False
+
+    def policy(
+        self, state: WargameState, seat: int, legal: list[WargameAction], rng: random.Random
+    ) -> WargameAction:
+        """Uniform among the reasonable actions."""
+        return rng.choice(self.reasonable(state, seat, legal))
 
 
 class Potential:
