@@ -197,6 +197,8 @@ NOT_THROUGH_WRITE = {
     "service/common/replies.py::load_keys": "SET NX of the reply key (KURIER_MAIL_KEYS: none)",
     "service/mail/receiver.py::accept": "a ledger of mails received (SET NX)",
     "workers/jobs.py": "moving old resolution entries into owed jobs at a worker's start",
+    "workers/runtime.py::handle_job_success": "rq's own job key, gone but for a stalled copy's "
+    "heartbeat fields, on the queue Redis",
     "workers/mailin.py::_claim": "a ledger of mails played (SET NX)",
     "workers/mailin.py::_warn": "a ledger of warnings mailed (SET NX)",
     "workers/mailin.py::_say": "a ledger of answers mailed (SET NX)",
