@@ -2,8 +2,8 @@
 phone and at 1280×800, every lit target is at least 24×24 CSS px and every informative word
 on the board (names, counts, factors: the pictures mark them ``class="info"``) is drawn at
 11 CSS px or more, measured from ``getBoundingClientRect``: those the board's frame shows (the
-wargame's map opens zoomed to where the player acts, the rest of it a pan away). Screenshots
-of each."""
+wargame's map, and Attika's when its words do not read whole, open zoomed to where the player
+acts, the rest of it a pan away). Screenshots of each."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from service.domain.games import views
 from service.store import Store
 from tests.browser.conftest import screenshot
+from tests.browser.test_web_table import shows_version
 from tests.game_helpers import new_table, play_random
 
 #: The boards with their lit places (the wargame at its default view), for docs/web.md.
@@ -80,6 +81,142 @@ def _until_a_build(store: Store, table: Any) -> None:
             return
         play_random(store, table, 1, seed=seed)
     raise AssertionError("no build offered in 40 random actions")
+
+
+def _hexes_across(store: Store, table: Any) -> int:
+    """How many hexes Attika's map spans from west to east (its hexes are pointy-topped: a
+    hex (q, r) lies at q + r/2 hex widths)."""
+    view = views.game_view(store.get_game(table.game_id), None, None)["view"]
+    across = [int(q) + int(r) / 2 for q, r in (c["hex"].split(",") for c in view["map"])]
+    return int(max(across) - min(across)) + 1
+
+
+def _attika_grown(store: Store, table: Any, across: int) -> None:
+    """Attika played on at random (bounded) until its map spans ``across`` hexes."""
+    for seed in range(60):
+        if _hexes_across(store, table) >= across:
+            return
+        if play_random(store, table, 10, seed=seed) < 10:
+            break
+    raise AssertionError(f"the map did not grow to {across} hexes across")
+
+
+def _attika_tile_pending(store: Store, table: Any) -> None:
+    """Attika played on at random (bounded) until the player to move places a map tile."""
+    for seed in range(600):
+        record = store.get_game(table.game_id)
+        mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
+        legal = views.legal_actions(record, mover)["actions"]
+        if any(a["notation"].startswith("tile ") for a in legal):
+            return
+        play_random(store, table, 1, seed=seed)
+    raise AssertionError("no map tile to place in 600 random actions")
+
+
+#: At the opening view: the sites of the pending decision (the page's legal actions' places)
+#: the board's frame shows, with their sizes, how many there are, the informative words shown
+#: and the board's scale.
+_OPENING = r"""() => {
+  const frame = document.querySelector('.table-board').getBoundingClientRect();
+  const shown = e => { const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.right > frame.left && r.left < frame.right
+      && r.bottom > frame.top && r.top < frame.bottom; };
+  const ids = [...new Set(window.kurier.board.actions().map(a => a[1]).filter(Boolean))];
+  const sites = ids.map(id => document.getElementById(id)).filter(Boolean);
+  const targets = sites.filter(shown).map(e => {
+    const r = e.getBoundingClientRect(); return [e.id, r.width, r.height]; });
+  const words = [...document.querySelectorAll('.board-svg .info')].filter(shown).map(t => {
+    const r = t.getBoundingClientRect(), b = t.getBBox();
+    const font = parseFloat(getComputedStyle(t).fontSize);
+    return [t.textContent, b.height ? font * r.height / b.height : 0];
+  });
+  const zoom = document.querySelector('.table-board .zoom').style.transform || '';
+  const m = /scale\(([0-9.]+)\)/.exec(zoom);
+  return { targets, sites: sites.length, words, scale: m ? parseFloat(m[1]) : 1 };
+}"""
+
+#: Whether the whole map lies in the board's frame (above its zoom buttons).
+_WHOLE = """() => {
+  const box = document.querySelector('.table-board').getBoundingClientRect();
+  const foot = document.querySelector('.table-board .zoom-buttons').getBoundingClientRect().top;
+  const r = document.querySelector('.board-svg').getBoundingClientRect();
+  return r.left >= box.left - 1 && r.right <= box.right + 1
+    && r.top >= box.top - 1 && r.bottom <= foot + 1;
+}"""
+
+ATTIKA_OPENINGS = [
+    pytest.param(when, size, id=f"attika-{when}-{size}")
+    for when in ("grown", "tile")
+    for size in SIZES
+]
+
+
+@pytest.mark.parametrize(("when", "size"), ATTIKA_OPENINGS)
+def test_a_large_attika_map_opens_zoomed_where_the_player_acts(
+    browser: Any, base_url: str, store: Store, when: str, size: str
+) -> None:
+    """Attika's map grown to 10 hexes across, and its picture while a map tile is placed (the
+    empty places round the map), drawn whole, would write their words under 11 px: the map
+    opens zoomed so that the words the frame shows are 11 px or more, with sites of the pending
+    decision among them, each a target of 24 px; the zoom-out button still shows it whole."""
+    table = new_table(store, 2, f"sizes-attika-{when}", "attika")
+    if when == "grown":
+        _attika_grown(store, table, across=10)
+    else:
+        _attika_tile_pending(store, table)
+    record = store.get_game(table.game_id)
+    mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
+    page = _page(browser, base_url, table.tokens[mover], size)
+    page.goto(f"{base_url}/games/{table.game_id}")
+    page.wait_for_selector(".board-svg")
+    page.wait_for_function("() => !!(window.kurier && window.kurier.board)", timeout=5_000)
+    seen = page.evaluate(_OPENING)
+    small = [t for t in seen["targets"] if t[1] < MIN_TARGET or t[2] < MIN_TARGET]
+    tiny = [w for w in seen["words"] if w[1] < MIN_TEXT - 0.05]
+    assert seen["words"] and seen["sites"], seen
+    assert seen["targets"], f"none of the {seen['sites']} sites to act on shows"
+    assert (small, tiny) == ([], []), (
+        f"at scale {seen['scale']}: targets under {MIN_TARGET} px: {small[:6]}; "
+        f"informative words under {MIN_TEXT} px: {tiny[:6]}"
+    )
+    screenshot(page, f"sizes-attika-{when}-{size}")
+    if when == "grown":
+        _docs_shots(page, size, "attika-grown")
+    for _step in range(8):
+        if page.evaluate(_WHOLE):
+            break
+        page.locator(".table-board .zoom-buttons .zoom-out").click()
+    assert page.evaluate(_WHOLE), "the zoom-out button does not show the whole map"
+    page.context.close()
+
+
+def test_a_zoomed_attika_map_keeps_the_players_zoom_through_updates(
+    browser: Any,
+    base_url: str,
+    store: Store,
+    worker: Any,
+    streams: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The grown map opened zoomed, the player zooms in once more: moves arriving in place by
+    the stream leave the player's zoom as it is (the map opens zoomed once a page)."""
+    monkeypatch.setenv("KURIER_STREAM_URL", streams)
+    table = new_table(store, 2, "sizes-attika-grown", "attika")
+    _attika_grown(store, table, across=10)
+    page = _page(browser, base_url, table.tokens[0], "phone")
+    page.goto(f"{base_url}/games/{table.game_id}")
+    shows_version(page, store.get_game(table.game_id).version)
+    zoom = page.locator(".table-board .zoom")
+    opened = zoom.evaluate("el => el.style.transform")
+    assert "scale(" in opened and "scale(1)" not in opened, opened
+    page.locator(".table-board .zoom-buttons .zoom-in").click()
+    mine = zoom.evaluate("el => el.style.transform")
+    assert mine != opened
+    for seed in range(3):
+        play_random(store, table, 1, seed=seed)
+        shows_version(page, store.get_game(table.game_id).version)
+        assert zoom.evaluate("el => el.style.transform") == mine
+    page.context.close()
 
 
 def _staged_bar(page: Any) -> list[Any]:

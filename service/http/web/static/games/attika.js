@@ -1,14 +1,19 @@
 // Attika's table: the generic play with pieces (board/pieces.js) and the drawn map tile,
 // previewed in place where it is pointed at and turned with Rotate (R) before or after it is
 // placed. The picture drew every place a legal placement may cover; a preview fills those
-// places with the tile's colours.
+// places with the tile's colours. A map whose words do not read at its whole view opens
+// zoomed to where the player acts (board/focus.js), once a page: an update keeps the zoom.
 import { byId } from "../board/dom.js";
+import { openOnAction, readsWhole } from "../board/focus.js";
 import { byPick } from "../board/legal.js";
 import { piecesPlay } from "../board/pieces.js";
 import { start } from "../board/start.js";
 import { coveredHexes, isTile, nextRotation, rotations, tileAt } from "./attika_tiles.js";
 
 let turn = 0;  // the rotation shown
+let opened = false;  // the map's opening view chosen (once a page)
+// The most zoom the map opens at (the board's pan and zoom allow as much).
+const MAX_SCALE = 4;
 
 function clearPreview(svg) {
   svg.querySelectorAll(".preview").forEach((g) => {
@@ -89,16 +94,47 @@ function choose(board, play, here, el) {
   return true;
 }
 
+// The places of the pending decision (every legal action's site on the map, in order), and
+// a selector of them: where the player acts, and the targets whose size counts.
+function actingPlaces(board) {
+  const { svg } = board.elements;
+  const ids = board.playable() ? Array.from(new Set(board.table().actions.map((a) => a.target).filter(Boolean))) : [];
+  const places = ids.map((id) => byId(svg, id)).filter(Boolean);
+  const selector = places.map((el) => "[id='" + el.id.replace(/'/g, "") + "']").join(", ");
+  return { places, selector: selector || ".legal" };
+}
+
+// The map opens, when its words do not read at its whole view (a grown map, the empty places
+// round it while a tile is placed), zoomed to them round the sites of the pending decision
+// (or the last move, or its middle); pan, pinch and - show the whole.
+function openOnce(board) {
+  const { svg } = board.elements;
+  if (opened || !svg || !board.panzoom.layer) { return; }
+  const { places, selector } = actingPlaces(board);
+  if (readsWhole(svg, board.panzoom, selector)) {
+    opened = board.panzoom.layer.offsetWidth > 0;
+    return;
+  }
+  opened = openOnAction(svg, board.panzoom, MAX_SCALE, {
+    acting: places, targets: selector, last: "[id^='last-move-']", closest: 1,
+  });
+}
+
 const controller = piecesPlay({
   render, point, shown, choose,
   keydown(board, play, event) {
     if ((event.key === "r" || event.key === "R") && !event.ctrlKey && !event.metaKey && !event.altKey) { rotate(board, play); }
   },
 });
-const attachPieces = controller.attach;
+const attachPieces = controller.attach, renderPieces = controller.render;
 controller.attach = (board) => {
   attachPieces(board);
   const button = board.elements.bar && board.elements.bar.querySelector(".rotate");
   if (button) { board.on(button, "click", () => rotate(board, controller.play)); }
+  if (!board.playable()) { openOnce(board); }
+};
+controller.render = (board) => {
+  renderPieces(board);
+  openOnce(board);
 };
 start(controller);

@@ -1,12 +1,12 @@
 // The Attila wargame's table: the board (board/board.js) with the wargame's play (march,
 // attack, notes: attila_wargame/play.js), its layers and last battle (attila_wargame/
-// layers.js), its mini-map (attila_wargame/minimap.js), where the map opens (attila_wargame/
+// layers.js), its mini-map (attila_wargame/minimap.js), where the map opens (board/
 // focus.js) and the shared pan and zoom with the wheel, the keyboard and a full-screen button. The zoom, the full screen and the layers
 // shown outlive updates in place.
 import { button } from "../board/dom.js";
+import { openOnAction } from "../board/focus.js";
 import { start } from "../board/start.js";
 import { battleMarks, layers } from "./attila_wargame/layers.js";
-import { openOnAction } from "./attila_wargame/focus.js";
 import { createMiniMap } from "./attila_wargame/minimap.js";
 import { wargamePlay } from "./attila_wargame/play.js";
 import { sayer } from "./attila_wargame/words.js";
@@ -76,11 +76,17 @@ function fullScreenButton(box) {
   box.classList.toggle("wg-full", full);
 }
 
-// The map opens where the player acts, at a zoom it reads at (attila_wargame/focus.js): once
-// a page, after the first drawing of what may be picked; an update keeps the player's zoom.
+// Where the player acts: the counters that can act and the hexes lit for them.
+const ACTING = ".wg-pickable, #wg-under .wg-lit";
+
+// The map opens where the player acts, at a zoom it reads at (board/focus.js): once a page,
+// after the first drawing of what may be picked; an update keeps the player's zoom.
 function openOnce(board) {
-  if (fitted || !panzoom.layer) { return; }
-  fitted = openOnAction(board.elements.svg, panzoom, MAX_SCALE);
+  const { svg } = board.elements;
+  if (fitted || !panzoom.layer || !svg) { return; }
+  fitted = openOnAction(svg, panzoom, MAX_SCALE, {
+    acting: Array.from(svg.querySelectorAll(ACTING)), targets: ACTING, last: "[id^='last-move-']",
+  });
 }
 
 function attach(board) {

@@ -1,8 +1,8 @@
-// Where the wargame's map opens (static/games/attila_wargame/focus.js): the zoom at which its
-// counters read and tap, and the view fitting the places to act.
+// Where a board opens (static/board/focus.js): the zoom at which its words read and its
+// targets tap, and the view fitting the places to act.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { busiest, legibleScale, openingView, overlaps, shownBox } from "../../service/http/web/static/games/attila_wargame/focus.js";
+import { busiest, legibleScale, openingView, overlaps, shownBox } from "../../service/http/web/static/board/focus.js";
 
 const frame = { width: 390, height: 500 };
 const opts = { margin: 20, least: 4, most: 20, anchor: null };

@@ -1,17 +1,18 @@
-// Where the wargame's map opens: zoomed to where the player acts (the counters that can act
-// and the hexes lit for them), their box fitted with a margin, but never below the zoom at
-// which every counter in view is MIN_TARGET CSS px wide and every informative word on it
-// (class "info": its name and factors) MIN_TEXT CSS px high (WCAG 2.2, 2.5.8); when they do
-// not all fit at that zoom, the part of them where most lie together. With nothing
-// to do, the map opens at that zoom round the last move (or the map's middle). The maths is
-// pure (node --test); ``openOnAction`` reads the page.
-import { centreOn, union } from "../../board/view.js";
+// Where a board opens: zoomed to where the player acts (a game's ``acting`` places: the
+// wargame's counters that can act and the hexes lit for them, Attika's sites of the pending
+// decision), their box fitted with a margin, but never below the zoom at which every target
+// in view is MIN_TARGET CSS px wide and every informative word (class "info": names, counts,
+// factors) MIN_TEXT CSS px high (WCAG 2.2, 2.5.8); when they do not all fit at that zoom, the
+// part of them where most lie together. With nothing to do, the board opens at that zoom
+// round the last move (or the board's middle). The maths is pure (node --test);
+// ``openOnAction`` reads the page.
+import { centreOn, union } from "./view.js";
 
 export const MIN_TARGET = 24;
 export const MIN_TEXT = 11;
 const MARGIN = 24;
 // A small group (a retreat: a counter and two hexes) is shown at most this much closer than
-// the zoom it reads at, with the hexes round it.
+// the zoom it reads at, with the hexes round it (unless a game asks for less).
 const CLOSEST = 1.6;
 
 /**
@@ -81,8 +82,8 @@ function measure(layer, view) {
 }
 
 // The words' font sizes and the targets' sizes (px at scale 1) of what lies in ``within``
-// (every one when null).
-function sizesIn(svg, at, within) {
+// (every one when null); ``targets`` the game's targets (a selector).
+function sizesIn(svg, at, within, targets) {
   const fonts = [], sizes = [];
   svg.querySelectorAll(".info").forEach((t) => {
     const r = at(t);
@@ -90,34 +91,52 @@ function sizesIn(svg, at, within) {
     const b = t.getBBox();
     if (b.height > 0) { fonts.push(parseFloat(getComputedStyle(t).fontSize) * (r[3] - r[1]) / b.height); }
   });
-  svg.querySelectorAll(".wg-pickable, #wg-under .wg-lit").forEach((g) => {
+  svg.querySelectorAll(targets).forEach((g) => {
     const r = at(g);
     if (!within || overlaps(r, within)) { sizes.push([r[2] - r[0], r[3] - r[1]]); }
   });
   return { fonts, sizes };
 }
 
-/** Zooms ``panzoom`` (the board's) to where the player acts on ``svg`` (see above). */
-export function openOnAction(svg, panzoom, most) {
+/**
+ * Whether every informative word and target of ``svg`` reads at the board's unzoomed view
+ * (the whole board shown): no zoom is needed to play it.
+ */
+export function readsWhole(svg, panzoom, targets) {
+  const layer = panzoom.layer;
+  if (!layer || !svg || layer.offsetWidth <= 0) { return true; }
+  const all = sizesIn(svg, measure(layer, panzoom.view), null, targets);
+  return legibleScale(all.fonts, all.sizes, 1) <= 1;
+}
+
+/**
+ * Zooms ``panzoom`` (the board's) to where the player acts on ``svg`` (see above), at most
+ * ``most``. game: { acting (the elements where the player acts, in order: the first is
+ * kept in view), targets (a selector of the tap targets whose size counts), last (a selector
+ * of the last move's elements), closest (how much closer than the zoom it reads at a small
+ * group is shown, default CLOSEST) }.
+ */
+export function openOnAction(svg, panzoom, most, game) {
   const layer = panzoom.layer, frame = panzoom.frame();
   if (!layer || !svg || layer.offsetWidth <= 0 || frame.height <= 0) { return false; }
   const at = measure(layer, panzoom.view);
-  const acting = Array.from(svg.querySelectorAll(".wg-pickable, #wg-under .wg-lit")).map(at);
-  const last = Array.from(svg.querySelectorAll("[id^='last-move-']")).map(at);
+  const targets = game.targets;
+  const acting = game.acting.map(at);
+  const last = Array.from(svg.querySelectorAll(game.last)).map(at);
   const middle = (b) => [(b[0] + b[2]) / 2, (b[1] + b[3]) / 2];
   let view;
   if (acting.length) {
-    const near = sizesIn(svg, at, union(acting));
+    const near = sizesIn(svg, at, union(acting), targets);
     const least = legibleScale(near.fonts, near.sizes, 1);
     // Too many places to show at that zoom: the part of them where most lie together.
     const widest = Math.max(...acting.map((b) => b[2] - b[0])), tallest = Math.max(...acting.map((b) => b[3] - b[1]));
     const half = [Math.max(0, (frame.width / 2 - MARGIN) / least - widest / 2), Math.max(0, (frame.height / 2 - MARGIN) / least - tallest / 2)];
     const aim = busiest(acting, half);
-    const closest = Math.min(most, least * CLOSEST);
+    const closest = Math.min(most, least * (game.closest || CLOSEST));
     view = openingView(aim, frame, { margin: MARGIN, least, most: closest, anchor: middle(acting[0]) });
   } else {
     // The largest word's zoom (a counter alone in its hex), raised below for what shows.
-    const fonts = sizesIn(svg, at, null).fonts;
+    const fonts = sizesIn(svg, at, null, targets).fonts;
     const least = fonts.length ? MIN_TEXT / Math.max(...fonts) : 1;
     const c = last.length ? middle(union(last)) : [layer.offsetWidth / 2, layer.offsetHeight / 2];
     view = centreOn(c[0], c[1], Math.min(most, Math.max(1, least)), frame);
@@ -125,7 +144,7 @@ export function openOnAction(svg, panzoom, most) {
   // Whatever else the view shows reads too (a stack's smaller counters): zoomed in round
   // the same middle until it does (each step shows less).
   for (let step = 0; step < 3; step += 1) {
-    const shown = sizesIn(svg, at, shownBox(view, frame));
+    const shown = sizesIn(svg, at, shownBox(view, frame), targets);
     const needed = Math.min(most, legibleScale(shown.fonts, shown.sizes, view.scale));
     if (needed <= view.scale) { break; }
     const c = middle(shownBox(view, frame));
