@@ -131,6 +131,8 @@ def _admit() -> None:
 
 
 def _needs_redis() -> bool:
+    if request.routing_exception is not None:
+        return False  # a 404 or 405: answered without Redis
     endpoint = request.endpoint or ""
     static = endpoint == "static" or endpoint.endswith(".static")
     return not (request.path in NO_REDIS or request.path == "/metrics" or static)
