@@ -199,12 +199,17 @@ def counter(board: Board, unit: str, info: dict[str, Any], x: float, y: float) -
         f'<tspan fill="{cf_ink}"{cf_halo}>{info["cf"]}</tspan>-{info["mf"]}</text>',
     ]
     if info.get("neutralised"):
-        out.append(
-            f'<path d="M{left:.1f},{top:.1f} L{left + s:.1f},{top + s:.1f} M{left + s:.1f},'
-            f'{top:.1f} L{left:.1f},{top + s:.1f}" stroke="#444" stroke-width="2" opacity="0.8"/>'
-        )
+        out.append(_crossed_out(left, top, s))
     out.append("</g>")
     return "".join(out)
+
+
+def _crossed_out(left: float, top: float, s: float) -> str:
+    """A neutralised counter's cross, corner to corner."""
+    return (
+        f'<path d="M{left:.1f},{top:.1f} L{left + s:.1f},{top + s:.1f} M{left + s:.1f},'
+        f'{top:.1f} L{left:.1f},{top + s:.1f}" stroke="#444" stroke-width="2" opacity="0.8"/>'
+    )
 
 
 def web_name(board: Board, unit: str) -> str:
@@ -257,10 +262,7 @@ def web_counter(board: Board, unit: str, info: dict[str, Any], x: float, y: floa
         f"{cf}-{info['mf']}</text>",
     ]
     if info.get("neutralised"):
-        out.append(
-            f'<path d="M{left:.1f},{top:.1f} L{left + s:.1f},{top + s:.1f} M{left + s:.1f},'
-            f'{top:.1f} L{left:.1f},{top + s:.1f}" stroke="#444" stroke-width="2" opacity="0.8"/>'
-        )
+        out.append(_crossed_out(left, top, s))
     out.append("</g>")
     return "".join(out)
 
