@@ -256,7 +256,9 @@ class Bot(Generic[State, Action]):
         start, wall = time.process_time(), time.monotonic()
         search = Search(self.rules, det, seat, rng)
         if self.rules.root_by_greedy:
-            scores = greedy_scores(self.rules, det, state, seat, legal, rng)
+            scores = greedy_scores(
+                self.rules, det, state, seat, legal, rng, reply_samples=HARD_REPLY_SAMPLES
+            )
             search.root.order = _ordered(legal, scores, rng)
             if self.rules.reply_moves:
                 search.seed_root(legal, scores)
@@ -280,6 +282,9 @@ SEALED_SAMPLES: Final = 4
 #: and how many of its best one-ply actions it judges so.
 REPLY_SAMPLES: Final = 3
 REPLY_CANDIDATES: Final = 6
+#: Determinizations over which the hard level judges the same candidates after the replies
+#: before its search (the root's prior, ``Search.seed_root``).
+HARD_REPLY_SAMPLES: Final = 12
 
 
 def greedy(
@@ -310,11 +315,12 @@ def greedy_scores(
     seat: int,
     legal: list[Action],
     rng: random.Random,
+    reply_samples: int = REPLY_SAMPLES,
 ) -> list[float]:
     """Each action's one-ply score for ``seat``: the evaluation after it (and its best
     completion), summed over ``SEALED_SAMPLES`` determinizations when the decision is sealed.
     Where the game has the others reply (``reply_moves``), the ``REPLY_CANDIDATES`` best of
-    an open decision are judged again after the replies, over ``REPLY_SAMPLES``
+    an open decision are judged again after the replies, over ``reply_samples``
     determinizations, and rank above the rest."""
     decision = rules.game.decision_for(state, seat)
     sealed = decision is not None and decision.sealed
@@ -328,7 +334,7 @@ def greedy_scores(
         return scores
     ranked = sorted(range(len(legal)), key=lambda i: -scores[i])[:REPLY_CANDIDATES]
     replied = [0.0] * len(ranked)
-    for sample in [state] + [det.sample(rng) for _ in range(REPLY_SAMPLES - 1)]:
+    for sample in [state] + [det.sample(rng) for _ in range(reply_samples - 1)]:
         common = rng.getrandbits(64)  # the same draws after every action: less noise
         for k, i in enumerate(ranked):
             draws = random.Random(common)
@@ -337,7 +343,7 @@ def greedy_scores(
             replied[k] += rules.evaluate(after)[seat]
     out = [score - 1.0 for score in scores]  # below every replied action (scores <= 1)
     for k, i in enumerate(ranked):
-        out[i] = 1.0 + replied[k] / REPLY_SAMPLES
+        out[i] = 1.0 + replied[k] / reply_samples
     return out
 
 
@@ -460,7 +466,9 @@ class Search(Generic[State, Action]):
                 prior = rules.prior(state, seat, legal)
                 node.order = _ordered(legal, prior, rng)
             allowed = WIDEN_BASE + int(WIDEN_RATE * math.sqrt(node.visits))
-            available = [a for a in node.order[:allowed] if a in legal] or legal[:1]
+            available = [a for a in node.order[:allowed] if a in legal] or [
+                rules.policy(state, seat, legal, rng)  # none of those in this hand: as a playout
+            ]
             untried = [a for a in available if a not in node.children]
             if untried:
                 action = untried[0]
