@@ -256,9 +256,7 @@ class Bot(Generic[State, Action]):
         start, wall = time.process_time(), time.monotonic()
         search = Search(self.rules, det, seat, rng)
         if self.rules.root_by_greedy:
-            scores = greedy_scores(
-                self.rules, det, state, seat, legal, rng, reply_samples=HARD_REPLY_SAMPLES
-            )
+            scores = greedy_scores(self.rules, det, state, seat, legal, rng)
             search.root.order = _ordered(legal, scores, rng)
             if self.rules.reply_moves:
                 search.seed_root(legal, scores)
@@ -282,9 +280,6 @@ SEALED_SAMPLES: Final = 4
 #: and how many of its best one-ply actions it judges so.
 REPLY_SAMPLES: Final = 3
 REPLY_CANDIDATES: Final = 6
-#: Determinizations over which the hard level judges the same candidates after the replies
-#: before its search (the root's prior, ``Search.seed_root``).
-HARD_REPLY_SAMPLES: Final = 12
 
 
 def greedy(
@@ -315,12 +310,11 @@ def greedy_scores(
     seat: int,
     legal: list[Action],
     rng: random.Random,
-    reply_samples: int = REPLY_SAMPLES,
 ) -> list[float]:
     """Each action's one-ply score for ``seat``: the evaluation after it (and its best
     completion), summed over ``SEALED_SAMPLES`` determinizations when the decision is sealed.
     Where the game has the others reply (``reply_moves``), the ``REPLY_CANDIDATES`` best of
-    an open decision are judged again after the replies, over ``reply_samples``
+    an open decision are judged again after the replies, over ``REPLY_SAMPLES``
     determinizations, and rank above the rest."""
     decision = rules.game.decision_for(state, seat)
     sealed = decision is not None and decision.sealed
@@ -334,7 +328,7 @@ def greedy_scores(
         return scores
     ranked = sorted(range(len(legal)), key=lambda i: -scores[i])[:REPLY_CANDIDATES]
     replied = [0.0] * len(ranked)
-    for sample in [state] + [det.sample(rng) for _ in range(reply_samples - 1)]:
+    for sample in [state] + [det.sample(rng) for _ in range(REPLY_SAMPLES - 1)]:
         common = rng.getrandbits(64)  # the same draws after every action: less noise
         for k, i in enumerate(ranked):
             draws = random.Random(common)
@@ -343,7 +337,7 @@ def greedy_scores(
             replied[k] += rules.evaluate(after)[seat]
     out = [score - 1.0 for score in scores]  # below every replied action (scores <= 1)
     for k, i in enumerate(ranked):
-        out[i] = 1.0 + replied[k] / reply_samples
+        out[i] = 1.0 + replied[k] / REPLY_SAMPLES
     return out
 
 
@@ -466,9 +460,7 @@ class Search(Generic[State, Action]):
                 prior = rules.prior(state, seat, legal)
                 node.order = _ordered(legal, prior, rng)
             allowed = WIDEN_BASE + int(WIDEN_RATE * math.sqrt(node.visits))
-            available = [a for a in node.order[:allowed] if a in legal] or [
-                rules.policy(state, seat, legal, rng)  # none of those in this hand: as a playout
-            ]
+            available = [a for a in node.order[:allowed] if a in legal] or legal[:1]
             untried = [a for a in available if a not in node.children]
             if untried:
                 action = untried[0]

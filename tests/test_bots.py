@@ -360,11 +360,11 @@ def test_the_replies_stop_at_the_bots_next_decision() -> None:
     assert checked >= 10
 
 
-def _huns_to_lead() -> tuple[Any, int]:
+def test_the_quick_policy_plays_the_card_that_scores_most_now() -> None:
     """Seat 0 ties the Huns' leader (12 stones on the board) and is alone on the Franks' track
     with none on the board: a Hun and the influence take the lead (12 more points now), a
-    Frank and its influence bring 2 (a stone and a province). The state, and the Huns."""
-    game = get_game("attila")
+    Frank and its influence bring 2 (a stone and a province)."""
+    game, rules = get_game("attila"), bot_for("attila")
     people = {p.id: p.index for p in game.board.peoples}
     huns, franks = people["huns"], people["franks"]
     state = game.new_state(3, "quick-policy", game.resolve_options(None))
@@ -375,29 +375,7 @@ def _huns_to_lead() -> tuple[Any, int]:
     state.influence[0][franks] = 3
     state.hands[0] = [franks, huns]
     state.active = 0
-    return state, huns
-
-
-def test_the_quick_policy_plays_the_card_that_scores_most_now() -> None:
-    game, rules = get_game("attila"), bot_for("attila")
-    state, huns = _huns_to_lead()
     legal = game.legal_actions(state, 0)
     for seed in range(5):
         action = rules.policy(state, 0, legal, random.Random(seed))
         assert isinstance(action, Play) and action.people == huns
-
-
-def test_the_search_widens_first_to_the_quick_policys_cards() -> None:
-    """The hard level's tree tries a seat's cards in the quick policy's order (so the other
-    seats' nodes answer as the replies do): every Hun before any Frank, the tiles after."""
-    game, rules = get_game("attila"), bot_for("attila")
-    state, huns = _huns_to_lead()
-    legal = game.legal_actions(state, 0)
-    prior = rules.prior(state, 0, legal)
-    assert prior is not None
-    scored = list(zip(legal, prior, strict=True))
-    huns_first = [v for a, v in scored if isinstance(a, Play) and a.people == huns]
-    others = [v for a, v in scored if isinstance(a, Play) and a.people != huns]
-    tiles = [v for a, v in scored if not isinstance(a, Play)]
-    assert huns_first and others and tiles
-    assert min(huns_first) > max(others) > max(tiles)

@@ -257,14 +257,8 @@ class AttilaBot:
         return out or legal
 
     def prior(self, state: AttilaState, seat: int, legal: list[AttilaAction]) -> list[float] | None:
-        """The search widens to cards and influence first, to swaps last; among the cards, to
-        those the quick policy would play first (``quick_gain``), so that the other seats'
-        nodes of the tree answer as the replies and the playouts do."""
-        plays = [a for a in legal if isinstance(a, Play)]
-        gains: dict[AttilaAction, int] = dict(
-            zip(plays, play_gains(state, seat, plays), strict=True)
-        )
-        return [_KIND_PRIOR.get(type(a), 1.0) - 0.5 * _is_pair(a) + gains.get(a, 0) for a in legal]
+        """The search widens to cards and influence first, to swaps last."""
+        return [_KIND_PRIOR.get(type(a), 1.0) - 0.5 * _is_pair(a) for a in legal]
 
     def plan(self, state: AttilaState, seat: int, legal: list[AttilaAction]) -> list[float] | None:
         return None  # the hard level searches every decision here
@@ -291,7 +285,12 @@ class AttilaBot:
         if state.step == PLAY_CARD:
             plays = [a for a in legal if isinstance(a, Play)]
             if plays:
-                scores = play_gains(state, seat, plays)
+                gains: dict[tuple[int, bool], int] = {}
+                for play in plays:
+                    key = (play.people, state.stones[play.province][play.people] == 0)
+                    if key not in gains:
+                        gains[key] = quick_gain(state, seat, *key)
+                scores = [gains[(p.people, state.stones[p.province][p.people] == 0)] for p in plays]
                 top = max(scores)
                 return rng.choice([p for p, g in zip(plays, scores, strict=True) if g >= top])
         elif state.step == INFLUENCE and TakeInfluence() in legal:
@@ -299,18 +298,6 @@ class AttilaBot:
         elif state.step == FINISH:
             return EndTurn()
         return rng.choice(self.reasonable(state, seat, legal))
-
-
-def play_gains(state: AttilaState, seat: int, plays: Sequence[Play]) -> list[int]:
-    """``quick_gain`` of each card played (computed once per people and kind of province)."""
-    gains: dict[tuple[int, bool], int] = {}
-    out = []
-    for play in plays:
-        key = (play.people, state.stones[play.province][play.people] == 0)
-        if key not in gains:
-            gains[key] = quick_gain(state, seat, *key)
-        out.append(gains[key])
-    return out
 
 
 def quick_gain(state: AttilaState, seat: int, people: int, new_province: bool) -> int:
