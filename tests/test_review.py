@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from typing import Any
 
 import pytest
@@ -18,16 +17,7 @@ from service.domain import review
 from service.store import Store
 from service.store.keys import review_key
 from tests.client import Kurier, Player
-
-
-def _wait(test: Any, seconds: float, what: str) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = test()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"{what}: not within {seconds} s")
+from tests.receivers import wait_for
 
 
 def _played_against_a_bot(
@@ -44,7 +34,7 @@ def _played_against_a_bot(
     assert api.call("POST", f"/v1/games/{game_id}/start", me).status_code == 200
     seen: dict[int, Any] = {}
     for _ in range(decisions):
-        view = _wait(
+        view = wait_for(
             lambda: (v := api.view(game_id, me))["your_decision"] and v, 60, "the person's turn"
         )
         seen[view["version"]] = view["view"]
@@ -86,7 +76,7 @@ def test_a_review_is_made_for_a_finished_game_and_nothing_of_it_exists_before(
     assert csrf is not None
     asked = web.post(f"{base_url}/games/{game_id}/review", data={"csrf": csrf[1]}, timeout=10)
     assert asked.status_code == 200, asked.status_code  # back to the page
-    done = _wait(
+    done = wait_for(
         lambda: (
             (r := api.call("GET", f"/v1/games/{game_id}/review", me).json())["status"] == "ready"
             and r
@@ -182,7 +172,7 @@ def test_a_sealed_choice_is_reviewed_like_a_move(base_url: str, worker: Any, sto
     for _ in range(200):  # bounded: decisions until the person has made a sealed choice
         if any(e["kind"] == "sealed" and e["seat"] == 0 for e in api.all_events(game_id, me)):
             break
-        _wait(lambda: api.view(game_id, me)["your_decision"], 60, "the person's turn")
+        wait_for(lambda: api.view(game_id, me)["your_decision"], 60, "the person's turn")
         actions = api.call("GET", f"/v1/games/{game_id}/legal-actions", me).json()["actions"]
         notation = pick.choice(actions)["notation"]
         r = api.call("POST", f"/v1/games/{game_id}/actions", me, json={"notation": notation})
