@@ -191,8 +191,9 @@ def unused_days(raw: Mapping[str, Any], now: float) -> int:
     current = running(raw, now)
     if current is None:
         return 0
-    until: float = current["until"]
-    return min(int(current["days"]), math.floor((until - now) / DAY))
+    # Counted from its start: ``until - now`` loses a day to rounding when ended at once.
+    begun = math.ceil((now - float(current["from"])) / DAY)
+    return max(0, int(current["days"]) - begun)
 
 
 def end(raw: Mapping[str, Any], now: float) -> tuple[dict[str, str], int]:
