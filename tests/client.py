@@ -125,6 +125,15 @@ class Kurier:
         raise AssertionError("event log did not end")
 
 
+def problem(r: requests.Response, status: int, code: str) -> dict[str, Any]:
+    """``r`` is a problem+json answer of ``status`` and ``code``; its body."""
+    assert r.status_code == status, r.text
+    assert r.headers["Content-Type"] == "application/problem+json", r.text
+    body: dict[str, Any] = r.json()
+    assert body["code"] == code, body
+    return body
+
+
 def commitment(game_id: str, ref: str, seat: int, choice: str, salt: str) -> str:
     """Recomputed from docs/api.md, independently of the server's code."""
     text = f"kurier-commit-v1|{game_id}|{ref}|{seat}|{choice}|{salt}"

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from service.domain import blocks, pairing, tournaments
 from service.store import Store
 from service.store.keys import game_key, player_games_key
-from tests.client import Kurier, Player
+from tests.client import Kurier, Player, problem
 from tests.notify_stack import NotifyStack
 from tests.receivers import wait_for
 from tests.test_streams import Sse
@@ -32,13 +32,6 @@ def _block(k: Kurier, who: Player, other: Player) -> None:
     assert r.status_code == 204, r.text
 
 
-def _problem(r: Any, status: int, code: str) -> dict[str, Any]:
-    assert r.status_code == status, r.text
-    assert r.headers["Content-Type"] == "application/problem+json"
-    assert r.json()["code"] == code, r.json()
-    return r.json()
-
-
 def test_the_list_is_the_blockers_own_and_bad_input_changes_nothing(kurier: Kurier) -> None:
     ann, bob = kurier.new_player("Ann"), kurier.new_player("Bob")
     assert kurier.call("GET", "/v1/me/blocks", ann).json() == {"items": []}
@@ -48,9 +41,9 @@ def test_the_list_is_the_blockers_own_and_bad_input_changes_nothing(kurier: Kuri
         "items": [{"id": bob.id, "name": "Bob"}]
     }
     assert kurier.call("GET", "/v1/me/blocks", bob).json() == {"items": []}  # private
-    _problem(kurier.call("PUT", f"/v1/me/blocks/{ann.id}", ann), 422, "cannot-block-self")
-    _problem(kurier.call("PUT", "/v1/me/blocks/p_nobody", ann), 404, "player-not-found")
-    _problem(kurier.call("PUT", f"/v1/me/blocks/{bob.id}"), 401, "missing-token")
+    problem(kurier.call("PUT", f"/v1/me/blocks/{ann.id}", ann), 422, "cannot-block-self")
+    problem(kurier.call("PUT", "/v1/me/blocks/p_nobody", ann), 404, "player-not-found")
+    problem(kurier.call("PUT", f"/v1/me/blocks/{bob.id}"), 401, "missing-token")
     assert [p["id"] for p in kurier.call("GET", "/v1/me/blocks", ann).json()["items"]] == [bob.id]
     assert kurier.call("DELETE", f"/v1/me/blocks/{bob.id}", ann).status_code == 204
     assert kurier.call("GET", "/v1/me/blocks", ann).json() == {"items": []}
@@ -68,7 +61,7 @@ def test_an_open_game_where_either_sits_cannot_be_joined(
     body = {"type": "attila", "seats": 3, "access": "open"}
     game_id = kurier.call("POST", "/v1/games", host, json=body).json()["id"]
     before = store.r.hgetall(game_key(game_id))
-    refused = _problem(
+    refused = problem(
         kurier.call("POST", f"/v1/games/{game_id}/seats", joiner, json={}), 409, "cannot-join"
     )
     assert refused["detail"] == "you can't join this game"  # the same whoever blocked whom
@@ -84,7 +77,7 @@ def test_no_new_game_invites_a_blocked_pair_by_name(kurier: Kurier, store: Store
     for creator, invited in ((bob, [ann.id]), (ann, [bob.id]), (cid, [ann.id, bob.id])):
         games = store.r.zcard(player_games_key(creator.id))
         body = {"type": "attila", "seats": 3, "invited": invited}
-        refused = _problem(
+        refused = problem(
             kurier.call("POST", "/v1/games", creator, json=body), 409, "cannot-invite"
         )
         assert refused["detail"] == "you can't invite these players to one table"
@@ -130,7 +123,7 @@ def test_an_offered_seat_at_a_blockers_table_is_refused(kurier: Kurier, store: S
     _block(kurier, ann, blocked)
     before = store.r.hgetall(game_key(game_id))
     taking = kurier.call("POST", f"/v1/games/{game_id}/seats/2/take", blocked, json=code)
-    _problem(taking, 409, "cannot-join")
+    problem(taking, 409, "cannot-join")
     assert store.r.hgetall(game_key(game_id)) == before
     taken = kurier.call("POST", f"/v1/games/{game_id}/seats/2/take", other, json=code)
     assert taken.status_code == 200, taken.text
@@ -147,7 +140,7 @@ def test_no_message_of_the_blocked_player_reaches_the_blocker(
     path = f"/v1/games/{game_id}/messages"
     said = kurier.call("POST", path, bob, json={"text": BLOCKED_WORDS})
     assert said.status_code == 201, said.text
-    _problem(
+    problem(
         kurier.call("POST", path, bob, json={"text": BLOCKED_WORDS, "to_seat": 0}),
         403,
         "cannot-message-player",

@@ -19,7 +19,7 @@ from rq.job import Job
 from service.common.problems import Problem
 from service.domain import deadlines, leave, prefs
 from service.store import Store
-from tests.client import Kurier, Player
+from tests.client import Kurier, Player, problem
 from tests.test_web_hostile import HTML, _signed_in
 
 DAY = leave.DAY
@@ -168,14 +168,6 @@ def test_the_mail_command_refuses_other_units(line: str) -> None:
 # -- the API and the clocks on the real stack ----------------------------------------------------
 
 
-def _problem(r: Any, status: int, code: str) -> dict[str, Any]:
-    assert r.status_code == status, r.text
-    assert r.headers["Content-Type"] == "application/problem+json"
-    body: dict[str, Any] = r.json()
-    assert body["code"] == code, body
-    return body
-
-
 @pytest.fixture
 def budget(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("KURIER_LEAVE_DAYS", "20")
@@ -198,12 +190,12 @@ def test_the_api_takes_shows_and_ends_leave_and_refuses_bad_input(
         ({"days": 2}, 422, "leave-below-minimum"),
         ({"days": 21}, 422, "leave-over-budget"),
     ]:
-        problem = _problem(kurier.call("POST", "/v1/me/leave", ann, json=body), status, code)
-        named = problem.get("field") or next(iter(problem["errors"]["json"]))
-        assert named == "days", problem
+        refused = problem(kurier.call("POST", "/v1/me/leave", ann, json=body), status, code)
+        named = refused.get("field") or next(iter(refused["errors"]["json"]))
+        assert named == "days", refused
         assert kurier.call("GET", "/v1/me/leave", ann).json() == fresh  # nothing changed
-    _problem(kurier.call("POST", "/v1/me/leave", json={"days": 5}), 401, "missing-token")
-    _problem(kurier.call("DELETE", "/v1/me/leave", ann), 409, "no-leave")
+    problem(kurier.call("POST", "/v1/me/leave", json={"days": 5}), 401, "missing-token")
+    problem(kurier.call("DELETE", "/v1/me/leave", ann), 409, "no-leave")
 
     before = time.time()
     r = kurier.call("POST", "/v1/me/leave", ann, json={"days": 14})
@@ -214,7 +206,7 @@ def test_the_api_takes_shows_and_ends_leave_and_refuses_bad_input(
     assert before <= taken["current"]["from"] <= time.time()
     assert taken["current"]["until"] == pytest.approx(taken["current"]["from"] + 14 * DAY)
     assert kurier.call("GET", "/v1/me", ann).json()["leave_until"] == taken["current"]["until"]
-    _problem(kurier.call("POST", "/v1/me/leave", ann, json={"days": 3}), 409, "leave-running")
+    problem(kurier.call("POST", "/v1/me/leave", ann, json={"days": 3}), 409, "leave-running")
 
     ended = kurier.call("DELETE", "/v1/me/leave", ann)
     assert ended.status_code == 200, ended.text
@@ -229,8 +221,8 @@ def test_vacation_until_can_be_turned_off_by_the_operator(
     ann = kurier.new_player("VacAnn")
     monkeypatch.setenv("KURIER_VACATION_WITHOUT_BUDGET", "0")
     soon = {"vacation_until": "2030-01-02T00:00:00+00:00"}
-    problem = _problem(kurier.call("PATCH", "/v1/me", ann, json=soon), 409, "vacation-needs-leave")
-    assert problem["field"] == "vacation_until"
+    refused = problem(kurier.call("PATCH", "/v1/me", ann, json=soon), 409, "vacation-needs-leave")
+    assert refused["field"] == "vacation_until"
     assert kurier.call("GET", "/v1/me", ann).json()["vacation_until"] is None
     r = kurier.call("PATCH", "/v1/me", ann, json={"vacation_until": None})  # ending it: fine
     assert r.status_code == 200, r.text

@@ -15,7 +15,7 @@ from service.common.problems import Problem
 from service.domain import deadlines, reliability, tournaments
 from service.store import Store
 from service.store.keys import player_stats_key
-from tests.client import Kurier, Player
+from tests.client import Kurier, Player, problem
 from tests.test_web_hostile import HTML, _signed_in
 
 FILTER = {"min_on_time_percent": 90, "max_abandoned": 1}
@@ -25,14 +25,6 @@ def _record(store: Store, player: Player, decisions: int, timeouts: int, abandon
     """The player's counted numbers, as rating their finished games writes them."""
     fields = {"decisions": decisions, "timeouts": timeouts, "abandoned": abandoned, "played:x": 3}
     store.write(lambda pipe: pipe.hset(player_stats_key(player.id), mapping=fields))
-
-
-def _problem(r: Any, status: int, code: str) -> dict[str, Any]:
-    assert r.status_code == status, r.text
-    assert r.headers["Content-Type"] == "application/problem+json"
-    body: dict[str, Any] = r.json()
-    assert body["code"] == code, body
-    return body
 
 
 @pytest.mark.parametrize(
@@ -96,9 +88,9 @@ def test_an_open_game_refuses_the_unreliable_and_the_lobby_says_why(
         (fresh, ["min_on_time_percent"], None),
     ):
         r = kurier.call("POST", f"/v1/games/{game_id}/seats", who, json={})
-        problem = _problem(r, 403, "reliability-required")
-        assert problem["unmet"] == unmet and problem["on_time_percent"] == share
-        assert problem["min_on_time_percent"] == 90 and problem["max_abandoned"] == 1
+        refused = problem(r, 403, "reliability-required")
+        assert refused["unmet"] == unmet and refused["on_time_percent"] == share
+        assert refused["min_on_time_percent"] == 90 and refused["max_abandoned"] == 1
     assert len(kurier.view(game_id)["seats"]) == 1  # nothing changed
     r = kurier.call("POST", f"/v1/games/{game_id}/seats", good, json={})
     assert r.status_code == 201, r.text
@@ -123,12 +115,12 @@ def test_an_open_game_refuses_the_unreliable_and_the_lobby_says_why(
 def test_a_bad_filter_is_refused_naming_the_field(kurier: Kurier, wanted: dict[str, Any]) -> None:
     host = kurier.new_player("RelBad")
     body = {"type": "attila", "seats": 3, "access": "open", "reliability": wanted}
-    problem = _problem(kurier.call("POST", "/v1/games", host, json=body), 422, "invalid-json")
-    assert "reliability" in problem["errors"]["json"]
+    refused = problem(kurier.call("POST", "/v1/games", host, json=body), 422, "invalid-json")
+    assert "reliability" in refused["errors"]["json"]
     assert kurier.call("GET", "/v1/games", host).json()["items"] == []
     tournament = {"name": "Cup", "type": "attila", "seats": 2, "format": "swiss"}
     r = kurier.call("POST", "/v1/tournaments", host, json={**tournament, "reliability": wanted})
-    assert "reliability" in _problem(r, 422, "invalid-json")["errors"]["json"]
+    assert "reliability" in problem(r, 422, "invalid-json")["errors"]["json"]
 
 
 def test_a_tournament_refuses_the_unreliable_and_caps_leave_in_its_games(
@@ -152,7 +144,7 @@ def test_a_tournament_refuses_the_unreliable_and_caps_leave_in_its_games(
     assert made.json()["leave_max_days"] == 0
     tid = made.json()["id"]
     r = kurier.call("POST", f"/v1/tournaments/{tid}/entrants", late)
-    assert _problem(r, 403, "reliability-required")["on_time_percent"] == 50.0
+    assert problem(r, 403, "reliability-required")["on_time_percent"] == 50.0
     assert kurier.call("GET", f"/v1/tournaments/{tid}").json()["entrant_count"] == 0
     _record(store, org, 10, 0, 0)
     for who in (good, org):

@@ -16,7 +16,7 @@ from engine.registry import get_game
 from service.domain import review
 from service.store import Store
 from service.store.keys import review_key
-from tests.client import Kurier, Player
+from tests.client import Kurier, Player, problem
 from tests.receivers import wait_for
 
 
@@ -43,12 +43,6 @@ def _played_against_a_bot(
     return game_id, me, seen
 
 
-def _problem(r: Any, status: int, code: str) -> None:
-    assert r.status_code == status, r.text
-    assert r.headers["Content-Type"].startswith("application/problem+json")
-    assert r.json()["code"] == code, r.text
-
-
 @pytest.mark.parametrize("game_type", ["attika", "attila"])
 def test_a_review_is_made_for_a_finished_game_and_nothing_of_it_exists_before(
     base_url: str, worker: Any, store: Store, game_type: str
@@ -56,8 +50,8 @@ def test_a_review_is_made_for_a_finished_game_and_nothing_of_it_exists_before(
     api = Kurier(base_url)
     game_id, me, _ = _played_against_a_bot(api, 8, game_type)
     # In play: refused, and nothing is stored or owed.
-    _problem(api.call("POST", f"/v1/games/{game_id}/review", me), 409, "game-not-finished")
-    _problem(api.call("GET", f"/v1/games/{game_id}/review", me), 409, "game-not-finished")
+    problem(api.call("POST", f"/v1/games/{game_id}/review", me), 409, "game-not-finished")
+    problem(api.call("GET", f"/v1/games/{game_id}/review", me), 409, "game-not-finished")
     assert store.r.get(review_key(game_id, me.id)) is None
     owed = store.queue_raw.hkeys("kurier:owed:jobs")
     assert not [job for job in owed if job.startswith(f"review-{game_id}".encode())]
@@ -67,9 +61,9 @@ def test_a_review_is_made_for_a_finished_game_and_nothing_of_it_exists_before(
     # Over: a person at the table asks, a spectator may not.
     r = api.call("POST", f"/v1/games/{game_id}/actions", me, json={"notation": "resign"})
     assert r.status_code == 200 and r.json()["status"] == "finished", r.text
-    _problem(api.call("GET", f"/v1/games/{game_id}/review", me), 404, "no-review")
+    problem(api.call("GET", f"/v1/games/{game_id}/review", me), 404, "no-review")
     stranger = api.new_player("Stranger")
-    _problem(api.call("POST", f"/v1/games/{game_id}/review", stranger), 403, "not-a-player")
+    problem(api.call("POST", f"/v1/games/{game_id}/review", stranger), 403, "not-a-player")
     page = web.get(f"{base_url}/games/{game_id}", timeout=10).text
     assert 'id="review"' in page and "Review my decisions" in page
     csrf = re.search(r'name="csrf" value="([^"]+)"', page)
