@@ -15,8 +15,7 @@ import requests
 from service import cli
 from service.store import Store
 from service.store.keys import AUDIT_LOG, player_key
-from tests.client import Kurier, Player
-from tests.test_blocks import _problem
+from tests.client import Kurier, Player, problem
 from tests.test_streams import Sse
 from tests.test_web_hostile import _signed_in
 
@@ -62,7 +61,7 @@ def test_the_operator_grants_lists_and_revokes_the_role(
     assert f"{mod.id}\t{mod.name}" in capsys.readouterr().out
     assert kurier.call("GET", "/v1/moderation/reports", mod).status_code == 200
     assert cli.main(["moderator", "revoke", mod.id]) == 0
-    _problem(kurier.call("GET", "/v1/moderation/reports", mod), 403, "not-a-moderator")
+    problem(kurier.call("GET", "/v1/moderation/reports", mod), 403, "not-a-moderator")
     assert cli.main(["moderator", "grant", "Nobody " + _name("x")]) == 1
 
 
@@ -108,7 +107,7 @@ def test_reports_in_context_and_no_unreported_private_message(
     # ann cannot report the private talk between bob and cid: she cannot see it.
     secret_id = kurier.call("GET", path, cid).json()["items"][1]["id"]
     body = {"kind": "message", "game_id": game_id, "message_id": secret_id, "reason": "r"}
-    _problem(kurier.call("POST", "/v1/reports", ann, json=body), 404, "message-not-found")
+    problem(kurier.call("POST", "/v1/reports", ann, json=body), 404, "message-not-found")
     queue = _queue(kurier, mod)
     assert [r["id"] for r in queue] == [r["id"] for r in before]
     mine = {r["id"]: r for r in queue}
@@ -124,7 +123,7 @@ def test_reports_in_context_and_no_unreported_private_message(
     assert page.status_code == 200 and "rude table words" in page.text
     assert SECRET_TALK not in page.text and REPORTED_PRIVATE in page.text
     # A player who is not a moderator sees neither.
-    _problem(kurier.call("GET", "/v1/moderation/reports", ann), 403, "not-a-moderator")
+    problem(kurier.call("GET", "/v1/moderation/reports", ann), 403, "not-a-moderator")
     web_ann, _ = _signed_in(base_url, ann)
     assert web_ann.get(f"{base_url}/moderation", timeout=10).status_code == 403
 
@@ -148,7 +147,7 @@ def test_actions_are_audited_and_a_suspension_is_refused_everywhere(
     ):
         r = kurier.call("POST", "/v1/moderation/actions", mod, json=body)
         assert r.status_code == status, (body, r.text)
-    _problem(
+    problem(
         kurier.call("POST", "/v1/moderation/actions", ann, json={"action": "warn", "reason": "x"}),
         403,
         "not-a-moderator",
@@ -164,7 +163,7 @@ def test_actions_are_audited_and_a_suspension_is_refused_everywhere(
         "text": None,
     }
     dismiss = {"action": "dismiss", "reason": "again", "report_id": report["id"]}
-    _problem(kurier.call("POST", "/v1/moderation/actions", mod, json=dismiss), 409, "report-closed")
+    problem(kurier.call("POST", "/v1/moderation/actions", mod, json=dismiss), 409, "report-closed")
     _act(kurier, mod, action="warn", reason="be kind", player_id=bob.id)
     assert [w["reason"] for w in kurier.call("GET", "/v1/me/warnings", bob).json()["items"]] == [
         "be kind"
@@ -174,10 +173,10 @@ def test_actions_are_audited_and_a_suspension_is_refused_everywhere(
     inbox = Sse(f"{streams}/v1/me/stream", bob)
     assert inbox.until(lambda item: item.get("event") == "inbox")
     _act(kurier, mod, action="suspend", reason="repeated insults", player_id=bob.id)
-    _problem(kurier.call("GET", "/v1/me", bob), 403, "account-suspended")
-    _problem(kurier.call("GET", f"/v1/games/{game_id}", bob), 403, "account-suspended")
-    _problem(kurier.call("POST", path, bob, json={"text": "hi"}), 403, "account-suspended")
-    _problem(
+    problem(kurier.call("GET", "/v1/me", bob), 403, "account-suspended")
+    problem(kurier.call("GET", f"/v1/games/{game_id}", bob), 403, "account-suspended")
+    problem(kurier.call("POST", path, bob, json={"text": "hi"}), 403, "account-suspended")
+    problem(
         requests.get(f"{streams}/v1/me/stream", headers=bob.auth, timeout=10),
         403,
         "account-suspended",
@@ -196,8 +195,8 @@ def test_actions_are_audited_and_a_suspension_is_refused_everywhere(
     assert [e["action"] for e in log[:4]] == ["reinstate", "suspend", "warn", "hide"]
     assert all(e["moderator_id"] == mod.id for e in log[:4])
     assert log[1]["reason"] == "repeated insults" and log[1]["player_id"] == bob.id
-    _problem(kurier.call("GET", "/v1/moderation/audit", ann), 403, "not-a-moderator")
-    _problem(
+    problem(kurier.call("GET", "/v1/moderation/audit", ann), 403, "not-a-moderator")
+    problem(
         kurier.call("GET", "/v1/moderation/audit", mod, params={"before": "x"}),
         400,
         "invalid-cursor",

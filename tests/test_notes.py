@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from service.store import Store
 from service.store.keys import player_notes_key
-from tests.client import Kurier
-from tests.test_blocks import _problem
+from tests.client import Kurier, problem
 from tests.test_web_hostile import _signed_in
 
 NOTE = "watch Gallia <script>alert(1)</script>\nnext: double"
@@ -27,10 +26,10 @@ def test_a_note_is_its_authors_alone_and_outlives_the_game(kurier: Kurier, store
     assert kurier.call("GET", path, bob).json()["text"] == ""  # bob's own note: none
     assert NOTE not in kurier.call("GET", f"/v1/games/{game_id}", bob).text
     outsider = kurier.new_player("Out")
-    _problem(kurier.call("GET", path, outsider), 403, "not-a-player")
-    _problem(kurier.call("PUT", path, outsider, json={"text": "x"}), 403, "not-a-player")
-    _problem(kurier.call("GET", path), 401, "missing-token")
-    _problem(kurier.call("GET", "/v1/games/g_nothere/notes/me", ann), 404, "game-not-found")
+    problem(kurier.call("GET", path, outsider), 403, "not-a-player")
+    problem(kurier.call("PUT", path, outsider, json={"text": "x"}), 403, "not-a-player")
+    problem(kurier.call("GET", path), 401, "missing-token")
+    problem(kurier.call("GET", "/v1/games/g_nothere/notes/me", ann), 404, "game-not-found")
     # The game ends (bob resigns): the note stays.
     ended = kurier.call("POST", f"/v1/games/{game_id}/actions", bob, json={"notation": "resign"})
     assert ended.status_code in (200, 201), ended.text
