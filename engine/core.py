@@ -459,6 +459,9 @@ class Game(ABC, Generic[State, Action]):
     max_players: ClassVar[int]
     #: Bumped whenever a rule change could make a stored game replay differently.
     rules_version: ClassVar[str]
+    #: Earlier rules versions whose games this engine replays into exactly the same events
+    #: (a compacted finished game's events are rebuilt by replay: service/store/logpack.py).
+    replays_events_of: ClassVar[tuple[str, ...]] = ()
     options: tuple[OptionSpec, ...]
     #: The game's board and pieces as its data files give them (each game its own type): what
     #: its pictures and its web table draw on.

@@ -23,9 +23,9 @@ from service.common.problems import Problem
 from service.domain import notifications
 from service.store import Store
 from service.store.keys import GAME_KEY_PATTERN, game_id_of
+from service.store.logpack import ACTION_KINDS
 from service.store.record import Change, GameRecord, NothingToDo
 
-ACTION_KINDS = ("move", "sealed", "resolve")
 SCAN_BATCH = 500
 
 

@@ -210,7 +210,7 @@ def rate_game(store: Store, game_id: str) -> bool:
     """Apply a finished game: ratings (once, if rated), the players' finished and won games,
     the public listing. True if this call changed the ratings. Safe to run any number of times,
     concurrently too."""
-    raw = store.r.hgetall(game_key(game_id))
+    raw = store.raw.hgetall(game_key(game_id))  # bytes: a compacted log is binary
     if not raw:
         return False  # archived meanwhile, or never was: nothing to do
     record = GameRecord.from_hash(game_id, raw)

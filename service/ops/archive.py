@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from service.domain.pinning import game_ids
-from service.store import Store
+from service.store import Store, logpack
 from service.store.keys import events_key, game_key, outbox_key, player_games_key
-from service.store.record import PACKED_LOG, as_text, pack_log
+from service.store.record import PACKED_LOG, GameRecord, as_text
 
 FORMAT = "kurier-archive-1"
 RESTORE_LUA = """
@@ -67,8 +67,9 @@ def _finished_before(store: Store, before: float) -> Iterator[str]:
 def export(store: Store, game_id: str) -> dict[str, Any]:
     """One game as an archive line."""
     record, entries = store.read_log(game_id)
-    raw = {as_text(k): as_text(v) for k, v in store.raw.hgetall(game_key(game_id)).items()}
-    raw.pop(PACKED_LOG, None)
+    stored = store.raw.hgetall(game_key(game_id))
+    stored.pop(PACKED_LOG.encode(), None)  # binary; the line holds the log unpacked
+    raw = {as_text(k): as_text(v) for k, v in stored.items()}
     return {
         "format": FORMAT,
         "id": game_id,
@@ -119,7 +120,7 @@ def _restore_one(store: Store, line: dict[str, Any]) -> bool:
     game_id = line["id"]
     record = dict(line["record"])
     entries = [(int(version), entry) for version, entry in line["log"]]
-    record[PACKED_LOG] = pack_log(record.get("log_codec", ""), entries)
+    record[PACKED_LOG] = logpack.pack(GameRecord.from_hash(game_id, record), entries)
     # One script: a game already in Redis (restored before, or never archived) is left as it
     # is, and nobody reads a record half written.
     words = [word for pair in record.items() for word in pair]

@@ -29,7 +29,7 @@ from typing import Any
 import redis
 
 from service.common.problems import Problem, game_not_found
-from service.store import outbox, owed
+from service.store import logpack, outbox, owed
 from service.store.connections import REDIS_FAILED, Connections, as_dict
 from service.store.early import EarlyReads, queue_read
 from service.store.follows import Follows
@@ -60,10 +60,8 @@ from service.store.record import (
     Outcome,
     as_text,
     pack_entry,
-    pack_log,
     pack_saved,
     unpack_entry,
-    unpack_log,
     unpack_saved,
 )
 from service.store.social import Blocks, Moderation, Notes
@@ -342,7 +340,7 @@ class Store(Connections):
     # -- reading games -------------------------------------------------------------------------
 
     def get_game(self, game_id: str) -> GameRecord:
-        raw = self.r.hgetall(game_key(game_id))
+        raw = self.raw.hgetall(game_key(game_id))  # bytes: a compacted log is binary
         if not raw:
             raise game_not_found(game_id)
         return GameRecord.from_hash(game_id, raw)
@@ -388,7 +386,7 @@ class Store(Connections):
         ]
         packed = raw.get(PACKED_LOG.encode())
         if packed:
-            earlier = [e for e in unpack_log(record.log_codec, as_text(packed)) if e[0] > after]
+            earlier = [e for e in logpack.unpack(record, packed) if e[0] > after]
             out = (earlier + out)[:count] if count is not None else earlier + out
         return record, out
 
@@ -402,21 +400,27 @@ class Store(Connections):
         if len(tail) < count:  # a compacted game: the rest is in its record
             packed = self.raw.hget(game_key(record.id), PACKED_LOG)
             if packed:
-                earlier = unpack_log(record.log_codec, as_text(packed))
+                earlier = logpack.unpack(record, packed)
                 tail = (earlier + tail)[-count:]
         return [(version, entry) for version, entry in tail if version <= record.version]
 
     def compact(self, game_id: str) -> bool:
         """Pack a finished game's log into its record and delete the stream: one value instead
-        of a stream of entries (docs/operations.md, capacity). False if there was nothing to
-        do (not finished, already compact) or the game changed meanwhile (do it again)."""
+        of a stream of entries, without the events a replay gives back (service/store/logpack.py;
+        docs/operations.md, capacity). A log packed in the older format is packed again. False
+        if there was nothing to do (not finished, already compact) or the game changed
+        meanwhile (do it again)."""
         self.epoch.guard()
         record, entries = self.read_log(game_id)
-        if record.status != "finished" or not self.raw.exists(events_key(game_id)):
+        with self.raw.pipeline(transaction=False) as pipe:
+            pipe.exists(events_key(game_id))
+            pipe.hget(game_key(game_id), PACKED_LOG)
+            streamed, packed = pipe.execute()
+        if record.status != "finished" or not (streamed or _older_format(packed)):
             return False
         script = self._script("compact", self.raw, COMPACT_LUA)
         keys = [game_key(game_id), events_key(game_id)]
-        done = script(keys=keys, args=[record.version, pack_log(record.log_codec, entries)])
+        done = script(keys=keys, args=[record.version, logpack.pack(record, entries)])
         return bool(done)
 
     # -- waiting for news (the stream server, service/domain/streams.py) ------------------------
@@ -530,6 +534,11 @@ def _stream_replies(found: Any) -> list[tuple[Any, Any]]:
     if not found:
         return []
     return list(found.items()) if isinstance(found, dict) else [(k, e) for k, e in found]
+
+
+def _older_format(packed: bytes | None) -> bool:
+    """Whether a compacted log is packed in the format before service/store/logpack.py's."""
+    return packed is not None and not logpack.is_packed(packed)
 
 
 def _as_bytes(value: bytes | str) -> bytes:

@@ -126,7 +126,8 @@ class GameRecord:
 
     @classmethod
     def from_hash(cls, game_id: str, raw: Mapping[Any, Any]) -> GameRecord:
-        h = {as_text(k): as_text(v) for k, v in raw.items()}
+        # The packed log (binary: service/store/logpack.py) is read by the log's readers.
+        h = {as_text(k): as_text(v) for k, v in raw.items() if as_text(k) != PACKED_LOG}
         codec = h.get("log_codec", "")
         data: dict[str, Any] = {
             name: _unpack_field(codec, h[name]) for name in cls._JSON if name in h
@@ -289,11 +290,7 @@ PACKED_LOG = "log"
 Entries = list[tuple[int, dict[str, Any]]]
 
 
-def pack_log(codec: str, entries: Entries) -> str:
-    """A whole log as one record field: ``[[version, entry], ...]``, compressed like ``state``."""
-    text = dumps([[version, entry] for version, entry in entries])
-    return _packed_field(codec, text) if codec else text
-
-
 def unpack_log(codec: str, stored: str) -> Entries:
+    """A log packed in the older format: ``[[version, entry], ...]`` as JSON, compressed like
+    ``state`` (service/store/logpack.py reads it; it writes its own)."""
     return [(int(version), entry) for version, entry in _unpack_field(codec, stored)]

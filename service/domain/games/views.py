@@ -12,10 +12,8 @@ from typing import Any
 from engine.core import Event, Translator
 from service.common import sealed
 from service.domain import clocks, ratings
+from service.store.logpack import ACTION_KINDS as ACTION_KINDS
 from service.store.record import GameRecord
-
-ACTION_KINDS = ("move", "sealed", "resolve")
-
 
 #: Log entries a view looks back through for "what happened since your last move", and the
 #: most sentences it shows.

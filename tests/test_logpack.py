@@ -1,0 +1,201 @@
+"""A finished game's log compacted without the events a replay gives back
+(service/store/logpack.py): every event read back as the same JSON text, private parts included,
+for the three games; events a replay does not give are kept; older packed logs still read."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+
+from engine import jsontext
+from engine.core import Event
+from service.common.problems import Problem
+from service.domain.games import play
+from service.store import Store, eventlog, logpack
+from service.store.keys import events_key, game_key
+from service.store.record import PACKED_KEY, PACKED_LOG, PACKED_PREFIX, dumps
+from tests.game_helpers import Table, new_table, play_random
+
+#: (game type, seats, random actions before seat 0 resigns; None: played to its end).
+GAMES = [("attila", 3, None), ("attika", 2, None), ("attila-wargame", 2, 300)]
+#: A finished game's record, every field's value summed (HSTRLEN), once compacted.
+FINISHED_BYTES = 4000
+
+Entries = list[tuple[int, dict[str, Any]]]
+
+
+def _finished(store: Store, game_type: str, seats: int, actions: int | None) -> Table:
+    table = new_table(store, seats=seats, seed="logpack-seed", game_type=game_type)
+    played = play_random(store, table, actions or 5000, seed=11)
+    if actions is not None:
+        assert played == actions, "the game ended before its resignation"
+        play.play(store, table.players[0], table.game_id, "resign", None, None, None, None)
+    assert store.get_game(table.game_id).status == "finished"
+    return table
+
+
+def _as_kept(entries: Entries) -> str:
+    """The entries as JSON text, times to the millisecond (what a compacted log keeps)."""
+    return dumps([[version, logpack.to_millisecond(entry)] for version, entry in entries])
+
+
+def _document(store: Store, game_id: str) -> dict[str, Any]:
+    stored = store.raw.hget(game_key(game_id), PACKED_LOG)
+    assert stored.startswith(logpack.PACKED_PREFIX)
+    codec = store.get_game(game_id).log_codec
+    document: dict[str, Any] = eventlog.unpack(codec, stored[len(logpack.PACKED_PREFIX) :])
+    return document
+
+
+def _record_bytes(store: Store, game_id: str) -> int:
+    key = game_key(game_id)
+    return sum(store.raw.hstrlen(key, name) for name in store.raw.hkeys(key))
+
+
+@pytest.mark.parametrize(("game_type", "seats", "actions"), GAMES)
+def test_compaction_rebuilds_every_event_as_it_was(
+    isolated_redis: Store, game_type: str, seats: int, actions: int | None
+) -> None:
+    store = isolated_redis
+    game_id = _finished(store, game_type, seats, actions).game_id
+    _record, entries = store.read_log(game_id)
+
+    assert store.compact(game_id)
+    assert not store.raw.exists(events_key(game_id))
+    logpack._rebuilt = logpack.Lru(logpack.KEPT_LOGS)  # read by a replay, not from memory
+    _record, rebuilt = store.read_log(game_id)
+    assert _as_kept(rebuilt) == _as_kept(entries)
+
+    # Most action entries keep no events at all, and the events rebuilt include private
+    # ones (a hand, a sealed choice: an audience of one seat), which views filter as before.
+    packed = _document(store, game_id)["log"]
+    derived = [item for item in packed if isinstance(item, list) and len(item) == 7]
+    actions_logged = [e for _v, e in entries if e["kind"] in logpack.ACTION_KINDS]
+    assert len(derived) > len(actions_logged) / 2
+    by_version = dict(rebuilt)
+    version = 0
+    private = 0
+    for item in packed:
+        version += item[0] if isinstance(item, list) else item["dv"]
+        if isinstance(item, list) and (len(item) == 7 or isinstance(item[7], dict)):
+            # The events kept around the replay's ({"b", "a"}) are the service's: public.
+            private += sum("audience" in event for event in by_version[version]["events"])
+    assert private > 0, "no private event was rebuilt"
+    for seat in range(seats):
+        seen = [[e for e in entry["events"] if Event.from_json(e).visible_to(seat)]
+                for _v, entry in entries]  # fmt: skip
+        again = [[e for e in entry["events"] if Event.from_json(e).visible_to(seat)]
+                 for _v, entry in rebuilt]  # fmt: skip
+        assert dumps(again) == dumps(seen)
+
+
+@pytest.mark.parametrize(("game_type", "seats"), [("attila", 3), ("attika", 2)])
+def test_a_finished_game_takes_at_most_4_kb(
+    isolated_redis: Store, game_type: str, seats: int
+) -> None:
+    store = isolated_redis
+    game_id = _finished(store, game_type, seats, None).game_id
+    assert store.compact(game_id)
+    assert _record_bytes(store, game_id) <= FINISHED_BYTES
+
+
+def _rewrite_stream(store: Store, game_id: str, version: int, entry: dict[str, Any]) -> None:
+    """The game's stream with entry ``version`` replaced (a stream's entries cannot be
+    changed in place: the stream is written again, same IDs)."""
+    key = events_key(game_id)
+    found = store.raw.xrange(key)
+    codec = store.get_game(game_id).log_codec
+    store.raw.delete(key)
+    for entry_id, fields in found:
+        if int(entry_id.split(b"-")[0]) == version:
+            fields = {PACKED_KEY: eventlog.pack(codec, entry)}
+        store.raw.xadd(key, fields, id=entry_id)
+
+
+def test_events_the_replay_does_not_give_are_kept(isolated_redis: Store) -> None:
+    store = isolated_redis
+    game_id = _finished(store, "attila", 3, None).game_id
+    _record, entries = store.read_log(game_id)
+    version, entry = next((v, e) for v, e in entries if e["kind"] == "move" and e["events"])
+    tampered = dict(entry, events=[*entry["events"][:-1], {"kind": "tampered", "data": {}}])
+    _rewrite_stream(store, game_id, version, tampered)
+    _record, entries = store.read_log(game_id)
+
+    assert store.compact(game_id)
+    assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
+    packed = _document(store, game_id)["log"]
+    kept = packed[[v for v, _e in entries].index(version)]
+    assert kept[7] == tampered["events"], "the entry's events are kept as they were"
+
+
+def _older_format(store: Store, game_id: str, entries: Entries) -> None:
+    """The game's log packed as compaction did before service/store/logpack.py."""
+    codec = store.get_game(game_id).log_codec
+    text = dumps([[version, entry] for version, entry in entries])
+    packed = PACKED_PREFIX + base64.b64encode(eventlog.pack_text(codec, text)).decode()
+    store.raw.hset(game_key(game_id), PACKED_LOG, packed)
+    store.raw.delete(events_key(game_id))
+
+
+def test_a_log_packed_in_the_older_format_reads_and_is_packed_again(
+    isolated_redis: Store,
+) -> None:
+    store = isolated_redis
+    game_id = _finished(store, "attila", 3, None).game_id
+    _record, entries = store.read_log(game_id)
+    _older_format(store, game_id, entries)
+
+    assert dumps(store.read_log(game_id)[1]) == dumps(entries)
+    assert dumps(store.read_log(game_id, after=10, count=5)[1]) == dumps(entries[10:15])
+    before = store.raw.hstrlen(game_key(game_id), PACKED_LOG)
+    assert store.compact(game_id), "an older packed log is packed again"
+    assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
+    assert store.raw.hstrlen(game_key(game_id), PACKED_LOG) < before / 2
+    assert not store.compact(game_id), "then there is nothing to do"
+
+
+def test_events_are_rebuilt_only_under_the_rules_they_were_logged_with(
+    isolated_redis: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = isolated_redis
+    game_id = _finished(store, "attila", 3, None).game_id
+    _record, entries = store.read_log(game_id)
+    assert store.compact(game_id)
+    game = store.get_game(game_id).game
+    store.raw.hset(game_key(game_id), "rules_version", "attila-0")  # an engine upgraded since
+
+    with pytest.raises(Problem) as refused:
+        store.read_log(game_id)
+    assert (refused.value.code, refused.value.problem_code) == (409, "not-replayable")
+    monkeypatch.setattr(type(game), "replays_events_of", ("attila-0",))
+    assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
+
+
+def test_a_game_of_other_rules_keeps_its_events(isolated_redis: Store) -> None:
+    store = isolated_redis
+    game_id = _finished(store, "attika", 2, None).game_id
+    store.raw.hset(game_key(game_id), "rules_version", "attika-0")
+    _record, entries = store.read_log(game_id)
+
+    assert store.compact(game_id)
+    packed = _document(store, game_id)["log"]
+    assert all(isinstance(item, dict) or len(item) == 8 for item in packed)
+    assert all(not isinstance(item[7], dict) for item in packed if isinstance(item, list))
+    assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
+
+
+def test_sealed_choices_are_kept_as_tokens_that_give_the_events_back(
+    isolated_redis: Store,
+) -> None:
+    store = isolated_redis
+    game_id = _finished(store, "attila", 3, None).game_id
+    _record, entries = store.read_log(game_id)
+    assert store.compact(game_id)
+    kept = jsontext.dumps(_document(store, game_id)["log"])
+    assert '"sealed_committed"' not in kept and '"sealed_revealed"' not in kept
+    reveals = [
+        e for _v, entry in entries for e in entry["events"] if e["kind"] == "sealed_revealed"
+    ]
+    assert reveals and all(c["salt"] in kept for r in reveals for c in r["data"]["choices"])
