@@ -11,7 +11,9 @@ import pytest
 
 from engine import jsontext
 from engine.core import Event
+from service.cli import main
 from service.common.problems import Problem
+from service.domain import pinning
 from service.domain.games import play
 from service.store import Store, eventlog, logpack
 from service.store.keys import events_key, game_key
@@ -199,3 +201,32 @@ def test_sealed_choices_are_kept_as_tokens_that_give_the_events_back(
         e for _v, entry in entries for e in entry["events"] if e["kind"] == "sealed_revealed"
     ]
     assert reveals and all(c["salt"] in kept for r in reveals for c in r["data"]["choices"])
+
+
+def test_before_an_engine_of_other_rules_every_event_is_kept_and_verify_says_so(
+    isolated_redis: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = isolated_redis
+    monkeypatch.setenv("REDIS_URL", store.url)
+    game_id = _finished(store, "attila", 3, None).game_id
+    _record, entries = store.read_log(game_id)
+    assert main(["games", "compact"]) == 0
+    assert "packed: 1" in capsys.readouterr().out
+    rules = store.get_game(game_id).rules_version
+
+    # Under an engine of other rules, verify names the game instead of rebuilding its events.
+    store.raw.hset(game_key(game_id), "rules_version", "attila-0")
+    verdict = pinning.verify(store, game_id)
+    assert (verdict.outcome, verdict.status) == ("error", "finished")
+    assert "kurier games compact --keep-events" in verdict.detail
+    store.raw.hset(game_key(game_id), "rules_version", rules)
+
+    # What the release of the game's rules runs before such an upgrade.
+    assert main(["games", "compact", "--keep-events"]) == 0
+    assert "packed: 1" in capsys.readouterr().out
+    stored = store.raw.hget(game_key(game_id), PACKED_LOG)
+    assert not logpack.derives(store.get_game(game_id).log_codec, stored)
+    store.raw.hset(game_key(game_id), "rules_version", "attila-0")
+    assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
+    assert pinning.verify(store, game_id).outcome != "error"
+    assert not store.compact(game_id, keep_events=True), "nothing left to do"

@@ -85,7 +85,19 @@ def replayed_state(record: GameRecord, entries: list[tuple[int, dict[str, str]]]
 
 
 def verify(store: Store, game_id: str) -> Verdict:
-    record, entries = store.read_log(game_id)
+    try:
+        record, entries = store.read_log(game_id)
+    except Problem as refused:
+        if refused.problem_code != "not-replayable":
+            raise
+        # A compacted log whose events this engine would rebuild into another history.
+        record = store.get_game(game_id)
+        return Verdict(
+            game_id, record.type, record.status, record.rules_version,
+            record.game.rules_version, "error",
+            "its events are rebuilt by replay under its rules: before this engine, run "
+            "`kurier games compact --keep-events` with a release of those rules",
+        )  # fmt: skip
     engine = record.game.rules_version
     base = (game_id, record.type, record.status, record.rules_version, engine)
     if record.state is None:

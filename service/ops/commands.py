@@ -1,5 +1,5 @@
-"""Operator commands of `kurier`: `web`, `config check`, `games verify`, `verify`, `archive`,
-`restore`, `store accept`, `moderator` (service/ops/moderators.py).
+"""Operator commands of `kurier`: `web`, `config check`, `games verify`, `games compact`,
+`verify`, `archive`, `restore`, `store accept`, `moderator` (service/ops/moderators.py).
 
 Kept apart from `service/cli.py` (which wires them in) so that the production entry points
 are in one place: the container image runs `kurier web` and `kurier worker`.
@@ -34,12 +34,20 @@ def add_parsers(commands: Any) -> dict[str, Handler]:
     config = commands.add_parser("config", help="check the environment variables")
     config.add_argument("action", choices=["check"])
     config.add_argument("--quiet", action="store_true", help="print only problems")
-    games = commands.add_parser("games", help="replay stored games with this engine")
-    games.add_argument("action", choices=["verify"])
+    games = commands.add_parser(
+        "games", help="replay stored games with this engine (verify), or compact finished ones"
+    )
+    games.add_argument("action", choices=["verify", "compact"])
     games.add_argument(
         "--upgrade",
         action="store_true",
-        help="move unfinished games whose replay matches to this engine's rules version",
+        help="verify: move unfinished games whose replay matches to this engine's rules version",
+    )
+    games.add_argument(
+        "--keep-events",
+        action="store_true",
+        help="compact: keep every event of the compacted logs, none rebuilt by replay (before "
+        "an engine with other rules: docs/operations.md, Upgrades)",
     )
     verify = commands.add_parser(
         "verify", help="check finished games' records offline (seed, sealed choices, replay)"
@@ -210,6 +218,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     from service.store import Store
 
     store = Store.from_env()
+    if args.action == "compact":
+        return _compact_games(store, args.keep_events)
     counts: dict[str, int] = {}
     upgraded = 0
     for game_id in pinning.game_ids(store):
@@ -227,6 +237,21 @@ def cmd_games(args: argparse.Namespace) -> int:
     print(f"verified: {summary}; upgraded: {upgraded}")
     store.close()
     return 1 if counts.get("mismatch") or counts.get("error") else 0
+
+
+def _compact_games(store: Any, keep_events: bool) -> int:
+    """Every finished game's log packed as compaction packs it now: a stream left behind, a
+    log packed in the older format, and (``keep_events``) a log whose events are rebuilt by
+    replay, packed again with them all."""
+    from service.domain import pinning
+
+    packed = 0
+    for game_id in pinning.game_ids(store):
+        if store.compact(game_id, keep_events):
+            packed += 1
+    print(f"packed: {packed}")
+    store.close()
+    return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

@@ -404,24 +404,25 @@ class Store(Connections):
                 tail = (earlier + tail)[-count:]
         return [(version, entry) for version, entry in tail if version <= record.version]
 
-    def compact(self, game_id: str) -> bool:
+    def compact(self, game_id: str, keep_events: bool = False) -> bool:
         """Pack a finished game's log into its record and delete the stream: one value instead
         of a stream of entries, without the events a replay gives back (service/store/logpack.py;
-        docs/operations.md, capacity). A log packed in the older format is packed again. False
-        if there was nothing to do (not finished, already compact) or the game changed
-        meanwhile (do it again)."""
+        docs/operations.md, capacity). A log packed in the older format is packed again;
+        ``keep_events``: so is one whose events are rebuilt by replay, keeping them all (before
+        an engine with other rules: docs/operations.md, Upgrades). False if there was nothing
+        to do (not finished, already so) or the game changed meanwhile (do it again)."""
         self.epoch.guard()
-        record, entries = self.read_log(game_id)
         with self.raw.pipeline(transaction=False) as pipe:
+            pipe.hmget(game_key(game_id), ["status", "log_codec", PACKED_LOG])
             pipe.exists(events_key(game_id))
-            pipe.hget(game_key(game_id), PACKED_LOG)
-            streamed, packed = pipe.execute()
-        if record.status != "finished" or not (streamed or _older_format(packed)):
+            (status, codec, packed), streamed = pipe.execute()
+        if status != b"finished" or not (streamed or _repack(codec, packed, keep_events)):
             return False
+        record, entries = self.read_log(game_id)
         script = self._script("compact", self.raw, COMPACT_LUA)
         keys = [game_key(game_id), events_key(game_id)]
-        done = script(keys=keys, args=[record.version, logpack.pack(record, entries)])
-        return bool(done)
+        value = logpack.pack(record, entries, keep_events)
+        return bool(script(keys=keys, args=[record.version, value]))
 
     # -- waiting for news (the stream server, service/domain/streams.py) ------------------------
 
@@ -536,9 +537,14 @@ def _stream_replies(found: Any) -> list[tuple[Any, Any]]:
     return list(found.items()) if isinstance(found, dict) else [(k, e) for k, e in found]
 
 
-def _older_format(packed: bytes | None) -> bool:
-    """Whether a compacted log is packed in the format before service/store/logpack.py's."""
-    return packed is not None and not logpack.is_packed(packed)
+def _repack(codec: bytes | None, packed: bytes | None, keep_events: bool) -> bool:
+    """Whether a compacted log is to be packed again: in the older format, or (asked to keep
+    every event) with events rebuilt by replay."""
+    if packed is None:
+        return False
+    if not logpack.is_packed(packed):
+        return True
+    return keep_events and logpack.derives(as_text(codec), packed)
 
 
 def _as_bytes(value: bytes | str) -> bytes:

@@ -62,12 +62,14 @@ def is_packed(stored: bytes) -> bool:
     return stored.startswith(PACKED_PREFIX) or stored.startswith(b"{")
 
 
-def pack(record: GameRecord, entries: Entries) -> bytes:
+def pack(record: GameRecord, entries: Entries, keep_events: bool = False) -> bytes:
     """The log as stored in a compacted record: events derived where the replay gives them
     exactly, and checked: the value read back must give ``entries`` (times to the
-    millisecond), else the events are all kept."""
+    millisecond), else the events are all kept. ``keep_events``: derive none (before the
+    engine moves to rules that would give other events: docs/operations.md, Upgrades)."""
     wanted = dumps([[version, to_millisecond(entry)] for version, entry in entries])
-    derived = replayed_events(record, entries) if reproducible(record) else None
+    derive = reproducible(record) and not keep_events
+    derived = replayed_events(record, entries) if derive else None
     for events in (derived, None):
         packed = _packed(record.log_codec, _document(entries, events))
         if dumps(_rebuild(record, packed)) == wanted:
@@ -87,6 +89,13 @@ def unpack(record: GameRecord, stored: bytes) -> Entries:
         text = jsontext.dumpb(_rebuild(record, stored))
         _rebuilt.put(key, text)
     return [(int(version), entry) for version, entry in jsontext.loads(text)]
+
+
+def derives(codec: str, stored: bytes) -> bool:
+    """Whether a stored log has events rebuilt by replay (only this module's format does)."""
+    if not is_packed(stored):
+        return False
+    return any(_derives(item) for item in _document_of(codec, stored)["log"])
 
 
 def reproducible(record: GameRecord) -> bool:
