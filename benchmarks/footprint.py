@@ -24,11 +24,20 @@ into scratch streams on the same Redis, and the growth of ``used_memory_dataset`
 after each entry is the log's size at that length. The replay is done twice, with the server's
 ``stream-node-max-bytes`` (the launcher's) and with Redis's default of 4096, printed as the
 "KB life at 4 KB nodes" column: the same games under both settings, in the same run.
+
+``--fields GAMES`` measures finished games instead: GAMES random games of each game
+(3-player Attila, 2-player Attika, the 2-player wargame) to their end, an active game's bytes
+halfway (as above: record and log), then each field of the compacted record (HSTRLEN: the
+values' own lengths; ``MEMORY USAGE`` samples a few fields of a hash and misses the log), and
+the time of the compaction and of a first read of the compacted log (a replay). "log before":
+the same log packed as compaction did before service/store/logpack.py; "kept": packed with
+every event kept (``kurier games compact --keep-events``).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import random
 import statistics
 import sys
@@ -44,8 +53,9 @@ from redis.connection import AbstractConnection as Connection
 
 from engine.core import SYSTEM
 from service.domain.games import lifecycle, play, views
-from service.store import Store
+from service.store import Store, eventlog, logpack
 from service.store.keys import events_key, game_key
+from service.store.record import PACKED_PREFIX, GameRecord, as_text, dumps
 from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 
 ROUND_TRIPS = [0]
@@ -100,11 +110,13 @@ def _commands(client: Any) -> int:
     return sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info")
 
 
-def play_a_game(store: Store, rng: random.Random) -> tuple[str, list[tuple[int, int]], int]:
+def play_a_game(
+    store: Store, rng: random.Random, game_type: str = "attila", seats: int = 3
+) -> tuple[str, list[tuple[int, int]], int]:
     """One game to its end; returns its id, its record's bytes and its log's length at every
     version, and its changes."""
-    players = [store.players.create(f"F{i}", None)[0] for i in range(3)]
-    created = lifecycle.create_game(store, players[0], "attila", {}, None, 3).body
+    players = [store.players.create(f"F{i}", None)[0] for i in range(seats)]
+    created = lifecycle.create_game(store, players[0], game_type, {}, None, seats).body
     for player in players[1:]:
         lifecycle.join_game(store, player, created["id"], created["invite_code"])
     lifecycle.start_game(store, players[0], created["id"])
@@ -174,11 +186,86 @@ def measure(store: Store, count: int, seconds: float) -> dict[str, float]:
     }
 
 
+#: The games whose finished records are measured field by field (``--fields``).
+FIELD_GAMES = (("attila", 3), ("attika", 2), ("attila-wargame", 2))
+
+
+def field_bytes(store: Store, game_id: str) -> dict[str, int]:
+    """Each field of the game's record: its value's length (HSTRLEN)."""
+    key = game_key(game_id)
+    return {as_text(name): store.raw.hstrlen(key, name) for name in store.raw.hkeys(key)}
+
+
+def finished_fields(store: Store, games: int) -> list[dict[str, Any]]:
+    """Per game type, ``games`` random games to their end (seeds 5, 6, ...): an active game's
+    bytes halfway (record by MEMORY USAGE, log as the allocator sees it), then the compacted
+    record's fields, and how long compaction and a first read of the compacted log took."""
+    rows = []
+    for game_type, seats in FIELD_GAMES:
+        for seed in range(5, 5 + games):
+            game_id, sizes, _changes = play_a_game(store, random.Random(seed), game_type, seats)
+            log = log_bytes_by_length(store.raw, game_id)
+            record, length = sizes[len(sizes) // 2]
+            game, entries = store.read_log(game_id)
+            older, kept = older_format_bytes(game, entries), logpack.pack(game, entries, True)
+            started = time.perf_counter()
+            store.compact(game_id)
+            compacted = time.perf_counter() - started
+            started = time.perf_counter()
+            store.read_log(game_id, state=False)
+            read = time.perf_counter() - started
+            fields = field_bytes(store, game_id)
+            rows.append(
+                {
+                    "game": f"{game_type} {seats}p",
+                    "entries": len(entries),
+                    "mid_kb": (record + log[length]) / 1000,
+                    "older_log": older,
+                    "kept_log": len(kept),
+                    "log": fields.pop("log"),
+                    "state": fields.pop("state"),
+                    "other": sum(fields.values()),
+                    "compact_ms": compacted * 1000,
+                    "read_ms": read * 1000,
+                }
+            )
+    return rows
+
+
+def older_format_bytes(record: GameRecord, entries: list[tuple[int, dict[str, Any]]]) -> int:
+    """The log's bytes as compaction packed it before service/store/logpack.py: the whole log,
+    events included, deflated and in base64 (``z:``)."""
+    text = dumps([[version, entry] for version, entry in entries])
+    return len(PACKED_PREFIX) + len(base64.b64encode(eventlog.pack_text(record.log_codec, text)))
+
+
+def print_fields(rows: list[dict[str, Any]]) -> None:
+    print(f"{'finished game':<20}{'entries':>8}{'KB mid-game':>12}{'log':>7}{'state':>7}"
+          f"{'other':>7}{'total':>7}{'log before':>11}{'kept':>7}{'compact ms':>11}"
+          f"{'read ms':>8}")  # fmt: skip
+    for r in rows:
+        total = r["log"] + r["state"] + r["other"]
+        print(
+            f"{r['game']:<20}{r['entries']:>8}{r['mid_kb']:>12.1f}{r['log']:>7}{r['state']:>7}"
+            f"{r['other']:>7}{total:>7}{r['older_log']:>11}{r['kept_log']:>7}"
+            f"{r['compact_ms']:>11.0f}{r['read_ms']:>8.0f}"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument(
+        "--fields",
+        type=int,
+        metavar="GAMES",
+        help="instead: GAMES finished games of each game type, their compacted records' "
+        "bytes field by field (HSTRLEN) and an active game's bytes halfway",
+    )
     args = parser.parse_args()
+    if args.fields:
+        return _fields_only(args.fields)
     Connection.send_packed_command = _counting_send  # type: ignore[method-assign]  # counts round trips
     tmp = Path(tempfile.mkdtemp(prefix="kur-fp-"))
     servers = [RedisServer(tmp / name, EPHEMERAL_FLAGS) for name in ("state", "queues")]
@@ -208,6 +295,18 @@ def main() -> int:
     finally:
         for server in servers:
             server.stop()
+    return 0
+
+
+def _fields_only(games: int) -> int:
+    server = RedisServer(Path(tempfile.mkdtemp(prefix="kur-fp-")), EPHEMERAL_FLAGS)
+    server.start()
+    try:
+        store = Store(server.url)
+        print_fields(finished_fields(store, games))
+        store.close()
+    finally:
+        server.stop()
     return 0
 
 
