@@ -3,10 +3,13 @@
 A compacted game keeps each log entry's action (kind, seat, notation, ref, commitment) and time,
 and drops the events the engine gives back when the actions are replayed from the game's seed
 and options: those are rebuilt on reading. Compaction replays the actions first and drops an
-entry's events only where the replay gives them exactly (the same JSON text); the events the
-service adds around the engine's (a sealed choice's commitment, a reveal with its salts, the
-game's end, a timeout, who joined) are kept as they were, before or after the rebuilt ones. A
-replay that cannot run, or gives other events, keeps the events as stored.
+entry's events only where the replay gives them exactly (the same JSON text, private parts
+included, so that views filter them as before); the events the service adds around the
+engine's (who joined, a timeout, the game's end) are kept as they were, before or after the
+rebuilt ones, a sealed choice's commitment and a reveal as tokens that give them back
+(``_Sealed``: a reveal keeps its salts). A replay that cannot run, or gives other events,
+keeps the events as stored; and the value is read back before it is written, else every
+event is kept.
 
 The format (``log`` field of the record): ``PACKED_PREFIX`` and the JSON document deflated
 against the game's dictionary (service/store/eventlog.py), as bytes; a game without a codec
@@ -14,7 +17,8 @@ keeps the JSON text. The document: ``{"f": 2, "log": [entry, ...]}``, each entry
 ``[dv, kind, seat, action, ref, commitment, dt, events]``: ``dv`` the version since the entry
 before, ``dt`` whole milliseconds since the entry before (the first: since the epoch), and
 ``events`` left out when they are the replay's own, ``{"b": [...], "a": [...]}`` for events kept
-before and after the replay's, or a list: the events as stored. An entry of another shape is
+before and after the replay's, or a list: the events as stored (kept events: an event, or a
+token). An entry of another shape is
 kept whole: ``{"dv": dv, "entry": {...}}``. A compacted game's times are kept to the
 millisecond.
 
