@@ -5,6 +5,7 @@ for the three games; events a replay does not give are kept; older packed logs s
 from __future__ import annotations
 
 import base64
+import dataclasses
 from typing import Any
 
 import pytest
@@ -230,3 +231,14 @@ def test_before_an_engine_of_other_rules_every_event_is_kept_and_verify_says_so(
     assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
     assert pinning.verify(store, game_id).outcome != "error"
     assert not store.compact(game_id, keep_events=True), "nothing left to do"
+
+
+def test_a_game_without_a_codec_keeps_its_log_as_json_text(isolated_redis: Store) -> None:
+    store = isolated_redis
+    game_id = _finished(store, "attika", 2, None).game_id
+    record, entries = store.read_log(game_id)
+    plain = dataclasses.replace(record, log_codec="")
+
+    packed = logpack.pack(plain, entries)
+    assert packed.startswith(b'{"f":2,') and logpack.derives("", packed)
+    assert _as_kept(logpack.unpack(plain, packed)) == _as_kept(entries)
