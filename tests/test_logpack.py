@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -242,3 +247,42 @@ def test_a_game_without_a_codec_keeps_its_log_as_json_text(isolated_redis: Store
     packed = logpack.pack(plain, entries)
     assert packed.startswith(b'{"f":2,') and logpack.derives("", packed)
     assert _as_kept(logpack.unpack(plain, packed)) == _as_kept(entries)
+
+
+#: Rebuilds a compacted log in a gevent process (as the stream server's worker is) while
+#: another greenlet ticks: how often it ticked during the rebuild.
+TICKING = """
+import json, sys
+from gevent import monkey
+monkey.patch_all()
+import gevent
+from service.store import logpack
+from service.store.record import GameRecord
+raw = {k.encode(): bytes.fromhex(v) for k, v in json.load(sys.stdin).items()}
+record = GameRecord.from_hash("g", raw)
+ticks = []
+def tick():
+    while True:
+        ticks.append(1)
+        gevent.sleep(0)
+ticker = gevent.spawn(tick)
+gevent.sleep(0)
+before = len(ticks)
+logpack.unpack(record, raw[b"log"])
+print(len(ticks) - before)
+"""
+
+
+def test_a_long_replay_lets_the_other_greenlets_run(isolated_redis: Store) -> None:
+    store = isolated_redis
+    game_id = _finished(store, "attila", 3, None).game_id
+    assert store.compact(game_id)
+    raw = store.raw.hgetall(game_key(game_id))
+    fields = json.dumps({k.decode(): v.hex() for k, v in raw.items()})
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", TICKING], input=fields, capture_output=True, text=True,
+        cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, timeout=120, check=True,
+    )  # fmt: skip
+    entries = store.get_game(game_id).version
+    assert int(done.stdout) >= entries // logpack.YIELD_EVERY > 0

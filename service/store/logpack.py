@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import time
 from typing import Any
 
 from engine import jsontext
@@ -54,6 +55,10 @@ FORMAT = 2
 FIELDS = ("kind", "seat", "action", "ref", "commitment", "events", "at")
 #: Rebuilt logs kept in this process, by the packed value's digest (it never changes).
 KEPT_LOGS = 64
+#: A replay lets other threads or greenlets run every this many entries: a long game's
+#: (the wargame's thousands of moves: seconds) would hold the stream server's gevent worker,
+#: and every stream in it, until done (``time.sleep(0)`` is gevent's yield once patched).
+YIELD_EVERY = 64
 
 Entries = list[tuple[int, dict[str, Any]]]
 Derived = list[list[dict[str, Any]] | None]
@@ -275,7 +280,9 @@ def _rebuild(record: GameRecord, stored: bytes) -> Entries:
     sealed = _Sealed()
     entries: Entries = []
     version = last_ms = 0
-    for item in packed:
+    for index, item in enumerate(packed, 1):
+        if replay and index % YIELD_EVERY == 0:
+            time.sleep(0)
         if isinstance(item, dict):
             version += item["dv"]
             entry = item["entry"]
