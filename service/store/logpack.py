@@ -17,10 +17,9 @@ keeps the JSON text. The document: ``{"f": 2, "log": [entry, ...]}``, each entry
 ``[dv, kind, seat, action, ref, commitment, dt, events]``: ``dv`` the version since the entry
 before, ``dt`` whole milliseconds since the entry before (the first: since the epoch), and
 ``events`` left out when they are the replay's own, ``{"b": [...], "a": [...]}`` for events kept
-before and after the replay's, or a list: the events as stored (kept events: an event, or a
-token). An entry of another shape is
-kept whole: ``{"dv": dv, "entry": {...}}``. A compacted game's times are kept to the
-millisecond.
+before and after the replay's, or a list: the events as stored (each kept event as itself,
+or as a token). An entry of another shape is kept whole: ``{"dv": dv, "entry": {...}}``. A
+compacted game's times are kept to the millisecond.
 
 The events are rebuilt only by an engine of the game's ``rules_version`` (or one that declares
 it reproduces it: ``Game.replays_events_of``); under other rules the log is refused (409
