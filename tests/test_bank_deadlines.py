@@ -88,7 +88,32 @@ def test_a_bank_warns_then_plays_the_default_move_at_zero_once(stack: NotifyStac
     assert wait_for(lambda: _runs(stack, job), 5, "the job's result") == ["applied"]
     after = stack.client.view(game_id)
     banks = {b["seat"]: b for b in after["banks"]}
-    assert banks[seat]["seconds_left"] == 0  # no credit for a move the server made
+    assert banks[seat]["seconds_left"] == 0  # per_move 0: nothing to credit
+
+
+def test_a_move_the_policy_made_at_zero_earns_the_per_move_days(stack: NotifyStack) -> None:
+    """As in correspondence chess: every move made in the seat, by its player or by the
+    game's policy at the deadline, adds ``per_move_days``; a bank at zero is not out of time
+    again the moment its next turn starts."""
+    per_move = 600.0
+    game_id, _seated, view = _game(stack, "P", {"clock": bank(3.0, per_move, cap=per_move)})
+    seat, _due = _running_bank(view)
+    entry = wait_for(lambda: _timeouts(stack, game_id), 3 + LATE + 10, "the timeout")[0]
+    assert entry["seat"] == seat and entry["kind"] == "move"
+
+    def seats_turn_again() -> dict[str, Any] | None:
+        """The seat's bank once the game waits for it after the other seat's turn."""
+        now = stack.client.view(game_id)
+        later = stack.client.all_events(game_id)[entry["version"] :]
+        if any(e["seat"] == 1 - seat for e in later) and now["waiting_for"][0]["seat"] == seat:
+            return {b["seat"]: b for b in now["banks"]}[seat]
+        return None
+
+    # At zero the policy plays the rest of the seat's turn at once (one credit, when the turn
+    # ends); the other seat's 3 s run out too, and the seat's turn comes back.
+    again = wait_for(seats_turn_again, 3 + LATE + 20, "the seat's next turn")
+    assert again["running"] and per_move - 60 < again["seconds_left"] <= per_move
+    assert again["runs_out_at"] > time.time() + per_move - 60
 
 
 def test_at_zero_the_resign_policy_takes_the_seat_out(stack: NotifyStack) -> None:

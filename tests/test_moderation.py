@@ -201,3 +201,51 @@ def test_actions_are_audited_and_a_suspension_is_refused_everywhere(
         400,
         "invalid-cursor",
     )
+
+
+def test_the_queue_pages_on_with_after_and_refuses_a_cursor_that_is_not_one(
+    kurier: Kurier, store: Store, base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mod = _moderator(kurier, store, monkeypatch)
+    game_id, (ann, bob) = kurier.seated_game("attila", 2, "Page")
+    path = f"/v1/games/{game_id}/messages"
+    said = [kurier.call("POST", path, bob, json={"text": f"rude {n}"}).json()["id"] for n in "abcd"]
+    mine = [
+        _report(kurier, ann, kind="message", game_id=game_id, message_id=m, reason="r")["id"]
+        for m in said
+    ]
+
+    def walk(limit: int) -> list[str]:
+        """Every open report, a page of ``limit`` at a time (bounded)."""
+        ids: list[str] = []
+        query: dict[str, Any] = {"limit": limit}
+        for _ in range(1000):
+            page = kurier.call("GET", "/v1/moderation/reports", mod, params=query).json()
+            assert len(page["items"]) <= limit
+            ids += [r["id"] for r in page["items"]]
+            if page["next_cursor"] is None:
+                return ids
+            assert page["next_cursor"] == ids[-1]
+            query["after"] = page["next_cursor"]
+        raise AssertionError("the pages did not end")
+
+    whole = walk(50)
+    assert walk(2) == whole and len(set(whole)) == len(whole)
+    assert [i for i in whole if i in mine] == mine  # oldest first, each once
+    # A page starts after its cursor's report even once that report is closed.
+    _act(kurier, mod, action="dismiss", reason="tidy", report_id=mine[1])
+    r = kurier.call("GET", "/v1/moderation/reports", mod, params={"after": mine[1], "limit": 2})
+    assert r.status_code == 200 and [i["id"] for i in r.json()["items"]] == mine[2:], r.text
+    # A position that is not one: 400 invalid-cursor naming it, as on every list; bad limits 422.
+    for after in ("r_nope", "not a cursor!", "x" * 65):
+        r = kurier.call("GET", "/v1/moderation/reports", mod, params={"after": after})
+        assert problem(r, 400, "invalid-cursor")["parameter"] == "after"
+    for limit in ("0", "51", "ten"):
+        r = kurier.call("GET", "/v1/moderation/reports", mod, params={"limit": limit})
+        assert r.status_code == 422, r.text
+    web, _csrf = _signed_in(base_url, mod)
+    page = web.get(f"{base_url}/moderation", params={"after": mine[2]}, timeout=10)
+    assert page.status_code == 200, page.status_code
+    assert f'id="report-{mine[3]}"' in page.text and f'id="report-{mine[2]}"' not in page.text
+    wrong = web.get(f"{base_url}/moderation", params={"after": "r_nope"}, timeout=10)
+    assert wrong.status_code == 400, wrong.status_code

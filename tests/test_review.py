@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from typing import Any
 
 import pytest
 import requests
+from rq.job import Job
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
 from engine import bots as engine_bots
 from engine.registry import get_game
 from service.domain import review
 from service.store import Store
-from service.store.keys import review_key
+from service.store.keys import events_key, game_key, review_key
+from service.store.queues import BOT_QUEUE, queue, review_job_id
+from service.store.record import PACKED_LOG
 from tests.client import Kurier, Player, problem
 from tests.receivers import wait_for
 
@@ -179,3 +184,59 @@ def test_a_sealed_choice_is_reviewed_like_a_move(base_url: str, worker: Any, sto
     judged = {d["version"]: d for d in review.read(store, game_id, me.id)["decisions"]}
     sealed = [e for e in api.all_events(game_id, me) if e["kind"] == "sealed" and e["seat"] == 0]
     assert sealed and all(judged[e["version"]]["played"] == e["action"] for e in sealed)
+
+
+def test_a_review_whose_job_fails_for_good_says_so_and_is_made_when_asked_again(
+    base_url: str, worker: Any, store: Store
+) -> None:
+    """A log the worker cannot read (a crafted broken game): each run of the review's job
+    fails; while rq retries it the review is pending, after its last retry it is "failed",
+    owed no more, and shown so; asked again once the log is sound, it is made."""
+    api = Kurier(base_url)
+    game_id, me, _ = _played_against_a_bot(api, 2)
+    r = api.call("POST", f"/v1/games/{game_id}/actions", me, json={"notation": "resign"})
+    assert r.status_code == 200 and r.json()["status"] == "finished", r.text
+    wait_for(lambda: store.raw.hexists(game_key(game_id), PACKED_LOG), 30, "the packed log")
+    version = r.json()["version"]
+    store.raw.xadd(events_key(game_id), {"broken": "entry"}, id=f"{version + 1}-0")
+    assert api.call("POST", f"/v1/games/{game_id}/review", me).status_code == 202
+    job_id = review_job_id(game_id, me.id)
+    bots = queue(store.queue_raw, BOT_QUEUE)
+    retries = ScheduledJobRegistry(queue=bots)
+    job_key = Job.key_for(job_id)
+
+    def retry_scheduled(left: int) -> bool:
+        scheduled = store.queue_raw.zscore(retries.key, job_id) is not None
+        return scheduled and store.queue_raw.hget(job_key, "retries_left") == b"%d" % left
+
+    for left in reversed(range(len(review.review_job(game_id, me.id).retry))):
+        wait_for(lambda left=left: retry_scheduled(left), 30, f"a retry, {left} more left")
+        assert api.call("GET", f"/v1/games/{game_id}/review", me).json()["status"] == "pending"
+        store.queue_raw.zadd(retries.key, {job_id: time.time()})  # its back-off cut short
+    failed = wait_for(
+        lambda: (
+            (r := api.call("GET", f"/v1/games/{game_id}/review", me).json())["status"] == "failed"
+            and r
+        ),
+        60,
+        "the failed review",
+    )
+    assert failed["decisions"] == [] and failed["failed_at"] >= failed["requested_at"]
+    assert not store.queue_raw.hexists("kurier:owed:jobs", job_id)
+    wait_for(lambda: job_id in FailedJobRegistry(queue=bots).get_job_ids(), 10, "rq's failure")
+    store.raw.delete(events_key(game_id))  # the log sound again
+    web = _signed_in(base_url, me)
+    page = web.get(f"{base_url}/games/{game_id}", timeout=10).text
+    assert "The review could not be made" in page and "Ask again" in page
+    again = api.call("POST", f"/v1/games/{game_id}/review", me)
+    assert again.status_code == 202 and again.json()["status"] == "pending", again.text
+    assert job_id not in FailedJobRegistry(queue=bots).get_job_ids()
+    done = wait_for(
+        lambda: (
+            (r := api.call("GET", f"/v1/games/{game_id}/review", me).json())["status"] == "ready"
+            and r
+        ),
+        120,
+        "the review made on the second request",
+    )
+    assert len(done["decisions"]) == 2 and "failed_at" not in done

@@ -10,6 +10,7 @@ from typing import Any
 import requests
 
 from tests.client import Kurier, Player
+from tests.receivers import wait_for
 
 _BOT_NAME = r'<span class="bot-name" data-level="(\w+)">([^<]+)</span>'
 
@@ -80,3 +81,39 @@ def test_a_game_between_people_says_nothing_of_being_unrated(base_url: str) -> N
     assert view["status"] == "finished" and view["rated"] is True
     page = requests.get(f"{base_url}/games/{created['id']}", timeout=10)
     assert 'class="unrated"' not in page.text
+
+
+def _line(page: str, game_id: str) -> str:
+    """The listing's line (``<li>``) of ``game_id`` on ``page``."""
+    found = re.search(rf'<li><a href="/games/{game_id}".*?</li>', page)
+    assert found is not None, f"no line of {game_id}"
+    return found[0]
+
+
+def test_every_list_names_a_bot_as_the_table_does_in_the_readers_language(
+    base_url: str, worker: Any
+) -> None:
+    """The watch list, a profile's games in play and finished, and the finished games'
+    archives: a bot's name with its level in the reader's language, like the table."""
+    kurier = Kurier(base_url)
+    body = {"type": "attika", "seats": 2, "bots": [{"seat": 1, "level": "easy"}]}
+    game_id, me = _game(kurier, body | {"bot_pace": "correspondence"})
+    for path in ("/watch", f"/players/{me.id}"):
+        line = _line(_page(base_url, path, "de"), game_id)
+        assert re.findall(_BOT_NAME, line) == [("easy", "Bot (leicht)")], line
+        assert "easy" not in line.replace('data-level="easy"', ""), line
+    r = kurier.call("POST", f"/v1/games/{game_id}/actions", me, json={"notation": "resign"})
+    assert r.status_code == 200 and r.json()["status"] == "finished", r.text
+    # The finished lists are written by the game's end jobs (a real worker).
+    for path in (f"/players/{me.id}", f"/players/{me.id}/games", "/watch/finished"):
+        page = wait_for(
+            lambda path=path: game_id in (p := _page(base_url, path, "de")) and p,
+            30,
+            f"the game on {path}",
+        )
+        line = _line(page, game_id)
+        assert "Seated, Bot (leicht)" in line and "easy" not in line, line
+    finished = _line(_page(base_url, "/watch/finished", "de"), game_id)
+    assert "Bot (leicht)" in finished.split("</a>", 2)[2], finished  # the winner, after the link
+    english = _line(_page(base_url, f"/players/{me.id}/games", "en"), game_id)
+    assert "Seated, Bot (easy)" in english and "won by Bot (easy)" in english, english

@@ -3,7 +3,8 @@
 A game whose deadline settings hold ``clock: {"kind": "bank", ...}`` gives each seat a bank
 of time: it starts at ``initial_days``, loses the time its player takes on their own
 decisions, gains ``per_move_days`` after each of their turns (a move or several that end with
-the game no longer waiting for them, or a sealed choice), and never
+the game no longer waiting for them, or a sealed choice; made by the player or, at zero, by
+the game's policy), and never
 holds more than ``max_days`` nor less than nothing. With ``weekend_pause``, time on
 Saturday and Sunday in the player's own time zone (their ``timezone`` preference) does not
 count.
@@ -154,7 +155,8 @@ def settle_banks(
     return when each seat pending ``after`` runs out.
 
     ``before``, ``after``: the human seats pending before and after the change; ``moved``: the
-    seat that moved or made its sealed choice itself (credited ``per_move``), if any. A seat
+    seat whose turn the change ended with a move or sealed choice (its player's, or the
+    policy's at the deadline; credited ``per_move``), if any. A seat
     away at ``now`` is charged nothing for its stretch, and its clock starts again when it is
     back."""
     banks: dict[str, float] = state.setdefault("left", {})

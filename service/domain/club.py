@@ -112,17 +112,19 @@ def _in_play(summary: Mapping[str, Any]) -> bool:
 
 def live_item(summary: Mapping[str, Any]) -> dict[str, Any]:
     """A game in play as a listing shows it: who plays what (each seat's player id, None for
-    a computer opponent, which has no profile), and when it last moved."""
-    bots = (summary.get("seating") or {}).get("bots", {})
+    a computer opponent, which has no profile, and that one's level), and when it last
+    moved."""
+    levels = ratings.bot_levels(summary.get("seating"), len(summary["seats"]))
     return {
         "id": summary["id"],
         "type": summary["type"],
         "status": summary["status"],
         "names": list(summary["names"]),
         "player_ids": [
-            None if str(seat) in bots else player_id
-            for seat, player_id in enumerate(summary["seats"])
+            None if level else player_id
+            for level, player_id in zip(levels, summary["seats"], strict=True)
         ],
+        "bot_levels": levels,
         "version": int(summary["version"]),
         "moved_at": float(summary["updated_at"]),
     }

@@ -144,10 +144,28 @@ def _as_reporter_sees(made: Mapping[str, Any]) -> dict[str, Any]:
 # -- the queue ----------------------------------------------------------------------------------
 
 
-def queue(store: Store, moderator: Mapping[str, Any]) -> dict[str, Any]:
-    """The open reports, oldest first, each with its item in context."""
+def queue(
+    store: Store, moderator: Mapping[str, Any], after: str | None = None, limit: int = QUEUE
+) -> dict[str, Any]:
+    """The open reports, oldest first, each with its item in context; ``next_cursor`` (the
+    last one's id; None at the end) pages on to later ones with ``after``."""
     require_moderator(store, moderator)
-    return {"items": [_in_context(store, r) for r in store.moderation.open_reports(QUEUE)]}
+    found = store.moderation.open_reports(limit, _queue_position(store, after))
+    items = [_in_context(store, r) for r in found]
+    return {"items": items, "next_cursor": items[-1]["id"] if len(items) == limit else None}
+
+
+def _queue_position(store: Store, after: str | None) -> tuple[float, str] | None:
+    """Where a page of the queue starts: after the report ``after`` (open or closed since),
+    by when it was made and its id; 400 ``invalid-cursor`` for no report of that id."""
+    if after is None:
+        return None
+    found = store.moderation.get_report(after)
+    if found is None:
+        raise Problem(
+            400, "invalid-cursor", "after must be a next_cursor from this list", parameter="after"
+        )
+    return float(found["at"]), after
 
 
 def _in_context(store: Store, found: Mapping[str, Any]) -> dict[str, Any]:

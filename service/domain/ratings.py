@@ -478,9 +478,16 @@ def profile(store: Store, player_id: str) -> dict[str, Any]:
     }
 
 
+def bot_levels(seating: Mapping[str, Any] | None, seats: int) -> list[str | None]:
+    """By seat, the level of the computer opponent in it (None: a person's seat): what a
+    listing needs to name a bot as the game's page does, in the reader's language."""
+    bots = (seating or {}).get("bots", {})
+    return [bots.get(str(seat)) for seat in range(seats)]
+
+
 def finished_summaries(store: Store, ids: Sequence[str]) -> list[dict[str, Any] | None]:
     """What a listing shows of each finished game (None: gone, or not public any more)."""
-    fields = ("type", "status", "names", "result", "settings", "updated_at")
+    fields = ("type", "status", "names", "result", "settings", "updated_at", "seating")
     with store.r.pipeline(transaction=False) as pipe:
         for game_id in ids:
             pipe.hmget(game_key(game_id), fields)
@@ -496,11 +503,13 @@ def finished_summaries(store: Store, ids: Sequence[str]) -> list[dict[str, Any] 
             out.append(None)
             continue
         result = json.loads(item["result"] or "null") or {}
+        names = json.loads(item["names"] or "[]")
         out.append(
             {
                 "id": game_id,
                 "type": item["type"],
-                "names": json.loads(item["names"] or "[]"),
+                "names": names,
+                "bot_levels": bot_levels(json.loads(item["seating"] or "{}"), len(names)),
                 "winners": result.get("winners", []),
                 "result": result,
                 "finished_at": float(item["updated_at"]),

@@ -13,6 +13,10 @@ the log's events up to that version redacted for the seat (``views.redact_entry`
 /v1/games/{id}/events`` serves them) — the same inputs a bot of that seat would have had
 (service/domain/bots.py ``seat_inputs``). Nothing of a review exists before the game is over:
 asking earlier is a 409, and the job does nothing for a game still in play.
+
+A review is "pending" while its job is owed, "ready" once stored, and "failed" once its job
+failed for good (rq's retries spent: ``failed``, from the job's failure callback); it is then
+owed no more, and asking again owes a new run.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from service.domain import bots, replay
 from service.domain.games import views
 from service.store import Store, owed
 from service.store.keys import review_key
-from service.store.queues import BOT_QUEUE, REVIEW_JOB, review_job_id
+from service.store.queues import BOT_QUEUE, REVIEW_FAILED_CALLBACK, REVIEW_JOB, review_job_id
 from service.store.record import Entries, GameRecord
 
 #: Seconds of search per decision unless ``KURIER_REVIEW_SECONDS`` says otherwise (the hard
@@ -45,16 +49,37 @@ JOB_TIMEOUT: Final = 900
 
 def request(store: Store, player: Mapping[str, Any], game_id: str) -> dict[str, Any]:
     """Ask for the review of ``player``'s decisions in a finished game: the stored review,
-    or a pending one whose job is owed now (asking again while it is owed changes nothing)."""
+    or a pending one whose job is owed now (asking again while it is owed changes nothing;
+    asking after it failed owes a new run)."""
     record = _finished_seat(store, player, game_id)[0]
     found = read(store, record.id, player["id"])
     job = review_job(record.id, player["id"])
-    if found is not None and (found["status"] == "ready" or _still_owed(store, job.id)):
+    if found is not None and found["status"] == "ready":
+        return found
+    if found is not None and found["status"] == "pending" and _still_owed(store, job.id):
         return found
     pending = {"status": "pending", "requested_at": time.time(), "decisions": []}
     _store(store, record.id, player["id"], pending)
-    owed.owe_now(store.queue_raw, job)
+    owed.owe_again(store.queue_raw, job)
     return pending
+
+
+def failed(store: Store, game_id: str, player_id: str) -> bool:
+    """The review's job failed for good: a pending review says so ("failed") and its job is
+    owed no more (the player may ask again). False if there was no pending review (one made
+    meanwhile, or never asked for)."""
+    found = read(store, game_id, player_id)
+    owed.settle(store.queue_raw, review_job_id(game_id, player_id))
+    if found is None or found["status"] != "pending":
+        return False
+    gave_up = {
+        "status": "failed",
+        "requested_at": found["requested_at"],
+        "failed_at": time.time(),
+        "decisions": [],
+    }
+    _store(store, game_id, player_id, gave_up)
+    return True
 
 
 def _still_owed(store: Store, job_id: str) -> bool:
@@ -104,6 +129,7 @@ def review_job(game_id: str, player_id: str) -> owed.OwedJob:
         result_ttl=0,  # the review is stored
         failure_ttl=7 * 86_400,
         retry=(10, 60, 600),
+        on_failure=REVIEW_FAILED_CALLBACK,
         description=f"review of {player_id}'s decisions in game {game_id}",
     )
 
@@ -111,7 +137,8 @@ def review_job(game_id: str, player_id: str) -> owed.OwedJob:
 def run(store: Store, game_id: str, player_id: str) -> str:
     """The job: judge each decision of ``player_id`` in the finished game and store the
     review. Returns "done", or "stale" (the game is not over, the player has no seat, or
-    the review is already done)."""
+    the review is already done). A run after a failure (an operator's retry) stores the
+    review all the same."""
     record, entries = store.read_log(game_id)
     seat = record.seat_of(player_id)
     found = read(store, game_id, player_id)

@@ -58,21 +58,22 @@ def settle(
     running = clock_seats(record, record.pending) if record.status == "active" else []
     # Credited once a turn: when the game stops waiting for the seat that moved.
     handed_over = change.seat not in running
-    moved = change.seat if handed_over and _moved_itself(record, change, was) else None
+    moved = change.seat if handed_over and _moved_in_seat(record, change, was) else None
     facts = seat_facts(store, record, set(was) | set(running), now)
     return clocks.settle_banks(
         clocks.Bank.of(record.deadline), state, was, running, moved, now, facts
     )
 
 
-def _moved_itself(record: GameRecord, change: Change, was: list[int]) -> bool:
-    """Whether the change is a move or sealed choice its player made (not a timeout, not a
-    bot's): the one a bank is credited for."""
-    timed_out = any(e.get("kind") == "timeout_applied" for e in change.events)
+def _moved_in_seat(record: GameRecord, change: Change, was: list[int]) -> bool:
+    """Whether the change is a move or sealed choice made in a seat on the clock: by its
+    player, or by the game's policy at the deadline (the default move, a skip, a sealed
+    pass). Each earns ``per_move`` (as in correspondence chess), so a bank at zero is not out
+    of time again the moment the seat's next turn starts. A bot's move earns nothing: a seat
+    a bot holds runs no clock."""
     return (
-        change.seat in was
+        change.seat is not None
+        and change.seat in was
         and change.entry_kind in ("move", "sealed")
-        and not timed_out
-        and change.seat is not None
         and not record.bot_level(change.seat)
     )

@@ -71,6 +71,9 @@ class OwedJob:
     #: rq's RateLimit key (concurrency 1): one job of this key runs at a time (a webhook
     #: receiver's attempts). Such a job cannot be enqueued in a transaction: see ``owe_now``.
     rate_limit: str = ""
+    #: rq's failure callback (dotted path), called after every failed run; the job's
+    #: ``should_retry`` says whether rq will run it again (a review's "failed" status).
+    on_failure: str = ""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -127,6 +130,13 @@ def owe_now(client: Any, job: OwedJob) -> None:
     _enqueue(None, job, client, now=time.time())
 
 
+def owe_again(client: Any, job: OwedJob) -> None:
+    """Owe ``job`` once more after it failed for good: its copy in rq's failed registry goes
+    (the new run's outcome is what counts), then as ``owe_now``."""
+    client.zrem(FailedJobRegistry(queue=queue_on(client, job.queue)).key, job.id)
+    owe_now(client, job)
+
+
 def settle(client: Any, job_id: str) -> None:
     """The job's work is done (or moot): nothing is owed any more. ``client`` may be a pipeline."""
     client.zrem(OWED_INDEX, job_id)
@@ -168,6 +178,7 @@ def _enqueue(pipe: Any, job: OwedJob, connection: Any, now: float) -> None:
         "job_id": job.id,
         "retry": Retry(max=len(job.retry), interval=list(job.retry)) if job.retry else None,
         "on_success": Callback(SETTLE_CALLBACK),
+        "on_failure": Callback(job.on_failure) if job.on_failure else None,
     }
     if job.rate_limit:
         assert pipe is None, "rq enqueues rate-limited jobs outside a transaction only"

@@ -181,9 +181,19 @@ class Moderation:
         found = self.connections.r.hget(REPORTS, report_id)
         return json.loads(found) if found else None
 
-    def open_reports(self, limit: int) -> list[dict[str, Any]]:
-        """The open reports, oldest first."""
-        ids = self.connections.r.zrange(OPEN_REPORTS, 0, limit - 1)
+    def open_reports(
+        self, limit: int, after: tuple[float, str] | None = None
+    ) -> list[dict[str, Any]]:
+        """The open reports, oldest first (by when they were made, then by id); with
+        ``after`` (a report's time and id), only those that come after it."""
+        r = self.connections.r
+        if after is None:
+            ids = r.zrange(OPEN_REPORTS, 0, limit - 1)
+        else:
+            at, report_id = after
+            ties = [i for i in r.zrange(OPEN_REPORTS, at, at, byscore=True) if i > report_id]
+            later = r.zrange(OPEN_REPORTS, f"({at!r}", "+inf", byscore=True, offset=0, num=limit)
+            ids = (ties + later)[:limit]
         if not ids:
             return []
         found = self.connections.r.hmget(REPORTS, ids)

@@ -339,3 +339,33 @@ def test_a_lit_province_reads_apart_from_a_frontier(
     )
     assert unlit == 0
     page.context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_picking_attikas_map_tile_keeps_the_map_readable(
+    browser: Any, base_url: str, store: Store, size: str
+) -> None:
+    """The player picks the drawn map tile: the places it may go light up, and the board
+    does not zoom out under the zoom its words read at (11 px) to show them all: it shows
+    those it can at that zoom, each a 24 px target, the rest a pan away."""
+    table = new_table(store, 2, "sizes-attika-pick-tile", "attika")
+    _attika_tile_pending(store, table)
+    record = store.get_game(table.game_id)
+    mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
+    page = _page(browser, base_url, table.tokens[mover], size)
+    page.goto(f"{base_url}/games/{table.game_id}")
+    page.wait_for_selector(".board-svg")
+    page.wait_for_function("() => !!(window.kurier && window.kurier.board)", timeout=5_000)
+    page.locator(".pieces .piece[data-pick='tile']").dispatch_event("click")
+    page.wait_for_function("() => document.querySelectorAll('.board-svg .legal').length > 0")
+    seen = page.evaluate(_OPENING)
+    small = [t for t in seen["targets"] if t[1] < MIN_TARGET or t[2] < MIN_TARGET]
+    tiny = [w for w in seen["words"] if w[1] < MIN_TEXT - 0.05]
+    assert seen["words"] and seen["targets"], seen
+    assert (small, tiny) == ([], []), (
+        f"at scale {seen['scale']}: targets under {MIN_TARGET} px: {small[:6]}; "
+        f"informative words under {MIN_TEXT} px: {tiny[:6]}"
+    )
+    screenshot(page, f"sizes-attika-pick-tile-{size}")
+    _docs_shots(page, size, "attika-pick-tile")
+    page.context.close()

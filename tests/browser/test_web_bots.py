@@ -111,7 +111,15 @@ def test_the_create_form_fills_seats_with_bots_at_a_pace(
     page.select_option("form.create select[name=type]", "attika")
     page.fill("input[name=seats]", "3")
     page.select_option("select[name='bot.1']", "hard")
-    page.select_option("select[name=bot_delay_seconds]", "3600")
+    # The same paces as Play now's, with the same default (docs/bots.md, "Pace").
+    pace = page.locator("form.create select[name=bot_pace]")
+    assert pace.input_value() == "seconds"
+    options = "option", "el => el.map(o => [o.value, o.textContent])"
+    play_now = page.locator("form.play-now select[name=pace]")
+    assert pace.locator(options[0]).evaluate_all(options[1]) == play_now.locator(
+        options[0]
+    ).evaluate_all(options[1])
+    page.select_option("form.create select[name=bot_pace]", "correspondence")
     page.locator("form.create button[type=submit]").click()
     page.wait_for_selector("text=Start the game")
     game_id = page.url.rsplit("/", 1)[1].split("?")[0]
@@ -121,4 +129,5 @@ def test_the_create_form_fills_seats_with_bots_at_a_pace(
         ("Bot (hard)", "hard"),
     ]
     assert view["max_seats"] == 3
+    assert view["bot_pace"] == "correspondence"
     page.context.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.domain import moderation
 from service.store import Store
 from tests.browser.test_web_club import _page
 from tests.client import Kurier, Player
@@ -50,8 +51,8 @@ def test_a_report_from_the_game_page_is_hidden_from_the_queue(
 
 
 def _dismiss_open_reports(kurier: Kurier, mod: Player) -> None:
-    """Settle the reports other tests on this server left open: the queue shows the oldest
-    ``QUEUE`` only, and this test's report must be among them."""
+    """Settle the reports other tests on this server left open: the queue's first page shows
+    the oldest ``QUEUE``, and this test's reports must be where it looks for them."""
     for _ in range(20):
         items = kurier.call("GET", "/v1/moderation/reports", mod).json()["items"]
         if not items:
@@ -60,3 +61,38 @@ def _dismiss_open_reports(kurier: Kurier, mod: Player) -> None:
             action = {"action": "dismiss", "reason": "tidying", "report_id": report["id"]}
             kurier.call("POST", "/v1/moderation/actions", mod, json=action)
     raise AssertionError("the open reports did not empty")
+
+
+def test_the_queue_shows_more_than_its_first_page(
+    browser: Any, base_url: str, store: Store, worker: Any
+) -> None:
+    """Over ``QUEUE`` open reports: the first page shows the oldest, "More" the rest, and an
+    action taken on a later page comes back to it."""
+    kurier = Kurier(base_url)
+    ann = kurier.new_player("Reporter")
+    mod = kurier.new_player("Pager")
+    store.moderation.set_moderator(mod.id, True)
+    _dismiss_open_reports(kurier, mod)
+    for n in range(moderation.QUEUE + 1):
+        body = {"kind": "player", "player_id": kurier.new_player(f"P{n}").id, "reason": f"r{n}"}
+        assert kurier.call("POST", "/v1/reports", ann, json=body).status_code == 201
+
+    queue = _page(browser, base_url, mod, 1280, "light")
+    queue.goto(f"{base_url}/moderation")
+    items = queue.locator("article.report-item")
+    assert items.count() == moderation.QUEUE
+    assert f"r{moderation.QUEUE}" not in items.last.inner_text()
+    queue.locator("a[rel=next]").click()
+    queue.wait_for_url("**/moderation?after=*")
+    [last] = items.all()
+    assert f"Reported by {ann.name}: r{moderation.QUEUE}" in last.inner_text()
+    assert queue.locator("a[rel=next]").count() == 0
+    last.locator("select[name=action]").select_option("dismiss")
+    last.locator("input[name=reason]").fill("seen")
+    last.locator("button").click()
+    queue.wait_for_selector("text=Done, and written to the audit log.")
+    assert "after=" in queue.url and items.count() == 0
+    queue.locator("text=The oldest reports").click()
+    queue.wait_for_url("**/moderation")
+    assert items.count() == moderation.QUEUE
+    _dismiss_open_reports(kurier, mod)

@@ -2,7 +2,7 @@
 // targets tap, and the view fitting the places to act.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { busiest, legibleScale, openingView, overlaps, shownBox } from "../../service/http/web/static/board/focus.js";
+import { busiest, legibleScale, litAim, openingView, overlaps, shownBox } from "../../service/http/web/static/board/focus.js";
 
 const frame = { width: 390, height: 500 };
 const opts = { margin: 20, least: 4, most: 20, anchor: null };
@@ -56,4 +56,15 @@ test("too many places for the screen: the window round the most of them", () => 
   assert.deepEqual(busiest([lone, ...cluster, far], [50, 50]), [495, 485, 545, 515]);
   assert.deepEqual(busiest([lone, far], [50, 50]), lone);  // a tie: the first
   assert.deepEqual(busiest([lone, ...cluster, far], [2000, 2000]), [-5, -5, 1005, 515]);  // all fit
+});
+
+test("a picked piece's places: all when they fit at the zoom that reads, else those in view, else the most together", () => {
+  const at = (x, y) => [x - 5, y - 5, x + 5, y + 5];
+  const small = { width: 100, height: 100 };
+  const ring = [at(0, 0), at(20, 0), at(300, 300), at(320, 300), at(330, 310)];
+  assert.deepEqual(litAim(ring.slice(0, 2), small, 10, 2, [0, 0, 50, 50]), [-5, -5, 25, 5]);  // fit
+  // 335 px across at zoom 2 do not fit 80: the two the view shows whole stay
+  assert.deepEqual(litAim(ring, small, 10, 2, [-10, -10, 40, 40]), [-5, -5, 25, 5]);
+  // none shown whole: the most that lie together within the frame at that zoom (±15 px)
+  assert.deepEqual(litAim(ring, small, 10, 2, [100, 100, 150, 150]), [315, 295, 335, 315]);
 });

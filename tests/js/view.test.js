@@ -59,5 +59,8 @@ test("lit places already shown move nothing; others are brought in, zoomed out o
   // wider than the frame at this zoom: zoomed out until they fit
   const out = fitBox(view, [0, 0, 390, 20], frame, 4);
   assert.ok(out.scale < 2 && out.scale >= 1);
+  // never below the zoom the words read at: panned at that zoom instead
+  const floored = fitBox(view, [0, 0, 390, 20], frame, 4, 1.8);
+  assert.equal(floored.scale, 1.8);
   assert.deepEqual(union([[0, 5, 10, 10], [-2, 7, 3, 20]]), [-2, 5, 10, 20]);
 });

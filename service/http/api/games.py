@@ -224,8 +224,9 @@ class ReviewView(MethodView):
     @problems(blp, 401, 403, 404, 409)
     def get(self, game_id: str) -> dict[str, Any]:
         """Your review of a finished game: the hard bot's view of each of your decisions
-        (`pending` until a worker has made it). 404 `no-review` before you asked for one; 409
-        `game-not-finished` while the game is in play."""
+        (`pending` until a worker has made it, `failed` if it could not be made). 404
+        `no-review` before you asked for one; 409 `game-not-finished` while the game is in
+        play."""
         return review.shown(store(), _player(), game_id)
 
     @blp.doc(operationId="request_review")
@@ -236,7 +237,8 @@ class ReviewView(MethodView):
         """Ask for the hard bot's view of each of your decisions in a finished game: for each
         of your moves and sealed choices, the move it would have made and the estimated win
         chance after both, judged from what your seat saw then only. A worker makes it; asked
-        again, it is the same review. 409 `game-not-finished` while the game is in play."""
+        again, it is the same review, or a new try of one that `failed`. 409
+        `game-not-finished` while the game is in play."""
         return review.request(store(), _player(), game_id), 202
 
 

@@ -109,12 +109,14 @@ class WarningsView(MethodView):
 class QueueView(MethodView):
     @blp.doc(operationId="get_moderation_queue")
     @token_required
+    @blp.arguments(s.ModerationQueueQuery, location="query")
     @blp.response(200, s.ModerationQueue)
-    @problems(blp, 401, 403)
-    def get(self) -> dict[str, Any]:
+    @problems(blp, 400, 401, 403, 422)
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """Moderators only (403 `not-a-moderator`): the open reports, oldest first, each with
-        its item in context. A private message is shown only when it is the one reported."""
-        return moderation.queue(store(), _me())
+        its item in context, a page at a time (`after` = the previous page's `next_cursor`).
+        A private message is shown only when it is the one reported."""
+        return moderation.queue(store(), _me(), query["after"], query["limit"])
 
 
 @blp.route("/moderation/actions")

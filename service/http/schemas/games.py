@@ -673,9 +673,17 @@ class ReviewedDecision(ma.Schema):
 
 
 class Review(ma.Schema):
-    status = fields.String(required=True, validate=validate.OneOf(("pending", "ready")))
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(("pending", "ready", "failed")),
+        metadata={
+            "description": "`pending` while a worker makes it, `ready` once made, `failed` "
+            "if it could not be made (POST again to ask for a new try)"
+        },
+    )
     requested_at = fields.Float(required=True)
     computed_at = fields.Float(metadata={"description": "Once ready"})
+    failed_at = fields.Float(metadata={"description": "Once failed"})
     decisions = fields.List(
         fields.Nested(ReviewedDecision),
         required=True,

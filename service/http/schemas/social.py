@@ -7,7 +7,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.domain import inputs, moderation, notes
-from service.http.schemas.common import Cursor, patterned, ruled, text_field
+from service.http.schemas.common import Cursor, QueryInteger, patterned, ruled, text_field
 from service.http.schemas.messages import MESSAGE_ID_PATTERN
 
 #: A player's, a game's or a report's id as the service makes them.
@@ -117,9 +117,28 @@ class ModerationQueueItem(PlayerReport):
     )
 
 
+class ModerationQueueQuery(ma.Schema):
+    limit = QueryInteger(
+        load_default=moderation.QUEUE, validate=validate.Range(min=1, max=moderation.QUEUE)
+    )
+    after = Cursor(
+        ID_PATTERN,
+        "a report id",
+        load_default=None,
+        metadata={"description": "next_cursor of the previous page"},
+    )
+
+
 class ModerationQueue(ma.Schema):
     items = fields.List(
-        fields.Nested(ModerationQueueItem), required=True, metadata={"description": "Oldest"}
+        fields.Nested(ModerationQueueItem),
+        required=True,
+        metadata={"description": "Oldest first, at most `limit`"},
+    )
+    next_cursor = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The last item's id: `after` for the next page; null: the end"},
     )
 
 

@@ -18,7 +18,7 @@ from engine.registry import game_ids, get_game
 from service.common.numbers import whole_number
 from service.common.problems import Problem
 from service.domain import club, ratings
-from service.http.web.pages.base import _note, form_post, store
+from service.http.web.pages.base import _note, bot_name, form_post, store
 from service.http.web.pages.lobby import _game_types
 
 blp = Blueprint("club", __name__, template_folder="templates")
@@ -34,9 +34,14 @@ def _day(when: float) -> str:
 
 
 def _winners_named(page: dict[str, Any]) -> dict[str, Any]:
+    """Each finished game's winners by name, a bot's as templates/names.html names it."""
     for item in page["items"]:
-        names = item["names"]
-        item["winner_names"] = [names[s] for s in item["winners"] if 0 <= int(s) < len(names)]
+        names, levels = item["names"], item["bot_levels"]
+        item["winner_names"] = [
+            bot_name(names[s], levels[s]) if levels[s] else names[s]
+            for s in map(int, item["winners"])
+            if 0 <= s < len(names)
+        ]
     return page
 
 

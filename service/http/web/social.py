@@ -141,12 +141,19 @@ def queue() -> Any:
     session = g.get("web_session")
     if session is None:
         return redirect(url_for("web.home"))
-    found = moderation.queue(store(), session.player)  # not a moderator: the error page
+    after = (request.args.get("after") or "")[:200] or None
+    # Not a moderator, or an ``after`` that names no report: the error page.
+    found = moderation.queue(store(), session.player, after)
     audit = moderation.audit(store(), session.player, None)
     for entry in audit["items"]:
         entry["when"] = datetime.fromtimestamp(entry["at"], UTC).strftime("%Y-%m-%d %H:%M")
     return render_template(
-        "moderation.html", reports=found["items"], audit=audit["items"], actions=ACTION_WORDS
+        "moderation.html",
+        reports=found["items"],
+        next_cursor=found["next_cursor"],
+        after=after,
+        audit=audit["items"],
+        actions=ACTION_WORDS,
     )
 
 
@@ -167,7 +174,8 @@ def act() -> Any:
         if error.problem_code == "not-a-moderator":
             raise
         _note(gettext(str(error.description)))
-    return redirect(url_for("web.social.queue"))
+    # Back to the page of the queue the action was taken on.
+    return redirect(url_for("web.social.queue", after=form.get("after", "")[:200] or None))
 
 
 #: The actions as the queue page names them.

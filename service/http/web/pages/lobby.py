@@ -44,7 +44,6 @@ def home() -> Any:
             ("hard", gettext("hard")),
         ],
         bot_paces=_bot_paces(),
-        play_now_paces=_play_now_paces(),
         default_pace=inputs.DEFAULT_BOT_PACE,
     )
 
@@ -136,8 +135,9 @@ def create() -> Any:
             "access": "open" if form.get("access") == "open" else "invite",
             "public": form.get("public") == "yes",
             "spectators_see_messages": form.get("spectators_see_messages") == "yes",
-            "bot_delay_seconds": _bot_delay(form.get("bot_delay_seconds", "0")),
         }
+        if bots:  # the pace of its bots, checked as the API's ``bot_pace``
+            settings["bot_pace"] = form.get("bot_pace", inputs.DEFAULT_BOT_PACE)[:20]
         if not bots:  # a game against a bot is never rated from here (docs/bots.md)
             settings["rated"] = form.get("rated") == "yes"
         wanted = _reliability(form)
@@ -184,26 +184,13 @@ def _form_bots(form: Any, seats: int) -> list[dict[str, Any]]:
 
 
 def _bot_paces() -> list[tuple[str, str]]:
-    """The form's paces of its bots: seconds before a bot moves, and their labels."""
-    return [
-        ("0", gettext("at once")),
-        ("60", gettext("after a minute")),
-        ("3600", gettext("after an hour")),
-        ("86400", gettext("after a day, like a correspondence player")),
-    ]
-
-
-def _play_now_paces() -> list[tuple[str, str]]:
-    """Play now's paces of its bots (``inputs.BOT_PACES``) and their labels."""
+    """The paces of bots (``inputs.BOT_PACES``) and their labels: Play now's and the create
+    form's alike, ``inputs.DEFAULT_BOT_PACE`` preselected in both."""
     return [
         ("instant", gettext("at once")),
         ("seconds", gettext("a few seconds, like a person at the table")),
         ("correspondence", gettext("minutes to hours, like a correspondence player")),
     ]
-
-
-def _bot_delay(text: str) -> int:
-    return int(text) if text in dict(_bot_paces()) else 0
 
 
 @blp.post("/games/play-now")

@@ -1,7 +1,12 @@
 // The lit places of a piece just picked, brought into view (view.js fitBox): a phone's
 // picture is cut to the map's box, so it is widened to hold them (as little as needed); then,
 // if any lies outside the zoomed frame, the board is panned so that they show, and zoomed out
-// only when they do not fit at the player's zoom. The page scrolls their rows on screen.
+// only when they do not fit at the player's zoom, never below the zoom at which the words
+// and places round them read (focus.js: 11 px words, 24 px targets). When they do not all fit
+// at that zoom (Attika's map tile, whose places ring the map), those in view stay as they
+// are, else the part of them where most lie together is shown, the rest a pan away
+// (focus.js litAim). The page scrolls their rows on screen.
+import { legibleWithin, litAim, measure, shownBox } from "./focus.js";
 import { fitBox, union } from "./view.js";
 
 const PAD = 12;
@@ -41,21 +46,20 @@ export function fitLit(board) {
   if (!lit.length || !panzoom.layer) { return; }
   widen(svg, lit);
   // In the layer's own (unzoomed) pixels: where the lit places are, and the frame shown.
-  const { scale, x, y } = panzoom.view;
   const frame = box.getBoundingClientRect();
-  const h = panzoom.layer.getBoundingClientRect().height / scale;
+  const h = panzoom.layer.getBoundingClientRect().height / panzoom.view.scale;
   const buttons = box.querySelector(".zoom-buttons");
   const shownH = Math.min(h, buttons ? buttons.getBoundingClientRect().top - frame.top : h);
-  const l = union(lit.map((el) => {
-    const r = el.getBoundingClientRect();
-    return [(r.left - frame.left - x) / scale, (r.top - frame.top - y) / scale,
-      (r.right - frame.left - x) / scale, (r.bottom - frame.top - y) / scale];
-  }));
-  const next = fitBox(panzoom.view, l, { width: box.clientWidth, height: shownH }, MARGIN);
+  const size = { width: box.clientWidth, height: shownH };
+  const boxes = lit.map(measure(panzoom.layer, panzoom.view));
+  // Not below the zoom they read at, unless the player zoomed out further themselves.
+  const least = Math.min(panzoom.view.scale, legibleWithin(svg, panzoom, union(boxes), ".legal"));
+  const aim = litAim(boxes, size, MARGIN, least, shownBox(panzoom.view, size));
+  const next = fitBox(panzoom.view, aim, size, MARGIN, least);
   if (next) {
     Object.assign(panzoom.view, next);
     panzoom.apply();
   }
   const v = panzoom.view;
-  onScreen(bar, frame.top + v.y + v.scale * l[1], frame.top + v.y + v.scale * l[3]);
+  onScreen(bar, frame.top + v.y + v.scale * aim[1], frame.top + v.y + v.scale * aim[3]);
 }

@@ -64,6 +64,24 @@ export function overlaps(a, b) {
   return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
 }
 
+/**
+ * Which of the lit places ``boxes`` ([left, top, right, bottom] of the unzoomed layer) to
+ * bring into ``frame`` at a zoom of at least ``least``: all of them when they fit; else those
+ * the view ``shown`` (the layer's part on screen) holds whole, if any (the view stays); else
+ * the part of them where most lie together. The rest are a pan away.
+ */
+export function litAim(boxes, frame, margin, least, shown) {
+  const all = union(boxes);
+  if ((all[2] - all[0]) * least <= frame.width - 2 * margin && (all[3] - all[1]) * least <= frame.height - 2 * margin) {
+    return all;
+  }
+  const inside = boxes.filter((b) => b[0] >= shown[0] && b[1] >= shown[1] && b[2] <= shown[2] && b[3] <= shown[3]);
+  if (inside.length) { return union(inside); }
+  const widest = Math.max(...boxes.map((b) => b[2] - b[0])), tallest = Math.max(...boxes.map((b) => b[3] - b[1]));
+  const half = [Math.max(0, (frame.width / 2 - margin) / least - widest / 2), Math.max(0, (frame.height / 2 - margin) / least - tallest / 2)];
+  return busiest(boxes, half);
+}
+
 /** The part of the layer (unzoomed px) a view shows in ``frame``. */
 export function shownBox(view, frame) {
   return [-view.x / view.scale, -view.y / view.scale, (frame.width - view.x) / view.scale, (frame.height - view.y) / view.scale];
@@ -72,7 +90,7 @@ export function shownBox(view, frame) {
 // -- The page ----------------------------------------------------------------------------
 
 // Each element's box in the unzoomed layer's px, read once (the layer drawn at ``view``).
-function measure(layer, view) {
+export function measure(layer, view) {
   const origin = layer.getBoundingClientRect();
   return (el) => {
     const r = el.getBoundingClientRect();
@@ -96,6 +114,16 @@ function sizesIn(svg, at, within, targets) {
     if (!within || overlaps(r, within)) { sizes.push([r[2] - r[0], r[3] - r[1]]); }
   });
   return { fonts, sizes };
+}
+
+/**
+ * The least zoom at which every informative word and target (``targets``, a selector) of
+ * ``svg`` lying in ``within`` (a box of the unzoomed layer) reads; 1 when the whole board's
+ * view does.
+ */
+export function legibleWithin(svg, panzoom, within, targets) {
+  const near = sizesIn(svg, measure(panzoom.layer, panzoom.view), within, targets);
+  return legibleScale(near.fonts, near.sizes, 1);
 }
 
 /**

@@ -63,17 +63,17 @@ export function union(boxes) {
  * The view that brings ``lit`` (a box of the unzoomed layer, [left, top, right, bottom]) into
  * the frame, as a map app fits its results: unchanged when it shows already; otherwise it
  * keeps the middle of what is shown where it can, zooms out only when ``lit`` does not fit
- * at the player's zoom, and moves just enough (``margin`` pixels inside the frame's edges).
- * Returns null when nothing needs to move.
+ * at the player's zoom, never below ``least`` (1: the whole board), and moves just enough
+ * (``margin`` pixels inside the frame's edges). Returns null when nothing needs to move.
  */
-export function fitBox(view, lit, frame, margin) {
+export function fitBox(view, lit, frame, margin, least = 1) {
   const { scale, x, y } = view;
   const w = frame.width, h = frame.height;
   const inside = x + scale * lit[0] >= 0 && x + scale * lit[2] <= w && y + scale * lit[1] >= 0 && y + scale * lit[3] <= h;
   if (inside) {
     return null;
   }
-  const next = Math.max(1, Math.min(scale, (w - 2 * margin) / (lit[2] - lit[0]), (h - 2 * margin) / (lit[3] - lit[1])));
+  const next = Math.max(least, Math.min(scale, (w - 2 * margin) / (lit[2] - lit[0]), (h - 2 * margin) / (lit[3] - lit[1])));
   let nx = w / 2 - (next * (w / 2 - x)) / scale, ny = h / 2 - (next * (h / 2 - y)) / scale;
   if (nx + next * lit[0] < margin) { nx = margin - next * lit[0]; }
   if (nx + next * lit[2] > w - margin) { nx = w - margin - next * lit[2]; }
