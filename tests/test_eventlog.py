@@ -11,6 +11,7 @@ import pytest
 from service import kits
 from service.store import Store, eventlog
 from service.store.keys import events_key
+from service.store.record import GameRecord, as_text
 from tests.game_helpers import new_table, play_random
 
 #: A stored log can only be read with the dictionary it was written with: these never change.
@@ -94,3 +95,22 @@ def test_games_without_a_codec_are_still_read(isolated_redis: Store) -> None:
     assert len(entries) > 1
     assert all(isinstance(fields["events"], list) for _, fields in entries)
     assert all(set(fields) == set(entries[0][1]) for _, fields in entries)
+
+
+def test_a_state_in_play_packs_fast_and_a_finished_one_small(isolated_redis: Store) -> None:
+    """A game in play rewrites its state on every move, packed at a fast level; a finished
+    game keeps it, packed at the smallest (service/store/record.py ``_state_level``)."""
+    store = isolated_redis
+    table = new_table(store, seats=3)
+    play_random(store, table, 40, seed=5)
+    record = store.get_game(table.game_id)
+    assert record.status == "active"
+    in_play = record.to_hash()["state"]
+    assert in_play == as_text(store.raw.hget(f"kurier:game:{{{table.game_id}}}", "state"))
+    record.status = "finished"
+    kept = record.to_hash()["state"]
+    for packed in (in_play, kept):
+        assert GameRecord.from_hash(table.game_id, record.to_hash() | {"state": packed}).state == (
+            record.state
+        )
+    assert len(kept) < len(in_play)

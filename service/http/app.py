@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from inspect import iscoroutinefunction
+from types import MethodType
 from typing import Any
 
 from flask import Flask
@@ -23,8 +26,36 @@ API_VERSION = "1"
 MAX_BODY = 64 * 1024
 
 
+#: Functions whose answer ``KurierFlask.ensure_sync`` keeps: the app's hooks and views are a
+#: few hundred.
+SYNC_REMEMBERED = 4096
+
+
+class KurierFlask(Flask):
+    """Flask, with ``ensure_sync``'s question answered once per function. Flask and
+    flask-smorest ask it for every hook, view and decorator on every request (about twenty
+    times a move), and each answer inspects the function's code flags again."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: Function (a method's own function) -> whether it is a coroutine function.
+        self._coroutines: dict[Callable[..., Any], bool] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        own = func.__func__ if isinstance(func, MethodType) else func
+        try:
+            coroutine = self._coroutines[own]
+        except KeyError:
+            coroutine = iscoroutinefunction(own)
+            if len(self._coroutines) < SYNC_REMEMBERED:
+                self._coroutines[own] = coroutine
+        except TypeError:  # an unhashable callable: asked every time
+            return super().ensure_sync(func)
+        return self.async_to_sync(func) if coroutine else func
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    app = Flask(__name__)
+    app = KurierFlask(__name__)
     app.config.update(
         API_TITLE=API_TITLE,
         API_VERSION=API_VERSION,

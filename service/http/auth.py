@@ -11,6 +11,7 @@ from flask_smorest import Blueprint
 
 from service.common.problems import Problem
 from service.domain import moderation
+from service.http.apidoc import doc_only
 from service.store import TOKEN_PREFIX, Store
 
 BEARER_SECURITY: list[dict[str, list[str]]] = [{"bearerAuth": []}]
@@ -77,7 +78,7 @@ def _authenticating(required: bool, security: list[dict[str, Any]]) -> Callable[
             current_player(required)
             return view(*args, **kwargs)
 
-        return Blueprint.doc(security=security)(authenticated)
+        return doc_only(Blueprint.doc(security=security))(authenticated)
 
     return decorate
 

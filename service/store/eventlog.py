@@ -49,8 +49,8 @@ def pack(codec: str, entry: dict[str, Any]) -> bytes:
 
 
 def pack_text(codec: str, text: str, level: int = 9) -> bytes:
-    """``text`` deflated against the codec's dictionary; ``level`` 6 for what is rewritten on
-    every move (a game's state: half the time of 9 for about 25 more bytes), 9 for what is kept."""
+    """``text`` deflated against the codec's dictionary; a low ``level`` for what is rewritten
+    on every move (a game's state in play: service/store/record.py), 9 for what is kept."""
     return _deflate(codec, text.encode(), level)
 
 

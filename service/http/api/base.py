@@ -14,6 +14,7 @@ from webargs.flaskparser import FlaskParser, is_json_request
 
 from engine import jsontext
 from service.common.problems import Problem
+from service.http.apidoc import doc_only
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: Deepest nesting a JSON body may have: real bodies nest a few levels, and every later step
@@ -124,6 +125,15 @@ class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = JsonBodyParser()
     # Pages go in the body (``next_cursor``), never in a JSON header (stack guide pitfall 4).
     PAGINATION_HEADER_NAME = None
+
+    @staticmethod
+    def doc(**kwargs: Any) -> Callable[[F], F]:
+        """flask-smorest's, without a wrapper around the view (service/http/apidoc.py)."""
+        return doc_only(flask_smorest.Blueprint.doc(**kwargs))
+
+    def alt_response(self, status_code: int | str, **kwargs: Any) -> Callable[[F], F]:
+        """flask-smorest's, without a wrapper around the view (service/http/apidoc.py)."""
+        return doc_only(super().alt_response(status_code, **kwargs))
 
     def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Any:
         """flask-smorest's, documenting what JsonBodyParser answers for a JSON body: 400

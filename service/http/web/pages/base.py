@@ -71,9 +71,14 @@ def _stream_origin() -> str:
 def _load_session() -> None:
     """The browser's session, for the pages and for the rate limit, which counts a signed-in
     browser by its player (service/domain/ratelimit.py) wherever it goes: the pages, and the
-    API calls of the pages' script. Static files need none."""
+    API calls of the pages' script. Static files need none, nor a request without a Cookie
+    header (an API client's), whose cookies are then not parsed (9 µs a request)."""
     g.web_session = None
-    if request.endpoint == "web.static" or COOKIE not in request.cookies:
+    if (
+        request.endpoint == "web.static"
+        or "HTTP_COOKIE" not in request.environ
+        or COOKIE not in request.cookies
+    ):
         return
     g.web_session = websessions.load(store(), request.cookies.get(COOKIE))
     if g.web_session is not None:
