@@ -17,9 +17,11 @@ its orange outline and tint; a picture without the page's CSS (a mail) leaves th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import cache, partial
 from typing import Any
 from xml.sax.saxutils import escape
+
+from PIL import ImageFont
 
 from engine.attila.board import Board, People
 from engine.attila.touched import touched
@@ -27,6 +29,7 @@ from engine.core import Event
 from service.common.i18n import say_word
 from service.pictures import LAST_MOVE
 from service.pictures.attila_regions import Box, Point, Regions, nearest, points, regions
+from service.pictures.png import DEJAVU_DIR
 
 PEOPLE_FILL = {
     "blue": "#2f6fd6",
@@ -57,8 +60,10 @@ CHIPS_TOP = 28
 #: A chip's count beside it (one digit: a province holds at most five stones).
 COUNT_WIDTH = 17
 MARK_R = 13
-#: About how wide DejaVu Sans and DejaVu Sans Condensed write a character, in ems: a name too
-#: long for its box is written condensed, and narrowed to fit if still too long.
+#: A name too long for its box is written condensed, and narrowed to fit if still too long:
+#: the faces' files, and about how wide they write a character (in ems) without them.
+REGULAR_FACE = "DejaVuSans.ttf"
+CONDENSED_FACE = "DejaVuSansCondensed.ttf"
 EM_WIDTH = 0.6
 CONDENSED_EM_WIDTH = 0.5
 CONDENSED = "DejaVu Sans Condensed, Arial Narrow, sans-serif"
@@ -155,13 +160,25 @@ def _start_line(segments: list[list[Point]]) -> str:
 
 
 def _squeezed(name: str, room: float) -> str:
-    """A name too long for its box (Narbonensis in a narrow one) written condensed, at most
-    as long as its box, its height kept (where the browser has no condensed face, the regular
-    one narrowed to the same length)."""
-    if len(name) * EM_WIDTH * NAME_SIZE <= room:
+    """A name too long for its box (Narbonensis in a narrow one) written condensed, narrowed
+    further if it still does not fit, its height kept (where the browser has no condensed
+    face, the regular one narrowed to the condensed length)."""
+    if _name_width(name, REGULAR_FACE) <= room:
         return ""
-    length = min(room, len(name) * CONDENSED_EM_WIDTH * NAME_SIZE)
-    return f' font-family="{CONDENSED}" textLength="{length:g}" lengthAdjust="spacingAndGlyphs"'
+    length = min(room, _name_width(name, CONDENSED_FACE))
+    return f' font-family="{CONDENSED}" textLength="{length:.1f}" lengthAdjust="spacingAndGlyphs"'
+
+
+@cache
+def _name_width(name: str, face: str) -> float:
+    """How long ``face`` writes ``name`` at the names' size: measured from the font file the
+    PNG renderer loads (service/pictures/png.py), estimated where it is missing."""
+    try:
+        font = ImageFont.truetype(str(DEJAVU_DIR / face), NAME_SIZE)
+    except OSError:
+        em = CONDENSED_EM_WIDTH if face == CONDENSED_FACE else EM_WIDTH
+        return len(name) * em * NAME_SIZE
+    return float(font.getlength(name))
 
 
 def chip_places(box: Box, count: int) -> list[Point]:
