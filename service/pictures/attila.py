@@ -75,27 +75,40 @@ def render(
     marked = touched(events) & {p.id for p in board.provinces}
     told = _told(last_move)
     height = map_height + PANEL_H + 30 * len(told)
-    note = _("Reconstructed board: not the printed map (see docs/rules/attila.md)")
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
         f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Arial, sans-serif">',
         f"<title>{escape(title)}</title>",
         f'<rect width="{WIDTH}" height="{height}" fill="#f6f1e4"/>',
         *attila_map.draw(board, view, events, lit_marks=False),
-        f'<text x="{map_width + 24}" y="40" font-size="26" font-weight="bold" '
-        f'fill="#213547">{escape(title)}</text>',
     ]
-    for i, line in enumerate(wrap_words(note, 52)):
-        parts.append(
-            f'<text x="{map_width + 24}" y="{66 + 18 * i}" font-size="14" fill="#456">'
-            f"{escape(line)}</text>"
-        )
+    heading, bottom = _heading(title, map_width + 24)
+    parts += heading
     facts = panel_facts(board, view, names)
-    parts += _legend(facts, map_width + 36, bool(marked))
+    parts += _legend(facts, map_width + 36, bottom + 56, bool(marked))
     parts += _panel(facts, map_height)
     parts += _last_move(told, map_height + PANEL_H)
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _heading(title: str, x: int) -> tuple[list[str], int]:
+    """The title and the note that the board is reconstructed, in the column beside the map
+    from ``x``: the lines, and where the last of them stands."""
+    out = []
+    y = 12
+    for line in wrap_words(title, 28):
+        y += 30
+        out.append(
+            f'<text x="{x}" y="{y}" font-size="24" font-weight="bold" fill="#213547">'
+            f"{escape(line)}</text>"
+        )
+    y += 6
+    note = _("Reconstructed board: not the printed map (see docs/rules/attila.md)")
+    for line in wrap_words(note, 52):
+        y += 18
+        out.append(f'<text x="{x}" y="{y}" font-size="14" fill="#456">{escape(line)}</text>')
+    return out, y
 
 
 def _told(last_move: Sequence[str]) -> list[str]:
@@ -172,10 +185,9 @@ def _seat_facts(view: dict[str, Any], seat: int, names: Sequence[str]) -> dict[s
     }
 
 
-def _legend(facts: dict[str, Any], x: int, marked: bool) -> list[str]:
+def _legend(facts: dict[str, Any], x: int, y: int, marked: bool) -> list[str]:
     """Every mark of the picture, in type readable at mail width (the picture at half size),
-    in the column beside the map from ``x``."""
-    y = 140
+    in the column beside the map, its first line at (``x``, ``y``)."""
     rows = len(facts["peoples"])
     out = [
         f'<rect x="{x - 12}" y="{y - 24}" width="268" height="{180 + 24 * rows}" '
