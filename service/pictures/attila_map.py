@@ -86,9 +86,9 @@ def draw(
     ids = {p.id for p in board.provinces}
     parts = [f'<rect width="{shapes.width}" height="{shapes.height}" fill="{SEA_FILL}"/>']
     parts += [_scenery(shapes, rid, name) for rid, name in shapes.scenery.items()]
-    parts += _sea_links(board, shapes)
+    parts += _sea_links(board)
     parts += [_province(board, shapes, p.id, view, lit_marks) for p in board.provinces]
-    parts += [_last_move_outline(shapes, pid) for pid in sorted(touched(events) & ids)]
+    parts += [_last_move_outline(pid) for pid in sorted(touched(events) & ids)]
     return parts
 
 
@@ -100,22 +100,29 @@ def _scenery(shapes: Regions, rid: str, name: str) -> str:
     turn = f' transform="rotate(-90 {x:g} {y:g})"' if h > w else ""
     size = 22 if w > 200 else 13
     return (
-        f'<polygon points="{points(shapes.shapes[rid])}" fill="{SCENERY_FILL}" '
+        f'<polygon points="{_outline(rid)}" fill="{SCENERY_FILL}" '
         f'stroke="#a99f86" stroke-width="1.5"/>'
         f'<text x="{x:g}" y="{y + size / 3:g}" font-size="{size}" font-style="italic" '
         f'fill="#6b6455" text-anchor="middle"{turn}>{escape(name)}</text>'
     )
 
 
-def _sea_links(board: Board, shapes: Regions) -> list[str]:
+def _sea_links(board: Board) -> list[str]:
     """Each sea arrow across the water between its two provinces' nearest corners."""
-    out = []
-    for a, b in board.sea_arrows:
-        (x1, y1), (x2, y2) = nearest(
-            shapes.shapes[board.provinces[a].id], shapes.shapes[board.provinces[b].id]
-        )
-        out.append(f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" {SEA_LINK}/>')
-    return out
+    return [_sea_link(board.provinces[a].id, board.provinces[b].id) for a, b in board.sea_arrows]
+
+
+@cache
+def _sea_link(one: str, other: str) -> str:
+    shapes = regions().shapes
+    (x1, y1), (x2, y2) = nearest(shapes[one], shapes[other])
+    return f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" {SEA_LINK}/>'
+
+
+@cache
+def _outline(rid: str) -> str:
+    """A region's outline as SVG ``points``."""
+    return points(regions().shapes[rid])
 
 
 def _province(
@@ -129,7 +136,7 @@ def _province(
     name = say_word(board.provinces[board.province(pid).index].name)
     out = [
         f'<g id="province-{escape(pid)}">',
-        f'<polygon points="{points(shapes.shapes[pid])}" fill="{fill}" stroke="{OUTLINE}" '
+        f'<polygon points="{_outline(pid)}" fill="{fill}" stroke="{OUTLINE}" '
         'stroke-width="2" stroke-linejoin="round"/>',
     ]
     start_line = shapes.borders.get(frozenset((pid, BEYOND)), [])
@@ -247,9 +254,9 @@ def _lit_mark(x: float, y: float) -> str:
     )
 
 
-def _last_move_outline(shapes: Regions, pid: str) -> str:
+def _last_move_outline(pid: str) -> str:
     return (
-        f'<polygon id="last-move-{escape(pid)}" points="{points(shapes.shapes[pid])}" '
+        f'<polygon id="last-move-{escape(pid)}" points="{_outline(pid)}" '
         f'fill="none" stroke="{LAST_MOVE}" stroke-width="6" stroke-linejoin="round" '
         'pointer-events="none"/>'
     )
