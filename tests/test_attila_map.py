@@ -120,6 +120,13 @@ def test_sea_arrows_cross_only_water() -> None:
             assert not _inside(middle, shape), (one, other, rid)
 
 
+def test_the_seas_are_named_on_the_water() -> None:
+    shapes = regions()
+    assert shapes.seas
+    for name, at, _turn in shapes.seas:
+        assert not any(_inside(at, shape) for shape in shapes.shapes.values()), name
+
+
 def test_each_inner_box_lies_inside_its_province_and_holds_a_name_and_three_chips() -> None:
     shapes = regions()
     for pid in IDS:

@@ -86,6 +86,7 @@ def draw(
     ids = {p.id for p in board.provinces}
     parts = [f'<rect width="{shapes.width}" height="{shapes.height}" fill="{SEA_FILL}"/>']
     parts += [_scenery(shapes, rid, name) for rid, name in shapes.scenery.items()]
+    parts += [_sea_name(name, at, turn) for name, at, turn in shapes.seas]
     parts += _sea_links(board)
     parts += [_province(board, shapes, p.id, view, lit_marks) for p in board.provinces]
     parts += [_last_move_outline(pid) for pid in sorted(touched(events) & ids)]
@@ -104,6 +105,16 @@ def _scenery(shapes: Regions, rid: str, name: str) -> str:
         f'stroke="#a99f86" stroke-width="1.5"/>'
         f'<text x="{x:g}" y="{y + size / 3:g}" font-size="{size}" font-style="italic" '
         f'fill="#6b6455" text-anchor="middle"{turn}>{escape(name)}</text>'
+    )
+
+
+def _sea_name(name: str, at: Point, turn: float) -> str:
+    """A sea's name on the water, in small italics (decoration, not information)."""
+    x, y = at
+    rotate = f' transform="rotate({turn:g} {x:g} {y:g})"' if turn else ""
+    return (
+        f'<text x="{x:g}" y="{y:g}" font-size="16" font-style="italic" fill="#4f7d9c" '
+        f'text-anchor="middle" letter-spacing="1"{rotate}>{escape(name)}</text>'
     )
 
 

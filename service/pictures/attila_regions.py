@@ -57,6 +57,8 @@ class Regions:
     borders: dict[frozenset[str], list[list[Point]]]
     #: Which regions are scenery, with their names as the map writes them.
     scenery: dict[str, str]
+    #: The seas' names, each with its middle and its turn (degrees).
+    seas: list[tuple[str, Point, float]]
 
 
 @cache
@@ -68,7 +70,7 @@ def regions() -> Regions:
 
 def build(raw: dict[str, Any]) -> Regions:
     """The regions of a map (regions.json's shape: ``cell``, ``jitter``, ``legend``,
-    ``rows``, ``scenery``)."""
+    ``rows``, ``scenery`` and, optionally, ``seas``)."""
     rows: list[str] = raw["rows"]
     legend: dict[str, str] = raw["legend"]
     cell: int = raw["cell"]
@@ -83,6 +85,10 @@ def build(raw: dict[str, Any]) -> Regions:
         inner=inner,
         borders=_borders(grid, at),
         scenery=dict(raw["scenery"]),
+        seas=[
+            (sea["name"], (float(sea["at"][0]), float(sea["at"][1])), float(sea["rotate"]))
+            for sea in raw.get("seas", [])
+        ],
     )
 
 
