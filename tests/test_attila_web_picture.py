@@ -1,15 +1,16 @@
-"""Attila's web board (service/pictures/attila_web.py): the board alone, every province with
-its name and each people's stones as a count, no panel; the panels beside it are worded from
-the same facts the mailed picture draws (attila.panel_facts)."""
+"""Attila's web board (service/pictures/attila_web.py): the map alone, every province its
+region with its name and each people's stones as a count, no panel; the mailed picture draws
+the same map, and the panels beside it are worded from the same facts the mailed picture
+draws (attila.panel_facts)."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections import Counter
 
 from engine.attila.game import GAME
 from engine.attila.state import AttilaState
 from service.pictures import attila, attila_web
+from service.pictures.attila_regions import points, regions
 from tests.engine_helpers import play_randomly
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -48,9 +49,30 @@ def test_the_web_board_is_every_province_with_its_stones_counted_and_no_panel() 
     texts = " ".join(_words(root))
     for panel_word in ("Scores", "Influence", "Century", "Peoples"):
         assert panel_word not in texts
-    # Every grid place is a province or the islands, each province once.
-    placed = Counter(pid for row in attila_web.GRID for pid in row if pid)
-    assert placed == Counter({p.id: 1 for p in GAME.board.provinces} | {"islands": 1})
+    # Each province is its region of the map, outlined first (the page's CSS lights it).
+    shapes = regions().shapes
+    for province in GAME.board.provinces:
+        outline = boxes[f"province-{province.id}"][0]
+        assert outline.tag == f"{SVG}polygon"
+        assert outline.get("points") == points(shapes[province.id])
+
+
+def test_the_mailed_picture_draws_the_same_map_without_the_lit_markers() -> None:
+    """The mail (a print) and the web table agree: the same provinces drawn the same way,
+    the mail without the markers that only the page's CSS shows."""
+    state = _played(150)
+    view = GAME.view(state, None)
+    names = ["A", "B", "C", "D"]
+    web = ET.fromstring(attila_web.render(GAME.board, view, "T", names=names))
+    mail = ET.fromstring(attila.render(GAME.board, view, "T", names=names))
+    for province in GAME.board.provinces:
+        key = f"province-{province.id}"
+        (on_web,) = [g for g in web.iter(f"{SVG}g") if g.get("id") == key]
+        (in_mail,) = [g for g in mail.iter(f"{SVG}g") if g.get("id") == key]
+        marks = [m for m in on_web if m.get("class") == "lit-mark"]
+        assert len(marks) == 1
+        on_web.remove(marks[0])
+        assert ET.tostring(on_web) == ET.tostring(in_mail), province.id
 
 
 def test_the_panel_facts_are_what_the_mailed_picture_draws() -> None:

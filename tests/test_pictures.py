@@ -22,12 +22,11 @@ def test_picture_is_svg_with_every_province_and_its_stones() -> None:
     assert root.tag == f"{SVG}svg"
     groups = {g.get("id") for g in root.iter(f"{SVG}g")}
     assert groups == {f"province-{p.id}" for p in GAME.board.provinces}
-    stones_drawn = sum(
-        1
-        for g in root.iter(f"{SVG}g")
-        for r in g.iter(f"{SVG}rect")
-        if r.find(f"{SVG}title") is not None
-    )
+    # Each people's stones in a province are one chip: its letter, then its count.
+    stones_drawn = 0
+    for g in root.iter(f"{SVG}g"):
+        chips = [t.text or "" for t in g.iter(f"{SVG}text") if t.get("class") == "info"][1:]
+        stones_drawn += sum(int(count) for count in chips[1::2])
     assert stones_drawn == sum(sum(row) for row in state.stones)
 
 
@@ -39,7 +38,7 @@ def test_picture_marks_pacified_provinces_with_their_century() -> None:
     root = ET.fromstring(svg)
     for g in root.iter(f"{SVG}g"):
         pid = g.get("id").removeprefix("province-")
-        texts = [t.text for t in g.iter(f"{SVG}text")]
+        texts = [t.text for t in g.iter(f"{SVG}text") if t.get("class") == "info century"]
         has_tile = any(t in {"IV", "V", "VI", "VII"} for t in texts)
         assert has_tile == (pid in pacified)
 

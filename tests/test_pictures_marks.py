@@ -24,7 +24,7 @@ from service.pictures import (
     board_svg,
     text_summary,
 )
-from service.pictures.attila import PEOPLE_FILL
+from service.pictures.attila_map import PEOPLE_FILL
 from service.pictures.attila_wargame import COUNTER, DISC, H, R, Spot, city_label, stack_spots
 from service.pictures.attila_wargame_map import Frame
 from service.pictures.png import svg_to_png

@@ -1,17 +1,15 @@
 """An SVG picture of an Attila game, drawn from the spectator view only.
 
 Drawing from ``GAME.view(state, None)`` means the picture cannot show a hand, the draw pile
-or an unrevealed conflict card, whoever asks for it. The layout (province positions) is a
-data file beside the board, as reconstructed as the board itself.
+or an unrevealed conflict card, whoever asks for it. The board is the map the web table
+shows (``attila_map``: the same regions, names, chips and marks), with the title and the
+legend beside it and the century, scores and influence table under it, as a mail is a print.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Mapping, Sequence
-from functools import cache
-from importlib import resources
+from collections.abc import Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -22,29 +20,22 @@ from engine.sentences import N_
 from service.common.i18n import say as _
 from service.common.i18n import say_n as ngettext
 from service.common.i18n import say_word
-from service.pictures import LAST_MOVE, resigned_mark, seat_label, wrap_words
+from service.pictures import LAST_MOVE, attila_map, resigned_mark, seat_label, wrap_words
+from service.pictures.attila_map import (
+    FRONTIER,
+    LAND_FILL,
+    OUTLINE,
+    PACIFIED_FILL,
+    PEOPLE_FILL,
+    ROMAN,
+    SEA_LINK,
+)
 
-PEOPLE_FILL = {
-    "blue": "#2f6fd6",
-    "yellow": "#e9c229",
-    "black": "#2b2b2b",
-    "green": "#2f9a46",
-    "purple": "#8a3fb8",
-    "red": "#d23a2f",
-}
 #: Players are marked by shape, in black and white: the six colours belong to the peoples.
 SEAT_SHAPES = ["circle", "square", "triangle", "diamond", "star"]
-FRONTIER = "#b3261e"
-NODE_W, NODE_H = 104, 62
 PANEL_H = 360
-ROMAN = {4: "IV", 5: "V", 6: "VI", 7: "VII"}
-
-
-@cache
-def _layout() -> dict[str, Any]:
-    text = resources.files("engine.attila").joinpath("data/layout.json").read_text("utf-8")
-    layout: dict[str, Any] = json.loads(text)
-    return layout
+#: The picture's width: the map, and the title and legend in a column beside it.
+WIDTH = 1240
 
 
 def seat_mark(seat: int, x: float, y: float, r: float = 7) -> str:
@@ -80,33 +71,44 @@ def render(
     events: Sequence[Event] = (),
     last_move: Sequence[str] = (),
 ) -> str:
-    layout = _layout()
-    marked = touched(events) & layout["provinces"].keys()
+    map_width, map_height = attila_map.width(), attila_map.height()
+    marked = touched(events) & {p.id for p in board.provinces}
     told = _told(last_move)
-    width, height = layout["width"], layout["height"] + PANEL_H + 30 * len(told)
+    height = map_height + PANEL_H + 30 * len(told)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+        f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Arial, sans-serif">',
         f"<title>{escape(title)}</title>",
-        f'<rect width="{width}" height="{layout["height"]}" fill="#cfe3ef"/>',
-        f'<rect y="{layout["height"]}" width="{width}" height="{height - layout["height"]}" '
-        'fill="#f6f1e4"/>',
-        '<text x="20" y="34" font-size="24" font-weight="bold" fill="#213547">'
-        f"{escape(title)}</text>",
-        '<text x="20" y="56" font-size="12" fill="#456">'
-        + _("Reconstructed board: not the printed map (see docs/rules/attila.md)")
-        + "</text>",
+        f'<rect width="{WIDTH}" height="{height}" fill="#f6f1e4"/>',
+        *attila_map.draw(board, view, events, lit_marks=False),
     ]
-    parts += borders(board, layout["provinces"])
-    parts += _decorations(layout)
-    parts += [_province(board, layout, p.id, p.frontier, view) for p in board.provinces]
-    parts += [_last_move_frame(layout, pid) for pid in sorted(marked)]
+    heading, bottom = _heading(title, map_width + 24)
+    parts += heading
     facts = panel_facts(board, view, names)
-    parts += _legend(facts, width, bool(marked))
-    parts += _panel(facts, layout["height"])
-    parts += _last_move(told, layout["height"] + PANEL_H)
+    parts += _legend(facts, map_width + 36, bottom + 56, bool(marked))
+    parts += _panel(facts, map_height)
+    parts += _last_move(told, map_height + PANEL_H)
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _heading(title: str, x: int) -> tuple[list[str], int]:
+    """The title and the note that the board is reconstructed, in the column beside the map
+    from ``x``: the lines, and where the last of them stands."""
+    out = []
+    y = 12
+    for line in wrap_words(title, 28):
+        y += 30
+        out.append(
+            f'<text x="{x}" y="{y}" font-size="24" font-weight="bold" fill="#213547">'
+            f"{escape(line)}</text>"
+        )
+    y += 6
+    note = _("Reconstructed board: not the printed map (see docs/rules/attila.md)")
+    for line in wrap_words(note, 52):
+        y += 18
+        out.append(f'<text x="{x}" y="{y}" font-size="14" fill="#456">{escape(line)}</text>')
+    return out, y
 
 
 def _told(last_move: Sequence[str]) -> list[str]:
@@ -114,15 +116,6 @@ def _told(last_move: Sequence[str]) -> list[str]:
     summed up by its first sentences; the game's log has them all)."""
     lines = [line for sentence in last_move for line in wrap_words(sentence, 96)]
     return lines[:6]
-
-
-def _last_move_frame(layout: dict[str, Any], pid: str) -> str:
-    x, y = layout["provinces"][pid]
-    return (
-        f'<rect id="last-move-{escape(pid)}" x="{x - NODE_W // 2 - 6}" y="{y - NODE_H // 2 - 6}" '
-        f'width="{NODE_W + 12}" height="{NODE_H + 12}" rx="13" fill="none" '
-        f'stroke="{LAST_MOVE}" stroke-width="5"/>'
-    )
 
 
 def _last_move(lines: list[str], top: int) -> list[str]:
@@ -133,82 +126,6 @@ def _last_move(lines: list[str], top: int) -> list[str]:
             f'<text x="20" y="{top + 4 + 30 * i}" font-size="20" fill="#7a0046">'
             f'<tspan font-weight="bold">{label}</tspan>{escape(line)}</text>'
         )
-    return out
-
-
-#: The neighbours' links as the mailed board draws them: land brown, sea dashed blue.
-LAND_LINK = 'stroke="#a08a66" stroke-width="3"'
-SEA_LINK = 'stroke="#3d7ea6" stroke-width="2.5" stroke-dasharray="7 5"'
-
-
-def borders(
-    board: Board, pos: Mapping[str, Any], land: str = LAND_LINK, sea: str = SEA_LINK
-) -> list[str]:
-    """The neighbours' links, centre to centre (``pos``: each province's centre), in the
-    ``land`` and ``sea`` strokes."""
-    sea_pairs = {frozenset(pair) for pair in board.sea_arrows}
-    out = []
-    for a in board.provinces:
-        for b in board.provinces:
-            if a.index < b.index and board.neighbours[a.index] >> b.index & 1:
-                (x1, y1), (x2, y2) = pos[a.id], pos[b.id]
-                style = sea if frozenset((a.index, b.index)) in sea_pairs else land
-                out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" {style}/>')
-    return out
-
-
-def _decorations(layout: dict[str, Any]) -> list[str]:
-    out = []
-    for name, (x, y) in layout["decorations"].items():
-        out.append(
-            f'<ellipse cx="{x}" cy="{y}" rx="16" ry="26" fill="#d9d2bf" stroke="#a99f86"/>'
-            f'<text x="{x}" y="{y + 42}" font-size="10" fill="#6b6455" text-anchor="middle">'
-            f"{escape(name.title())} (no stones)</text>"
-        )
-    return out
-
-
-def _province(
-    board: Board, layout: dict[str, Any], pid: str, frontier: bool, view: dict[str, Any]
-) -> str:
-    x, y = layout["provinces"][pid]
-    left, top = x - NODE_W // 2, y - NODE_H // 2
-    info = view["provinces"][pid]
-    century = info["pacified"]
-    fill = "#d8d4c8" if century else "#fbf6e8"
-    stroke = FRONTIER if frontier else "#6d5d3f"
-    name = say_word(board.provinces[board.province(pid).index].name)
-    out = [
-        f'<g id="province-{escape(pid)}">',
-        f'<rect x="{left}" y="{top}" width="{NODE_W}" height="{NODE_H}" rx="9" fill="{fill}" '
-        f'stroke="{stroke}" stroke-width="{3 if frontier else 1.5}"/>',
-        f'<text x="{x}" y="{top + 15}" font-size="12" font-weight="bold" text-anchor="middle" '
-        f'fill="#2d2416">{escape(name)}</text>',
-        f'<text x="{left + 6}" y="{top + NODE_H - 6}" font-size="9" fill="#6b5b3e">'
-        f"{escape(pid)}</text>",
-    ]
-    if century:
-        out.append(
-            f'<rect x="{left + NODE_W - 30}" y="{top + NODE_H - 18}" width="26" height="14" '
-            f'rx="3" fill="#5b4a2e"/><text x="{left + NODE_W - 17}" y="{top + NODE_H - 7}" '
-            f'font-size="9" fill="#fff" text-anchor="middle">{ROMAN.get(century, century)}</text>'
-        )
-    out += _stones(board, info["stones"], left + 10, top + 30)
-    out.append("</g>")
-    return "".join(out)
-
-
-def _stones(board: Board, stones: dict[str, int], x: int, y: int) -> list[str]:
-    out = []
-    for people in board.peoples:
-        for _stone in range(stones.get(people.id, 0)):
-            colour = PEOPLE_FILL.get(people.colour, "#888")
-            out.append(
-                f'<rect x="{x}" y="{y}" width="15" height="15" rx="3" fill="{colour}" '
-                f'stroke="#fff" stroke-width="1"><title>{escape(say_word(people.name_en))}'
-                "</title></rect>"
-            )
-            x += 18
     return out
 
 
@@ -268,12 +185,12 @@ def _seat_facts(view: dict[str, Any], seat: int, names: Sequence[str]) -> dict[s
     }
 
 
-def _legend(facts: dict[str, Any], width: int, marked: bool) -> list[str]:
-    """Every mark of the picture, in type readable at mail width (the picture at half size)."""
-    x, y = width - 262, 30
+def _legend(facts: dict[str, Any], x: int, y: int, marked: bool) -> list[str]:
+    """Every mark of the picture, in type readable at mail width (the picture at half size),
+    in the column beside the map, its first line at (``x``, ``y``)."""
     rows = len(facts["peoples"])
     out = [
-        f'<rect x="{x - 12}" y="{y - 24}" width="268" height="{166 + 24 * rows}" '
+        f'<rect x="{x - 12}" y="{y - 24}" width="268" height="{180 + 24 * rows}" '
         'rx="8" fill="#ffffffdd" stroke="#9fb4c2"/>',
         f'<text x="{x}" y="{y}" font-size="17" font-weight="bold">'
         + _("Peoples (supply)")
@@ -290,23 +207,23 @@ def _legend(facts: dict[str, Any], width: int, marked: bool) -> list[str]:
     yy = y + 24 * rows + 30
     samples = [
         (
-            f'<line x1="{x}" y1="{yy - 5}" x2="{x + 24}" y2="{yy - 5}" stroke="#a08a66" '
-            'stroke-width="3"/>',
+            f'<line x1="{x}" y1="{yy - 5}" x2="{x + 24}" y2="{yy - 5}" stroke="{OUTLINE}" '
+            'stroke-width="2"/>',
             _("land border"),
         ),
         (
-            f'<line x1="{x}" y1="{yy + 19}" x2="{x + 24}" y2="{yy + 19}" stroke="#3d7ea6" '
-            'stroke-width="2.5" stroke-dasharray="7 5"/>',
+            f'<line x1="{x}" y1="{yy + 19}" x2="{x + 24}" y2="{yy + 19}" {SEA_LINK}/>',
             _("sea arrow"),
         ),
         (
-            f'<rect x="{x}" y="{yy + 38}" width="24" height="16" rx="4" fill="#fbf6e8" '
-            f'stroke="{FRONTIER}" stroke-width="3"/>',
+            f'<rect x="{x}" y="{yy + 38}" width="24" height="16" fill="{LAND_FILL}" '
+            f'stroke="{OUTLINE}"/><line x1="{x}" y1="{yy + 40}" x2="{x + 24}" y2="{yy + 40}" '
+            f'stroke="{FRONTIER}" stroke-width="5"/>',
             _("frontier province"),
         ),
         (
-            f'<rect x="{x}" y="{yy + 62}" width="24" height="16" rx="4" fill="#d8d4c8" '
-            'stroke="#6d5d3f"/>',
+            f'<rect x="{x}" y="{yy + 62}" width="24" height="16" fill="{PACIFIED_FILL}" '
+            f'stroke="{OUTLINE}"/>',
             _("pacified (century)"),
         ),
         (

@@ -13,7 +13,8 @@ from markupsafe import Markup
 from engine.attila.board import Board
 from service.common.i18n import say as _
 from service.common.i18n import say_word
-from service.pictures.attila import PEOPLE_FILL, panel_facts, seat_mark
+from service.pictures.attila import panel_facts, seat_mark
+from service.pictures.attila_map import PEOPLE_FILL
 from service.store.record import GameRecord
 
 #: Attila's action tiles, in the order the table shows them (used ones greyed).

@@ -50,7 +50,7 @@ _MEASURE = """() => {
 #: A lit place's looks: its outline's colour and width, and whether its marker shows.
 _LIT_LOOK = """() => {
   const lit = document.querySelector('.board-svg .legal');
-  const box = lit.querySelector('rect');
+  const box = lit.querySelector('polygon');
   const mark = lit.querySelector('.lit-mark');
   const style = getComputedStyle(box);
   return { stroke: style.stroke, width: parseFloat(style.strokeWidth), fill: style.fill,
@@ -318,7 +318,8 @@ def test_a_lit_province_reads_apart_from_a_frontier(
     browser: Any, base_url: str, store: Store, size: str
 ) -> None:
     """Attila's lit province: an orange outline, a tint and its marker; a frontier province's
-    mark is a red band along its north edge, its outline the ordinary brown."""
+    mark is the start line's red band along its border with Germania Magna, its outline the
+    ordinary brown."""
     table = new_table(store, 3, "sizes-lit", "attila")
     record = store.get_game(table.game_id)
     mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
@@ -326,7 +327,7 @@ def test_a_lit_province_reads_apart_from_a_frontier(
     page.goto(f"{base_url}/games/{table.game_id}")
     page.wait_for_selector(".board-svg")
     frontier = page.evaluate(
-        "() => getComputedStyle(document.querySelector('#province-BEL rect')).stroke"
+        "() => getComputedStyle(document.querySelector('#province-BEL polygon')).stroke"
     )
     assert _light_places(page) > 0
     look = page.evaluate(_LIT_LOOK)

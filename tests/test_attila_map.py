@@ -1,0 +1,165 @@
+"""Attila's map (engine/attila/data/regions.json, drawn by service/pictures/attila_regions.py):
+a geometry check of its outlines against the board. Land neighbours share a border, every
+other pair keeps apart (no shared point, no overlap), the sea arrows cross only water, the
+frontier provinces are those along the start line, and every province's inner box lies inside
+it, large enough for its name and its chips."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from importlib import resources
+from typing import Any
+
+import pytest
+
+from engine.attila.game import GAME
+from service.pictures import attila_map
+from service.pictures.attila_regions import Point, Regions, build, nearest, regions
+
+Segment = tuple[Point, Point]
+BOARD = GAME.board
+IDS = [p.id for p in BOARD.provinces]
+
+
+def _raw() -> dict[str, Any]:
+    text = resources.files("engine.attila").joinpath("data/regions.json").read_text("utf-8")
+    raw: dict[str, Any] = json.loads(text)
+    return raw
+
+
+def _land_pairs() -> set[frozenset[str]]:
+    sea = {frozenset((BOARD.provinces[a].id, BOARD.provinces[b].id)) for a, b in BOARD.sea_arrows}
+    return {
+        frozenset((a.id, b.id))
+        for a, b in itertools.combinations(BOARD.provinces, 2)
+        if BOARD.neighbours[a.index] >> b.index & 1
+    } - sea
+
+
+def _edges(shape: list[Point]) -> list[Segment]:
+    return list(itertools.pairwise([*shape, shape[0]]))
+
+
+def _turn(a: Point, b: Point, c: Point) -> float:
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+
+def _cross(s: Segment, t: Segment) -> bool:
+    """Whether two segments cross at a point inside both (touching ends or lying along each
+    other is not crossing)."""
+    (a, b), (c, d) = s, t
+    return _turn(a, b, c) * _turn(a, b, d) < 0 and _turn(c, d, a) * _turn(c, d, b) < 0
+
+
+def _inside(p: Point, shape: list[Point]) -> bool:
+    """Whether ``p`` lies inside an outline (even-odd rule)."""
+    x, y = p
+    inside = False
+    for (x1, y1), (x2, y2) in _edges(shape):
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
+
+
+def _box_corners(box: tuple[float, float, float, float]) -> list[Point]:
+    left, top, w, h = box
+    return [(left, top), (left + w, top), (left + w, top + h), (left, top + h)]
+
+
+def _apart(a: list[Point], b: list[Point]) -> bool:
+    """No edge of one outline crosses the other's, neither holds a corner of the other."""
+    if any(_cross(s, t) for s in _edges(a) for t in _edges(b)):
+        return False
+    shared = set(a) & set(b)
+    return not any(_inside(p, b) for p in a if p not in shared) and not any(
+        _inside(p, a) for p in b if p not in shared
+    )
+
+
+def test_every_province_is_one_region_and_the_scenery_is_named() -> None:
+    shapes = regions()
+    assert set(shapes.shapes) == set(IDS) | set(shapes.scenery)
+    assert set(shapes.scenery.values()) >= {"Corsica", "Sardinia", "Germania Magna"}
+    for rid, shape in shapes.shapes.items():
+        edges = _edges(shape)
+        crossing = [(s, t) for s, t in itertools.combinations(edges, 2) if _cross(s, t)]
+        assert crossing == [], f"{rid}'s outline crosses itself"
+
+
+def test_land_neighbours_share_a_border_and_no_other_pair_touches_or_overlaps() -> None:
+    shapes = regions()
+    land = _land_pairs()
+    for a, b in itertools.combinations(sorted(shapes.shapes), 2):
+        pa, pb = shapes.shapes[a], shapes.shapes[b]
+        shared_edges = {frozenset(e) for e in _edges(pa)} & {frozenset(e) for e in _edges(pb)}
+        if frozenset((a, b)) in land:
+            assert shared_edges, f"{a} and {b} are land neighbours without a shared border"
+        elif {a, b} <= set(IDS):
+            assert not set(pa) & set(pb), f"{a} and {b} touch but are not land neighbours"
+        assert _apart(pa, pb), f"{a} and {b} overlap"
+
+
+def test_the_frontier_provinces_are_those_along_germania_magna() -> None:
+    shapes = regions()
+    beyond = {rid for pair in shapes.borders if attila_map.BEYOND in pair for rid in pair} - {
+        attila_map.BEYOND
+    }
+    assert beyond == {p.id for p in BOARD.provinces if p.frontier}
+
+
+def test_sea_arrows_cross_only_water() -> None:
+    shapes = regions()
+    for a, b in BOARD.sea_arrows:
+        one, other = BOARD.provinces[a].id, BOARD.provinces[b].id
+        link = nearest(shapes.shapes[one], shapes.shapes[other])
+        assert not set(shapes.shapes[one]) & set(shapes.shapes[other]), (one, other)
+        for rid, shape in shapes.shapes.items():
+            assert not any(_cross(link, e) for e in _edges(shape)), (one, other, rid)
+            middle = ((link[0][0] + link[1][0]) / 2, (link[0][1] + link[1][1]) / 2)
+            assert not _inside(middle, shape), (one, other, rid)
+
+
+def test_the_seas_are_named_on_the_water() -> None:
+    shapes = regions()
+    assert shapes.seas
+    for name, at, _turn in shapes.seas:
+        assert not any(_inside(at, shape) for shape in shapes.shapes.values()), name
+
+
+def test_each_inner_box_lies_inside_its_province_and_holds_a_name_and_three_chips() -> None:
+    shapes = regions()
+    for pid in IDS:
+        box, shape = shapes.inner[pid], shapes.shapes[pid]
+        corners = _box_corners(box)
+        assert all(_inside(p, shape) for p in corners), pid
+        assert not any(_cross(s, e) for s in _edges(corners) for e in _edges(shape)), pid
+        _left, top, w, h = box
+        assert w >= 3 * 24, pid  # a short name unsqueezed, a long one condensed
+        places = attila_map.chip_places(box, 3)
+        assert all(y + attila_map.CHIP <= top + h for _x, y in places), pid
+
+
+def test_the_map_is_as_wide_as_todays_board_so_a_phone_shows_it_whole() -> None:
+    shapes = regions()
+    assert shapes.width <= 768
+    assert 1 < shapes.height / shapes.width < 1.4
+
+
+@pytest.mark.parametrize(
+    ("rows", "problem"),
+    [
+        (["aa.", ".aa", "..."], None),
+        (["a.", ".a"], "corner only"),
+        (["a.a"], "one piece"),
+        (["aaa", "a.a", "aaa"], "one piece"),
+        (["aa", "a"], "differ in length"),
+    ],
+)
+def test_a_broken_map_is_refused(rows: list[str], problem: str | None) -> None:
+    raw = {**_raw(), "rows": rows, "legend": {"a": "A"}, "scenery": {}}
+    if problem is None:
+        assert isinstance(build(raw), Regions)
+        return
+    with pytest.raises(ValueError, match=problem):
+        build(raw)
