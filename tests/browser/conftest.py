@@ -52,7 +52,7 @@ def screenshots_asked() -> bool:
 @contextmanager
 def screenshots_when_asked() -> Iterator[None]:
     """Unless asked (``SCREENSHOT_SWITCHES``), every page's and element's ``screenshot`` takes
-    none: nobody looks at them in a test run, and each costs 0.2-0.7 s of CPU (its PNG; about 80
+    none: nobody looks at them in a test run, and each costs 0.2-0.7 s of CPU (its PNG; dozens
     a run of the suite, docs/performance.md). An element's still waits until it is visible, as
     its screenshot would: a test that photographs an element checks that it shows."""
     if screenshots_asked():
