@@ -29,6 +29,11 @@ DOMAIN = "play.test"
 MOVES_HEADINGS = frozenset(i18n.gettext(lang, MOVES_HEADING) for lang in i18n.LANGUAGES)
 LEGAL_HEADINGS = frozenset(i18n.gettext(lang, LEGAL_HEADING) for lang in i18n.LANGUAGES)
 PLAYERS_DOMAIN = "players.test"
+#: The environment of a stack whose tests read only the mails' text: the worker leaves the
+#: board's pictures out (rasterising them was two thirds of the worker's CPU in a whole game
+#: by mail). The pictures are checked by test_mail_design.py, test_mail_size.py and the whole
+#: game of test_mail_german.py.
+TEXT_ONLY = {"KURIER_MAIL_PICTURES": "0"}
 
 
 class MailStack(NotifyStack):

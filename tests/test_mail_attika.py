@@ -18,7 +18,7 @@ from engine.attika.game import GAME
 from engine.attika.state import AttikaState
 from engine.core import SYSTEM
 from service.pictures import text_summary
-from tests.mail_stack import MailStack, answers_to, legal_moves, plain, reply_to
+from tests.mail_stack import TEXT_ONLY, MailStack, answers_to, legal_moves, plain, reply_to
 from tests.receivers import wait_for
 from tests.test_service_attika import _hidden_changed
 from workers.mailview import MOVES_HEADING
@@ -29,7 +29,7 @@ MAX_MOVES = 600
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[MailStack]:
-    s = MailStack().start()
+    s = MailStack(env=TEXT_ONLY).start()
     s.start_worker()  # two workers: answers and notifications run side by side
     yield s
     s.stop()

@@ -212,6 +212,30 @@ def test_without_fonts_the_mail_goes_out_without_its_picture(
     assert k.view(game_id)["status"] == "active"
 
 
+def test_mail_pictures_off_leaves_them_out_and_the_text_in(
+    stack: NotifyStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``KURIER_MAIL_PICTURES=0`` (the whole games by mail that read only the text): a turn
+    mail without pictures, its text view whole; 1, the default, has them."""
+    players = [stack.player(n, email=f"{n.lower()}@nopic.test")[0] for n in ("Gerd", "Hilde")]
+    game_id = stack.game(players, seed="design-nopic")
+    assert stack.store is not None
+    record = stack.store.get_game(game_id)
+    seat = next(d["seat"] for d in record.pending if d["seat"] != SYSTEM)
+
+    def turn() -> mailview.TurnMail:
+        return mailview.turn_mail(stack.store, record, seat, "Gerd", told=[], asked=True, links=())
+
+    monkeypatch.setenv("KURIER_MAIL_PICTURES", "0")
+    without = turn()
+    assert without.pictures == ()
+    assert "cid:" not in mailview.render_html(without, "subject")
+    monkeypatch.setenv("KURIER_MAIL_PICTURES", "1")
+    if not picture_png.missing_fonts():
+        assert turn().pictures != ()
+    assert turn().view_text == without.view_text
+
+
 def test_the_wargame_mail_has_the_crop_round_the_last_move_and_the_overview(
     stack: NotifyStack,
 ) -> None:

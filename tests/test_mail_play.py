@@ -18,6 +18,7 @@ from service.common import replies
 from service.store.queues import INBOUND_JOB, queue
 from tests.mail_stack import (
     DOMAIN,
+    TEXT_ONLY,
     MailStack,
     actionable,
     answers_to,
@@ -34,7 +35,7 @@ GAME_SECONDS = 300  # a bound, not the expectation: 50-125 s
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[MailStack]:
-    s = MailStack().start()
+    s = MailStack(env=TEXT_ONLY).start()
     s.start_worker()  # two workers: answers and notifications run side by side
     yield s
     s.stop()

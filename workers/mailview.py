@@ -17,6 +17,7 @@ templates speak the reader's language (docs/i18n.md).
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -361,7 +362,7 @@ def mail_pictures(
     the whole picture at the mail's width. ``brief`` (a mail-in answer, one at every move by
     mail): the crop round the last move only, or the whole picture, at the mail's width
     (``ANSWER_PIXELS``)."""
-    if record.state is None or not pictures.has_picture(record.type):
+    if record.state is None or not pictures.has_picture(record.type) or not pictures_enabled():
         return ()
     if entries is None:
         entries = store.log_tail(record, views.RECENT_ENTRIES)
@@ -386,6 +387,12 @@ def mail_pictures(
         made = ()
     _cache.put(key, made)
     return made
+
+
+def pictures_enabled() -> bool:
+    """False when ``KURIER_MAIL_PICTURES`` is 0: mails go without the board's pictures (their
+    text says what the pictures show). Rasterising them is most of a mail's CPU."""
+    return os.environ.get("KURIER_MAIL_PICTURES", "1") != "0"
 
 
 def _render(

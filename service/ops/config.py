@@ -369,6 +369,13 @@ SETTINGS: tuple[Setting, ...] = (
         _int_between(0, 3600),
     ),
     Setting(
+        "KURIER_MAIL_PICTURES",
+        "1",
+        "0: mails go without the board's pictures (their text says the same; rasterising them "
+        "is most of a mail's CPU: the tests' whole games by mail that read only the text)",
+        _one_of("0", "1"),
+    ),
+    Setting(
         "KURIER_PRESENCE_GRACE_SECONDS",
         "120",
         "A player who leaves a game's table (its page hidden or closed) is mailed what still "

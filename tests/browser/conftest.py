@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,9 @@ import pytest
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage"]
 #: Screenshots the tests take for people to look at (not committed).
 SHOTS = Path(__file__).resolve().parents[2] / ".kurier" / "screenshots"
+#: Either set to 1 takes the tests' screenshots: those for people to look at (SHOTS) and those
+#: committed in docs/pictures/ (look at each before committing them).
+SCREENSHOT_SWITCHES = ("KURIER_SCREENSHOTS", "KURIER_UPDATE_PICTURES")
 
 
 def chromium_path() -> str | None:
@@ -35,10 +39,38 @@ def browser() -> Iterator[Any]:
         pytest.skip(message)
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
+    with sync_playwright() as playwright, screenshots_when_asked():
         launched = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
         yield launched
         launched.close()
+
+
+def screenshots_asked() -> bool:
+    return any(os.environ.get(name) == "1" for name in SCREENSHOT_SWITCHES)
+
+
+@contextmanager
+def screenshots_when_asked() -> Iterator[None]:
+    """Unless asked (``SCREENSHOT_SWITCHES``), every page's and element's ``screenshot`` takes
+    none: nobody looks at them in a test run, and each costs 0.2-0.7 s of CPU (its PNG; dozens
+    a run of the suite, docs/performance.md). An element's still waits until it is visible, as
+    its screenshot would: a test that photographs an element checks that it shows."""
+    if screenshots_asked():
+        yield
+        return
+    from playwright.sync_api import Locator, Page
+
+    def page_not_taken(page: Page, **_options: Any) -> bytes:
+        return b""
+
+    def element_not_taken(locator: Locator, **_options: Any) -> bytes:
+        locator.wait_for(state="visible")
+        return b""
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Page, "screenshot", page_not_taken)
+        patch.setattr(Locator, "screenshot", element_not_taken)
+        yield
 
 
 def screenshot(page: Any, name: str) -> Path:

@@ -1,6 +1,7 @@
 """A turn mail's HTML part in a real browser, as a phone and a desktop mail program would
-show it: no horizontal scrolling at 600 and 390 px, the inline board picture loads. The
-screenshots go to a temporary directory; with ``KURIER_UPDATE_PICTURES=1`` to docs/pictures/
+show it: no horizontal scrolling at 600 and 390 px, the inline board picture loads. Its
+screenshots are taken only when asked (tests/browser/conftest.py): with ``KURIER_SCREENSHOTS=1``
+into a temporary directory; with ``KURIER_UPDATE_PICTURES=1`` into docs/pictures/
 (mail-600.png, mail-390.png, and the German mail's mail-de-600.png, mail-de-390.png; the
 wargame's mail-wargame-1280.png, mail-wargame-600.png, mail-wargame-390.png and
 mail-wargame-390-dark.png) for docs/email.md, so that an ordinary run leaves the work tree as
