@@ -48,6 +48,19 @@ def _played_against_a_bot(
     return game_id, me, seen
 
 
+def _review_when(
+    api: Kurier, game_id: str, me: Player, status: str, seconds: float, what: str
+) -> dict[str, Any]:
+    """The player's review of the game once its status is ``status``, waited for."""
+
+    def review_now() -> dict[str, Any] | None:
+        r: dict[str, Any] = api.call("GET", f"/v1/games/{game_id}/review", me).json()
+        return r if r["status"] == status else None
+
+    found: dict[str, Any] = wait_for(review_now, seconds, what)
+    return found
+
+
 @pytest.mark.parametrize("game_type", ["attika", "attila"])
 def test_a_review_is_made_for_a_finished_game_and_nothing_of_it_exists_before(
     base_url: str, worker: Any, store: Store, game_type: str
@@ -75,14 +88,7 @@ def test_a_review_is_made_for_a_finished_game_and_nothing_of_it_exists_before(
     assert csrf is not None
     asked = web.post(f"{base_url}/games/{game_id}/review", data={"csrf": csrf[1]}, timeout=10)
     assert asked.status_code == 200, asked.status_code  # back to the page
-    done = wait_for(
-        lambda: (
-            (r := api.call("GET", f"/v1/games/{game_id}/review", me).json())["status"] == "ready"
-            and r
-        ),
-        120,
-        "the review",
-    )
+    done = _review_when(api, game_id, me, "ready", 120, "the review")
     mine = [
         e
         for e in api.all_events(game_id, me)
@@ -213,14 +219,7 @@ def test_a_review_whose_job_fails_for_good_says_so_and_is_made_when_asked_again(
         wait_for(lambda left=left: retry_scheduled(left), 30, f"a retry, {left} more left")
         assert api.call("GET", f"/v1/games/{game_id}/review", me).json()["status"] == "pending"
         store.queue_raw.zadd(retries.key, {job_id: time.time()})  # its back-off cut short
-    failed = wait_for(
-        lambda: (
-            (r := api.call("GET", f"/v1/games/{game_id}/review", me).json())["status"] == "failed"
-            and r
-        ),
-        60,
-        "the failed review",
-    )
+    failed = _review_when(api, game_id, me, "failed", 60, "the failed review")
     assert failed["decisions"] == [] and failed["failed_at"] >= failed["requested_at"]
     assert not store.queue_raw.hexists("kurier:owed:jobs", job_id)
     wait_for(lambda: job_id in FailedJobRegistry(queue=bots).get_job_ids(), 10, "rq's failure")
@@ -231,12 +230,5 @@ def test_a_review_whose_job_fails_for_good_says_so_and_is_made_when_asked_again(
     again = api.call("POST", f"/v1/games/{game_id}/review", me)
     assert again.status_code == 202 and again.json()["status"] == "pending", again.text
     assert job_id not in FailedJobRegistry(queue=bots).get_job_ids()
-    done = wait_for(
-        lambda: (
-            (r := api.call("GET", f"/v1/games/{game_id}/review", me).json())["status"] == "ready"
-            and r
-        ),
-        120,
-        "the review made on the second request",
-    )
+    done = _review_when(api, game_id, me, "ready", 120, "the review made on the second request")
     assert len(done["decisions"]) == 2 and "failed_at" not in done

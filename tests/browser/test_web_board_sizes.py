@@ -164,12 +164,7 @@ def test_a_large_attika_map_opens_zoomed_where_the_player_acts(
         _attika_grown(store, table, across=10)
     else:
         _attika_tile_pending(store, table)
-    record = store.get_game(table.game_id)
-    mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
-    page = _page(browser, base_url, table.tokens[mover], size)
-    page.goto(f"{base_url}/games/{table.game_id}")
-    page.wait_for_selector(".board-svg")
-    page.wait_for_function("() => !!(window.kurier && window.kurier.board)", timeout=5_000)
+    page = _movers_board(browser, base_url, store, table, size)
     seen = page.evaluate(_OPENING)
     small = [t for t in seen["targets"] if t[1] < MIN_TARGET or t[2] < MIN_TARGET]
     tiny = [w for w in seen["words"] if w[1] < MIN_TEXT - 0.05]
@@ -241,6 +236,17 @@ def _page(browser: Any, base_url: str, token: str, size: str) -> Any:
     page.locator("form[action='/signin/token'] input[name=token]").fill(token)
     page.locator("form[action='/signin/token'] button").click()
     page.wait_for_selector("text=Your games")
+    return page
+
+
+def _movers_board(browser: Any, base_url: str, store: Store, table: Any, size: str) -> Any:
+    """The page of the seat the game waits for, its board drawn and started."""
+    record = store.get_game(table.game_id)
+    mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
+    page = _page(browser, base_url, table.tokens[mover], size)
+    page.goto(f"{base_url}/games/{table.game_id}")
+    page.wait_for_selector(".board-svg")
+    page.wait_for_function("() => !!(window.kurier && window.kurier.board)", timeout=5_000)
     return page
 
 
@@ -351,12 +357,7 @@ def test_picking_attikas_map_tile_keeps_the_map_readable(
     those it can at that zoom, each a 24 px target, the rest a pan away."""
     table = new_table(store, 2, "sizes-attika-pick-tile", "attika")
     _attika_tile_pending(store, table)
-    record = store.get_game(table.game_id)
-    mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
-    page = _page(browser, base_url, table.tokens[mover], size)
-    page.goto(f"{base_url}/games/{table.game_id}")
-    page.wait_for_selector(".board-svg")
-    page.wait_for_function("() => !!(window.kurier && window.kurier.board)", timeout=5_000)
+    page = _movers_board(browser, base_url, store, table, size)
     page.locator(".pieces .piece[data-pick='tile']").dispatch_event("click")
     page.wait_for_function("() => document.querySelectorAll('.board-svg .legal').length > 0")
     seen = page.evaluate(_OPENING)
