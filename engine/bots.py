@@ -15,11 +15,13 @@ Levels:
   judged by its best completion where the game says the next decision completes it; where
   the game has the others reply, its best few actions judged again after their replies by
   the game's quick policy).
-- ``hard``: single-observer information-set Monte Carlo tree search (SO-ISMCTS, Cowling,
-  Powley & Whitehouse 2012) with a fresh determinization per iteration, UCB1 over
-  *available* children, progressive widening in the prior's order where a game has many
-  actions (at the root, medium's order where the game asks for it), and playouts by the
-  game's quick policy cut short by the evaluation after a few moves.
+- ``hard``: where the game has the others reply, medium's judgement with more of it: more
+  candidates judged after the replies, over one determinization per iteration of its budget,
+  on common random numbers. Elsewhere single-observer information-set Monte Carlo tree search
+  (SO-ISMCTS, Cowling, Powley & Whitehouse 2012) with a fresh determinization per iteration,
+  UCB1 over *available* children, progressive widening in the prior's order where a game has
+  many actions, and playouts by the game's quick policy cut short by the evaluation after a
+  few moves.
 
 Pure: no I/O, no clock but the budget's, no global randomness. With an iteration cap that
 binds before the budget's seconds, a move depends only on (view, events, options, seat, seed).
@@ -178,8 +180,10 @@ def assess(
 ) -> list[tuple[Any, float]]:
     """The hard level's view of one decision, from what the seat may see only: the action it
     would play, then each of ``candidates`` (legal actions of the decision), each with the
-    seat's estimated win chance after it: the mean reward of the search's root child, or,
-    for an action the search did not try, its one-ply evaluation (``greedy_scores``)."""
+    seat's estimated win chance after it. Where the others reply (``hard_scores``, the
+    candidates judged with the shortlist): its mean after the replies; elsewhere the mean
+    reward of the search's root child, or, for an action the search did not try, its one-ply
+    evaluation (``greedy_scores``)."""
     rules = bot_for(game_id)
     rng = random.Random(f"{seed}/assess/{seat}")
     det = rules.determinizer(view, events, seat, get_game(game_id).resolve_options(options))
