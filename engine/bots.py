@@ -475,18 +475,24 @@ def settle(rules: GameBot[Any, Any], state: Any, observer: int, rng: random.Rand
 
 
 def reply(rules: GameBot[Any, Any], state: Any, observer: int, rng: random.Random) -> None:
-    """The other seats' moves by the game's quick policy (their sealed ones as ``settle``
-    plays them), until ``observer`` decides again, at most ``rules.reply_moves`` of them."""
+    """The rest of ``observer``'s turn, then the other seats' moves, all by the game's quick
+    policy (the others' sealed ones as ``settle`` plays them), until ``observer`` decides
+    again after the others moved, at most ``rules.reply_moves`` moves of the others. An
+    action that keeps the turn (Attila's action tiles) is so judged with the rest of the
+    turn and the replies, like a card, not as if the others never answered."""
     game = rules.game
-    for _ in range(rules.reply_moves):
+    replies = own = 0
+    while replies < rules.reply_moves and own < rules.reply_moves:
         settle(rules, state, observer, rng)
         if game.is_over(state):
             return
         pending = game.pending(state)
-        if any(d.seat == observer for d in pending):
+        mine = any(d.seat == observer for d in pending)
+        if mine and replies:
             return
-        seat = pending[0].seat
+        seat = observer if mine else pending[0].seat
         game.apply(state, seat, rules.policy(state, seat, game.legal_actions(state, seat), rng))
+        own, replies = own + mine, replies + (not mine)
 
 
 # -- hard: SO-ISMCTS ---------------------------------------------------------------------------

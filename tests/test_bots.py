@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from engine.attila.actions import Play
+from engine.attila.actions import Boost, DoubleTurn, Play
 from engine.attila.state import CONFLICT
 from engine.attila_wargame.actions import Attack, End, Move
 from engine.attila_wargame.state import BATTLE_CARD, COMBAT, MOVEMENT, NOTES
@@ -370,6 +370,28 @@ def test_the_replies_stop_at_the_bots_next_decision() -> None:
         assert game.is_over(after) or waits or after.turn >= turn + rules.reply_moves // 4
         checked += 1
     assert checked >= 10
+
+
+def test_an_action_tile_is_judged_with_the_rest_of_the_turn_and_the_replies() -> None:
+    """An action that keeps the turn (an Attila action tile) is not judged as if the others
+    never answered: the replies first finish the bot's turn by the quick policy (its card
+    and influence), then play the others' moves."""
+    game, rules = get_game("attila"), bot_for("attila")
+    checked = 0
+    for state, _ in _positions("attila", "tiles", 600, 2):
+        seat = game.pending(state)[0].seat
+        tiles = [a for a in game.legal_actions(state, seat) if isinstance(a, Boost | DoubleTurn)]
+        if state.step != "play_card" or not tiles:
+            continue
+        after = rules.copy(state)
+        game.apply(after, seat, tiles[0])
+        assert any(d.seat == seat for d in game.pending(after))  # the turn is still the bot's
+        stones, turn = sum(map(sum, after.stones)), after.turn
+        reply(rules, after, seat, random.Random(checked))
+        assert sum(map(sum, after.stones)) > stones  # its card was played
+        assert game.is_over(after) or after.turn > turn + 1  # and the others moved
+        checked += 1
+    assert checked >= 3
 
 
 def test_the_hard_level_is_medium_judgement_over_more_determinizations() -> None:
