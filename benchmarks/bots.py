@@ -330,7 +330,12 @@ def main() -> None:
     parser.add_argument(
         "--wargame-games", type=int, default=None, help="games per wargame match-up"
     )
-    parser.add_argument("--iterations", type=int, default=40, help="hard: iterations a move")
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=40,
+        help="hard: iterations a move (Attila: determinizations)",
+    )
     parser.add_argument("--processes", type=int, default=1, help="at most 2")
     parser.add_argument(
         "--seconds", type=float, default=None, help="stop after this much wall time"

@@ -15,11 +15,13 @@ Levels:
   judged by its best completion where the game says the next decision completes it; where
   the game has the others reply, its best few actions judged again after their replies by
   the game's quick policy).
-- ``hard``: single-observer information-set Monte Carlo tree search (SO-ISMCTS, Cowling,
-  Powley & Whitehouse 2012) with a fresh determinization per iteration, UCB1 over
-  *available* children, progressive widening in the prior's order where a game has many
-  actions (at the root, medium's order where the game asks for it), and playouts by the
-  game's quick policy cut short by the evaluation after a few moves.
+- ``hard``: where the game has the others reply, medium's judgement with more of it: more
+  candidates judged after the replies, over one determinization per iteration of its budget,
+  on common random numbers. Elsewhere single-observer information-set Monte Carlo tree search
+  (SO-ISMCTS, Cowling, Powley & Whitehouse 2012) with a fresh determinization per iteration,
+  UCB1 over *available* children, progressive widening in the prior's order where a game has
+  many actions, and playouts by the game's quick policy cut short by the evaluation after a
+  few moves.
 
 Pure: no I/O, no clock but the budget's, no global randomness. With an iteration cap that
 binds before the budget's seconds, a move depends only on (view, events, options, seat, seed).
@@ -30,7 +32,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any, Final, Generic, Literal, Protocol, TypeVar
@@ -50,8 +52,9 @@ EXPLORATION: Final = 0.7
 #: Progressive widening: a node offers ``WIDEN_BASE + WIDEN_RATE * sqrt(visits)`` children.
 WIDEN_BASE: Final = 3
 WIDEN_RATE: Final = 1.5
-#: Visits the hard level's root credits to each action medium judged after the replies.
-PRIOR_VISITS: Final = 10
+#: Where the others reply (``reply_moves``), the hard level judges this many of its best
+#: one-ply actions after the replies, over as many determinizations as its budget allows.
+HARD_CANDIDATES: Final = 10
 
 
 @dataclass(frozen=True)
@@ -82,9 +85,6 @@ class GameBot(Protocol[State, Action]):
     game: Game[State, Action]
     #: Moves a playout takes before the evaluation cuts it short.
     playout_depth: int
-    #: Whether the hard level widens its root in the order of medium's one-ply scores (where
-    #: the actions are few enough to apply each once) instead of the cheap prior.
-    root_by_greedy: bool
     #: The other seats' moves (by ``policy``) played out after one of the bot's actions before
     #: the one-ply evaluation judges it; 0: judged as it stands.
     reply_moves: int
@@ -180,8 +180,10 @@ def assess(
 ) -> list[tuple[Any, float]]:
     """The hard level's view of one decision, from what the seat may see only: the action it
     would play, then each of ``candidates`` (legal actions of the decision), each with the
-    seat's estimated win chance after it: the mean reward of the search's root child, or,
-    for an action the search did not try, its one-ply evaluation (``greedy_scores``)."""
+    seat's estimated win chance after it. Where the others reply (``hard_scores``, the
+    candidates judged with the shortlist): its mean after the replies; elsewhere the mean
+    reward of the search's root child, or, for an action the search did not try, its one-ply
+    evaluation (``greedy_scores``)."""
     rules = bot_for(game_id)
     rng = random.Random(f"{seed}/assess/{seat}")
     det = rules.determinizer(view, events, seat, get_game(game_id).resolve_options(options))
@@ -189,16 +191,12 @@ def assess(
     legal = rules.game.legal_actions(state, seat)
     if not legal:
         raise ValueError(f"seat {seat} has no decision to make in this view")
+    if replied_here(rules, state, seat, legal):
+        scores, _ = hard_scores(rules, det, state, seat, legal, rng, budget, include=candidates)
+        best = _best(legal, scores, rng)
+        return [(action, scores[legal.index(action)] - 1.0) for action in [best, *candidates]]
     search = Search(rules, det, seat, rng)
-    start, wall = time.process_time(), time.monotonic()
-    while (budget.iterations is None or search.iterations < budget.iterations) and (
-        search.iterations == 0
-        or (
-            time.process_time() - start < budget.seconds
-            and time.monotonic() - wall < budget.seconds
-        )
-    ):
-        search.iterate()
+    run_within(budget, search.iterate, lambda: search.iterations)
     children = search.root.children
 
     decision = rules.game.decision_for(state, seat)
@@ -242,6 +240,11 @@ class Bot(Generic[State, Action]):
         if self.level == "easy":
             return rng.choice(self.rules.reasonable(state, seat, legal))
         if self.level == "hard" and self.rules.searched(state, seat):
+            if replied_here(self.rules, state, seat, legal):
+                scores, self.last_iterations = hard_scores(
+                    self.rules, det, state, seat, legal, rng, self.budget
+                )
+                return _best(legal, scores, rng)
             return self._search(det, state, seat, legal, rng)
         return greedy(self.rules, det, state, seat, legal, rng, planned=self.level == "hard")
 
@@ -253,22 +256,47 @@ class Bot(Generic[State, Action]):
         legal: list[Action],
         rng: random.Random,
     ) -> Action:
-        start, wall = time.process_time(), time.monotonic()
         search = Search(self.rules, det, seat, rng)
-        if self.rules.root_by_greedy:
-            scores = greedy_scores(self.rules, det, state, seat, legal, rng)
-            search.root.order = _ordered(legal, scores, rng)
-            if self.rules.reply_moves:
-                search.seed_root(legal, scores)
-        cap = self.budget.iterations
-        seconds = self.budget.seconds
-        while (cap is None or search.iterations < cap) and (
-            search.iterations == 0
-            or (time.process_time() - start < seconds and time.monotonic() - wall < seconds)
-        ):
-            search.iterate()
+        run_within(self.budget, search.iterate, lambda: search.iterations)
         self.last_iterations = search.iterations
         return search.best()
+
+
+def run_within(budget: Budget, step: Callable[[], None], done: Callable[[], int]) -> None:
+    """``step`` until ``done()`` reaches the budget's iterations or its seconds have passed
+    (of CPU or of the clock, whichever first); at least once."""
+    start, wall = time.process_time(), time.monotonic()
+    while (budget.iterations is None or done() < budget.iterations) and (
+        done() == 0
+        or (
+            time.process_time() - start < budget.seconds
+            and time.monotonic() - wall < budget.seconds
+        )
+    ):
+        step()
+
+
+def hard_scores(
+    rules: GameBot[State, Action],
+    det: Determinizer[State],
+    state: State,
+    seat: int,
+    legal: list[Action],
+    rng: random.Random,
+    budget: Budget,
+    include: Sequence[Action] = (),
+) -> tuple[list[float], int]:
+    """The hard level's judgement where the others reply: medium's, with more of it. The
+    ``HARD_CANDIDATES`` best one-ply actions (and ``include``) are judged after the replies
+    over one determinization per iteration of the budget, all of them on the same draws in
+    each; scores as ``ranked_by_replies`` (the replied ones 1 + their win chance), and the
+    determinizations run."""
+    scores = one_ply_scores(rules, det, state, seat, legal, rng)
+    shortlist = _shortlist(scores, HARD_CANDIDATES)
+    shortlist += [i for i, a in enumerate(legal) if a in include and i not in shortlist]
+    replies = Replies(rules, det, state, seat, [legal[i] for i in shortlist], rng)
+    run_within(budget, replies.judge_once, lambda: replies.rounds)
+    return ranked_by_replies(scores, shortlist, replies.means()), replies.rounds
 
 
 # -- medium: one ply -----------------------------------------------------------------------------
@@ -315,30 +343,91 @@ def greedy_scores(
     completion), summed over ``SEALED_SAMPLES`` determinizations when the decision is sealed.
     Where the game has the others reply (``reply_moves``), the ``REPLY_CANDIDATES`` best of
     an open decision are judged again after the replies, over ``REPLY_SAMPLES``
-    determinizations, and rank above the rest."""
+    determinizations, and rank above the rest (``ranked_by_replies``)."""
+    scores = one_ply_scores(rules, det, state, seat, legal, rng)
+    if not replied_here(rules, state, seat, legal):
+        return scores
+    shortlist = _shortlist(scores, REPLY_CANDIDATES)
+    replies = Replies(rules, det, state, seat, [legal[i] for i in shortlist], rng)
+    while replies.rounds < REPLY_SAMPLES:
+        replies.judge_once()
+    return ranked_by_replies(scores, shortlist, replies.means())
+
+
+def one_ply_scores(
+    rules: GameBot[State, Action],
+    det: Determinizer[State],
+    state: State,
+    seat: int,
+    legal: list[Action],
+    rng: random.Random,
+    sealed_samples: int = SEALED_SAMPLES,
+) -> list[float]:
+    """The evaluation after each action (and its best completion), summed over
+    ``sealed_samples`` determinizations (``state`` the first) when the decision is sealed."""
     decision = rules.game.decision_for(state, seat)
     sealed = decision is not None and decision.sealed
-    states = [state] + [det.sample(rng) for _ in range(SEALED_SAMPLES - 1 if sealed else 0)]
+    states = [state] + [det.sample(rng) for _ in range(sealed_samples - 1 if sealed else 0)]
     scores = [0.0] * len(legal)
     for sample in states:
         for i, action in enumerate(legal):
             after = _after(rules, sample, seat, action, rng, completing=True)
             scores[i] += rules.evaluate(after)[seat]
-    if sealed or not rules.reply_moves or len(legal) < 2:
-        return scores
-    ranked = sorted(range(len(legal)), key=lambda i: -scores[i])[:REPLY_CANDIDATES]
-    replied = [0.0] * len(ranked)
-    for sample in [state] + [det.sample(rng) for _ in range(REPLY_SAMPLES - 1)]:
-        common = rng.getrandbits(64)  # the same draws after every action: less noise
-        for k, i in enumerate(ranked):
-            draws = random.Random(common)
-            after = _after(rules, sample, seat, legal[i], draws, completing=True)
-            reply(rules, after, seat, draws)
-            replied[k] += rules.evaluate(after)[seat]
-    out = [score - 1.0 for score in scores]  # below every replied action (scores <= 1)
-    for k, i in enumerate(ranked):
-        out[i] = 1.0 + replied[k] / REPLY_SAMPLES
+    return scores
+
+
+def replied_here(rules: GameBot[Any, Any], state: Any, seat: int, legal: list[Any]) -> bool:
+    """Whether an open decision with a choice, in a game where the others reply."""
+    decision = rules.game.decision_for(state, seat)
+    sealed = decision is not None and decision.sealed
+    return bool(rules.reply_moves) and not sealed and len(legal) > 1
+
+
+def ranked_by_replies(scores: list[float], shortlist: list[int], means: list[float]) -> list[float]:
+    """The one-ply ``scores`` with the shortlisted actions' replied win chances ranked above
+    the rest: 1 + chance for those, score - 1 for the others (one-ply scores are <= 1)."""
+    out = [score - 1.0 for score in scores]
+    for k, i in enumerate(shortlist):
+        out[i] = 1.0 + means[k]
     return out
+
+
+def _shortlist(scores: Sequence[float], size: int) -> list[int]:
+    return sorted(range(len(scores)), key=lambda i: -scores[i])[:size]
+
+
+class Replies(Generic[State, Action]):
+    """Candidate actions judged after the other seats' replies (``reply``), one
+    determinization at a time (``state`` the first), every candidate under the same random
+    draws in a determinization (common random numbers: their differences are theirs, not
+    the draws')."""
+
+    def __init__(
+        self,
+        rules: GameBot[State, Action],
+        det: Determinizer[State],
+        state: State,
+        seat: int,
+        candidates: list[Action],
+        rng: random.Random,
+    ) -> None:
+        self.rules, self.det, self.state, self.seat = rules, det, state, seat
+        self.candidates, self.rng = candidates, rng
+        self.totals = [0.0] * len(candidates)
+        self.rounds = 0
+
+    def judge_once(self) -> None:
+        sample = self.state if self.rounds == 0 else self.det.sample(self.rng)
+        common = self.rng.getrandbits(64)
+        for k, action in enumerate(self.candidates):
+            draws = random.Random(common)
+            after = _after(self.rules, sample, self.seat, action, draws, completing=True)
+            reply(self.rules, after, self.seat, draws)
+            self.totals[k] += self.rules.evaluate(after)[self.seat]
+        self.rounds += 1
+
+    def means(self) -> list[float]:
+        return [total / max(self.rounds, 1) for total in self.totals]
 
 
 def _after(
@@ -386,18 +475,24 @@ def settle(rules: GameBot[Any, Any], state: Any, observer: int, rng: random.Rand
 
 
 def reply(rules: GameBot[Any, Any], state: Any, observer: int, rng: random.Random) -> None:
-    """The other seats' moves by the game's quick policy (their sealed ones as ``settle``
-    plays them), until ``observer`` decides again, at most ``rules.reply_moves`` of them."""
+    """The rest of ``observer``'s turn, then the other seats' moves, all by the game's quick
+    policy (the others' sealed ones as ``settle`` plays them), until ``observer`` decides
+    again after the others moved, at most ``rules.reply_moves`` moves of the others. An
+    action that keeps the turn (Attila's action tiles) is so judged with the rest of the
+    turn and the replies, like a card, not as if the others never answered."""
     game = rules.game
-    for _ in range(rules.reply_moves):
+    replies = own = 0
+    while replies < rules.reply_moves and own < rules.reply_moves:
         settle(rules, state, observer, rng)
         if game.is_over(state):
             return
         pending = game.pending(state)
-        if any(d.seat == observer for d in pending):
+        mine = any(d.seat == observer for d in pending)
+        if mine and replies:
             return
-        seat = pending[0].seat
+        seat = observer if mine else pending[0].seat
         game.apply(state, seat, rules.policy(state, seat, game.legal_actions(state, seat), rng))
+        own, replies = own + mine, replies + (not mine)
 
 
 # -- hard: SO-ISMCTS ---------------------------------------------------------------------------
@@ -433,16 +528,6 @@ class Search(Generic[State, Action]):
         self.rng = rng
         self.root = Node(observer)
         self.iterations = 0
-
-    def seed_root(self, legal: list[Action], scores: list[float]) -> None:
-        """Credit the root's actions judged after the replies (``greedy_scores`` above 1) with
-        ``PRIOR_VISITS`` visits of their judged win chance, so that a short search departs
-        from medium's choice only on the evidence of its own iterations."""
-        for action, score in zip(legal, scores, strict=True):
-            if score >= 1.0:
-                child = self.root.children[action] = Node(self.observer)
-                child.visits = child.avail = PRIOR_VISITS
-                child.reward = PRIOR_VISITS * (score - 1.0)
 
     def iterate(self) -> None:
         rules, game, rng = self.rules, self.rules.game, self.rng

@@ -13,11 +13,23 @@ from typing import Any
 
 import pytest
 
-from engine.attila.actions import Play
+from engine.attila.actions import Boost, DoubleTurn, Play
 from engine.attila.state import CONFLICT
 from engine.attila_wargame.actions import Attack, End, Move
 from engine.attila_wargame.state import BATTLE_CARD, COMBAT, MOVEMENT, NOTES
-from engine.bots import LEVELS, Bot, Budget, Level, bot_for, choose, reply
+from engine.bots import (
+    HARD_CANDIDATES,
+    LEVELS,
+    REPLY_CANDIDATES,
+    Bot,
+    Budget,
+    Level,
+    bot_for,
+    choose,
+    greedy_scores,
+    hard_scores,
+    reply,
+)
 from engine.core import SYSTEM, Event, visible_events
 from engine.registry import get_game
 
@@ -358,6 +370,59 @@ def test_the_replies_stop_at_the_bots_next_decision() -> None:
         assert game.is_over(after) or waits or after.turn >= turn + rules.reply_moves // 4
         checked += 1
     assert checked >= 10
+
+
+def test_an_action_tile_is_judged_with_the_rest_of_the_turn_and_the_replies() -> None:
+    """An action that keeps the turn (an Attila action tile) is not judged as if the others
+    never answered: the replies first finish the bot's turn by the quick policy (its card
+    and influence), then play the others' moves."""
+    game, rules = get_game("attila"), bot_for("attila")
+    checked = 0
+    for state, _ in _positions("attila", "tiles", 600, 2):
+        seat = game.pending(state)[0].seat
+        tiles = [a for a in game.legal_actions(state, seat) if isinstance(a, Boost | DoubleTurn)]
+        if state.step != "play_card" or not tiles:
+            continue
+        after = rules.copy(state)
+        game.apply(after, seat, tiles[0])
+        assert any(d.seat == seat for d in game.pending(after))  # the turn is still the bot's
+        stones, turn = sum(map(sum, after.stones)), after.turn
+        reply(rules, after, seat, random.Random(checked))
+        assert sum(map(sum, after.stones)) > stones  # its card was played
+        assert game.is_over(after) or after.turn > turn + 1  # and the others moved
+        checked += 1
+    assert checked >= 3
+
+
+def test_the_hard_level_is_medium_judgement_over_more_determinizations() -> None:
+    """Attila's hard level judges medium's shortlist and more after the others' replies, over
+    one determinization per iteration of its cap, and plays the best of them: its shortlist
+    holds the actions medium judged after the replies, and its move is one of its own
+    shortlist's best."""
+    game, rules = get_game("attila"), bot_for("attila")
+    options = game.resolve_options(None)
+    checked = 0
+    for state, seen in _positions("attila", "hard-judgement", 400, 9):
+        seat = game.pending(state)[0].seat
+        view = game.view(state, seat)
+        det = rules.determinizer(view, seen[seat], seat, options)
+        sample = det.sample(random.Random(checked))
+        legal = game.legal_actions(sample, seat)
+        if state.step != "play_card" or len(legal) <= REPLY_CANDIDATES:
+            continue
+        medium = greedy_scores(rules, det, sample, seat, legal, random.Random(1))
+        hard, rounds = hard_scores(
+            rules, det, sample, seat, legal, random.Random(1), Budget(60.0, iterations=7)
+        )
+        assert rounds == 7
+        judged = {i for i, score in enumerate(hard) if score >= 1.0}
+        assert len(judged) == min(HARD_CANDIDATES, len(legal))
+        assert {i for i, score in enumerate(medium) if score >= 1.0} <= judged
+        bot = Bot(rules, "hard", "h", Budget(60.0, iterations=7))
+        assert bot.choose(view, seen[seat], seat, options) in [legal[i] for i in judged]
+        assert bot.last_iterations == 7
+        checked += 1
+    assert checked >= 5
 
 
 def test_the_quick_policy_plays_the_card_that_scores_most_now() -> None:

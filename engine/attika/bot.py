@@ -199,7 +199,6 @@ class AttikaBot:
     # Listing Attika's legal builds costs milliseconds (every site, every stored building):
     # a playout of two moves, then the evaluation.
     playout_depth = 2
-    root_by_greedy = False
     reply_moves = 0
 
     def copy(self, state: AttikaState) -> AttikaState:

@@ -204,7 +204,6 @@ def copy_state(state: AttilaState) -> AttilaState:
 class AttilaBot:
     game: AttilaGame = GAME
     playout_depth = 6
-    root_by_greedy = True
     reply_moves = 8  # the two other seats' turns in a 3-player game: card, influence, conflict
 
     def copy(self, state: AttilaState) -> AttilaState:

@@ -258,7 +258,6 @@ class WargameBot:
     game: WargameGame = GAME
     #: A battle's cards, its resolution and what follows, then the evaluation.
     playout_depth = 4
-    root_by_greedy = False
     reply_moves = 0
 
     def __init__(self) -> None:
