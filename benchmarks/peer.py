@@ -15,11 +15,12 @@ What runs, each with fresh servers, 2 server processes on each side by default:
    (``load.js --matches 500``, one move in flight per match, closed loop);
 2. boardgame.io with file storage, node-persist's write queue off (``--storage flatfile
    --write-queue off``: every move written at once, no fsync, after the answer): saturation, then
-   a fresh server and ``--rate 500`` (open loop): p99 from each move's scheduled time;
+   a fresh server and the offered rate (open loop): p99 from each move's scheduled time; the
+   rate is ``--rate-share`` (0.6, issue 50) of its saturated moves/s, or ``--rate``;
 3. Kurier as ``kurier run`` starts it (benchmarks/load.py's stack: Redis with its AOF, one rq
    worker, the API's processes × threads from ``--web-workers``/``--web-threads``): ``--games``
    Attila games of 3 players are set up, then moves at saturation over all of them
-   (``--concurrency`` in flight, closed loop), then ``--rate`` moves/s offered over all of
+   (``--concurrency`` in flight, closed loop), then the same offered rate over all of
    them (open loop): p99 from each move's scheduled time. A move is acknowledged once it is in
    Redis's AOF, with every check it makes in production (token, rate limit, idempotency,
    version, commitments, notifications owed).
@@ -70,9 +71,13 @@ from benchmarks.stack import CpuMeter, Stack  # noqa: E402
 
 #: The harness, as issue 38 places it: beside the project, in shared/.
 PEER_SOURCE = ROOT.parent / "shared" / "benchmarks" / "peer-bgio"
-#: Issue 38's targets.
+#: Issue 38's and 50's targets.
 TARGET_RATIO_FILE = 1.2
 TARGET_P99_MS = 100.0
+#: The offered rate of the latency phase: this share of boardgame.io file's saturated rate,
+#: measured in the same run (issue 50), or DEFAULT_RATE when only Kurier runs.
+RATE_SHARE = 0.6
+DEFAULT_RATE = 500.0
 
 
 def load_average() -> str:
@@ -238,6 +243,8 @@ def measure_peer(args: argparse.Namespace, peer: Path) -> list[Figure]:
             flush=True,
         )
         if open_loop:
+            if not args.fixed_rate and figure.moves > 0:
+                args.rate = min(max(args.rate_share * figure.moves, 1.0), 5000.0)
             print(f"peer      {name}: {args.rate:.0f} moves/s offered", flush=True)
             try:
                 result = peer_run(args, peer, storage, args.rate)
@@ -363,7 +370,18 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=500, help="games (matches) in play, ≤ 1000")
     parser.add_argument("--seconds", type=float, default=15.0, help="each measured window")
     parser.add_argument("--warmup", type=float, default=5.0, help="before each window")
-    parser.add_argument("--rate", type=float, default=500.0, help="moves/s offered (open loop)")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        help="moves/s offered (open loop); by default --rate-share of boardgame.io file's "
+        f"saturated moves/s in this run ({DEFAULT_RATE:.0f} with --only kurier)",
+    )
+    parser.add_argument(
+        "--rate-share",
+        type=float,
+        default=RATE_SHARE,
+        help="the offered rate as a share of boardgame.io file's saturated rate (issue 50: 0.6)",
+    )
     parser.add_argument("--procs", type=int, default=2, help="boardgame.io server processes")
     parser.add_argument("--peer-port", type=int, default=8401, help="its first port")
     parser.add_argument("--peer-load-workers", type=int, default=1, help="load.js --workers")
@@ -394,7 +412,8 @@ def main() -> None:
     args.games = max(1, min(args.games, 1000))
     args.seconds = min(max(args.seconds, 1.0), 120.0)
     args.warmup = min(max(args.warmup, 0.0), 30.0)
-    args.rate = min(max(args.rate, 1.0), 5000.0)
+    args.fixed_rate = args.rate is not None
+    args.rate = min(max(args.rate or DEFAULT_RATE, 1.0), 5000.0)
     print(
         f"machine   {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
         f"{time.strftime('%Y-%m-%d %H:%M:%S %Z')}; load average {load_average()}",
