@@ -16,7 +16,14 @@ from service.store import queues
 from tests.client import Player
 from tests.notify_stack import NotifyStack
 from tests.receivers import wait_for
-from tests.test_deadlines import LATE, _early_in_a_second, _mails, _runs, _timeouts
+from tests.test_deadlines import (
+    LATE,
+    _early_in_a_second,
+    _mails,
+    _runs,
+    _timeouts,
+    late_turn,
+)
 
 DAY = 86_400.0
 
@@ -189,3 +196,29 @@ def test_a_game_ending_while_a_bot_holds_a_seat_gives_the_seat_back(stack: Notif
     ended = k.view(game_id)
     assert ended["status"] == "finished"
     assert not ended["seats"][seat]["is_bot"] and ended["seats"][seat]["bot_level"] is None
+
+
+@pytest.mark.parametrize("policy", ["default_move", "skip"])
+def test_a_turn_run_out_at_zero_counts_one_missed_deadline(stack: NotifyStack, policy: str) -> None:
+    """Once a bank is at zero the policy makes the rest of the seat's turn at once: the turn's
+    missed deadline counts once (never abandoning the seat by the shape of its own turn), the
+    rest are marked ``same_turn``, and the player hears of it once."""
+    per_move = 600.0
+    deadline = {"clock": bank(3.0, per_move, cap=per_move), "policy": policy}
+    game_id, _seated, view = _game(stack, f"T{policy[0]}", deadline, abandon_after=2)
+    seat, _due = _running_bank(view)
+    late = wait_for(
+        lambda: late_turn(stack, game_id, seat),
+        3 + LATE + 20,
+        "the seat's turn made by the policy",
+    )
+    assert len(late) >= 2, late  # an Attila turn of several decisions
+    assert [t.get("same_turn", False) for t in late] == [False] + [True] * (len(late) - 1)
+    entries = stack.client.all_events(game_id)
+    assert not [e for e in entries for x in e["events"] if x["kind"] == "seat_abandoned"]
+    after = stack.client.view(game_id)
+    assert after["seats"][seat]["missed_deadlines"] == 1
+    assert not after["seats"][seat]["abandoned"]
+    address = f"t{policy[0]}{seat}@mail.test"
+    wait_for(lambda: _mails(stack, address, "deadline passed"), 20, "the timeout mail")
+    assert len(_mails(stack, address, "deadline passed")) == 1

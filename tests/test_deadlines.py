@@ -75,6 +75,22 @@ def _timeouts(stack: NotifyStack, game_id: str) -> list[dict[str, Any]]:
     ]
 
 
+def late_turn(stack: NotifyStack, game_id: str, seat: int) -> list[dict[str, Any]] | None:
+    """The ``timeout_applied`` events of ``seat``'s first turn, once the other seat has moved
+    after it (None before)."""
+    entries = stack.client.all_events(game_id)
+    others = [e for e in entries if e["seat"] == 1 - seat and e["kind"] == "move"]
+    if not others:
+        return None
+    before = [e for e in entries if e["version"] < others[0]["version"]]
+    return [
+        event["data"]
+        for entry in before
+        for event in entry["events"]
+        if event["kind"] == "timeout_applied" and event["data"]["seat"] == seat
+    ]
+
+
 def _mails(stack: NotifyStack, address: str, subject: str) -> list[Any]:
     return [m for m in stack.smtp.to(address) if subject in m["Subject"]]
 
@@ -127,7 +143,9 @@ def test_vacation_postpones_the_deadline_to_the_games_limit(stack: NotifyStack) 
     assert wait_for(lambda: _runs(stack, postponed_id), 5, "the postponed job's result") == [
         "applied"
     ]
-    assert stack.client.view(game_id)["version"] == version + 1
+    # The rest of the seat's turn follows at once, as the same missed deadline.
+    late = wait_for(lambda: late_turn(stack, game_id, seat), LATE + 10, "the rest of the turn")
+    assert [t.get("same_turn", False) for t in late] == [False] + [True] * (len(late) - 1)
     mail = wait_for(
         lambda: _mails(stack, f"v{seat}@mail.test", "deadline passed"), 20, "the timeout mail"
     )[0]
@@ -208,3 +226,26 @@ def test_remind_only_logs_the_timeout_notifies_and_restarts_the_clock(
     assert k.view(game_id, player)["view"] == own_before
     wait_for(lambda: len(_mails(stack, address, "deadline passed")) == 2, 20, "the second mail")
     assert not _mails(stack, other, "deadline passed")
+
+
+def test_a_missed_turn_of_several_decisions_counts_one_missed_deadline(
+    stack: NotifyStack,
+) -> None:
+    """Each decision a player makes has its own deadline, but once one passes the policy makes
+    the rest of that turn at once: one missed deadline (the default ``abandon_after`` of 3
+    never abandons a seat within one turn), the rest marked ``same_turn``."""
+    game_id, _seated, before = _game(stack, "M", {"hours": HOURS}, "late-1")
+    seat, first_due = before["waiting_for"][0]["seat"], before["deadline_at"]
+    late = wait_for(
+        lambda: late_turn(stack, game_id, seat), 3.6 + LATE + 20, "the seat's late turn"
+    )
+    assert len(late) >= 3, late  # an Attila turn of several decisions
+    assert [t.get("same_turn", False) for t in late] == [False] + [True] * (len(late) - 1)
+    entries = _timeouts(stack, game_id)
+    ats = [e["at"] for e in entries if e["seat"] == seat][: len(late)]
+    assert first_due <= ats[0] <= first_due + LATE
+    assert ats[-1] - ats[0] < LATE  # the rest at once, not a full deadline each
+    assert not [e for e in entries for x in e["events"] if x["kind"] == "seat_abandoned"]
+    after = stack.client.view(game_id)
+    assert after["seats"][seat]["missed_deadlines"] == 1
+    assert not after["seats"][seat]["abandoned"]

@@ -12,13 +12,40 @@ from typing import Any
 import pytest
 
 from service.common.problems import Problem
-from service.domain import deadlines, reliability, tournaments
+from service.domain import deadlines, ratings, reliability, tournaments
 from service.store import Store
 from service.store.keys import player_stats_key
+from service.store.record import GameRecord
 from tests.client import Kurier, Player, problem
 from tests.test_web_hostile import HTML, _signed_in
 
 FILTER = {"min_on_time_percent": 90, "max_abandoned": 1}
+
+
+def _finished(seats: list[str]) -> GameRecord:
+    return GameRecord(
+        id="late-turn",
+        type="attila",
+        rules_version="1",
+        status="finished",
+        version=9,
+        max_seats=len(seats),
+        options={},
+        seed="s",
+        seed_commitment="",
+        seats=seats,
+        names=seats,
+        creator=seats[0],
+        invite="",
+        seq=0,
+        created_at=0.0,
+        updated_at=0.0,
+    )
+
+
+def _entry(kind: str, seat: int, *timeouts: dict[str, Any]) -> dict[str, Any]:
+    events = [{"kind": "timeout_applied", "data": {"seat": seat, **t}} for t in timeouts]
+    return {"kind": kind, "seat": str(seat), "events": events}
 
 
 def _record(store: Store, player: Player, decisions: int, timeouts: int, abandoned: int) -> None:
@@ -207,3 +234,20 @@ def test_the_web_forms_ask_for_reliability_as_the_api_does(
     game_id = made_game.url.rsplit("/", 1)[1]
     listed = kurier.call("GET", "/v1/games/open", params={"limit": 100}).json()["items"]
     assert [i["reliability"] for i in listed if i["id"] == game_id] == [{"max_abandoned": 0}]
+
+
+def test_a_late_turn_counts_one_missed_deadline_from_the_record_alone() -> None:
+    """The numbers come from the log: a turn the policy made at a missed deadline counts one
+    timeout, its decisions after the first (``same_turn``) none, and none as on time."""
+    entries = [
+        _entry("move", 0),
+        _entry("move", 1, {"policy": "default_move"}),
+        _entry("move", 1, {"policy": "default_move", "same_turn": True}),
+        _entry("sealed", 1, {"policy": "default_move", "same_turn": True}),
+        _entry("move", 0),
+        _entry("move", 1),
+        _entry("move", 1, {"policy": "skip"}),  # a later turn's missed deadline
+    ]
+    counted = ratings.seat_counters(_finished(["p0", "p1"]), enumerate(entries, 1))
+    assert (counted["p0"]["decisions"], counted["p0"]["timeouts"]) == (2, 0)
+    assert (counted["p1"]["decisions"], counted["p1"]["timeouts"]) == (1, 2)

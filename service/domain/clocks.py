@@ -15,7 +15,8 @@ stretch began), ``dues`` (seat -> when that stretch reaches zero) and ``zones`` 
 each running one counts weekends in). ``settle_banks`` updates it in the same commit as the
 change (service/domain/timebanks.py, called by service/domain/notifications.py). Each
 pending player is charged their own time: a sealed step's players each run their own clock
-until they answer.
+until they answer. At zero the policy makes the rest of the seat's turn at once, as one missed
+deadline (service/domain/games/play.py ``apply_timeout``).
 """
 
 from __future__ import annotations

@@ -91,8 +91,9 @@ def played(stats: Mapping[str, str]) -> list[dict[str, Any]]:
 
 
 def reliability(stats: Mapping[str, str]) -> dict[str, Any]:
-    """Decisions taken before their deadline, deadlines missed, games ended abandoned, over
-    the finished games counted; ``on_time`` is the share in time (None: nothing yet)."""
+    """Decisions taken before their deadline, deadlines missed (one a turn), games ended
+    abandoned, over the finished games counted; ``on_time`` is the share in time (None:
+    nothing yet)."""
     decisions = int(stats.get("decisions", 0))
     timeouts = int(stats.get("timeouts", 0))
     games = sum(int(v) for k, v in stats.items() if k.startswith("played:"))

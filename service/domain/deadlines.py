@@ -5,7 +5,9 @@ service/domain/notifications.py).
 Both re-check the version they were scheduled for: a deadline or a reminder of an older version
 does nothing (someone moved, and that version's deadline was replaced). A pending player on
 vacation pauses the clock, within the game's ``vacation_max_days`` from the first due time;
-otherwise every open decision times out by the game's policy (``play.apply_timeout``).
+otherwise every open decision times out by the game's policy (``play.apply_timeout``). A
+turn late after a missed deadline (``GameRecord.late_turns``) falls due at once: only its
+seat's decisions time out then, without counting another missed deadline.
 
 Under a time bank (service/domain/clocks.py) each seat whose clock runs has a job of its own,
 due when its bank reaches zero: ``bank_runs_out`` times out that seat's decisions only.
@@ -43,6 +45,9 @@ def fall_due(
         return "stale"  # someone moved: that version's deadline was replaced
     if seat is not None:
         return bank_runs_out(store, record, seat, first_due or due)
+    late = [d for d in record.pending if d["seat"] in record.late_turns()]
+    if late:  # the rest of a late turn: the policy's at once, the other seats' clocks run on
+        return _time_out(store, game_id, late)
     first_due = first_due or due
     settings = record.deadline
     limit = first_due + float(settings.get("vacation_max_days", 14)) * 86_400
@@ -63,8 +68,12 @@ def fall_due(
             owed.owe(pipe, later, store.raw)
             pipe.execute()
         return "postponed"
-    results = [play.apply_timeout(store, game_id, d["seat"], d) for d in open_decisions]
-    return ",".join(results)
+    return _time_out(store, game_id, open_decisions)
+
+
+def _time_out(store: Store, game_id: str, decisions: list[dict[str, Any]]) -> str:
+    """The game's policy for each of ``decisions``; each one's outcome, joined."""
+    return ",".join(play.apply_timeout(store, game_id, d["seat"], d) for d in decisions)
 
 
 #: A time bank's job that finds more than this left (the player changed their time zone,
@@ -79,6 +88,8 @@ def bank_runs_out(store: Store, record: GameRecord, seat: int, first_due: float)
     decisions = [d for d in record.pending if d["seat"] == seat]
     if not decisions or seat not in timebanks.clock_seats(record, decisions):
         return "stale"  # a bot holds the seat now
+    if seat in record.late_turns():  # the rest of a turn late at zero: at once
+        return _time_out(store, record.id, decisions)
     now = time.time()
     raw = store.players.hash(record.seats[seat])
     limit = first_due + float(record.deadline.get("vacation_max_days", 14)) * 86_400
@@ -98,8 +109,7 @@ def bank_runs_out(store: Store, record: GameRecord, seat: int, first_due: float)
             owed.owe(pipe, later, store.raw)
             pipe.execute()
         return "postponed"
-    results = [play.apply_timeout(store, record.id, seat, d) for d in decisions]
-    return ",".join(results)
+    return _time_out(store, record.id, decisions)
 
 
 def remind(

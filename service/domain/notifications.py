@@ -81,13 +81,14 @@ def notices(
 
 
 def news(game_type: str, events: list[dict[str, Any]], seats: int) -> list[Notice]:
-    """The notices a change's events make (a timeout, and each kind the game maps in its
-    ``notify_events``), to the seats that may see each event."""
+    """The notices a change's events make (a missed deadline's timeout, and each kind the
+    game maps in its ``notify_events``), to the seats that may see each event."""
     out: list[Notice] = []
     mapping = get_game(game_type).notify_events
     for raw in events:
         event = Event.from_json(raw)
-        if event.kind == "timeout_applied":
+        if event.kind == "timeout_applied" and not event.data.get("same_turn"):
+            # One notice a missed deadline: the rest of a late turn goes without one.
             out.append(Notice("game.timeout_applied", event.data["seat"], dict(event.data)))
         name = mapping.get(event.kind)
         if name is None:
@@ -199,6 +200,8 @@ def _deadline(record: Any) -> float | None:
     humans = [d for d in record.pending if d["seat"] != SYSTEM and not record.bot_level(d["seat"])]
     if record.status != "active" or not settings.get("hours") or not humans:
         return None
+    if any(d["seat"] in record.late_turns() for d in humans):
+        return time.time()  # a late turn's rest falls due at once
     return time.time() + float(settings["hours"]) * 3600
 
 

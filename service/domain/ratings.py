@@ -405,8 +405,9 @@ def seat_counters(
     record: GameRecord, entries: Iterable[tuple[int, Mapping[str, Any]]]
 ) -> dict[str, dict[str, int]]:
     """What one finished game adds to each player's stats: played and won by game type and
-    seat count, decisions taken in time, deadlines missed (``timeout_applied`` events), and
-    whether one of their seats ended abandoned."""
+    seat count, decisions taken in time, deadlines missed (``timeout_applied`` events, one a
+    turn: the rest of a late turn's are marked ``same_turn``), and whether one of their seats
+    ended abandoned."""
     won = winners_of(record)
     seats = len(record.seats)
     abandoned = set(record.seating.get("abandoned", []))
@@ -421,8 +422,9 @@ def seat_counters(
         events = entry.get("events") or []
         late = [e for e in events if isinstance(e, dict) and e.get("kind") == "timeout_applied"]
         for timeout in late:
-            seat = (timeout.get("data") or {}).get("seat")
-            if isinstance(seat, int) and 0 <= seat < seats:
+            data = timeout.get("data") or {}
+            seat = data.get("seat")
+            if isinstance(seat, int) and 0 <= seat < seats and not data.get("same_turn"):
                 out[record.seats[seat]]["timeouts"] += 1
         seat_text = str(entry.get("seat", ""))
         if entry.get("kind") in ("move", "sealed") and not late and seat_text.isdigit():

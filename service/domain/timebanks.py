@@ -60,9 +60,13 @@ def settle(
     handed_over = change.seat not in running
     moved = change.seat if handed_over and _moved_in_seat(record, change, was) else None
     facts = seat_facts(store, record, set(was) | set(running), now)
-    return clocks.settle_banks(
+    dues = clocks.settle_banks(
         clocks.Bank.of(record.deadline), state, was, running, moved, now, facts
     )
+    for seat in set(dues) & set(record.late_turns()):
+        # The rest of a turn late at zero falls due at once, weekend or absence or not.
+        dues[seat] = state["dues"][str(seat)] = now
+    return dues
 
 
 def _moved_in_seat(record: GameRecord, change: Change, was: list[int]) -> bool:

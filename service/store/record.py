@@ -197,6 +197,12 @@ class GameRecord:
         """The level of the computer opponent in ``seat`` (None: a person holds it)."""
         return self.seating.get("bots", {}).get(str(seat)) if seat is not None else None
 
+    def late_turns(self) -> list[int]:
+        """The seats whose turn goes on after a missed deadline (service/domain/games/play.py
+        ``apply_timeout``): the game's policy makes the rest of that turn at once."""
+        late: list[int] = self.seating.get("late_turns", [])
+        return late
+
     def decisions(self) -> list[Decision]:
         return [Decision(d["seat"], d["kind"], d["step"], d.get("ref", "")) for d in self.pending]
 

@@ -318,7 +318,12 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
     timeout (and the clock starts again), ``skip`` passes or ends the turn where the game
     allows it then (else the default move), ``resign`` resigns the seat, ``bot`` seats a bot
     of the game's ``bot_level`` until the player acts again. Either way the timeout is an
-    event in the log."""
+    event in the log.
+
+    A turn of several decisions counts one missed deadline: once the policy made a decision
+    of it (the default move, a skip, a sealed pass) and the game still waits for the seat,
+    the turn is late (``GameRecord.late_turns``): the rest of it falls due at once, each
+    timeout marked ``same_turn`` and not counted again, until the turn ends (``commit``)."""
 
     def mutate(record: GameRecord | None, version: int) -> Change:
         if record is None or record.status != "active":
@@ -332,7 +337,11 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
         found = game.decision_for(state, seat)
         assert found is not None
         timeout = {"seat": seat, "step": found.step, "decision": found.kind, "policy": policy}
-        noticed = _missed(record, seat)
+        # A turn counts one missed deadline, however many decisions the policy makes in it.
+        same_turn = seat in record.late_turns()
+        if same_turn:
+            timeout["same_turn"] = True
+        noticed = [] if same_turn else _missed(record, seat)
         if found.kind == "move" and policy == "remind_only":
             events = [event("timeout_applied", **timeout), *noticed]
             return Change(record, "timeout", events, 200, {}, seat=seat)
@@ -353,6 +362,9 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
         if found.kind == "move":
             timeout["action"] = change.action  # an open move is public anyway
         change.events += [event("timeout_applied", **timeout), *noticed]
+        # Kept while the turn goes on; ``remind_only`` gives each decision its full deadline.
+        if policy != "remind_only" and seat not in record.late_turns():
+            record.seating.setdefault("late_turns", []).append(seat)
         return change
 
     try:
@@ -401,7 +413,25 @@ def commit(
     store: Store, game_id: str, mutate: Mutation, idem: Idempotency | None = None
 ) -> Outcome:
     """The one write path, with the notification and deadline jobs every change brings."""
-    return store.transact(game_id, mutate, idem, notifications.planner(store))
+    return store.transact(game_id, _ending_late_turns(mutate), idem, notifications.planner(store))
+
+
+def _ending_late_turns(mutate: Mutation) -> Mutation:
+    """``mutate``, then a late turn ends once the game no longer waits for its seat."""
+
+    def mutate_then_end(record: GameRecord | None, version: int) -> Change:
+        change = mutate(record, version)
+        late = change.record.late_turns()
+        if late:
+            waiting = {d["seat"] for d in change.record.pending}
+            going_on = [s for s in late if s in waiting and change.record.status == "active"]
+            if going_on:
+                change.record.seating["late_turns"] = going_on
+            else:
+                del change.record.seating["late_turns"]
+        return change
+
+    return mutate_then_end
 
 
 def require(record: GameRecord | None, game_id: str) -> GameRecord:

@@ -132,7 +132,8 @@ SERVICE_EVENTS: dict[str, dict[str, Any]] = {
     "sealed_committed": _record({"ref": _STR, "seat": _INT, "commitment": _STR}),
     "sealed_revealed": ref("SealedReveal"),
     "timeout_applied": _record(
-        {"seat": _INT, "step": _STR, "decision": _STR, "policy": _STR}, {"action": _STR}
+        {"seat": _INT, "step": _STR, "decision": _STR, "policy": _STR},
+        {"action": _STR, "same_turn": _BOOL},
     ),
     "seat_abandoned": _record({"seat": _INT, "missed": _INT, "claimable": _BOOL}),
     "win_claimed": _record({"seat": _INT, "against": _INT}),
