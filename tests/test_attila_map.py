@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 
 from engine.attila.game import GAME
+from service.common.i18n import word
 from service.pictures import attila_map
 from service.pictures.attila_regions import Point, Regions, build, nearest, regions
+from service.pictures.png import DEJAVU_DIR
 
 Segment = tuple[Point, Point]
 BOARD = GAME.board
@@ -138,6 +140,49 @@ def test_each_inner_box_lies_inside_its_province_and_holds_a_name_and_three_chip
         assert w >= 3 * 24, pid  # a short name unsqueezed, a long one condensed
         places = attila_map.chip_places(box, 3)
         assert all(y + attila_map.CHIP <= top + h for _x, y in places), pid
+
+
+#: The least a province's name is condensed to: its lines written this fraction of their
+#: width in the regular face (DejaVu Sans Condensed is about 0.9 of it; narrower still, the
+#: letters crowd and the name stops reading at a glance).
+READABLE_FIT = 0.6
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_every_provinces_name_fits_its_inner_box_readably_over_three_chips(lang: str) -> None:
+    for face in (attila_map.REGULAR_FACE, attila_map.CONDENSED_FACE):
+        assert (DEJAVU_DIR / face).is_file(), f"the names are measured with {face}"
+    shapes = regions()
+    for province in BOARD.provinces:
+        name = word(lang, province.name)
+        box = shapes.inner[province.id]
+        _left, top, w, h = box
+        lines = attila_map.name_lines(name, box)
+        assert " ".join(lines).replace("/ ", "/") == name.replace("/ ", "/"), (name, lines)
+        assert len(lines) <= attila_map.MAX_NAME_LINES, (name, lines)
+        fit = attila_map.name_fit(lines, w)
+        assert fit >= READABLE_FIT, (province.id, name, lines, round(fit, 2))
+        for line in lines:
+            assert attila_map._name_width(line, attila_map.REGULAR_FACE) * fit <= w + 0.1
+        name_bottom = top + attila_map.NAME_SIZE + attila_map.NAME_LEADING * (len(lines) - 1)
+        places = attila_map.chip_places(box, 3, len(lines))
+        assert all(y >= name_bottom and y + attila_map.CHIP <= top + h for _x, y in places), (
+            province.id,
+            lines,
+        )
+
+
+def test_a_long_name_breaks_at_a_space_or_after_a_slash_only_where_the_box_has_room() -> None:
+    wide_and_high = (0.0, 0.0, 120.0, 200.0)
+    assert attila_map.name_lines("Africa", wide_and_high) == ("Africa",)
+    assert attila_map.name_lines("Africa (Karthago)", wide_and_high) == ("Africa", "(Karthago)")
+    assert attila_map.name_lines("Mittel-/Süditalien", wide_and_high) == ("Mittel-/", "Süditalien")
+    assert attila_map.name_lines("Belgien / Niederrhein", wide_and_high) == (
+        "Belgien /",
+        "Niederrhein",
+    )
+    low = (0.0, 0.0, 120.0, 60.0)
+    assert attila_map.name_lines("Africa (Karthago)", low) == ("Africa (Karthago)",)
 
 
 def test_the_map_is_as_wide_as_todays_board_so_a_phone_shows_it_whole() -> None:

@@ -4,9 +4,11 @@ picture (``attila``, which adds its panels beside and under it).
 The provinces are the regions of the reconstructed map (``attila_regions``): land neighbours
 share a border, the sea lies between the others, and the sea arrows are dashed blue lines
 across the water. The start line is a red band along the frontier provinces' border with
-Germania Magna. Each province carries its name, one chip per people present (the people's
-colour, its letter for who cannot tell colours, and its count) and, once pacified, its
-century, in its inner box, at sizes readable on a 390 px phone (the web board's 768 units
+Germania Magna; a band of desert (Libya Deserta) closes the map in the south. Each province
+carries its name (a long one broken onto two or three lines where its box has the height,
+condensed where it is still too wide), one chip per people present (the people's colour, its
+letter for who cannot tell colours, and its count) and, once pacified, its century, in its
+inner box, at sizes readable on a 390 px phone (the web board's 768 units
 shown about 370 px wide: 24 units are 11.5 CSS px).
 
 Informative words carry ``class="info"`` (the browser test measures them). On the web every
@@ -16,6 +18,8 @@ its orange outline and tint; a picture without the page's CSS (a mail) leaves th
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Callable, Sequence
 from functools import cache, partial
 from typing import Any
@@ -67,6 +71,12 @@ CONDENSED_FACE = "DejaVuSansCondensed.ttf"
 EM_WIDTH = 0.6
 CONDENSED_EM_WIDTH = 0.5
 CONDENSED = "DejaVu Sans Condensed, Arial Narrow, sans-serif"
+#: A long name is broken onto at most this many lines, where its box has the height for them
+#: over three chips.
+MAX_NAME_LINES = 3
+#: How far a broken name's lines stand apart (a little under the names' size: no letter of
+#: DejaVu at that size reaches from one line into the next).
+NAME_LEADING = 22
 
 
 def width() -> int:
@@ -153,14 +163,17 @@ def _province(
     start_line = shapes.borders.get(frozenset((pid, BEYOND)), [])
     if start_line:
         out.append(_start_line(start_line))
-    out.append(
-        f'<text class="info" x="{left:g}" y="{top + NAME_SIZE - 2:g}" font-size="{NAME_SIZE}" '
-        f'fill="#2d2416"{_squeezed(name, w)}>{escape(name)}</text>'
-    )
+    lines = name_lines(name, box)
+    out += [
+        f'<text class="info" x="{left:g}" y="{top + NAME_SIZE - 2 + NAME_LEADING * row:g}" '
+        f'font-size="{NAME_SIZE}" fill="#2d2416"{_squeezed(line, w)}>{escape(line)}</text>'
+        for row, line in enumerate(lines)
+    ]
     chips = _stone_chips(board, info["stones"])
     if century:
         chips.append(partial(_century_chip, century))
-    for (x, y), chip in zip(chip_places(box, len(chips)), chips, strict=True):
+    places = chip_places(box, len(chips), len(lines))
+    for (x, y), chip in zip(places, chips, strict=True):
         out.append(chip(x, y))
     if lit_marks:
         out.append(_lit_mark(left + w - MARK_R, top + h - MARK_R))
@@ -175,6 +188,55 @@ def _start_line(segments: list[list[Point]]) -> str:
     return (
         f'<path d="{d}" fill="none" stroke="{FRONTIER}" stroke-width="9" stroke-linecap="round"/>'
     )
+
+
+@cache
+def name_lines(name: str, box: Box) -> tuple[str, ...]:
+    """A province's name as the map writes it in its inner box: on one line, or broken (at a
+    space, or after a slash between words) onto as many lines as the box has the height for,
+    whichever needs the least condensing (the fewest lines of those that need the same)."""
+    room = box[2]
+    best: tuple[str, ...] = (name,)
+    for count in range(2, MAX_NAME_LINES + 1):
+        broken = _balanced(name, count) if _has_height(box, count) else None
+        if broken and name_fit(broken, room) > name_fit(best, room):
+            best = broken
+    return best
+
+
+def _has_height(box: Box, lines: int) -> bool:
+    """Whether a box holds a name of ``lines`` lines over three chips."""
+    _left, top, _w, h = box
+    return all(y + CHIP <= top + h for _x, y in chip_places(box, 3, lines))
+
+
+def name_fit(lines: Sequence[str], room: float) -> float:
+    """How far the widest of ``lines`` is condensed to fit ``room``: 1 where the regular face
+    fits, else the condensed face's fraction (its own width, narrowed further if need be)."""
+    regular = max(_name_width(line, REGULAR_FACE) for line in lines)
+    if regular <= room:
+        return 1.0
+    condensed = max(_name_width(line, CONDENSED_FACE) for line in lines)
+    return min(room, condensed) / regular
+
+
+def _balanced(name: str, count: int) -> tuple[str, ...] | None:
+    """``name`` broken into ``count`` lines with the narrowest widest line, or None where it
+    has too few places to break."""
+    pieces = _pieces(name)
+    if len(pieces) < count:
+        return None
+    ways = [
+        tuple("".join(pieces[a:b]).strip() for a, b in itertools.pairwise((0, *cuts, len(pieces))))
+        for cuts in itertools.combinations(range(1, len(pieces)), count - 1)
+    ]
+    return min(ways, key=lambda way: max(_name_width(line, REGULAR_FACE) for line in way))
+
+
+def _pieces(name: str) -> list[str]:
+    """The name cut where a line may break: at a space (so before a parenthesis) and after a
+    slash between words."""
+    return [piece for piece in re.split(r"(?<= )|(?<=/)(?=\S)", name) if piece]
 
 
 def _squeezed(name: str, room: float) -> str:
@@ -199,17 +261,19 @@ def _name_width(name: str, face: str) -> float:
     return float(font.getlength(name))
 
 
-def chip_places(box: Box, count: int) -> list[Point]:
-    """Where ``count`` chips go in an inner box: rows under the name, as many a row as the box
-    is wide, the lit marker's corner left clear; rows run on below a box too small."""
+def chip_places(box: Box, count: int, lines: int = 1) -> list[Point]:
+    """Where ``count`` chips go in an inner box: rows under the name (of ``lines`` lines), as
+    many a row as the box is wide, the lit marker's corner left clear; rows run on below a box
+    too small."""
     left, top, w, h = box
+    first = CHIPS_TOP + NAME_LEADING * (lines - 1)
     per_row = 1 + max(0, int((w - CHIP - COUNT_WIDTH) // CHIP_PITCH_X))
     mark_left, mark_top = w - 2 * MARK_R, h - 2 * MARK_R
     out: list[Point] = []
     slot = 0
     while len(out) < count:
         col, row = slot % per_row, slot // per_row
-        x, y = CHIP_PITCH_X * col, CHIPS_TOP + CHIP_PITCH_Y * row
+        x, y = CHIP_PITCH_X * col, first + CHIP_PITCH_Y * row
         slot += 1
         if x + CHIP + COUNT_WIDTH > mark_left and y + CHIP > mark_top and y < h:
             continue

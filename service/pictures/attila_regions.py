@@ -37,9 +37,10 @@ SEA = "."
 SMOOTHING = 0.5
 SMOOTHING_ROUNDS = 2
 #: The inner box: found among sample points this far apart, the most of it worth having
-#: (wide enough for a long name, high enough for three rows of chips), kept this far in.
+#: (wide enough for a long name, high enough for a name on two lines over three chips one
+#: under the other, as a narrow box places them), kept this far in.
 SAMPLE = 8
-USEFUL = (170.0, 128.0)
+USEFUL = (170.0, 136.0)
 MARGIN = 3.0
 
 
