@@ -165,6 +165,7 @@ def test_every_provinces_name_fits_its_inner_box_readably_over_three_chips(lang:
         for line in lines:
             assert attila_map._name_width(line, attila_map.REGULAR_FACE) * fit <= w + 0.1
         name_bottom = top + attila_map.NAME_SIZE + attila_map.NAME_LEADING * (len(lines) - 1)
+        assert name_bottom <= top + h - 2 * attila_map.MARK_R, (province.id, lines)  # lit mark
         places = attila_map.chip_places(box, 3, len(lines))
         assert all(y >= name_bottom and y + attila_map.CHIP <= top + h for _x, y in places), (
             province.id,
