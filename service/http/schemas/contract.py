@@ -133,7 +133,7 @@ SERVICE_EVENTS: dict[str, dict[str, Any]] = {
     "sealed_revealed": ref("SealedReveal"),
     "timeout_applied": _record(
         {"seat": _INT, "step": _STR, "decision": _STR, "policy": _STR},
-        {"action": _STR, "same_turn": _BOOL},
+        {"action": _STR, "same_turn": _BOOL, "bot_level": _STR},
     ),
     "seat_abandoned": _record({"seat": _INT, "missed": _INT, "claimable": _BOOL}),
     "win_claimed": _record({"seat": _INT, "against": _INT}),
