@@ -258,7 +258,7 @@ class Store(Connections):
         expected = version - 1  # 0: no record yet
         record.updated_at = time.time()
         gid = record.id
-        at = repr(record.updated_at)
+        at = logpack.entry_time(record.updated_at)
         steps = [*change.earlier, change.log_step()]
         # One entry per step, the last at the new version (``Change.earlier``).
         last = version + len(change.earlier)

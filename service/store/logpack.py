@@ -19,7 +19,8 @@ before, ``dt`` whole milliseconds since the entry before (the first: since the e
 ``events`` left out when they are the replay's own, ``{"b": [...], "a": [...]}`` for events kept
 before and after the replay's, or a list: the events as stored (each kept event as itself,
 or as a token). An entry of another shape is kept whole: ``{"dv": dv, "entry": {...}}``. A
-compacted game's times are kept to the millisecond.
+compacted game's times are kept to the millisecond, as every entry's time is written
+(``entry_time``).
 
 The events are rebuilt only by an engine of the game's ``rules_version`` (or one that declares
 it reproduces it: ``Game.replays_events_of``); under other rules the log is refused (409
@@ -339,6 +340,12 @@ class _Replay:
             return _apply(self.game, self.state, entry)
         except IllegalAction:
             raise Problem(409, "not-replayable", "this engine cannot replay the game") from None
+
+
+def entry_time(seconds: float) -> str:
+    """A log entry's time as the log keeps it, in play and compacted alike: whole
+    milliseconds, so that compaction changes no entry an API client has read."""
+    return _at_text(round(seconds * 1000))
 
 
 def _milliseconds(at: str) -> int:
