@@ -281,7 +281,9 @@ def test_leave_pauses_each_of_the_players_deadlines_and_no_one_elses(
     ]
     assert results[:2] == ["postponed", "postponed"]
     assert results[2] not in ("postponed", "stale")
-    assert [kurier.view(g)["version"] for g in games] == [*versions[:2], versions[2] + 1]
+    after = [kurier.view(g)["version"] for g in games]
+    # Bob's game moved on (the rest of a late turn may follow at once); Ann's stood still.
+    assert after[:2] == versions[:2] and after[2] > versions[2]
     # The opponents are told once per game (Bob, Cid: seat 1), Ann and Bob's own game never.
     for game_id in games:
         for seat in (0, 1):

@@ -189,7 +189,8 @@ def test_a_tournament_refuses_the_unreliable_and_caps_leave_in_its_games(
     assert kurier.call("POST", "/v1/me/leave", token, json={"days": 3}).status_code == 201
     due = deadlines.fall_due(store, game["id"], game["version"], time.time())
     assert due != "postponed"
-    assert kurier.view(game["id"])["version"] == game["version"] + 1
+    # The timeout applied (the rest of a late turn may follow at once).
+    assert kurier.view(game["id"])["version"] > game["version"]
 
 
 def test_leave_capped() -> None:
