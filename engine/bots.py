@@ -361,13 +361,12 @@ def one_ply_scores(
     seat: int,
     legal: list[Action],
     rng: random.Random,
-    sealed_samples: int = SEALED_SAMPLES,
 ) -> list[float]:
     """The evaluation after each action (and its best completion), summed over
-    ``sealed_samples`` determinizations (``state`` the first) when the decision is sealed."""
+    ``SEALED_SAMPLES`` determinizations (``state`` the first) when the decision is sealed."""
     decision = rules.game.decision_for(state, seat)
     sealed = decision is not None and decision.sealed
-    states = [state] + [det.sample(rng) for _ in range(sealed_samples - 1 if sealed else 0)]
+    states = [state] + [det.sample(rng) for _ in range(SEALED_SAMPLES - 1 if sealed else 0)]
     scores = [0.0] * len(legal)
     for sample in states:
         for i, action in enumerate(legal):
