@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 
 from engine.attila.game import GAME
 from engine.attila.state import AttilaState
-from service.pictures import attila, attila_web
-from service.pictures.attila_regions import points, regions
+from service.pictures import attila, attila_web, svg_points
+from service.pictures.attila_regions import regions
 from tests.engine_helpers import play_randomly
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -54,7 +54,7 @@ def test_the_web_board_is_every_province_with_its_stones_counted_and_no_panel() 
     for province in GAME.board.provinces:
         outline = boxes[f"province-{province.id}"][0]
         assert outline.tag == f"{SVG}polygon"
-        assert outline.get("points") == points(shapes[province.id])
+        assert outline.get("points") == svg_points(shapes[province.id])
 
 
 def test_the_mailed_picture_draws_the_same_map_without_the_lit_markers() -> None:

@@ -33,6 +33,11 @@ def _load(game_type: str, part: str) -> Callable[..., Any]:
     return kits.load(getattr(found, part))  # type: ignore[no-any-return]  # a kit's "module:attribute"
 
 
+def svg_points(corners: Iterable[tuple[float, float]]) -> str:
+    """Corners as a polygon's ``points`` attribute, to a tenth of a pixel."""
+    return " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
+
+
 def wrap_words(text: str, width: int) -> list[str]:
     """Lines of at most ``width`` characters, broken between words only (labels and panels)."""
     return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)

@@ -25,7 +25,7 @@ from engine.sentences import N_
 from service.common.i18n import say as _
 from service.common.i18n import say_n as ngettext
 from service.common.i18n import say_word
-from service.pictures import LAST_MOVE, resigned_mark, seat_label, wrap_words
+from service.pictures import LAST_MOVE, resigned_mark, seat_label, svg_points, wrap_words
 
 R = 42  # hex radius (centre to corner)
 MARGIN = 30
@@ -111,10 +111,6 @@ def _corners(x: float, y: float, radius: float = R) -> list[tuple[float, float]]
         )
         for k in range(6)
     ]
-
-
-def _points(corners: list[tuple[float, float]]) -> str:
-    return " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
 
 
 def render(
@@ -223,7 +219,7 @@ def draw_map(
 
 def _last_move_frame(hex_: Hex, x: float, y: float) -> str:
     return (
-        f'<polygon id="last-move-{format_hex(hex_)}" points="{_points(_corners(x, y, R - 3))}" '
+        f'<polygon id="last-move-{format_hex(hex_)}" points="{svg_points(_corners(x, y, R - 3))}" '
         f'fill="none" stroke="{LAST_MOVE}" stroke-width="5"/>'
     )
 
@@ -261,7 +257,7 @@ def _hex(board: Board, cell: dict[str, Any], x: float, y: float, labels: Labels)
     fill = LAND_FILL.get(land, BLANK_FILL) if land else BLANK_FILL
     out = [
         f'<g id="hex-{escape(cell["hex"])}" data-hex="{escape(cell["hex"])}">',
-        f'<polygon points="{_points(_corners(x, y))}" fill="{fill}" stroke="#8f8268" '
+        f'<polygon points="{svg_points(_corners(x, y))}" fill="{fill}" stroke="#8f8268" '
         'stroke-width="1"/>',
     ]
     if land:
@@ -276,7 +272,7 @@ def _open_hex(hex_: Hex, x: float, y: float, labels: Labels) -> str:
     label = format_hex(hex_)
     return (
         f'<g id="hex-{label}" class="open-hex" data-hex="{label}">'
-        f'<polygon points="{_points(_corners(x, y))}" fill="#eef3f5" fill-opacity="0.6" '
+        f'<polygon points="{svg_points(_corners(x, y))}" fill="#eef3f5" fill-opacity="0.6" '
         'stroke="#9fb4bf" stroke-width="1" stroke-dasharray="4 3"/>'
         + _coordinate(label, x, y, labels, "#5d7480")
         + "</g>"
@@ -361,7 +357,7 @@ def _shrine(hex_: Hex, x: float, y: float, labels: Labels) -> str:
     shrine = _("Shrine")
     return (
         f'<g id="shrine-{label}">'
-        f'<polygon points="{_points(_corners(x, y))}" fill="#fbf8f1" stroke="#b08a2e" '
+        f'<polygon points="{svg_points(_corners(x, y))}" fill="#fbf8f1" stroke="#b08a2e" '
         'stroke-width="3"/>'
         f'<polygon points="{x - 15:.1f},{y - 16:.1f} {x:.1f},{y - 25:.1f} {x + 15:.1f},'
         f'{y - 16:.1f}" fill="#b08a2e"/>'

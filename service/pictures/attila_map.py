@@ -31,8 +31,8 @@ from engine.attila.board import Board, People
 from engine.attila.touched import touched
 from engine.core import Event
 from service.common.i18n import say_word
-from service.pictures import LAST_MOVE
-from service.pictures.attila_regions import Box, Point, Regions, nearest, points, regions
+from service.pictures import LAST_MOVE, svg_points
+from service.pictures.attila_regions import Box, Point, Regions, nearest, regions
 from service.pictures.png import DEJAVU_DIR
 
 PEOPLE_FILL = {
@@ -143,7 +143,7 @@ def _sea_link(one: str, other: str) -> str:
 @cache
 def _outline(rid: str) -> str:
     """A region's outline as SVG ``points``."""
-    return points(regions().shapes[rid])
+    return svg_points(regions().shapes[rid])
 
 
 def _province(

@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -285,11 +284,6 @@ def _inside(p: Point, shape: list[Point]) -> bool:
         if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
             inside = not inside
     return inside
-
-
-def points(shape: Iterable[Point]) -> str:
-    """An outline as SVG ``points``."""
-    return " ".join(f"{x:g},{y:g}" for x, y in shape)
 
 
 def nearest(a: list[Point], b: list[Point]) -> tuple[Point, Point]:

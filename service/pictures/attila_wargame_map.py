@@ -16,6 +16,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from engine.attila_wargame.board import Board
+from service.pictures import svg_points
 from service.pictures.attila_wargame_style import (
     BORDER,
     CONDENSED,
@@ -47,11 +48,6 @@ def hex_corners(x: float, y: float, radius: float = R) -> list[tuple[float, floa
         (x + radius * math.cos(math.radians(60 * k)), y + radius * math.sin(math.radians(60 * k)))
         for k in range(6)
     ]
-
-
-def svg_points(corners: list[tuple[float, float]]) -> str:
-    """Corners as a polygon's ``points`` attribute, to a tenth of a pixel."""
-    return " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
 
 
 def _side_line(a: tuple[float, float], b: tuple[float, float]) -> tuple[tuple[float, float], ...]:

@@ -16,8 +16,8 @@ from typing import Any
 from engine.attila_wargame.board import Board
 from engine.attila_wargame.touched import touched, touched_units
 from engine.core import Event
-from service.pictures import LAST_MOVE
-from service.pictures.attila_wargame_map import HEADER, Frame, H, R, hex_corners, svg_points
+from service.pictures import LAST_MOVE, svg_points
+from service.pictures.attila_wargame_map import HEADER, Frame, H, R, hex_corners
 from service.pictures.attila_wargame_style import CONDENSED, PERM_MARK, TEMP_MARK
 
 #: The overview's frame round the mail's crop: near black on a white halo, unlike every fill.

@@ -15,8 +15,8 @@ from engine.attila_wargame.board import Board
 from engine.attila_wargame.game import WargameGame
 from service.common.i18n import say as _
 from service.common.i18n import say_word
-from service.pictures import LAST_MOVE, seat_label, wrap_words
-from service.pictures.attila_wargame_map import HEADER, PANEL_W, hex_corners, svg_points
+from service.pictures import LAST_MOVE, seat_label, svg_points, wrap_words
+from service.pictures.attila_wargame_map import HEADER, PANEL_W, hex_corners
 from service.pictures.attila_wargame_style import (
     BORDER,
     CONDENSED,
