@@ -70,17 +70,18 @@ _BAR = """() => [...document.querySelectorAll('.confirm-bar:not([hidden]) button
   .map(b => { const r = b.getBoundingClientRect(); return [b.className, r.width, r.height]; })"""
 
 
-def _until_a_build(store: Store, table: Any) -> None:
-    """Attika played on at random (bounded) until the player to move may build on the map: a
-    building's sites light up at the default view."""
-    for seed in range(40):
+def _until_offered(store: Store, table: Any, notation: str, tries: int) -> None:
+    """Attika played on at random (bounded by ``tries`` actions) until the player to move is
+    offered an action whose notation starts with ``notation`` ("build ": a building's sites
+    light up at the default view; "tile ": a map tile is to be placed)."""
+    for seed in range(tries):
         record = store.get_game(table.game_id)
         mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
         legal = views.legal_actions(record, mover)["actions"]
-        if any(a["notation"].startswith("build ") for a in legal):
+        if any(a["notation"].startswith(notation) for a in legal):
             return
         play_random(store, table, 1, seed=seed)
-    raise AssertionError("no build offered in 40 random actions")
+    raise AssertionError(f"no {notation.strip()!r} offered in {tries} random actions")
 
 
 def _hexes_across(store: Store, table: Any) -> int:
@@ -99,18 +100,6 @@ def _attika_grown(store: Store, table: Any, across: int) -> None:
         if play_random(store, table, 10, seed=seed) < 10:
             break
     raise AssertionError(f"the map did not grow to {across} hexes across")
-
-
-def _attika_tile_pending(store: Store, table: Any) -> None:
-    """Attika played on at random (bounded) until the player to move places a map tile."""
-    for seed in range(600):
-        record = store.get_game(table.game_id)
-        mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
-        legal = views.legal_actions(record, mover)["actions"]
-        if any(a["notation"].startswith("tile ") for a in legal):
-            return
-        play_random(store, table, 1, seed=seed)
-    raise AssertionError("no map tile to place in 600 random actions")
 
 
 #: At the opening view: the sites of the pending decision (the page's legal actions' places)
@@ -163,7 +152,7 @@ def test_a_large_attika_map_opens_zoomed_where_the_player_acts(
     if when == "grown":
         _attika_grown(store, table, across=10)
     else:
-        _attika_tile_pending(store, table)
+        _until_offered(store, table, "tile ", 600)
     page = _movers_board(browser, base_url, store, table, size)
     seen = page.evaluate(_OPENING)
     small = [t for t in seen["targets"] if t[1] < MIN_TARGET or t[2] < MIN_TARGET]
@@ -278,7 +267,7 @@ def test_every_lit_target_and_informative_word_is_big_enough(
     if game_type != "attila-wargame":
         play_random(store, table, 6, seed=5)
     if game_type == "attika":
-        _until_a_build(store, table)
+        _until_offered(store, table, "build ", 40)
     record = store.get_game(table.game_id)
     mover = next(d["seat"] for d in record.pending if d["seat"] >= 0)
     page = _page(browser, base_url, table.tokens[mover], size)
@@ -356,7 +345,7 @@ def test_picking_attikas_map_tile_keeps_the_map_readable(
     does not zoom out under the zoom its words read at (11 px) to show them all: it shows
     those it can at that zoom, each a 24 px target, the rest a pan away."""
     table = new_table(store, 2, "sizes-attika-pick-tile", "attika")
-    _attika_tile_pending(store, table)
+    _until_offered(store, table, "tile ", 600)
     page = _movers_board(browser, base_url, store, table, size)
     page.locator(".pieces .piece[data-pick='tile']").dispatch_event("click")
     page.wait_for_function("() => document.querySelectorAll('.board-svg .legal').length > 0")
