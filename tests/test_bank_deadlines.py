@@ -177,16 +177,17 @@ def test_at_zero_a_bot_holds_the_seat_until_its_player_moves_again(stack: Notify
         time.sleep(0.05)
     else:
         raise AssertionError("the player never got their seat back")
+    # The seat is the player's from this move on: their bank, at zero while the bot held the
+    # seat, holds ``per_move_days`` for the rest of the turn if it goes on (else the turn's end
+    # earned them), so no decision of theirs falls due at once.
     back = k.view(game_id)
-    if back["seats"][seat]["is_bot"]:
-        # The bank is still at zero: a decision left in the turn fell due at once and a bot
-        # holds the seat again; a new timeout of the seat after the player's move says so
-        # (while a bot holds the seat its clock does not run, so none would come).
-        moved = r.json()["version"]
-        again = [e for e in _timeouts(stack, game_id) if e["seat"] == seat and e["version"] > moved]
-        assert again, back
-    else:
-        assert back["seats"][seat]["bot_level"] is None
+    assert not back["seats"][seat]["is_bot"] and back["seats"][seat]["bot_level"] is None
+    assert back["seats"][seat]["missed_deadlines"] == 0  # they acted: none in a row now
+    [own] = [b for b in back["banks"] if b["seat"] == seat]
+    assert 30 - 10 < own["seconds_left"] <= 30 + 1
+    assert [e["version"] for e in _timeouts(stack, game_id) if e["seat"] == seat] == [
+        entry["version"]
+    ]
 
 
 def test_a_game_ending_while_a_bot_holds_a_seat_gives_the_seat_back(stack: NotifyStack) -> None:

@@ -150,6 +150,18 @@ def test_an_away_player_is_charged_nothing_and_starts_again_when_back() -> None:
     assert dues == {0: t0 + 13 * DAY}
 
 
+def test_a_seat_taken_back_at_zero_gets_per_move_once_for_the_rest_of_its_turn() -> None:
+    """Its player acts again in a turn the policy held at zero: if the turn goes on, its rest
+    has ``per_move``; if that move ended it, the turn's own credit is the only one."""
+    t0 = 1_800_000_000.0
+    goes_on: dict = {"left": {"0": 0.0}, "running": {}}
+    dues = clocks.settle_banks(BANK, goes_on, [0], [0], None, t0, _seats(0, 1), returned=0)
+    assert goes_on["left"]["0"] == BANK.per_move and dues == {0: t0 + BANK.per_move}
+    ended: dict = {"left": {"0": 0.0}, "running": {}}
+    clocks.settle_banks(BANK, ended, [0], [1], 0, t0, _seats(0, 1), returned=0)
+    assert ended["left"]["0"] == BANK.per_move
+
+
 @settings(deadline=None)
 @given(
     banks(),

@@ -125,6 +125,8 @@ def test_a_deadline_applies_no_default_move_under_other_rules(isolated_redis: St
     record = isolated_redis.get_game(table.game_id)
     decision = record.pending[0]
     with pytest.raises(Problem) as refused:
-        play.apply_timeout(isolated_redis, table.game_id, decision["seat"], decision)
+        play.apply_timeout(
+            isolated_redis, table.game_id, decision["seat"], decision, record.version
+        )
     assert refused.value.problem_code == "rules-version-mismatch"
     assert isolated_redis.get_game(table.game_id).version == record.version

@@ -16,7 +16,8 @@ each running one counts weekends in). ``settle_banks`` updates it in the same co
 change (service/domain/timebanks.py, called by service/domain/notifications.py). Each
 pending player is charged their own time: a sealed step's players each run their own clock
 until they answer. At zero the policy makes the rest of the seat's turn at once, as one missed
-deadline (service/domain/games/play.py ``apply_timeout``).
+deadline (service/domain/games/play.py ``apply_timeout``), or a bot holds the seat; a player who
+acts again in the middle of that turn has ``per_move_days`` for its rest.
 """
 
 from __future__ import annotations
@@ -151,15 +152,19 @@ def settle_banks(
     moved: int | None,
     now: float,
     seats: Mapping[int, Seat],
+    returned: int | None = None,
 ) -> dict[int, float]:
     """Charge and credit the banks for a change made at ``now`` (in place, in ``state``);
     return when each seat pending ``after`` runs out.
 
     ``before``, ``after``: the human seats pending before and after the change; ``moved``: the
     seat whose turn the change ended with a move or sealed choice (its player's, or the
-    policy's at the deadline; credited ``per_move``), if any. A seat
-    away at ``now`` is charged nothing for its stretch, and its clock starts again when it is
-    back."""
+    policy's at the deadline; credited ``per_move``), if any; ``returned``: the seat whose
+    player took their turn back from the game's policy at zero (a bot held the seat, or the
+    policy was making the rest of the turn): if that turn goes on, its rest gets ``per_move``
+    (credited once: a turn it ends earns its credit as ``moved``). A seat away at ``now`` is
+    charged nothing for its stretch, and its clock starts again when it is back."""
+    after = list(after)
     banks: dict[str, float] = state.setdefault("left", {})
     running: dict[str, float] = state.setdefault("running", {})
     for seat in before:
@@ -172,6 +177,8 @@ def settle_banks(
         banks[key] = left
     if moved is not None:
         banks[str(moved)] = credit(banks.get(str(moved), bank.initial), bank)
+    if returned is not None and returned != moved and returned in after:
+        banks[str(returned)] = credit(banks.get(str(returned), bank.initial), bank)
     running.clear()  # only the seats pending ``after`` run now
     dues: dict[int, float] = {}
     zones: dict[str, str] = {}

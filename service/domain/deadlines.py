@@ -47,7 +47,7 @@ def fall_due(
         return bank_runs_out(store, record, seat, first_due or due)
     late = [d for d in record.pending if d["seat"] in record.late_turns()]
     if late:  # the rest of a late turn: the policy's at once, the other seats' clocks run on
-        return _time_out(store, game_id, late)
+        return _time_out(store, game_id, version, late)
     first_due = first_due or due
     settings = record.deadline
     limit = first_due + float(settings.get("vacation_max_days", 14)) * 86_400
@@ -68,12 +68,20 @@ def fall_due(
             owed.owe(pipe, later, store.raw)
             pipe.execute()
         return "postponed"
-    return _time_out(store, game_id, open_decisions)
+    return _time_out(store, game_id, version, open_decisions)
 
 
-def _time_out(store: Store, game_id: str, decisions: list[dict[str, Any]]) -> str:
-    """The game's policy for each of ``decisions``; each one's outcome, joined."""
-    return ",".join(play.apply_timeout(store, game_id, d["seat"], d) for d in decisions)
+def _time_out(store: Store, game_id: str, version: int, decisions: list[dict[str, Any]]) -> str:
+    """The game's policy for each of ``decisions``, due at ``version``; each one's outcome,
+    joined. Each timeout applied is one commit (one version on); any other commit meanwhile
+    makes the rest stale (that commit timed what is pending then)."""
+    outcomes = []
+    for decision in decisions:
+        outcome = play.apply_timeout(store, game_id, decision["seat"], decision, version)
+        if outcome == "applied":
+            version += 1
+        outcomes.append(outcome)
+    return ",".join(outcomes)
 
 
 #: A time bank's job that finds more than this left (the player changed their time zone,
@@ -89,7 +97,7 @@ def bank_runs_out(store: Store, record: GameRecord, seat: int, first_due: float)
     if not decisions or seat not in timebanks.clock_seats(record, decisions):
         return "stale"  # a bot holds the seat now
     if seat in record.late_turns():  # the rest of a turn late at zero: at once
-        return _time_out(store, record.id, decisions)
+        return _time_out(store, record.id, record.version, decisions)
     now = time.time()
     raw = store.players.hash(record.seats[seat])
     limit = first_due + float(record.deadline.get("vacation_max_days", 14)) * 86_400
@@ -109,7 +117,7 @@ def bank_runs_out(store: Store, record: GameRecord, seat: int, first_due: float)
             owed.owe(pipe, later, store.raw)
             pipe.execute()
         return "postponed"
-    return _time_out(store, record.id, decisions)
+    return _time_out(store, record.id, record.version, decisions)
 
 
 def remind(

@@ -112,7 +112,7 @@ def take_seat(
         # A bot's seat taken over: a person plays it from now on (a bot job owed for it finds
         # the game moved on, and no commit owes another).
         record.seating.get("bots", {}).pop(str(seat), None)
-        play.present(record, seat)
+        returned = play.present(record, seat)
         record.seating.setdefault("handovers", []).append(
             {
                 "seat": seat,
@@ -135,6 +135,8 @@ def take_seat(
         change.status = 200
         change.body = {"id": game_id, "version": version, "seat": seat}
         change.index_players = [player["id"]]
+        if returned:
+            change.returned = seat
         return change
 
     return play.commit(store, game_id, mutate)

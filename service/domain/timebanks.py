@@ -61,7 +61,7 @@ def settle(
     moved = change.seat if handed_over and _moved_in_seat(record, change, was) else None
     facts = seat_facts(store, record, set(was) | set(running), now)
     dues = clocks.settle_banks(
-        clocks.Bank.of(record.deadline), state, was, running, moved, now, facts
+        clocks.Bank.of(record.deadline), state, was, running, moved, now, facts, change.returned
     )
     for seat in set(dues) & set(record.late_turns()):
         # The rest of a turn late at zero falls due at once, weekend or absence or not.

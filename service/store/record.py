@@ -240,6 +240,10 @@ class Change:
     #: entry per action, so the version stays the log's length and replays read one action an
     #: entry.
     earlier: list[LogStep] = field(default_factory=list)
+    #: The seat whose player acted again in this change after the game's policy had held or
+    #: made their turn (a bot in the seat, or the rest of a late turn: service/domain/games/
+    #: play.py ``present``); under a time bank the rest of that turn is timed afresh.
+    returned: int | None = None
 
     def log_step(self) -> LogStep:
         """This change's own log entry, as ``earlier`` holds the others."""

@@ -104,10 +104,11 @@ def play_all(
         pinning.check_playable(record)
         game = record.game
         state = game.load(record.state or {})
-        if not player.get("bot"):
-            present(record, seat)
-        changes = _play_in_order(record, game, state, seat, moves, version, listed)
-        return _joined(changes)
+        returned = not player.get("bot") and present(record, seat)
+        change = _joined(_play_in_order(record, game, state, seat, moves, version, listed))
+        if returned:
+            change.returned = seat
+        return change
 
     outcome = commit(store, game_id, mutate, idem)
     leave.end_at_move(store, player)
@@ -272,18 +273,30 @@ def _release_stand_ins(record: GameRecord) -> None:
         record.seating.get("bots", {}).pop(str(seat), None)
 
 
-def present(record: GameRecord, seat: int) -> None:
-    """``seat`` acted itself: its missed deadlines start again from nought, and a bot that
-    held its seat after a deadline (the policy ``bot``) gives it back."""
+def present(record: GameRecord, seat: int) -> bool:
+    """``seat`` acted itself: its missed deadlines start again from nought, a bot that held
+    its seat after a deadline (the policy ``bot``) gives it back, and a turn the policy was
+    making at once after a missed deadline (``late_turns``) is the player's again. Whether
+    the seat's turn came back to its player that way (``Change.returned``: under a time bank
+    the rest of the turn gets ``per_move_days``, service/domain/timebanks.py)."""
+    returned = False
     stand_ins = record.seating.get("stand_ins", [])
     if seat in stand_ins:
         stand_ins.remove(seat)
         record.seating.get("bots", {}).pop(str(seat), None)
+        returned = True
+    late = record.late_turns()
+    if seat in late:
+        late.remove(seat)
+        if not late:
+            del record.seating["late_turns"]
+        returned = True
     missed = record.seating.get("missed", {})
     missed.pop(str(seat), None)
     abandoned = record.seating.get("abandoned", [])
     if seat in abandoned:
         abandoned.remove(seat)
+    return returned
 
 
 def resolve(store: Store, game_id: str, ref: str) -> str:
@@ -310,8 +323,13 @@ def resolve(store: Store, game_id: str, ref: str) -> str:
     return "resolved"
 
 
-def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, Any]) -> str:
-    """A deadline passed with ``decision`` of ``seat`` still open (the deadline job).
+def apply_timeout(
+    store: Store, game_id: str, seat: int, decision: Mapping[str, Any], due_version: int
+) -> str:
+    """A deadline of ``due_version`` passed with ``decision`` of ``seat`` still open (the
+    deadline job). Any other commit since ``due_version`` (the player's own move, say) makes it
+    stale: that commit timed the decisions then pending afresh, and the seat's next decision
+    may look the same as the one that fell due (an Attila turn plays a card twice).
 
     A missing sealed choice counts as the game's pass; a missing move follows the game's
     policy: ``default_move`` plays a deterministic legal move, ``remind_only`` only logs the
@@ -323,11 +341,12 @@ def apply_timeout(store: Store, game_id: str, seat: int, decision: Mapping[str, 
     A turn of several decisions counts one missed deadline: once the policy made a decision
     of it (the default move, a skip, a sealed pass) and the game still waits for the seat,
     the turn is late (``GameRecord.late_turns``): the rest of it falls due at once, each
-    timeout marked ``same_turn`` and not counted again, until the turn ends (``commit``)."""
+    timeout marked ``same_turn`` and not counted again, until the turn ends (``commit``) or
+    its player acts in it (``present``: then the rest of the turn is theirs, timed afresh)."""
 
     def mutate(record: GameRecord | None, version: int) -> Change:
-        if record is None or record.status != "active":
-            raise NothingToDo
+        if record is None or record.status != "active" or record.version != due_version:
+            raise NothingToDo  # the game moved on: that commit timed what is pending now
         if not any(d == dict(decision) for d in record.pending):
             raise NothingToDo  # answered (or timed out) meanwhile
         pinning.check_playable(record)  # no default move under other rules: the job fails
