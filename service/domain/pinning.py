@@ -52,6 +52,10 @@ class Verdict:
     engine_version: str  # the running engine's
     outcome: str  # match | mismatch | error | not-started
     detail: str = ""
+    #: A finished game whose compacted log rebuilds its events by replay under rules this
+    #: engine does not reproduce: readable again only once packed with every event
+    #: (``kurier games compact --keep-events``) by a release of its rules.
+    needs_its_rules: bool = False
 
     @property
     def ok(self) -> bool:
@@ -97,6 +101,7 @@ def verify(store: Store, game_id: str) -> Verdict:
             record.game.rules_version, "error",
             "its events are rebuilt by replay under its rules: before this engine, run "
             "`kurier games compact --keep-events` with a release of those rules",
+            needs_its_rules=True,
         )  # fmt: skip
     engine = record.game.rules_version
     base = (game_id, record.type, record.status, record.rules_version, engine)

@@ -214,14 +214,22 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    from service.domain import pinning
     from service.store import Store
 
     store = Store.from_env()
     if args.action == "compact":
         return _compact_games(store, args.keep_events)
+    return _verify_games(store, args.upgrade)
+
+
+def _verify_games(store: Any, upgrade: bool) -> int:
+    """Replay every stored game; with ``upgrade``, move the unfinished ones that match to this
+    engine's rules, unless a finished game's log could then no longer be read (none moved)."""
+    from service.domain import pinning
+
     counts: dict[str, int] = {}
-    upgraded = 0
+    to_upgrade: list[pinning.Verdict] = []
+    needing_rules: list[pinning.Verdict] = []
     for game_id in pinning.game_ids(store):
         verdict = pinning.verify(store, game_id)
         counts[verdict.outcome] = counts.get(verdict.outcome, 0) + 1
@@ -230,21 +238,50 @@ def cmd_games(args: argparse.Namespace) -> int:
                 f"{verdict.outcome} {game_id} ({verdict.type} {verdict.status}, rules "
                 f"{verdict.rules_version}, engine {verdict.engine_version}): {verdict.detail}"
             )
-        elif args.upgrade and pinning.upgrade(store, verdict):
-            upgraded += 1
-            print(f"upgraded {game_id}: {verdict.rules_version} -> {verdict.engine_version}")
+        elif verdict.status != "finished" and verdict.rules_version != verdict.engine_version:
+            to_upgrade.append(verdict)
+        if verdict.needs_its_rules:
+            needing_rules.append(verdict)
     summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "no games"
+    if upgrade and needing_rules:
+        print(f"verified: {summary}; upgraded: 0")
+        print(_upgrade_refused(needing_rules), file=sys.stderr)
+        store.close()
+        return 1
+    upgraded = 0
+    for verdict in to_upgrade if upgrade else ():
+        if pinning.upgrade(store, verdict):
+            upgraded += 1
+            print(f"upgraded {verdict.game_id}: {verdict.rules_version} -> ", end="")
+            print(verdict.engine_version)
     print(f"verified: {summary}; upgraded: {upgraded}")
     store.close()
     return 1 if counts.get("mismatch") or counts.get("error") else 0
 
 
+def _upgrade_refused(needing_rules: list[Any]) -> str:
+    """Why ``games verify --upgrade`` upgraded nothing, and what the operator does."""
+    rules = sorted({f"{v.type} {v.rules_version}" for v in needing_rules})
+    return (
+        f"kurier games verify --upgrade: upgraded nothing. {len(needing_rules)} finished "
+        f"game(s) under rules this release does not run ({', '.join(rules)}) keep only "
+        "their actions and rebuild their events by replay under those rules. With the "
+        "release of those rules (the one that served them), run `kurier games compact "
+        "--keep-events`, then this again (docs/operations.md, Upgrades). Games in play "
+        "upgraded first would be refused by that release."
+    )
+
+
 def _compact_games(store: Any, keep_events: bool) -> int:
     """Every finished game's log packed as compaction packs it now: a stream left behind, a
     log packed in the older format, and (``keep_events``) a log whose events are rebuilt by
-    replay, packed again with them all."""
+    replay, packed again with them all; then compaction keeps every event of the games
+    under the running rules, those that finish later included (before an upgrade)."""
+    from engine.registry import game_ids, get_game
     from service.domain import pinning
 
+    if keep_events:
+        store.keep_events_of((kind, get_game(kind).rules_version) for kind in game_ids())
     packed = 0
     for game_id in pinning.game_ids(store):
         if store.compact(game_id, keep_events):

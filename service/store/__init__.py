@@ -38,6 +38,9 @@ hash tag; what the bytes mean is in service/store/record.py):
   still owe other slots and the queue Redis (service/store/outbox.py; not used when colocated).
 - ``kurier:epoch`` hash (one ``kurier:epoch:{<n>}`` per master of a cluster): whether the store
   went back in time (service/store/epoch.py).
+- ``kurier:compact:keep-events`` set of ``"<type> <rules version>"``: rules whose finished
+  games compaction packs with every event (``Store.compact``; `kurier games compact
+  --keep-events` before an upgrade of rules).
 - On the queue Redis (the same one unless ``KURIER_QUEUE_URL`` says otherwise): rq's keys,
   ``kurier:owed`` sorted set and ``kurier:owed:jobs`` hash: the jobs owed (resolutions,
   notifications, deadlines), written with the commit that makes them due (service/store/owed.py);

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import redis
@@ -36,6 +36,7 @@ from service.store.follows import Follows
 from service.store.game_jobs import bot_jobs, compact_job, rate_job, resolve_job
 from service.store.indexes import Indexes
 from service.store.keys import (
+    KEEP_EVENTS_OF,
     LIVE_GAMES,
     OPEN_GAMES,
     events_key,
@@ -409,13 +410,17 @@ class Store(Connections):
         of a stream of entries, without the events a replay gives back (service/store/logpack.py;
         docs/operations.md, capacity). A log packed in the older format is packed again;
         ``keep_events``: so is one whose events are rebuilt by replay, keeping them all (before
-        an engine with other rules: docs/operations.md, Upgrades). False if there was nothing
-        to do (not finished, already so) or the game changed meanwhile (do it again)."""
+        an engine with other rules: docs/operations.md, Upgrades), as is every game under
+        rules ``keep_events_of`` named. False if there was nothing to do (not finished,
+        already so) or the game changed meanwhile (do it again)."""
         self.epoch.guard()
+        fields = ["status", "log_codec", PACKED_LOG, "type", "rules_version"]
         with self.raw.pipeline(transaction=False) as pipe:
-            pipe.hmget(game_key(game_id), ["status", "log_codec", PACKED_LOG])
+            pipe.hmget(game_key(game_id), fields)
             pipe.exists(events_key(game_id))
-            (status, codec, packed), streamed = pipe.execute()
+            pipe.smembers(KEEP_EVENTS_OF)
+            (status, codec, packed, kind, rules), streamed, kept_rules = pipe.execute()
+        keep_events = keep_events or _rules_name(kind, rules) in kept_rules
         if status != b"finished" or not (streamed or _repack(codec, packed, keep_events)):
             return False
         record, entries = self.read_log(game_id)
@@ -423,6 +428,13 @@ class Store(Connections):
         keys = [game_key(game_id), events_key(game_id)]
         value = logpack.pack(record, entries, keep_events)
         return bool(script(keys=keys, args=[record.version, value]))
+
+    def keep_events_of(self, rules: Iterable[tuple[str, str]]) -> None:
+        """From now on compaction keeps every event of the games under these rules (game
+        type, rules version): before an engine of other rules takes over (``compact``)."""
+        names = [_rules_name(kind, version) for kind, version in rules]
+        if names:
+            self.write(lambda pipe: pipe.sadd(KEEP_EVENTS_OF, *names), raw=True)
 
     # -- waiting for news (the stream server, service/domain/streams.py) ------------------------
 
@@ -535,6 +547,11 @@ def _stream_replies(found: Any) -> list[tuple[Any, Any]]:
     if not found:
         return []
     return list(found.items()) if isinstance(found, dict) else [(k, e) for k, e in found]
+
+
+def _rules_name(kind: bytes | str | None, version: bytes | str | None) -> bytes:
+    """A game type and rules version as ``KEEP_EVENTS_OF`` names them."""
+    return f"{as_text(kind)} {as_text(version)}".encode()
 
 
 def _repack(codec: bytes | None, packed: bytes | None, keep_events: bool) -> bool:

@@ -18,6 +18,11 @@ OPEN_GAMES = "kurier:games:open"
 #: Sorted set of ``"<game> <ref>"``: where resolutions were owed before service/store/owed.py; a
 #: worker's start moves what is left there into the owed jobs (workers/jobs.py).
 LEGACY_RESOLVE_INDEX = "kurier:resolve:pending"
+#: Set of ``"<game type> <rules version>"``: compaction keeps every event of a finished game
+#: under these rules (none rebuilt by replay), so that a release of other rules reads its log.
+#: ``kurier games compact --keep-events`` adds the running engines' (docs/operations.md,
+#: Upgrades).
+KEEP_EVENTS_OF = "kurier:compact:keep-events"
 #: Matches a game record's key and captures the game id (``SCAN`` over stored games).
 GAME_KEY_PATTERN = "kurier:game:{*}"
 _GAME_KEY = re.compile(r"^kurier:game:\{([^}]+)\}$")
