@@ -173,6 +173,41 @@ def test_every_provinces_name_fits_its_inner_box_readably_over_three_chips(lang:
         )
 
 
+#: A province holds at most five stones; four peoples (or three and a century) in one are
+#: common in play.
+CROWDED = 4
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_crowded_provinces_chips_stay_in_its_inner_box_under_its_name(lang: str) -> None:
+    """Four chips and their counts fit every province's inner box under its name (the rows
+    closed up where need be); the lit marker's corner is left clear wherever they allow."""
+    shapes = regions()
+    for province in BOARD.provinces:
+        box = shapes.inner[province.id]
+        left, top, w, h = box
+        lines = attila_map.name_lines(word(lang, province.name), box)
+        name_bottom = top + attila_map.NAME_SIZE + attila_map.NAME_LEADING * (len(lines) - 1)
+        for count in range(1, CROWDED + 1):
+            places = attila_map.chip_places(box, count, len(lines))
+            width = attila_map.CHIP + attila_map.COUNT_WIDTH
+            assert all(
+                left <= x and x + width <= left + w + 0.1 and y >= name_bottom for x, y in places
+            ), (province.id, count, places)
+            assert all(y + attila_map.CHIP <= top + h for _x, y in places), (
+                province.id,
+                count,
+                places,
+            )
+            overlapping = [
+                (a, b)
+                for a, b in itertools.combinations(places, 2)
+                if abs(a[0] - b[0]) < width and abs(a[1] - b[1]) < attila_map.CHIP
+            ]
+            assert overlapping == [], (province.id, count)
+        assert attila_map.marker_clear(box, attila_map.chip_places(box, 3, len(lines)))
+
+
 def test_a_long_name_breaks_at_a_space_or_after_a_slash_only_where_the_box_has_room() -> None:
     wide_and_high = (0.0, 0.0, 120.0, 200.0)
     assert attila_map.name_lines("Africa", wide_and_high) == ("Africa",)

@@ -8,12 +8,13 @@ Germania Magna; a band of desert (Libya Deserta) closes the map in the south. Ea
 carries its name (a long one broken onto two or three lines where its box has the height,
 condensed where it is still too wide), one chip per people present (the people's colour, its
 letter for who cannot tell colours, and its count) and, once pacified, its century, in its
-inner box, at sizes readable on a 390 px phone (the web board's 768 units
-shown about 370 px wide: 24 units are 11.5 CSS px).
+inner box (a crowded province's chips closed up: ``chip_places``), at sizes readable on a
+390 px phone (the web board's 768 units shown about 370 px wide: 24 units are 11.5 CSS px).
 
 Informative words carry ``class="info"`` (the browser test measures them). On the web every
 province has a lit marker (``lit-mark``) that the page's CSS shows only when it is lit, beside
-its orange outline and tint; a picture without the page's CSS (a mail) leaves the markers out.
+its orange outline and tint (but a crowded province whose chips took the marker's corner);
+a picture without the page's CSS (a mail) leaves the markers out.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ CHIP_PITCH_Y = 29
 #: Where the chips start under the name, and the lit marker's radius (in the inner box's
 #: south-east corner, kept clear of chips).
 CHIPS_TOP = 28
+#: Where a crowded province's closed-up chips start: just under the name's line.
+CLOSE_TOP = NAME_SIZE + 2
 #: A chip's count beside it (one digit: a province holds at most five stones).
 COUNT_WIDTH = 17
 MARK_R = 13
@@ -175,7 +178,7 @@ def _province(
     places = chip_places(box, len(chips), len(lines))
     for (x, y), chip in zip(places, chips, strict=True):
         out.append(chip(x, y))
-    if lit_marks:
+    if lit_marks and marker_clear(box, places):
         out.append(_lit_mark(left + w - MARK_R, top + h - MARK_R))
     out.append("</g>")
     return "".join(out)
@@ -263,22 +266,47 @@ def _name_width(name: str, face: str) -> float:
 
 def chip_places(box: Box, count: int, lines: int = 1) -> list[Point]:
     """Where ``count`` chips go in an inner box: rows under the name (of ``lines`` lines), as
-    many a row as the box is wide, the lit marker's corner left clear; rows run on below a box
-    too small."""
+    many a row as the box is wide, the lit marker's corner left clear. Where they would run
+    below the box (a crowded province: four peoples and more), the rows close up (a chip's
+    height apart, their white edges still parting them, the first just under the name's
+    line), and then take the marker's corner too (``marker_clear``); rows run on below a box
+    too small even so."""
+    _left, top, _w, h = box
+    tries = ((CHIPS_TOP, CHIP_PITCH_Y, True), (CLOSE_TOP, CHIP, True), (CLOSE_TOP, CHIP, False))
+    for first, pitch, clear in tries:
+        places = _chip_rows(box, count, first + NAME_LEADING * (lines - 1), pitch, clear)
+        if all(y + CHIP <= top + h for _x, y in places):
+            return places
+    return places
+
+
+def _chip_rows(box: Box, count: int, first: float, pitch: float, clear: bool) -> list[Point]:
+    """``count`` chips in rows ``pitch`` apart from ``first`` under the box's top, the
+    marker's corner kept ``clear`` or not."""
     left, top, w, h = box
-    first = CHIPS_TOP + NAME_LEADING * (lines - 1)
     per_row = 1 + max(0, int((w - CHIP - COUNT_WIDTH) // CHIP_PITCH_X))
-    mark_left, mark_top = w - 2 * MARK_R, h - 2 * MARK_R
     out: list[Point] = []
     slot = 0
     while len(out) < count:
         col, row = slot % per_row, slot // per_row
-        x, y = CHIP_PITCH_X * col, first + CHIP_PITCH_Y * row
+        x, y = CHIP_PITCH_X * col, first + pitch * row
         slot += 1
-        if x + CHIP + COUNT_WIDTH > mark_left and y + CHIP > mark_top and y < h:
+        if clear and _on_marker(box, left + x, top + y) and y < h:
             continue
         out.append((left + x, top + y))
     return out
+
+
+def _on_marker(box: Box, x: float, y: float) -> bool:
+    """Whether a chip (and its count) at ``x, y`` covers the lit marker's corner of ``box``."""
+    left, top, w, h = box
+    return x + CHIP + COUNT_WIDTH > left + w - 2 * MARK_R and y + CHIP > top + h - 2 * MARK_R
+
+
+def marker_clear(box: Box, places: Sequence[Point]) -> bool:
+    """Whether no chip covers the lit marker's corner (a crowded province's chips may take
+    it: the lit province's outline and tint still mark it)."""
+    return not any(_on_marker(box, x, y) for x, y in places)
 
 
 #: A chip drawn at a place (its top left corner).
