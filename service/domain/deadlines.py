@@ -3,11 +3,14 @@
 service/domain/notifications.py).
 
 Both re-check the version they were scheduled for: a deadline or a reminder of an older version
-does nothing (someone moved, and that version's deadline was replaced). A pending player on
+does nothing (someone moved, and that version's deadline was replaced), and each timeout
+applies only at that version (or the one its own timeouts moved on to), so a player's move
+that wins the race makes the rest stale. A pending player on
 vacation pauses the clock, within the game's ``vacation_max_days`` from the first due time;
 otherwise every open decision times out by the game's policy (``play.apply_timeout``). A
 turn late after a missed deadline (``GameRecord.late_turns``) falls due at once: only its
-seat's decisions time out then, without counting another missed deadline.
+seat's decisions time out then, without counting another missed deadline, until its player
+acts in it (``play.present``: the rest of the turn is theirs, timed afresh).
 
 Under a time bank (service/domain/clocks.py) each seat whose clock runs has a job of its own,
 due when its bank reaches zero: ``bank_runs_out`` times out that seat's decisions only.

@@ -199,7 +199,8 @@ class GameRecord:
 
     def late_turns(self) -> list[int]:
         """The seats whose turn goes on after a missed deadline (service/domain/games/play.py
-        ``apply_timeout``): the game's policy makes the rest of that turn at once."""
+        ``apply_timeout``): the game's policy makes the rest of that turn at once, unless the
+        player acts in it first (``present``)."""
         late: list[int] = self.seating.get("late_turns", [])
         return late
 
