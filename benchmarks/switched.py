@@ -87,6 +87,9 @@ class Side:
     collections: list[int] = field(default_factory=lambda: [0, 0, 0])
     collecting: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
     longest: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
+    #: Redis's CPU seconds during the side's batches (its moves and what the batches do
+    #: between them: the worker's resolutions, the same on both sides).
+    redis_cpu: float = 0.0
 
 
 class CollectorClock:
@@ -119,6 +122,12 @@ def rss_mb() -> float:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def redis_cpu(games: Games) -> float:
+    """Redis's CPU seconds so far (user and system, all its threads)."""
+    info = games.store.r.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
 def run(app: Any, games: Games, lever: Lever, args: argparse.Namespace) -> dict[str, Side]:
     sides = {"on": Side(), "off": Side()}
     clock = CollectorClock()
@@ -135,6 +144,7 @@ def run(app: Any, games: Games, lever: Lever, args: argparse.Namespace) -> dict[
             (lever.on if name == "on" else lever.off)()
             side = sides[name]
             moved = 0
+            redis_before = redis_cpu(games)
             for env in games.moves(args.batch, deadline, rng):
                 clock.side = side
                 cpu, wall = time.thread_time(), time.perf_counter()
@@ -144,6 +154,7 @@ def run(app: Any, games: Games, lever: Lever, args: argparse.Namespace) -> dict[
                 clock.side = None
                 side.statuses[status] = side.statuses.get(status, 0) + 1
                 moved += 1
+            side.redis_cpu += redis_cpu(games) - redis_before
             if not moved:
                 break
             done += moved
@@ -161,10 +172,11 @@ def _ms(values: list[float], *quantiles: float) -> str:
 def report(lever: str, sides: dict[str, Side]) -> None:
     print(f"\nlever {lever}:\n")
     print(
-        "| side | moves | CPU ms a move | CPU p50 / p99 / p99.9 / max | wall p50 / p99 / p99.9 "
-        "/ max | collections 0/1/2 a 1,000 moves | collector ms a move | longest 0/1/2 ms |"
+        "| side | moves | CPU ms a move | Redis CPU ms a move | CPU p50 / p99 / p99.9 / max | "
+        "wall p50 / p99 / p99.9 / max | collections 0/1/2 a 1,000 moves | collector ms a move "
+        "| longest 0/1/2 ms |"
     )
-    print("|---|---:|---:|---|---|---|---:|---|")
+    print("|---|---:|---:|---:|---|---|---|---:|---|")
     for name, side in sides.items():
         if not side.cpu:
             continue
@@ -173,6 +185,7 @@ def report(lever: str, sides: dict[str, Side]) -> None:
         longest = "/".join(f"{1000 * t:.1f}" for t in side.longest)
         print(
             f"| {name} | {len(side.cpu)} | {1000 * sum(side.cpu) / n:.3f} | "
+            f"{1000 * side.redis_cpu / n:.3f} | "
             f"{_ms(side.cpu, 0.5, 0.99, 0.999, 1.0)} | {_ms(side.wall, 0.5, 0.99, 0.999, 1.0)} | "
             f"{per_thousand} | {1000 * sum(side.collecting) / n:.3f} | {longest} |"
         )
