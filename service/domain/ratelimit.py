@@ -183,8 +183,10 @@ class Limits:
             within, raw = store.tokens.checked_player(
                 token, player_id, counting, early_read(player_id) if early_read else None
             )
+        except (redis.ConnectionError, redis.TimeoutError):
+            raise  # unreachable: said once (``_count``), not met again by the usual path
         except redis.RedisError:
-            return None  # the usual path meets the same outage (or refusal) and answers it
+            return None  # a refusal (a key of another type): the usual path answers
         if not raw:
             return None
         g.kurier_player = store.players.from_hash(raw)
