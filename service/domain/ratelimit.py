@@ -162,9 +162,10 @@ class Limits:
         """The common case in one Redis round trip instead of two: a bearer token this process
         has seen recently, one general limit, counters on the game store. The limit's script
         runs inside the one script that also reads the token's owner and the player's hash
-        (which the view then reuses: ``g.kurier_player_hash``). None: not that case, or the token no
-        longer belongs to that player (revoked: counted on the token's key, then the usual
-        path counts the address and the view answers 401)."""
+        (which the view then reuses: ``g.kurier_player_hash``). None: not that case, or the
+        token no longer belongs to that player (revoked: counted on the token's key, then the
+        usual path counts the address and the view answers 401). Raises what Redis raises
+        when it cannot be reached."""
         if not self.pipelined or len(self.general) != 1 or request.path in SIGNUP_PATHS:
             return None
         token = bearer_token()

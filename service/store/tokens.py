@@ -170,12 +170,11 @@ class Tokens:
         counting: Counting | None = None,
         early: tuple[str, str | None] | None = None,
     ) -> tuple[bool | None, dict[str, str]]:
-        """One round trip, one script (``FIRST_READ_LUA``, on one Redis: its keys are in
-        several slots): ``counting``'s count (the rate
-        limiter's), the token's owner and ``player_id``'s whole hash. Whether the count stayed
-        within its limit (None: none asked), and the hash if the token still belongs to
-        ``player_id`` (else ``{}``, and the guess is forgotten): a revoked token is refused at
-        its next request in every process.
+        """One round trip, one script (``FIRST_READ_LUA``; on one Redis, since its keys are in
+        several slots): ``counting``'s count (the rate limiter's), the token's owner and
+        ``player_id``'s whole hash. Whether the count stayed within its limit (None: none
+        asked), and the hash if the token still belongs to ``player_id`` (else ``{}``, and the
+        guess is forgotten): a revoked token is refused at its next request in every process.
 
         ``early``: a game id and idempotency key whose transaction this request will make; its
         first read goes in the same round trip and is kept for it (service/store/early.py)."""
