@@ -17,9 +17,8 @@ collector's own passes inside the calls are timed too (``gc.callbacks``), by gen
 Levers:
 
 - ``null``: nothing;
-- ``gc``: the collector as a gunicorn worker sets it after loading the app
-  (``service.http.gunicorn_worker.tune_collector``: the app's objects frozen, a higher first
-  threshold) against Python's defaults.
+- ``gc``: the app's objects frozen out of the collector's walks, as a gunicorn worker does
+  after loading the app (``service.http.gunicorn_worker.freeze_loaded_app``), or not.
 """
 
 from __future__ import annotations
@@ -56,24 +55,15 @@ def _nothing() -> None:
     return None
 
 
-def _collector_tuned() -> None:
-    """``tune_collector`` without its full collection first: a collection at each switch would
-    also reset the counts the other side's collections follow."""
-    from service.http.gunicorn_worker import YOUNG_THRESHOLD
-
+def _frozen() -> None:
+    """``freeze_loaded_app`` without its full collection first: a collection at each switch
+    would also reset the counts the other side's collections follow."""
     gc.freeze()
-    gc.set_threshold(YOUNG_THRESHOLD, *DEFAULT_THRESHOLDS[1:])
 
 
-def _collector_default() -> None:
-    gc.unfreeze()
-    gc.set_threshold(*DEFAULT_THRESHOLDS)
-
-
-DEFAULT_THRESHOLDS = gc.get_threshold()
 LEVERS: dict[str, Lever] = {
     "null": Lever(_nothing, _nothing),
-    "gc": Lever(_collector_tuned, _collector_default),
+    "gc": Lever(_frozen, gc.unfreeze),
 }
 
 

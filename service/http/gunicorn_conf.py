@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from service.common.logs import gunicorn_logconfig
-from service.http.gunicorn_worker import KEEPALIVE_MARGIN, tune_collector
+from service.http.gunicorn_worker import KEEPALIVE_MARGIN, freeze_loaded_app
 from service.store.redis_server import data_dir_from_env
 
 #: A directory made here is ours to remove at exit; one the operator named is not.
@@ -71,7 +71,7 @@ def on_starting(_server: Any) -> None:
 
 def post_worker_init(_worker: Any) -> None:
     # The app is loaded: its objects leave the cyclic collector's walks (gunicorn_worker.py).
-    tune_collector()
+    freeze_loaded_app()
 
 
 def child_exit(_server: Any, worker: Any) -> None:

@@ -167,23 +167,16 @@ class ProblemThreadWorker(ProblemAnswers, ThreadWorker):
         return bool(conn.parser.finish_body(deadline=time.monotonic() + BODY_DRAIN_WAIT))
 
 
-#: The collector's first threshold in a worker (Python's default: 700): how many more
-#: container objects allocated than freed before the youngest generation is collected.
-YOUNG_THRESHOLD = 50_000
-
-
-def tune_collector() -> None:
+def freeze_loaded_app() -> None:
     """Called once a worker has loaded the app (gunicorn's ``post_worker_init``): its objects,
-    about a hundred thousand that live as long as the process, are moved out of the cyclic
+    over a hundred thousand that live as long as the process, are moved out of the cyclic
     collector's reach (``gc.freeze``), so that a full collection during a request walks only
-    what requests made since (about 70 ms for the app's objects on this machine, holding every
-    thread of the process: the API's p99); and the youngest generation is collected after
-    ``YOUNG_THRESHOLD`` allocations instead of 700 (docs/performance.md, "Levers on the one
-    move path")."""
+    what requests made since (under a millisecond) instead of the whole app (about 60 ms of
+    CPU on this machine, holding every thread of the process: the API's p99). The collector's
+    thresholds stay Python's: higher ones saved no CPU and made each young collection longer
+    (docs/performance.md, "Levers on the one move path, second round")."""
     gc.collect()
     gc.freeze()
-    _young, middle, old = gc.get_threshold()
-    gc.set_threshold(YOUNG_THRESHOLD, middle, old)
 
 
 class AppAccessLogger(Logger):
