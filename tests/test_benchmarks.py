@@ -100,6 +100,20 @@ def test_profile_request_smoke_run() -> None:
     assert out.count("| **total CPU** |") == 3, out
 
 
+def test_switched_benchmark_smoke_run() -> None:
+    """benchmarks/switched.py measures both sides of a lever (the collector's) in one process."""
+    out = _run(
+        "benchmarks/switched.py",
+        *("--lever", "gc", "--moves", "40", "--batch", "10", "--games", "2", "--seconds", "30"),
+        timeout=120,
+    )
+    rows = [line for line in out.splitlines() if line.startswith(("| on |", "| off |"))]
+    assert len(rows) == 2, out
+    assert re.search(
+        r"statuses: \{'on': \{(20[02]: \d+(, )?)+\}, 'off': \{(20[02]: \d+(, )?)+\}\}", out
+    ), out
+
+
 def test_pages_benchmark_smoke_run() -> None:
     """benchmarks/pages.py still runs: every game type's page, picture and view are measured
     against the bare app, and the bytes are counted with the page's CSS and JS."""

@@ -23,15 +23,11 @@ from tests.conftest import UNLIMITED
 from tests.games_in_store import started_attila
 
 
-def _nothing(_pipe: Any) -> None:
-    return None
-
-
 def test_a_stale_early_read_makes_the_transaction_start_over(isolated_redis: Store) -> None:
     store = isolated_redis
     game_id, [(player, token), _] = started_attila(store)
     before = store.get_game(game_id).version
-    store.tokens.checked_player(token, player["id"], _nothing, (game_id, None))
+    store.tokens.checked_player(token, player["id"], early=(game_id, None))
     # Another process commits after the early read and before the transaction.
     elsewhere = Store(store.url)
     elsewhere.transact(game_id, lambda record, _v: Change(record, "touched", [], 200, {}))
@@ -65,11 +61,11 @@ def test_an_early_read_serves_only_its_own_game_and_key(isolated_redis: Store) -
         return Change(record, "touched", [], 200, {})
 
     # Kept for a game, forgotten when the request ends without its transaction.
-    store.tokens.checked_player(token, player["id"], _nothing, (game_id, None))
+    store.tokens.checked_player(token, player["id"], early=(game_id, None))
     store.early.forget()
     store.transact(game_id, note)
     # Kept for one game, not used for another (and gone after that transaction).
-    store.tokens.checked_player(token, player["id"], _nothing, (game_id, None))
+    store.tokens.checked_player(token, player["id"], early=(game_id, None))
     store.transact(other_id, note)
     assert store.early.take(game_id, None) is None
     assert len(seen) == 2
@@ -116,7 +112,7 @@ def test_a_move_reads_its_game_in_the_limiters_round_trip(
     monkeypatch.setattr(ratelimit, "EARLY_READS", {})
     late, same_version = _round_trips_of_a_move(isolated_redis, sends, "late-1")
     assert version == same_version
-    # The limiter's pipeline carried the game and the idempotency record, and the notice
+    # The first round trip (one script) carried the game and the idempotency record, and the notice
     # fields of the players seated (as this process last saw them): two round trips in all,
     # the commit the second. Without: a read of its own, and one for the fields when the move
     # notifies anyone.
@@ -129,7 +125,7 @@ def test_the_seats_notice_fields_ride_in_the_first_round_trip(isolated_redis: St
     game_id, seated = started_attila(store)  # its transactions showed this store the seats
     (player, token), (other, _) = seated
     store.r.hset(player_key(other["id"]), "email", "other@example.org")
-    store.tokens.checked_player(token, player["id"], _nothing, (game_id, None))
+    store.tokens.checked_player(token, player["id"], early=(game_id, None))
     ids = [player["id"], other["id"]]
     assert set(store.early.notice_fields() or {}) == set(ids)
     assert [f["email"] for f in store.players.notice_fields(ids)] == ["", "other@example.org"]

@@ -70,7 +70,7 @@ def test_over_the_limit_is_429_with_retry_after_and_changes_nothing(
 def test_a_redis_that_forgot_the_limit_script_still_counts(
     kurier: Kurier, limited: Kurier, redis_url: str
 ) -> None:
-    """The limiter sends its script by hash in one pipeline with the token's read
+    """The limiter sends its count inside one script with the token's read
     (service/domain/ratelimit.py); a restarted Redis has forgotten it: loaded again, counted
     once."""
     alice = kurier.new_player("Forgetful")

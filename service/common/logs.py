@@ -109,15 +109,23 @@ def _finish(response: Response) -> Response:
     response.headers[REQUEST_ID_HEADER] = request_id
     if not _access.isEnabledFor(logging.INFO):
         return response  # KURIER_LOG_LEVEL=warning: no line, so nothing to build
-    started = g.get("request_started", time.perf_counter())
     fields = {
         "method": request.method,
         "route": route_label(),
         "status": response.status_code,
-        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+        "duration_ms": round(seconds_since_start() * 1000, 2),
     }
     _access.info("request", extra={"fields": fields})
     return response
+
+
+def seconds_since_start() -> float:
+    """How long this request has taken so far, from when ``_start`` saw it (0 for a request
+    refused before that hook ran, as an outage's 503 is): the access line's duration and
+    the move-duration histogram's."""
+    now = time.perf_counter()
+    started: float = g.get("request_started", now)
+    return now - started
 
 
 def route_label() -> str:

@@ -36,6 +36,7 @@ from limits.strategies import SlidingWindowCounterRateLimiter
 
 from service.common.problems import Problem, error_response
 from service.store import TOKEN_PREFIX, redis_urls
+from service.store.tokens import Counting
 
 DEFAULT_LIMIT = "120/minute"
 DEFAULT_SIGNUP_LIMIT = "10/minute;100/hour"
@@ -53,7 +54,8 @@ TRUTHY = ("1", "true", "yes", "on")
 #: (player id → the game id and idempotency key the transaction reads). The API registers
 #: them (service/http/api/games.py); the store keeps the read for the transaction (Store.transact).
 EARLY_READS: dict[str, Callable[[str], tuple[str, str | None]]] = {}
-#: ``limits``' own sliding-window script, sent by ``Limits._with_token_read`` itself.
+#: ``limits``' own sliding-window script, run by ``Limits._with_token_read`` inside the
+#: request's first script (``Tokens.checked_player``).
 ACQUIRE_LUA: bytes = RedisStorage.SCRIPT_ACQUIRE_SLIDING_WINDOW
 
 
@@ -125,7 +127,7 @@ class Limits:
     #: Sign-in mails to one address, asked by anyone (``signin_mail_allowed``).
     signin_mail: list[RateLimitItem] = field(default_factory=list)
     #: The counters live in the game store's Redis (one Redis, not a cluster): the limit can
-    #: share a pipeline with the token's read (``_with_token_read``).
+    #: share a script with the token's read (``_with_token_read``).
     pipelined: bool = False
     _strategies: dict[int, SlidingWindowCounterRateLimiter] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -159,10 +161,11 @@ class Limits:
     def _with_token_read(self) -> tuple[tuple[RateLimitItem, str, str] | None] | None:
         """The common case in one Redis round trip instead of two: a bearer token this process
         has seen recently, one general limit, counters on the game store. The limit's script
-        is sent in the same pipeline as the token's owner and the player's hash (which the
-        view then reuses: ``g.kurier_player_hash``). None: not that case, or the token no
-        longer belongs to that player (revoked: counted on the token's key, then the usual
-        path counts the address and the view answers 401)."""
+        runs inside the one script that also reads the token's owner and the player's hash
+        (which the view then reuses: ``g.kurier_player_hash``). None: not that case, or the
+        token no longer belongs to that player (revoked: counted on the token's key, then the
+        usual path counts the address and the view answers 401). Raises what Redis raises
+        when it cannot be reached."""
         if not self.pipelined or len(self.general) != 1 or request.path in SIGNUP_PATHS:
             return None
         token = bearer_token()
@@ -173,29 +176,24 @@ class Limits:
         key = token_rate_key(token)
         item = self.general[0]
         counters = self.prefix + ":{" + item.key_for("all", key) + "}"
-        acquire = [counters + "/-1", counters, item.amount, item.get_expiry(), 1]
-        sha = store.loaded_script("rate_limit", ACQUIRE_LUA)
+        counting = Counting(
+            ACQUIRE_LUA, (counters + "/-1", counters), (item.amount, item.get_expiry(), 1)
+        )
         early_read = EARLY_READS.get(request.endpoint or "")
         try:
-            replies, raw = store.tokens.checked_player(
-                token,
-                player_id,
-                lambda pipe: pipe.evalsha(sha, 2, *acquire),
-                early_read(player_id) if early_read else None,
+            within, raw = store.tokens.checked_player(
+                token, player_id, counting, early_read(player_id) if early_read else None
             )
-            if isinstance(replies[0], redis.exceptions.NoScriptError):
-                store.r.script_load(ACQUIRE_LUA)  # a restarted Redis: load it, count once more
-                replies = [store.r.evalsha(sha, 2, *acquire)]
+        except (redis.ConnectionError, redis.TimeoutError):
+            raise  # unreachable: said once (``_count``), not met again by the usual path
         except redis.RedisError:
-            return None  # the usual path meets the same outage and lets the view answer it
-        if isinstance(replies[0], Exception):
-            return None
+            return None  # a refusal (a key of another type): the usual path answers
         if not raw:
             return None
         g.kurier_player = store.players.from_hash(raw)
         g.kurier_player_hash = raw
         g.kurier_rate_key = key
-        return (None if replies[0] else (item, "all", key),)
+        return (None if within else (item, "all", key),)
 
 
 def _limits() -> Limits:

@@ -59,7 +59,7 @@ def current_player(required: bool = True) -> dict[str, Any] | None:
 
 def player_hash_read() -> dict[str, str] | None:
     """The caller's whole hash if this request already read it with the token (the rate
-    limiter's pipeline, service/domain/ratelimit.py), else None. Read before any change this
+    limiter's script, service/domain/ratelimit.py), else None. Read before any change this
     request makes: only for views that change nothing."""
     return g.get("kurier_player_hash")
 

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import redis
-from flask import Flask, Response, g, request
+from flask import Flask, Response, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -39,7 +38,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from service.common.logs import route_label
+from service.common.logs import route_label, seconds_since_start
 from service.store import owed, queues
 
 log = logging.getLogger(__name__)
@@ -156,14 +155,10 @@ class RedisCollector(Collector):
 
 def init_app(app: Flask, queues: tuple[str, ...]) -> None:
     redis_collector = RedisCollector(app.extensions["kurier.store"], queues)
-    app.before_request(_start_timer)
+    # Timed from the access line's start (service/common/logs.py, whose hooks run first).
     app.after_request(_count)
     # Not part of the OpenAPI document: it is for the operator's Prometheus, not for clients.
     app.add_url_rule("/metrics", "metrics", lambda: _scrape(redis_collector))
-
-
-def _start_timer() -> None:
-    g.metrics_started = time.perf_counter()
 
 
 #: Each labelled child once per process: ``labels()`` checks, locks and looks up on every call
@@ -185,8 +180,7 @@ def _count(response: Response) -> Response:
     method = request.method
     _child(HTTP_REQUESTS, _request_counters, route, method, status).inc()
     if route == MOVE_ROUTE and method == "POST":
-        elapsed = time.perf_counter() - g.get("metrics_started", time.perf_counter())
-        _child(MOVE_DURATION, _move_durations, status).observe(elapsed)
+        _child(MOVE_DURATION, _move_durations, status).observe(seconds_since_start())
     return response
 
 

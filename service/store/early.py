@@ -1,11 +1,11 @@
 """What a move's request reads in its first round trip, for later in the same request.
 
-A move through the API reads Redis first in the rate limiter's pipeline (the token check,
-``Tokens.checked_player`` in service/store/tokens.py). That pipeline also carries the
-transaction's first read (the game's record and idempotency record, ``queue_read``), which
+A move through the API reads Redis first in one script with the rate limiter's count (the
+token check, ``Tokens.checked_player`` in service/store/tokens.py). That script also makes the
+transaction's first read (the game's record and idempotency record, ``early_keys``), which
 ``Store.transact`` (service/store/games.py) then takes instead of reading again, and the
 notice fields of the players seated in the game as this process last saw it
-(``queue_notice_fields``), which ``Players.notice_fields`` (service/store/players.py) serves
+(``NOTICE_FIELDS``), which ``Players.notice_fields`` (service/store/players.py) serves
 when the move notifies them. The commit's compare-and-set judges the early read like any
 other; the notice fields are read during the request either way.
 
@@ -39,9 +39,16 @@ Read = tuple[str, str | None, dict[bytes, bytes], bytes | None]
 
 def queue_read(pipe: Any, game_id: str, ikey: str | None) -> None:
     """A transaction's first read into ``pipe``: the record, and the idempotency record."""
-    pipe.hgetall(game_key(game_id))
-    if ikey:
-        pipe.get(ikey)
+    record, *idempotency = early_keys(game_id, ikey)
+    pipe.hgetall(record)
+    for key in idempotency:
+        pipe.get(key)
+
+
+def early_keys(game_id: str, ikey: str | None) -> tuple[str, ...]:
+    """The keys of a transaction's first read: the record's hash, and the idempotency
+    record's string if a key was given."""
+    return (game_key(game_id), ikey) if ikey else (game_key(game_id),)
 
 
 def queue_notice_fields(pipe: Any, player_ids: Iterable[str]) -> None:

@@ -56,11 +56,12 @@ class Players:
     def for_token(self, token: str) -> dict[str, Any] | None:
         """The player a bearer token stands for now (None: nobody): read from Redis at every
         call, so a token revoked in any process is refused here at once. A token this process
-        saw lately costs one round trip (its owner and the guessed player's record together,
-        ``Tokens.checked_player``), another two."""
+        saw lately costs one round trip on one Redis (its owner and the guessed player's record
+        together, in one script: ``Tokens.checked_player``), another two (and any on a
+        cluster, where the two keys are in different slots)."""
         guess = self.tokens.known_player(token)
-        if guess is not None:
-            _replies, raw = self.tokens.checked_player(token, guess, _nothing)
+        if guess is not None and self.connections.mode != "cluster":
+            _within, raw = self.tokens.checked_player(token, guess)
             if raw:
                 return self.from_hash(raw)
         player_id = self.tokens.owner(token)
@@ -125,7 +126,3 @@ class Players:
             }
             for row in rows
         ]
-
-
-def _nothing(_pipe: Any) -> None:
-    """No commands of the caller's beside the token's read."""

@@ -19,14 +19,17 @@ web session made with it) asks again now and then (``stands_for``) and ends once
 
 from __future__ import annotations
 
+import functools
 import json
 import secrets
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+import redis
+
 from service.store.connections import Connections
-from service.store.early import EarlyReads, queue_notice_fields, queue_read
+from service.store.early import NOTICE_FIELDS, EarlyReads, early_keys
 from service.store.keys import player_key, player_tokens_key, stream_ticket_key, token_key
 from service.store.record import as_text
 
@@ -164,13 +167,14 @@ class Tokens:
         self,
         token: str,
         player_id: str,
-        alongside: Callable[[Any], None],
+        counting: Counting | None = None,
         early: tuple[str, str | None] | None = None,
-    ) -> tuple[list[Any], dict[str, str]]:
-        """One round trip: ``alongside(pipe)``'s commands (the rate limiter's), the token's
-        owner and ``player_id``'s whole hash. Their replies, and the hash if the token still
-        belongs to ``player_id`` (else ``{}``, and the guess is forgotten): a revoked token
-        is refused at its next request in every process.
+    ) -> tuple[bool | None, dict[str, str]]:
+        """One round trip, one script (``FIRST_READ_LUA``; on one Redis, since its keys are in
+        several slots): ``counting``'s count (the rate limiter's), the token's owner and
+        ``player_id``'s whole hash. Whether the count stayed within its limit (None: none
+        asked), and the hash if the token still belongs to ``player_id`` (else ``{}``, and the
+        guess is forgotten): a revoked token is refused at its next request in every process.
 
         ``early``: a game id and idempotency key whose transaction this request will make; its
         first read goes in the same round trip and is kept for it (service/store/early.py)."""
@@ -178,29 +182,79 @@ class Tokens:
         early = early if self.connections.colocated else None
         # The players of the game as last seen here: the notices of the move need their fields.
         seated = (self.early.seats.get(early[0]) or ()) if early else ()
-        with self.connections.raw.pipeline(transaction=False) as pipe:
-            alongside(pipe)
-            pipe.hget(key, "player")
-            pipe.hgetall(player_key(player_id))
-            if early:
-                queue_read(pipe, *early)
-            queue_notice_fields(pipe, seated)
-            replies = pipe.execute(raise_on_error=False)
-        read: list[Any] = []
-        fields: list[Any] = []
-        if early:
-            reads = 2 if early[1] else 1
-            cut = len(replies) - reads - len(seated)
-            read, fields = replies[cut : cut + reads], replies[cut + reads :]
-            replies = replies[:cut]
-        *replies, owner, raw = replies
-        if isinstance(owner, Exception) or isinstance(raw, Exception):
-            raise owner if isinstance(owner, Exception) else raw
-        if as_text(owner) != player_id or not raw:
+        count_keys, count_args = (counting.keys, counting.args) if counting else ((), ())
+        reads = early_keys(*early) if early else ()
+        keys = [*count_keys, key, player_key(player_id), *reads, *map(player_key, seated)]
+        args = [len(count_keys), len(count_args), *count_args, len(reads), *NOTICE_FIELDS]
+        lua = first_read_lua(counting.lua if counting else b"return true")
+        sha = self.connections.loaded_script(f"first_read:{hash(lua)}", lua)
+        raw_client = self.connections.raw
+        try:
+            replies = raw_client.evalsha(sha, len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:  # a restarted Redis: load it, ask once more
+            raw_client.script_load(lua)
+            replies = raw_client.evalsha(sha, len(keys), *keys, *args)
+        within, owner, flat = replies[:3]
+        if as_text(owner) != player_id or not flat:
             self._guesses.forget(key)
-            return replies, {}
-        if early and not any(isinstance(reply, Exception) for reply in read):
-            self.early.keep((*early, read[0], read[1] if early[1] else None))
-        if not any(isinstance(reply, Exception) for reply in fields):
-            self.early.keep_notice_fields(dict(zip(seated, fields, strict=True)))
-        return replies, {as_text(k): as_text(v) for k, v in raw.items()}
+            return (bool(within) if counting else None), {}
+        if early:
+            record = replies[3]
+            self.early.keep((*early, _as_dict(record), replies[4] if early[1] else None))
+        fields = replies[3 + len(reads) :]
+        self.early.keep_notice_fields(dict(zip(seated, fields, strict=True)))
+        raw = _as_dict(flat)
+        return (bool(within) if counting else None), {
+            as_text(k): as_text(v) for k, v in raw.items()
+        }
+
+
+def _as_dict(flat: list[bytes]) -> dict[bytes, bytes]:
+    """A hash as a script returns it (field, value, field, value, ...) as a dict."""
+    pairs = iter(flat)
+    return dict(zip(pairs, pairs, strict=True))
+
+
+@dataclass(frozen=True)
+class Counting:
+    """A count that a request's first round trip makes beside its reads (the rate limiter's):
+    ``lua``, a Redis script's text, runs there as a function of ``keys`` and ``args`` (its
+    ``KEYS`` and ``ARGV``); a true answer means counted within the limit."""
+
+    lua: bytes
+    keys: tuple[str, ...]
+    args: tuple[Any, ...]
+
+
+#: A request's first round trip (``Tokens.checked_player``). KEYS: the count's keys, the
+#: token's key, the player's key, the transaction's early reads (service/store/early.py:
+#: the game's record, its idempotency record) and the seated players' keys; ARGV: how many
+#: of the keys and arguments are the count's, the count's arguments, how many early reads,
+#: and the notice fields. The reads come before the count: a read refused (a key of another
+#: type) stops the script before anything is counted.
+FIRST_READ_LUA = b"""
+local function count(KEYS, ARGV)
+%s
+end
+local count_keys, count_args = tonumber(ARGV[1]), tonumber(ARGV[2])
+local reads = tonumber(ARGV[3 + count_args])
+local k = count_keys + 1
+local replies = {0, redis.call('HGET', KEYS[k], 'player'), redis.call('HGETALL', KEYS[k + 1])}
+k = k + 2
+if reads > 0 then replies[4] = redis.call('HGETALL', KEYS[k]) end
+if reads > 1 then replies[5] = redis.call('GET', KEYS[k + 1]) end
+for i = k + reads, #KEYS do
+    replies[#replies + 1] = redis.call('HMGET', KEYS[i], unpack(ARGV, 4 + count_args))
+end
+local own_keys, own_args = {}, {}
+for i = 1, count_keys do own_keys[i] = KEYS[i] end
+for i = 1, count_args do own_args[i] = ARGV[2 + i] end
+if count(own_keys, own_args) then replies[1] = 1 end
+return replies
+"""
+
+
+@functools.cache
+def first_read_lua(count: bytes) -> bytes:
+    """``FIRST_READ_LUA`` with ``count`` as its count's body."""
+    return FIRST_READ_LUA % count
