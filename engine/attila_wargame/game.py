@@ -5,14 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from engine.attila_wargame.actions import Notation, WargameAction
+from engine.attila_wargame.actions import End, Move, Notation, WargameAction
 from engine.attila_wargame.board import Board, load_board
 from engine.attila_wargame.describe import Describe
 from engine.attila_wargame.rules import Rules
 from engine.attila_wargame.state import WargameState, dump_state, load_state
 from engine.attila_wargame.victory import with_reasons
-from engine.core import RulesGame, options_from_data
+from engine.core import IllegalAction, RulesGame, options_from_data
 from engine.sentences import N_
+
+#: Codes of a unit's one-hex steps (``action_code``): one per side of a hex.
+STEP_CODES = 6
 
 _DEFAULT_DESCRIPTION = "proposed ruling for an open point; see docs/rules/attila-wargame.md"
 
@@ -63,6 +66,8 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
         self.notation_ = Notation(board)
         self.describer = Describe(board)
         self.options = options_from_data(board.raw["options"], _DEFAULT_DESCRIPTION)
+        self._unit_index = {unit: index for index, unit in enumerate(board.unit_order)}
+        self._step_codes_end = 1 + len(board.unit_order) * STEP_CODES
 
     # -- setup and play ---------------------------------------------------------------------
 
@@ -71,6 +76,34 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
     ) -> WargameState:
         self.check_players(players)
         return self.rules.new_state(seed, self.resolve_options(options))
+
+    # -- a finished game's packed log (service/store/logpack.py) ------------------------------
+
+    def action_code(self, state: WargameState, seat: int, action: Any) -> int | None:
+        """A step of one hex by its unit and direction, read off the board (the legal steps
+        of a movement phase are every step of every unit: their list costs more than the
+        step); ``end`` as 0; any other action by its index among the legal ones."""
+        if isinstance(action, End):
+            return 0
+        if isinstance(action, Move) and len(action.path) == 1 and action.unit in state.pos:
+            around = self.board.neighbours[state.pos[action.unit]]
+            if action.path[0] in around:
+                unit = self._unit_index[action.unit]
+                return 1 + unit * STEP_CODES + around.index(action.path[0])
+        code = super().action_code(state, seat, action)
+        return None if code is None else self._step_codes_end + code
+
+    def code_action(self, state: WargameState, seat: int, code: int) -> Any:
+        if code == 0:
+            return End()
+        if code < self._step_codes_end:
+            unit = self.board.unit_order[(code - 1) // STEP_CODES]
+            around = self.board.neighbours[state.pos[unit]] if unit in state.pos else ()
+            direction = (code - 1) % STEP_CODES
+            if direction >= len(around):
+                raise IllegalAction("bad-code", f"no action has the code {code} here", code=code)
+            return Move(unit, (around[direction],))
+        return super().code_action(state, seat, code - self._step_codes_end)
 
     def dump(self, state: WargameState) -> dict[str, Any]:
         return dump_state(state)
