@@ -66,7 +66,6 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
         self.notation_ = Notation(board)
         self.describer = Describe(board)
         self.options = options_from_data(board.raw["options"], _DEFAULT_DESCRIPTION)
-        self._unit_index = {unit: index for index, unit in enumerate(board.unit_order)}
         self._step_codes_end = 1 + len(board.unit_order) * STEP_CODES
 
     # -- setup and play ---------------------------------------------------------------------
@@ -80,16 +79,17 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
     # -- a finished game's packed log (service/store/logpack.py) ------------------------------
 
     def action_code(self, state: WargameState, seat: int, action: Any) -> int | None:
-        """A step of one hex by its unit and direction, read off the board (the legal steps
-        of a movement phase are every step of every unit: their list costs more than the
-        step); ``end`` as 0; any other action by its index among the legal ones."""
+        """A step of one hex by its unit (among the seat's units on the map) and direction,
+        read off the board (the legal steps of a movement phase are every step of every unit:
+        their list costs more than the step); ``end`` as 0; any other action by its index
+        among the legal ones."""
         if isinstance(action, End):
             return 0
         if isinstance(action, Move) and len(action.path) == 1 and action.unit in state.pos:
             around = self.board.neighbours[state.pos[action.unit]]
-            if action.path[0] in around:
-                unit = self._unit_index[action.unit]
-                return 1 + unit * STEP_CODES + around.index(action.path[0])
+            units = self._units_of(state, seat)
+            if action.path[0] in around and action.unit in units:
+                return 1 + units.index(action.unit) * STEP_CODES + around.index(action.path[0])
         code = super().action_code(state, seat, action)
         return None if code is None else self._step_codes_end + code
 
@@ -97,13 +97,20 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
         if code == 0:
             return End()
         if code < self._step_codes_end:
-            unit = self.board.unit_order[(code - 1) // STEP_CODES]
-            around = self.board.neighbours[state.pos[unit]] if unit in state.pos else ()
-            direction = (code - 1) % STEP_CODES
+            units = self._units_of(state, seat)
+            unit, direction = divmod(code - 1, STEP_CODES)
+            around = self.board.neighbours[state.pos[units[unit]]] if unit < len(units) else ()
             if direction >= len(around):
                 raise IllegalAction("bad-code", f"no action has the code {code} here", code=code)
-            return Move(unit, (around[direction],))
+            return Move(units[unit], (around[direction],))
         return super().code_action(state, seat, code - self._step_codes_end)
+
+    def _units_of(self, state: WargameState, seat: int) -> list[str]:
+        """The units of ``seat``'s side on the map, in the board's order."""
+        side = self.rules.seats[seat] if 0 <= seat < len(self.rules.seats) else None
+        return [
+            u for u in self.board.unit_order if u in state.pos and self.rules.side(state, u) == side
+        ]
 
     def dump(self, state: WargameState) -> dict[str, Any]:
         return dump_state(state)
