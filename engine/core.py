@@ -613,14 +613,14 @@ class Game(ABC, Generic[State, Action]):
         actions (service/store/logpack.py). None where there is none. By default the action's
         index among the legal actions; a game may give a cheaper one to compute."""
         legal = self.legal_actions(state, seat)
-        return legal.index(action) if action in legal else None  # type: ignore[arg-type]
+        return legal.index(action) if action in legal else None
 
     def code_action(self, state: State, seat: int, code: int) -> Action | SeatAction:
         """The action ``action_code`` gave ``code`` for, in the same state; raises
         ``IllegalAction('bad-code')`` for a number it gives no action."""
         legal = self.legal_actions(state, seat)
         if not 0 <= code < len(legal):
-            raise IllegalAction("bad-code", f"no action has the code {code} here", code=code)
+            raise IllegalAction("bad-code", f"no action has the code {code} here", number=code)
         return legal[code]
 
     def replay(

@@ -101,7 +101,7 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
             unit, direction = divmod(code - 1, STEP_CODES)
             around = self.board.neighbours[state.pos[units[unit]]] if unit < len(units) else ()
             if direction >= len(around):
-                raise IllegalAction("bad-code", f"no action has the code {code} here", code=code)
+                raise IllegalAction("bad-code", f"no action has the code {code} here", number=code)
             return Move(units[unit], (around[direction],))
         return super().code_action(state, seat, code - self._step_codes_end)
 

@@ -54,6 +54,7 @@ import enum
 import functools
 import hashlib
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from engine import jsontext
@@ -123,7 +124,7 @@ def pack(record: GameRecord, entries: Entries, keep_events: bool = False) -> byt
     raise ValueError(f"the log of game {record.id} does not read back as it was")
 
 
-def _candidates(record: GameRecord, entries: Entries, derive: bool) -> Any:
+def _candidates(record: GameRecord, entries: Entries, derive: bool) -> Iterator[bytes | None]:
     """The packed forms to try, smallest first (a generator: each built when asked)."""
     if derive:
         yield _coded(record, entries)
@@ -481,7 +482,7 @@ def _salts_revealed_later(entries: Entries) -> dict[int, str]:
     """For each sealed entry (by its index), the salt the next reveal of its choice
     published, where there is one."""
     found: dict[int, str] = {}
-    later: dict[tuple[str, int], str] = {}
+    later: dict[tuple[Any, Any], Any] = {}
     for index in range(len(entries) - 1, -1, -1):
         entry = entries[index][1]
         for event in entry.get("events", []) if isinstance(entry.get("events"), list) else []:
@@ -646,7 +647,8 @@ class _Reader:
         self.last_ms += data.signed()
         decision, notation, rebuilt = self.replay.coded(decision_index, code)
         seat, ref = decision.seat, decision.ref
-        entry = {"kind": decision.kind, "seat": str(seat), "action": notation, "ref": ref}
+        entry: dict[str, Any] = {"kind": decision.kind, "seat": str(seat), "action": notation}
+        entry["ref"] = ref
         entry["commitment"] = (
             commitments.commitment(self.record.id, ref, seat, notation, salt) if salt else ""
         )
