@@ -38,14 +38,18 @@ def test_every_legal_action_has_a_code_that_gives_it_back(
 
 
 @pytest.mark.parametrize("game_type", ["attila", "attika", "attila-wargame"])
-def test_a_number_no_action_has_is_refused(game_type: str) -> None:
+def test_a_number_no_legal_action_has_is_refused_or_gives_an_illegal_one(game_type: str) -> None:
     game = get_game(game_type)
     state = game.new_state(2 if game_type != "attila" else 3, "codes-seed")
     seat = game.pending(state)[0].seat
     assert seat != SYSTEM
-    with pytest.raises(IllegalAction) as refused:
-        game.code_action(state, seat, 10**6)
-    assert refused.value.code == "bad-code"
+    for code in (10**6, 10**6 + 1):
+        try:
+            action = game.code_action(state, seat, code)
+        except IllegalAction as refused:
+            assert refused.code == "bad-code"
+        else:  # a number read off the board (a place far away): an action, not a legal one
+            assert action not in game.legal_actions(state, seat)
 
 
 def test_a_wargame_march_of_several_hexes_has_no_step_code() -> None:
