@@ -37,7 +37,6 @@ every event kept (``kurier games compact --keep-events``).
 from __future__ import annotations
 
 import argparse
-import base64
 import random
 import statistics
 import sys
@@ -51,11 +50,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from redis.connection import AbstractConnection as Connection
 
+from benchmarks.baselines import BASELINES, Baseline
+from engine.bots import Budget, choose
 from engine.core import SYSTEM
+from service.domain import bots
 from service.domain.games import lifecycle, play, views
 from service.store import Store, eventlog, logpack
 from service.store.keys import events_key, game_key
-from service.store.record import PACKED_PREFIX, GameRecord, as_text, dumps
+from service.store.record import GameRecord, as_text, dumps
 from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 
 ROUND_TRIPS = [0]
@@ -110,11 +112,51 @@ def _commands(client: Any) -> int:
     return sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info")
 
 
+#: A bot's move in these games: an iteration cap, so that a game is the same on a busy machine.
+BOT_ITERATIONS = 20
+#: Picks a seat's move from the game's record and log: (record, entries, seat, rng) -> notation.
+Chooser = Callable[[GameRecord, list[tuple[int, dict[str, Any]]], int, random.Random], str]
+
+
+def random_move(
+    record: GameRecord, entries: list[tuple[int, dict[str, Any]]], seat: int, rng: random.Random
+) -> str:
+    """A legal move drawn uniformly (the random games)."""
+    legal = views.legal_actions(record, seat)["actions"]
+    return str(rng.choice(legal)["notation"])
+
+
+def bot_move(level: str) -> Chooser:
+    """The engine's bot of ``level`` or a baseline (benchmarks/baselines.py), from what the
+    seat may see (service/domain/bots.py ``seat_inputs``), with an iteration cap: a
+    reproducible game."""
+
+    def move(
+        record: GameRecord, entries: list[tuple[int, dict[str, Any]]], seat: int, rng: random.Random
+    ) -> str:
+        seen = bots.seat_inputs(record, entries, seat)
+        seed = f"{rng.random()}"
+        if level in BASELINES:
+            player = Baseline(record.type, level, seed)
+            action = player.choose(seen.view, seen.events, seat, seen.options)
+        else:
+            budget = Budget(seconds=60.0, iterations=BOT_ITERATIONS)
+            action = choose(record.type, seen.view, seen.events, seat, level, seed,  # type: ignore[arg-type]
+                            seen.options, budget)  # fmt: skip
+        return record.game.notation(action)
+
+    return move
+
+
 def play_a_game(
-    store: Store, rng: random.Random, game_type: str = "attila", seats: int = 3
+    store: Store,
+    rng: random.Random,
+    game_type: str = "attila",
+    seats: int = 3,
+    chooser: Chooser = random_move,
 ) -> tuple[str, list[tuple[int, int]], int]:
-    """One game to its end; returns its id, its record's bytes and its log's length at every
-    version, and its changes."""
+    """One game to its end, each move by ``chooser``; returns its id, its record's bytes and
+    its log's length at every version, and its changes."""
     players = [store.players.create(f"F{i}", None)[0] for i in range(seats)]
     created = lifecycle.create_game(store, players[0], game_type, {}, None, seats).body
     for player in players[1:]:
@@ -131,8 +173,8 @@ def play_a_game(
         if decision["seat"] == SYSTEM:
             play.resolve(store, game_id, decision["ref"])
             continue
-        legal = views.legal_actions(record, decision["seat"])["actions"]
-        move = rng.choice(legal)["notation"]
+        entries = store.read_log(game_id)[1] if chooser is not random_move else []
+        move = chooser(record, entries, decision["seat"], rng)
         play.play(store, players[decision["seat"]], game_id, move, None, None, None, None)
     return game_id, sizes, changes
 
@@ -188,6 +230,8 @@ def measure(store: Store, count: int, seconds: float) -> dict[str, float]:
 
 #: The games whose finished records are measured field by field (``--fields``).
 FIELD_GAMES = (("attila", 3), ("attika", 2), ("attila-wargame", 2))
+#: The wargame played by these too (``--bots``): bot levels or baselines.
+FIELD_BOTS = ("medium", "heuristic")
 
 
 def field_bytes(store: Store, game_id: str) -> dict[str, int]:
@@ -196,60 +240,107 @@ def field_bytes(store: Store, game_id: str) -> dict[str, int]:
     return {as_text(name): store.raw.hstrlen(key, name) for name in store.raw.hkeys(key)}
 
 
-def finished_fields(store: Store, games: int) -> list[dict[str, Any]]:
-    """Per game type, ``games`` random games to their end (seeds 5, 6, ...): an active game's
-    bytes halfway (record by MEMORY USAGE, log as the allocator sees it), then the compacted
-    record's fields, and how long compaction and a first read of the compacted log took."""
+def field_plans(games: int, players: tuple[str, ...]) -> list[tuple[str, int, str, int]]:
+    """What ``finished_fields`` plays: (game type, seats, players, seed)."""
+    plans = [
+        (game_type, seats, "random", seed)
+        for game_type, seats in FIELD_GAMES
+        for seed in range(5, 5 + games)
+    ]
+    return plans + [("attila-wargame", 2, level, 5) for level in players]
+
+
+def finished_fields(store: Store, plans: list[tuple[str, int, str, int]]) -> list[dict[str, Any]]:
+    """Each planned game to its end (random moves, or a bot level or baseline on both seats,
+    seeded): an active game's bytes halfway (record by MEMORY USAGE, log as the allocator
+    sees it), then the compacted record's fields, how long compaction and a first read of the
+    compacted log took, and the same log packed as before (version 2) and its first read."""
     rows = []
-    for game_type, seats in FIELD_GAMES:
-        for seed in range(5, 5 + games):
-            game_id, sizes, _changes = play_a_game(store, random.Random(seed), game_type, seats)
-            log = log_bytes_by_length(store.raw, game_id)
-            record, length = sizes[len(sizes) // 2]
-            game, entries = store.read_log(game_id)
-            older, kept = older_format_bytes(game, entries), logpack.pack(game, entries, True)
-            started = time.perf_counter()
-            store.compact(game_id)
-            compacted = time.perf_counter() - started
-            started = time.perf_counter()
-            store.read_log(game_id, state=False)
-            read = time.perf_counter() - started
-            fields = field_bytes(store, game_id)
-            rows.append(
-                {
-                    "game": f"{game_type} {seats}p",
-                    "entries": len(entries),
-                    "mid_kb": (record + log[length]) / 1000,
-                    "older_log": older,
-                    "kept_log": len(kept),
-                    "log": fields.pop("log"),
-                    "state": fields.pop("state"),
-                    "other": sum(fields.values()),
-                    "compact_ms": compacted * 1000,
-                    "read_ms": read * 1000,
-                }
-            )
+    for game_type, seats, players, seed in plans:
+        chooser = random_move if players == "random" else bot_move(players)
+        game_id, sizes, _changes = play_a_game(
+            store, random.Random(seed), game_type, seats, chooser
+        )
+        log = log_bytes_by_length(store.raw, game_id)
+        record, length = sizes[len(sizes) // 2]
+        game, entries = store.read_log(game_id)
+        before, kept = version_2(game, entries), logpack.pack(game, entries, True)
+        started = time.perf_counter()
+        logpack.unpack(game, before)
+        read_before = time.perf_counter() - started
+        started = time.perf_counter()
+        store.compact(game_id)
+        compacted = time.perf_counter() - started
+        started = time.perf_counter()
+        store.read_log(game_id, state=False)
+        read = time.perf_counter() - started
+        fields = field_bytes(store, game_id)
+        packed = store.raw.hget(game_key(game_id), "log")
+        rows.append(
+            {
+                "game": f"{game_type} {seats}p {players}",
+                "entries": len(entries),
+                "mid_kb": (record + log[length]) / 1000,
+                "before_log": len(before),
+                "kept_log": len(kept),
+                "log": fields.pop("log"),
+                "state": fields.pop("state"),
+                "other": sum(fields.values()),
+                "compact_ms": compacted * 1000,
+                "read_ms": read * 1000,
+                "read_before_ms": read_before * 1000,
+                "parts": log_parts(game.log_codec, packed),
+            }
+        )
     return rows
 
 
-def older_format_bytes(record: GameRecord, entries: list[tuple[int, dict[str, Any]]]) -> int:
-    """The log's bytes as compaction packed it before service/store/logpack.py: the whole log,
-    events included, deflated and in base64 (``z:``)."""
-    text = dumps([[version, entry] for version, entry in entries])
-    return len(PACKED_PREFIX) + len(base64.b64encode(eventlog.pack_text(record.log_codec, text)))
+def version_2(record: GameRecord, entries: list[tuple[int, dict[str, Any]]]) -> bytes:
+    """The log as compaction packed it before actions were coded: version 2, events derived
+    where the replay gives them."""
+    derived = logpack.replayed_events(record, entries)
+    return logpack._packed(record.log_codec, logpack._document(entries, derived))
+
+
+#: The parts of a version 3 log (``log_parts``), in the order printed.
+PARTS = ("codes", "times", "salts", "json entries", "kept events", "flags")
+
+
+def log_parts(codec: str, packed: bytes) -> dict[str, int]:
+    """Where a version 3 log's bytes go: each part of its entries gathered and deflated alone
+    with the game's dictionary (their sum is near the log's own length)."""
+    streams = {name: bytearray() for name in PARTS}
+    for part in logpack.coded_parts(codec, packed):
+        if "json" in part:
+            streams["json entries"] += dumps(part["json"]).encode()
+            continue
+        for name, value in (("flags", part["flags"]), ("codes", part["code"])):
+            logpack._varint(streams[name], value)
+        logpack._varint(streams["times"], logpack._zigzag(part["dt"]))
+        if part["salt"]:
+            streams["salts"] += bytes.fromhex(part["salt"])
+        if part["events"] is not None:
+            streams["kept events"] += dumps(part["events"]).encode()
+        for extra in (part["dv"] - 1, part["decision"]):
+            if extra:
+                logpack._varint(streams["flags"], extra)
+    return {name: len(eventlog.pack_bytes(codec, bytes(data))) for name, data in streams.items()}
 
 
 def print_fields(rows: list[dict[str, Any]]) -> None:
-    print(f"{'finished game':<20}{'entries':>8}{'KB mid-game':>12}{'log':>7}{'state':>7}"
-          f"{'other':>7}{'total':>7}{'log before':>11}{'kept':>7}{'compact ms':>11}"
-          f"{'read ms':>8}")  # fmt: skip
+    print(f"{'finished game':<30}{'entries':>8}{'KB mid-game':>12}{'log':>7}{'state':>7}"
+          f"{'other':>7}{'total':>7}{'log v2':>8}{'kept':>7}{'compact ms':>11}"
+          f"{'read ms':>8}{'read v2 ms':>11}")  # fmt: skip
     for r in rows:
         total = r["log"] + r["state"] + r["other"]
         print(
-            f"{r['game']:<20}{r['entries']:>8}{r['mid_kb']:>12.1f}{r['log']:>7}{r['state']:>7}"
-            f"{r['other']:>7}{total:>7}{r['older_log']:>11}{r['kept_log']:>7}"
-            f"{r['compact_ms']:>11.0f}{r['read_ms']:>8.0f}"
+            f"{r['game']:<30}{r['entries']:>8}{r['mid_kb']:>12.1f}{r['log']:>7}{r['state']:>7}"
+            f"{r['other']:>7}{total:>7}{r['before_log']:>8}{r['kept_log']:>7}"
+            f"{r['compact_ms']:>11.0f}{r['read_ms']:>8.0f}{r['read_before_ms']:>11.0f}"
         )
+    print(f"\n{'the log, part by part':<30}" + "".join(f"{name:>14}" for name in PARTS))
+    for r in rows:
+        print(f"{r['game']:<30}" + "".join(f"{r['parts'][name]:>14}" for name in PARTS))
 
 
 def main() -> int:
@@ -263,9 +354,16 @@ def main() -> int:
         help="instead: GAMES finished games of each game type, their compacted records' "
         "bytes field by field (HSTRLEN) and an active game's bytes halfway",
     )
+    parser.add_argument(
+        "--bots",
+        default=",".join(FIELD_BOTS),
+        help="with --fields: also one wargame played by each of these on both seats (bot "
+        "levels or benchmarks/baselines.py's; comma-separated, empty for none)",
+    )
     args = parser.parse_args()
     if args.fields:
-        return _fields_only(args.fields)
+        players = tuple(name for name in args.bots.split(",") if name)
+        return _fields_only(field_plans(args.fields, players))
     Connection.send_packed_command = _counting_send  # type: ignore[method-assign]  # counts round trips
     tmp = Path(tempfile.mkdtemp(prefix="kur-fp-"))
     servers = [RedisServer(tmp / name, EPHEMERAL_FLAGS) for name in ("state", "queues")]
@@ -298,12 +396,12 @@ def main() -> int:
     return 0
 
 
-def _fields_only(games: int) -> int:
+def _fields_only(plans: list[tuple[str, int, str, int]]) -> int:
     server = RedisServer(Path(tempfile.mkdtemp(prefix="kur-fp-")), EPHEMERAL_FLAGS)
     server.start()
     try:
         store = Store(server.url)
-        print_fields(finished_fields(store, games))
+        print_fields(finished_fields(store, plans))
         store.close()
     finally:
         server.stop()

@@ -607,6 +607,22 @@ class Game(ABC, Generic[State, Action]):
     def apply_notation(self, state: State, seat: int, text: str) -> list[Event]:
         return self.apply(state, seat, self.parse(text))
 
+    def action_code(self, state: State, seat: int, action: Action | SeatAction) -> int | None:
+        """A small number standing for ``action`` of ``seat`` in ``state``, which
+        ``code_action`` turns back into it: how a finished game's packed log keeps its
+        actions (service/store/logpack.py). None where there is none. By default the action's
+        index among the legal actions; a game may give a cheaper one to compute."""
+        legal = self.legal_actions(state, seat)
+        return legal.index(action) if action in legal else None
+
+    def code_action(self, state: State, seat: int, code: int) -> Action | SeatAction:
+        """The action ``action_code`` gave ``code`` for, in the same state; raises
+        ``IllegalAction('bad-code')`` for a number it gives no action."""
+        legal = self.legal_actions(state, seat)
+        if not 0 <= code < len(legal):
+            raise IllegalAction("bad-code", f"no action has the code {code} here", number=code)
+        return legal[code]
+
     def replay(
         self,
         players: int,

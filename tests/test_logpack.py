@@ -1,6 +1,7 @@
-"""A finished game's log compacted without the events a replay gives back
-(service/store/logpack.py): every event read back as the same JSON text, private parts included,
-for the three games; events a replay does not give are kept; older packed logs still read."""
+"""A finished game's log compacted without what a replay gives back (service/store/logpack.py):
+actions kept as codes, every event read back as the same JSON text, private parts included, for
+the three games; events a replay does not give are kept; a sealed choice keeps its salt, not its
+commitment; logs packed in version 2 or the oldest format still read."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ from tests.game_helpers import Table, new_table, play_random
 
 #: (game type, seats, random actions before seat 0 resigns; None: played to its end).
 GAMES = [("attila", 3, None), ("attika", 2, None), ("attila-wargame", 2, 300)]
-#: A finished game's record, every field's value summed (HSTRLEN), once compacted.
+#: A finished game's record, every field's value summed (HSTRLEN), once compacted (the
+#: wargame's of GAMES: 300 actions; a whole wargame measures 9-16 KB, docs/performance.md).
 FINISHED_BYTES = 4000
 
 Entries = list[tuple[int, dict[str, Any]]]
@@ -47,6 +49,19 @@ def _finished(store: Store, game_type: str, seats: int, actions: int | None) -> 
 def _as_kept(entries: Entries) -> str:
     """The entries as JSON text, times to the millisecond (what a compacted log keeps)."""
     return dumps([[version, logpack.to_millisecond(entry)] for version, entry in entries])
+
+
+def _parts(store: Store, game_id: str) -> list[dict[str, Any]]:
+    stored = store.raw.hget(game_key(game_id), PACKED_LOG)
+    assert stored.startswith(logpack.CODED_PREFIX)
+    return logpack.coded_parts(store.get_game(game_id).log_codec, stored)
+
+
+def _derives_events(part: dict[str, Any]) -> bool:
+    """Whether a version 3 entry's events are (some of them) the replay's."""
+    if "json" in part:
+        return logpack._derives(part["json"])
+    return not isinstance(part["events"], list)
 
 
 def _document(store: Store, game_id: str) -> dict[str, Any]:
@@ -76,18 +91,20 @@ def test_compaction_rebuilds_every_event_as_it_was(
     _record, rebuilt = store.read_log(game_id)
     assert _as_kept(rebuilt) == _as_kept(entries)
 
-    # Most action entries keep no events at all, and the events rebuilt include private
-    # ones (a hand, a sealed choice: an audience of one seat), which views filter as before.
-    packed = _document(store, game_id)["log"]
-    derived = [item for item in packed if isinstance(item, list) and len(item) == 7]
+    # Most action entries are kept as a code and a time, and the events rebuilt include
+    # private ones (a hand, a sealed choice: an audience of one seat), which views filter as
+    # before.
+    parts = _parts(store, game_id)
+    coded = [p for p in parts if "json" not in p and p["events"] is None]
     actions_logged = [e for _v, e in entries if e["kind"] in logpack.ACTION_KINDS]
-    assert len(derived) > len(actions_logged) / 2
+    assert len(coded) > len(actions_logged) / 2
     by_version = dict(rebuilt)
     version = 0
     private = 0
-    for item in packed:
-        version += item[0] if isinstance(item, list) else item["dv"]
-        if isinstance(item, list) and (len(item) == 7 or isinstance(item[7], dict)):
+    for part in parts:
+        item = part.get("json")
+        version += part["dv"] if item is None else item[0] if isinstance(item, list) else item["dv"]
+        if _derives_events(part):
             # The events kept around the replay's ({"b", "a"}) are the service's: public.
             private += sum("audience" in event for event in by_version[version]["events"])
     assert private > 0, "no private event was rebuilt"
@@ -99,12 +116,12 @@ def test_compaction_rebuilds_every_event_as_it_was(
         assert dumps(again) == dumps(seen)
 
 
-@pytest.mark.parametrize(("game_type", "seats"), [("attila", 3), ("attika", 2)])
+@pytest.mark.parametrize(("game_type", "seats", "actions"), GAMES)
 def test_a_finished_game_takes_at_most_4_kb(
-    isolated_redis: Store, game_type: str, seats: int
+    isolated_redis: Store, game_type: str, seats: int, actions: int | None
 ) -> None:
     store = isolated_redis
-    game_id = _finished(store, game_type, seats, None).game_id
+    game_id = _finished(store, game_type, seats, actions).game_id
     assert store.compact(game_id)
     assert _record_bytes(store, game_id) <= FINISHED_BYTES
 
@@ -133,9 +150,8 @@ def test_events_the_replay_does_not_give_are_kept(isolated_redis: Store) -> None
 
     assert store.compact(game_id)
     assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
-    packed = _document(store, game_id)["log"]
-    kept = packed[[v for v, _e in entries].index(version)]
-    assert kept[7] == tampered["events"], "the entry's events are kept as they were"
+    kept = _parts(store, game_id)[[v for v, _e in entries].index(version)]
+    assert kept["events"] == tampered["events"], "the entry's events are kept as they were"
 
 
 def _older_format(store: Store, game_id: str, entries: Entries) -> None:
@@ -162,6 +178,20 @@ def test_a_log_packed_in_the_older_format_reads_and_is_packed_again(
     assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
     assert store.raw.hstrlen(game_key(game_id), PACKED_LOG) < before / 2
     assert not store.compact(game_id), "then there is nothing to do"
+
+
+def test_a_log_packed_in_version_2_still_reads(isolated_redis: Store) -> None:
+    store = isolated_redis
+    game_id = _finished(store, "attila", 3, None).game_id
+    record, entries = store.read_log(game_id)
+    derived = logpack.replayed_events(record, entries)
+    packed = logpack._packed(record.log_codec, logpack._document(entries, derived))
+    assert packed.startswith(logpack.PACKED_PREFIX) and logpack.derives(record.log_codec, packed)
+    store.raw.hset(game_key(game_id), PACKED_LOG, packed)
+    store.raw.delete(events_key(game_id))
+
+    assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
+    assert not store.compact(game_id), "a log of version 2 stays as it is"
 
 
 def test_events_are_rebuilt_only_under_the_rules_they_were_logged_with(
@@ -194,19 +224,24 @@ def test_a_game_of_other_rules_keeps_its_events(isolated_redis: Store) -> None:
     assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
 
 
-def test_sealed_choices_are_kept_as_tokens_that_give_the_events_back(
-    isolated_redis: Store,
+@pytest.mark.parametrize(("game_type", "seats", "actions"), [GAMES[0], GAMES[2]])
+def test_a_sealed_choice_keeps_its_salt_and_its_events_come_back(
+    isolated_redis: Store, game_type: str, seats: int, actions: int | None
 ) -> None:
     store = isolated_redis
-    game_id = _finished(store, "attila", 3, None).game_id
+    game_id = _finished(store, game_type, seats, actions).game_id
     _record, entries = store.read_log(game_id)
     assert store.compact(game_id)
-    kept = jsontext.dumps(_document(store, game_id)["log"])
+    parts = _parts(store, game_id)
+    kept = jsontext.dumps(parts)
     assert '"sealed_committed"' not in kept and '"sealed_revealed"' not in kept
     reveals = [
         e for _v, entry in entries for e in entry["events"] if e["kind"] == "sealed_revealed"
     ]
-    assert reveals and all(c["salt"] in kept for r in reveals for c in r["data"]["choices"])
+    salts = {part.get("salt") for part in parts}
+    chosen = [c for r in reveals for c in r["data"]["choices"]]
+    assert chosen and all(c["salt"] in salts for c in chosen), "each salt kept once, as bytes"
+    assert not any(c["commitment"] in kept for c in chosen), "the salt gives the commitment"
 
 
 def test_before_an_engine_of_other_rules_every_event_is_kept_and_verify_says_so(
@@ -245,7 +280,7 @@ def test_a_game_without_a_codec_keeps_its_log_as_json_text(isolated_redis: Store
     plain = dataclasses.replace(record, log_codec="")
 
     packed = logpack.pack(plain, entries)
-    assert packed.startswith(b'{"f":2,') and logpack.derives("", packed)
+    assert packed.startswith(logpack.PLAIN_CODED_PREFIX) and logpack.derives("", packed)
     assert _as_kept(logpack.unpack(plain, packed)) == _as_kept(entries)
 
 

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from engine.attika.actions import AttikaAction, Notation, format_hex
+from engine.attika.actions import (
+    AttikaAction,
+    Build,
+    DrawCards,
+    EndTurn,
+    Notation,
+    Reveal,
+    SpendAmphora,
+    Store,
+    format_hex,
+)
 from engine.attika.board import Board, load_board
 from engine.attika.describe import Describe
 from engine.attika.rules import Rules
@@ -52,6 +63,36 @@ class AttikaGame(RulesGame[AttikaState, AttikaAction]):
         self.options = options_from_data(board.raw["options"])
         type(self).min_players = min(board.layouts)
         type(self).max_players = max(board.layouts)
+        bare: list[AttikaAction] = [EndTurn(), Store(), SpendAmphora(), DrawCards()]
+        self._bare_codes = bare + [Reveal(stack) for stack in range(self.rules.stacks)]
+
+    # -- a finished game's packed log (service/store/logpack.py) ------------------------------
+
+    def action_code(self, state: AttikaState, seat: int, action: Any) -> int | None:
+        """The actions without a place by their place in a fixed list; a build paid the
+        engine's way by its building and hex; a tile by its index among the legal actions
+        (after the fixed list: even codes the legal index, odd ones a build). The legal
+        builds cost more to list than the game's moves."""
+        if action in self._bare_codes:
+            return int(self._bare_codes.index(action))
+        bare = len(self._bare_codes)
+        if isinstance(action, Build) and action.pay is None:
+            q, r = action.hex
+            place = _pair(_zigzag(q), _zigzag(r))
+            return bare + 2 * (place * len(self.board.buildings) + action.building) + 1
+        code = super().action_code(state, seat, action)
+        return None if code is None else bare + 2 * code
+
+    def code_action(self, state: AttikaState, seat: int, code: int) -> Any:
+        bare = len(self._bare_codes)
+        if code < bare:
+            return self._bare_codes[code]
+        number, is_build = divmod(code - bare, 2)
+        if not is_build:
+            return super().code_action(state, seat, number)
+        place, building = divmod(number, len(self.board.buildings))
+        q, r = _unpair(place)
+        return Build(building, (_unzigzag(q), _unzigzag(r)), None)
 
     # -- setup and play ---------------------------------------------------------------------
 
@@ -150,3 +191,22 @@ class AttikaGame(RulesGame[AttikaState, AttikaAction]):
 
 
 GAME = AttikaGame(load_board())
+
+
+def _zigzag(number: int) -> int:
+    return number * 2 if number >= 0 else -number * 2 - 1
+
+
+def _unzigzag(number: int) -> int:
+    return number // 2 if number % 2 == 0 else -(number + 1) // 2
+
+
+def _pair(a: int, b: int) -> int:
+    """Cantor's pairing: two naturals as one, small when both are."""
+    return (a + b) * (a + b + 1) // 2 + b
+
+
+def _unpair(number: int) -> tuple[int, int]:
+    total = (math.isqrt(8 * number + 1) - 1) // 2
+    b = number - total * (total + 1) // 2
+    return total - b, b

@@ -5,14 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from engine.attila_wargame.actions import Notation, WargameAction
+from engine.attila_wargame.actions import Attack, End, Move, Notation, WargameAction
 from engine.attila_wargame.board import Board, load_board
 from engine.attila_wargame.describe import Describe
 from engine.attila_wargame.rules import Rules
 from engine.attila_wargame.state import WargameState, dump_state, load_state
 from engine.attila_wargame.victory import with_reasons
-from engine.core import RulesGame, options_from_data
+from engine.core import IllegalAction, RulesGame, options_from_data
 from engine.sentences import N_
+
+#: Codes of a unit's one-hex steps (``action_code``): one per side of a hex; of an attack's
+#: attackers: a set of sides of the target hex.
+STEP_CODES = 6
+ATTACK_SIDES = 1 << STEP_CODES
 
 _DEFAULT_DESCRIPTION = "proposed ruling for an open point; see docs/rules/attila-wargame.md"
 
@@ -63,6 +68,7 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
         self.notation_ = Notation(board)
         self.describer = Describe(board)
         self.options = options_from_data(board.raw["options"], _DEFAULT_DESCRIPTION)
+        self._step_codes_end = 1 + len(board.unit_order) * STEP_CODES
 
     # -- setup and play ---------------------------------------------------------------------
 
@@ -71,6 +77,71 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
     ) -> WargameState:
         self.check_players(players)
         return self.rules.new_state(seed, self.resolve_options(options))
+
+    # -- a finished game's packed log (service/store/logpack.py) ------------------------------
+
+    def action_code(self, state: WargameState, seat: int, action: Any) -> int | None:
+        """A step of one hex by its unit (among the seat's units on the map) and direction,
+        read off the board (the legal steps of a movement phase are every step of every unit:
+        their list costs more than the step); ``end`` as 0; an attack by its target and the
+        sides of the target its attackers stand on (the legal attacks are every set of
+        attackers the battle duties allow: their list costs more than the battle); any other
+        action by its index among the legal ones (after the steps: even codes the legal index,
+        odd ones an attack)."""
+        if isinstance(action, End):
+            return 0
+        if isinstance(action, Move) and len(action.path) == 1 and action.unit in state.pos:
+            around = self.board.neighbours[state.pos[action.unit]]
+            units = self._units_of(state, seat)
+            if action.path[0] in around and action.unit in units:
+                return 1 + units.index(action.unit) * STEP_CODES + around.index(action.path[0])
+        if isinstance(action, Attack):
+            sides = self._attack_sides(state, action)
+            if sides is not None:
+                return self._step_codes_end + 2 * (action.target * ATTACK_SIDES + sides) + 1
+        code = super().action_code(state, seat, action)
+        return None if code is None else self._step_codes_end + 2 * code
+
+    def code_action(self, state: WargameState, seat: int, code: int) -> Any:
+        if code == 0:
+            return End()
+        if code < self._step_codes_end:
+            units = self._units_of(state, seat)
+            unit, direction = divmod(code - 1, STEP_CODES)
+            around = self.board.neighbours[state.pos[units[unit]]] if unit < len(units) else ()
+            if direction >= len(around):
+                raise _bad_code(code)
+            return Move(units[unit], (around[direction],))
+        number, is_attack = divmod(code - self._step_codes_end, 2)
+        if not is_attack:
+            return super().code_action(state, seat, number)
+        target, sides = divmod(number, ATTACK_SIDES)
+        if target >= len(self.board.neighbours):
+            raise _bad_code(code)
+        combat_at = {h: u for u, h in state.pos.items() if self.rules.is_combat[u]}
+        around = self.board.neighbours[target]
+        attackers = [combat_at.get(h) for d, h in enumerate(around) if sides >> d & 1]
+        if not attackers or None in attackers or sides >> len(around):
+            raise _bad_code(code)
+        ordered = sorted((str(u) for u in attackers), key=self.rules.order.__getitem__)
+        return Attack(target, tuple(ordered))
+
+    def _attack_sides(self, state: WargameState, action: Attack) -> int | None:
+        """The sides of the target hex its attackers stand on, one bit each."""
+        around = self.board.neighbours[action.target]
+        sides = 0
+        for unit in action.attackers:
+            if state.pos.get(unit) not in around:
+                return None
+            sides |= 1 << around.index(state.pos[unit])
+        return sides or None
+
+    def _units_of(self, state: WargameState, seat: int) -> list[str]:
+        """The units of ``seat``'s side on the map, in the board's order."""
+        side = self.rules.seats[seat] if 0 <= seat < len(self.rules.seats) else None
+        return [
+            u for u in self.board.unit_order if u in state.pos and self.rules.side(state, u) == side
+        ]
 
     def dump(self, state: WargameState) -> dict[str, Any]:
         return dump_state(state)
@@ -191,3 +262,7 @@ class WargameGame(RulesGame[WargameState, WargameAction]):
 
 
 GAME = WargameGame(load_board())
+
+
+def _bad_code(code: int) -> IllegalAction:
+    return IllegalAction("bad-code", f"no action has the code {code} here", number=code)

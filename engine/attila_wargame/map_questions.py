@@ -49,6 +49,11 @@ class MapQuestions:
         self.is_combat = {u: d.combat for u, d in board.units.items()}
         self.order = {u: d.order for u, d in board.units.items()}
         self._hostility_cache: dict[tuple[Any, ...], dict[tuple[str, str], bool]] = {}
+        self._territory_options = sorted(
+            {o for rule in board.bindings["territory"].values()
+             for o in rule.get("never_unless_option", {}).values()}
+        )  # fmt: skip
+        self._forbidden_cache: dict[tuple[Any, ...], dict[str, frozenset[str]]] = {}
 
     # -- sides and hostility -----------------------------------------------------------------
 
@@ -71,6 +76,20 @@ class MapQuestions:
         )
 
     def _forbidden(self, state: WargameState) -> dict[str, frozenset[str]]:
+        """Each people's closed empires now (by the invasion, the round and the options: a
+        few answers in a game, each kept once; nothing changes the tables returned)."""
+        key = (
+            state.west_invaded,
+            state.round,
+            tuple(bool(state.options.get(o)) for o in self._territory_options),
+        )
+        cached = self._forbidden_cache.get(key)
+        if cached is None:
+            cached = self._forbidden_now(state)
+            self._forbidden_cache[key] = cached
+        return cached
+
+    def _forbidden_now(self, state: WargameState) -> dict[str, frozenset[str]]:
         out = {}
         for people, rule in self.b.bindings["territory"].items():
             banned = set(rule.get("never", ()))

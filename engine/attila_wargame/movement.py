@@ -107,9 +107,10 @@ class Movement(RulesBase):
             stopped, run = self._step_stops(state, moving, unit, at, h, run)
             used += 1
             at = h
-        # Apply, step by step (a secret note may end the move early).
-        for h in path:
-            self._take_step(state, unit, h, events)
+        # Apply, step by step (a secret note may end the move early); the first step from
+        # the tables above, the state unchanged since.
+        for step, h in enumerate(path):
+            self._take_step(state, unit, h, events, moving if step == 0 else None)
             if unit not in state.pos:
                 break
             if state.moved[unit]["stopped"] and h != path[-1]:

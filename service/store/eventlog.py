@@ -54,6 +54,11 @@ def pack_text(codec: str, text: str, level: int = 9) -> bytes:
     return _deflate(codec, text.encode(), level)
 
 
+def pack_bytes(codec: str, data: bytes) -> bytes:
+    """``data`` deflated against the codec's dictionary, at level 9 (what is kept)."""
+    return _deflate(codec, data)
+
+
 def _deflate(codec: str, data: bytes, level: int = 9) -> bytes:
     compressor = _primed(codec, level).copy()
     packed: bytes = compressor.compress(data) + compressor.flush()
@@ -68,6 +73,11 @@ def _primed(codec: str, level: int) -> Any:
 
 
 def unpack(codec: str, stored: bytes) -> dict[str, Any]:
-    decompressor = zlib.decompressobj(_WBITS, zdict=dictionary(codec))
-    data: dict[str, Any] = jsontext.loads(decompressor.decompress(stored) + decompressor.flush())
+    data: dict[str, Any] = jsontext.loads(unpack_bytes(codec, stored))
     return data
+
+
+def unpack_bytes(codec: str, stored: bytes) -> bytes:
+    """What ``pack_bytes`` (or ``pack``, ``pack_text``) was given."""
+    decompressor = zlib.decompressobj(_WBITS, zdict=dictionary(codec))
+    return decompressor.decompress(stored) + decompressor.flush()

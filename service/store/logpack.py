@@ -1,44 +1,65 @@
 """A finished game's log packed into its record (``Store.compact``): what the bytes mean.
 
-A compacted game keeps each log entry's action (kind, seat, notation, ref, commitment) and time,
-and drops the events the engine gives back when the actions are replayed from the game's seed
-and options: those are rebuilt on reading. Compaction replays the actions first and drops an
-entry's events only where the replay gives them exactly (the same JSON text, private parts
-included, so that views filter them as before); the events the service adds around the
-engine's (who joined, a timeout, the game's end) are kept as they were, before or after the
-rebuilt ones, a sealed choice's commitment and a reveal as tokens that give them back
-(``_Sealed``: a reveal keeps its salts). A replay that cannot run, or gives other events,
-keeps the events as stored; and the value is read back before it is written, else every
-event is kept.
+A compacted game keeps each log entry's action and time, and drops what the engine gives back
+when the actions are replayed from the game's seed and options: the events, and for an action
+the engine offered, the entry's kind, seat and ref (the decision it answered) and the action
+itself, kept as a small number (``Game.action_code``: by default its index among the legal
+actions). Compaction replays the actions first and drops an entry's events only where the
+replay gives them exactly (the same JSON text, private parts included, so that views filter
+them as before); the events the service adds around the engine's (who joined, a timeout, the
+game's end) are kept as they were, before or after the rebuilt ones, a sealed choice's
+commitment and a reveal as tokens that give them back (``_Sealed``). A sealed choice keeps the
+salt its reveal later published (16 bytes), not its commitment, which the salt gives back
+(SHA-256: service/common/sealed.py), and the reveal keeps nothing of its own. A replay that
+cannot run, or gives other events, keeps the events as stored; and the value is read back
+before it is written, else the next format down is tried, and at last every event is kept.
 
-The format (``log`` field of the record): ``PACKED_PREFIX`` and the JSON document deflated
-against the game's dictionary (service/store/eventlog.py), as bytes; a game without a codec
-keeps the JSON text. The document: ``{"f": 2, "log": [entry, ...]}``, each entry
-``[dv, kind, seat, action, ref, commitment, dt, events]``: ``dv`` the version since the entry
-before, ``dt`` whole milliseconds since the entry before (the first: since the epoch), and
-``events`` left out when they are the replay's own, ``{"b": [...], "a": [...]}`` for events kept
-before and after the replay's, or a list: the events as stored (each kept event as itself,
-or as a token). An entry of another shape is kept whole: ``{"dv": dv, "entry": {...}}``. A
-compacted game's times are kept to the millisecond, as every entry's time is written
-(``entry_time``).
+The format (``log`` field of the record), version 3: ``CODED_PREFIX`` and a binary list of
+entries deflated against the game's dictionary (service/store/eventlog.py); uncompressed after
+``PLAIN_CODED_PREFIX`` for a game without a codec. Each entry starts with a varint of flags:
 
-The events are rebuilt only by an engine of the game's ``rules_version`` (or one that declares
-it reproduces it: ``Game.replays_events_of``); under other rules the log is refused (409
-``not-replayable``), never rebuilt into another history. Compaction derives nothing for a game
-whose rules differ from the engine's.
+- ``0``: a JSON entry follows (its length as a varint, then its text): an item of version 2
+  (below), for an entry the replay cannot code (the service's own entries, a resignation, a
+  move of a form the engine does not offer);
+- else the bits of ``_Flag``: ``CODED`` (always), then what differs from the usual: ``DV``
+  (a version step other than 1, varint), ``DECISION`` (the index of the decision answered
+  among those pending, varint; else the first), ``SALT`` (a sealed choice's salt, 16 bytes;
+  its commitment follows), ``EVENTS`` (the events kept around the replay's, as JSON: length
+  and text), ``COMMITTED`` (the replay's events and the choice's ``sealed_committed``),
+  ``REVEALED`` (the reveal of the entry's ref, then the replay's); then the action's code
+  (varint) and the milliseconds since the entry before (zigzag varint).
 
-The older format (``z:`` and base64, or a JSON list of ``[version, entry]``) still reads.
+Version 2 (still read, and written when the game's events are kept: ``keep_events``, or rules
+the engine does not reproduce): ``PACKED_PREFIX`` and the JSON document deflated against the
+game's dictionary, as bytes; a game without a codec keeps the JSON text. The document:
+``{"f": 2, "log": [entry, ...]}``, each entry ``[dv, kind, seat, action, ref, commitment, dt,
+events]``: ``dv`` the version since the entry before, ``dt`` whole milliseconds since the entry
+before (the first: since the epoch), and ``events`` left out when they are the replay's own,
+``{"b": [...], "a": [...]}`` for events kept before and after the replay's, or a list: the
+events as stored (each kept event as itself, or as a token). An entry of another shape is kept
+whole: ``{"dv": dv, "entry": {...}}``. A compacted game's times are kept to the millisecond, as
+every entry's time is written (``entry_time``).
+
+The events (and in version 3 the actions) are rebuilt only by an engine of the game's
+``rules_version`` (or one that declares it reproduces it: ``Game.replays_events_of``); under
+other rules the log is refused (409 ``not-replayable``), never rebuilt into another history.
+Compaction derives nothing for a game whose rules differ from the engine's.
+
+The oldest format (``z:`` and base64, or a JSON list of ``[version, entry]``) still reads.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import hashlib
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from engine import jsontext
-from engine.core import Game, IllegalAction
+from engine.core import Decision, Game, IllegalAction
+from service.common import sealed as commitments
 from service.common.lru import Lru
 from service.common.problems import Problem
 from service.common.sealed import COMMITMENT_SCHEME
@@ -47,10 +68,13 @@ from service.store.record import GameRecord, dumps, unpack_log
 
 #: Log entry kinds that change the game's state: one engine action each (notation and seat).
 ACTION_KINDS = ("move", "sealed", "resolve")
-#: Marks a log packed by this module and compressed (binary: the record is read with the
-#: bytes client). The older format's compressed value starts with ``z:``.
+#: Marks a log packed by this module in version 2 and compressed (binary: the record is read
+#: with the bytes client). The oldest format's compressed value starts with ``z:``.
 PACKED_PREFIX = b"z2:"
 FORMAT = 2
+#: Marks a log in version 3 (actions coded), compressed or not (a game without a codec).
+CODED_PREFIX = b"z3:"
+PLAIN_CODED_PREFIX = b"p3:"
 #: A log entry's fields, in the order the writer gives them (service/store/games.py ``_entry``).
 FIELDS = ("kind", "seat", "action", "ref", "commitment", "events", "at")
 #: Rebuilt logs kept in this process, by the packed value's digest (it never changes).
@@ -59,35 +83,59 @@ KEPT_LOGS = 64
 #: (the wargame's thousands of moves: seconds) would hold the stream server's gevent worker,
 #: and every stream in it, until done (``time.sleep(0)`` is gevent's yield once patched).
 YIELD_EVERY = 64
+#: A salt as the service makes it (service/common/sealed.py ``new_salt``): 16 bytes in hex.
+SALT_BYTES = 16
 
 Entries = list[tuple[int, dict[str, Any]]]
 Derived = list[list[dict[str, Any]] | None]
+
+
+class _Flag(enum.IntFlag):
+    """What a version 3 entry holds beyond its code and time (the module's docstring)."""
+
+    CODED = 1
+    DV = 2
+    DECISION = 4
+    SALT = 8
+    EVENTS = 16
+    COMMITTED = 32
+    REVEALED = 64
+
 
 _rebuilt: Lru[bytes] = Lru(KEPT_LOGS)
 
 
 def is_packed(stored: bytes) -> bool:
-    """Whether a stored ``log`` value is in this module's format (else the older one)."""
-    return stored.startswith(PACKED_PREFIX) or stored.startswith(b"{")
+    """Whether a stored ``log`` value is in this module's formats (else the oldest one)."""
+    return stored.startswith((CODED_PREFIX, PLAIN_CODED_PREFIX, PACKED_PREFIX, b"{"))
 
 
 def pack(record: GameRecord, entries: Entries, keep_events: bool = False) -> bytes:
-    """The log as stored in a compacted record: events derived where the replay gives them
-    exactly, and checked: the value read back must give ``entries`` (times to the
-    millisecond), else the events are all kept. ``keep_events``: derive none (before the
-    engine moves to rules that would give other events: docs/operations.md, Upgrades)."""
+    """The log as stored in a compacted record: actions coded and events derived where the
+    replay gives them exactly, and checked: the value read back must give ``entries`` (times
+    to the millisecond), else the next form is tried: version 2 with events derived, then with
+    every event kept. ``keep_events``: derive nothing (before the engine moves to rules that
+    would give other events: docs/operations.md, Upgrades)."""
     wanted = dumps([[version, to_millisecond(entry)] for version, entry in entries])
     derive = reproducible(record) and not keep_events
-    derived = replayed_events(record, entries) if derive else None
-    for events in (derived, None):
-        packed = _packed(record.log_codec, _document(entries, events))
-        if dumps(_rebuild(record, packed)) == wanted:
+    for packed in _candidates(record, entries, derive):
+        if packed is not None and dumps(_rebuild(record, packed)) == wanted:
             return packed
     raise ValueError(f"the log of game {record.id} does not read back as it was")
 
 
+def _candidates(record: GameRecord, entries: Entries, derive: bool) -> Iterator[bytes | None]:
+    """The packed forms to try, smallest first (a generator: each built when asked)."""
+    if derive:
+        yield _coded(record, entries)
+        derived = replayed_events(record, entries)
+        if derived is not None:
+            yield _packed(record.log_codec, _document(entries, derived))
+    yield _packed(record.log_codec, _document(entries, None))
+
+
 def unpack(record: GameRecord, stored: bytes) -> Entries:
-    """A compacted game's log entries, in either format."""
+    """A compacted game's log entries, in any format."""
     if not is_packed(stored):
         return unpack_log(record.log_codec, stored.decode())
     # A log is rebuilt under the game's rules: another rules version reads it again.
@@ -101,7 +149,9 @@ def unpack(record: GameRecord, stored: bytes) -> Entries:
 
 
 def derives(codec: str, stored: bytes) -> bool:
-    """Whether a stored log has events rebuilt by replay (only this module's format does)."""
+    """Whether a stored log has events rebuilt by replay (only this module's formats do)."""
+    if stored.startswith((CODED_PREFIX, PLAIN_CODED_PREFIX)):
+        return True  # its actions, at least, are the replay's
     if not is_packed(stored):
         return False
     return any(_derives(item) for item in _document_of(codec, stored)["log"])
@@ -135,12 +185,16 @@ def replayed_events(record: GameRecord, entries: Entries) -> Derived | None:
 def _apply(game: Game[Any, Any], state: Any, entry: dict[str, Any]) -> list[dict[str, Any]] | None:
     if entry.get("kind") not in ACTION_KINDS:
         return None
-    events = game.apply_notation(state, int(entry["seat"]), entry["action"])
+    return _events_json(game.apply_notation(state, int(entry["seat"]), entry["action"]))
+
+
+def _events_json(events: list[Any]) -> list[dict[str, Any]]:
+    """Events as JSON data, as the log holds them (one JSON round trip: tuples as lists)."""
     found: list[dict[str, Any]] = jsontext.loads(dumps([event.to_json() for event in events]))
     return found
 
 
-# -- the document ----------------------------------------------------------------------------------
+# -- version 2: the document -----------------------------------------------------------------------
 
 
 def _document(entries: Entries, derived: Derived | None) -> dict[str, Any]:
@@ -156,10 +210,16 @@ def _document(entries: Entries, derived: Derived | None) -> dict[str, Any]:
             continue
         ms = _milliseconds(entry["at"])
         events = _events_spec(entry, derived[index] if derived else None, sealed)
-        fields = [dv, *(entry[name] for name in FIELDS[:5]), ms - last_ms]
-        packed.append(fields if events is None else [*fields, events])
+        packed.append(_item(entry, dv, ms - last_ms, events))
         last_ms = ms
     return {"f": FORMAT, "log": packed}
+
+
+def _item(entry: dict[str, Any], dv: int, dt: int, events: Any) -> list[Any]:
+    """An entry of ``FIELDS`` as a version 2 item (``events``: its spec, None for the
+    replay's own)."""
+    fields = [dv, *(entry[name] for name in FIELDS[:5]), dt]
+    return fields if events is None else [*fields, events]
 
 
 def _events_spec(
@@ -169,7 +229,7 @@ def _events_spec(
     the replay's ({"b", "a"}), or the events themselves (a list); kept events the sealed
     choices give back are tokens (``_Sealed``)."""
     stored: list[dict[str, Any]] = entry["events"]
-    start, width = _found_in(stored, derived) if derived else (None, 0)
+    start, width = _found_in(stored, derived) if derived is not None else (None, 0)
     if start is None:
         return [sealed.token(entry, event) for event in stored]
     before = [sealed.token(entry, event) for event in stored[:start]]
@@ -193,17 +253,19 @@ def _found_in(
 class _Sealed:
     """The sealed choices made and not yet revealed, followed along the log as the game's
     record held them (``GameRecord.sealed``): a choice's ``sealed_committed`` event and a
-    reveal's choices follow from the sealed entries (notation and commitment); of a reveal
-    only its salts are kept. A token is a list: ``["c"]`` a sealed entry's commitment event,
-    ``["r", ref, salts]`` a reveal (salts in seat order). Events are kept as tokens only
-    where the token gives them back as the same JSON text."""
+    reveal's choices follow from the sealed entries (notation, commitment and, in version 3,
+    salt). A token is a list: ``["c"]`` a sealed entry's commitment event, ``["r", ref,
+    salts]`` a reveal (salts in seat order), ``["r", ref]`` one whose salts the sealed entries
+    kept (``short_reveals``: version 3). Events are kept as tokens only where the token gives
+    them back as the same JSON text."""
 
-    def __init__(self) -> None:
-        self.open: dict[str, dict[int, tuple[str, str]]] = {}
+    def __init__(self, short_reveals: bool = False) -> None:
+        self.open: dict[str, dict[int, tuple[str, str, str | None]]] = {}
+        self.short_reveals = short_reveals
 
-    def chose(self, entry: dict[str, Any]) -> None:
+    def chose(self, entry: dict[str, Any], salt: str | None = None) -> None:
         if entry.get("kind") == "sealed":
-            choice = (entry["action"], entry["commitment"])
+            choice = (entry["action"], entry["commitment"], salt)
             self.open.setdefault(entry["ref"], {})[int(entry["seat"])] = choice
 
     def saw(self, events: list[dict[str, Any]]) -> None:
@@ -224,7 +286,8 @@ class _Sealed:
             ref = event["data"].get("ref")
             salts = [choice.get("salt") for choice in event["data"].get("choices", [])]
             if dumps(self.revealed(ref, salts)) == text:
-                kept = ["r", ref, salts]
+                short = self.short_reveals and salts == self.salts(ref) and None not in salts
+                kept = ["r", ref] if short else ["r", ref, salts]
         self._saw(event)
         return kept
 
@@ -235,7 +298,8 @@ class _Sealed:
         elif kept[0] == "c":
             found = self.committed(entry)
         else:
-            revealed = self.revealed(kept[1], kept[2])
+            salts = kept[2] if len(kept) > 2 else self.salts(kept[1])
+            revealed = self.revealed(kept[1], salts) if None not in salts else None
             if revealed is None:  # the packer keeps a reveal as a token only if it fits
                 raise ValueError(f"a packed log reveals choices of {kept[1]!r} never made")
             found = revealed
@@ -247,13 +311,17 @@ class _Sealed:
         data = {"ref": entry["ref"], "seat": int(entry["seat"]), "commitment": entry["commitment"]}
         return {"kind": "sealed_committed", "data": data}
 
-    def revealed(self, ref: str, salts: list[str]) -> dict[str, Any] | None:
+    def salts(self, ref: str) -> list[str | None]:
+        """The salts the sealed entries kept for ``ref``'s open choices, in seat order."""
+        return [salt for _seat, (_c, _m, salt) in sorted(self.open.get(ref, {}).items())]
+
+    def revealed(self, ref: str, salts: list[Any]) -> dict[str, Any] | None:
         choices = sorted(self.open.get(ref, {}).items())
         if len(choices) != len(salts):
             return None
         listed = [
             {"seat": seat, "choice": choice, "salt": salt, "commitment": commitment}
-            for (seat, (choice, commitment)), salt in zip(choices, salts, strict=True)
+            for (seat, (choice, commitment, _kept)), salt in zip(choices, salts, strict=True)
         ]
         data = {"ref": ref, "scheme": COMMITMENT_SCHEME, "choices": listed}
         return {"kind": "sealed_revealed", "data": data}
@@ -273,33 +341,325 @@ def _document_of(codec: str, stored: bytes) -> dict[str, Any]:
     return dict(jsontext.loads(stored))
 
 
+# -- version 3: actions coded --------------------------------------------------------------------
+
+#: The events of a sealed choice as most are kept (``_Flag.COMMITTED``), and of a resolution
+#: (``_Flag.REVEALED``: the reveal of the entry's own ref).
+_COMMITTED_SPEC: dict[str, Any] = {"b": [], "a": [["c"]]}
+
+
+def _revealed_spec(ref: str) -> dict[str, Any]:
+    return {"b": [["r", ref]], "a": []}
+
+
+def _coded(record: GameRecord, entries: Entries) -> bytes | None:
+    """The log in version 3, or None if the replay refuses an action."""
+    try:
+        body = _Coder(record, entries).body()
+    except IllegalAction:
+        return None
+    if not record.log_codec:
+        return PLAIN_CODED_PREFIX + body
+    return CODED_PREFIX + eventlog.pack_bytes(record.log_codec, body)
+
+
+class _Coder:
+    """Writes version 3: replays the game, and codes each entry the replay can (``_code``)."""
+
+    def __init__(self, record: GameRecord, entries: Entries) -> None:
+        self.record, self.entries = record, entries
+        self.game = record.game
+        self.state = self.game.new_state(len(record.seats), record.seed, record.options)
+        self.sealed = _Sealed(short_reveals=True)
+        self.out = bytearray()
+
+    def body(self) -> bytes:
+        salts = _salts_revealed_later(self.entries)
+        last_version = last_ms = 0
+        for index, (version, entry) in enumerate(self.entries):
+            dv, last_version = version - last_version, version
+            if tuple(entry) != FIELDS:
+                self.sealed.chose(entry)
+                self._json({"dv": dv, "entry": entry})
+                self.sealed.saw(entry.get("events", []))
+                _apply(self.game, self.state, entry)  # the reader replays it too
+                continue
+            ms = _milliseconds(entry["at"])
+            self._entry(entry, dv, ms - last_ms, salts.get(index))
+            last_ms = ms
+        return bytes(self.out)
+
+    def _json(self, item: Any) -> None:
+        _varint(self.out, 0)
+        _text(self.out, dumps(item))
+
+    def _entry(self, entry: dict[str, Any], dv: int, dt: int, salt: str | None) -> None:
+        coded = self._code(entry, dv, salt)
+        if coded is None:
+            events = _apply(self.game, self.state, entry)
+            self.sealed.chose(entry)
+            self._json(_item(entry, dv, dt, _events_spec(entry, events, self.sealed)))
+            return
+        flags, decision, code, action = coded
+        seat = self.game.pending(self.state)[decision].seat
+        events = _events_json(self.game.apply(self.state, seat, action))
+        self.sealed.chose(entry, salt if flags & _Flag.SALT else None)
+        spec = _events_spec(entry, events, self.sealed)
+        if spec == _COMMITTED_SPEC:
+            flags |= _Flag.COMMITTED
+        elif spec == _revealed_spec(entry["ref"]):
+            flags |= _Flag.REVEALED
+        elif spec is not None:
+            flags |= _Flag.EVENTS
+        out = self.out
+        _varint(out, flags)
+        if flags & _Flag.DV:
+            _varint(out, dv)
+        if flags & _Flag.DECISION:
+            _varint(out, decision)
+        if flags & _Flag.SALT:
+            out += bytes.fromhex(salt or "")
+        if flags & _Flag.EVENTS:
+            _text(out, dumps(spec))
+        _varint(out, code)
+        _varint(out, _zigzag(dt))
+
+    def _code(
+        self, entry: dict[str, Any], dv: int, salt: str | None
+    ) -> tuple[_Flag, int, int, Any] | None:
+        """How the replay gives ``entry`` back: flags, the decision it answers (its index
+        among those pending), the action's code and the action; None if it does not."""
+        game, state = self.game, self.state
+        if entry["kind"] not in ACTION_KINDS or dv < 0:
+            return None
+        pending = game.pending(state)
+        decision = next((i for i, d in enumerate(pending) if _answers(d, entry)), None)
+        if decision is None:
+            return None
+        seat = pending[decision].seat
+        try:
+            action = game.parse(entry["action"])
+            code = game.action_code(state, seat, action)
+            if code is None or game.code_action(state, seat, code) != action:
+                return None
+        except IllegalAction:
+            return None
+        if game.notation(action) != entry["action"]:
+            return None
+        flags = _Flag.CODED
+        if entry["commitment"]:
+            if not self._salt_gives_commitment(entry, seat, salt):
+                return None
+            flags |= _Flag.SALT
+        flags |= (_Flag.DV if dv != 1 else 0) | (_Flag.DECISION if decision else 0)
+        return flags, decision, code, action
+
+    def _salt_gives_commitment(self, entry: dict[str, Any], seat: int, salt: str | None) -> bool:
+        if entry["kind"] != "sealed" or salt is None or not _is_salt(salt):
+            return False
+        again = commitments.commitment(self.record.id, entry["ref"], seat, entry["action"], salt)
+        return bool(again == entry["commitment"])
+
+
+def _answers(decision: Decision, entry: dict[str, Any]) -> bool:
+    """Whether ``entry`` is logged as the service logs an answer to ``decision``."""
+    return (decision.kind, str(decision.seat), decision.ref) == (
+        entry["kind"],
+        entry["seat"],
+        entry["ref"],
+    )
+
+
+_HEX_DIGITS = frozenset("0123456789abcdef")
+
+
+def _is_salt(salt: Any) -> bool:
+    """Whether ``salt`` is kept as bytes: lowercase hex of ``SALT_BYTES`` bytes."""
+    return isinstance(salt, str) and len(salt) == 2 * SALT_BYTES and set(salt) <= _HEX_DIGITS
+
+
+def _salts_revealed_later(entries: Entries) -> dict[int, str]:
+    """For each sealed entry (by its index), the salt the next reveal of its choice
+    published, where there is one."""
+    found: dict[int, str] = {}
+    later: dict[tuple[Any, Any], Any] = {}
+    for index in range(len(entries) - 1, -1, -1):
+        entry = entries[index][1]
+        for event in entry.get("events", []) if isinstance(entry.get("events"), list) else []:
+            if isinstance(event, dict) and event.get("kind") == "sealed_revealed":
+                data = event.get("data", {})
+                for choice in data.get("choices", []):
+                    later[(data.get("ref"), choice.get("seat"))] = choice.get("salt")
+        if entry.get("kind") == "sealed" and str(entry.get("seat", "")).isdigit():
+            salt = later.get((entry.get("ref"), int(entry["seat"])))
+            if isinstance(salt, str):
+                found[index] = salt
+    return found
+
+
+def _varint(out: bytearray, number: int) -> None:
+    while number >= 0x80:
+        out.append(number & 0x7F | 0x80)
+        number >>= 7
+    out.append(number)
+
+
+def _zigzag(number: int) -> int:
+    return number * 2 if number >= 0 else -number * 2 - 1
+
+
+def _text(out: bytearray, text: str) -> None:
+    data = text.encode()
+    _varint(out, len(data))
+    out += data
+
+
+class _Bytes:
+    """Reads version 3's body."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.at = data, 0
+
+    def more(self) -> bool:
+        return self.at < len(self.data)
+
+    def varint(self) -> int:
+        number = shift = 0
+        while True:
+            byte = self.data[self.at]
+            self.at += 1
+            number |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return number
+            shift += 7
+
+    def signed(self) -> int:
+        number = self.varint()
+        return number // 2 if number % 2 == 0 else -(number + 1) // 2
+
+    def take(self, count: int) -> bytes:
+        data = self.data[self.at : self.at + count]
+        if len(data) != count:
+            raise ValueError("a packed log ends inside an entry")
+        self.at += count
+        return data
+
+    def json(self) -> Any:
+        return jsontext.loads(self.take(self.varint()))
+
+
+def coded_parts(codec: str, stored: bytes) -> list[dict[str, Any]]:
+    """A version 3 log's entries as stored, without a replay (what is kept where: tests and
+    benchmarks/footprint.py): ``{"json": item}`` for a JSON entry, else ``flags``, ``dv``,
+    ``decision``, ``salt`` (hex or None), ``events`` (the kept spec or None), ``code``,
+    ``dt``."""
+    body = _coded_body(codec, stored)
+    data, parts = _Bytes(body), []
+    while data.more():
+        flags = _Flag(data.varint())
+        if not flags:
+            parts.append({"json": data.json()})
+            continue
+        part: dict[str, Any] = {"flags": flags}
+        part["dv"] = data.varint() if flags & _Flag.DV else 1
+        part["decision"] = data.varint() if flags & _Flag.DECISION else 0
+        part["salt"] = data.take(SALT_BYTES).hex() if flags & _Flag.SALT else None
+        part["events"] = data.json() if flags & _Flag.EVENTS else None
+        part["code"], part["dt"] = data.varint(), data.signed()
+        parts.append(part)
+    return parts
+
+
+def _coded_body(codec: str, stored: bytes) -> bytes:
+    if stored.startswith(PLAIN_CODED_PREFIX):
+        return stored[len(PLAIN_CODED_PREFIX) :]
+    if not stored.startswith(CODED_PREFIX):
+        raise ValueError("not a log of version 3")
+    return eventlog.unpack_bytes(codec, stored[len(CODED_PREFIX) :])
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
 def _rebuild(record: GameRecord, stored: bytes) -> Entries:
-    document = _document_of(record.log_codec, stored)
-    packed = document["log"]
-    replay = _Replay(record) if any(_derives(item) for item in packed) else None
-    sealed = _Sealed()
-    entries: Entries = []
-    version = last_ms = 0
-    for index, item in enumerate(packed, 1):
-        if replay and index % YIELD_EVERY == 0:
+    if stored.startswith((CODED_PREFIX, PLAIN_CODED_PREFIX)):
+        return _Reader(record, True).coded(_coded_body(record.log_codec, stored))
+    packed = _document_of(record.log_codec, stored)["log"]
+    reader = _Reader(record, any(_derives(item) for item in packed))
+    for item in packed:
+        reader.item(item)
+    return reader.entries
+
+
+class _Reader:
+    """Rebuilds the entries one after another, replaying the game where the log needs it."""
+
+    def __init__(self, record: GameRecord, replays: bool) -> None:
+        self.record = record
+        self.replay = _Replay(record) if replays else None
+        self.sealed = _Sealed()
+        self.entries: Entries = []
+        self.version = self.last_ms = 0
+
+    def _add(self, entry: dict[str, Any]) -> None:
+        self.entries.append((self.version, entry))
+        if self.replay and len(self.entries) % YIELD_EVERY == 0:
             time.sleep(0)
+
+    def item(self, item: Any) -> None:
+        """A version 2 item (in version 3: a JSON entry)."""
+        sealed, replay = self.sealed, self.replay
         if isinstance(item, dict):
-            version += item["dv"]
+            self.version += item["dv"]
             entry = item["entry"]
             sealed.chose(entry)
             sealed.saw(entry.get("events", []))
             if replay:
                 replay.step(entry)
         else:
-            version += item[0]
-            last_ms += item[6]
+            self.version += item[0]
+            self.last_ms += item[6]
             entry = dict(zip(FIELDS[:5], item[1:6], strict=True))
             sealed.chose(entry)
             rebuilt = replay.step(entry) if replay else None
             spec = item[7] if len(item) > 7 else None
-            entry |= {"events": _events_of(entry, spec, rebuilt, sealed), "at": _at_text(last_ms)}
-        entries.append((version, entry))
-    return entries
+            events = _events_of(entry, spec, rebuilt, sealed)
+            entry |= {"events": events, "at": _at_text(self.last_ms)}
+        self._add(entry)
+
+    def coded(self, body: bytes) -> Entries:
+        data = _Bytes(body)
+        while data.more():
+            flags = _Flag(data.varint())
+            if not flags:
+                self.item(data.json())
+            else:
+                self._coded(flags, data)
+        return self.entries
+
+    def _coded(self, flags: _Flag, data: _Bytes) -> None:
+        assert self.replay is not None
+        self.version += data.varint() if flags & _Flag.DV else 1
+        decision_index = data.varint() if flags & _Flag.DECISION else 0
+        salt = data.take(SALT_BYTES).hex() if flags & _Flag.SALT else None
+        spec = data.json() if flags & _Flag.EVENTS else None
+        code = data.varint()
+        self.last_ms += data.signed()
+        decision, notation, rebuilt = self.replay.coded(decision_index, code)
+        seat, ref = decision.seat, decision.ref
+        entry: dict[str, Any] = {"kind": decision.kind, "seat": str(seat), "action": notation}
+        entry["ref"] = ref
+        entry["commitment"] = (
+            commitments.commitment(self.record.id, ref, seat, notation, salt) if salt else ""
+        )
+        self.sealed.chose(entry, salt)
+        if flags & _Flag.COMMITTED:
+            spec = _COMMITTED_SPEC
+        elif flags & _Flag.REVEALED:
+            spec = _revealed_spec(ref)
+        events = _events_of(entry, spec, rebuilt, self.sealed)
+        entry |= {"events": events, "at": _at_text(self.last_ms)}
+        self._add(entry)
 
 
 def _derives(item: Any) -> bool:
@@ -321,7 +681,8 @@ def _events_of(
 
 
 class _Replay:
-    """The game replayed entry by entry, for the events of each action."""
+    """The game replayed entry by entry, for the events of each action (and in version 3,
+    the action itself and the decision it answers)."""
 
     def __init__(self, record: GameRecord) -> None:
         if not reproducible(record):
@@ -339,7 +700,25 @@ class _Replay:
         try:
             return _apply(self.game, self.state, entry)
         except IllegalAction:
-            raise Problem(409, "not-replayable", "this engine cannot replay the game") from None
+            raise _unreplayable() from None
+
+    def coded(self, decision_index: int, code: int) -> tuple[Decision, str, list[dict[str, Any]]]:
+        """The decision answered, the action's notation and its events."""
+        game, state = self.game, self.state
+        pending = game.pending(state)
+        if decision_index >= len(pending):
+            raise _unreplayable()
+        decision = pending[decision_index]
+        try:
+            action = game.code_action(state, decision.seat, code)
+            notation = game.notation(action)
+            return decision, notation, _events_json(game.apply(state, decision.seat, action))
+        except IllegalAction:
+            raise _unreplayable() from None
+
+
+def _unreplayable() -> Problem:
+    return Problem(409, "not-replayable", "this engine cannot replay the game")
 
 
 def entry_time(seconds: float) -> str:
