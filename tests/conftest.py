@@ -38,28 +38,28 @@ os.environ.setdefault("KURIER_BOT_ITERATIONS", "12")
 UNLIMITED = {"RATE_LIMIT": "1000000/minute", "SIGNUP_RATE_LIMIT": "1000000/minute"}
 
 #: The files that take longest, longest first (`pytest --durations`, 2026-11-27: issue 38 in
-#: docs/performance.md; the three whole games by clicks re-measured after their pages followed
-#: the stream, which took the Attika one from first to the middle; the two whole games by mail
-#: without their pictures, 2026-11-29, a third of their CPU). Under `--dist loadfile` a
-#: free xdist process takes the next file in this order. xdist's own order (most tests first)
-#: queued the few-test whole-game files (1-3 tests of 2-7 minutes each) among the last, where
-#: one alone can outlast everything else.
+#: docs/performance.md; the whole games by clicks, by the notation box and by German mail
+#: re-measured, file by file in CPU-seconds, after they began to send the moves of kinds
+#: already played through the API, 2026-11-29 evening). Under `--dist loadfile` a free xdist
+#: process takes the next file in this order. xdist's own order (most tests first) queued the
+#: few-test whole-game files (1-3 tests of 2-7 minutes each) among the last, where one alone
+#: can outlast everything else.
 LONGEST_FIRST = (
     "tests/test_topologies.py",
-    "tests/browser/test_web_full_games.py",
+    "tests/test_benchmarks.py",
     "tests/browser/test_web_wargame_table.py",
+    "tests/browser/test_web_axe.py",
     "tests/test_tournaments.py",
     "tests/test_service_attika.py",
-    "tests/test_benchmarks.py",
-    "tests/browser/test_web_attika_table.py",
     "tests/browser/test_web_table.py",
-    "tests/test_service_wargame.py",
+    "tests/browser/test_web_full_games.py",
     "tests/test_mail_german.py",
+    "tests/browser/test_web_attika_table.py",
+    "tests/test_service_wargame.py",
     "tests/browser/test_web_club.py",
     "tests/test_profiles.py",
     "tests/test_mail_design.py",
     "tests/test_several_actions.py",
-    "tests/browser/test_web_axe.py",
     "tests/browser/test_web_tournaments.py",
     "tests/test_mail_attika.py",
     "tests/test_mail_play.py",

@@ -1,7 +1,8 @@
 """Play by email in German (issue 15, docs/i18n.md): mail-in answers in the player's language
 (a German player's bad line, a move out of turn, a good move and ``help`` answered in German;
-the notation and the codes stay), and a whole 2-player Attila game played only by replying to
-German mails: every mail (subject, header, the game's sentences, the moves' rules, the reply
+the notation and the codes stay), and a whole 2-player Attila game played by replying to German
+mails until every kind of turn mail has come (a move to make, a sealed choice), then to its end
+through the API: every mail (subject, header, the game's sentences, the moves' rules, the reply
 instruction, the picture, the final standings) in German, while an English player at another
 table of the same server still reads English, of the very same version."""
 
@@ -16,6 +17,7 @@ from email.message import EmailMessage
 import pytest
 import requests
 
+from tests.client import play_to_end
 from tests.mail_stack import (
     PLAYERS_DOMAIN,
     MailStack,
@@ -119,7 +121,14 @@ def test_two_german_players_play_a_whole_game_by_email_in_german(stack: MailStac
     seated = [stack.player(f"Spieler{i}", email=a, language="de")[0] for i, a in enumerate(mails)]
     game_id = stack.game(seated, seed="mail-german-game-2")
     started = time.monotonic()
-    sent = sum(1 for _ in play_by_mail(stack, game_id, mails, random.Random(15), GAME_SECONDS))
+    rng = random.Random(15)
+    sent = 0
+    for _move in play_by_mail(stack, game_id, mails, rng, GAME_SECONDS):
+        sent += 1
+        if sent % 10 == 0 and _every_kind_mailed(stack, mails):
+            break
+    # The rest through the API: its turn mails are read as the others are, the last one too.
+    play_to_end(stack.client, game_id, seated, rng, max_seconds=GAME_SECONDS)
     record = stack.store.get_game(game_id)
     assert record.status == "finished", f"{sent} moves by mail"
     winners = [record.names[s] for s in record.result["winners"]] if record.result else []
@@ -169,7 +178,22 @@ def test_two_german_players_play_a_whole_game_by_email_in_german(stack: MailStac
     assert any("Deine Züge, nach Art:" in t and "Karte spielen und einen Stein" in t for t in turns)
     # The game's own sentences, with the rulebook's peoples.
     assert any(any(people in line for people in PEOPLES_DE) for line in sentences), sentences
-    print(f"{sent} moves by mail in German in {time.monotonic() - started:.1f} s")
+    print(f"{sent} moves by mail in German, the game over in {time.monotonic() - started:.1f} s")
+
+
+def _every_kind_mailed(stack: MailStack, mails: list[str]) -> bool:
+    """Whether the players were mailed a move to make and a sealed choice, with the moves'
+    rules of a card and a stone."""
+    turns = [plain(m) for address in mails for m in notifications(stack, address)]
+    turns = [text for text in turns if "Antworte auf diese Mail" in text]
+    return all(
+        any(re.search(pattern, text, re.M) for text in turns)
+        for pattern in (
+            r"^Du bist am Zug",
+            r"^Deine verdeckte Wahl",
+            "Karte spielen und einen Stein",
+        )
+    )
 
 
 def test_an_english_player_reads_english_of_the_same_version(stack: MailStack) -> None:

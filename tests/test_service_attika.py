@@ -42,7 +42,7 @@ def _snapshot(k: Kurier, game_id: str, players: list[Player]) -> dict[int | None
     raise AssertionError("the version kept moving while nobody played")
 
 
-def _choose(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
+def choose_attika(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
     """Random, leaning to building: a build when one is legal three times in four."""
     builds = [a for a in actions if a["action"]["type"] == "build"]
     if builds and rng.random() < 0.75:
@@ -76,7 +76,7 @@ def play_attika(k: Kurier, game_id: str, players: list[Player], rng: random.Rand
             if seat != decision["seat"] and step % CHECK_EVERY == 0:
                 r = k.call("GET", f"/v1/games/{game_id}/legal-actions", other)
                 assert r.status_code == 200 and r.json()["actions"] == [], r.text
-        choice = _choose(rng, legal)
+        choice = choose_attika(rng, legal)
         kinds[choice["action"]["type"]] = kinds.get(choice["action"]["type"], 0) + 1
         body = (
             {"notation": choice["notation"]} if rng.random() < 0.5 else {"action": choice["action"]}

@@ -1,9 +1,10 @@
 """Attika on the table (issue 32) in a real Chromium: a whole 2-player game by clicking the
 board and the player's pieces only, one player at 390×844 with touch, Confirm and Undo, a
-reveal sent at once (it draws) and a part that draws as it ends sent with Confirm, a
-spectator's every response scanned for secrets; and a phone's lit places brought into its
-frame. A file of its own: the suite's processes take whole files, and
-this game is the longest browser test, so it runs beside the Attila one, not after it."""
+reveal sent at once (it draws) and a part that draws as it ends sent with Confirm, until every
+kind of part has been clicked, then played to its end through the API, a spectator's every
+response scanned for secrets to the end; and a phone's lit places brought into its frame. A file of
+its own: the suite's processes take whole files, and this game is a long browser test, so it
+runs beside the Attila one, not after it."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from tests.browser.test_web_table import (
     shows_version,
 )
 from tests.client import Kurier
+from tests.test_service_attika import choose_attika
 
 #: A whole Attika game by clicks, bounded: its Confirms (a turn, or a turn's parts up to one
 #: that draws) and its seconds (47-75 s alone since the pages follow the stream; 674 s beside
@@ -35,6 +37,8 @@ from tests.client import Kurier
 #: it: docs/performance.md). The bound stays wide for a loaded machine.
 ATTIKA_CONFIRMS = 400
 ATTIKA_SECONDS = 1500
+#: The rest of the game's moves through the API, bounded.
+ATTIKA_MOVES = 1000
 
 #: What the test looks at to steer, as a player looks before choosing: each building it may
 #: build (a piece of the storage board, or the one just revealed) with its sites, as the page
@@ -160,13 +164,24 @@ def _attika_part(page: Any, steer: _Steer, seen: dict[str, int], first_tile: boo
     return "end"
 
 
+def _all_clicked(
+    seen: dict[str, int], shots: set[int | str], undone: bool, parts: int, confirms: int
+) -> bool:
+    """Whether every kind of part the game's turns are built of (a build, a reveal sent at
+    once, a part that draws sent with Confirm, map tiles on both pages) was clicked, Undo
+    used, and turns of several parts sent with one Confirm."""
+    kinds = seen["tile"] >= 2 and seen["build"] and seen["reveal"] and seen["draw"]
+    return bool(kinds) and {390, 1280, "sent"} <= shots and undone and parts > confirms
+
+
 def test_two_players_play_a_whole_attika_game_on_the_board(
     browser: Any, base_url: str, worker: Any, streams: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A whole 2-player Attika game by clicks only (one player on a phone), each turn built
-    part by part on the board and sent with one Confirm; each page loaded once and updated in
-    place by the stream; Undo used; a spectator's every response free of hands; the standings
-    at the end on both pages."""
+    """A 2-player Attika game by clicks only (one player on a phone) until every kind of part
+    has been clicked (_all_clicked), each turn built part by part on the board and sent with
+    one Confirm, each page loaded once and updated in place by the stream, Undo used; then to
+    its end through the API. A spectator's every response free of hands; the standings at the
+    end in place on the spectator's page, and on both players'."""
     # The pages follow the game's stream, as in production: an update arrives with the commit,
     # not at the next of the API polls a second apart (over a minute of the game's time).
     monkeypatch.setenv("KURIER_STREAM_URL", streams)  # the app is served in this process
@@ -180,6 +195,7 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
     spectator, bodies = _spectator(browser, url)
     rng = random.Random(11)
     seen = {"tile": 0, "build": 0, "reveal": 0, "draw": 0}
+    clicked_last = -1  # the seat whose turn was clicked last
     shots: set[int | str] = set()
     undone = False
     confirms = parts = 0
@@ -189,6 +205,9 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
         if view["status"] == "finished" or time.monotonic() > deadline:
             break
         seat = next(d["seat"] for d in view["waiting_for"] if d["seat"] >= 0)
+        if _all_clicked(seen, shots, undone, parts, confirms) and seat != clicked_last:
+            break  # the rest through the API, from the next turn's start
+        clicked_last = seat
         page = pages[seat]
         shows_version(page, view["version"])
         steer = _Steer(view, seat, rng)
@@ -237,15 +256,29 @@ def test_two_players_play_a_whole_attika_game_on_the_board(
         view = committed(kurier, game_id, view, lambda p=page: p.content()[:2000])
         if confirms % 10 == 0:  # the spectator's page follows in place too
             shows_version(spectator, view["version"], table=False)
-    assert view["status"] == "finished", (confirms, seen, time.monotonic() - deadline)
-    assert seen["tile"] >= 2 and seen["build"] and {390, 1280, "sent"} <= shots and undone
+    assert _all_clicked(seen, shots, undone, parts, confirms), (confirms, seen, shots)
     # Every map tile was drawn by a part sent before it (the last of a stack's, built or
     # stored), then placed on the updated board; every reveal was sent at once.
-    assert seen["draw"] >= seen["tile"] and seen["reveal"]
-    assert parts > confirms  # turns of several parts, each sent with one Confirm or at once
-    # The end, shown in place on both pages and the spectator's: the standings, best first.
-    for page in (*pages, spectator):
-        shows_version(page, view["version"], table=False)
+    assert seen["draw"] >= seen["tile"]
+    # The rest of the game through the API (the service's path a Confirm takes), the players'
+    # pages away from it meanwhile, the spectator's following every move.
+    for page in pages:
+        page.goto("about:blank")
+    for _move in range(ATTIKA_MOVES):
+        if view["status"] == "finished" or time.monotonic() > deadline:
+            break
+        (decision,) = view["waiting_for"]
+        player = players[decision["seat"]]
+        legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
+        move = {"notation": choose_attika(rng, legal["actions"])["notation"]}
+        r = kurier.call("POST", f"/v1/games/{game_id}/actions", player, json=move)
+        assert r.status_code == 200, r.text
+        view = kurier.view(game_id)
+    assert view["status"] == "finished", (confirms, seen, time.monotonic() - deadline)
+    # The end: in place on the spectator's page, loaded on the players': the standings.
+    shows_version(spectator, view["version"], table=False)
+    for page in pages:
+        navigate(page, url)
     for page in pages:
         rows = page.locator(".standings tbody tr")
         assert rows.count() == 2 and "Score" in page.locator(".standings thead").inner_text()

@@ -1,6 +1,10 @@
 """The table (issue 32): games played on the board in a real Chromium, by clicking cards,
 tiles and board places only (no notation buttons, no typing), each staged move sent with
-Confirm as one request; a spectator's every response scanned for secrets."""
+Confirm as one request; a spectator's every response scanned for secrets. A whole game is
+played by clicks until every kind of part its decisions offer has been sent from a page (and
+what the test checks once, a conflict, Undo, the pictures, has been done); the rest of it goes
+through the API, which is the service's path a Confirm takes, while the spectator's page follows
+every move to the end."""
 
 from __future__ import annotations
 
@@ -55,10 +59,12 @@ def _idle(page: Any) -> None:
     page.wait_for_function("() => !document.querySelector('.confirm-bar .confirm')?.disabled")
 
 
-def play_turn_on_board(page: Any, rng: random.Random, undo_once: list[bool]) -> int:
+def play_turn_on_board(
+    page: Any, rng: random.Random, undo_once: list[bool], kinds: set[str]
+) -> int:
     """Build one move by clicks: a piece, then a lit place, an offered option or cards to
     tap, until nothing more may follow; then Confirm (a swap is sent at once, no Confirm).
-    Returns the parts staged."""
+    Returns the parts staged; adds their kinds (kind_of) to ``kinds``."""
     for _part in range(8):
         _idle(page)
         if page.locator(".confirm-bar").is_visible() and _staged_done(page):
@@ -82,10 +88,11 @@ def play_turn_on_board(page: Any, rng: random.Random, undo_once: list[bool]) -> 
                     while card.locator(".chosen:visible").count():
                         card.click()
             if lay.is_enabled():
-                before = len(page.evaluate("window.kurier.board.staged()"))
+                before = page.evaluate("window.kurier.board.staged()")
                 lay.click()
                 if sent_at_once(page):  # a swap: it draws, so it needs no Confirm
-                    return before + 1
+                    kinds.update(map(kind_of, [*before, "swap"]))
+                    return len(before) + 1
             continue
         places = page.locator(".board-svg .legal")
         options = page.locator(".choices button.option")
@@ -104,10 +111,11 @@ def play_turn_on_board(page: Any, rng: random.Random, undo_once: list[bool]) -> 
             _idle(page)
             assert page.locator(".confirm-bar .staged-text").inner_text() != before
             undo_once[0] = True
-    staged = len(page.evaluate("window.kurier.board.staged()"))
+    staged = page.evaluate("window.kurier.board.staged()")
     assert staged, "nothing staged"
+    kinds.update(map(kind_of, staged))
     page.locator(".confirm-bar .confirm").click()
-    return staged
+    return len(staged)
 
 
 def sent_at_once(page: Any) -> bool:
@@ -219,6 +227,8 @@ def test_three_players_play_attila_on_the_board(
     deadline = time.monotonic() + MAX_SECONDS
     confirms = parts = conflicts = 0
     shot = False
+    clicked: set[str] = set()  # the kinds of part sent from a page
+    parked: set[int] = set()  # the seats whose page is away from the game meanwhile
     view = kurier.view(game_id)
     while view["status"] != "finished" and time.monotonic() < deadline:
         humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
@@ -227,7 +237,19 @@ def test_three_players_play_attila_on_the_board(
             view = kurier.view(game_id)
             continue
         decision = humans[0]
+        checked = conflicts and parts > confirms and undo_once[0] and shot
+        if checked and offered_kinds(kurier, game_id, players[decision["seat"]]) <= clicked:
+            # Every kind of part this decision offers was sent from a page already: the move
+            # goes through the API, the service's path a Confirm takes too, while the players'
+            # pages are away (the spectator's follows every move).
+            park(pages, parked)
+            play_by_api(kurier, game_id, players[decision["seat"]], rng)
+            view = committed(kurier, game_id, view, lambda: "a move sent through the API")
+            continue
         page = pages[decision["seat"]]
+        if decision["seat"] in parked:
+            navigate(page, url)
+            parked.discard(decision["seat"])
         shows_version(page, view["version"])
         if not shot and confirms >= 3 and decision["seat"] == 2:
             _shot(pages[0], "attila-1280-light")
@@ -238,7 +260,7 @@ def test_three_players_play_attila_on_the_board(
             assert wide <= 390, f"the phone page scrolls sideways ({wide} px)"
             shot = True
         conflicts += decision["kind"] == "sealed"
-        parts += play_turn_on_board(page, rng, undo_once)
+        parts += play_turn_on_board(page, rng, undo_once, clicked)
         confirms += 1
         view = committed(kurier, game_id, view, lambda p=page: p.content()[:2000])
     assert view["status"] == "finished", f"not finished in {MAX_SECONDS} s ({confirms} moves)"
@@ -256,6 +278,35 @@ def test_three_players_play_attila_on_the_board(
     for page in pages:
         page.context.close()
     spectator.context.close()
+
+
+def kind_of(notation: str) -> str:
+    """A move's kind: its notation's first word ("swap", "boost", "inf", "commit", ...), and
+    one kind for a people's card, whichever people ("V ITA", "H GAL")."""
+    word = notation.split()[0]
+    return "people" if len(word) == 1 and word.isupper() else word
+
+
+def offered_kinds(kurier: Kurier, game_id: str, player: Player) -> set[str]:
+    """The kinds of move (kind_of) ``player`` may make now."""
+    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
+    return {kind_of(action["notation"]) for action in legal["actions"]}
+
+
+def park(pages: list[Any], parked: set[int]) -> None:
+    """Take the pages not yet parked away from the game (a blank page follows no stream)."""
+    for seat, page in enumerate(pages):
+        if seat not in parked:
+            page.goto("about:blank")
+            parked.add(seat)
+
+
+def play_by_api(kurier: Kurier, game_id: str, player: Player, rng: random.Random) -> None:
+    """One of ``player``'s legal moves, at random, sent through the API."""
+    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
+    notation = rng.choice(legal["actions"])["notation"]
+    r = kurier.call("POST", f"/v1/games/{game_id}/actions", player, json={"notation": notation})
+    assert r.status_code in (200, 202), r.text
 
 
 def _play_one(kurier: Kurier, game_id: str, players: list[Player]) -> int:

@@ -13,8 +13,10 @@ games played in-process by a few threads. A chaos thread meanwhile, at random mo
 Then every game must end, each of its resolutions in its log exactly once, and each resolution
 must have been applied within 10 s of being owed, not counting the time no worker was alive.
 
-Bounded: at most ``MAX_GAMES`` games and ``MAX_KILLS`` kills over ``CHAOS_SECONDS``, then at
-most ``FINISH_SECONDS`` for the games to end; loopback and a unix socket only.
+The chaos ends once each kind of kill has happened ``EACH_KIND`` times, a job taken by a
+stopped worker among them. Bounded: at most ``MAX_GAMES`` games and ``MAX_KILLS`` kills over
+``CHAOS_SECONDS``, then at most ``FINISH_SECONDS`` for the games to end; loopback and a unix
+socket only.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ DRIVERS = 4  # games played side by side
 MAX_GAMES = 16
 CHAOS_SECONDS = 35.0
 MAX_KILLS = 14
+EACH_KIND = 1  # kills of each kind before the chaos ends
+KINDS = ("member running a job", "pool", "pool-after-dequeue")
 FINISH_SECONDS = 30.0
 WITHIN = 10.0  # seconds from owed (or from a worker being back) to resolved
 
@@ -107,6 +111,8 @@ class Chaos:
         ):
             time.sleep(self.rng.uniform(0.5, 2.0))
             self.rng.choice(actions)()
+            if self.lost_in_dequeue and all(self.kills[k] >= EACH_KIND for k in KINDS):
+                return
 
     def kill_member(self) -> None:
         busy = self._busy_member(1.0)
