@@ -151,14 +151,14 @@ def count_conflict(conflicts: list[list[int]], data: Mapping[str, Any]) -> None:
             row[3] += len(cards)
 
 
-def _task(args: tuple[Matchup, int, int]) -> tuple[str, list[str], dict[str, Any]]:
+def _task(args: tuple[Matchup, int, int]) -> tuple[str, int, list[str], dict[str, Any]]:
     matchup, index, iterations = args
     strong_seat = index % matchup.players
     levels: list[str] = [matchup.weak] * matchup.players
     levels[strong_seat] = matchup.strong
     budget = Budget(seconds=1e9, iterations=iterations)
     outcome = play(matchup.game, matchup.players, levels, f"{matchup.name}-{index}", budget)
-    return matchup.name, levels, outcome
+    return matchup.name, index, levels, outcome
 
 
 def run(
@@ -185,10 +185,16 @@ def run(
             if left is not None and left <= 0:
                 break
             try:
-                name, levels, outcome = pending.next(timeout=left)
+                name, index, levels, outcome = pending.next(timeout=left)
             except multiprocessing.TimeoutError:
                 break
-            row = {"matchup": name, "levels": levels, "iterations": iterations, **outcome}
+            row = {
+                "matchup": name,
+                "game": index,
+                "levels": levels,
+                "iterations": iterations,
+                **outcome,
+            }
             outcomes.append(row)
             if out is not None:
                 with out.open("a") as f:
