@@ -38,7 +38,17 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script: the repo
 
 from benchmarks.baselines import BASELINES, Baseline
-from engine.bots import Bot, Budget, Level, bot_for
+from engine.bots import (
+    HARD_CANDIDATES,
+    Bot,
+    Budget,
+    Level,
+    Replies,
+    bot_for,
+    greedy_scores,
+    hard_scores,
+    one_ply_scores,
+)
 from engine.core import SYSTEM, Event, visible_events
 from engine.registry import get_game
 
@@ -328,6 +338,152 @@ def time_hard(positions: int) -> None:
                 seen[s].extend(visible_events(events, s))
 
 
+def decision_positions(count: int) -> list[tuple[Any, list[Event], int]]:
+    """Attila card decisions (view, events seen, seat) of games between medium bots, every
+    third card decision with at least three actions, from as many games as it takes."""
+    game, rules = get_game("attila"), bot_for("attila")
+    options = game.resolve_options(None)
+    positions: list[tuple[Any, list[Event], int]] = []
+    for number in range(count):
+        state = game.new_state(3, f"decisions-{number}", options)
+        medium = [Bot(rules, "medium", f"decisions-{number}/{s}") for s in range(3)]
+        seen: list[list[Event]] = [[] for _ in range(3)]
+        cards = 0
+        while not game.is_over(state) and len(positions) < count:
+            seat = game.pending(state)[0].seat
+            if seat == SYSTEM:
+                action = game.legal_actions(state, SYSTEM)[0]
+            else:
+                view = game.view(state, seat)
+                if state.step == "play_card" and len(game.legal_actions(state, seat)) > 2:
+                    cards += 1
+                    if cards % 3 == 0:
+                        positions.append((view, list(seen[seat]), seat))
+                action = medium[seat].choose(view, seen[seat], seat, options)
+            events = game.apply(state, seat, action)
+            for s in range(3):
+                seen[s].extend(visible_events(events, s))
+        if len(positions) >= count:
+            break
+    return positions
+
+
+#: The actions the oracle of ``decisions`` judges up front: the best by one ply (any other
+#: action a method chooses is judged when chosen, on the same draws).
+ORACLE_ACTIONS = 20
+
+
+def decisions(count: int, caps: Sequence[int], oracle_rounds: int, repeats: int) -> None:
+    """How well the hard level spends its judgements (Attila's card decisions). An oracle
+    judges the actions after the replies over ``oracle_rounds`` determinizations of its own
+    (the ``ORACLE_ACTIONS`` best by one ply, and any other a method chooses); each method
+    then chooses at each cap (``repeats`` seeds a position), and is scored by its regret (the
+    oracle's best mean less the mean of the action it chose, in points of win chance) and the
+    share of its choices that are the oracle's best. Methods: ``halving`` (the hard level),
+    ``flat`` (every one of its ten candidates on every determinization, the hard level before
+    the halving: the same judgements at a cap), ``halving16`` (sixteen candidates), and medium
+    for reference."""
+    game, rules = get_game("attila"), bot_for("attila")
+    options = game.resolve_options(None)
+    cells: dict[str, list[tuple[float, bool, float]]] = {}
+    for p, (view, seen, seat) in enumerate(decision_positions(count)):
+        det = rules.determinizer(view, seen, seat, options)
+        first = det.sample(random.Random(f"oracle-{p}"))
+        legal = game.legal_actions(first, seat)
+        values = _oracle(rules, det, first, seat, legal, f"oracle-{p}", oracle_rounds)
+        chosen: list[tuple[str, int, float]] = []
+        for r in range(repeats):
+            for name, choose in _decision_methods(rules, det, seat, caps):
+                rng = random.Random(f"decision-{p}-{r}")
+                state = det.sample(rng)
+                start = time.process_time()
+                action = choose(state, legal, rng)
+                chosen.append((name, action, time.process_time() - start))
+                values.judge(action)
+        top = max(values.values.values())
+        for name, action, spent in chosen:
+            value = values.values[action]
+            cells.setdefault(name, []).append((top - value, value >= top, spent))
+        print(f"position {p + 1} of {count}: {len(legal)} actions", file=sys.stderr)
+    print(f"{'method':16} {'choices':>7} {'regret':>8} {'best':>6} {'CPU/move':>9}")
+    for name, rows in cells.items():
+        n = len(rows)
+        regret = 100 * sum(row[0] for row in rows) / n
+        best = sum(row[1] for row in rows) / n
+        cpu = 1000 * sum(row[2] for row in rows) / n
+        print(f"{name:16} {n:7d} {regret:8.2f} {best:6.1%} {cpu:7.0f} ms")
+
+
+@dataclass
+class _Oracle:
+    """Actions' means after the replies, every action on the same determinizations and
+    draws whenever it is judged (``Replies``' draws do not depend on the candidates)."""
+
+    rules: Any
+    det: Any
+    first: Any
+    seat: int
+    legal: list[Any]
+    seed: str
+    rounds: int
+    values: dict[int, float]
+
+    def judge(self, *indices: int) -> None:
+        wanted = [i for i in indices if i not in self.values]
+        if not wanted:
+            return
+        rng = random.Random(self.seed)
+        candidates = [self.legal[i] for i in wanted]
+        replies = Replies(self.rules, self.det, self.first, self.seat, candidates, rng)
+        for _ in range(self.rounds):
+            replies.judge_once()
+        self.values.update(zip(wanted, replies.means(), strict=True))
+
+
+def _oracle(
+    rules: Any, det: Any, first: Any, seat: int, legal: list[Any], seed: str, rounds: int
+) -> _Oracle:
+    oracle = _Oracle(rules, det, first, seat, legal, seed, rounds, {})
+    one_ply = one_ply_scores(rules, det, first, seat, legal, random.Random(seed))
+    oracle.judge(*sorted(range(len(legal)), key=lambda i: -one_ply[i])[:ORACLE_ACTIONS])
+    return oracle
+
+
+def _decision_methods(
+    rules: Any, det: Any, seat: int, caps: Sequence[int]
+) -> list[tuple[str, Any]]:
+    """(name, choose(state, legal, rng) -> index in legal) of each method at each cap."""
+
+    def halving(cap: int, candidates: int) -> Any:
+        def choose(state: Any, legal: list[Any], rng: random.Random) -> int:
+            budget = Budget(seconds=1e9, iterations=cap)
+            return hard_scores(rules, det, state, seat, legal, rng, budget, (), candidates)[1]
+
+        return choose
+
+    def flat(cap: int) -> Any:
+        def choose(state: Any, legal: list[Any], rng: random.Random) -> int:
+            scores = one_ply_scores(rules, det, state, seat, legal, rng)
+            shortlist = sorted(range(len(legal)), key=lambda i: -scores[i])[:HARD_CANDIDATES]
+            replies = Replies(rules, det, state, seat, [legal[i] for i in shortlist], rng)
+            for _ in range(cap):
+                replies.judge_once()
+            means = replies.means()
+            return shortlist[max(range(len(shortlist)), key=lambda k: (means[k], -k))]
+
+        return choose
+
+    def medium(state: Any, legal: list[Any], rng: random.Random) -> int:
+        scores = greedy_scores(rules, det, state, seat, legal, rng)
+        return max(range(len(legal)), key=lambda i: (scores[i], -i))
+
+    out: list[tuple[str, Any]] = [("medium", medium)]
+    for cap in caps:
+        out += [(f"flat {cap}", flat(cap)), (f"halving {cap}", halving(cap, HARD_CANDIDATES))]
+        out += [(f"halving16 {cap}", halving(cap, 16))]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -353,6 +509,14 @@ def main() -> None:
     )
     parser.add_argument("--time-hard", type=int, default=0, help="time N hard moves per game")
     parser.add_argument(
+        "--decisions", type=int, default=0, help="judge the hard level's search at N positions"
+    )
+    parser.add_argument("--caps", default="2,5,20", help="--decisions: iteration caps")
+    parser.add_argument(
+        "--oracle", type=int, default=100, help="--decisions: the oracle's determinizations"
+    )
+    parser.add_argument("--repeats", type=int, default=2, help="--decisions: seeds a position")
+    parser.add_argument(
         "--first", type=int, default=0, help="number of the first game (more of a match-up)"
     )
     parser.add_argument("--out", type=Path, default=None, help="append each game (JSON lines)")
@@ -360,6 +524,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.time_hard:
         time_hard(args.time_hard)
+        return
+    if args.decisions:
+        caps = [int(c) for c in args.caps.split(",")]
+        decisions(args.decisions, caps, args.oracle, args.repeats)
         return
     if args.report:
         report([json.loads(line) for line in args.report.read_text().splitlines() if line])
