@@ -338,13 +338,14 @@ def time_hard(positions: int) -> None:
                 seen[s].extend(visible_events(events, s))
 
 
-def decision_positions(count: int) -> list[tuple[Any, list[Event], int]]:
-    """Attila card decisions (view, events seen, seat) of games between medium bots, every
-    third card decision with at least three actions, from as many games as it takes."""
+def decision_positions(count: int, first: int = 0) -> list[tuple[Any, list[Event], int]]:
+    """Attila card decisions (view, events seen, seat) of games between medium bots (numbered
+    from ``first``), every third card decision with at least three actions, from as many
+    games as it takes."""
     game, rules = get_game("attila"), bot_for("attila")
     options = game.resolve_options(None)
     positions: list[tuple[Any, list[Event], int]] = []
-    for number in range(count):
+    for number in range(first, first + count):
         state = game.new_state(3, f"decisions-{number}", options)
         medium = [Bot(rules, "medium", f"decisions-{number}/{s}") for s in range(3)]
         seen: list[list[Event]] = [[] for _ in range(3)]
@@ -368,12 +369,23 @@ def decision_positions(count: int) -> list[tuple[Any, list[Event], int]]:
     return positions
 
 
+#: The methods of ``decisions``.
+DECISION_METHODS = ("medium", "flat", "halving", "halving6", "halving16")
+
+
 #: The actions the oracle of ``decisions`` judges up front: the best by one ply (any other
 #: action a method chooses is judged when chosen, on the same draws).
 ORACLE_ACTIONS = 20
 
 
-def decisions(count: int, caps: Sequence[int], oracle_rounds: int, repeats: int) -> None:
+def decisions(
+    count: int,
+    caps: Sequence[int],
+    oracle_rounds: int,
+    repeats: int,
+    methods: Sequence[str] = DECISION_METHODS,
+    first: int = 0,
+) -> None:
     """How well the hard level spends its judgements (Attila's card decisions). An oracle
     judges the actions after the replies over ``oracle_rounds`` determinizations of its own
     (the ``ORACLE_ACTIONS`` best by one ply, and any other a method chooses); each method
@@ -381,19 +393,19 @@ def decisions(count: int, caps: Sequence[int], oracle_rounds: int, repeats: int)
     oracle's best mean less the mean of the action it chose, in points of win chance) and the
     share of its choices that are the oracle's best. Methods: ``halving`` (the hard level),
     ``flat`` (every one of its ten candidates on every determinization, the hard level before
-    the halving: the same judgements at a cap), ``halving16`` (sixteen candidates), and medium
-    for reference."""
+    the halving: the same judgements at a cap), ``halving6`` and ``halving16`` (six and
+    sixteen candidates), and medium."""
     game, rules = get_game("attila"), bot_for("attila")
     options = game.resolve_options(None)
     cells: dict[str, list[tuple[float, bool, float]]] = {}
-    for p, (view, seen, seat) in enumerate(decision_positions(count)):
+    for p, (view, seen, seat) in enumerate(decision_positions(count, first), start=first):
         det = rules.determinizer(view, seen, seat, options)
-        first = det.sample(random.Random(f"oracle-{p}"))
-        legal = game.legal_actions(first, seat)
-        values = _oracle(rules, det, first, seat, legal, f"oracle-{p}", oracle_rounds)
+        sample = det.sample(random.Random(f"oracle-{p}"))
+        legal = game.legal_actions(sample, seat)
+        values = _oracle(rules, det, sample, seat, legal, f"oracle-{p}", oracle_rounds)
         chosen: list[tuple[str, int, float]] = []
         for r in range(repeats):
-            for name, choose in _decision_methods(rules, det, seat, caps):
+            for name, choose in _decision_methods(rules, det, seat, caps, methods):
                 rng = random.Random(f"decision-{p}-{r}")
                 state = det.sample(rng)
                 start = time.process_time()
@@ -404,7 +416,7 @@ def decisions(count: int, caps: Sequence[int], oracle_rounds: int, repeats: int)
         for name, action, spent in chosen:
             value = values.values[action]
             cells.setdefault(name, []).append((top - value, value >= top, spent))
-        print(f"position {p + 1} of {count}: {len(legal)} actions", file=sys.stderr)
+        print(f"position {p + 1 - first} of {count}: {len(legal)} actions", file=sys.stderr)
     print(f"{'method':16} {'choices':>7} {'regret':>8} {'best':>6} {'CPU/move':>9}")
     for name, rows in cells.items():
         n = len(rows)
@@ -450,9 +462,10 @@ def _oracle(
 
 
 def _decision_methods(
-    rules: Any, det: Any, seat: int, caps: Sequence[int]
+    rules: Any, det: Any, seat: int, caps: Sequence[int], methods: Sequence[str]
 ) -> list[tuple[str, Any]]:
-    """(name, choose(state, legal, rng) -> index in legal) of each method at each cap."""
+    """(name, choose(state, legal, rng) -> index in legal) of each of ``methods`` at each
+    cap."""
 
     def halving(cap: int, candidates: int) -> Any:
         def choose(state: Any, legal: list[Any], rng: random.Random) -> int:
@@ -480,8 +493,8 @@ def _decision_methods(
     out: list[tuple[str, Any]] = [("medium", medium)]
     for cap in caps:
         out += [(f"flat {cap}", flat(cap)), (f"halving {cap}", halving(cap, HARD_CANDIDATES))]
-        out += [(f"halving16 {cap}", halving(cap, 16))]
-    return out
+        out += [(f"halving6 {cap}", halving(cap, 6)), (f"halving16 {cap}", halving(cap, 16))]
+    return [(name, choose) for name, choose in out if name.split()[0] in methods]
 
 
 def main() -> None:
@@ -517,6 +530,9 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=2, help="--decisions: seeds a position")
     parser.add_argument(
+        "--methods", default=",".join(DECISION_METHODS), help="--decisions: methods compared"
+    )
+    parser.add_argument(
         "--first", type=int, default=0, help="number of the first game (more of a match-up)"
     )
     parser.add_argument("--out", type=Path, default=None, help="append each game (JSON lines)")
@@ -527,7 +543,8 @@ def main() -> None:
         return
     if args.decisions:
         caps = [int(c) for c in args.caps.split(",")]
-        decisions(args.decisions, caps, args.oracle, args.repeats)
+        methods = args.methods.split(",")
+        decisions(args.decisions, caps, args.oracle, args.repeats, methods, args.first)
         return
     if args.report:
         report([json.loads(line) for line in args.report.read_text().splitlines() if line])
