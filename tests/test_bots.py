@@ -5,6 +5,7 @@ seat's view exactly; whole games of bots end."""
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -276,7 +277,8 @@ def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
     args += ["--only", "attila3-medium-vs-easy", "--out", str(out)]
     run = subprocess.run([*script, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert len(out.read_text().splitlines()) == 2
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(row["game"] for row in rows) == [0, 1]  # numbered, to pair two runs
     report = subprocess.run(
         [*script, "--report", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
@@ -284,6 +286,18 @@ def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
     assert "attila3-medium-vs-easy" in report.stdout
     assert "first player" in report.stdout
     assert "mean over seats" in report.stdout
+
+
+def test_the_benchmark_judges_the_hard_levels_decisions() -> None:
+    """benchmarks/bots.py --decisions scores each method's choices against its oracle."""
+    script = [sys.executable, str(ROOT / "benchmarks" / "bots.py")]
+    args = ["--decisions", "1", "--caps", "1", "--oracle", "2", "--repeats", "1"]
+    args += ["--methods", "flat,halving"]
+    run = subprocess.run([*script, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = run.stdout.splitlines()
+    assert lines[0].split() == ["method", "choices", "regret", "best", "CPU/move"]
+    assert [line.split()[:3] for line in lines[1:]] == [["flat", "1", "1"], ["halving", "1", "1"]]
 
 
 # -- the wargame's evaluation pieces ---------------------------------------------------------
