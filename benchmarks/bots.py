@@ -272,6 +272,40 @@ def report(outcomes: Sequence[dict[str, Any]]) -> None:
         )
 
 
+def paired(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]]) -> None:
+    """Two runs on the same seeds (``--first``/``--games``, a bot changed between them): per
+    match-up, the games both finished, the stronger player's wins in each, and the mean
+    difference per game with a 95% interval (normal, over the pairs)."""
+    by_name = {m.name: m for m in MATCHUPS}
+    for name in sorted({o["matchup"] for o in after}):
+        m = by_name[name]
+        first = {o["game"]: o for o in before if o["matchup"] == name}
+        pairs = [
+            (first[o["game"]], o) for o in after if o["matchup"] == name and o["game"] in first
+        ]
+        if not pairs:
+            continue
+        differences = [strong_share(b, m) - strong_share(a, m) for a, b in pairs]
+        n = len(differences)
+        mean = sum(differences) / n
+        spread = math.sqrt(sum((d - mean) ** 2 for d in differences) / max(n - 1, 1) / n)
+        won_before = sum(strong_share(a, m) for a, _ in pairs)
+        won_after = sum(strong_share(b, m) for _, b in pairs)
+        print(
+            f"{name:28} {n:4d} pairs: {won_before:g} -> {won_after:g} won"
+            f" ({won_before / n:.1%} -> {won_after / n:.1%}); difference {mean:+.1%}"
+            f" [{mean - 1.96 * spread:+.1%}, {mean + 1.96 * spread:+.1%}];"
+            f" games that changed: {sum(1 for d in differences if d)}"
+        )
+
+
+def strong_share(o: Mapping[str, Any], m: Matchup) -> float:
+    """The stronger player's share of one game's win."""
+    strong = [s for s in range(m.players) if o["levels"][s] == m.strong]
+    winners = o["winners"]
+    return sum(1 for s in strong if s in winners) / len(winners) if winners else 0.0
+
+
 def conflict_summary(rows: Sequence[dict[str, Any]], m: Matchup) -> str:
     """The stronger player's conflicts: how many it laid cards in, won, and the cards."""
     total = [0, 0, 0, 0]
@@ -537,6 +571,14 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=None, help="append each game (JSON lines)")
     parser.add_argument("--report", type=Path, default=None, help="report on such a file only")
+    parser.add_argument(
+        "--paired",
+        type=Path,
+        nargs=2,
+        default=None,
+        metavar=("BEFORE", "AFTER"),
+        help="compare two such files game by game (the same seeds)",
+    )
     args = parser.parse_args()
     if args.time_hard:
         time_hard(args.time_hard)
@@ -545,6 +587,12 @@ def main() -> None:
         caps = [int(c) for c in args.caps.split(",")]
         methods = args.methods.split(",")
         decisions(args.decisions, caps, args.oracle, args.repeats, methods, args.first)
+        return
+    if args.paired:
+        before, after = (
+            [json.loads(line) for line in p.read_text().splitlines() if line] for p in args.paired
+        )
+        paired(before, after)
         return
     if args.report:
         report([json.loads(line) for line in args.report.read_text().splitlines() if line])

@@ -270,7 +270,8 @@ def test_bots_play_a_game_to_its_end(
 
 
 def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
-    """benchmarks/bots.py plays a tiny match-up, records it, and reports from the record."""
+    """benchmarks/bots.py plays a tiny match-up, records it, reports from the record, and
+    pairs two records game by game."""
     out = tmp_path / "games.jsonl"
     script = [sys.executable, str(ROOT / "benchmarks" / "bots.py")]
     args = ["--games", "2", "--iterations", "2", "--processes", "1"]
@@ -286,6 +287,10 @@ def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
     assert "attila3-medium-vs-easy" in report.stdout
     assert "first player" in report.stdout
     assert "mean over seats" in report.stdout
+    same = [*script, "--paired", str(out), str(out)]
+    paired = subprocess.run(same, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert paired.returncode == 0, paired.stderr[-2000:]
+    assert "2 pairs" in paired.stdout and "difference +0.0%" in paired.stdout
 
 
 def test_the_benchmark_judges_the_hard_levels_decisions() -> None:
