@@ -112,14 +112,16 @@ def player(game_id: str, kind: str, seed: str, budget: Budget) -> Bot[Any, Any] 
 def play(
     game_id: str, players: int, levels: Sequence[str], seed: str, budget: Budget
 ) -> dict[str, Any]:
-    """One game to its end (or the move cap); who won, where they sat, and each seat's
-    Attila conflicts (``conflict_stats``)."""
+    """One game to its end (or the move cap); who won, where they sat, each seat's CPU and
+    the whole game's (the rules' included), and each seat's Attila conflicts
+    (``count_conflict``)."""
     game = get_game(game_id)
     options = game.resolve_options(None)
     state = game.new_state(players, seed, options)
     seats = [player(game_id, levels[s], f"{seed}/bot{s}", budget) for s in range(players)]
     seen: list[list[Event]] = [[] for _ in range(players)]
     cpu = [0.0] * players
+    started = time.process_time()
     moves = 0
     conflicts = [[0, 0, 0, 0] for _ in range(players)]
     while not game.is_over(state) and moves < MOVE_CAP:
@@ -144,6 +146,7 @@ def play(
         "start": getattr(state, "start_seat", 1 if game_id == "attila-wargame" else 0),
         "moves": moves,
         "cpu": cpu,
+        "game_cpu": time.process_time() - started,
         "conflicts": conflicts,
     }
 
@@ -241,6 +244,7 @@ def report(outcomes: Sequence[dict[str, Any]]) -> None:
             f"  {1000 * strong_cpu / max(strong_moves, 1):.0f} ms"
         )
         print(f"{'':28} by the stronger player's seat: {by_seat(rows, m)}")
+        print(f"{'':28} a game: {game_length(rows)}")
         if m.game == "attila":
             print(f"{'':28} its conflicts: {conflict_summary(rows, m)}")
     print("\nseat balance (every table of the game; shares of wins, 95% Wilson intervals)")
@@ -304,6 +308,16 @@ def strong_share(o: Mapping[str, Any], m: Matchup) -> float:
     strong = [s for s in range(m.players) if o["levels"][s] == m.strong]
     winners = o["winners"]
     return sum(1 for s in strong if s in winners) / len(winners) if winners else 0.0
+
+
+def game_length(rows: Sequence[dict[str, Any]]) -> str:
+    """The median and longest game in actions, and in CPU seconds where recorded."""
+    moves = sorted(o["moves"] for o in rows)
+    text = f"median {moves[len(moves) // 2]} actions (at most {moves[-1]})"
+    seconds = sorted(o["game_cpu"] for o in rows if "game_cpu" in o)
+    if seconds:
+        text += f", {seconds[len(seconds) // 2]:.1f} s of CPU (at most {seconds[-1]:.1f} s)"
+    return text
 
 
 def conflict_summary(rows: Sequence[dict[str, Any]], m: Matchup) -> str:
