@@ -418,7 +418,7 @@ def decision_positions(count: int, first: int = 0) -> list[tuple[Any, list[Event
 
 
 #: The methods of ``decisions``.
-DECISION_METHODS = ("medium", "flat", "halving", "halving6", "halving16")
+DECISION_METHODS = ("medium", "flat", "halving", "halving6", "halving10")
 
 
 #: The actions the oracle of ``decisions`` judges up front: the best by one ply (any other
@@ -440,9 +440,9 @@ def decisions(
     then chooses at each cap (``repeats`` seeds a position), and is scored by its regret (the
     oracle's best mean less the mean of the action it chose, in points of win chance) and the
     share of its choices that are the oracle's best. Methods: ``halving`` (the hard level),
-    ``flat`` (every one of its ten candidates on every determinization, the hard level before
-    the halving: the same judgements at a cap), ``halving6`` and ``halving16`` (six and
-    sixteen candidates), and medium."""
+    ``flat`` (the ten best by one ply, every one on every determinization: the same
+    judgements at a cap), ``halving6`` and ``halving10`` (the halving of six and ten
+    candidates), and medium."""
     game, rules = get_game("attila"), bot_for("attila")
     options = game.resolve_options(None)
     cells: dict[str, list[tuple[float, bool, float]]] = {}
@@ -525,7 +525,7 @@ def _decision_methods(
     def flat(cap: int) -> Any:
         def choose(state: Any, legal: list[Any], rng: random.Random) -> int:
             scores = one_ply_scores(rules, det, state, seat, legal, rng)
-            shortlist = sorted(range(len(legal)), key=lambda i: -scores[i])[:HARD_CANDIDATES]
+            shortlist = sorted(range(len(legal)), key=lambda i: -scores[i])[:10]
             replies = Replies(rules, det, state, seat, [legal[i] for i in shortlist], rng)
             for _ in range(cap):
                 replies.judge_once()
@@ -541,7 +541,7 @@ def _decision_methods(
     out: list[tuple[str, Any]] = [("medium", medium)]
     for cap in caps:
         out += [(f"flat {cap}", flat(cap)), (f"halving {cap}", halving(cap, HARD_CANDIDATES))]
-        out += [(f"halving6 {cap}", halving(cap, 6)), (f"halving16 {cap}", halving(cap, 16))]
+        out += [(f"halving6 {cap}", halving(cap, 6)), (f"halving10 {cap}", halving(cap, 10))]
     return [(name, choose) for name, choose in out if name.split()[0] in methods]
 
 

@@ -53,8 +53,10 @@ EXPLORATION: Final = 0.7
 WIDEN_BASE: Final = 3
 WIDEN_RATE: Final = 1.5
 #: Where the others reply (``reply_moves``), the hard level judges this many of its best
-#: one-ply actions after the replies, over as many determinizations as its budget allows.
-HARD_CANDIDATES: Final = 10
+#: one-ply actions after the replies, by successive halving over the judgements its budget
+#: allows (sixteen chose better than ten at the same judgements: docs/bots.md, "Successive
+#: halving").
+HARD_CANDIDATES: Final = 16
 
 
 @dataclass(frozen=True)
@@ -306,9 +308,8 @@ def hard_scores(
     return ranked, judged[halving.winner()], replies.judgements
 
 
-#: Judgements (one candidate after the replies on one determinization) that one iteration of
-#: an iteration cap allows the hard level where the others reply: what one determinization of
-#: its ten candidates costs.
+#: Judgements (one candidate after the replies on one determinization, about 1-1.5 ms of CPU) that
+#: one iteration of an iteration cap allows the hard level where the others reply.
 JUDGEMENTS_PER_ITERATION: Final = 10
 
 
