@@ -38,7 +38,17 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script: the repo
 
 from benchmarks.baselines import BASELINES, Baseline
-from engine.bots import Bot, Budget, Level, bot_for
+from engine.bots import (
+    HARD_CANDIDATES,
+    Bot,
+    Budget,
+    Level,
+    Replies,
+    bot_for,
+    greedy_scores,
+    hard_scores,
+    one_ply_scores,
+)
 from engine.core import SYSTEM, Event, visible_events
 from engine.registry import get_game
 
@@ -102,14 +112,16 @@ def player(game_id: str, kind: str, seed: str, budget: Budget) -> Bot[Any, Any] 
 def play(
     game_id: str, players: int, levels: Sequence[str], seed: str, budget: Budget
 ) -> dict[str, Any]:
-    """One game to its end (or the move cap); who won, where they sat, and each seat's
-    Attila conflicts (``conflict_stats``)."""
+    """One game to its end (or the move cap); who won, where they sat, each seat's CPU and
+    the whole game's (the rules' included), and each seat's Attila conflicts
+    (``count_conflict``)."""
     game = get_game(game_id)
     options = game.resolve_options(None)
     state = game.new_state(players, seed, options)
     seats = [player(game_id, levels[s], f"{seed}/bot{s}", budget) for s in range(players)]
     seen: list[list[Event]] = [[] for _ in range(players)]
     cpu = [0.0] * players
+    started = time.process_time()
     moves = 0
     conflicts = [[0, 0, 0, 0] for _ in range(players)]
     while not game.is_over(state) and moves < MOVE_CAP:
@@ -134,6 +146,7 @@ def play(
         "start": getattr(state, "start_seat", 1 if game_id == "attila-wargame" else 0),
         "moves": moves,
         "cpu": cpu,
+        "game_cpu": time.process_time() - started,
         "conflicts": conflicts,
     }
 
@@ -151,14 +164,14 @@ def count_conflict(conflicts: list[list[int]], data: Mapping[str, Any]) -> None:
             row[3] += len(cards)
 
 
-def _task(args: tuple[Matchup, int, int]) -> tuple[str, list[str], dict[str, Any]]:
+def _task(args: tuple[Matchup, int, int]) -> tuple[str, int, list[str], dict[str, Any]]:
     matchup, index, iterations = args
     strong_seat = index % matchup.players
     levels: list[str] = [matchup.weak] * matchup.players
     levels[strong_seat] = matchup.strong
     budget = Budget(seconds=1e9, iterations=iterations)
     outcome = play(matchup.game, matchup.players, levels, f"{matchup.name}-{index}", budget)
-    return matchup.name, levels, outcome
+    return matchup.name, index, levels, outcome
 
 
 def run(
@@ -185,10 +198,16 @@ def run(
             if left is not None and left <= 0:
                 break
             try:
-                name, levels, outcome = pending.next(timeout=left)
+                name, index, levels, outcome = pending.next(timeout=left)
             except multiprocessing.TimeoutError:
                 break
-            row = {"matchup": name, "levels": levels, "iterations": iterations, **outcome}
+            row = {
+                "matchup": name,
+                "game": index,
+                "levels": levels,
+                "iterations": iterations,
+                **outcome,
+            }
             outcomes.append(row)
             if out is not None:
                 with out.open("a") as f:
@@ -225,6 +244,7 @@ def report(outcomes: Sequence[dict[str, Any]]) -> None:
             f"  {1000 * strong_cpu / max(strong_moves, 1):.0f} ms"
         )
         print(f"{'':28} by the stronger player's seat: {by_seat(rows, m)}")
+        print(f"{'':28} a game: {game_length(rows)}")
         if m.game == "attila":
             print(f"{'':28} its conflicts: {conflict_summary(rows, m)}")
     print("\nseat balance (every table of the game; shares of wins, 95% Wilson intervals)")
@@ -254,6 +274,50 @@ def report(outcomes: Sequence[dict[str, Any]]) -> None:
             f"{game_id:15} {n:4d} games: {cells}; first player {first / n:.1%} "
             f"[{lo:.0%}-{hi:.0%}]; undecided {undecided}"
         )
+
+
+def paired(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]]) -> None:
+    """Two runs on the same seeds (``--first``/``--games``, a bot changed between them): per
+    match-up, the games both finished, the stronger player's wins in each, and the mean
+    difference per game with a 95% interval (normal, over the pairs)."""
+    by_name = {m.name: m for m in MATCHUPS}
+    for name in sorted({o["matchup"] for o in after}):
+        m = by_name[name]
+        first = {o["game"]: o for o in before if o["matchup"] == name}
+        pairs = [
+            (first[o["game"]], o) for o in after if o["matchup"] == name and o["game"] in first
+        ]
+        if not pairs:
+            continue
+        differences = [strong_share(b, m) - strong_share(a, m) for a, b in pairs]
+        n = len(differences)
+        mean = sum(differences) / n
+        spread = math.sqrt(sum((d - mean) ** 2 for d in differences) / max(n - 1, 1) / n)
+        won_before = sum(strong_share(a, m) for a, _ in pairs)
+        won_after = sum(strong_share(b, m) for _, b in pairs)
+        print(
+            f"{name:28} {n:4d} pairs: {won_before:g} -> {won_after:g} won"
+            f" ({won_before / n:.1%} -> {won_after / n:.1%}); difference {mean:+.1%}"
+            f" [{mean - 1.96 * spread:+.1%}, {mean + 1.96 * spread:+.1%}];"
+            f" games that changed: {sum(1 for d in differences if d)}"
+        )
+
+
+def strong_share(o: Mapping[str, Any], m: Matchup) -> float:
+    """The stronger player's share of one game's win."""
+    strong = [s for s in range(m.players) if o["levels"][s] == m.strong]
+    winners = o["winners"]
+    return sum(1 for s in strong if s in winners) / len(winners) if winners else 0.0
+
+
+def game_length(rows: Sequence[dict[str, Any]]) -> str:
+    """The median and longest game in actions, and in CPU seconds where recorded."""
+    moves = sorted(o["moves"] for o in rows)
+    text = f"median {moves[len(moves) // 2]} actions (at most {moves[-1]})"
+    seconds = sorted(o["game_cpu"] for o in rows if "game_cpu" in o)
+    if seconds:
+        text += f", {seconds[len(seconds) // 2]:.1f} s of CPU (at most {seconds[-1]:.1f} s)"
+    return text
 
 
 def conflict_summary(rows: Sequence[dict[str, Any]], m: Matchup) -> str:
@@ -322,6 +386,165 @@ def time_hard(positions: int) -> None:
                 seen[s].extend(visible_events(events, s))
 
 
+def decision_positions(count: int, first: int = 0) -> list[tuple[Any, list[Event], int]]:
+    """Attila card decisions (view, events seen, seat) of games between medium bots (numbered
+    from ``first``), every third card decision with at least three actions, from as many
+    games as it takes."""
+    game, rules = get_game("attila"), bot_for("attila")
+    options = game.resolve_options(None)
+    positions: list[tuple[Any, list[Event], int]] = []
+    for number in range(first, first + count):
+        state = game.new_state(3, f"decisions-{number}", options)
+        medium = [Bot(rules, "medium", f"decisions-{number}/{s}") for s in range(3)]
+        seen: list[list[Event]] = [[] for _ in range(3)]
+        cards = 0
+        while not game.is_over(state) and len(positions) < count:
+            seat = game.pending(state)[0].seat
+            if seat == SYSTEM:
+                action = game.legal_actions(state, SYSTEM)[0]
+            else:
+                view = game.view(state, seat)
+                if state.step == "play_card" and len(game.legal_actions(state, seat)) > 2:
+                    cards += 1
+                    if cards % 3 == 0:
+                        positions.append((view, list(seen[seat]), seat))
+                action = medium[seat].choose(view, seen[seat], seat, options)
+            events = game.apply(state, seat, action)
+            for s in range(3):
+                seen[s].extend(visible_events(events, s))
+        if len(positions) >= count:
+            break
+    return positions
+
+
+#: The methods of ``decisions``.
+DECISION_METHODS = ("medium", "flat", "halving", "halving6", "halving10")
+
+
+#: The actions the oracle of ``decisions`` judges up front: the best by one ply (any other
+#: action a method chooses is judged when chosen, on the same draws).
+ORACLE_ACTIONS = 20
+
+
+def decisions(
+    count: int,
+    caps: Sequence[int],
+    oracle_rounds: int,
+    repeats: int,
+    methods: Sequence[str] = DECISION_METHODS,
+    first: int = 0,
+) -> None:
+    """How well the hard level spends its judgements (Attila's card decisions). An oracle
+    judges the actions after the replies over ``oracle_rounds`` determinizations of its own
+    (the ``ORACLE_ACTIONS`` best by one ply, and any other a method chooses); each method
+    then chooses at each cap (``repeats`` seeds a position), and is scored by its regret (the
+    oracle's best mean less the mean of the action it chose, in points of win chance) and the
+    share of its choices that are the oracle's best. Methods: ``halving`` (the hard level),
+    ``flat`` (the ten best by one ply, every one on every determinization: the same
+    judgements at a cap), ``halving6`` and ``halving10`` (the halving of six and ten
+    candidates), and medium."""
+    game, rules = get_game("attila"), bot_for("attila")
+    options = game.resolve_options(None)
+    cells: dict[str, list[tuple[float, bool, float]]] = {}
+    for p, (view, seen, seat) in enumerate(decision_positions(count, first), start=first):
+        det = rules.determinizer(view, seen, seat, options)
+        sample = det.sample(random.Random(f"oracle-{p}"))
+        legal = game.legal_actions(sample, seat)
+        values = _oracle(rules, det, sample, seat, legal, f"oracle-{p}", oracle_rounds)
+        chosen: list[tuple[str, int, float]] = []
+        for r in range(repeats):
+            for name, choose in _decision_methods(rules, det, seat, caps, methods):
+                rng = random.Random(f"decision-{p}-{r}")
+                state = det.sample(rng)
+                start = time.process_time()
+                action = choose(state, legal, rng)
+                chosen.append((name, action, time.process_time() - start))
+                values.judge(action)
+        top = max(values.values.values())
+        for name, action, spent in chosen:
+            value = values.values[action]
+            cells.setdefault(name, []).append((top - value, value >= top, spent))
+        print(f"position {p + 1 - first} of {count}: {len(legal)} actions", file=sys.stderr)
+    print(f"{'method':16} {'choices':>7} {'regret':>8} {'best':>6} {'CPU/move':>9}")
+    for name, rows in cells.items():
+        n = len(rows)
+        regret = 100 * sum(row[0] for row in rows) / n
+        best = sum(row[1] for row in rows) / n
+        cpu = 1000 * sum(row[2] for row in rows) / n
+        print(f"{name:16} {n:7d} {regret:8.2f} {best:6.1%} {cpu:7.0f} ms")
+
+
+@dataclass
+class _Oracle:
+    """Actions' means after the replies, every action on the same determinizations and
+    draws whenever it is judged (``Replies``' draws do not depend on the candidates)."""
+
+    rules: Any
+    det: Any
+    first: Any
+    seat: int
+    legal: list[Any]
+    seed: str
+    rounds: int
+    values: dict[int, float]
+
+    def judge(self, *indices: int) -> None:
+        wanted = [i for i in indices if i not in self.values]
+        if not wanted:
+            return
+        rng = random.Random(self.seed)
+        candidates = [self.legal[i] for i in wanted]
+        replies = Replies(self.rules, self.det, self.first, self.seat, candidates, rng)
+        for _ in range(self.rounds):
+            replies.judge_once()
+        self.values.update(zip(wanted, replies.means(), strict=True))
+
+
+def _oracle(
+    rules: Any, det: Any, first: Any, seat: int, legal: list[Any], seed: str, rounds: int
+) -> _Oracle:
+    oracle = _Oracle(rules, det, first, seat, legal, seed, rounds, {})
+    one_ply = one_ply_scores(rules, det, first, seat, legal, random.Random(seed))
+    oracle.judge(*sorted(range(len(legal)), key=lambda i: -one_ply[i])[:ORACLE_ACTIONS])
+    return oracle
+
+
+def _decision_methods(
+    rules: Any, det: Any, seat: int, caps: Sequence[int], methods: Sequence[str]
+) -> list[tuple[str, Any]]:
+    """(name, choose(state, legal, rng) -> index in legal) of each of ``methods`` at each
+    cap."""
+
+    def halving(cap: int, candidates: int) -> Any:
+        def choose(state: Any, legal: list[Any], rng: random.Random) -> int:
+            budget = Budget(seconds=1e9, iterations=cap)
+            return hard_scores(rules, det, state, seat, legal, rng, budget, (), candidates)[1]
+
+        return choose
+
+    def flat(cap: int) -> Any:
+        def choose(state: Any, legal: list[Any], rng: random.Random) -> int:
+            scores = one_ply_scores(rules, det, state, seat, legal, rng)
+            shortlist = sorted(range(len(legal)), key=lambda i: -scores[i])[:10]
+            replies = Replies(rules, det, state, seat, [legal[i] for i in shortlist], rng)
+            for _ in range(cap):
+                replies.judge_once()
+            means = replies.means()
+            return shortlist[max(range(len(shortlist)), key=lambda k: (means[k], -k))]
+
+        return choose
+
+    def medium(state: Any, legal: list[Any], rng: random.Random) -> int:
+        scores = greedy_scores(rules, det, state, seat, legal, rng)
+        return max(range(len(legal)), key=lambda i: (scores[i], -i))
+
+    out: list[tuple[str, Any]] = [("medium", medium)]
+    for cap in caps:
+        out += [(f"flat {cap}", flat(cap)), (f"halving {cap}", halving(cap, HARD_CANDIDATES))]
+        out += [(f"halving6 {cap}", halving(cap, 6)), (f"halving10 {cap}", halving(cap, 10))]
+    return [(name, choose) for name, choose in out if name.split()[0] in methods]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -347,13 +570,43 @@ def main() -> None:
     )
     parser.add_argument("--time-hard", type=int, default=0, help="time N hard moves per game")
     parser.add_argument(
+        "--decisions", type=int, default=0, help="judge the hard level's search at N positions"
+    )
+    parser.add_argument("--caps", default="2,5,20", help="--decisions: iteration caps")
+    parser.add_argument(
+        "--oracle", type=int, default=100, help="--decisions: the oracle's determinizations"
+    )
+    parser.add_argument("--repeats", type=int, default=2, help="--decisions: seeds a position")
+    parser.add_argument(
+        "--methods", default=",".join(DECISION_METHODS), help="--decisions: methods compared"
+    )
+    parser.add_argument(
         "--first", type=int, default=0, help="number of the first game (more of a match-up)"
     )
     parser.add_argument("--out", type=Path, default=None, help="append each game (JSON lines)")
     parser.add_argument("--report", type=Path, default=None, help="report on such a file only")
+    parser.add_argument(
+        "--paired",
+        type=Path,
+        nargs=2,
+        default=None,
+        metavar=("BEFORE", "AFTER"),
+        help="compare two such files game by game (the same seeds)",
+    )
     args = parser.parse_args()
     if args.time_hard:
         time_hard(args.time_hard)
+        return
+    if args.decisions:
+        caps = [int(c) for c in args.caps.split(",")]
+        methods = args.methods.split(",")
+        decisions(args.decisions, caps, args.oracle, args.repeats, methods, args.first)
+        return
+    if args.paired:
+        before, after = (
+            [json.loads(line) for line in p.read_text().splitlines() if line] for p in args.paired
+        )
+        paired(before, after)
         return
     if args.report:
         report([json.loads(line) for line in args.report.read_text().splitlines() if line])

@@ -16,12 +16,12 @@ Levels:
   the game has the others reply, its best few actions judged again after their replies by
   the game's quick policy).
 - ``hard``: where the game has the others reply, medium's judgement with more of it: more
-  candidates judged after the replies, over one determinization per iteration of its budget,
-  on common random numbers. Elsewhere single-observer information-set Monte Carlo tree search
-  (SO-ISMCTS, Cowling, Powley & Whitehouse 2012) with a fresh determinization per iteration,
-  UCB1 over *available* children, progressive widening in the prior's order where a game has
-  many actions, and playouts by the game's quick policy cut short by the evaluation after a
-  few moves.
+  candidates judged after the replies, its budget of determinizations spent on the leading
+  ones by successive halving, on common random numbers. Elsewhere single-observer
+  information-set Monte Carlo tree search (SO-ISMCTS, Cowling, Powley & Whitehouse 2012)
+  with a fresh determinization per iteration, UCB1 over *available* children, progressive
+  widening in the prior's order where a game has many actions, and playouts by the game's
+  quick policy cut short by the evaluation after a few moves.
 
 Pure: no I/O, no clock but the budget's, no global randomness. With an iteration cap that
 binds before the budget's seconds, a move depends only on (view, events, options, seat, seed).
@@ -53,8 +53,10 @@ EXPLORATION: Final = 0.7
 WIDEN_BASE: Final = 3
 WIDEN_RATE: Final = 1.5
 #: Where the others reply (``reply_moves``), the hard level judges this many of its best
-#: one-ply actions after the replies, over as many determinizations as its budget allows.
-HARD_CANDIDATES: Final = 10
+#: one-ply actions after the replies, by successive halving over the judgements its budget
+#: allows (sixteen chose better than ten at the same judgements: docs/bots.md, "Successive
+#: halving").
+HARD_CANDIDATES: Final = 16
 
 
 @dataclass(frozen=True)
@@ -192,8 +194,10 @@ def assess(
     if not legal:
         raise ValueError(f"seat {seat} has no decision to make in this view")
     if replied_here(rules, state, seat, legal):
-        scores, _ = hard_scores(rules, det, state, seat, legal, rng, budget, include=candidates)
-        best = _best(legal, scores, rng)
+        scores, winner, _ = hard_scores(
+            rules, det, state, seat, legal, rng, budget, include=candidates
+        )
+        best = legal[winner]
         return [(action, scores[legal.index(action)] - 1.0) for action in [best, *candidates]]
     search = Search(rules, det, seat, rng)
     run_within(budget, search.iterate, lambda: search.iterations)
@@ -241,10 +245,11 @@ class Bot(Generic[State, Action]):
             return rng.choice(self.rules.reasonable(state, seat, legal))
         if self.level == "hard" and self.rules.searched(state, seat):
             if replied_here(self.rules, state, seat, legal):
-                scores, self.last_iterations = hard_scores(
+                _, winner, judgements = hard_scores(
                     self.rules, det, state, seat, legal, rng, self.budget
                 )
-                return _best(legal, scores, rng)
+                self.last_iterations = math.ceil(judgements / JUDGEMENTS_PER_ITERATION)
+                return legal[winner]
             return self._search(det, state, seat, legal, rng)
         return greedy(self.rules, det, state, seat, legal, rng, planned=self.level == "hard")
 
@@ -285,18 +290,97 @@ def hard_scores(
     rng: random.Random,
     budget: Budget,
     include: Sequence[Action] = (),
-) -> tuple[list[float], int]:
+    candidates: int = HARD_CANDIDATES,
+) -> tuple[list[float], int, int]:
     """The hard level's judgement where the others reply: medium's, with more of it. The
-    ``HARD_CANDIDATES`` best one-ply actions (and ``include``) are judged after the replies
-    over one determinization per iteration of the budget, all of them on the same draws in
-    each; scores as ``ranked_by_replies`` (the replied ones 1 + their win chance), and the
-    determinizations run."""
+    ``candidates`` best one-ply actions are judged after the replies by successive
+    halving (``Halving``), ``include`` beside them to the end; scores as
+    ``ranked_by_replies`` (the judged ones 1 + their mean win chance), the index in ``legal``
+    of the halving's winner, and the judgements made."""
     scores = one_ply_scores(rules, det, state, seat, legal, rng)
-    shortlist = _shortlist(scores, HARD_CANDIDATES)
-    shortlist += [i for i, a in enumerate(legal) if a in include and i not in shortlist]
-    replies = Replies(rules, det, state, seat, [legal[i] for i in shortlist], rng)
-    run_within(budget, replies.judge_once, lambda: replies.rounds)
-    return ranked_by_replies(scores, shortlist, replies.means()), replies.rounds
+    shortlist = _shortlist(scores, candidates)
+    kept = [i for i, a in enumerate(legal) if a in include and i not in shortlist]
+    judged = shortlist + kept
+    replies = Replies(rules, det, state, seat, [legal[i] for i in judged], rng)
+    halving = Halving(replies, contenders=len(shortlist))
+    halving.run(budget)
+    ranked = ranked_by_replies(scores, judged, replies.means())
+    return ranked, judged[halving.winner()], replies.judgements
+
+
+#: Judgements (one candidate after the replies on one determinization, about 1-1.5 ms of CPU) that
+#: one iteration of an iteration cap allows the hard level where the others reply.
+JUDGEMENTS_PER_ITERATION: Final = 10
+
+
+class Halving(Generic[State, Action]):
+    """Successive halving (Karnin, Koren & Somekh, "Almost Optimal Exploration in Multi-Armed
+    Bandits", ICML 2013) of the first ``contenders`` of ``replies``' candidates: the budget in
+    equal parts per phase, each part spent in rounds (one new determinization judging every
+    candidate still in, on common random numbers), then the better half by mean kept (ties: the
+    earlier, i.e. the better one-ply score), until two are left for the last phase. The
+    candidates after the contenders are judged in every round and never dropped (the review's
+    own moves). A mean is over every round the candidate was in, the same rounds for all
+    candidates still in.
+
+    The budget: an iteration cap allows ``JUDGEMENTS_PER_ITERATION`` judgements an iteration,
+    spent to within one round of the last phase; without one, each phase's share is what the
+    seconds left allow at the rate of the judgements so far. Either way the halving stops
+    after the round in which the seconds run out, the best mean still in winning."""
+
+    def __init__(self, replies: Replies[State, Action], contenders: int) -> None:
+        self.replies = replies
+        self.alive = list(range(contenders))
+        self.kept = list(range(contenders, len(replies.candidates)))
+
+    def run(self, budget: Budget) -> None:
+        start, wall = time.process_time(), time.monotonic()
+
+        def spent() -> float:
+            return max(time.process_time() - start, time.monotonic() - wall)
+
+        cap = budget.iterations
+        total = 0 if cap is None else cap * JUDGEMENTS_PER_ITERATION
+        if cap is None:  # the first round tells what a judgement costs
+            self.replies.judge_once(self.alive + self.kept)
+        phases = _halving_phases(len(self.alive))
+        for phase in range(phases):
+            if cap is None:  # what the seconds left allow at the rate so far
+                made = self.replies.judgements
+                total = made + int(made * (budget.seconds - spent()) / max(spent(), 1e-6))
+            in_round = len(self.alive) + len(self.kept)
+            before = 0 if phase == 0 else self.replies.judgements
+            left = total - before
+            rounds = (
+                left // in_round if phase == phases - 1 else left // (phases - phase) // in_round
+            )
+            rounds = max(rounds, 1) if phase == 0 else rounds
+            while self.replies.judgements - before < rounds * in_round:
+                if spent() >= budget.seconds and self.replies.judgements:
+                    return
+                self.replies.judge_once(self.alive + self.kept)
+            if phase < phases - 1:
+                self._halve()
+
+    def _halve(self) -> None:
+        means = self.replies.means()
+        by_mean = sorted(self.alive, key=lambda k: (-means[k], k))
+        self.alive = sorted(by_mean[: math.ceil(len(self.alive) / 2)])
+
+    def winner(self) -> int:
+        """The index among ``replies``' candidates of the best mean still in (the kept ones
+        included)."""
+        means = self.replies.means()
+        return min(self.alive + self.kept, key=lambda k: (-means[k], k))
+
+
+def _halving_phases(contenders: int) -> int:
+    """Phases of successive halving: the last one judges two (one when there is only one)."""
+    phases, left = 1, contenders
+    while left > 2:
+        left = math.ceil(left / 2)
+        phases += 1
+    return phases
 
 
 # -- medium: one ply -----------------------------------------------------------------------------
@@ -397,9 +481,8 @@ def _shortlist(scores: Sequence[float], size: int) -> list[int]:
 
 class Replies(Generic[State, Action]):
     """Candidate actions judged after the other seats' replies (``reply``), one
-    determinization at a time (``state`` the first), every candidate under the same random
-    draws in a determinization (common random numbers: their differences are theirs, not
-    the draws')."""
+    determinization a round (``state`` the first), every candidate judged in a round under the
+    same random draws (common random numbers: their differences are theirs, not the draws')."""
 
     def __init__(
         self,
@@ -413,20 +496,28 @@ class Replies(Generic[State, Action]):
         self.rules, self.det, self.state, self.seat = rules, det, state, seat
         self.candidates, self.rng = candidates, rng
         self.totals = [0.0] * len(candidates)
+        self.counts = [0] * len(candidates)
         self.rounds = 0
+        self.judgements = 0
 
-    def judge_once(self) -> None:
+    def judge_once(self, which: Sequence[int] | None = None) -> None:
+        """One round: a new determinization, on which the candidates ``which`` (indices; all
+        when None) are judged."""
         sample = self.state if self.rounds == 0 else self.det.sample(self.rng)
         common = self.rng.getrandbits(64)
-        for k, action in enumerate(self.candidates):
+        for k in range(len(self.candidates)) if which is None else which:
             draws = random.Random(common)
-            after = _after(self.rules, sample, self.seat, action, draws, completing=True)
+            after = _after(self.rules, sample, self.seat, self.candidates[k], draws, True)
             reply(self.rules, after, self.seat, draws)
             self.totals[k] += self.rules.evaluate(after)[self.seat]
+            self.counts[k] += 1
+            self.judgements += 1
         self.rounds += 1
 
     def means(self) -> list[float]:
-        return [total / max(self.rounds, 1) for total in self.totals]
+        return [
+            total / max(count, 1) for total, count in zip(self.totals, self.counts, strict=True)
+        ]
 
 
 def _after(

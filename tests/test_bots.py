@@ -5,9 +5,11 @@ seat's view exactly; whole games of bots end."""
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +21,14 @@ from engine.attila_wargame.actions import Attack, End, Move
 from engine.attila_wargame.state import BATTLE_CARD, COMBAT, MOVEMENT, NOTES
 from engine.bots import (
     HARD_CANDIDATES,
+    JUDGEMENTS_PER_ITERATION,
     LEVELS,
     REPLY_CANDIDATES,
     Bot,
     Budget,
+    Halving,
     Level,
+    Replies,
     bot_for,
     choose,
     greedy_scores,
@@ -265,14 +270,16 @@ def test_bots_play_a_game_to_its_end(
 
 
 def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
-    """benchmarks/bots.py plays a tiny match-up, records it, and reports from the record."""
+    """benchmarks/bots.py plays a tiny match-up, records it, reports from the record, and
+    pairs two records game by game."""
     out = tmp_path / "games.jsonl"
     script = [sys.executable, str(ROOT / "benchmarks" / "bots.py")]
     args = ["--games", "2", "--iterations", "2", "--processes", "1"]
     args += ["--only", "attila3-medium-vs-easy", "--out", str(out)]
     run = subprocess.run([*script, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert len(out.read_text().splitlines()) == 2
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(row["game"] for row in rows) == [0, 1]  # numbered, to pair two runs
     report = subprocess.run(
         [*script, "--report", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
@@ -280,6 +287,22 @@ def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
     assert "attila3-medium-vs-easy" in report.stdout
     assert "first player" in report.stdout
     assert "mean over seats" in report.stdout
+    same = [*script, "--paired", str(out), str(out)]
+    paired = subprocess.run(same, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert paired.returncode == 0, paired.stderr[-2000:]
+    assert "2 pairs" in paired.stdout and "difference +0.0%" in paired.stdout
+
+
+def test_the_benchmark_judges_the_hard_levels_decisions() -> None:
+    """benchmarks/bots.py --decisions scores each method's choices against its oracle."""
+    script = [sys.executable, str(ROOT / "benchmarks" / "bots.py")]
+    args = ["--decisions", "1", "--caps", "1", "--oracle", "2", "--repeats", "1"]
+    args += ["--methods", "flat,halving"]
+    run = subprocess.run([*script, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = run.stdout.splitlines()
+    assert lines[0].split() == ["method", "choices", "regret", "best", "CPU/move"]
+    assert [line.split()[:3] for line in lines[1:]] == [["flat", "1", "1"], ["halving", "1", "1"]]
 
 
 # -- the wargame's evaluation pieces ---------------------------------------------------------
@@ -395,10 +418,11 @@ def test_an_action_tile_is_judged_with_the_rest_of_the_turn_and_the_replies() ->
 
 
 def test_the_hard_level_is_medium_judgement_over_more_determinizations() -> None:
-    """Attila's hard level judges medium's shortlist and more after the others' replies, over
-    one determinization per iteration of its cap, and plays the best of them: its shortlist
-    holds the actions medium judged after the replies, and its move is one of its own
-    shortlist's best."""
+    """Attila's hard level judges medium's shortlist and more after the others' replies, by
+    successive halving over the judgements its cap allows, and plays the halving's winner:
+    its shortlist holds the actions medium judged after the replies and medium's choice, its
+    move is one of its own shortlist, and the cap is spent to within one round of the last
+    phase (two judgements)."""
     game, rules = get_game("attila"), bot_for("attila")
     options = game.resolve_options(None)
     checked = 0
@@ -411,18 +435,88 @@ def test_the_hard_level_is_medium_judgement_over_more_determinizations() -> None
         if state.step != "play_card" or len(legal) <= REPLY_CANDIDATES:
             continue
         medium = greedy_scores(rules, det, sample, seat, legal, random.Random(1))
-        hard, rounds = hard_scores(
+        hard, winner, judgements = hard_scores(
             rules, det, sample, seat, legal, random.Random(1), Budget(60.0, iterations=7)
         )
-        assert rounds == 7
+        assert 7 * JUDGEMENTS_PER_ITERATION - 2 < judgements <= 7 * JUDGEMENTS_PER_ITERATION
         judged = {i for i, score in enumerate(hard) if score >= 1.0}
         assert len(judged) == min(HARD_CANDIDATES, len(legal))
         assert {i for i, score in enumerate(medium) if score >= 1.0} <= judged
+        assert medium.index(max(medium)) in judged
+        assert winner in judged
         bot = Bot(rules, "hard", "h", Budget(60.0, iterations=7))
         assert bot.choose(view, seen[seat], seat, options) in [legal[i] for i in judged]
         assert bot.last_iterations == 7
         checked += 1
     assert checked >= 5
+
+
+def test_the_halving_spends_its_cap_exactly_and_deterministically() -> None:
+    """At every cap the halving makes the judgements the cap allows, to within one round of
+    its last phase, however many candidates; the same inputs give the same move and the same
+    judgements; and the winner is the best mean of the last phase's two."""
+    game, rules = get_game("attila"), bot_for("attila")
+    options = game.resolve_options(None)
+    state, seen = next(
+        (s, e)
+        for s, e in _positions("attila", "halving", 200, 7)
+        if s.step == "play_card" and len(game.legal_actions(s, game.pending(s)[0].seat)) > 16
+    )
+    seat = game.pending(state)[0].seat
+    view = game.view(state, seat)
+    det = rules.determinizer(view, seen[seat], seat, options)
+    sample = det.sample(random.Random(0))
+    legal = game.legal_actions(sample, seat)
+    for candidates in (2, 3, 10, HARD_CANDIDATES):
+        for cap in (1, 2, 5, 20):
+            allowed = cap * JUDGEMENTS_PER_ITERATION
+            runs = [
+                hard_scores(
+                    rules,
+                    det,
+                    sample,
+                    seat,
+                    legal,
+                    random.Random(cap),
+                    Budget(60.0, iterations=cap),
+                    candidates=candidates,
+                )
+                for _ in range(2)
+            ]
+            assert runs[0] == runs[1]
+            scores, winner, judgements = runs[0]
+            if allowed >= candidates:
+                assert allowed - 2 < judgements <= allowed, (candidates, cap)
+            else:  # one round of every candidate at least
+                assert judgements == candidates
+            assert scores[winner] >= 1.0
+
+
+def test_the_halving_shortlist_is_halved_towards_the_best_means() -> None:
+    """A halving over fixed candidates: after each phase the better half by mean stays (ties:
+    the earlier), and the last phase's winner is the better of its two."""
+
+    class Fixed(Replies[int, int]):
+        def __init__(self, values: list[float]) -> None:
+            self.candidates, self.values = list(range(len(values))), values
+            self.totals, self.counts = [0.0] * len(values), [0] * len(values)
+            self.rounds = self.judgements = 0
+
+        def judge_once(self, which: Sequence[int] | None = None) -> None:
+            for k in self.candidates if which is None else which:
+                self.totals[k] += self.values[k]
+                self.counts[k] += 1
+                self.judgements += 1
+            self.rounds += 1
+
+    values = [0.1, 0.5, 0.3, 0.9, 0.2, 0.8, 0.4, 0.7, 0.6, 0.0]
+    fixed = Fixed(values)
+    halving = Halving(fixed, contenders=len(values))
+    halving.run(Budget(60.0, iterations=20))
+    assert fixed.judgements == 20 * JUDGEMENTS_PER_ITERATION
+    assert halving.winner() == 3
+    assert sorted(halving.alive) == [3, 5]
+    assert fixed.counts[9] < fixed.counts[1] < fixed.counts[7] < fixed.counts[5]
 
 
 def test_the_quick_policy_plays_the_card_that_scores_most_now() -> None:
