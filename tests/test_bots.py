@@ -359,20 +359,21 @@ def _wargame_siege(legion_cf: int) -> Any:
     return state
 
 
+@pytest.mark.parametrize("level", ["medium", "hard"])
 @pytest.mark.parametrize("seed", ["a", "b", "c"])
-def test_medium_takes_attacks_by_their_expected_exchange(seed: str) -> None:
+def test_attacks_are_taken_by_their_expected_exchange(level: Level, seed: str) -> None:
     """Twelve against Aquileia's legion at 10 is better than even by strength but falls in the
-    1:1 column, which costs the attacker on average: medium ends the phase. Against the legion
-    at 2 (6:1) it attacks with all three."""
+    1:1 column, which costs the attacker on average: both levels end the phase. Against the
+    legion at 2 (6:1) they attack with all three."""
     game = get_game("attila-wargame")
     rules, bot = game.rules, bot_for("attila-wargame")
     options = game.resolve_options(None)
-    medium = Bot(bot, "medium", seed, BUDGET)
+    player = Bot(bot, level, seed, BUDGET)
     even = _wargame_siege(5)
     assert rules.strength(even, rules.ctx(even), "W-IV-INF", defending=True) == 10
-    assert medium.choose(game.view(even, 1), [], 1, options) == End()
+    assert player.choose(game.view(even, 1), [], 1, options) == End()
     weak = _wargame_siege(1)
-    attack = medium.choose(game.view(weak, 1), [], 1, options)
+    attack = player.choose(game.view(weak, 1), [], 1, options)
     assert isinstance(attack, Attack) and len(attack.attackers) == 3
     assert rules.column(weak, 12, 2) == "6:1"
 

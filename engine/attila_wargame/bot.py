@@ -10,9 +10,10 @@ where it stands now) and a card uniformly among the side's cards.
 Movement is offered one hex step at a time (hundreds of steps a phase), so both levels move
 by the *prior*: the change of a per-unit potential (Barbarian combat units drawn to the cities
 that win the game, by the march's plan; Roman ones to the cities they garrison; command units
-to their own combat units), and end the phase when no step improves it. Medium takes attacks
-by the same prior (their expected exchange) and ends a combat phase when none is worth it; the
-hard level searches every other decision (attacks, cards, push, retreat, advance, raze).
+to their own combat units), and end the phase when no step improves it. Both take attacks by
+the prior too (their expected exchange over the nine pairs of battle cards) and end a combat
+phase when none is worth it; the hard level searches every other decision (battle and
+council cards, push, retreat, advance, raze).
 """
 
 from __future__ import annotations
@@ -336,9 +337,10 @@ class WargameBot:
         if state.step == NOTES:
             return [0.0] * len(legal)  # no evaluation reaches that far: a random note
         if state.step == COMBAT:
-            # Attacks come in every subset of the units next to each target (dozens): without
-            # an order the search widens into them at random and, a few iterations in, plays
-            # 1:3 assaults on walled cities. ``end`` (0) comes before every losing exchange.
+            # Attacks come in every subset of the units next to each target (dozens). Both
+            # levels take the best; ``end`` (0) comes before every losing exchange. In the
+            # search's tree (the other side's attacks after a battle) it orders the widening,
+            # which at random played 1:3 assaults on walled cities a few iterations in.
             return [self.attack_value(state, a) if isinstance(a, Attack) else 0.0 for a in legal]
         if state.step != MOVEMENT:
             return None
@@ -386,12 +388,16 @@ class WargameBot:
         return None  # both levels march by the prior (the Barbarian's with its plan)
 
     def by_prior(self, state: WargameState, seat: int) -> bool:
-        """Movement and the notes at both levels; combat at medium (the hard level searches
-        it): the attack of the best expected exchange, or ``end`` when none is above 0."""
+        """Movement, the notes and the choice of attack: the attack of the best expected
+        exchange, or ``end`` when none is above 0."""
         return state.step in (MOVEMENT, NOTES, COMBAT)
 
     def searched(self, state: WargameState, seat: int) -> bool:
-        return state.step not in (MOVEMENT, NOTES)
+        """What follows an attack: battle and council cards, push, retreat, advance, raze.
+        The attack itself is taken by the prior at both levels: at a few dozen iterations the
+        search's playouts (one pair of cards each) judged it worse than the expected exchange
+        over the nine pairs (docs/bots.md, "The wargame against the baselines")."""
+        return state.step not in (MOVEMENT, NOTES, COMBAT)
 
     def continues(self, state: WargameState, seat: int) -> bool:
         return False
