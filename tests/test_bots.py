@@ -343,10 +343,11 @@ def test_the_wargame_combat_prior_ends_before_a_losing_assault() -> None:
     assert bot.attack_value(state, many) > 2 > bot.attack_value(state, lone)
 
 
-def test_the_hard_barbarian_marches_on_where_medium_stops() -> None:
-    """An Ostrogoth next to Aquileia's walled legion: the medium potential has no step that
-    gains (it stays, and would assault the walls); the hard level's plan, which weighs the
-    garrison and the cities the Ostrogoths may enter, moves it on. The Roman has no plan."""
+def test_the_barbarian_marches_on_past_a_walled_garrison() -> None:
+    """An Ostrogoth next to Aquileia's walled legion: drawn to its nearest city alone it would
+    stay there (no step gains) and assault the walls; the Barbarian's plan, which weighs the
+    garrison and the cities the Ostrogoths may enter, moves it on. The plan is the prior, so
+    both levels march by it (the hard level has no plan of its own)."""
     game = get_game("attila-wargame")
     board = game.board
     state = _wargame_movement()
@@ -356,12 +357,48 @@ def test_the_hard_barbarian_marches_on_where_medium_stops() -> None:
     bot = bot_for("attila-wargame")
     legal = game.legal_actions(state, 1)
     mine = [i for i, a in enumerate(legal) if isinstance(a, Move) and a.unit == "OST-3"]
-    medium = bot.prior(state, 1, legal)
-    hard = bot.plan(state, 1, legal)
-    assert medium is not None and hard is not None
-    assert max(medium[i] for i in mine) <= 0
-    assert max(hard[i] for i in mine) > 0
-    assert bot.plan(state, 0, [End()]) is None
+    prior = bot.prior(state, 1, legal)
+    assert prior is not None
+    assert max(prior[i] for i in mine) > 0
+    assert bot.plan(state, 1, legal) is None
+    medium = Bot(bot, "medium", "march", BUDGET)
+    step = medium.choose(game.view(state, 1), [], 1, game.resolve_options(None))
+    assert isinstance(step, Move)
+
+
+def _wargame_siege(legion_cf: int) -> Any:
+    """The Barbarian's combat phase with three Ostrogoths (4 each) around Aquileia's walled
+    legion (its defence twice ``legion_cf``) and no other battle owed: ``end`` is legal."""
+    game = get_game("attila-wargame")
+    board, rules = game.board, game.rules
+    state = _wargame_movement()
+    around = [board.index_of_label[label] for label in ("2513", "2512", "2411")]
+    goths = [u for u in rules.order if rules.people_of[u] == "ostrogoths" and u in state.pos]
+    for unit, h in zip(goths, around, strict=False):
+        state.pos[unit] = h
+    state.cf["W-IV-INF"] = legion_cf
+    state.phase, state.step = "c", COMBAT
+    assert End() in game.legal_actions(state, 1)
+    return state
+
+
+@pytest.mark.parametrize("level", ["medium", "hard"])
+@pytest.mark.parametrize("seed", ["a", "b", "c"])
+def test_attacks_are_taken_by_their_expected_exchange(level: Level, seed: str) -> None:
+    """Twelve against Aquileia's legion at 10 is better than even by strength but falls in the
+    1:1 column, which costs the attacker on average: both levels end the phase. Against the
+    legion at 2 (6:1) they attack with all three."""
+    game = get_game("attila-wargame")
+    rules, bot = game.rules, bot_for("attila-wargame")
+    options = game.resolve_options(None)
+    player = Bot(bot, level, seed, BUDGET)
+    even = _wargame_siege(5)
+    assert rules.strength(even, rules.ctx(even), "W-IV-INF", defending=True) == 10
+    assert player.choose(game.view(even, 1), [], 1, options) == End()
+    weak = _wargame_siege(1)
+    attack = player.choose(game.view(weak, 1), [], 1, options)
+    assert isinstance(attack, Attack) and len(attack.attackers) == 3
+    assert rules.column(weak, 12, 2) == "6:1"
 
 
 def test_the_replies_stop_at_the_bots_next_decision() -> None:

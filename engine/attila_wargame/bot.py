@@ -7,11 +7,13 @@ other side's sealed battle or council card until the reveal. The determinizer dr
 among the units it could still name (on the map, and not one that would already have fired
 where it stands now) and a card uniformly among the side's cards.
 
-Movement is offered one hex step at a time (hundreds of steps a phase), so the medium level
-and the hard level's movement use the *prior*: the change of a per-unit potential (Barbarian
-combat units drawn to the cities that win the game, Roman ones to the cities they garrison,
-command units to their own combat units), and end the phase when no step improves it. The
-hard level searches every other decision (attacks, cards, push, retreat, advance, raze).
+Movement is offered one hex step at a time (hundreds of steps a phase), so both levels move
+by the *prior*: the change of a per-unit potential (Barbarian combat units drawn to the cities
+that win the game, by the march's plan; Roman ones to the cities they garrison; command units
+to their own combat units), and end the phase when no step improves it. Both take attacks by
+the prior too (their expected exchange over the nine pairs of battle cards) and end a combat
+phase when none is worth it; the hard level searches every other decision (battle and
+council cards, push, retreat, advance, raze).
 """
 
 from __future__ import annotations
@@ -48,10 +50,10 @@ from engine.core import Event
 REGIONS = ("east", "gaul", "italy")
 #: Hexes counted when no city can be reached.
 FAR = 100
-#: The hard Barbarian's march (``Potential(planned=True)``), in hexes of the potential: the
-#: extra pull of a "+" city of a victory region he does not hold yet, the pull lost per
-#: point of its walled garrison's defence, and per other Barbarian combat unit already in or
-#: next to it (one unit takes an empty city; the rest should go on to the next).
+#: The Barbarian's march (``Potential``), in hexes of the potential: the extra pull of a "+"
+#: city of a victory region he does not hold yet, the pull lost per point of its walled
+#: garrison's defence, and per other Barbarian combat unit already in or next to it (one unit
+#: takes an empty city; the rest should go on to the next).
 REGION_PULL = 6.0
 GARRISON_PULL = 0.25
 CROWD_PULL = 0.5
@@ -335,9 +337,10 @@ class WargameBot:
         if state.step == NOTES:
             return [0.0] * len(legal)  # no evaluation reaches that far: a random note
         if state.step == COMBAT:
-            # Attacks come in every subset of the units next to each target (dozens): without
-            # an order the search widens into them at random and, a few iterations in, plays
-            # 1:3 assaults on walled cities. ``end`` (0) comes before every losing exchange.
+            # Attacks come in every subset of the units next to each target (dozens). Both
+            # levels take the best; ``end`` (0) comes before every losing exchange. In the
+            # search's tree (the other side's attacks after a battle) it orders the widening,
+            # which at random played 1:3 assaults on walled cities a few iterations in.
             return [self.attack_value(state, a) if isinstance(a, Attack) else 0.0 for a in legal]
         if state.step != MOVEMENT:
             return None
@@ -382,17 +385,19 @@ class WargameBot:
     def plan(
         self, state: WargameState, seat: int, legal: list[WargameAction]
     ) -> list[float] | None:
-        """The hard Barbarian's march (``Potential`` with its plan); None elsewhere."""
-        if state.step != MOVEMENT or self.game.rules.seats[seat] != BARBARIAN:
-            return None
-        potential = Potential(self, state, seat, planned=True)
-        return [potential.gain(a) - 1e-6 if isinstance(a, Move) else 0.0 for a in legal]
+        return None  # both levels march by the prior (the Barbarian's with its plan)
 
     def by_prior(self, state: WargameState, seat: int) -> bool:
-        return state.step in (MOVEMENT, NOTES)
+        """Movement, the notes and the choice of attack: the attack of the best expected
+        exchange, or ``end`` when none is above 0."""
+        return state.step in (MOVEMENT, NOTES, COMBAT)
 
     def searched(self, state: WargameState, seat: int) -> bool:
-        return state.step not in (MOVEMENT, NOTES)
+        """What follows an attack: battle and council cards, push, retreat, advance, raze.
+        The attack itself is taken by the prior at both levels: at a few dozen iterations the
+        search's playouts (one pair of cards each) judged it worse than the expected exchange
+        over the nine pairs (docs/bots.md, "The wargame against the baselines")."""
+        return state.step not in (MOVEMENT, NOTES, COMBAT)
 
     def continues(self, state: WargameState, seat: int) -> bool:
         return False
@@ -408,9 +413,7 @@ class Potential:
     """Where each unit of the moving side would rather stand (higher is better): the change
     of this by one step is the prior of that step; ``end`` scores 0."""
 
-    def __init__(
-        self, bot: WargameBot, state: WargameState, seat: int, planned: bool = False
-    ) -> None:
+    def __init__(self, bot: WargameBot, state: WargameState, seat: int) -> None:
         rules = bot.game.rules
         self.bot, self.state, self.rules = bot, state, rules
         self.side = rules.seats[seat]
@@ -429,9 +432,9 @@ class Potential:
         # the bonus for standing in a city keeps a garrison where it is.
         self.pulls = [(c.value / 4, _distances(c.hex)) for c in free]
         self.field: dict[int, float] = {}
-        # The hard Barbarian's plan: (city hex, pull) of the "+" cities not his.
+        # The Barbarian's plan: (city hex, pull) of the "+" cities not his.
         self.plan: list[tuple[int, float]] | None = None
-        if planned and self.side == BARBARIAN:
+        if self.side == BARBARIAN:
             self.plan = self._barbarian_plan(free)
         self.planned: dict[tuple[str, int], float] = {}
         self.own_combat: dict[str, list[int]] = {}
@@ -440,9 +443,9 @@ class Potential:
                 self.own_combat.setdefault(rules.people_of[u], []).append(h)
 
     def _barbarian_plan(self, free: list[City]) -> list[tuple[int, float]]:
-        """Each city's pull for the hard Barbarian. The medium potential sends every unit to
-        its nearest city, where it stops next to a walled garrison and stays (nothing nearer
-        gains) while the victory regions it lacks sit empty far away: here a city of a region
+        """Each city's pull for the Barbarian. By the nearest city alone (the Roman's kind of
+        potential) every unit would stop next to a walled garrison and stay (nothing nearer
+        gains) while the victory regions he lacks sit empty far away: here a city of a region
         he does not hold pulls harder, a walled garrison less, and a crowded city less."""
         state, rules, b = self.state, self.rules, self.bot.b
         ctx = self.ctx = rules.ctx(state)
