@@ -118,12 +118,6 @@ class GameBot(Protocol[State, Action]):
         search widens a node."""
         ...
 
-    def plan(self, state: State, seat: int, legal: list[Action]) -> list[float] | None:
-        """The hard level's own scores where it takes the best-scored action instead of
-        searching (``by_prior`` and not ``searched``): a deeper plan than the medium level's
-        prior, or None (the prior)."""
-        ...
-
     def by_prior(self, state: State, seat: int) -> bool:
         """Whether medium takes the best ``prior`` here instead of applying every action and
         evaluating (where that would cost too much, e.g. one hex step of many units)."""
@@ -185,7 +179,11 @@ def assess(
     seat's estimated win chance after it. Where the others reply (``hard_scores``, the
     candidates judged with the shortlist): its mean after the replies; elsewhere the mean
     reward of the search's root child, or, for an action the search did not try, its one-ply
-    evaluation (``greedy_scores``)."""
+    evaluation (``greedy_scores``). Where the hard level does not search (``searched``), the
+    action it would play is medium's (by the game's prior where it decides by prior), and
+    every chance is the one-ply evaluation, which can rank two actions otherwise than the
+    prior does (the wargame's attacks: the prior weighs the battle's outcomes, the
+    evaluation only its odds)."""
     rules = bot_for(game_id)
     rng = random.Random(f"{seed}/assess/{seat}")
     det = rules.determinizer(view, events, seat, get_game(game_id).resolve_options(options))
@@ -199,12 +197,15 @@ def assess(
         )
         best = legal[winner]
         return [(action, scores[legal.index(action)] - 1.0) for action in [best, *candidates]]
+    decision = rules.game.decision_for(state, seat)
+    samples = SEALED_SAMPLES if decision is not None and decision.sealed else 1
+    if not rules.searched(state, seat):
+        judged = [greedy(rules, det, state, seat, legal, rng), *candidates]
+        scores = one_ply_scores(rules, det, state, seat, judged, rng)
+        return [(action, score / samples) for action, score in zip(judged, scores, strict=True)]
     search = Search(rules, det, seat, rng)
     run_within(budget, search.iterate, lambda: search.iterations)
     children = search.root.children
-
-    decision = rules.game.decision_for(state, seat)
-    samples = SEALED_SAMPLES if decision is not None and decision.sealed else 1
 
     def chance(action: Any) -> float:
         child = children.get(action)
@@ -251,7 +252,7 @@ class Bot(Generic[State, Action]):
                 self.last_iterations = math.ceil(judgements / JUDGEMENTS_PER_ITERATION)
                 return legal[winner]
             return self._search(det, state, seat, legal, rng)
-        return greedy(self.rules, det, state, seat, legal, rng, planned=self.level == "hard")
+        return greedy(self.rules, det, state, seat, legal, rng)
 
     def _search(
         self,
@@ -401,15 +402,11 @@ def greedy(
     seat: int,
     legal: list[Action],
     rng: random.Random,
-    planned: bool = False,
 ) -> Action:
-    """The action whose outcome the evaluation likes best for ``seat`` (ties: by ``rng``).
-    ``planned``: the hard level, whose ``plan`` (where the game has one) stands in for the
-    prior."""
+    """The action whose outcome the evaluation likes best for ``seat`` (ties: by ``rng``), or
+    the best by the game's prior where it decides by prior (``by_prior``)."""
     if rules.by_prior(state, seat):
-        prior = rules.plan(state, seat, legal) if planned else None
-        if prior is None:
-            prior = rules.prior(state, seat, legal)
+        prior = rules.prior(state, seat, legal)
         if prior is not None:
             return _best(legal, prior, rng)
     return _best(legal, greedy_scores(rules, det, state, seat, legal, rng), rng)

@@ -29,6 +29,7 @@ from engine.bots import (
     Halving,
     Level,
     Replies,
+    assess,
     bot_for,
     choose,
     greedy_scores,
@@ -360,7 +361,6 @@ def test_the_barbarian_marches_on_past_a_walled_garrison() -> None:
     prior = bot.prior(state, 1, legal)
     assert prior is not None
     assert max(prior[i] for i in mine) > 0
-    assert bot.plan(state, 1, legal) is None
     medium = Bot(bot, "medium", "march", BUDGET)
     step = medium.choose(game.view(state, 1), [], 1, game.resolve_options(None))
     assert isinstance(step, Move)
@@ -575,3 +575,25 @@ def test_the_quick_policy_plays_the_card_that_scores_most_now() -> None:
     for seed in range(5):
         action = rules.policy(state, 0, legal, random.Random(seed))
         assert isinstance(action, Play) and action.people == huns
+
+
+@pytest.mark.parametrize("seed", ["a", "b", "f"])
+def test_the_review_names_the_move_the_hard_level_plays(seed: str) -> None:
+    """Where the hard level does not search (the wargame's choice of attack), the review's
+    "would have played" is the move the hard bot plays: ``end`` before the 1:1 assault on
+    Aquileia (a search of 20 iterations attacks there on these seeds), with a win chance for
+    each."""
+    game = get_game("attila-wargame")
+    options = game.resolve_options(None)
+    state = _wargame_siege(5)
+    view = game.view(state, 1)
+    played = Bot(bot_for("attila-wargame"), "hard", seed, BUDGET).choose(view, [], 1, options)
+    assert played == End()
+    assault = next(
+        a for a in game.legal_actions(state, 1) if isinstance(a, Attack) and len(a.attackers) == 3
+    )
+    (best, best_chance), (judged, assault_chance) = assess(
+        "attila-wargame", view, [], 1, [assault], seed, options, BUDGET
+    )
+    assert (best, judged) == (End(), assault)
+    assert 0 <= best_chance <= 1 and 0 <= assault_chance <= 1

@@ -303,9 +303,6 @@ class AttikaBot:
                 out.append(0.5)
         return out
 
-    def plan(self, state: AttikaState, seat: int, legal: list[AttikaAction]) -> list[float] | None:
-        return None  # the hard level searches every decision here
-
     def by_prior(self, state: AttikaState, seat: int) -> bool:
         return state.step == PLACE_TILE  # up to hundreds of placements: not each applied
 

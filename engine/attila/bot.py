@@ -259,9 +259,6 @@ class AttilaBot:
         """The search widens to cards and influence first, to swaps last."""
         return [_KIND_PRIOR.get(type(a), 1.0) - 0.5 * _is_pair(a) for a in legal]
 
-    def plan(self, state: AttilaState, seat: int, legal: list[AttilaAction]) -> list[float] | None:
-        return None  # the hard level searches every decision here
-
     def by_prior(self, state: AttilaState, seat: int) -> bool:
         return False  # a few dozen actions at most: medium applies each one
 

@@ -382,11 +382,6 @@ class WargameBot:
                     total += city.value / 5
         return total / 9
 
-    def plan(
-        self, state: WargameState, seat: int, legal: list[WargameAction]
-    ) -> list[float] | None:
-        return None  # both levels march by the prior (the Barbarian's with its plan)
-
     def by_prior(self, state: WargameState, seat: int) -> bool:
         """Movement, the notes and the choice of attack: the attack of the best expected
         exchange, or ``end`` when none is above 0."""
