@@ -56,6 +56,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType, FrameType
@@ -387,6 +388,33 @@ def profile(
     report(title, plain, sampler.stacks, args.detail, sampled)
 
 
+@contextmanager
+def app_on_redis(prefix: str) -> Iterator[Any]:
+    """The service's WSGI app in this process on a Redis server of its own (persistent, as in
+    production; limits out of the way), with the app's log sent to /dev/null; the server is
+    stopped after."""
+    work = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    server = RedisServer(work / "redis", PERSISTENT_FLAGS)
+    server.start()
+    os.environ.update(
+        REDIS_URL=server.url,
+        KURIER_RATE_LIMIT="1000000/minute",
+        KURIER_SIGNUP_RATE_LIMIT="1000000/minute",
+        PROMETHEUS_MULTIPROC_DIR=str(work / "metrics"),
+    )
+    (work / "metrics").mkdir()
+    stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # noqa: SIM115 - the app's log
+    try:
+        from service.http.wsgi import app  # after the environment: it reads it at import
+
+        sys.stderr = stderr  # the app's log handler keeps /dev/null
+        print(f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()}")
+        yield app
+    finally:
+        sys.stderr = stderr
+        server.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=3000, help="per kind and pass (≤ 20000)")
@@ -400,23 +428,9 @@ def main() -> None:
     args.requests = min(args.requests, 20_000)
     args.seconds = min(args.seconds, 120.0)
 
-    work = Path(tempfile.mkdtemp(prefix="kur-profile-", dir="/tmp"))
-    server = RedisServer(work / "redis", PERSISTENT_FLAGS)
-    server.start()
-    os.environ.update(
-        REDIS_URL=server.url,
-        KURIER_RATE_LIMIT="1000000/minute",
-        KURIER_SIGNUP_RATE_LIMIT="1000000/minute",
-        PROMETHEUS_MULTIPROC_DIR=str(work / "metrics"),
-    )
-    (work / "metrics").mkdir()
-    stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # noqa: SIM115 - the app's log
-    try:
-        from benchmarks.bare_app import app as bare_app  # after the environment, like the next
-        from service.http.wsgi import app  # after the environment: it reads it at import
+    with app_on_redis("kur-profile-") as app:
+        from benchmarks.bare_app import app as bare_app  # after the environment, like the app
 
-        sys.stderr = stderr  # the app's log handler keeps /dev/null
-        print(f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()}")
         games = Games(app, args.games)
         token = games.tables[0][1][0]
         timed(app, me_requests(token, 200, time.monotonic() + 5), None)  # warm up
@@ -429,9 +443,6 @@ def main() -> None:
         profile(
             "POST /v1/games/{id}/actions (a move)", app, lambda n, d: games.moves(n, d, rng), args
         )
-    finally:
-        sys.stderr = stderr
-        server.stop()
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ import os
 import random
 import resource
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,8 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.profile_request import Games, serve  # noqa: E402
-from service.store.redis_server import PERSISTENT_FLAGS, RedisServer  # noqa: E402
+from benchmarks.profile_request import Games, app_on_redis, serve  # noqa: E402
 
 
 @dataclass
@@ -196,30 +194,12 @@ def main() -> None:
     args = parser.parse_args()
     args.seconds = min(args.seconds, 900.0)
 
-    work = Path(tempfile.mkdtemp(prefix="kur-switched-", dir="/tmp"))
-    server = RedisServer(work / "redis", PERSISTENT_FLAGS)
-    server.start()
-    os.environ.update(
-        REDIS_URL=server.url,
-        KURIER_RATE_LIMIT="1000000/minute",
-        KURIER_SIGNUP_RATE_LIMIT="1000000/minute",
-        PROMETHEUS_MULTIPROC_DIR=str(work / "metrics"),
-    )
-    (work / "metrics").mkdir()
-    stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # noqa: SIM115 - the app's log
-    try:
-        from service.http.wsgi import app  # after the environment: it reads it at import
-
-        sys.stderr = stderr  # the app's log handler keeps /dev/null
-        print(f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()}")
+    with app_on_redis("kur-switched-") as app:
         games = Games(app, args.games)
         print(f"{args.games} games set up; RSS {rss_mb():.1f} MB; load {os.getloadavg()}")
         sides = run(app, games, LEVERS[args.lever], args)
         report(args.lever, sides)
         print(f"load {os.getloadavg()}")
-    finally:
-        sys.stderr = stderr
-        server.stop()
 
 
 if __name__ == "__main__":
