@@ -96,7 +96,8 @@ def test_talk_arrives_in_place_and_private_words_stay_private(
     pages[2].locator("details.talk-box .unread", has_text="2 new").wait_for(timeout=2_000)
     _shots(pages[2], "talk-folded")
     pages[2].locator("details.talk-box > summary").click()
-    assert pages[2].locator("details.talk-box .unread").is_hidden()
+    # The details element's toggle event comes as a task after the click: wait for it.
+    pages[2].locator("details.talk-box .unread").wait_for(state="hidden", timeout=2_000)
     pages[2].locator("main ul.talk li", has_text="two").wait_for(timeout=2_000)
     for page in everyone:
         page.context.close()
