@@ -19,6 +19,7 @@ import pytest
 from engine import jsontext
 from engine.core import Event
 from service.cli import main
+from service.common import sealed
 from service.common.problems import Problem
 from service.domain import pinning
 from service.domain.games import play
@@ -224,24 +225,99 @@ def test_a_game_of_other_rules_keeps_its_events(isolated_redis: Store) -> None:
     assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
 
 
+def _revealed_choices(entries: Entries) -> list[dict[str, Any]]:
+    """Every sealed choice the log's reveals published (seat, choice, salt, commitment, ref)."""
+    return [
+        choice | {"ref": event["data"]["ref"]}
+        for _v, entry in entries
+        for event in entry["events"]
+        if event["kind"] == "sealed_revealed"
+        for choice in event["data"]["choices"]
+    ]
+
+
 @pytest.mark.parametrize(("game_type", "seats", "actions"), [GAMES[0], GAMES[2]])
-def test_a_sealed_choice_keeps_its_salt_and_its_events_come_back(
+def test_salts_come_from_the_games_secret_which_the_log_keeps_instead(
     isolated_redis: Store, game_type: str, seats: int, actions: int | None
 ) -> None:
     store = isolated_redis
     game_id = _finished(store, game_type, seats, actions).game_id
-    _record, entries = store.read_log(game_id)
+    record, entries = store.read_log(game_id)
+    chosen = _revealed_choices(entries)
+    assert chosen and all(
+        c["salt"] == sealed.derived_salt(record.secret, c["ref"], c["seat"]) for c in chosen
+    )
+
     assert store.compact(game_id)
     parts = _parts(store, game_id)
     kept = jsontext.dumps(parts)
     assert '"sealed_committed"' not in kept and '"sealed_revealed"' not in kept
-    reveals = [
-        e for _v, entry in entries for e in entry["events"] if e["kind"] == "sealed_revealed"
-    ]
+    assert not any(c["salt"] in kept or c["commitment"] in kept for c in chosen)
+    assert all(part.get("salt") is None for part in parts), "no salt kept: the secret gives them"
+    stored = store.raw.hget(game_key(game_id), PACKED_LOG)
+    assert logpack.secret_kept(record.log_codec, stored)
+    assert not store.raw.hexists(game_key(game_id), "secret"), "the log keeps it: once"
+    logpack._rebuilt = logpack.Lru(logpack.KEPT_LOGS)
+    assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
+
+
+def test_a_game_of_random_salts_keeps_them(
+    isolated_redis: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game made before salts were derived: random salts, no secret in its record."""
+    store = isolated_redis
+    monkeypatch.setattr(sealed, "derived_salt", lambda *_args: sealed.new_salt())
+    game_id = _finished(store, "attila", 3, None).game_id
+    store.raw.hdel(game_key(game_id), "secret")
+    _record, entries = store.read_log(game_id)
+
+    assert store.compact(game_id)
+    parts = _parts(store, game_id)
     salts = {part.get("salt") for part in parts}
-    chosen = [c for r in reveals for c in r["data"]["choices"]]
+    chosen = _revealed_choices(entries)
     assert chosen and all(c["salt"] in salts for c in chosen), "each salt kept once, as bytes"
-    assert not any(c["commitment"] in kept for c in chosen), "the salt gives the commitment"
+    assert not any(c["commitment"] in jsontext.dumps(parts) for c in chosen)
+    stored = store.raw.hget(game_key(game_id), PACKED_LOG)
+    assert not logpack.secret_kept(store.get_game(game_id).log_codec, stored)
+    logpack._rebuilt = logpack.Lru(logpack.KEPT_LOGS)
+    assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
+
+
+def test_a_log_with_each_salt_in_its_entry_still_reads(
+    isolated_redis: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Version 3: each coded entry's time and salt in it, no secret."""
+    store = isolated_redis
+    game_id = _finished(store, "attila", 3, None).game_id
+    record, entries = store.read_log(game_id)
+    parts = logpack.coded_parts(record.log_codec, logpack.pack(record, entries))
+    salts = iter(sorted(logpack._salts_revealed_later(entries).items()))
+    body = bytearray()
+    for part in parts:
+        if "json" in part:
+            logpack._varint(body, 0)
+            logpack._text(body, dumps(part["json"]))
+            continue
+        flags = part["flags"]
+        logpack._varint(body, flags)
+        for flag, value in (
+            (logpack._Flag.DV, part["dv"]),
+            (logpack._Flag.DECISION, part["decision"]),
+        ):
+            if flags & flag:
+                logpack._varint(body, value)
+        if flags & logpack._Flag.SALT:
+            body += bytes.fromhex(next(salts)[1])
+        if flags & logpack._Flag.EVENTS:
+            logpack._text(body, dumps(part["events"]))
+        logpack._varint(body, part["code"])
+        logpack._varint(body, logpack._zigzag(part["dt"]))
+    version_3 = logpack.CODED_PREFIX_3 + eventlog.pack_bytes(record.log_codec, bytes(body))
+    store.raw.hset(game_key(game_id), PACKED_LOG, version_3)
+    store.raw.delete(events_key(game_id))
+
+    assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
+    assert not store.compact(game_id), "a log of version 3 stays as it is"
 
 
 def test_before_an_engine_of_other_rules_every_event_is_kept_and_verify_says_so(

@@ -52,6 +52,8 @@ from service.store.players import Players
 from service.store.queues import resolve_job_id
 from service.store.record import (
     PACKED_LOG,
+    SECRET_FIELD,
+    STATE_FIELD,
     Change,
     Entries,
     GameRecord,
@@ -156,7 +158,7 @@ class Store(Connections):
                 if self.wait_replicas and ikey:
                     self._confirm_replicated(game_id, ikey)
                 return self._replay(cached, idem, as_text(raw.get(b"log_codec")))
-            record = GameRecord.from_hash(game_id, raw) if raw else None
+            record = _game_record(game_id, raw) if raw else None
             version = record.version + 1 if record else 1
             before = list(record.pending) if record else []
             change = mutate(record, version)
@@ -344,7 +346,7 @@ class Store(Connections):
         raw = self.raw.hgetall(game_key(game_id))  # bytes: a compacted log is binary
         if not raw:
             raise game_not_found(game_id)
-        return GameRecord.from_hash(game_id, raw)
+        return _game_record(game_id, raw)
 
     def read_log(
         self, game_id: str, after: int = 0, count: int | None = None, state: bool = True
@@ -380,7 +382,7 @@ class Store(Connections):
         raw = as_dict(raw)
         if not state:
             raw.pop(b"state", None)
-        record = GameRecord.from_hash(game_id, raw)
+        record = _game_record(game_id, raw) if state else GameRecord.from_hash(game_id, raw)
         out = [
             (int(entry_id.split(b"-")[0]), unpack_entry(record.log_codec, as_dict(fields)))
             for entry_id, fields in entries
@@ -427,7 +429,7 @@ class Store(Connections):
         script = self._script("compact", self.raw, COMPACT_LUA)
         keys = [game_key(game_id), events_key(game_id)]
         value = logpack.pack(record, entries, keep_events)
-        return bool(script(keys=keys, args=[record.version, value]))
+        return bool(script(keys=keys, args=[record.version, value, *_compacted(record, value)]))
 
     def keep_events_of(self, rules: Iterable[tuple[str, str]]) -> None:
         """From now on compaction keeps every event of the games under these rules (game
@@ -552,6 +554,33 @@ def _stream_replies(found: Any) -> list[tuple[Any, Any]]:
 def _rules_name(kind: bytes | str | None, version: bytes | str | None) -> bytes:
     """A game type and rules version as ``KEEP_EVENTS_OF`` names them."""
     return f"{as_text(kind)} {as_text(version)}".encode()
+
+
+def _game_record(game_id: str, raw: Mapping[bytes, bytes]) -> GameRecord:
+    """The record of a hash read with the bytes client; a compacted game's state, when its
+    record keeps none, from its log's replay when first asked (``logpack.final_state``)."""
+    record = GameRecord.from_hash(game_id, raw)
+    packed = raw.get(PACKED_LOG.encode())
+    if packed is None or STATE_FIELD.encode() in raw:
+        return record
+    return record.with_state_from(lambda: logpack.final_state(record, packed))
+
+
+def _compacted(record: GameRecord, packed: bytes) -> list[str]:
+    """What compaction does to the record beside writing its log ``packed``, as the compact
+    script's arguments: the state to write back ("" none), then the fields to delete. The
+    state goes where the log's replay gives it exactly, and comes back where the log no
+    longer gives it (packed again with its events kept); the secret goes where the log
+    keeps it."""
+    write_state, drop = "", []
+    if logpack.gives_state(record, packed):
+        drop.append(STATE_FIELD)
+    elif not record.stores_state():
+        record.state = record.state  # set (the old log's replay's): ``to_hash`` holds it
+        write_state = record.to_hash()[STATE_FIELD]
+    if logpack.secret_kept(record.log_codec, packed):
+        drop.append(SECRET_FIELD)
+    return [write_state, *drop]
 
 
 def _repack(codec: bytes | None, packed: bytes | None, keep_events: bool) -> bool:

@@ -50,6 +50,7 @@ The oldest format (``z:`` and base64, or a JSON list of ``[version, entry]``) st
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import hashlib
@@ -58,7 +59,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from engine import jsontext
-from engine.core import Decision, Game, IllegalAction
+from engine.core import Decision, Event, Game, IllegalAction
 from service.common import sealed as commitments
 from service.common.lru import Lru
 from service.common.problems import Problem
@@ -72,9 +73,17 @@ ACTION_KINDS = ("move", "sealed", "resolve")
 #: with the bytes client). The oldest format's compressed value starts with ``z:``.
 PACKED_PREFIX = b"z2:"
 FORMAT = 2
-#: Marks a log in version 3 (actions coded), compressed or not (a game without a codec).
-CODED_PREFIX = b"z3:"
-PLAIN_CODED_PREFIX = b"p3:"
+#: Marks a log in version 4 (actions coded, times apart, salts derived), compressed or not
+#: (a game without a codec): what compaction writes.
+CODED_PREFIX = b"z4:"
+PLAIN_CODED_PREFIX = b"p4:"
+#: Marks a log in version 3 (actions coded, each entry's time and salt in it): still read.
+CODED_PREFIX_3 = b"z3:"
+PLAIN_CODED_PREFIX_3 = b"p3:"
+#: Every prefix of a log with actions coded (versions 3 and 4).
+_CODED_PREFIXES = (CODED_PREFIX, PLAIN_CODED_PREFIX, CODED_PREFIX_3, PLAIN_CODED_PREFIX_3)
+#: The event of a game's end (service/domain/games/play.py ``settle``): its data is the record's.
+GAME_OVER = "game_over"
 #: A log entry's fields, in the order the writer gives them (service/store/games.py ``_entry``).
 FIELDS = ("kind", "seat", "action", "ref", "commitment", "events", "at")
 #: Rebuilt logs kept in this process, by the packed value's digest (it never changes).
@@ -83,8 +92,8 @@ KEPT_LOGS = 64
 #: (the wargame's thousands of moves: seconds) would hold the stream server's gevent worker,
 #: and every stream in it, until done (``time.sleep(0)`` is gevent's yield once patched).
 YIELD_EVERY = 64
-#: A salt as the service makes it (service/common/sealed.py ``new_salt``): 16 bytes in hex.
-SALT_BYTES = 16
+#: A salt as the service makes it (service/common/sealed.py): 16 bytes in hex.
+SALT_BYTES = commitments.SALT_BYTES
 
 Entries = list[tuple[int, dict[str, Any]]]
 Derived = list[list[dict[str, Any]] | None]
@@ -102,12 +111,15 @@ class _Flag(enum.IntFlag):
     REVEALED = 64
 
 
-_rebuilt: Lru[bytes] = Lru(KEPT_LOGS)
+#: A rebuilt log: its entries and the replay's final state (None: the log was not replayed),
+#: each as JSON text.
+_Rebuilt = tuple[bytes, bytes | None]
+_rebuilt: Lru[_Rebuilt] = Lru(KEPT_LOGS)
 
 
 def is_packed(stored: bytes) -> bool:
     """Whether a stored ``log`` value is in this module's formats (else the oldest one)."""
-    return stored.startswith((CODED_PREFIX, PLAIN_CODED_PREFIX, PACKED_PREFIX, b"{"))
+    return stored.startswith((*_CODED_PREFIXES, PACKED_PREFIX, b"{"))
 
 
 def pack(record: GameRecord, entries: Entries, keep_events: bool = False) -> bytes:
@@ -116,10 +128,11 @@ def pack(record: GameRecord, entries: Entries, keep_events: bool = False) -> byt
     to the millisecond), else the next form is tried: version 2 with events derived, then with
     every event kept. ``keep_events``: derive nothing (before the engine moves to rules that
     would give other events: docs/operations.md, Upgrades)."""
-    wanted = dumps([[version, to_millisecond(entry)] for version, entry in entries])
+    wanted = jsontext.dumpb([[version, to_millisecond(entry)] for version, entry in entries])
     derive = reproducible(record) and not keep_events
     for packed in _candidates(record, entries, derive):
-        if packed is not None and dumps(_rebuild(record, packed)) == wanted:
+        # Read back as a reader will (and kept so: the next read, ``gives_state``, is quick).
+        if packed is not None and _rebuilt_log(record, packed)[0] == wanted:
             return packed
     raise ValueError(f"the log of game {record.id} does not read back as it was")
 
@@ -138,19 +151,43 @@ def unpack(record: GameRecord, stored: bytes) -> Entries:
     """A compacted game's log entries, in any format."""
     if not is_packed(stored):
         return unpack_log(record.log_codec, stored.decode())
+    text, _state = _rebuilt_log(record, stored)
+    return [(int(version), entry) for version, entry in jsontext.loads(text)]
+
+
+def final_state(record: GameRecord, stored: bytes) -> dict[str, Any] | None:
+    """The game's state after the last entry of its compacted log, as ``Game.dump`` gives it,
+    from the replay that rebuilds the log (None if the log is not replayed: events kept);
+    compaction drops the record's state only where this gives it exactly (``gives_state``)."""
+    if not is_packed(stored):
+        return None
+    _text, state = _rebuilt_log(record, stored)
+    return None if state is None else dict(jsontext.loads(state))
+
+
+def gives_state(record: GameRecord, stored: bytes) -> bool:
+    """Whether ``final_state`` gives ``record``'s state as the same JSON text."""
+    state = final_state(record, stored)
+    return state is not None and dumps(state) == dumps(record.state)
+
+
+def _rebuilt_log(record: GameRecord, stored: bytes) -> _Rebuilt:
     # A log is rebuilt under the game's rules: another rules version reads it again.
     name = f"{record.id}\0{record.rules_version}\0".encode()
     key = hashlib.blake2b(name + stored, digest_size=16).digest()
-    text = _rebuilt.get(key)
-    if text is None:
-        text = jsontext.dumpb(_rebuild(record, stored))
-        _rebuilt.put(key, text)
-    return [(int(version), entry) for version, entry in jsontext.loads(text)]
+    found = _rebuilt.get(key)
+    if found is None:
+        reader = _rebuild(record, stored)
+        replay = reader.replay
+        state = None if replay is None else jsontext.dumpb(replay.game.dump(replay.state))
+        found = (jsontext.dumpb(reader.entries), state)
+        _rebuilt.put(key, found)
+    return found
 
 
 def derives(codec: str, stored: bytes) -> bool:
     """Whether a stored log has events rebuilt by replay (only this module's formats do)."""
-    if stored.startswith((CODED_PREFIX, PLAIN_CODED_PREFIX)):
+    if stored.startswith(_CODED_PREFIXES):
         return True  # its actions, at least, are the replay's
     if not is_packed(stored):
         return False
@@ -256,12 +293,14 @@ class _Sealed:
     reveal's choices follow from the sealed entries (notation, commitment and, in version 3,
     salt). A token is a list: ``["c"]`` a sealed entry's commitment event, ``["r", ref,
     salts]`` a reveal (salts in seat order), ``["r", ref]`` one whose salts the sealed entries
-    kept (``short_reveals``: version 3). Events are kept as tokens only where the token gives
-    them back as the same JSON text."""
+    kept (``short_reveals``: versions 3 and 4), ``["o"]`` the game's end as the record gives it
+    (its result, seed and seed commitment: version 4, ``record`` given). Events are kept as
+    tokens only where the token gives them back as the same JSON text."""
 
-    def __init__(self, short_reveals: bool = False) -> None:
+    def __init__(self, short_reveals: bool = False, record: GameRecord | None = None) -> None:
         self.open: dict[str, dict[int, tuple[str, str, str | None]]] = {}
         self.short_reveals = short_reveals
+        self.record = record
 
     def chose(self, entry: dict[str, Any], salt: str | None = None) -> None:
         if entry.get("kind") == "sealed":
@@ -282,6 +321,8 @@ class _Sealed:
         text = dumps(event)
         if event.get("kind") == "sealed_committed" and dumps(self.committed(entry)) == text:
             kept = ["c"]
+        elif event.get("kind") == GAME_OVER and self.short_reveals and self._ended() == text:
+            kept = ["o"]
         elif event.get("kind") == "sealed_revealed":
             ref = event["data"].get("ref")
             salts = [choice.get("salt") for choice in event["data"].get("choices", [])]
@@ -297,6 +338,11 @@ class _Sealed:
             found = kept
         elif kept[0] == "c":
             found = self.committed(entry)
+        elif kept[0] == "o":
+            ended = self._ended()
+            if ended is None:
+                raise ValueError("a packed log's end is read without its record")
+            found = jsontext.loads(ended)
         else:
             salts = kept[2] if len(kept) > 2 else self.salts(kept[1])
             revealed = self.revealed(kept[1], salts) if None not in salts else None
@@ -305,6 +351,18 @@ class _Sealed:
             found = revealed
         self._saw(found)
         return found
+
+    def _ended(self) -> str | None:
+        """The event of the game's end as the service logs it, from the record (as JSON)."""
+        record = self.record
+        if record is None:
+            return None
+        data = {
+            "result": record.result,
+            "seed": record.seed,
+            "seed_commitment": record.seed_commitment,
+        }
+        return dumps(Event(GAME_OVER, data).to_json())
 
     @staticmethod
     def committed(entry: dict[str, Any]) -> dict[str, Any]:
@@ -353,28 +411,40 @@ def _revealed_spec(ref: str) -> dict[str, Any]:
 
 
 def _coded(record: GameRecord, entries: Entries) -> bytes | None:
-    """The log in version 3, or None if the replay refuses an action."""
+    """The log in version 4, or None if the replay refuses an action."""
     try:
-        body = _Coder(record, entries).body()
+        coder = _Coder(record, entries)
+        body = coder.body()
     except IllegalAction:
         return None
-    if not record.log_codec:
-        return PLAIN_CODED_PREFIX + body
-    return CODED_PREFIX + eventlog.pack_bytes(record.log_codec, body)
+    secret, times = coder.secret, bytes(coder.times)
+    if record.log_codec:
+        prefix = CODED_PREFIX
+        times, body = (eventlog.pack_bytes(record.log_codec, part) for part in (times, body))
+    else:
+        prefix = PLAIN_CODED_PREFIX
+    out = bytearray(prefix)
+    _varint(out, len(secret))
+    out += secret
+    _varint(out, len(times))
+    return bytes(out + times + body)
 
 
 class _Coder:
-    """Writes version 3: replays the game, and codes each entry the replay can (``_code``)."""
+    """Writes version 4's parts: replays the game, and codes each entry the replay can
+    (``_code``): the secret (empty if a salt is not the one it gives), the times of the coded
+    entries, the entries."""
 
     def __init__(self, record: GameRecord, entries: Entries) -> None:
         self.record, self.entries = record, entries
         self.game = record.game
         self.state = self.game.new_state(len(record.seats), record.seed, record.options)
-        self.sealed = _Sealed(short_reveals=True)
-        self.out = bytearray()
+        self.sealed = _Sealed(short_reveals=True, record=record)
+        self.salts = _salts_revealed_later(entries)
+        self.secret = _secret_of_salts(record, entries, self.salts)
+        self.out, self.times = bytearray(), bytearray()
 
     def body(self) -> bytes:
-        salts = _salts_revealed_later(self.entries)
         last_version = last_ms = 0
         for index, (version, entry) in enumerate(self.entries):
             dv, last_version = version - last_version, version
@@ -385,7 +455,7 @@ class _Coder:
                 _apply(self.game, self.state, entry)  # the reader replays it too
                 continue
             ms = _milliseconds(entry["at"])
-            self._entry(entry, dv, ms - last_ms, salts.get(index))
+            self._entry(entry, dv, ms - last_ms, self.salts.get(index))
             last_ms = ms
         return bytes(self.out)
 
@@ -417,12 +487,12 @@ class _Coder:
             _varint(out, dv)
         if flags & _Flag.DECISION:
             _varint(out, decision)
-        if flags & _Flag.SALT:
+        if flags & _Flag.SALT and not self.secret:
             out += bytes.fromhex(salt or "")
         if flags & _Flag.EVENTS:
             _text(out, dumps(spec))
         _varint(out, code)
-        _varint(out, _zigzag(dt))
+        _varint(self.times, _zigzag(dt))
 
     def _code(
         self, entry: dict[str, Any], dv: int, salt: str | None
@@ -461,6 +531,19 @@ class _Coder:
         return bool(again == entry["commitment"])
 
 
+def _secret_of_salts(record: GameRecord, entries: Entries, salts: dict[int, str]) -> bytes:
+    """The game's secret, as bytes, if every salt its reveals published is the one the secret
+    gives (then the log keeps the secret instead of the salts); else empty."""
+    secret = record.secret
+    if not salts or not _is_hex(secret, commitments.SECRET_BYTES):
+        return b""
+    for index, salt in salts.items():
+        entry = entries[index][1]
+        if salt != commitments.derived_salt(secret, entry["ref"], int(entry["seat"])):
+            return b""
+    return bytes.fromhex(secret)
+
+
 def _answers(decision: Decision, entry: dict[str, Any]) -> bool:
     """Whether ``entry`` is logged as the service logs an answer to ``decision``."""
     return (decision.kind, str(decision.seat), decision.ref) == (
@@ -475,7 +558,11 @@ _HEX_DIGITS = frozenset("0123456789abcdef")
 
 def _is_salt(salt: Any) -> bool:
     """Whether ``salt`` is kept as bytes: lowercase hex of ``SALT_BYTES`` bytes."""
-    return isinstance(salt, str) and len(salt) == 2 * SALT_BYTES and set(salt) <= _HEX_DIGITS
+    return _is_hex(salt, SALT_BYTES)
+
+
+def _is_hex(text: Any, size: int) -> bool:
+    return isinstance(text, str) and len(text) == 2 * size and set(text) <= _HEX_DIGITS
 
 
 def _salts_revealed_later(entries: Entries) -> dict[int, str]:
@@ -547,14 +634,18 @@ class _Bytes:
     def json(self) -> Any:
         return jsontext.loads(self.take(self.varint()))
 
+    def rest(self) -> bytes:
+        data, self.at = self.data[self.at :], len(self.data)
+        return data
+
 
 def coded_parts(codec: str, stored: bytes) -> list[dict[str, Any]]:
-    """A version 3 log's entries as stored, without a replay (what is kept where: tests and
-    benchmarks/footprint.py): ``{"json": item}`` for a JSON entry, else ``flags``, ``dv``,
-    ``decision``, ``salt`` (hex or None), ``events`` (the kept spec or None), ``code``,
-    ``dt``."""
+    """A version 3 or 4 log's entries as stored, without a replay (what is kept where: tests
+    and benchmarks/footprint.py): ``{"json": item}`` for a JSON entry, else ``flags``, ``dv``,
+    ``decision``, ``salt`` (hex; None if none, or derived from the secret), ``events`` (the
+    kept spec or None), ``code``, ``dt``."""
     body = _coded_body(codec, stored)
-    data, parts = _Bytes(body), []
+    data, parts = body.entries, []
     while data.more():
         flags = _Flag(data.varint())
         if not flags:
@@ -563,32 +654,67 @@ def coded_parts(codec: str, stored: bytes) -> list[dict[str, Any]]:
         part: dict[str, Any] = {"flags": flags}
         part["dv"] = data.varint() if flags & _Flag.DV else 1
         part["decision"] = data.varint() if flags & _Flag.DECISION else 0
-        part["salt"] = data.take(SALT_BYTES).hex() if flags & _Flag.SALT else None
+        part["salt"] = body.salt(flags)
         part["events"] = data.json() if flags & _Flag.EVENTS else None
-        part["code"], part["dt"] = data.varint(), data.signed()
+        part["code"], part["dt"] = data.varint(), body.time()
         parts.append(part)
     return parts
 
 
-def _coded_body(codec: str, stored: bytes) -> bytes:
-    if stored.startswith(PLAIN_CODED_PREFIX):
-        return stored[len(PLAIN_CODED_PREFIX) :]
-    if not stored.startswith(CODED_PREFIX):
-        raise ValueError("not a log of version 3")
-    return eventlog.unpack_bytes(codec, stored[len(CODED_PREFIX) :])
+def secret_kept(codec: str, stored: bytes) -> bool:
+    """Whether a compacted log keeps its game's secret (then the record's is not needed)."""
+    return stored.startswith(_CODED_PREFIXES) and bool(_coded_body(codec, stored).secret)
+
+
+@dataclasses.dataclass
+class _CodedBody:
+    """A log with actions coded, taken apart: its entries, the times of its coded entries
+    (in version 3, each in its entry) and the secret its salts are derived from ("": each
+    salt in its entry)."""
+
+    entries: _Bytes
+    times: _Bytes | None
+    secret: str
+
+    def time(self) -> int:
+        return (self.times or self.entries).signed()
+
+    def salt(self, flags: _Flag) -> str | None:
+        """A coded entry's salt as stored (None: none, or the secret's)."""
+        if not flags & _Flag.SALT or self.secret:
+            return None
+        return self.entries.take(SALT_BYTES).hex()
+
+
+def _coded_body(codec: str, stored: bytes) -> _CodedBody:
+    if stored.startswith((CODED_PREFIX_3, PLAIN_CODED_PREFIX_3)):
+        body = stored[len(CODED_PREFIX_3) :]
+        entries = eventlog.unpack_bytes(codec, body) if stored[:1] == b"z" else body
+        return _CodedBody(_Bytes(entries), None, "")
+    if not stored.startswith((CODED_PREFIX, PLAIN_CODED_PREFIX)):
+        raise ValueError("not a log of version 3 or 4")
+    data = _Bytes(stored[len(CODED_PREFIX) :])
+    secret = data.take(data.varint()).hex()
+    times, entries = data.take(data.varint()), data.rest()
+    if stored.startswith(CODED_PREFIX):
+        times, entries = (eventlog.unpack_bytes(codec, part) for part in (times, entries))
+    return _CodedBody(_Bytes(entries), _Bytes(times), secret)
 
 
 # -- reading -------------------------------------------------------------------------------------
 
 
-def _rebuild(record: GameRecord, stored: bytes) -> Entries:
-    if stored.startswith((CODED_PREFIX, PLAIN_CODED_PREFIX)):
-        return _Reader(record, True).coded(_coded_body(record.log_codec, stored))
+def _rebuild(record: GameRecord, stored: bytes) -> _Reader:
+    """The log read: its entries (``entries``), and the replay that rebuilt them, if any."""
+    if stored.startswith(_CODED_PREFIXES):
+        reader = _Reader(record, True)
+        reader.coded(_coded_body(record.log_codec, stored))
+        return reader
     packed = _document_of(record.log_codec, stored)["log"]
     reader = _Reader(record, any(_derives(item) for item in packed))
     for item in packed:
         reader.item(item)
-    return reader.entries
+    return reader
 
 
 class _Reader:
@@ -597,7 +723,7 @@ class _Reader:
     def __init__(self, record: GameRecord, replays: bool) -> None:
         self.record = record
         self.replay = _Replay(record) if replays else None
-        self.sealed = _Sealed()
+        self.sealed = _Sealed(record=record)
         self.entries: Entries = []
         self.version = self.last_ms = 0
 
@@ -627,26 +753,28 @@ class _Reader:
             entry |= {"events": events, "at": _at_text(self.last_ms)}
         self._add(entry)
 
-    def coded(self, body: bytes) -> Entries:
-        data = _Bytes(body)
+    def coded(self, body: _CodedBody) -> None:
+        data = body.entries
         while data.more():
             flags = _Flag(data.varint())
             if not flags:
                 self.item(data.json())
             else:
-                self._coded(flags, data)
-        return self.entries
+                self._coded(flags, body)
 
-    def _coded(self, flags: _Flag, data: _Bytes) -> None:
+    def _coded(self, flags: _Flag, body: _CodedBody) -> None:
         assert self.replay is not None
+        data = body.entries
         self.version += data.varint() if flags & _Flag.DV else 1
         decision_index = data.varint() if flags & _Flag.DECISION else 0
-        salt = data.take(SALT_BYTES).hex() if flags & _Flag.SALT else None
+        salt = body.salt(flags)
         spec = data.json() if flags & _Flag.EVENTS else None
         code = data.varint()
-        self.last_ms += data.signed()
+        self.last_ms += body.time()
         decision, notation, rebuilt = self.replay.coded(decision_index, code)
         seat, ref = decision.seat, decision.ref
+        if flags & _Flag.SALT and body.secret:
+            salt = commitments.derived_salt(body.secret, ref, seat)
         entry: dict[str, Any] = {"kind": decision.kind, "seat": str(seat), "action": notation}
         entry["ref"] = ref
         entry["commitment"] = (

@@ -92,6 +92,10 @@ class GameRecord:
     pending: list[dict[str, Any]] = field(default_factory=list)
     #: ref -> seat -> {"choice", "salt", "commitment"}: sealed choices not yet revealed.
     sealed: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    #: What the salts of the game's sealed choices are derived from (hex; service/common/
+    #: sealed.py ``derived_salt``): made at the first sealed choice, "" before and in games made
+    #: before salts were derived. Server-side like the choices themselves: never shown.
+    secret: str = ""
     result: dict[str, Any] | None = None
     #: Service-level deadline settings (hours, remind_before_hours, policy, vacation_max_days).
     deadline: dict[str, Any] = field(default_factory=dict)
@@ -151,6 +155,7 @@ class GameRecord:
             updated_at=float(h["updated_at"]),
             deadline_at=float(h["deadline_at"]) if h.get("deadline_at") else None,
             log_codec=h.get("log_codec", ""),
+            secret=h.get("secret", ""),
             stored=h,
             **data,
         )
@@ -168,11 +173,29 @@ class GameRecord:
             "deadline_at": "" if self.deadline_at is None else repr(self.deadline_at),
             "log_codec": self.log_codec,
         }
-        out |= {name: dumps(getattr(self, name)) for name in self._JSON}
+        if self.secret:  # a game without sealed choices has none: no field
+            out["secret"] = self.secret
+        names = self._JSON if self.stores_state() else tuple(n for n in self._JSON if n != "state")
+        out |= {name: dumps(getattr(self, name)) for name in names}
         if self.log_codec:
-            out["state"] = _packed_field(self.log_codec, out["state"], self._state_level())
+            if "state" in out:
+                out["state"] = _packed_field(self.log_codec, out["state"], self._state_level())
             out["options"] = _packed_constant(self.log_codec, out["options"])
         return out
+
+    def stores_state(self) -> bool:
+        """Whether ``to_hash`` holds the state (not for a compacted game whose log gives it
+        back: ``with_state_from``, unless it was set since)."""
+        return True
+
+    def with_state_from(self, load: Callable[[], dict[str, Any] | None]) -> GameRecord:
+        """This record, its state given by ``load`` when first asked (a compacted game whose
+        record keeps no state: its log's replay gives it, service/store/logpack.py)."""
+        rebuilt = _StateRebuilt.__new__(_StateRebuilt)
+        rebuilt.__dict__.update(self.__dict__)
+        del rebuilt.__dict__["state"]
+        rebuilt.load_state, rebuilt.loaded, rebuilt.state_set = load, None, False
+        return rebuilt
 
     def _state_level(self) -> int:
         """Deflate level of the packed state. A game in play rewrites it on every move: level
@@ -301,10 +324,36 @@ def unpack_saved(codec: str, stored: bytes) -> dict[str, Any]:
     return saved
 
 
+class _StateRebuilt(GameRecord):
+    """A record whose state is not stored: loaded when first read, written back only if set
+    (``GameRecord.with_state_from``)."""
+
+    load_state: Callable[[], dict[str, Any] | None]
+    loaded: tuple[dict[str, Any] | None] | None
+    state_set: bool
+
+    @property  # the dataclass field, read when first asked
+    def state(self) -> dict[str, Any] | None:
+        if self.loaded is None:
+            self.loaded = (self.load_state(),)
+        return self.loaded[0]
+
+    @state.setter
+    def state(self, value: dict[str, Any] | None) -> None:
+        self.loaded, self.state_set = (value,), True
+
+    def stores_state(self) -> bool:
+        return self.state_set
+
+
 # -- a finished game's log, packed into its record -----------------------------------------------
 
 #: The record field holding a compacted game's log (the stream is deleted): service/store/games.py.
 PACKED_LOG = "log"
+#: The record fields of the game's state and of its salts' secret: a compacted game's record
+#: may keep neither when its log gives them back (``Store.compact``).
+STATE_FIELD = "state"
+SECRET_FIELD = "secret"
 
 Entries = list[tuple[int, dict[str, Any]]]
 

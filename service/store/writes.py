@@ -103,10 +103,14 @@ return {record, entries}
 """
 
 #: Compaction of a finished game: its whole log into the record's ``log`` field, the stream
-#: deleted, unless the game moved on since it was read. KEYS: record, log; ARGV: version, log.
+#: deleted, unless the game moved on since it was read; with it, the state written back (when
+#: not "") and the fields the log gives back deleted (``Store.compact``). KEYS: record, log;
+#: ARGV: version, log, state, fields to delete.
 COMPACT_LUA = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'log', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[3]) end
+for i = 4, #ARGV do redis.call('HDEL', KEYS[1], ARGV[i]) end
 redis.call('DEL', KEYS[2])
 return 1
 """

@@ -493,7 +493,9 @@ def _applied(
         record, decision.kind, logged, 200, {}, seat=seat, action=notation, ref=decision.ref
     )
     if decision.kind == "sealed":
-        salt = sealed.new_salt()
+        if not record.secret:
+            record.secret = sealed.new_secret()
+        salt = sealed.derived_salt(record.secret, decision.ref, seat)
         digest = sealed.commitment(record.id, decision.ref, seat, notation, salt)
         record.sealed.setdefault(decision.ref, {})[str(seat)] = {
             "choice": notation,
