@@ -29,9 +29,11 @@ after each entry is the log's size at that length. The replay is done twice, wit
 (3-player Attila, 2-player Attika, the 2-player wargame) to their end, an active game's bytes
 halfway (as above: record and log), then each field of the compacted record (HSTRLEN: the
 values' own lengths; ``MEMORY USAGE`` samples a few fields of a hash and misses the log), and
-the time of the compaction and of a first read of the compacted log (a replay). "log before":
-the same log packed as compaction did before service/store/logpack.py; "kept": packed with
-every event kept (``kurier games compact --keep-events``).
+the time of the compaction, of a first read of the compacted log (a replay) and of a first
+view of the finished game ("view ms": its state, which the record keeps only where the log's
+replay does not give it back, from that replay). "log v2": the same log packed in version 2
+(service/store/logpack.py); "kept": packed with every event kept (``kurier games compact
+--keep-events``).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from redis.connection import AbstractConnection as Connection
 from benchmarks.baselines import BASELINES, Baseline
 from engine.bots import Budget, choose
 from engine.core import SYSTEM
+from service.common.lru import Lru
 from service.domain import bots
 from service.domain.games import lifecycle, play, views
 from service.store import Store, eventlog, logpack
@@ -274,6 +277,10 @@ def finished_fields(store: Store, plans: list[tuple[str, int, str, int]]) -> lis
         started = time.perf_counter()
         store.read_log(game_id, state=False)
         read = time.perf_counter() - started
+        logpack._rebuilt = Lru(logpack.KEPT_LOGS)  # the view's own first read
+        started = time.perf_counter()
+        views.game_view(store.get_game(game_id), None, None)
+        view = time.perf_counter() - started
         fields = field_bytes(store, game_id)
         packed = store.raw.hget(game_key(game_id), "log")
         rows.append(
@@ -284,10 +291,11 @@ def finished_fields(store: Store, plans: list[tuple[str, int, str, int]]) -> lis
                 "before_log": len(before),
                 "kept_log": len(kept),
                 "log": fields.pop("log"),
-                "state": fields.pop("state"),
+                "state": fields.pop("state", 0),  # none: the log's replay gives it
                 "other": sum(fields.values()),
                 "compact_ms": compacted * 1000,
                 "read_ms": read * 1000,
+                "view_ms": view * 1000,
                 "read_before_ms": read_before * 1000,
                 "parts": log_parts(game.log_codec, packed),
             }
@@ -302,13 +310,14 @@ def version_2(record: GameRecord, entries: list[tuple[int, dict[str, Any]]]) -> 
     return logpack._packed(record.log_codec, logpack._document(entries, derived))
 
 
-#: The parts of a version 3 log (``log_parts``), in the order printed.
+#: The parts of a version 3 or 4 log (``log_parts``), in the order printed.
 PARTS = ("codes", "times", "salts", "json entries", "kept events", "flags")
 
 
 def log_parts(codec: str, packed: bytes) -> dict[str, int]:
-    """Where a version 3 log's bytes go: each part of its entries gathered and deflated alone
-    with the game's dictionary (their sum is near the log's own length)."""
+    """Where a version 3 or 4 log's bytes go: each part of its entries gathered and deflated
+    alone with the game's dictionary (their sum is near the log's own length; "salts" the
+    salts kept, none where the log keeps its game's secret instead: 32 bytes)."""
     streams = {name: bytearray() for name in PARTS}
     for part in logpack.coded_parts(codec, packed):
         if "json" in part:
@@ -330,13 +339,14 @@ def log_parts(codec: str, packed: bytes) -> dict[str, int]:
 def print_fields(rows: list[dict[str, Any]]) -> None:
     print(f"{'finished game':<30}{'entries':>8}{'KB mid-game':>12}{'log':>7}{'state':>7}"
           f"{'other':>7}{'total':>7}{'log v2':>8}{'kept':>7}{'compact ms':>11}"
-          f"{'read ms':>8}{'read v2 ms':>11}")  # fmt: skip
+          f"{'read ms':>8}{'read v2 ms':>11}{'view ms':>8}")  # fmt: skip
     for r in rows:
         total = r["log"] + r["state"] + r["other"]
         print(
             f"{r['game']:<30}{r['entries']:>8}{r['mid_kb']:>12.1f}{r['log']:>7}{r['state']:>7}"
             f"{r['other']:>7}{total:>7}{r['before_log']:>8}{r['kept_log']:>7}"
             f"{r['compact_ms']:>11.0f}{r['read_ms']:>8.0f}{r['read_before_ms']:>11.0f}"
+            f"{r['view_ms']:>8.0f}"
         )
     print(f"\n{'the log, part by part':<30}" + "".join(f"{name:>14}" for name in PARTS))
     for r in rows:
