@@ -22,7 +22,7 @@ from service.cli import main
 from service.common import sealed
 from service.common.problems import Problem
 from service.domain import pinning
-from service.domain.games import play
+from service.domain.games import play, views
 from service.store import Store, eventlog, logpack
 from service.store.keys import events_key, game_key
 from service.store.record import PACKED_KEY, PACKED_LOG, PACKED_PREFIX, dumps
@@ -30,9 +30,10 @@ from tests.game_helpers import Table, new_table, play_random
 
 #: (game type, seats, random actions before seat 0 resigns; None: played to its end).
 GAMES = [("attila", 3, None), ("attika", 2, None), ("attila-wargame", 2, 300)]
-#: A finished game's record, every field's value summed (HSTRLEN), once compacted (the
-#: wargame's of GAMES: 300 actions; a whole wargame measures 9-16 KB, docs/performance.md).
-FINISHED_BYTES = 4000
+#: A finished game's record, every field's value summed (HSTRLEN), once compacted: 0.9-1.5 KB
+#: measured for GAMES (the wargame's: 300 actions; a whole wargame of two medium bots measures
+#: under 4 KB, docs/performance.md), with room for a slower machine's times.
+FINISHED_BYTES = 2000
 
 Entries = list[tuple[int, dict[str, Any]]]
 
@@ -83,14 +84,21 @@ def test_compaction_rebuilds_every_event_as_it_was(
     isolated_redis: Store, game_type: str, seats: int, actions: int | None
 ) -> None:
     store = isolated_redis
-    game_id = _finished(store, game_type, seats, actions).game_id
+    table = _finished(store, game_type, seats, actions)
+    game_id = table.game_id
     _record, entries = store.read_log(game_id)
+    shown = _views(store, table)
 
     assert store.compact(game_id)
     assert not store.raw.exists(events_key(game_id))
     logpack._rebuilt = logpack.Lru(logpack.KEPT_LOGS)  # read by a replay, not from memory
     _record, rebuilt = store.read_log(game_id)
     assert _as_kept(rebuilt) == _as_kept(entries)
+    # The final state is the log's replay's (checked at compaction): the record drops it, and
+    # every view of the finished game shows the same board from the replay.
+    assert not store.raw.hexists(game_key(game_id), "state")
+    logpack._rebuilt = logpack.Lru(logpack.KEPT_LOGS)
+    assert _views(store, table) == shown
 
     # Most action entries are kept as a code and a time, and the events rebuilt include
     # private ones (a hand, a sealed choice: an audience of one seat), which views filter as
@@ -117,8 +125,17 @@ def test_compaction_rebuilds_every_event_as_it_was(
         assert dumps(again) == dumps(seen)
 
 
+def _views(store: Store, table: Table) -> list[str]:
+    """What each seat and a spectator see of the game (its view, the board's state in it)."""
+    record = store.get_game(table.game_id)
+    seen = [views.game_view(record, None, None, now=0.0)]
+    for seat, player in enumerate(table.players):
+        seen.append(views.game_view(record, seat, player["id"], now=0.0))
+    return [dumps(view) for view in seen]
+
+
 @pytest.mark.parametrize(("game_type", "seats", "actions"), GAMES)
-def test_a_finished_game_takes_at_most_4_kb(
+def test_a_finished_game_takes_at_most_2_kb(
     isolated_redis: Store, game_type: str, seats: int, actions: int | None
 ) -> None:
     store = isolated_redis
@@ -153,6 +170,19 @@ def test_events_the_replay_does_not_give_are_kept(isolated_redis: Store) -> None
     assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
     kept = _parts(store, game_id)[[v for v, _e in entries].index(version)]
     assert kept["events"] == tampered["events"], "the entry's events are kept as they were"
+
+
+def test_a_state_the_replay_does_not_give_is_kept(isolated_redis: Store) -> None:
+    store = isolated_redis
+    game_id = _finished(store, "attila", 3, None).game_id
+    record = store.get_game(game_id)
+    assert record.state is not None
+    record.state = {**record.state, "tampered": True}
+    store.raw.hset(game_key(game_id), "state", record.to_hash()["state"])
+
+    assert store.compact(game_id)
+    assert store.raw.hexists(game_key(game_id), "state")
+    assert store.get_game(game_id).state == record.state
 
 
 def _older_format(store: Store, game_id: str, entries: Entries) -> None:

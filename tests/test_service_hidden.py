@@ -1,16 +1,24 @@
 """Hidden information: nothing any endpoint returns to player A (or a spectator) contains
-B's hand, B's sealed choice before the reveal, the seed before the end, or the invite code."""
+B's hand, B's sealed choice before the reveal, the seed before the end, or the invite code;
+nothing anywhere (endpoints, events, the app's and the worker's logs) contains the secret the
+game's salts are derived from, in play or finished and compacted."""
 
 from __future__ import annotations
 
 import json
+import logging
 import random
+import subprocess
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 import requests
 
 from service.store import Store
+from service.store.keys import game_key
 from tests.client import Kurier, Player
 
 RAW_STATE_KEYS = {"hands", "deck", "commits"}  # engine state fields, never served
@@ -147,3 +155,60 @@ def test_no_endpoint_leaks_hands_or_sealed_choices(kurier: Kurier, store: Store)
             )
             conflicts_checked += 1
     assert conflicts_checked >= 1 and checks >= 10
+
+
+def _play_to_the_end(kurier: Kurier, game_id: str, players: list[Player]) -> None:
+    rng = random.Random(11)
+    for _ in range(3000):
+        view = kurier.view(game_id)
+        if view["status"] == "finished":
+            return
+        humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
+        if not humans:
+            time.sleep(0.02)  # the worker is resolving
+            continue
+        player = players[humans[0]["seat"]]
+        legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
+        choice = rng.choice(legal["actions"])["notation"]
+        kurier.call("POST", f"/v1/games/{game_id}/actions", player, json={"notation": choice})
+    raise AssertionError("the game did not end")
+
+
+def test_the_secret_of_the_salts_never_shows(
+    kurier: Kurier,
+    store: Store,
+    worker: subprocess.Popen[bytes],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    players = [kurier.new_player(f"S{i}") for i in range(3)]
+    created = kurier.call("POST", "/v1/games", players[0], json={"type": "attila", "seats": 3})
+    game_id, invite = created.json()["id"], created.json()["invite_code"]
+    for p in players[1:]:
+        kurier.call("POST", f"/v1/games/{game_id}/seats", p, json={"invite_code": invite})
+    assert kurier.call("POST", f"/v1/games/{game_id}/start", players[0]).status_code == 200
+    secrets_seen = set()
+    rng = random.Random(5)
+    while not secrets_seen:  # until the first sealed choice makes the game's secret
+        decision = next(d for d in kurier.view(game_id)["waiting_for"] if d["seat"] >= 0)
+        player = players[decision["seat"]]
+        legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
+        choice = rng.choice(legal["actions"])["notation"]
+        kurier.call("POST", f"/v1/games/{game_id}/actions", player, json={"notation": choice})
+        secrets_seen.add(store.get_game(game_id).secret)
+        secrets_seen.discard("")
+    secret = secrets_seen.pop()
+
+    seen = [r.text for who in [None, *players] for r in _everything_seen_by(kurier, game_id, who)]
+    _play_to_the_end(kurier, game_id, players)
+    deadline = time.monotonic() + 60
+    while store.raw.hexists(game_key(game_id), "secret"):  # the worker compacts it
+        assert time.monotonic() < deadline, "the finished game was not compacted"
+        time.sleep(0.05)
+    seen += [r.text for who in [None, *players] for r in _everything_seen_by(kurier, game_id, who)]
+    seen.append(json.dumps(store.read_log(game_id)[1]))  # every event, as the streams send them
+    assert any('"sealed_revealed"' in text for text in seen), "the salts were shown"
+    assert not any(secret in text for text in seen)
+    assert secret not in caplog.text
+    log = Path(worker.outbox).parent / "worker.log"
+    assert secret not in log.read_text(errors="replace")
