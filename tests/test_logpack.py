@@ -238,6 +238,9 @@ def test_events_are_rebuilt_only_under_the_rules_they_were_logged_with(
     with pytest.raises(Problem) as refused:
         store.read_log(game_id)
     assert (refused.value.code, refused.value.problem_code) == (409, "not-replayable")
+    record = store.get_game(game_id)
+    assert record.state is None, "no other history's state either"
+    assert views.game_view(record, None, None)["view"] is None  # the game's page still answers
     monkeypatch.setattr(type(game), "replays_events_of", ("attila-0",))
     assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
 

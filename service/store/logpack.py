@@ -8,26 +8,36 @@ actions). Compaction replays the actions first and drops an entry's events only 
 replay gives them exactly (the same JSON text, private parts included, so that views filter
 them as before); the events the service adds around the engine's (who joined, a timeout, the
 game's end) are kept as they were, before or after the rebuilt ones, a sealed choice's
-commitment and a reveal as tokens that give them back (``_Sealed``). A sealed choice keeps the
-salt its reveal later published (16 bytes), not its commitment, which the salt gives back
-(SHA-256: service/common/sealed.py), and the reveal keeps nothing of its own. A replay that
-cannot run, or gives other events, keeps the events as stored; and the value is read back
-before it is written, else the next format down is tried, and at last every event is kept.
+commitment and a reveal as tokens that give them back (``_Sealed``), the game's end as one the
+record gives back. A sealed choice keeps neither its commitment nor its salt when every salt
+the game's reveals published is the one the game's secret gives (service/common/sealed.py
+``derived_salt``): the log keeps the secret (32 bytes) instead; else each sealed choice keeps
+the salt its reveal later published (16 bytes), which gives its commitment back (SHA-256), and
+the reveal keeps nothing of its own. A replay that cannot run, or gives other events, keeps
+the events as stored; and the value is read back before it is written, else the next format
+down is tried, and at last every event is kept. The replay also gives the game's final state
+(``final_state``), so that compaction may drop the record's (``gives_state``).
 
-The format (``log`` field of the record), version 3: ``CODED_PREFIX`` and a binary list of
-entries deflated against the game's dictionary (service/store/eventlog.py); uncompressed after
-``PLAIN_CODED_PREFIX`` for a game without a codec. Each entry starts with a varint of flags:
+The format (``log`` field of the record), version 4: ``CODED_PREFIX``, the secret (its length
+as a varint, 0 or 32, then its bytes), the times (the length of what follows as a varint, then
+the coded entries' milliseconds since the entry before, each a zigzag varint: a clock may step
+back) and the entries (the rest), the times and the entries each deflated against the game's
+dictionary (service/store/eventlog.py), uncompressed after ``PLAIN_CODED_PREFIX`` for a game
+without a codec. Each entry starts with a varint of flags:
 
 - ``0``: a JSON entry follows (its length as a varint, then its text): an item of version 2
   (below), for an entry the replay cannot code (the service's own entries, a resignation, a
   move of a form the engine does not offer);
 - else the bits of ``_Flag``: ``CODED`` (always), then what differs from the usual: ``DV``
   (a version step other than 1, varint), ``DECISION`` (the index of the decision answered
-  among those pending, varint; else the first), ``SALT`` (a sealed choice's salt, 16 bytes;
-  its commitment follows), ``EVENTS`` (the events kept around the replay's, as JSON: length
-  and text), ``COMMITTED`` (the replay's events and the choice's ``sealed_committed``),
-  ``REVEALED`` (the reveal of the entry's ref, then the replay's); then the action's code
-  (varint) and the milliseconds since the entry before (zigzag varint).
+  among those pending, varint; else the first), ``SALT`` (a sealed choice's salt, which gives
+  its commitment: 16 bytes, or none where the log keeps the secret), ``EVENTS`` (the events
+  kept around the replay's, as JSON: length and text), ``COMMITTED`` (the replay's events and
+  the choice's ``sealed_committed``), ``REVEALED`` (the reveal of the entry's ref, then the
+  replay's); then the action's code (varint); its time is the next of the times.
+
+Version 3 (still read): ``CODED_PREFIX_3`` and the entries alone, deflated (or after
+``PLAIN_CODED_PREFIX_3``), each coded entry's salt always in it and its time after its code.
 
 Version 2 (still read, and written when the game's events are kept: ``keep_events``, or rules
 the engine does not reproduce): ``PACKED_PREFIX`` and the JSON document deflated against the
@@ -40,7 +50,7 @@ events as stored (each kept event as itself, or as a token). An entry of another
 whole: ``{"dv": dv, "entry": {...}}``. A compacted game's times are kept to the millisecond, as
 every entry's time is written (``entry_time``).
 
-The events (and in version 3 the actions) are rebuilt only by an engine of the game's
+The events (and in versions 3 and 4 the actions) are rebuilt only by an engine of the game's
 ``rules_version`` (or one that declares it reproduces it: ``Game.replays_events_of``); under
 other rules the log is refused (409 ``not-replayable``), never rebuilt into another history.
 Compaction derives nothing for a game whose rules differ from the engine's.
@@ -158,8 +168,9 @@ def unpack(record: GameRecord, stored: bytes) -> Entries:
 def final_state(record: GameRecord, stored: bytes) -> dict[str, Any] | None:
     """The game's state after the last entry of its compacted log, as ``Game.dump`` gives it,
     from the replay that rebuilds the log (None if the log is not replayed: events kept);
-    compaction drops the record's state only where this gives it exactly (``gives_state``)."""
-    if not is_packed(stored):
+    compaction drops the record's state only where this gives it exactly (``gives_state``).
+    None too under other rules than the game's (its log is refused: ``not-replayable``)."""
+    if not is_packed(stored) or not reproducible(record):
         return None
     _text, state = _rebuilt_log(record, stored)
     return None if state is None else dict(jsontext.loads(state))
