@@ -319,13 +319,14 @@ def log_parts(codec: str, packed: bytes) -> dict[str, int]:
     alone with the game's dictionary (their sum is near the log's own length; "salts" the
     salts kept, none where the log keeps its game's secret instead: 32 bytes)."""
     streams = {name: bytearray() for name in PARTS}
+    times: list[int] = []
     for part in logpack.coded_parts(codec, packed):
         if "json" in part:
             streams["json entries"] += dumps(part["json"]).encode()
             continue
         for name, value in (("flags", part["flags"]), ("codes", part["code"])):
             logpack._varint(streams[name], value)
-        logpack._varint(streams["times"], logpack._zigzag(part["dt"]))
+        times.append(logpack._zigzag(part["dt"]))
         if part["salt"]:
             streams["salts"] += bytes.fromhex(part["salt"])
         if part["events"] is not None:
@@ -333,6 +334,7 @@ def log_parts(codec: str, packed: bytes) -> dict[str, int]:
         for extra in (part["dv"] - 1, part["decision"]):
             if extra:
                 logpack._varint(streams["flags"], extra)
+    streams["times"] += logpack._planar(times)  # as version 4 keeps them
     return {name: len(eventlog.pack_bytes(codec, bytes(data))) for name, data in streams.items()}
 
 

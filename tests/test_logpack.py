@@ -430,3 +430,9 @@ def test_a_long_replay_lets_the_other_greenlets_run(isolated_redis: Store) -> No
     )  # fmt: skip
     entries = store.get_game(game_id).version
     assert int(done.stdout) >= entries // logpack.YIELD_EVERY > 0
+
+
+def test_times_laid_out_by_byte_plane_read_back() -> None:
+    numbers = [0, 1, 127, 128, 300, 16_383, 16_384, 2**40, 5]
+    assert logpack._unplanar(logpack._planar(numbers)) == numbers
+    assert logpack._unplanar(logpack._planar([])) == []

@@ -20,8 +20,9 @@ down is tried, and at last every event is kept. The replay also gives the game's
 
 The format (``log`` field of the record), version 4: ``CODED_PREFIX``, the secret (its length
 as a varint, 0 or 32, then its bytes), the times (the length of what follows as a varint, then
-the coded entries' milliseconds since the entry before, each a zigzag varint: a clock may step
-back) and the entries (the rest), the times and the entries each deflated against the game's
+the coded entries' milliseconds since the entry before, each a zigzag varint, as a clock may
+step back, laid out byte plane by byte plane: ``_planar``) and the entries (the rest), the
+times and the entries each deflated against the game's
 dictionary (service/store/eventlog.py), uncompressed after ``PLAIN_CODED_PREFIX`` for a game
 without a codec. Each entry starts with a varint of flags:
 
@@ -428,7 +429,7 @@ def _coded(record: GameRecord, entries: Entries) -> bytes | None:
         body = coder.body()
     except IllegalAction:
         return None
-    secret, times = coder.secret, bytes(coder.times)
+    secret, times = coder.secret, _planar([_zigzag(dt) for dt in coder.times])
     if record.log_codec:
         prefix = CODED_PREFIX
         times, body = (eventlog.pack_bytes(record.log_codec, part) for part in (times, body))
@@ -453,7 +454,7 @@ class _Coder:
         self.sealed = _Sealed(short_reveals=True, record=record)
         self.salts = _salts_revealed_later(entries)
         self.secret = _secret_of_salts(record, entries, self.salts)
-        self.out, self.times = bytearray(), bytearray()
+        self.out, self.times = bytearray(), list[int]()
 
     def body(self) -> bytes:
         last_version = last_ms = 0
@@ -503,7 +504,7 @@ class _Coder:
         if flags & _Flag.EVENTS:
             _text(out, dumps(spec))
         _varint(out, code)
-        _varint(self.times, _zigzag(dt))
+        self.times.append(dt)
 
     def _code(
         self, entry: dict[str, Any], dv: int, salt: str | None
@@ -595,6 +596,39 @@ def _salts_revealed_later(entries: Entries) -> dict[int, str]:
     return found
 
 
+def _planar(numbers: list[int]) -> bytes:
+    """``numbers`` (not negative) as varints laid out byte plane by byte plane: their count,
+    then the first byte of each, then the second byte of those that have one, and so on. A
+    time's low byte varies, its high byte hardly: apart, each plane deflates better (a tenth
+    off the medium bots' wargame's times)."""
+    out = bytearray()
+    _varint(out, len(numbers))
+    coded = [bytearray() for _number in numbers]
+    for number, data in zip(numbers, coded, strict=True):
+        _varint(data, number)
+    plane = 0
+    while True:
+        found = bytes(data[plane] for data in coded if len(data) > plane)
+        if not found:
+            return bytes(out)
+        out += found
+        plane += 1
+
+
+def _unplanar(data: bytes) -> list[int]:
+    """The numbers ``_planar`` laid out."""
+    reading = _Bytes(data)
+    numbers = [0] * reading.varint()
+    going, shift = list(range(len(numbers))), 0
+    while going:
+        plane = reading.take(len(going))
+        for index, byte in zip(going, plane, strict=True):
+            numbers[index] |= (byte & 0x7F) << shift
+        going = [index for index, byte in zip(going, plane, strict=True) if byte & 0x80]
+        shift += 7
+    return numbers
+
+
 def _varint(out: bytearray, number: int) -> None:
     while number >= 0x80:
         out.append(number & 0x7F | 0x80)
@@ -684,11 +718,16 @@ class _CodedBody:
     salt in its entry)."""
 
     entries: _Bytes
-    times: _Bytes | None
+    times: Iterator[int] | None
     secret: str
 
     def time(self) -> int:
-        return (self.times or self.entries).signed()
+        if self.times is None:
+            return self.entries.signed()
+        number = next(self.times, None)
+        if number is None:
+            raise ValueError("a packed log has fewer times than entries")
+        return number // 2 if number % 2 == 0 else -(number + 1) // 2
 
     def salt(self, flags: _Flag) -> str | None:
         """A coded entry's salt as stored (None: none, or the secret's)."""
@@ -709,7 +748,7 @@ def _coded_body(codec: str, stored: bytes) -> _CodedBody:
     times, entries = data.take(data.varint()), data.rest()
     if stored.startswith(CODED_PREFIX):
         times, entries = (eventlog.unpack_bytes(codec, part) for part in (times, entries))
-    return _CodedBody(_Bytes(entries), _Bytes(times), secret)
+    return _CodedBody(_Bytes(entries), iter(_unplanar(times)), secret)
 
 
 # -- reading -------------------------------------------------------------------------------------
