@@ -21,7 +21,7 @@ from engine.core import Event
 from service.cli import main
 from service.common import sealed
 from service.common.problems import Problem
-from service.domain import pinning
+from service.domain import pinning, rematch
 from service.domain.games import play, views
 from service.store import Store, eventlog, logpack
 from service.store.keys import events_key, game_key
@@ -288,10 +288,34 @@ def test_salts_come_from_the_games_secret_which_the_log_keeps_instead(
     assert not any(c["salt"] in kept or c["commitment"] in kept for c in chosen)
     assert all(part.get("salt") is None for part in parts), "no salt kept: the secret gives them"
     stored = store.raw.hget(game_key(game_id), PACKED_LOG)
-    assert logpack.secret_kept(record.log_codec, stored)
+    assert logpack.kept_secret(record.log_codec, stored) == record.secret
     assert not store.raw.hexists(game_key(game_id), "secret"), "the log keeps it: once"
     logpack._rebuilt = logpack.Lru(logpack.KEPT_LOGS)
     assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
+
+
+def test_a_change_to_a_compacted_game_keeps_its_state_and_secret_in_the_log(
+    isolated_redis: Store,
+) -> None:
+    """A rematch asked for after compaction: its entry goes to a new stream, the state is not
+    written back, and compacting again keeps the secret the log kept."""
+    store = isolated_redis
+    table = _finished(store, "attila", 3, None)
+    game_id = table.game_id
+    record = store.get_game(game_id)
+    assert store.compact(game_id)
+
+    rematch.rematch(store, table.players[1], game_id)
+    assert not store.raw.hexists(game_key(game_id), "state")
+    _record, entries = store.read_log(game_id)
+    assert entries[-1][1]["kind"] == rematch.ENTRY_KIND
+    assert store.compact(game_id), "the stream left behind is packed in"
+    stored = store.raw.hget(game_key(game_id), PACKED_LOG)
+    assert logpack.kept_secret(record.log_codec, stored) == record.secret
+    assert not store.raw.hexists(game_key(game_id), "state")
+    logpack._rebuilt = logpack.Lru(logpack.KEPT_LOGS)
+    assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
+    assert store.get_game(game_id).state == record.state
 
 
 def test_a_game_of_random_salts_keeps_them(
@@ -311,7 +335,7 @@ def test_a_game_of_random_salts_keeps_them(
     assert chosen and all(c["salt"] in salts for c in chosen), "each salt kept once, as bytes"
     assert not any(c["commitment"] in jsontext.dumps(parts) for c in chosen)
     stored = store.raw.hget(game_key(game_id), PACKED_LOG)
-    assert not logpack.secret_kept(store.get_game(game_id).log_codec, stored)
+    assert not logpack.kept_secret(store.get_game(game_id).log_codec, stored)
     logpack._rebuilt = logpack.Lru(logpack.KEPT_LOGS)
     assert _as_kept(store.read_log(game_id)[1]) == _as_kept(entries)
 

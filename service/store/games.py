@@ -426,6 +426,8 @@ class Store(Connections):
         if status != b"finished" or not (streamed or _repack(codec, packed, keep_events)):
             return False
         record, entries = self.read_log(game_id)
+        if packed and not record.secret:  # packed before: the log may keep it
+            record.secret = logpack.kept_secret(record.log_codec, packed)
         script = self._script("compact", self.raw, COMPACT_LUA)
         keys = [game_key(game_id), events_key(game_id)]
         value = logpack.pack(record, entries, keep_events)
@@ -578,7 +580,7 @@ def _compacted(record: GameRecord, packed: bytes) -> list[str]:
     elif not record.stores_state():
         record.state = record.state  # set (the old log's replay's): ``to_hash`` holds it
         write_state = record.to_hash()[STATE_FIELD]
-    if logpack.secret_kept(record.log_codec, packed):
+    if logpack.kept_secret(record.log_codec, packed):
         drop.append(SECRET_FIELD)
     return [write_state, *drop]
 

@@ -706,9 +706,9 @@ def coded_parts(codec: str, stored: bytes) -> list[dict[str, Any]]:
     return parts
 
 
-def secret_kept(codec: str, stored: bytes) -> bool:
-    """Whether a compacted log keeps its game's secret (then the record's is not needed)."""
-    return stored.startswith(_CODED_PREFIXES) and bool(_coded_body(codec, stored).secret)
+def kept_secret(codec: str, stored: bytes) -> str:
+    """The game's secret a compacted log keeps (hex; "" if none: then the record's is needed)."""
+    return _coded_body(codec, stored).secret if stored.startswith(_CODED_PREFIXES) else ""
 
 
 @dataclasses.dataclass
