@@ -59,6 +59,7 @@ def test_archive_removes_finished_games_and_restore_brings_them_back(
     store = isolated_redis
     game_id = _finished_game(store)
     record, entries = store.read_log(game_id)
+    assert store.compact(game_id)  # its state then comes from the log's replay
     unfinished = new_table(store, seats=2, seed="still-playing").game_id
 
     assert archive(store, time.time() - 3600, tmp_path).games == 0  # finished too recently
@@ -70,8 +71,10 @@ def test_archive_removes_finished_games_and_restore_brings_them_back(
     assert store.raw.exists(game_key(unfinished))
     assert store.r.zscore(player_games_key(record.seats[0]), game_id) is None
 
+    assert "state" in json.loads(lines[0])["record"], "the line holds the state"
     assert restore(store, done.path) == (1, 0)
     assert store.read_log(game_id)[1] == _as_kept(entries)
+    assert store.get_game(game_id).state == record.state
     assert pinning.verify(store, game_id).ok
     assert store.r.zscore(player_games_key(record.seats[0]), game_id) is not None
     assert restore(store, done.path) == (0, 1), "restoring twice changes nothing"

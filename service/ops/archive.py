@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from service.domain.pinning import game_ids
 from service.store import Store, logpack
 from service.store.keys import events_key, game_key, outbox_key, player_games_key
-from service.store.record import PACKED_LOG, GameRecord, as_text
+from service.store.record import PACKED_LOG, STATE_FIELD, GameRecord, as_text
 
 FORMAT = "kurier-archive-1"
 RESTORE_LUA = """
@@ -70,6 +70,9 @@ def export(store: Store, game_id: str) -> dict[str, Any]:
     stored = store.raw.hgetall(game_key(game_id))
     stored.pop(PACKED_LOG.encode(), None)  # binary; the line holds the log unpacked
     raw = {as_text(k): as_text(v) for k, v in stored.items()}
+    if not record.stores_state():  # compacted: the log's replay gives it; the line holds it
+        record.state = record.state
+        raw[STATE_FIELD] = record.to_hash()[STATE_FIELD]
     return {
         "format": FORMAT,
         "id": game_id,
