@@ -7,9 +7,13 @@ STAMP := $(VENV)/.installed
 # The suite in three processes on two cores (pytest-xdist; a file's tests stay together: module
 # fixtures; most of a test's time is waiting on servers, browsers and mail, so a third process
 # takes the suite from 7:25-8:47 to about 6:50, docs/performance.md), then
-# on its own: the schemathesis contract test (under xdist only its first operation ran: 10
-# cases, all GET /healthz) and the fault tests (kills and failovers whose timing a second
-# process beside them disturbs: a Sentinel failover once went unnoticed by every client).
+# on its own: the fault tests (kills and failovers whose timing a second process beside them
+# disturbs: a Sentinel failover once went unnoticed by every client).
+# The schemathesis contract test runs in a pytest process of its own (under xdist only its first
+# operation ran: its cases share one test id), started before the type check: it needs no quiet
+# machine and takes about half a core, so it runs beside mypy, the JavaScript's checks and the
+# parallel part; its output is printed once the parallel part is done, and a failure of either
+# stops it (SIGINT: its servers are stopped by their fixtures).
 # --no-loadscope-reorder: the longest files go first (tests/conftest.py LONGEST_FIRST), not the
 # files with most tests, so that no process is left alone with a long file at the end.
 PARALLEL ?= -n 3 --dist loadfile --no-loadscope-reorder
@@ -53,17 +57,38 @@ $(JS_STAMP): package-lock.json
 	npm ci --no-audit --no-fund
 	touch $(JS_STAMP)
 
-js: $(JS_STAMP)
-	npx --no-install eslint
-	node --test tests/js/*.test.js
+JS_CHECKS := npx --no-install eslint && node --test tests/js/*.test.js
 
-test: $(STAMP) test-system-deps
+js: $(JS_STAMP)
+	$(JS_CHECKS)
+
+# Where the checks that run beside others write their output (printed after them).
+TEST_LOGS := .kurier/test-logs
+SERIAL_TESTS := --ignore=tests/test_contract.py --ignore=tests/faults --ignore=tests/test_image_check.py
+# pytest for a job in the background: a non-interactive shell starts it with SIGINT ignored, and
+# this takes SIGINT again (Ctrl-C, or the recipe stopping it), so its fixtures stop its servers.
+BACKGROUND_PYTEST := $(BIN)/python -c 'import signal, sys, pytest; \
+	signal.signal(signal.SIGINT, signal.default_int_handler); sys.exit(pytest.main(sys.argv[1:]))'
+
+# mypy (one core, about 20 s on a clean cache) runs beside the JavaScript's checks (`make js`).
+test: $(STAMP) test-system-deps $(JS_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy
-	$(MAKE) --no-print-directory js
-	$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) --ignore=tests/test_contract.py --ignore=tests/faults --ignore=tests/test_image_check.py
-	$(BIN)/python -m pytest $(DURATIONS) tests/test_contract.py tests/faults tests/test_image_check.py
+	@mkdir -p $(TEST_LOGS)
+	@echo "$(BIN)/python -m pytest $(DURATIONS) tests/test_contract.py > $(TEST_LOGS)/contract.log &"
+	@$(BACKGROUND_PYTEST) $(DURATIONS) tests/test_contract.py > $(TEST_LOGS)/contract.log 2>&1 & \
+	contract=$$!; trap 'kill -INT $$contract 2>/dev/null && wait $$contract' EXIT; \
+	echo "$(BIN)/mypy > $(TEST_LOGS)/mypy.log & $(JS_CHECKS)"; \
+	$(BIN)/mypy > $(TEST_LOGS)/mypy.log 2>&1 & mypy=$$!; \
+	$(JS_CHECKS) && js=0 || js=$$?; \
+	wait $$mypy && typed=0 || typed=$$?; cat $(TEST_LOGS)/mypy.log; \
+	[ $$js -eq 0 ] && [ $$typed -eq 0 ] || exit 1; \
+	echo "$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) $(SERIAL_TESTS)"; \
+	$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) $(SERIAL_TESTS) || exit 1; \
+	wait $$contract && fuzzed=0 || fuzzed=$$?; trap - EXIT; \
+	echo "tests/test_contract.py, run beside the above:"; cat $(TEST_LOGS)/contract.log; \
+	exit $$fuzzed
+	$(BIN)/python -m pytest $(DURATIONS) tests/faults tests/test_image_check.py
 
 # Regenerate the committed OpenAPI document after an API change (a test checks it is current).
 openapi: $(STAMP)
