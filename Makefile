@@ -70,7 +70,11 @@ SERIAL_TESTS := --ignore=tests/test_contract.py --ignore=tests/faults --ignore=t
 BACKGROUND_PYTEST := $(BIN)/python -c 'import signal, sys, pytest; \
 	signal.signal(signal.SIGINT, signal.default_int_handler); sys.exit(pytest.main(sys.argv[1:]))'
 
-# mypy (one core, about 20 s on a clean cache) runs beside the JavaScript's checks (`make js`).
+# mypy (one core, about 20 s on a clean cache) runs beside the JavaScript's checks (`make js`)
+# and a first collection of the tests, which leaves the compiled and assertion-rewritten test
+# modules in __pycache__ (written even when PYTHONDONTWRITEBYTECODE is set), so that each xdist
+# process then collects the suite in about 4 CPU-s instead of 10 (docs/performance.md).
+test: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP) test-system-deps $(JS_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -78,10 +82,13 @@ test: $(STAMP) test-system-deps $(JS_STAMP)
 	@echo "$(BIN)/python -m pytest $(DURATIONS) tests/test_contract.py > $(TEST_LOGS)/contract.log &"
 	@$(BACKGROUND_PYTEST) $(DURATIONS) tests/test_contract.py > $(TEST_LOGS)/contract.log 2>&1 & \
 	contract=$$!; trap 'kill -INT $$contract 2>/dev/null && wait $$contract' EXIT; \
-	echo "$(BIN)/mypy > $(TEST_LOGS)/mypy.log & $(JS_CHECKS)"; \
+	echo "$(BIN)/mypy > $(TEST_LOGS)/mypy.log & pytest --collect-only & $(JS_CHECKS)"; \
 	$(BIN)/mypy > $(TEST_LOGS)/mypy.log 2>&1 & mypy=$$!; \
+	$(BIN)/python -m pytest -q --collect-only $(SERIAL_TESTS) > $(TEST_LOGS)/collect.log 2>&1 & \
+	collect=$$!; \
 	$(JS_CHECKS) && js=0 || js=$$?; \
 	wait $$mypy && typed=0 || typed=$$?; cat $(TEST_LOGS)/mypy.log; \
+	wait $$collect || true; \
 	[ $$js -eq 0 ] && [ $$typed -eq 0 ] || exit 1; \
 	echo "$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) $(SERIAL_TESTS)"; \
 	$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) $(SERIAL_TESTS) || exit 1; \
