@@ -15,7 +15,8 @@ STAMP := $(VENV)/.installed
 # operation ran: its cases share one test id), started before the type check: it needs no quiet
 # machine and takes about half a core, so it runs beside mypy, the JavaScript's checks and the
 # parallel part; its output is printed once the parallel part is done, and a failure of either
-# stops it (SIGINT: its servers are stopped by their fixtures).
+# stops it (SIGINT: its servers are stopped by their fixtures). It keeps no .pytest_cache: the
+# parallel part's record of failed tests (--lf) is written at the same time.
 # --no-loadscope-reorder: the longest files go first (tests/conftest.py LONGEST_FIRST), not the
 # files with most tests, so that no process is left alone with a long file at the end.
 PARALLEL ?= -n 3 --dist loadfile --no-loadscope-reorder
@@ -85,7 +86,8 @@ test: $(STAMP) test-system-deps $(JS_STAMP)
 	$(BIN)/ruff format --check .
 	@mkdir -p $(TEST_LOGS)
 	@echo "$(BIN)/python -m pytest $(DURATIONS) tests/test_contract.py > $(TEST_LOGS)/contract.log &"
-	@$(BACKGROUND_PYTEST) $(DURATIONS) tests/test_contract.py > $(TEST_LOGS)/contract.log 2>&1 & \
+	@$(BACKGROUND_PYTEST) $(DURATIONS) -p no:cacheprovider tests/test_contract.py \
+	> $(TEST_LOGS)/contract.log 2>&1 & \
 	contract=$$!; trap 'kill -INT $$contract 2>/dev/null && wait $$contract' EXIT; \
 	echo "$(BIN)/mypy > $(TEST_LOGS)/mypy.log & pytest --collect-only & $(JS_CHECKS)"; \
 	$(BIN)/mypy > $(TEST_LOGS)/mypy.log 2>&1 & mypy=$$!; \
