@@ -7,9 +7,16 @@ STAMP := $(VENV)/.installed
 # The suite in three processes on two cores (pytest-xdist; a file's tests stay together: module
 # fixtures; most of a test's time is waiting on servers, browsers and mail, so a third process
 # takes the suite from 7:25-8:47 to about 6:50, docs/performance.md), then
-# on its own: the schemathesis contract test (under xdist only its first operation ran: 10
-# cases, all GET /healthz) and the fault tests (kills and failovers whose timing a second
-# process beside them disturbs: a Sentinel failover once went unnoticed by every client).
+# on its own: the fault tests of kills and failovers whose timing a second process beside them
+# disturbs (QUIET_TESTS: a Sentinel failover once went unnoticed by every client; the killed
+# gunicorn and Redis each load the machine for their 12-15 s and took 34-48 s beside two other
+# processes). The Redis outage and the SMTP outage are bounded waits: they run in the parallel part.
+# The schemathesis contract test runs in a pytest process of its own (under xdist only its first
+# operation ran: its cases share one test id), started before the type check: it needs no quiet
+# machine and takes about half a core, so it runs beside mypy, the JavaScript's checks and the
+# parallel part; its output is printed once the parallel part is done, and a failure of either
+# stops it (SIGINT: its servers are stopped by their fixtures). It keeps no .pytest_cache: the
+# parallel part's record of failed tests (--lf) is written at the same time.
 # --no-loadscope-reorder: the longest files go first (tests/conftest.py LONGEST_FIRST), not the
 # files with most tests, so that no process is left alone with a long file at the end.
 PARALLEL ?= -n 3 --dist loadfile --no-loadscope-reorder
@@ -53,17 +60,49 @@ $(JS_STAMP): package-lock.json
 	npm ci --no-audit --no-fund
 	touch $(JS_STAMP)
 
-js: $(JS_STAMP)
-	npx --no-install eslint
-	node --test tests/js/*.test.js
+JS_CHECKS := npx --no-install eslint && node --test tests/js/*.test.js
 
-test: $(STAMP) test-system-deps
+js: $(JS_STAMP)
+	$(JS_CHECKS)
+
+# Where the checks that run beside others write their output (printed after them).
+TEST_LOGS := .kurier/test-logs
+QUIET_TESTS := tests/faults/test_worker_kills.py tests/faults/test_bank_deadline_kill.py \
+	tests/faults/test_slow_webhook.py tests/faults/test_failover.py \
+	tests/faults/test_gunicorn_kill.py tests/faults/test_redis_restart.py tests/test_image_check.py
+SERIAL_TESTS := --ignore=tests/test_contract.py $(addprefix --ignore=,$(QUIET_TESTS))
+# pytest for a job in the background: a non-interactive shell starts it with SIGINT ignored, and
+# this takes SIGINT again (Ctrl-C, or the recipe stopping it), so its fixtures stop its servers.
+BACKGROUND_PYTEST := $(BIN)/python -c 'import signal, sys, pytest; \
+	signal.signal(signal.SIGINT, signal.default_int_handler); sys.exit(pytest.main(sys.argv[1:]))'
+
+# mypy (one core, about 20 s on a clean cache) runs beside the JavaScript's checks (`make js`)
+# and a first collection of the tests, which leaves the compiled and assertion-rewritten test
+# modules in __pycache__ (written even when PYTHONDONTWRITEBYTECODE is set), so that each xdist
+# process then collects the suite in about 4 CPU-s instead of 10 (docs/performance.md).
+test: export PYTHONDONTWRITEBYTECODE :=
+test: $(STAMP) test-system-deps $(JS_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy
-	$(MAKE) --no-print-directory js
-	$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) --ignore=tests/test_contract.py --ignore=tests/faults --ignore=tests/test_image_check.py
-	$(BIN)/python -m pytest $(DURATIONS) tests/test_contract.py tests/faults tests/test_image_check.py
+	@mkdir -p $(TEST_LOGS)
+	@echo "$(BIN)/python -m pytest $(DURATIONS) tests/test_contract.py > $(TEST_LOGS)/contract.log &"
+	@$(BACKGROUND_PYTEST) $(DURATIONS) -p no:cacheprovider tests/test_contract.py \
+	> $(TEST_LOGS)/contract.log 2>&1 & \
+	contract=$$!; trap 'kill -INT $$contract 2>/dev/null && wait $$contract' EXIT; \
+	echo "$(BIN)/mypy > $(TEST_LOGS)/mypy.log & pytest --collect-only & $(JS_CHECKS)"; \
+	$(BIN)/mypy > $(TEST_LOGS)/mypy.log 2>&1 & mypy=$$!; \
+	$(BIN)/python -m pytest -q --collect-only $(SERIAL_TESTS) > $(TEST_LOGS)/collect.log 2>&1 & \
+	collect=$$!; \
+	$(JS_CHECKS) && js=0 || js=$$?; \
+	wait $$mypy && typed=0 || typed=$$?; cat $(TEST_LOGS)/mypy.log; \
+	wait $$collect || true; \
+	[ $$js -eq 0 ] && [ $$typed -eq 0 ] || exit 1; \
+	echo "$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) $(SERIAL_TESTS)"; \
+	$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) $(SERIAL_TESTS) || exit 1; \
+	wait $$contract && fuzzed=0 || fuzzed=$$?; trap - EXIT; \
+	echo "tests/test_contract.py, run beside the above:"; cat $(TEST_LOGS)/contract.log; \
+	exit $$fuzzed
+	$(BIN)/python -m pytest $(DURATIONS) $(QUIET_TESTS)
 
 # Regenerate the committed OpenAPI document after an API change (a test checks it is current).
 openapi: $(STAMP)

@@ -102,9 +102,14 @@ def main() -> None:
     parser.add_argument("--history", type=int, default=300, help="rated games of the profiled one")
     parser.add_argument("--real", type=int, default=3, help="real games of the profiled one")
     parser.add_argument("--requests", type=int, default=300, help="per measured URL (≤ 5000)")
+    parser.add_argument(
+        "--web-workers", type=int, default=0, help="gunicorn processes (0: the default)"
+    )
     args = parser.parse_args()
     args.requests = max(1, min(args.requests, 5000))
-    stack_args = argparse.Namespace(workers=1, web_workers=None, web_threads=4, streams=0)
+    stack_args = argparse.Namespace(
+        workers=1, web_workers=args.web_workers or None, web_threads=4, streams=0
+    )
     stack = Stack(stack_args)
     stack.start()
     try:

@@ -147,6 +147,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--stream-workers", type=int, default=1)
     parser.add_argument("--movers", type=int, default=40, help="concurrent players (greenlets)")
+    parser.add_argument(
+        "--web-workers", type=int, default=0, help="the API's gunicorn processes (0: the default)"
+    )
     args = parser.parse_args()
     streams = min(max(args.streams, 1), MAX_STREAMS)
     tmp = Path(tempfile.mkdtemp(prefix="kur-bench-streams-"))
@@ -161,6 +164,7 @@ def main() -> int:
         "KURIER_RATE_LIMIT": "1000000/minute",
         "KURIER_SIGNUP_RATE_LIMIT": "1000000/minute",
         "KURIER_STREAM_WORKERS": str(args.stream_workers),
+        "KURIER_WEB_WORKERS": str(args.web_workers or ""),
         "KURIER_STREAM_CONNECTIONS": str(streams + 100),
     }
     cli = [sys.executable, "-m", "service.cli"]

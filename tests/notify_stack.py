@@ -50,8 +50,7 @@ class NotifyStack:
         self.http = make_server("127.0.0.1", 0, app, threaded=True)
         threading.Thread(target=self.http.serve_forever, daemon=True).start()
         self.base = f"http://127.0.0.1:{self.http.server_port}"
-        for role in WORKER_ROLES:
-            self.start_worker(role)
+        self.start_workers(*WORKER_ROLES)
         return self
 
     @property
@@ -69,8 +68,22 @@ class NotifyStack:
 
     def start_worker(self, role: tuple[str, ...] = ("worker",)) -> subprocess.Popen[bytes]:
         """``kurier <role>``; waits until each of its rq workers has registered."""
+        return self.start_workers(role)[0]
+
+    def start_workers(self, *roles: tuple[str, ...]) -> list[subprocess.Popen[bytes]]:
+        """``kurier <role>`` for each role, all started at once; waits until each of their rq
+        workers has registered."""
         assert self.store is not None
-        expected = Worker.count(connection=self.store.raw) + _workers_of(role)
+        expected = Worker.count(connection=self.store.raw) + sum(map(_workers_of, roles))
+        started = [self._popen(role) for role in roles]
+        deadline = time.monotonic() + 30
+        while Worker.count(connection=self.store.raw) < expected:
+            assert all(proc.poll() is None for proc in started), "a worker exited at start"
+            assert time.monotonic() < deadline, "the workers did not register within 30 s"
+            time.sleep(0.05)
+        return started
+
+    def _popen(self, role: tuple[str, ...]) -> subprocess.Popen[bytes]:
         log = open(self.tmp / f"worker{len(self.workers)}.log", "wb")  # noqa: SIM115
         proc = subprocess.Popen(
             [sys.executable, "-m", "service.cli", *role],
@@ -80,25 +93,19 @@ class NotifyStack:
             stderr=log,
         )
         self.workers.append(proc)
-        deadline = time.monotonic() + 30
-        while Worker.count(connection=self.store.raw) < expected:
-            assert proc.poll() is None, "the worker exited at start"
-            assert time.monotonic() < deadline, "the worker did not register within 30 s"
-            time.sleep(0.05)
         return proc
 
     def stop_worker(self, proc: subprocess.Popen[bytes]) -> None:
         proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        _reap(proc)
 
     def stop(self) -> None:
-        for proc in self.workers:
-            if proc.poll() is None:
-                self.stop_worker(proc)
+        # All at once: each pool takes a second or two to stop its forked workers warmly.
+        running = [proc for proc in self.workers if proc.poll() is None]
+        for proc in running:
+            proc.terminate()
+        for proc in running:
+            _reap(proc)
         self.http.shutdown()
         self.smtp.stop()
         if self.store is not None:
@@ -143,6 +150,15 @@ class NotifyStack:
         r = k.call("POST", f"/v1/games/{game_id}/start", players[0])
         assert r.status_code == 200, r.text
         return game_id
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    """Wait for a worker told to stop; SIGKILL if it has not ended within 30 s."""
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
 
 
 def _workers_of(role: tuple[str, ...]) -> int:

@@ -4,6 +4,7 @@ no two modules import each other (directly or around a loop), lazy imports inclu
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -81,17 +82,21 @@ def layer(module: str) -> int:
     return LAYERS[folder(module)]
 
 
-IMPORTS = {name: _imports(path) for name, path in MODULES.items()}
+@functools.cache
+def imports() -> dict[str, set[str]]:
+    """Each of our modules' imports of our modules: parsed once, when a test first asks (not
+    at collection, which every pytest-xdist process does for the whole suite)."""
+    return {name: _imports(path) for name, path in MODULES.items()}
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_run_down_the_layers(module: str) -> None:
-    upward = sorted(dep for dep in IMPORTS[module] if layer(dep) > layer(module))
+    upward = sorted(dep for dep in imports()[module] if layer(dep) > layer(module))
     assert not upward, f"{module} (layer {layer(module)}) imports from above: {upward}"
 
 
 def test_the_engine_imports_nothing_of_the_service() -> None:
-    for module, deps in IMPORTS.items():
+    for module, deps in imports().items():
         if module.startswith("engine"):
             assert all(dep.startswith("engine") for dep in deps), (module, deps)
 
@@ -122,7 +127,7 @@ def _first_loop(graph: dict[str, set[str]]) -> list[str] | None:
 def test_no_import_loops() -> None:
     """No two modules import each other, directly or around a loop (package __init__s
     excluded: a package importing its own submodules is how Python packages work)."""
-    graph = {m: {d for d in deps if d in MODULES and d != m} for m, deps in IMPORTS.items()}
+    graph = {m: {d for d in deps if d in MODULES and d != m} for m, deps in imports().items()}
     loop = _first_loop(graph)
     assert loop is None, "import loop: " + " -> ".join(loop or [])
 
@@ -131,7 +136,7 @@ def test_no_import_loops_between_folders() -> None:
     """Folders of one layer (the service functions and the pictures) may use each other one
     way only: no two folders import each other, directly or around a loop."""
     graph: dict[str, set[str]] = {prefix: set() for prefix in LAYERS}
-    for module, deps in IMPORTS.items():
+    for module, deps in imports().items():
         graph[folder(module)] |= {folder(dep) for dep in deps if dep in MODULES}
     graph = {node: deps - {node} for node, deps in graph.items()}
     loop = _first_loop(graph)
@@ -164,5 +169,5 @@ def _family(module: str) -> int | None:
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _family(m) is not None))
 def test_adapters_do_not_import_each_other(module: str) -> None:
     mine = _family(module)
-    across = sorted(d for d in IMPORTS[module] if _family(d) not in (None, mine))
+    across = sorted(d for d in imports()[module] if _family(d) not in (None, mine))
     assert not across, f"{module} imports another adapter: {across}"

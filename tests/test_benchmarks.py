@@ -143,7 +143,7 @@ def test_streams_benchmark_smoke_run() -> None:
     out = _run(
         "benchmarks/streams.py",
         *("--streams", "6", "--games", "3", "--rate", "10", "--seconds", "2"),
-        *("--movers", "3"),
+        *("--movers", "3", "--web-workers", "1"),
         timeout=240,
     )
     figures = json.loads(out.strip().splitlines()[-1])
@@ -157,6 +157,7 @@ def test_club_benchmark_smoke_run() -> None:
     out = _run(
         "benchmarks/club.py",
         *("--players", "40", "--history", "5", "--real", "1", "--requests", "3"),
+        *("--web-workers", "1"),
         timeout=300,
     )
     assert "seeded 40 players" in out, out
