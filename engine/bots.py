@@ -21,8 +21,7 @@ Levels:
   information-set Monte Carlo tree search (SO-ISMCTS, Cowling, Powley & Whitehouse 2012)
   with a fresh determinization per iteration, UCB1 over *available* children, progressive
   widening in the prior's order where a game has many actions, and playouts by the game's
-  quick policy cut short by the evaluation after a few moves; or, where the game has its own
-  (``LooksAhead``: the wargame), a few candidates played out to the end of the phase.
+  quick policy cut short by the evaluation after a few moves.
 
 Pure: no I/O, no clock but the budget's, no global randomness. With an iteration cap that
 binds before the budget's seconds, a move depends only on (view, events, options, seat, seed).
@@ -201,11 +200,11 @@ def assess(
     seat's estimated win chance after it. Where the others reply (``hard_scores``, the
     candidates judged with the shortlist): its mean after the replies; elsewhere the mean
     reward of the search's root child, or, for an action the search did not try, its one-ply
-    evaluation (``greedy_scores``). Where the game has a look-ahead of its own
-    (``LooksAhead``, the wargame), its choice and its means. Where the hard level does not
-    search (``searched``), the action it would play is medium's (by the game's prior where it
-    decides by prior), and every chance is the one-ply evaluation, which can rank two actions
-    otherwise than the prior does."""
+    evaluation (``greedy_scores``). Where the hard level does not search (``searched``), the
+    action it would play is medium's (by the game's prior where it decides by prior), and
+    every chance is the one-ply evaluation, which can rank two actions otherwise than the
+    prior does (the wargame's attacks: the prior weighs the battle's outcomes, the
+    evaluation only its odds)."""
     rules = bot_for(game_id)
     rng = random.Random(f"{seed}/assess/{seat}")
     det = rules.determinizer(view, events, seat, get_game(game_id).resolve_options(options))

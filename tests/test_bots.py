@@ -579,10 +579,10 @@ def test_the_quick_policy_plays_the_card_that_scores_most_now() -> None:
 
 @pytest.mark.parametrize("seed", ["a", "b", "f"])
 def test_the_review_names_the_move_the_hard_level_plays(seed: str) -> None:
-    """Where the hard level judges by its game's look-ahead (the wargame's choice of attack),
-    the review's "would have played" is the move the hard bot plays: ``end`` before the 1:1
-    assault on Aquileia (a tree search of 20 iterations attacked there on these seeds), with
-    a win chance for each."""
+    """Where the hard level does not search (the wargame's choice of attack), the review's
+    "would have played" is the move the hard bot plays: ``end`` before the 1:1 assault on
+    Aquileia (a search of 20 iterations attacks there on these seeds), with a win chance for
+    each."""
     game = get_game("attila-wargame")
     options = game.resolve_options(None)
     state = _wargame_siege(5)

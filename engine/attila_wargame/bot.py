@@ -10,12 +10,10 @@ where it stands now) and a card uniformly among the side's cards.
 Movement is offered one hex step at a time (hundreds of steps a phase), so both levels move
 by the *prior*: the change of a per-unit potential (Barbarian combat units drawn to the cities
 that win the game, by the march's plan; Roman ones to the cities they garrison; command units
-to their own combat units), and end the phase when no step improves it. Medium takes attacks
-by the prior too (their expected exchange over the nine pairs of battle cards) and ends a
-combat phase when none is worth it. The hard level plays medium's attack unless a play-out
-of the best few to the end of the phase finds another clearly better, judges the decisions
-after an attack (push, retreat, advance, raze, council cards) by such play-outs, and draws
-its battle cards at random (``look_ahead``).
+to their own combat units), and end the phase when no step improves it. Both take attacks by
+the prior too (their expected exchange over the nine pairs of battle cards) and end a combat
+phase when none is worth it; the hard level searches every other decision (battle and
+council cards, push, retreat, advance, raze).
 """
 
 from __future__ import annotations
