@@ -152,9 +152,9 @@ class LooksAhead(Protocol):
         rng: random.Random,
         budget: Budget,
         include: Sequence[Any] = (),
-    ) -> tuple[Any, dict[Any, float], int]:
-        """The action the hard level plays, the seat's estimated win chance after each action
-        judged (``include`` among them), and the play-outs made (the iterations it counts)."""
+    ) -> tuple[Any, dict[Any, float]]:
+        """The action the hard level plays, and the seat's estimated win chance after each
+        action judged (``include`` among them)."""
         ...
 
 
@@ -221,7 +221,7 @@ def assess(
     decision = rules.game.decision_for(state, seat)
     samples = SEALED_SAMPLES if decision is not None and decision.sealed else 1
     if rules.searched(state, seat) and isinstance(rules, LooksAhead):
-        best, chances, _ = rules.look_ahead(det, state, seat, legal, rng, budget, candidates)
+        best, chances = rules.look_ahead(det, state, seat, legal, rng, budget, candidates)
         return [(action, chances[action]) for action in [best, *candidates]]
     if not rules.searched(state, seat):
         judged = [greedy(rules, det, state, seat, legal, rng), *candidates]
@@ -276,10 +276,7 @@ class Bot(Generic[State, Action]):
                 self.last_iterations = math.ceil(judgements / JUDGEMENTS_PER_ITERATION)
                 return legal[winner]
             if isinstance(self.rules, LooksAhead):
-                looked: Action
-                looked, _, self.last_iterations = self.rules.look_ahead(
-                    det, state, seat, legal, rng, self.budget
-                )
+                looked: Action = self.rules.look_ahead(det, state, seat, legal, rng, self.budget)[0]
                 return looked
             return self._search(det, state, seat, legal, rng)
         return greedy(self.rules, det, state, seat, legal, rng)

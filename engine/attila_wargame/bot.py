@@ -412,7 +412,7 @@ class WargameBot:
         rng: random.Random,
         budget: Budget,
         include: Sequence[WargameAction] = (),
-    ) -> tuple[WargameAction, dict[WargameAction, float], int]:
+    ) -> tuple[WargameAction, dict[WargameAction, float]]:
         """The hard level's searched decisions. A battle card is drawn at random: every
         column's results are a Latin square over the two sides' cards (rock-paper-scissors),
         so against a side whose card it cannot see no card does better than a uniform draw,
@@ -437,7 +437,7 @@ class WargameBot:
             shortlist, margin = list(legal), 0.0
         judged = shortlist + [a for a in include if a not in shortlist]
         if len(judged) == 1:
-            return judged[0], {judged[0]: self.evaluate(state)[seat]}, 0
+            return judged[0], {judged[0]: self.evaluate(state)[seat]}
         totals = [0.0] * len(judged)
         rounds = 0
 
@@ -453,8 +453,7 @@ class WargameBot:
         means = {a: total / rounds for a, total in zip(judged, totals, strict=True)}
         first = shortlist[0]
         best = max(shortlist, key=lambda a: means[a])
-        chosen = best if means[best] > means[first] + margin else first
-        return chosen, means, rounds * len(judged)
+        return (best if means[best] > means[first] + margin else first), means
 
     def play_out(
         self, state: WargameState, seat: int, action: WargameAction, rng: random.Random
