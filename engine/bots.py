@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any, Final, Generic, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar
 
 from engine.core import SYSTEM, Event, Game
 from engine.registry import get_game
@@ -137,27 +137,6 @@ class GameBot(Protocol[State, Action]):
         ...
 
 
-@runtime_checkable
-class LooksAhead(Protocol):
-    """A game whose hard level judges its searched decisions by a look-ahead of its own
-    (the wargame's: a few candidates played out to the end of the phase) instead of the
-    tree search."""
-
-    def look_ahead(
-        self,
-        det: Any,
-        state: Any,
-        seat: int,
-        legal: list[Any],
-        rng: random.Random,
-        budget: Budget,
-        include: Sequence[Any] = (),
-    ) -> tuple[Any, dict[Any, float]]:
-        """The action the hard level plays, and the seat's estimated win chance after each
-        action judged (``include`` among them)."""
-        ...
-
-
 def bot_for(game_id: str) -> GameBot[Any, Any]:
     """The ``BOT`` of ``engine/<game>/bot.py`` (game ids use dashes, modules underscores)."""
     module = import_module(f"engine.{game_id.replace('-', '_')}.bot")
@@ -220,9 +199,6 @@ def assess(
         return [(action, scores[legal.index(action)] - 1.0) for action in [best, *candidates]]
     decision = rules.game.decision_for(state, seat)
     samples = SEALED_SAMPLES if decision is not None and decision.sealed else 1
-    if rules.searched(state, seat) and isinstance(rules, LooksAhead):
-        best, chances = rules.look_ahead(det, state, seat, legal, rng, budget, candidates)
-        return [(action, chances[action]) for action in [best, *candidates]]
     if not rules.searched(state, seat):
         judged = [greedy(rules, det, state, seat, legal, rng), *candidates]
         scores = one_ply_scores(rules, det, state, seat, judged, rng)
@@ -275,9 +251,6 @@ class Bot(Generic[State, Action]):
                 )
                 self.last_iterations = math.ceil(judgements / JUDGEMENTS_PER_ITERATION)
                 return legal[winner]
-            if isinstance(self.rules, LooksAhead):
-                looked: Action = self.rules.look_ahead(det, state, seat, legal, rng, self.budget)[0]
-                return looked
             return self._search(det, state, seat, legal, rng)
         return greedy(self.rules, det, state, seat, legal, rng)
 

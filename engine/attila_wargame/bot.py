@@ -43,8 +43,8 @@ from engine.attila_wargame.state import (
     Council,
     WargameState,
 )
-from engine.bots import Budget, result_chances, run_within
-from engine.core import SYSTEM, Event
+from engine.bots import result_chances
+from engine.core import Event
 
 #: Regions a Barbarian must each hold a "+" city of (or reach the points threshold).
 REGIONS = ("east", "gaul", "italy")
@@ -57,11 +57,6 @@ FAR = 100
 REGION_PULL = 6.0
 GARRISON_PULL = 0.25
 CROWD_PULL = 0.5
-#: The hard level's choice of attack: the best this many by expected exchange (and ``end``)
-#: are played out, and one replaces medium's choice when its mean win chance is this much
-#: higher.
-ATTACK_CANDIDATES = 4
-OVERRIDE = 0.02
 
 
 def _sigmoid(x: float) -> float:
@@ -393,102 +388,14 @@ class WargameBot:
         return state.step in (MOVEMENT, NOTES, COMBAT)
 
     def searched(self, state: WargameState, seat: int) -> bool:
-        """The choice of attack and what follows an attack (battle and council cards, push,
-        retreat, advance, raze): the hard level judges them by its look-ahead
-        (``look_ahead``). Movement and the notes are taken by the prior at both levels."""
-        return state.step not in (MOVEMENT, NOTES)
+        """What follows an attack: battle and council cards, push, retreat, advance, raze.
+        The attack itself is taken by the prior at both levels: at a few dozen iterations the
+        search's playouts (one pair of cards each) judged it worse than the expected exchange
+        over the nine pairs (docs/bots.md, "The wargame against the baselines")."""
+        return state.step not in (MOVEMENT, NOTES, COMBAT)
 
     def continues(self, state: WargameState, seat: int) -> bool:
         return False
-
-    # -- the hard level's look-ahead --------------------------------------------------------
-
-    def look_ahead(
-        self,
-        det: Determinizer,
-        state: WargameState,
-        seat: int,
-        legal: list[WargameAction],
-        rng: random.Random,
-        budget: Budget,
-        include: Sequence[WargameAction] = (),
-    ) -> tuple[WargameAction, dict[WargameAction, float]]:
-        """The hard level's searched decisions. A battle card is drawn at random: every
-        column's results are a Latin square over the two sides' cards (rock-paper-scissors),
-        so against a side whose card it cannot see no card does better than a uniform draw,
-        and a card that is always the same can be read. Otherwise a few candidates are each
-        played out to the end of the phase (``play_out``) on the same determinizations and
-        random draws, and the seat's evaluation there averaged: the choice of attack keeps
-        medium's (the best expected exchange) unless another candidate's mean is above it by
-        ``OVERRIDE``; the other decisions (council card, push, retreat, advance, raze) take
-        the best mean. The iteration cap counts play-outs; the seconds bind as everywhere."""
-        if state.step == BATTLE_CARD:
-            shortlist, margin = [rng.choice(legal)], 0.0
-        elif state.step == COMBAT:
-            prior = self.prior(state, seat, legal)
-            assert prior is not None
-            ranked = sorted(range(len(legal)), key=lambda i: -prior[i])
-            shortlist = [legal[i] for i in ranked[:ATTACK_CANDIDATES]]
-            end = next((a for a in legal if not isinstance(a, Attack)), None)
-            if end is not None and end not in shortlist:
-                shortlist.append(end)
-            margin = OVERRIDE
-        else:
-            shortlist, margin = list(legal), 0.0
-        judged = shortlist + [a for a in include if a not in shortlist]
-        if len(judged) == 1:
-            return judged[0], {judged[0]: self.evaluate(state)[seat]}
-        totals = [0.0] * len(judged)
-        rounds = 0
-
-        def judge_once() -> None:
-            nonlocal rounds
-            sample = state if rounds == 0 else det.sample(rng)
-            common = rng.getrandbits(64)
-            for k, action in enumerate(judged):
-                totals[k] += self.play_out(sample, seat, action, random.Random(common))
-            rounds += 1
-
-        run_within(budget, judge_once, lambda: rounds * len(judged))
-        means = {a: total / rounds for a, total in zip(judged, totals, strict=True)}
-        first = shortlist[0]
-        best = max(shortlist, key=lambda a: means[a])
-        return (best if means[best] > means[first] + margin else first), means
-
-    def play_out(
-        self, state: WargameState, seat: int, action: WargameAction, rng: random.Random
-    ) -> float:
-        """``seat``'s evaluation after ``action`` and the rest of the phase, both sides playing
-        as medium plays it cheaply: attacks by their expected exchange, sealed cards at random
-        (a battle's cards are a game of rock-paper-scissors: every column's results are a
-        Latin square), the other decisions one ply by the evaluation."""
-        game = self.game
-        after = copy_state(state)
-        phase = (after.round, after.phase)
-        game.apply(after, seat, action)
-        while not game.is_over(after) and (after.round, after.phase) == phase:
-            pending = game.pending(after)
-            decider = pending[0].seat
-            legal = game.legal_actions(after, decider)
-            if decider == SYSTEM or len(legal) == 1:
-                game.apply(after, decider, legal[0])
-            elif pending[0].sealed or after.step in (MOVEMENT, NOTES):
-                game.apply(after, decider, rng.choice(legal))
-            elif after.step == COMBAT:
-                prior = self.prior(after, decider, legal)
-                assert prior is not None
-                game.apply(after, decider, legal[max(range(len(legal)), key=prior.__getitem__)])
-            else:
-                game.apply(after, decider, self._one_ply(after, decider, legal))
-        return self.evaluate(after)[seat]
-
-    def _one_ply(self, state: WargameState, seat: int, legal: list[WargameAction]) -> WargameAction:
-        def value(action: WargameAction) -> float:
-            after = copy_state(state)
-            self.game.apply(after, seat, action)
-            return self.evaluate(after)[seat]
-
-        return max(legal, key=value)
 
     def policy(
         self, state: WargameState, seat: int, legal: list[WargameAction], rng: random.Random
