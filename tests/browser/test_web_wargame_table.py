@@ -5,7 +5,10 @@ side's march of several hexes each round confirmed as one request of several act
 compulsory attack with two attackers tapped onto one target, the battle cards played as cards,
 a retreat chosen on the map (a counter, then a lit hex), each battle's result marked on the map
 step by step; the Roman at 1280 px and the Barbarian at 390×844 with touch; a spectator's every
-response is scanned for the secret notes and the battle cards before they are revealed."""
+response is scanned for the secret notes and the battle cards before they are revealed. A side's
+battle cards after its first go through the API, and once every kind of decision but the second
+round's marches has been clicked, so do the decisions before the last march (the page of the
+side that marched twice parked)."""
 
 from __future__ import annotations
 
@@ -21,11 +24,12 @@ from engine import get_game
 from tests.browser.conftest import SHOTS, navigate
 from tests.browser.test_web_seats import _signed_in
 from tests.browser.test_web_table import _idle, _phone, _spectator, committed, shows_version
-from tests.client import Kurier
+from tests.client import Kurier, Player
 
 #: Screenshots for docs/web.md: written here and looked at.
 PICTURES = Path(__file__).resolve().parents[2] / "docs" / "pictures" / "table"
 MAX_SECONDS = 420
+CARD_STEPS = ("battle_card", "council_card")
 
 
 #: The few of them docs/web.md shows (committed); the others go with the other tests' shots.
@@ -116,7 +120,7 @@ def _one_decision(
         return "raze"
     if step == "combat":
         return _attack(page, shots)
-    if step in ("battle_card", "council_card"):
+    if step in CARD_STEPS:
         _press(page, page.locator(".wg-card").first)
         return "card"
     if step in ("retreat", "advance"):
@@ -234,6 +238,21 @@ def _all_clicked(done: list[str], acted: list[tuple[int, str]], shot: set[str]) 
     )
 
 
+def _only_marches_left(done: list[str], acted: list[tuple[int, str]], shot: set[str]) -> bool:
+    """Whether every kind of decision but the second round's marches was clicked."""
+    return _all_clicked(done + ["march"] * (4 - done.count("march")), acted, shot)
+
+
+def _send_by_api(kurier: Kurier, game_id: str, player: Player) -> str:
+    """The first of ``player``'s legal actions, sent through the API (the service path the
+    page's Confirm takes); its notation."""
+    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()["actions"]
+    notation = str(legal[0]["notation"])
+    r = kurier.call("POST", f"/v1/games/{game_id}/actions", player, json={"notation": notation})
+    assert r.status_code in (200, 202), r.text
+    return notation
+
+
 def test_two_players_play_the_wargame_on_the_map_until_each_side_marched_twice(
     browser: Any, base_url: str, worker: Any, streams: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -268,6 +287,7 @@ def test_two_players_play_the_wargame_on_the_map_until_each_side_marched_twice(
     marched: set[tuple[int, int]] = set()
     shot: set[str] = set()  # the sizes whose first attack, or battle result, was photographed
     acted: list[tuple[int, str]] = []  # (seat, decision)
+    sent: list[str] = []  # the notations sent through the API
     view = kurier.view(game_id)
     for _decision in range(200):
         if _all_clicked(done, acted, shot) or view["view"]["round"] >= 3:
@@ -280,6 +300,23 @@ def test_two_players_play_the_wargame_on_the_map_until_each_side_marched_twice(
             view = kurier.view(game_id)
             continue
         seat, step = humans[0]["seat"], humans[0]["step"]
+        if step in CARD_STEPS and (seat, "card") in acted:
+            # A card of a side that played one by clicks: the first legal card (the page's
+            # first card button), through the API.
+            sent.append(_send_by_api(kurier, game_id, players[seat]))
+            view = committed(kurier, game_id, view, lambda: sent[-1])
+            continue
+        if _only_marches_left(done, acted, shot):
+            # A side that marched in both rounds has nothing left to click: its page is
+            # parked (a blank page follows no stream); decisions of kinds clicked before go
+            # through the API until the other side's march (the spectator follows them all).
+            for marcher, page in enumerate(pages):
+                if (marcher, 2) in marched and page.url != "about:blank":
+                    page.goto("about:blank")
+            if step != "movement" or (seat, view["view"]["round"]) in marched:
+                sent.append(_send_by_api(kurier, game_id, players[seat]))
+                view = committed(kurier, game_id, view, lambda: sent[-1])
+                continue
         page = pages[seat]
         shows_version(page, view["version"])
         size = "1280" if seat == 0 else "390"
@@ -297,7 +334,7 @@ def test_two_players_play_the_wargame_on_the_map_until_each_side_marched_twice(
         if done[-1] == "retreat" and "result" not in shot:
             shot.add("result")
             _battle_marked(pages[seat], pages[1 - seat], view)
-    print("decisions:", acted)
+    print("decisions:", acted, "then through the API:", sent)
     assert _all_clicked(done, acted, shot), (done, view["view"]["phase"], view["view"]["step"])
     assert done.count("march") == 4 and done.count("note") == 2, done
     # A compulsory attack with two attackers tapped onto one target, as one request.
@@ -316,7 +353,8 @@ def test_two_players_play_the_wargame_on_the_map_until_each_side_marched_twice(
     assert "result" in shot, "no retreat's result was marked on the map"
     assert errors == [], errors
     # 0 leaks: no note or card in any spectator response before its reveal.
-    secrets = [m[0] for m in posted if m and m[0].split()[0] in ("note", "card")]
+    sent_by_pages = [m[0] for m in posted if m]
+    secrets = [n for n in sent_by_pages + sent if n.split()[0] in ("note", "card")]
     reveal_at = _reveals(kurier, game_id)
     found = []
     for when, body in bodies:
