@@ -315,7 +315,25 @@ class AttikaBot:
         return out
 
     def by_prior(self, state: AttikaState, seat: int) -> bool:
-        return state.step == PLACE_TILE  # up to hundreds of placements: not each applied
+        """Tile placements (up to hundreds, not each applied), and extending a turn by an
+        amphora when it buys an action the seat can take: one ply sees the amphora spent, not
+        the action it buys, and would never spend one (an amphora left at the end of the game
+        breaks a tie at most); the prior spends it."""
+        return state.step == PLACE_TILE or self._amphora_pays(state, seat)
+
+    def _amphora_pays(self, state: AttikaState, seat: int) -> bool:
+        """Whether the turn's actions are used up and an amphora spent now buys an action
+        the seat can take: a stack to reveal, or a stored building it can afford."""
+        if not (
+            state.step == TURN
+            and state.mode in (REVEAL, BUILD)
+            and not state.actions_left
+            and state.amphorae[seat] > 0
+        ):
+            return False
+        after = copy_state(state)
+        self.game.apply(after, seat, SpendAmphora())
+        return any(isinstance(a, Reveal | Build) for a in self.game.legal_actions(after, seat))
 
     def searched(self, state: AttikaState, seat: int) -> bool:
         return state.step in (TURN, "place_revealed", PLACE_TILE)
