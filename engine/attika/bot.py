@@ -38,8 +38,14 @@ from engine.core import Event
 SPREAD = 2.5
 #: What one building still missing from a shrine-to-shrine settlement costs (the usual win).
 SHRINE_STEP = 2.5
-#: Cards beyond this many add little.
-HAND_WORTH = 10
+#: The share of a building's printed symbols a player pays on average: the landscape and the
+#: arrows take off the rest (the heuristic baseline pays 0.85 cards a building, 94 symbols
+#: printed on 30 buildings).
+DEBT_SHARE = 0.3
+#: What a card is worth while the hand is short of paying for the buildings still to build
+#: (their printed symbols times ``DEBT_SHARE``); cards beyond that add little.
+CARD_WORTH = 0.6
+SPARE_CARD_WORTH = 0.02
 #: The distance counted when two shrines cannot be joined at all any more.
 UNREACHABLE = 12
 
@@ -196,6 +202,8 @@ def _turn_history(events: Sequence[Event]) -> tuple[bool, int]:
 
 class AttikaBot:
     game: AttikaGame = GAME
+    #: Each building's printed symbols (a road's any-card symbols included), by index.
+    printed: tuple[int, ...] = tuple(sum(b.cost) + b.any_cost for b in GAME.board.buildings)
     # Listing Attika's legal builds costs milliseconds (every site, every stored building):
     # a playout of two moves, then the evaluation.
     playout_depth = 2
@@ -223,13 +231,16 @@ class AttikaBot:
     def value(self, state: AttikaState, seat: int, extra: Hex | None = None) -> float:
         cards = sum(state.hands[seat])
         revealed = state.current >= 0 and seat == state.active  # built or stored next
+        # The cards the buildings still to build will cost: a building paid below its share
+        # of the printed symbols (a good site, an arrow) gains, one paid above it loses.
+        debt = DEBT_SHARE * sum(
+            cost for b, cost in enumerate(self.printed) if b not in state.placed[seat]
+        )
         return (
             1.5 * len(state.placed[seat])
             + 0.5 * (len(state.boards[seat]) + revealed)
-            # Cards are worth drawing up to a hand that pays for a turn's builds, hardly more:
-            # without the cap a greedy player ends every turn for three more.
-            + 0.15 * min(cards, HAND_WORTH)
-            + 0.02 * max(cards - HAND_WORTH, 0)
+            - CARD_WORTH * max(debt - cards, 0)
+            + SPARE_CARD_WORTH * max(cards - debt, 0)
             + 0.8 * state.amphorae[seat]
             - SHRINE_STEP * self.shrine_gap(state, seat, extra)
         )
@@ -304,7 +315,25 @@ class AttikaBot:
         return out
 
     def by_prior(self, state: AttikaState, seat: int) -> bool:
-        return state.step == PLACE_TILE  # up to hundreds of placements: not each applied
+        """Tile placements (up to hundreds, not each applied), and extending a turn by an
+        amphora when it buys an action the seat can take: one ply sees the amphora spent, not
+        the action it buys, and would never spend one (an amphora left at the end of the game
+        breaks a tie at most); the prior spends it."""
+        return state.step == PLACE_TILE or self._amphora_pays(state, seat)
+
+    def _amphora_pays(self, state: AttikaState, seat: int) -> bool:
+        """Whether the turn's actions are used up and an amphora spent now buys an action
+        the seat can take: a stack to reveal, or a stored building it can afford."""
+        if not (
+            state.step == TURN
+            and state.mode in (REVEAL, BUILD)
+            and not state.actions_left
+            and state.amphorae[seat] > 0
+        ):
+            return False
+        after = copy_state(state)
+        self.game.apply(after, seat, SpendAmphora())
+        return any(isinstance(a, Reveal | Build) for a in self.game.legal_actions(after, seat))
 
     def searched(self, state: AttikaState, seat: int) -> bool:
         return state.step in (TURN, "place_revealed", PLACE_TILE)
@@ -315,8 +344,15 @@ class AttikaBot:
     def policy(
         self, state: AttikaState, seat: int, legal: list[AttikaAction], rng: random.Random
     ) -> AttikaAction:
-        """Uniform among the reasonable actions."""
-        return rng.choice(self.reasonable(state, seat, legal))
+        """The cheapest build (fewest cards) when a build is possible, else uniform among the
+        reasonable actions."""
+        builds = [a for a in legal if isinstance(a, Build)]
+        if not builds:
+            return rng.choice(self.reasonable(state, seat, legal))
+        quotes = self.game.rules.quotes(state, seat, [(a.building, a.hex) for a in builds])
+        costs = [0 if q.free else sum(q.need) + q.any for q in quotes]
+        cheapest = min(costs)
+        return rng.choice([a for a, c in zip(builds, costs, strict=True) if c == cheapest])
 
 
 BOT = AttikaBot()
