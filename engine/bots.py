@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any, Final, Generic, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar
 
 from engine.core import SYSTEM, Event, Game
 from engine.registry import get_game
@@ -137,22 +137,6 @@ class GameBot(Protocol[State, Action]):
         ...
 
 
-@runtime_checkable
-class DrawsAtRandom(Protocol):
-    """A game whose hard level draws some decisions uniformly among the legal actions (the
-    wargame's battle cards: no card does better than another against a card it cannot see,
-    and a drawn one cannot be read)."""
-
-    def drawn_at_random(self, state: Any, seat: int) -> bool:
-        """Whether the hard level draws its action here uniformly among the legal ones."""
-        ...
-
-
-def drawn_at_random(rules: GameBot[Any, Any], state: Any, seat: int) -> bool:
-    """Whether the hard level draws its action here at random (``DrawsAtRandom``)."""
-    return isinstance(rules, DrawsAtRandom) and rules.drawn_at_random(state, seat)
-
-
 def bot_for(game_id: str) -> GameBot[Any, Any]:
     """The ``BOT`` of ``engine/<game>/bot.py`` (game ids use dashes, modules underscores)."""
     module = import_module(f"engine.{game_id.replace('-', '_')}.bot")
@@ -215,10 +199,6 @@ def assess(
         return [(action, scores[legal.index(action)] - 1.0) for action in [best, *candidates]]
     decision = rules.game.decision_for(state, seat)
     samples = SEALED_SAMPLES if decision is not None and decision.sealed else 1
-    if drawn_at_random(rules, state, seat):
-        judged = [rng.choice(legal), *candidates]
-        scores = one_ply_scores(rules, det, state, seat, judged, rng)
-        return [(action, score / samples) for action, score in zip(judged, scores, strict=True)]
     if not rules.searched(state, seat):
         judged = [greedy(rules, det, state, seat, legal, rng), *candidates]
         scores = one_ply_scores(rules, det, state, seat, judged, rng)
@@ -264,8 +244,6 @@ class Bot(Generic[State, Action]):
             return legal[0]
         if self.level == "easy":
             return rng.choice(self.rules.reasonable(state, seat, legal))
-        if self.level == "hard" and drawn_at_random(self.rules, state, seat):
-            return rng.choice(legal)
         if self.level == "hard" and self.rules.searched(state, seat):
             if replied_here(self.rules, state, seat, legal):
                 _, winner, judgements = hard_scores(

@@ -616,32 +616,13 @@ def _three_goths(state: Any) -> Attack:
     )
 
 
-def test_the_hard_levels_battle_card_is_drawn_uniformly() -> None:
-    """Against a card it cannot see no battle card does better than another (each column of
-    the table gives every card the same three results), so the hard level draws its card
-    among all three, without a search; the review names the drawn card."""
-    game = get_game("attila-wargame")
-    options = game.resolve_options(None)
-    state = _wargame_battle(1)
-    bot = bot_for("attila-wargame")
-    assert bot.drawn_at_random(state, 1) and not bot.searched(state, 1)
-    view = game.view(state, 1)
-    drawn = set()
-    for seed in range(24):
-        player = Bot(bot, "hard", seed, BUDGET)
-        drawn.add(player.choose(view, [], 1, options))
-        assert player.last_iterations == 0
-    assert drawn == {Card(c) for c in game.board.attack_cards}
-    (played, chance), *_ = assess("attila-wargame", view, [], 1, [], "a", options, BUDGET)
-    assert played in drawn and 0 <= chance <= 1
-
-
 def test_the_hard_levels_push_is_medium_one_ply() -> None:
     """A push has one outcome: the hard level takes the push the one-ply evaluation likes best,
-    as medium does, without a search."""
+    as medium does, without a search. The battle card before it is searched."""
     game = get_game("attila-wargame")
     options = game.resolve_options(None)
     state = _wargame_battle(3)
+    assert bot_for("attila-wargame").searched(state, 1)
     game.apply(state, 1, Card("al"))
     game.apply(state, 0, Card("md"))
     game.apply(state, SYSTEM, game.legal_actions(state, SYSTEM)[0])

@@ -13,7 +13,7 @@ that win the game, by the march's plan; Roman ones to the cities they garrison; 
 to their own combat units), and end the phase when no step improves it. Both take attacks by
 the prior too (their expected exchange over the nine pairs of battle cards) and end a combat
 phase when none is worth it, and judge a push, a retreat or an advance one ply. The hard level
-draws its battle card at random and searches the rest (council cards, convening, raze).
+searches the rest (battle and council cards, convening, raze).
 """
 
 from __future__ import annotations
@@ -390,20 +390,13 @@ class WargameBot:
         return state.step in (MOVEMENT, NOTES, COMBAT)
 
     def searched(self, state: WargameState, seat: int) -> bool:
-        """The council cards, convening and the raze. The attack is taken by the prior at
-        both levels: at a few dozen iterations the search's playouts (one pair of cards each)
-        judged it worse than the expected exchange over the nine pairs (docs/bots.md, "The
-        wargame against the baselines"). A push, a retreat or an advance has one outcome,
-        which medium's one ply judges exactly where the search judged it by a few random
-        playouts; the battle card is drawn (``drawn_at_random``)."""
-        return state.step not in (MOVEMENT, NOTES, COMBAT, BATTLE_CARD, *SINGLE_OUTCOME)
-
-    def drawn_at_random(self, state: WargameState, seat: int) -> bool:
-        """The hard level's battle card. In every column of the battle table each card of
-        either side meets the same three results, shifted by one from card to card, so a
-        card drawn uniformly gets the column's mean against whatever card the other side
-        lays, and cannot be read (medium's can: its one ply prefers some cards)."""
-        return state.step == BATTLE_CARD
+        """The battle and council cards, convening and the raze. The attack is taken by the
+        prior at both levels: at a few dozen iterations the search's playouts (one pair of
+        cards each) judged it worse than the expected exchange over the nine pairs
+        (docs/bots.md, "The wargame against the baselines"). A push, a retreat or an advance
+        has one outcome, which medium's one ply judges exactly where the search judged it by
+        a few random playouts."""
+        return state.step not in (MOVEMENT, NOTES, COMBAT, *SINGLE_OUTCOME)
 
     def continues(self, state: WargameState, seat: int) -> bool:
         return False
