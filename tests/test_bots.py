@@ -17,8 +17,8 @@ import pytest
 
 from engine.attila.actions import Boost, DoubleTurn, Play
 from engine.attila.state import CONFLICT
-from engine.attila_wargame.actions import Attack, End, Move
-from engine.attila_wargame.state import BATTLE_CARD, COMBAT, MOVEMENT, NOTES
+from engine.attila_wargame.actions import Attack, Card, End, Move
+from engine.attila_wargame.state import BATTLE_CARD, COMBAT, MOVEMENT, NOTES, PUSH
 from engine.bots import (
     HARD_CANDIDATES,
     JUDGEMENTS_PER_ITERATION,
@@ -597,3 +597,52 @@ def test_the_review_names_the_move_the_hard_level_plays(seed: str) -> None:
     )
     assert (best, judged) == (End(), assault)
     assert 0 <= best_chance <= 1 and 0 <= assault_chance <= 1
+
+
+def _wargame_battle(legion_cf: int) -> Any:
+    """``_wargame_siege(legion_cf)`` with the three Ostrogoths' attack made: both seats owe
+    a battle card."""
+    game = get_game("attila-wargame")
+    state = _wargame_siege(legion_cf)
+    game.apply(state, 1, _three_goths(state))
+    assert state.step == BATTLE_CARD
+    return state
+
+
+def _three_goths(state: Any) -> Attack:
+    game = get_game("attila-wargame")
+    return next(
+        a for a in game.legal_actions(state, 1) if isinstance(a, Attack) and len(a.attackers) == 3
+    )
+
+
+def test_the_hard_levels_push_is_medium_one_ply() -> None:
+    """A push has one outcome: the hard level takes the push the one-ply evaluation likes best,
+    as medium does, without a search. The battle card before it is searched."""
+    game = get_game("attila-wargame")
+    options = game.resolve_options(None)
+    state = _wargame_battle(3)
+    assert bot_for("attila-wargame").searched(state, 1)
+    game.apply(state, 1, Card("al"))
+    game.apply(state, 0, Card("md"))
+    game.apply(state, SYSTEM, game.legal_actions(state, SYSTEM)[0])
+    assert state.battle is not None and state.battle.result == "DE2"
+    assert state.step == PUSH and game.pending(state)[0].seat == 1
+    bot = bot_for("attila-wargame")
+    legal = game.legal_actions(state, 1)
+    scores = greedy_scores(
+        bot,
+        bot.determinizer(game.view(state, 1), [], 1, options),
+        state,
+        1,
+        legal,
+        random.Random(0),
+    )
+    assert scores[0] != scores[1]
+    best = legal[scores.index(max(scores))]
+    view = game.view(state, 1)
+    for seed in ("a", "b", "c"):
+        hard = Bot(bot, "hard", seed, BUDGET)
+        assert hard.choose(view, [], 1, options) == best
+        assert hard.last_iterations == 0
+        assert Bot(bot, "medium", seed, BUDGET).choose(view, [], 1, options) == best

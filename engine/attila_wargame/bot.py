@@ -12,8 +12,8 @@ by the *prior*: the change of a per-unit potential (Barbarian combat units drawn
 that win the game, by the march's plan; Roman ones to the cities they garrison; command units
 to their own combat units), and end the phase when no step improves it. Both take attacks by
 the prior too (their expected exchange over the nine pairs of battle cards) and end a combat
-phase when none is worth it; the hard level searches every other decision (battle and
-council cards, push, retreat, advance, raze).
+phase when none is worth it, and judge a push, a retreat or an advance one ply. The hard level
+searches the rest (battle and council cards, convening, raze).
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ from engine.attila_wargame.state import (
 from engine.bots import result_chances
 from engine.core import Event
 
+#: Steps whose every action has one outcome (judged one ply by both levels).
+SINGLE_OUTCOME = (PUSH, RETREAT, ADVANCE)
 #: Regions a Barbarian must each hold a "+" city of (or reach the points threshold).
 REGIONS = ("east", "gaul", "italy")
 #: Hexes counted when no city can be reached.
@@ -388,11 +390,13 @@ class WargameBot:
         return state.step in (MOVEMENT, NOTES, COMBAT)
 
     def searched(self, state: WargameState, seat: int) -> bool:
-        """What follows an attack: battle and council cards, push, retreat, advance, raze.
-        The attack itself is taken by the prior at both levels: at a few dozen iterations the
-        search's playouts (one pair of cards each) judged it worse than the expected exchange
-        over the nine pairs (docs/bots.md, "The wargame against the baselines")."""
-        return state.step not in (MOVEMENT, NOTES, COMBAT)
+        """The battle and council cards, convening and the raze. The attack is taken by the
+        prior at both levels: at a few dozen iterations the search's playouts (one pair of
+        cards each) judged it worse than the expected exchange over the nine pairs
+        (docs/bots.md, "The wargame against the baselines"). A push, a retreat or an advance
+        has one outcome, which medium's one ply judges exactly where the search judged it by
+        a few random playouts."""
+        return state.step not in (MOVEMENT, NOTES, COMBAT, *SINGLE_OUTCOME)
 
     def continues(self, state: WargameState, seat: int) -> bool:
         return False
