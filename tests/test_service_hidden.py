@@ -19,7 +19,7 @@ import requests
 
 from service.store import Store
 from service.store.keys import game_key
-from tests.client import Kurier, Player
+from tests.client import Kurier, Player, play_to_end
 
 RAW_STATE_KEYS = {"hands", "deck", "commits"}  # engine state fields, never served
 
@@ -157,23 +157,6 @@ def test_no_endpoint_leaks_hands_or_sealed_choices(kurier: Kurier, store: Store)
     assert conflicts_checked >= 1 and checks >= 10
 
 
-def _play_to_the_end(kurier: Kurier, game_id: str, players: list[Player]) -> None:
-    rng = random.Random(11)
-    for _ in range(3000):
-        view = kurier.view(game_id)
-        if view["status"] == "finished":
-            return
-        humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
-        if not humans:
-            time.sleep(0.02)  # the worker is resolving
-            continue
-        player = players[humans[0]["seat"]]
-        legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
-        choice = rng.choice(legal["actions"])["notation"]
-        kurier.call("POST", f"/v1/games/{game_id}/actions", player, json={"notation": choice})
-    raise AssertionError("the game did not end")
-
-
 def test_the_secret_of_the_salts_never_shows(
     kurier: Kurier,
     store: Store,
@@ -200,7 +183,7 @@ def test_the_secret_of_the_salts_never_shows(
     secret = secrets_seen.pop()
 
     seen = [r.text for who in [None, *players] for r in _everything_seen_by(kurier, game_id, who)]
-    _play_to_the_end(kurier, game_id, players)
+    play_to_end(kurier, game_id, players, random.Random(11))
     deadline = time.monotonic() + 60
     while store.raw.hexists(game_key(game_id), "secret"):  # the worker compacts it
         assert time.monotonic() < deadline, "the finished game was not compacted"
