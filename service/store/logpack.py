@@ -640,6 +640,11 @@ def _zigzag(number: int) -> int:
     return number * 2 if number >= 0 else -number * 2 - 1
 
 
+def _unzigzag(number: int) -> int:
+    """The number ``_zigzag`` gave ``number`` for."""
+    return number // 2 if number % 2 == 0 else -(number + 1) // 2
+
+
 def _text(out: bytearray, text: str) -> None:
     data = text.encode()
     _varint(out, len(data))
@@ -666,8 +671,7 @@ class _Bytes:
             shift += 7
 
     def signed(self) -> int:
-        number = self.varint()
-        return number // 2 if number % 2 == 0 else -(number + 1) // 2
+        return _unzigzag(self.varint())
 
     def take(self, count: int) -> bytes:
         data = self.data[self.at : self.at + count]
@@ -727,7 +731,7 @@ class _CodedBody:
         number = next(self.times, None)
         if number is None:
             raise ValueError("a packed log has fewer times than entries")
-        return number // 2 if number % 2 == 0 else -(number + 1) // 2
+        return _unzigzag(number)
 
     def salt(self, flags: _Flag) -> str | None:
         """A coded entry's salt as stored (None: none, or the secret's)."""
