@@ -152,10 +152,7 @@ def _attika_heuristic(
     rules = game.rules
     builds = [a for a in legal if isinstance(a, Build)]
     if builds:
-        costs = []
-        for build in builds:
-            quote = rules.quote(state, seat, build.building, build.hex)
-            costs.append(0 if quote.free else sum(quote.need) + quote.any)
+        costs = [rules.quote(state, seat, b.building, b.hex).cards for b in builds]
         return _best(builds, [-c for c in costs], rng)
     if state.step == REVEALED:
         return Store()

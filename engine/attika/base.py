@@ -47,6 +47,11 @@ class Quote:
     free: bool  # free by an arrow (or road next to an own road)
     surcharge: int  # part of ``any``: one per settlement the player already has
 
+    @property
+    def cards(self) -> int:
+        """How many cards the building asks for here (none when free), jokers aside."""
+        return 0 if self.free else sum(self.need) + self.any
+
 
 class RulesBase:
     """What the rule mixins share, for one data file: counts and the actions read from the

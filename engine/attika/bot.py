@@ -350,7 +350,7 @@ class AttikaBot:
         if not builds:
             return rng.choice(self.reasonable(state, seat, legal))
         quotes = self.game.rules.quotes(state, seat, [(a.building, a.hex) for a in builds])
-        costs = [0 if q.free else sum(q.need) + q.any for q in quotes]
+        costs = [quote.cards for quote in quotes]
         cheapest = min(costs)
         return rng.choice([a for a, c in zip(builds, costs, strict=True) if c == cheapest])
 
