@@ -71,8 +71,7 @@ def export(store: Store, game_id: str) -> dict[str, Any]:
     stored.pop(PACKED_LOG.encode(), None)  # binary; the line holds the log unpacked
     raw = {as_text(k): as_text(v) for k, v in stored.items()}
     if not record.stores_state():  # compacted: the log's replay gives it; the line holds it
-        record.state = record.state
-        raw[STATE_FIELD] = record.to_hash()[STATE_FIELD]
+        raw[STATE_FIELD] = record.state_field()
     return {
         "format": FORMAT,
         "id": game_id,

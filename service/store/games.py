@@ -578,8 +578,7 @@ def _compacted(record: GameRecord, packed: bytes) -> list[str]:
     if logpack.gives_state(record, packed):
         drop.append(STATE_FIELD)
     elif not record.stores_state():
-        record.state = record.state  # set (the old log's replay's): ``to_hash`` holds it
-        write_state = record.to_hash()[STATE_FIELD]
+        write_state = record.state_field()  # the old log's replay's
     if logpack.kept_secret(record.log_codec, packed):
         drop.append(SECRET_FIELD)
     return [write_state, *drop]

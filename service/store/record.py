@@ -188,6 +188,12 @@ class GameRecord:
         back: ``with_state_from``, unless it was set since)."""
         return True
 
+    def state_field(self) -> str:
+        """The state as the record's ``state`` field holds it; a compacted game's, from its
+        log's replay, is set by this, so that ``to_hash`` holds it from then on."""
+        self.state = self.state
+        return self.to_hash()[STATE_FIELD]
+
     def with_state_from(self, load: Callable[[], dict[str, Any] | None]) -> GameRecord:
         """This record, its state given by ``load`` when first asked (a compacted game whose
         record keeps no state: its log's replay gives it, service/store/logpack.py)."""
