@@ -164,12 +164,7 @@ def test_the_secret_of_the_salts_never_shows(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    players = [kurier.new_player(f"S{i}") for i in range(3)]
-    created = kurier.call("POST", "/v1/games", players[0], json={"type": "attila", "seats": 3})
-    game_id, invite = created.json()["id"], created.json()["invite_code"]
-    for p in players[1:]:
-        kurier.call("POST", f"/v1/games/{game_id}/seats", p, json={"invite_code": invite})
-    assert kurier.call("POST", f"/v1/games/{game_id}/start", players[0]).status_code == 200
+    game_id, players = kurier.seated_game("attila", 3, "S")
     secrets_seen = set()
     rng = random.Random(5)
     while not secrets_seen:  # until the first sealed choice makes the game's secret
