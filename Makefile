@@ -70,7 +70,8 @@ TEST_LOGS := .kurier/test-logs
 QUIET_TESTS := tests/faults/test_worker_kills.py tests/faults/test_bank_deadline_kill.py \
 	tests/faults/test_slow_webhook.py tests/faults/test_failover.py \
 	tests/faults/test_gunicorn_kill.py tests/faults/test_redis_restart.py tests/test_image_check.py
-SERIAL_TESTS := --ignore=tests/test_contract.py $(addprefix --ignore=,$(QUIET_TESTS))
+# The parallel part leaves out the contract test and the quiet tests (each run on its own).
+NOT_PARALLEL := --ignore=tests/test_contract.py $(addprefix --ignore=,$(QUIET_TESTS))
 # pytest for a job in the background: a non-interactive shell starts it with SIGINT ignored, and
 # this takes SIGINT again (Ctrl-C, or the recipe stopping it), so its fixtures stop its servers.
 BACKGROUND_PYTEST := $(BIN)/python -c 'import signal, sys, pytest; \
@@ -91,14 +92,14 @@ test: $(STAMP) test-system-deps $(JS_STAMP)
 	contract=$$!; trap 'kill -INT $$contract 2>/dev/null && wait $$contract' EXIT; \
 	echo "$(BIN)/mypy > $(TEST_LOGS)/mypy.log & pytest --collect-only & $(JS_CHECKS)"; \
 	$(BIN)/mypy > $(TEST_LOGS)/mypy.log 2>&1 & mypy=$$!; \
-	$(BIN)/python -m pytest -q --collect-only $(SERIAL_TESTS) > $(TEST_LOGS)/collect.log 2>&1 & \
+	$(BIN)/python -m pytest -q --collect-only $(NOT_PARALLEL) > $(TEST_LOGS)/collect.log 2>&1 & \
 	collect=$$!; \
 	$(JS_CHECKS) && js=0 || js=$$?; \
 	wait $$mypy && typed=0 || typed=$$?; cat $(TEST_LOGS)/mypy.log; \
 	wait $$collect || true; \
 	[ $$js -eq 0 ] && [ $$typed -eq 0 ] || exit 1; \
-	echo "$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) $(SERIAL_TESTS)"; \
-	$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) $(SERIAL_TESTS) || exit 1; \
+	echo "$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) $(NOT_PARALLEL)"; \
+	$(BIN)/python -m pytest $(PARALLEL) $(DURATIONS) $(NOT_PARALLEL) || exit 1; \
 	wait $$contract && fuzzed=0 || fuzzed=$$?; trap - EXIT; \
 	echo "tests/test_contract.py, run beside the above:"; cat $(TEST_LOGS)/contract.log; \
 	exit $$fuzzed
