@@ -29,16 +29,23 @@ DURATIONS ?= --durations=25
 # schemathesis, hypothesis, ruff...). pip shows its progress: the first install takes minutes.
 RUN_STAMP := $(VENV)/.installed-run
 
+# Packages are installed by uv, which asks the index and downloads in parallel: a fresh venv
+# with the test tools in about 35 s where pip took 2.5-5 minutes here, almost all of it waiting
+# on the index one package at a time (docs/performance.md). The same versions either way (uv
+# resolves as pip does, to the newest each range allows). Where uv cannot be installed or
+# cannot reach the index (pip's own configuration, such as a local wheel folder, is not uv's),
+# pip installs them.
+INSTALL = scripts/venv-install $(VENV)
+
 $(RUN_STAMP): pyproject.toml
-	@echo "Setting up $(VENV) with what Kurier needs to run (first time: a few minutes)..."
+	@echo "Setting up $(VENV) with what Kurier needs to run (first time: a minute or more)..."
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --progress-bar on --upgrade pip
-	$(BIN)/pip install --progress-bar on -e .
+	$(INSTALL) -e .
 	touch $(RUN_STAMP)
 
 $(STAMP): $(RUN_STAMP)
 	@echo "Adding the test tools to $(VENV)..."
-	$(BIN)/pip install --progress-bar on -e '.[test]'
+	$(INSTALL) -e '.[test]'
 	touch $(STAMP)
 
 # System packages the wheels can't bring (fonts for the PNG pictures): installed when run as
