@@ -23,7 +23,7 @@ PARALLEL ?= -n 3 --dist loadfile --no-loadscope-reorder
 # Every run prints its 25 longest tests: where the suite's time goes (issue 38), in CI's log too.
 DURATIONS ?= --durations=25
 
-.PHONY: run test js lint bench bench-load clean openapi system-deps test-system-deps translations
+.PHONY: run test test-setup js lint bench bench-load clean openapi system-deps test-system-deps translations
 
 # `make run` installs what running needs; `make test` adds the test extras (Playwright,
 # schemathesis, hypothesis, ruff...). pip shows its progress: the first install takes minutes.
@@ -88,8 +88,16 @@ BACKGROUND_PYTEST := $(BIN)/python -c 'import signal, sys, pytest; \
 # and a first collection of the tests, which leaves the compiled and assertion-rewritten test
 # modules in __pycache__ (written even when PYTHONDONTWRITEBYTECODE is set), so that each xdist
 # process then collects the suite in about 4 CPU-s instead of 10 (docs/performance.md).
+# What the tests need, set up side by side: the venv, and the system packages then the
+# JavaScript's (npm needs Node.js, which the system packages may bring). Each is mostly waiting
+# on a download.
+test-setup:
+	@$(MAKE) --no-print-directory $(STAMP) & venv=$$!; \
+	$(MAKE) --no-print-directory test-system-deps $(JS_STAMP) && deps=0 || deps=$$?; \
+	wait $$venv && [ $$deps -eq 0 ]
+
 test: export PYTHONDONTWRITEBYTECODE :=
-test: $(STAMP) test-system-deps $(JS_STAMP)
+test: test-setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@mkdir -p $(TEST_LOGS)
