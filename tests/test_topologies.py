@@ -57,7 +57,8 @@ from tests.topologies import cluster_setup, sentinel_setup
 ATTILA_GAME = (3, 13, {"CONFLICT_COMMIT_ORDER": "simultaneous"})
 #: One whole Attika game per topology, the 2-player one (its moves, its end and its compaction
 #: are the store's writes every size makes): a table's size changes what the engine does, not
-#: what the store does, and test_service_attika.py plays every size on a single Redis.
+#: what the store does, and test_service_attika.py plays the 3- and 4-player sizes on a single
+#: Redis (the 2-player game's state is on one Redis here with the queues apart).
 ATTIKA_GAME = (2, 21)
 #: The wargame on the topology whose store differs most from a single Redis, until the worker
 #: has resolved two battles: its sealed cards committed, hidden, resolved and revealed there.
