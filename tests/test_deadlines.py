@@ -39,6 +39,7 @@ def ending_its_games(stack: NotifyStack) -> Iterator[NotifyStack]:
     """``stack`` for one test of a module that shares it: the games the test started are
     ended after it (a player resigns), so no clock of theirs keeps restarting and delays the
     next test's jobs."""
+    STARTED.clear()  # games another module's test started, on a stack of its own
     yield stack
     while STARTED:
         game_id, player = STARTED.pop()
