@@ -18,10 +18,12 @@ from tests.notify_stack import NotifyStack
 from tests.receivers import wait_for
 from tests.test_deadlines import (
     LATE,
+    STARTED,
     _early_in_a_second,
     _mails,
     _runs,
     _timeouts,
+    ending_its_games,
     late_turn,
 )
 
@@ -37,11 +39,17 @@ def bank(seconds: float, per_move: float = 0.0, cap: float | None = None) -> dic
     }
 
 
-@pytest.fixture
-def stack() -> Iterator[NotifyStack]:
+@pytest.fixture(scope="module")
+def module_stack() -> Iterator[NotifyStack]:
     s = NotifyStack().start()
     yield s
     s.stop()
+
+
+@pytest.fixture
+def stack(module_stack: NotifyStack) -> Iterator[NotifyStack]:
+    with ending_its_games(module_stack) as s:
+        yield s
 
 
 def _game(
@@ -54,6 +62,7 @@ def _game(
     created = k.call("POST", "/v1/games", seated[0], json=body)
     assert created.status_code == 201, created.text
     game_id, invite = created.json()["id"], created.json()["invite_code"]
+    STARTED.append((game_id, seated[0]))
     r = k.call("POST", f"/v1/games/{game_id}/seats", seated[1], json={"invite_code": invite})
     assert r.status_code == 201, r.text
     r = k.call("POST", f"/v1/games/{game_id}/start", seated[0])

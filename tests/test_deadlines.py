@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,12 +30,37 @@ HOURS = 0.001  # 3.6 s for each decision
 LATE = 5.0  # at most this late: scheduler tick, whole-second rounding, a busy worker
 
 
-@pytest.fixture
-def stack() -> Iterator[NotifyStack]:
-    # One stack per test: a game whose clock keeps restarting cannot delay another's jobs.
+#: The games the current test started, each with one of its players (``ending_its_games``).
+STARTED: list[tuple[str, Player]] = []
+
+
+@contextmanager
+def ending_its_games(stack: NotifyStack) -> Iterator[NotifyStack]:
+    """``stack`` for one test of a module that shares it: the games the test started are
+    ended after it (a player resigns), so no clock of theirs keeps restarting and delays the
+    next test's jobs."""
+    STARTED.clear()  # games another module's test started, on a stack of its own
+    yield stack
+    while STARTED:
+        game_id, player = STARTED.pop()
+        r = stack.client.call(
+            "POST", f"/v1/games/{game_id}/actions", player, json={"notation": "resign"}
+        )
+        assert r.status_code in (200, 409), r.text  # 409: the game had ended
+        assert stack.client.view(game_id)["status"] == "finished"
+
+
+@pytest.fixture(scope="module")
+def module_stack() -> Iterator[NotifyStack]:
     s = NotifyStack().start()
     yield s
     s.stop()
+
+
+@pytest.fixture
+def stack(module_stack: NotifyStack) -> Iterator[NotifyStack]:
+    with ending_its_games(module_stack) as s:
+        yield s
 
 
 def _early_in_a_second() -> None:
@@ -102,6 +128,7 @@ def _game(
     seated = [stack.player(f"{name}{i}", email=f"{name.lower()}{i}@mail.test")[0] for i in range(2)]
     _early_in_a_second()
     game_id = stack.game(seated, deadline, seed=seed)
+    STARTED.append((game_id, seated[0]))
     return game_id, seated, stack.client.view(game_id)
 
 

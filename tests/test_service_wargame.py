@@ -189,18 +189,36 @@ def _hidden_from_the_other(
     return True
 
 
+def _resolved_enough(game: dict[str, Any], secrets: list[Secret], resolutions: int | None) -> bool:
+    """Whether ``resolutions`` sealed steps other than the secret notes have been chosen by
+    both seats and nothing waits for the worker (so each of them has been resolved)."""
+    if resolutions is None or any(d["kind"] == "resolve" for d in game["waiting_for"]):
+        return False
+    seats_of: dict[str, set[int]] = {}
+    for s in secrets:
+        seats_of.setdefault(s.ref, set()).add(s.seat)
+    chosen = [ref for ref, seats in seats_of.items() if ref != "notes" and len(seats) == 2]
+    return len(chosen) >= resolutions
+
+
 def _play(
-    k: Kurier, game_id: str, players: list[Player], policy: Policy
+    k: Kurier,
+    game_id: str,
+    players: list[Player],
+    policy: Policy,
+    resolutions: int | None = None,
 ) -> tuple[dict[str, Any], list[Secret], int]:
-    """Play to the end: the final view, the sealed choices, and how many of them were checked
-    hidden from the other seat before their step's resolution."""
+    """Play to the end, or when ``resolutions`` is given until that many sealed steps (a
+    battle's cards, the council's) have both seats' choices and the game waits for no
+    resolution: the last view, the sealed choices, and how many of them were checked hidden
+    from the other seat before their step's resolution."""
     secrets: list[Secret] = []
     checked = 0
     deadline = time.monotonic() + MAX_SECONDS
     for count in range(MAX_ACTIONS):
         assert time.monotonic() < deadline, f"not finished after {count} actions"
         game = k.view(game_id)
-        if game["status"] == "finished":
+        if game["status"] == "finished" or _resolved_enough(game, secrets, resolutions):
             return game, secrets, checked
         humans = [d for d in game["waiting_for"] if d["seat"] >= 0]
         if not humans:  # only the worker can go on: a battle or the council to resolve
@@ -236,6 +254,49 @@ def _play(
 
 def test_complete_wargame_over_http(kurier: Kurier) -> None:
     check_complete_wargame(kurier)
+
+
+def check_wargame_resolutions(kurier: Kurier, battles: int) -> None:
+    """The wargame over HTTP until the worker has resolved ``battles`` sealed steps: each
+    sealed choice hidden from the other side until its step's resolution, each resolution made
+    by the worker (seat -1) and its reveal matching the commitments published before it, the
+    secret notes still sealed. The store's writes of a whole game are these kinds
+    (test_complete_wargame_over_http plays one to its end)."""
+    game_id, players = kurier.new_game(2, seed="wargame-http", game_type="attila-wargame")
+    policy = Policy(random.Random(17), suborned="OST-1")
+    last, secrets, checked = _play(kurier, game_id, players, policy, resolutions=battles)
+    assert last["status"] == "active", "the game ended before its resolutions"
+
+    log = kurier.all_events(game_id)
+    resolutions = [entry for entry in log if entry["kind"] == "resolve"]
+    assert all(entry["seat"] == -1 and entry["action"] == "resolve" for entry in resolutions)
+    resolved_refs = {entry["ref"] for entry in resolutions}
+    assert len(resolved_refs) >= battles, resolved_refs
+    assert checked >= len(resolved_refs), (checked, resolved_refs)
+    verifier = Verifier(game_id)
+    for entry in log:
+        verifier.note_entry(entry)
+    revealed = [s for s in secrets if s.ref in resolved_refs]
+    assert verifier.verified == len(revealed) and len(verifier.seen) == len(secrets)
+    reveals = {
+        (c["seat"], e["data"]["ref"]): c
+        for entry in log
+        for e in entry["events"]
+        if e["kind"] == "sealed_revealed"
+        for c in e["data"]["choices"]
+    }
+    for s in revealed:
+        shown = reveals[(s.seat, s.ref)]
+        assert (shown["choice"], shown["salt"], shown["commitment"]) == (
+            s.choice,
+            s.salt,
+            s.commitment,
+        )
+    # The secret notes stay sealed in the middle of the game: nobody else sees them.
+    notes = [s for s in secrets if s.ref == "notes"]
+    assert len(notes) == 2 and "notes" not in {ref for _, ref in reveals}
+    spectator = json.dumps([kurier.view(game_id), log])
+    assert not any(s.salt in spectator for s in notes)
 
 
 def check_complete_wargame(kurier: Kurier) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -151,8 +152,16 @@ def zone_groups(current: str) -> list[tuple[str, list[tuple[str, str]]]]:
     return groups
 
 
+@cache
+def _zone(name: str) -> ZoneInfo:
+    """The zone's rules, read from the tz database once per process: ``ZoneInfo``'s own cache
+    keeps only the zones still referenced and the last 8, so the picker's ~500 zones were read
+    from disk again on every settings page."""
+    return ZoneInfo(name)
+
+
 def _offset(name: str, now: datetime) -> str:
-    delta = now.astimezone(ZoneInfo(name)).utcoffset()
+    delta = now.astimezone(_zone(name)).utcoffset()
     minutes = int(delta.total_seconds() // 60) if delta is not None else 0
     sign = "-" if minutes < 0 else "+"
     return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
