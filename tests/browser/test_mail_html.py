@@ -49,7 +49,7 @@ def mailed_html() -> Iterator[dict[str, str]]:
 @pytest.fixture(scope="module")
 def mail_page(browser: Any) -> Iterator[Any]:
     """The one page every mail of this module is shown on in turn (``_show``): a page of its
-    own per mail cost a browser window and a renderer process each (about 1 CPU-second)."""
+    own per mail cost a browser window and a renderer process each."""
     page = browser.new_page()
     yield page
     page.context.close()
