@@ -46,6 +46,22 @@ def mailed_html() -> Iterator[dict[str, str]]:
         stack.stop()
 
 
+@pytest.fixture(scope="module")
+def mail_page(browser: Any) -> Iterator[Any]:
+    """The one page every mail of this module is shown on in turn (``_show``): a page of its
+    own per mail cost a browser window and a renderer process each."""
+    page = browser.new_page()
+    yield page
+    page.context.close()
+
+
+def _show(page: Any, html: str, width: int, scheme: str = "light") -> None:
+    """``html`` as a mail program ``width`` px wide in the ``scheme`` colours would show it."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.emulate_media(color_scheme=scheme)
+    page.set_content(html, wait_until="load")
+
+
 def _with_pictures(message: Any) -> str:
     """The HTML part of ``message`` with its cid: pictures as data: URLs."""
     html_part = message.get_body(("html",))
@@ -99,12 +115,17 @@ def _mailed(stack: NotifyStack, lang: str) -> str:
     ],
 )
 def test_the_mail_fits_and_shows_its_picture(
-    browser: Any, mailed_html: dict[str, str], lang: str, width: int, scheme: str, pictures: Path
+    mail_page: Any,
+    mailed_html: dict[str, str],
+    lang: str,
+    width: int,
+    scheme: str,
+    pictures: Path,
 ) -> None:
     """German's longer words too (docs/pictures/mail-de-600.png, mail-de-390.png); the
     wargame's crop and overview, and in a dark scheme (the mail sets its own colours)."""
-    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
-    page.set_content(mailed_html[lang], wait_until="load")
+    page = mail_page
+    _show(page, mailed_html[lang], width, scheme)
     page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=15_000)
     inner = page.evaluate("window.innerWidth")
     scroll = page.evaluate("document.documentElement.scrollWidth")
@@ -123,11 +144,10 @@ def test_the_mail_fits_and_shows_its_picture(
     name = f"mail-{width}.png" if lang == "en" else f"mail-{lang}-{width}.png"
     name = name if scheme == "light" else name.replace(".png", f"-{scheme}.png")
     page.screenshot(path=str(pictures / name), full_page=True)
-    page.close()
 
 
 @pytest.mark.parametrize("width", [390, 1280])
-def test_a_text_only_mail_wraps_its_long_lines(browser: Any, width: int) -> None:
+def test_a_text_only_mail_wraps_its_long_lines(mail_page: Any, width: int) -> None:
     """A mail without a designed HTML part (table talk, a warning) shows its text in a
     ``<pre>``: a line longer than a phone's screen (a refusal's example moves) must wrap, and a
     board picture must scale."""
@@ -146,12 +166,11 @@ def test_a_text_only_mail_wraps_its_long_lines(browser: Any, width: int) -> None
         links=(("The board", board), ("The game", board.removesuffix("/board.svg"))),
     )
     html = str(compose(mail, 0.0).get_body(("html",)).get_content())
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    page.set_content(html.replace(board, _PIXEL), wait_until="load")
+    page = mail_page
+    _show(page, html.replace(board, _PIXEL), width)
     inner = page.evaluate("window.innerWidth")
     scroll = page.evaluate("document.documentElement.scrollWidth")
     assert scroll <= inner, f"horizontal overflow at {width} px: {scroll} > {inner}"
-    page.close()
 
 
 #: A 1×1 PNG standing in for the linked board picture (no network in a browser test).

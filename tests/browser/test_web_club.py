@@ -1,5 +1,6 @@
 """The club in the browser (issue 34): a profile with its rating plot, following, a
-leaderboard, the games to watch; screenshots at 390 and 1280 px, light and dark, in
+leaderboard, the games to watch; when screenshots are asked (tests/browser/conftest.py), the
+profile, the leaderboard and the games to watch at 390 and 1280 px, light and dark, in
 /tmp/club-shots (looked at: docs/web.md)."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from service.store import Store
+from tests.browser.conftest import screenshots_asked
 from tests.client import Kurier, Player
 from tests.test_club import _running
 from tests.test_profiles import _game, _wait_counted
@@ -78,6 +80,8 @@ def test_profile_plot_follow_leaderboard_and_watch(
     page.locator(f"a[href='/games/{done[-1]}']").first.wait_for()
     assert page.locator(f"a[href='/games/{done[-1]}']").count() == 1
 
+    if not screenshots_asked():
+        return  # the pages below are loaded for their screenshots only
     for width in (390, 1280):
         for scheme in ("light", "dark"):
             viewer = _page(browser, base_url, bob, width, scheme)
