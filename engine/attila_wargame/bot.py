@@ -9,11 +9,12 @@ where it stands now) and a card uniformly among the side's cards.
 
 Movement is offered one hex step at a time (hundreds of steps a phase), so both levels move
 by the *prior*: the change of a per-unit potential (Barbarian combat units drawn to the cities
-that win the game, by the march's plan; Roman ones to the cities they garrison; command units
-to their own combat units), and end the phase when no step improves it. Both take attacks by
-the prior too (their expected exchange over the nine pairs of battle cards) and end a combat
-phase when none is worth it, and judge a push, a retreat or an advance one ply. The hard level
-searches the rest (battle and council cards, convening, raze).
+that win the game, by the march's plan, a third of the Huns to Gaul and Italy from round 9;
+Roman ones to the cities they garrison; command units to their own combat units), and end
+the phase when no step improves it. Both take attacks by the prior too (their expected
+exchange over the nine pairs of battle cards) and end a combat phase when none is worth it,
+and judge a push, a retreat or an advance one ply. The hard level searches the rest (battle
+and council cards, convening, raze).
 """
 
 from __future__ import annotations
@@ -59,6 +60,13 @@ FAR = 100
 REGION_PULL = 6.0
 GARRISON_PULL = 0.25
 CROWD_PULL = 0.5
+#: The share of the Hun combat units the march sends to Gaul and Italy once the Huns may enter
+#: the West (round 9): the East's cities are nearer, but a regional victory needs a city of
+#: each region, and the Huns may take Italy's only once a city of Gaul is taken.
+WEST_ARMY_SHARE = 1 / 3
+#: The regions of the West the western army marches on.
+WEST_REGIONS = ("gaul", "italy")
+HUNS = "huns"
 
 
 def _sigmoid(x: float) -> float:
@@ -445,9 +453,11 @@ class Potential:
         """Each city's pull for the Barbarian. By the nearest city alone (the Roman's kind of
         potential) every unit would stop next to a walled garrison and stay (nothing nearer
         gains) while the victory regions he lacks sit empty far away: here a city of a region
-        he does not hold pulls harder, a walled garrison less, and a crowded city less."""
+        he does not hold pulls harder, a walled garrison less, and a crowded city less; and the
+        western army (``_west_army``) is drawn to Gaul and Italy alone."""
         state, rules, b = self.state, self.rules, self.bot.b
         ctx = self.ctx = rules.ctx(state)
+        self.west_army = self._west_army()
         held = set(rules.score(state)["regions"])
         barbarians = [
             h
@@ -467,9 +477,31 @@ class Potential:
             self.crowd[c.hex] = sum(1 for h in barbarians if b.distance(h, c.hex) <= 1)
         return out
 
+    def _west_army(self) -> set[str]:
+        """The Huns marching on Gaul and Italy: none before they may enter the West; then the
+        share ``WEST_ARMY_SHARE`` of their combat units, those nearest Gaul, leaving out the
+        garrisons of cities outside the West's regions (the East's hold its points and region).
+        A Hun that has taken a city of Gaul or Italy stays in the army (nearest), so the army
+        does not draw more Huns from the East as it takes cities."""
+        rules, state, b = self.rules, self.state, self.bot.b
+        gaul = self.bot.targets["gaul"]
+        if not rules.may_enter_land(self.ctx, HUNS, gaul[0].hex):
+            return set()
+        huns = {
+            u: h for u, h in state.pos.items() if rules.is_combat[u] and rules.people_of[u] == HUNS
+        }
+        size = round(WEST_ARMY_SHARE * len(huns))
+        movable = []
+        for u, h in huns.items():
+            city = b.city_at.get(h)
+            if city is None or city.region in WEST_REGIONS:
+                movable.append((min(_distances(c.hex)[h] for c in gaul), u))
+        return {u for _, u in sorted(movable)[:size]}
+
     def _planned(self, unit: str, h: int) -> float:
         """The best pull less distance at ``h`` over the cities ``unit`` may enter (a people
-        barred from a region is not drawn to it), its own presence not counted as crowd."""
+        barred from a region is not drawn to it; the western army only to Gaul and Italy), its
+        own presence not counted as crowd."""
         got = self.planned.get((unit, h))
         if got is not None:
             return got
@@ -477,8 +509,11 @@ class Potential:
         assert self.plan is not None
         people = rules.people_of[unit]
         at = state.pos[unit]
+        west = unit in self.west_army
         best = -float(FAR)
         for city, pull in self.plan:
+            if west and b.city_at[city].region not in WEST_REGIONS:
+                continue
             if not rules.may_enter_land(self.ctx, people, city):
                 continue
             if not rules.may_occupy_city(state, people, city):
