@@ -86,3 +86,26 @@ def test_the_playouts_build_the_cheapest_building() -> None:
         }
         chosen = BOT.policy(state, seat, GAME.legal_actions(state, seat), random.Random(checked))
         assert costs[chosen] == min(costs.values())
+
+
+def test_the_search_widens_into_builds_by_their_gain_in_the_evaluation() -> None:
+    """The prior's build score is what the build adds to the seat's value (paid cards against
+    the debt, the shrine gap): the search tries a build paid at its share before one paid far
+    above it, and reveals before a build that loses."""
+    compared = 0
+    for checked, (state, _, seat, builds) in enumerate(_build_positions()):
+        if checked >= 30:
+            break
+        gains = BOT.build_gains(state, seat, builds)
+        legal = GAME.legal_actions(state, seat)
+        prior = dict(zip(legal, BOT.prior(state, seat, legal) or [], strict=True))
+        before = BOT.value(state, seat)
+        for action, gain in zip(builds, gains, strict=True):
+            assert prior[action] == 2.0 + gain
+            after = _after(state, seat, action)
+            paid = sum(state.hands[seat]) - sum(after.hands[seat])
+            quoted = GAME.rules.quote(state, seat, action.building, action.hex).cards
+            if paid == quoted and after.amphorae[seat] == state.amphorae[seat]:
+                assert abs(BOT.value(after, seat) - before - gain) < 1e-9
+                compared += 1
+    assert compared >= 100

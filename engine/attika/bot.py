@@ -231,16 +231,11 @@ class AttikaBot:
     def value(self, state: AttikaState, seat: int, extra: Hex | None = None) -> float:
         cards = sum(state.hands[seat])
         revealed = state.current >= 0 and seat == state.active  # built or stored next
-        # The cards the buildings still to build will cost: a building paid below its share
-        # of the printed symbols (a good site, an arrow) gains, one paid above it loses.
-        debt = DEBT_SHARE * sum(
-            cost for b, cost in enumerate(self.printed) if b not in state.placed[seat]
-        )
+        debt = self.debt(state, seat)
         return (
             1.5 * len(state.placed[seat])
             + 0.5 * (len(state.boards[seat]) + revealed)
-            - CARD_WORTH * max(debt - cards, 0)
-            + SPARE_CARD_WORTH * max(cards - debt, 0)
+            + self._card_value(cards, debt)
             + 0.8 * state.amphorae[seat]
             - SHRINE_STEP * self.shrine_gap(state, seat, extra)
         )
@@ -299,13 +294,15 @@ class AttikaBot:
         return out or legal
 
     def prior(self, state: AttikaState, seat: int, legal: list[AttikaAction]) -> list[float] | None:
-        """Builds first, those closing the gap between two shrines first of all; then
-        reveals, amphorae and storing; tiles in no order; ending last."""
-        gap = self.shrine_gap(state, seat)
+        """Builds by what they gain in the evaluation (``build_gains``), so that a build
+        paid at about its share of the symbols comes first and one paid far above it after
+        the reveals; then reveals, amphorae and storing; tiles in no order; ending last."""
+        builds = [a for a in legal if isinstance(a, Build)]
+        gains = iter(self.build_gains(state, seat, builds) if builds else [])
         out = []
         for a in legal:
             if isinstance(a, Build):
-                out.append(3.0 + SHRINE_STEP * (gap - self.shrine_gap(state, seat, a.hex)))
+                out.append(2.0 + next(gains))
             elif isinstance(a, Reveal | SpendAmphora | Store):
                 out.append(1.5)
             elif isinstance(a, PlaceTile):
@@ -313,6 +310,35 @@ class AttikaBot:
             else:
                 out.append(0.5)
         return out
+
+    def build_gains(self, state: AttikaState, seat: int, builds: list[Build]) -> list[float]:
+        """What each build adds to the seat's ``value``, without applying it: the building
+        moved from the storage board (or the reveal) to the map, its cards paid against the
+        share of its symbols it takes off the debt, and the shrine gap it closes."""
+        cards = sum(state.hands[seat])
+        debt = self.debt(state, seat)
+        before = self._card_value(cards, debt)
+        gap = self.shrine_gap(state, seat)
+        quotes = self.game.rules.quotes(state, seat, [(a.building, a.hex) for a in builds])
+        return [
+            1.0
+            + self._card_value(cards - quote.cards, debt - DEBT_SHARE * self.printed[a.building])
+            - before
+            + SHRINE_STEP * (gap - self.shrine_gap(state, seat, a.hex))
+            for a, quote in zip(builds, quotes, strict=True)
+        ]
+
+    def debt(self, state: AttikaState, seat: int) -> float:
+        """The cards the buildings still to build will cost: a building paid below its share
+        of the printed symbols (a good site, an arrow) gains, one paid above it loses."""
+        return DEBT_SHARE * sum(
+            cost for b, cost in enumerate(self.printed) if b not in state.placed[seat]
+        )
+
+    @staticmethod
+    def _card_value(cards: int, debt: float) -> float:
+        """The evaluation's card term: cards short of the debt cost, cards beyond it add little."""
+        return -CARD_WORTH * max(debt - cards, 0) + SPARE_CARD_WORTH * max(cards - debt, 0)
 
     def by_prior(self, state: AttikaState, seat: int) -> bool:
         """Tile placements (up to hundreds, not each applied), and extending a turn by an
