@@ -278,6 +278,17 @@ def check_wargame_resolutions(kurier: Kurier, battles: int) -> None:
         verifier.note_entry(entry)
     revealed = [s for s in secrets if s.ref in resolved_refs]
     assert verifier.verified == len(revealed) and len(verifier.seen) == len(secrets)
+    reveals = _reveals_match(log, revealed)
+    # The secret notes stay sealed in the middle of the game: nobody else sees them.
+    notes = [s for s in secrets if s.ref == "notes"]
+    assert len(notes) == 2 and "notes" not in {ref for _, ref in reveals}
+    spectator = json.dumps([kurier.view(game_id), log])
+    assert not any(s.salt in spectator for s in notes)
+
+
+def _reveals_match(log: list[dict[str, Any]], secrets: list[Secret]) -> dict[tuple[int, str], Any]:
+    """Each of ``secrets`` revealed in ``log`` with the choice, salt and commitment its player
+    sealed; the log's reveals by (seat, ref)."""
     reveals = {
         (c["seat"], e["data"]["ref"]): c
         for entry in log
@@ -285,18 +296,14 @@ def check_wargame_resolutions(kurier: Kurier, battles: int) -> None:
         if e["kind"] == "sealed_revealed"
         for c in e["data"]["choices"]
     }
-    for s in revealed:
+    for s in secrets:
         shown = reveals[(s.seat, s.ref)]
         assert (shown["choice"], shown["salt"], shown["commitment"]) == (
             s.choice,
             s.salt,
             s.commitment,
         )
-    # The secret notes stay sealed in the middle of the game: nobody else sees them.
-    notes = [s for s in secrets if s.ref == "notes"]
-    assert len(notes) == 2 and "notes" not in {ref for _, ref in reveals}
-    spectator = json.dumps([kurier.view(game_id), log])
-    assert not any(s.salt in spectator for s in notes)
+    return reveals
 
 
 def check_complete_wargame(kurier: Kurier) -> None:
@@ -346,20 +353,7 @@ def check_complete_wargame(kurier: Kurier) -> None:
     for entry in log:
         verifier.note_entry(entry)
     assert verifier.verified == len(secrets) == len(verifier.seen)
-    reveals = {
-        (c["seat"], e["data"]["ref"]): c
-        for entry in log
-        for e in entry["events"]
-        if e["kind"] == "sealed_revealed"
-        for c in e["data"]["choices"]
-    }
-    for s in secrets:
-        shown = reveals[(s.seat, s.ref)]
-        assert (shown["choice"], shown["salt"], shown["commitment"]) == (
-            s.choice,
-            s.salt,
-            s.commitment,
-        )
+    _reveals_match(log, secrets)
     # The notes had no resolve step: the service reveals them with the game's end, in the
     # same log entry as game_over, and they agree with the engine's own reveals.
     last = log[-1]["events"]
