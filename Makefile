@@ -26,7 +26,7 @@ DURATIONS ?= --durations=25
 .PHONY: run test test-setup js lint bench bench-load clean openapi system-deps test-system-deps translations
 
 # `make run` installs what running needs; `make test` adds the test extras (Playwright,
-# schemathesis, hypothesis, ruff...). pip shows its progress: the first install takes minutes.
+# schemathesis, hypothesis, ruff...).
 RUN_STAMP := $(VENV)/.installed-run
 
 # Packages are installed by uv, which asks the index and downloads in parallel: a fresh venv
@@ -84,10 +84,6 @@ NOT_PARALLEL := --ignore=tests/test_contract.py $(addprefix --ignore=,$(QUIET_TE
 BACKGROUND_PYTEST := $(BIN)/python -c 'import signal, sys, pytest; \
 	signal.signal(signal.SIGINT, signal.default_int_handler); sys.exit(pytest.main(sys.argv[1:]))'
 
-# mypy (one core, about 20 s on a clean cache) runs beside the JavaScript's checks (`make js`)
-# and a first collection of the tests, which leaves the compiled and assertion-rewritten test
-# modules in __pycache__ (written even when PYTHONDONTWRITEBYTECODE is set), so that each xdist
-# process then collects the suite in about 4 CPU-s instead of 10 (docs/performance.md).
 # What the tests need, set up side by side: the venv, and the system packages then the
 # JavaScript's (npm needs Node.js, which the system packages may bring). Each is mostly waiting
 # on a download.
@@ -96,6 +92,10 @@ test-setup:
 	$(MAKE) --no-print-directory test-system-deps $(JS_STAMP) && deps=0 || deps=$$?; \
 	wait $$venv && [ $$deps -eq 0 ]
 
+# mypy (one core, about 20 s on a clean cache) runs beside the JavaScript's checks (`make js`)
+# and a first collection of the tests, which leaves the compiled and assertion-rewritten test
+# modules in __pycache__ (written even when PYTHONDONTWRITEBYTECODE is set), so that each xdist
+# process then collects the suite in about 4 CPU-s instead of 10 (docs/performance.md).
 test: export PYTHONDONTWRITEBYTECODE :=
 test: test-setup
 	$(BIN)/ruff check .
