@@ -13,6 +13,9 @@ to a bot.
     PYTHONPATH=$PWD nice -n 19 python benchmarks/bots.py --games 200 --seconds 1800 \
         --only 'attila3-*-vs-heuristic' --out games.jsonl
     PYTHONPATH=$PWD python benchmarks/bots.py --report games.jsonl
+    # later, the games of the same match-ups that file does not hold yet:
+    PYTHONPATH=$PWD nice -n 19 python benchmarks/bots.py --games 200 --seconds 1800 \
+        --only 'attila3-*-vs-heuristic' --out games.jsonl --resume
     PYTHONPATH=$PWD python benchmarks/bots.py --time-hard 5   # a hard move at 2 s
 
 Each hard move is capped at ``--iterations`` (the seconds are set far above it), so a run is
@@ -182,11 +185,18 @@ def run(
     out: Path | None,
     first: int = 0,
     seconds: float | None = None,
+    played: frozenset[tuple[str, int]] = frozenset(),
 ) -> None:
     """Play the games (shuffled, so that a run stopped early still covers every match-up),
     appending each outcome to ``out`` as it comes, then report. ``seconds``: wall time after
-    which the games still running are abandoned (the finished ones are reported)."""
-    tasks = [(m, first + i, iterations) for m in matchups for i in range(games[m.game])]
+    which the games still running are abandoned (the finished ones are reported). ``played``:
+    (match-up, game number) pairs left out, as already played."""
+    tasks = [
+        (m, first + i, iterations)
+        for m in matchups
+        for i in range(games[m.game])
+        if (m.name, first + i) not in played
+    ]
     random.Random(0).shuffle(tasks)
     started = time.time()
     outcomes: list[dict[str, Any]] = []
@@ -584,6 +594,11 @@ def main() -> None:
         "--first", type=int, default=0, help="number of the first game (more of a match-up)"
     )
     parser.add_argument("--out", type=Path, default=None, help="append each game (JSON lines)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --out: play only the games that file does not hold yet",
+    )
     parser.add_argument("--report", type=Path, default=None, help="report on such a file only")
     parser.add_argument(
         "--paired",
@@ -616,7 +631,17 @@ def main() -> None:
     games = {m.game: args.games for m in chosen}
     if args.wargame_games is not None:
         games["attila-wargame"] = args.wargame_games
-    run(chosen, games, args.iterations, min(args.processes, 2), args.out, args.first, args.seconds)
+    played = played_games(args.out) if args.resume and args.out else frozenset()
+    processes = min(args.processes, 2)
+    run(chosen, games, args.iterations, processes, args.out, args.first, args.seconds, played)
+
+
+def played_games(rows: Path) -> frozenset[tuple[str, int]]:
+    """The (match-up, game number) pairs a file of rows (``--out``) holds, if it exists."""
+    if not rows.exists():
+        return frozenset()
+    lines = [json.loads(line) for line in rows.read_text().splitlines() if line]
+    return frozenset((row["matchup"], row["game"]) for row in lines)
 
 
 if __name__ == "__main__":
