@@ -271,8 +271,8 @@ def test_bots_play_a_game_to_its_end(
 
 
 def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
-    """benchmarks/bots.py plays a tiny match-up, records it, reports from the record, and
-    pairs two records game by game."""
+    """benchmarks/bots.py plays a tiny match-up, records it, reports from the record, pairs
+    two records game by game, and resumes a record with the games it lacks."""
     out = tmp_path / "games.jsonl"
     script = [sys.executable, str(ROOT / "benchmarks" / "bots.py")]
     args = ["--games", "2", "--iterations", "2", "--processes", "1"]
@@ -292,6 +292,12 @@ def test_the_benchmark_runs_and_reports(tmp_path: Path) -> None:
     paired = subprocess.run(same, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert paired.returncode == 0, paired.stderr[-2000:]
     assert "2 pairs" in paired.stdout and "difference +0.0%" in paired.stdout
+    more = [*script, *args, "--resume"]
+    more[more.index("--games") + 1] = "3"
+    resumed = subprocess.run(more, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(row["game"] for row in rows) == [0, 1, 2]  # the third game only
 
 
 def test_the_benchmark_judges_the_hard_levels_decisions() -> None:
