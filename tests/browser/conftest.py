@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 #: The features Playwright (1.65, its chromiumSwitches) turns off in every Chromium it starts.
-#: Chromium keeps only the last ``--disable-features`` it is given, so ours repeats them.
+#: Chromium keeps only the last ``--disable-features`` it is given, so ours repeats them
+#: (tests/test_chromium_flags.py checks the copy against the Playwright installed).
 PLAYWRIGHT_DISABLED_FEATURES = (
     "AvoidUnnecessaryBeforeUnloadCheckSync",
     "DestroyProfileOnBrowserClose",
