@@ -217,7 +217,7 @@ def main() -> None:
     args.games = min(max(args.games, 1), 200)
     args.marches = min(max(args.marches, 1), 60)
     args.streams = 0
-    stack = Stack(args)
+    stack = Stack(args, with_bare=False)
     stack.start()
     try:
         _wait(stack.base + "/healthz")
