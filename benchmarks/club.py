@@ -110,7 +110,7 @@ def main() -> None:
     stack_args = argparse.Namespace(
         workers=1, web_workers=args.web_workers or None, web_threads=4, streams=0
     )
-    stack = Stack(stack_args)
+    stack = Stack(stack_args, with_bare=False)
     stack.start()
     try:
         _wait(stack.base + "/healthz")

@@ -30,7 +30,6 @@ import gzip
 import html
 import os
 import re
-import shutil
 import sys
 import time
 import urllib.parse
@@ -49,6 +48,7 @@ from benchmarks.load import latency_line, make_script, percentile  # noqa: E402
 from benchmarks.stack import Stack  # noqa: E402
 from engine.core import SYSTEM  # noqa: E402
 from engine.registry import game_ids, get_game  # noqa: E402
+from tests.chromium import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
 TARGET_P95_MS = 50.0
 TARGET_KB = 100.0
@@ -318,7 +318,7 @@ def browser_updates(stack: Stack, args: argparse.Namespace) -> None:
     both players' pages and a spectator's are open in Chromium (following the stream); for
     each move, how long after its answer each page that did not make it shows the new version
     (swapped in place, board included)."""
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    path = chromium_path()
     if path is None:
         print("browser   skipped: no chromium", flush=True)
         return
@@ -330,7 +330,7 @@ def browser_updates(stack: Stack, args: argparse.Namespace) -> None:
     url = f"{stack.base}/games/{game_id}"
     delays: list[float] = []
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        chromium = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
         pages = []
         for token in [*tokens, None]:
             context = chromium.new_context(viewport={"width": 1280, "height": 900})

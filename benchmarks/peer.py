@@ -322,7 +322,7 @@ def measure_kurier(args: argparse.Namespace) -> Figure:
         streams=0,
         server=args.server,
     )
-    stack = Stack(stack_args)
+    stack = Stack(stack_args, with_bare=False)
     stack.start()
     try:
         return asyncio.run(kurier_phases(args, stack))

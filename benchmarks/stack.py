@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import IO
 
 from service.ops.commands import gunicorn_argv
 from service.store.redis_server import PERSISTENT_FLAGS, RedisServer
@@ -34,15 +35,17 @@ def free_port() -> int:
 
 
 class Stack:
-    """Redis, rq workers and gunicorn as ``kurier run`` starts them, on loopback."""
+    """Redis, rq workers and gunicorn as ``kurier run`` starts them, on loopback, and the bare
+    app beside them (``with_bare``: for the scripts that measure against it)."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: argparse.Namespace, with_bare: bool = True) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="kur-load-", dir="/tmp"))
         self.redis = RedisServer(self.dir / "redis", PERSISTENT_FLAGS)
         self.port = free_port()
         self.bare_port = free_port()
         self.args = args
         self.procs: list[subprocess.Popen[bytes]] = []
+        self.with_bare = with_bare
         self.bare: subprocess.Popen[bytes] | None = None
         #: Game streams to keep open (``--streams``; other scripts' stacks have none).
         self.stream_count = int(getattr(args, "streams", 0))
@@ -90,15 +93,26 @@ class Stack:
                 stderr=log,
             )
         # The API last: cpu_parts counts procs[-1] as gunicorn (or granian, ``--server``).
-        granian = getattr(self.args, "server", "gunicorn") == "granian"
-        web = self.granian_argv(self.port, APP) if granian else [*kurier, "web"]
+        web = self.granian_argv(self.port, APP) if self.granian else [*kurier, "web"]
         self.procs.append(subprocess.Popen(web, env=env, cwd=ROOT, stdout=log, stderr=log))
-        # The bare app under the very command line `kurier web` runs, but for the app: same
-        # gunicorn config (processes, threads, niceness), same environment.
-        argv = gunicorn_argv("127.0.0.1", self.bare_port)
-        assert argv[-1] == APP, argv
-        bare = self.granian_argv(self.bare_port, BARE_APP) if granian else [*argv[:-1], BARE_APP]
-        self.bare = subprocess.Popen(bare, env=env, cwd=ROOT, stdout=log, stderr=log)
+        if self.with_bare:
+            self.bare = self.start_bare(env, log)
+
+    @property
+    def granian(self) -> bool:
+        """Whether the apps run under granian (``--server``), not gunicorn."""
+        return bool(getattr(self.args, "server", "gunicorn") == "granian")
+
+    def start_bare(self, env: dict[str, str], log: IO[bytes]) -> subprocess.Popen[bytes]:
+        """The bare app under the very command line `kurier web` runs, but for the app: same
+        gunicorn config (processes, threads, niceness), same environment."""
+        if self.granian:
+            argv = self.granian_argv(self.bare_port, BARE_APP)
+        else:
+            argv = gunicorn_argv("127.0.0.1", self.bare_port)
+            assert argv[-1] == APP, argv
+            argv = [*argv[:-1], BARE_APP]
+        return subprocess.Popen(argv, env=env, cwd=ROOT, stdout=log, stderr=log)
 
     def granian_argv(self, port: int, app: str) -> list[str]:
         """The app under granian's WSGI interface (issue 38: measured against gunicorn; not a

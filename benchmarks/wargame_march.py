@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import shutil
 import sys
 import time
 from collections import Counter
@@ -44,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.load import latency_line, percentile  # noqa: E402
 from benchmarks.pages import Api, _wait, loadavg  # noqa: E402
 from benchmarks.stack import Stack  # noqa: E402
+from tests.chromium import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
 TARGET_P95_MS = 50.0
 LONGEST = 6
@@ -161,7 +161,7 @@ def one_game(
 
 def zoom_fps(base: str, api: Api, seconds: float) -> None:
     """The zoom and pan frame rate on the wargame's map in Chromium, at 390 and 1280 px."""
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    path = chromium_path()
     if path is None:
         print("fps       skipped: no chromium", flush=True)
         return
@@ -176,7 +176,7 @@ def zoom_fps(base: str, api: Api, seconds: float) -> None:
     api.call("POST", f"/v1/games/{game_id}/seats", tokens[1], {"invite_code": invite})
     assert api.call("POST", f"/v1/games/{game_id}/start", tokens[0]).status_code == 200
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        chromium = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
         for width, height, touch in ((390, 844, True), (1280, 900, False)):
             context = chromium.new_context(
                 viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch
@@ -217,7 +217,7 @@ def main() -> None:
     args.games = min(max(args.games, 1), 200)
     args.marches = min(max(args.marches, 1), 60)
     args.streams = 0
-    stack = Stack(args)
+    stack = Stack(args, with_bare=False)
     stack.start()
     try:
         _wait(stack.base + "/healthz")

@@ -42,7 +42,8 @@ UNLIMITED = {"RATE_LIMIT": "1000000/minute", "SIGNUP_RATE_LIMIT": "1000000/minut
 #: re-measured, file by file in CPU-seconds, after they began to send the moves of kinds
 #: already played through the API, 2026-11-29 evening; the hostile forms and the bots' service
 #: tests from a per-file profile of the parallel part, 2026-11-29 night, test_service_attika.py
-#: down with its 2-player game gone, 2026-11-30). Under `--dist loadfile` a free xdist
+#: down with its 2-player game gone, 2026-11-30, the hostile forms down with half their posts
+#: gone, 2026-11-30, docs/performance.md's fourth round). Under `--dist loadfile` a free xdist
 #: process takes the next file in this order. xdist's own order (most tests first) queued the
 #: few-test whole-game files (1-3 tests of 2-7 minutes each) among the last, where one alone
 #: can outlast everything else.
@@ -51,7 +52,6 @@ LONGEST_FIRST = (
     "tests/test_benchmarks.py",
     "tests/browser/test_web_wargame_table.py",
     "tests/browser/test_web_axe.py",
-    "tests/test_web_hostile.py",
     "tests/test_bots_service.py",
     "tests/test_tournaments.py",
     "tests/browser/test_web_table.py",
@@ -60,6 +60,7 @@ LONGEST_FIRST = (
     "tests/browser/test_web_attika_table.py",
     "tests/test_service_wargame.py",
     "tests/test_service_attika.py",
+    "tests/test_web_hostile.py",
     "tests/browser/test_web_club.py",
     "tests/test_profiles.py",
     "tests/test_mail_design.py",
@@ -206,9 +207,13 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def streams(store: Store) -> Iterator[str]:
-    """`kurier streams` (the production path), heartbeat 1 s; yields its base URL."""
+    """`kurier streams` (the production path), heartbeat 1 s, on the session's store; yields
+    its base URL. One for the whole pytest process (each xdist process has its own), started
+    when a test first asks: a start takes about 2 CPU-seconds and 3-6 s, a stop 3 s, and
+    16 test modules follow streams. A stream ends when its reader (a test's, a page's) closes
+    it, or at the end of its life; the server holds up to 1,000 (KURIER_STREAM_CONNECTIONS)."""
     port = _free_port()
     tmp = short_tmp("kur-streams-")
     env = {

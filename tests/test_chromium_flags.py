@@ -1,7 +1,7 @@
 """The browser tests' Chromium flags stay in step with the Playwright installed.
 
-Chromium keeps only the last ``--disable-features`` it is given, so tests/browser/conftest.py
-repeats the features Playwright turns off in every Chromium it starts before adding its own. A
+Chromium keeps only the last ``--disable-features`` it is given, so tests/chromium.py repeats
+the features Playwright turns off in every Chromium it starts before adding its own. A
 Playwright upgrade that changes its list makes this test fail, pointing at the copy to update.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import playwright
 
-from tests.browser.conftest import PLAYWRIGHT_DISABLED_FEATURES
+from tests.chromium import PLAYWRIGHT_DISABLED_FEATURES
 
 #: Where Playwright's driver defines its Chromium switches (bundled or as their own module).
 DRIVER_LIB = Path(playwright.__file__).parent / "driver" / "package" / "lib"
@@ -33,5 +33,5 @@ def playwright_disabled_features() -> tuple[str, ...]:
 
 def test_the_disabled_features_repeat_playwrights() -> None:
     assert playwright_disabled_features() == PLAYWRIGHT_DISABLED_FEATURES, (
-        "update PLAYWRIGHT_DISABLED_FEATURES in tests/browser/conftest.py to Playwright's list"
+        "update PLAYWRIGHT_DISABLED_FEATURES in tests/chromium.py to Playwright's list"
     )

@@ -9,7 +9,6 @@ Without Chromium the browser tests are skipped, except where ``KURIER_REQUIRE_BR
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,45 +16,13 @@ from typing import Any
 
 import pytest
 
-#: The features Playwright (1.65, its chromiumSwitches) turns off in every Chromium it starts.
-#: Chromium keeps only the last ``--disable-features`` it is given, so ours repeats them
-#: (tests/test_chromium_flags.py checks the copy against the Playwright installed).
-PLAYWRIGHT_DISABLED_FEATURES = (
-    "AvoidUnnecessaryBeforeUnloadCheckSync",
-    "DestroyProfileOnBrowserClose",
-    "HttpsUpgrades",
-    "HttpsFirstBalancedModeAutoEnable",
-    "LensOverlay",
-    "MediaRouter",
-    "PaintHolding",
-    "ThirdPartyStoragePartitioning",
-    "AvoidCorsURLLoaderRestartOnRedirect",
-    "TcpPortRandomizationWin",
-    "OptimizationHints",
-    "NetworkTimeServiceQuerying",
-    "AimEnabled",
-    "PreconnectToSearch",
-    "msForceBrowserSignIn",
-    "msEdgeUpdateLaunchServicesPreferredVersion",
-)
-#: Chromium (156) gives every window, so every page a test opens, the address bar's WebUI
-#: popup, rendered ahead in a process of its own: 0.5-0.9 CPU-seconds a page for a popup no
-#: test opens (docs/performance.md, "The browser tests' time, third round").
-OMNIBOX_POPUPS = ("WebUIOmniboxPopup", "WebUIOmniboxFullPopup", "WebUIOmniboxAimPopup")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-dev-shm-usage",
-    "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + OMNIBOX_POPUPS),
-]
+from tests.chromium import CHROMIUM_ARGS, chromium_path
+
 #: Screenshots the tests take for people to look at (not committed).
 SHOTS = Path(__file__).resolve().parents[2] / ".kurier" / "screenshots"
 #: Either set to 1 takes the tests' screenshots: those for people to look at (SHOTS) and those
 #: committed in docs/pictures/ (look at each before committing them).
 SCREENSHOT_SWITCHES = ("KURIER_SCREENSHOTS", "KURIER_UPDATE_PICTURES")
-
-
-def chromium_path() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="session")
