@@ -330,11 +330,22 @@ class MapQuestions:
 
     def holder(self, state: WargameState, city_id: str) -> str | None:
         """Who holds a city at the end (VICTORY_CITY_HOLD_TEST)."""
+        return self.holders(state).get(city_id)
+
+    def holders(self, state: WargameState) -> dict[str, str]:
+        """Who holds each city held by a side at the end (``holder``), in one pass over the
+        units: the side of the first combat unit not neutralised standing in it (in the
+        units' order on the map), or of the last one to enter, by VICTORY_CITY_HOLD_TEST."""
         if state.options["VICTORY_CITY_HOLD_TEST"] == "last_combat_unit_to_enter":
-            return state.last_in_city.get(city_id)
-        h = self.b.city_by_id[city_id].hex
+            return dict(state.last_in_city)
+        neutralised = set(state.neutralised)
+        first: dict[int, str] = {}
         for u, at in state.pos.items():
-            if at == h and self.is_combat[u] and u not in state.neutralised:
-                side = self.side(state, u)
-                return side if side != NEUTRAL else None
-        return None
+            if self.is_combat[u] and u not in neutralised:
+                first.setdefault(at, u)
+        out = {}
+        for city in self.b.cities:
+            unit = first.get(city.hex)
+            if unit is not None and self.side(state, unit) != NEUTRAL:
+                out[city.id] = self.side(state, unit)
+        return out
