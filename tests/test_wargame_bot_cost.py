@@ -2,7 +2,8 @@
 docs/bots.md "Cost of a wargame game"): a copied state shares no container with its original;
 the march's plan, read by people and by unit, is the pull less crowd and distance of every
 city the unit may enter; the crowd by a city counts the Barbarian combat units within one hex;
-the evaluation's nearest "+" city of a region is the nearest of its cities."""
+the evaluation's nearest "+" city of a region is the nearest of its cities; the events a
+determinizer reads are read afresh unless they continue a list read before."""
 
 from __future__ import annotations
 
@@ -15,13 +16,16 @@ from engine.attila_wargame.bot import (
     FAR,
     REGIONS,
     WEST_REGIONS,
+    EventFacts,
     Potential,
     _distances,
+    _from_events,
     _region_distances,
     copy_state,
 )
 from engine.attila_wargame.map_questions import BARBARIAN, NEUTRAL
 from engine.attila_wargame.state import Battle, Council
+from engine.core import Event
 from tests.test_bots import _wargame_movement
 from tests.test_wargame_helpers import B, R
 
@@ -169,3 +173,25 @@ def test_the_holders_of_every_city_at_once_are_each_city_s_holder() -> None:
         assert holders.get(city.id) == (None if side == NEUTRAL else side)
         assert R.holder(state, city.id) == holders.get(city.id)
     assert len(holders) > 10
+
+
+def test_events_read_since_a_list_read_before_give_what_reading_them_all_gives() -> None:
+    """``EventFacts`` reads on from a list read before only where the events begin with that
+    list's: a seat's events grown by a council give what the whole list gives; another list
+    as long (a different battle first) and a shorter one are read afresh, whatever was read
+    before; equal events that are not the same objects serve as the same."""
+    facts = EventFacts()
+    events = [
+        Event("battle_declared", {"ref": "battle-5"}),
+        Event("siege_loss", {"unit": "HUN-1"}),
+    ]
+    assert facts.read(events) == (5, 0, {"HUN-1"})
+    events.append(Event("council_started", {"ref": "council-2"}))
+    assert facts.read(events) == _from_events(events) == (5, 2, {"HUN-1"})
+    other = [Event("battle_declared", {"ref": "battle-2"}), *events[1:]]
+    assert facts.read(other) == (2, 2, {"HUN-1"})
+    assert facts.read(events[:1]) == (5, 0, set())
+    copied = [Event.from_json(e.to_json()) for e in events]
+    copied.append(Event("battle_declared", {"ref": "battle-6"}))
+    assert facts.read(copied) == (6, 2, {"HUN-1"})
+    assert facts.read([]) == (0, 0, set())

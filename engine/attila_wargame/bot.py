@@ -24,7 +24,7 @@ import random
 from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from copy import deepcopy
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -121,7 +121,7 @@ class Determinizer:
             here = first_combat.get(city.hex)
             if here is not None:
                 state.last_in_city[city.id] = rules.side(state, here)
-        state.battles, state.councils, hit = _from_events(events)
+        state.battles, state.councils, hit = EVENT_FACTS.read(events)
         self.open_cards: list[tuple[str, tuple[str, ...]]] = []  # (seat, cards) to draw
         battle = view["battle"]
         if battle is not None:
@@ -249,6 +249,51 @@ def _from_events(events: Sequence[Event]) -> tuple[int, int, set[str]]:
         if event.kind == "siege_loss":
             hit.add(str(data.get("unit")))
     return battles, councils, hit
+
+
+@dataclass(frozen=True)
+class _Read:
+    """``_from_events``' answer for the events ``events`` (a copy of the list read)."""
+
+    events: list[Event]
+    battles: int
+    councils: int
+    hit: frozenset[str]
+
+
+class EventFacts:
+    """``_from_events`` over a seat's events, reading only those added since a list it read
+    before: a seat's events grow by a few a move, to thousands a game, and every move of a
+    bot or a baseline determinizes afresh. It keeps the last ``KEPT`` lists read; one serves
+    when the events begin with exactly its events (the lists' items compared as ``==`` on
+    lists does, the same objects at once), else the events are read from the start."""
+
+    KEPT = 4
+
+    def __init__(self) -> None:
+        self.kept: tuple[_Read, ...] = ()
+
+    def read(self, events: Sequence[Event]) -> tuple[int, int, set[str]]:
+        events = list(events)
+        kept = self.kept  # replaced whole, never changed: one read of it is consistent
+        base: _Read | None = None
+        for old in kept:
+            n = len(old.events)
+            longer = base is None or n > len(base.events)
+            if longer and n <= len(events) and events[:n] == old.events:
+                base = old
+        start = 0 if base is None else len(base.events)
+        battles, councils, hit = _from_events(events[start:])
+        if base is not None:
+            battles, councils = max(battles, base.battles), max(councils, base.councils)
+            hit |= base.hit
+        read = _Read(events, battles, councils, frozenset(hit))
+        self.kept = (read, *(old for old in kept if old is not base))[: self.KEPT]
+        return battles, councils, hit
+
+
+#: The determinizers' reader of events (one per process).
+EVENT_FACTS = EventFacts()
 
 
 def copy_state(state: WargameState) -> WargameState:

@@ -61,11 +61,16 @@ class MapQuestions:
         return state.alignment.get(self.people_of[unit], NEUTRAL)
 
     def ctx(self, state: WargameState) -> Ctx:
+        is_combat = self.is_combat
         combat_at: dict[int, str] = {}
         units_at: dict[int, list[str]] = {}
         for unit, h in state.pos.items():
-            units_at.setdefault(h, []).append(unit)
-            if self.is_combat[unit]:
+            here = units_at.get(h)
+            if here is None:
+                units_at[h] = [unit]
+            else:
+                here.append(unit)
+            if is_combat[unit]:
                 combat_at[h] = unit
         return Ctx(
             combat_at,
