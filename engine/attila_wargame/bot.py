@@ -23,7 +23,6 @@ import math
 import random
 from collections import Counter, deque
 from collections.abc import Mapping, Sequence
-from copy import deepcopy
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -31,7 +30,7 @@ from typing import Any
 from engine.attila_wargame.actions import Attack, Move, WargameAction
 from engine.attila_wargame.board import City
 from engine.attila_wargame.game import GAME, WargameGame
-from engine.attila_wargame.map_questions import BARBARIAN, ROMAN
+from engine.attila_wargame.map_questions import BARBARIAN, ROMAN, Ctx
 from engine.attila_wargame.state import (
     ADVANCE,
     BATTLE_CARD,
@@ -101,7 +100,7 @@ class Determinizer:
         }
         state.temp_devastated = [hx[h] for h in view["devastated"]["temporary"]]
         state.perm_devastated = [hx[h] for h in view["devastated"]["permanent"]]
-        state.moved = {u: deepcopy(e["moved"]) for u, e in units.items() if "moved" in e}
+        state.moved = {u: _copy_moved(e["moved"]) for u, e in units.items() if "moved" in e}
         state.attila_trail = [hx[h] for h in view["attila_trail"]]
         state.fought = list(view["fought"])
         state.attacked = list(view["attacked"])
@@ -310,9 +309,7 @@ def copy_state(state: WargameState) -> WargameState:
         frozen=dict(state.frozen),
         temp_devastated=list(state.temp_devastated),
         perm_devastated=list(state.perm_devastated),
-        # Each entry is {used, stopped, run: [rivers]} (``_take_step``): copied by hand, as
-        # deepcopy was a third of a march's trial on the web table (targets.py).
-        moved={u: {**m, "run": list(m["run"])} for u, m in state.moved.items()},
+        moved={u: _copy_moved(m) for u, m in state.moved.items()},
         attila_trail=list(state.attila_trail),
         fought=list(state.fought),
         attacked=list(state.attacked),
@@ -327,6 +324,12 @@ def copy_state(state: WargameState) -> WargameState:
         sides_at_west_invasion=dict(state.sides_at_west_invasion),
         resigned=list(state.resigned),
     )
+
+
+def _copy_moved(moved: Mapping[str, Any]) -> dict[str, Any]:
+    """A unit's movement this phase, {used, stopped, run: [rivers]} (``_take_step``), copied
+    by hand: deepcopy was a third of a march's trial on the web table (targets.py)."""
+    return {**moved, "run": list(moved["run"])}
 
 
 def _copy_battle(battle: Battle) -> Battle:
@@ -422,20 +425,25 @@ class WargameBot:
             # levels take the best; ``end`` (0) comes before every losing exchange. In the
             # search's tree (the other side's attacks after a battle) it orders the widening,
             # which at random played 1:3 assaults on walled cities a few iterations in.
-            return [self.attack_value(state, a) if isinstance(a, Attack) else 0.0 for a in legal]
+            ctx = self.game.rules.ctx(state)
+            return [
+                self.attack_value(state, a, ctx) if isinstance(a, Attack) else 0.0 for a in legal
+            ]
         if state.step != MOVEMENT:
             return None
         potential = Potential(self, state, seat)
         # ``end`` (0) wins over steps that change nothing, so a phase ends once nothing gains.
         return [potential.gain(a) - 1e-6 if isinstance(a, Move) else 0.0 for a in legal]
 
-    def attack_value(self, state: WargameState, attack: Attack) -> float:
+    def attack_value(self, state: WargameState, attack: Attack, ctx: Ctx | None = None) -> float:
         """The attack's expected exchange, in combat-factor points, over the nine pairs of
         battle cards taken as equally likely: points the defenders lose (2 more for a unit
         eliminated) less those the attackers lose, 1 for the defenders' retreat, -0.5 for the
-        attackers', and a fifth of a city's value when its garrison is likely to leave it."""
+        attackers', and a fifth of a city's value when its garrison is likely to leave it.
+        ``ctx``: the rules' lookup tables of ``state``, when the caller has them."""
         rules, b = self.game.rules, self.b
-        ctx = rules.ctx(state)
+        if ctx is None:
+            ctx = rules.ctx(state)
         t = attack.target
         defenders = [u for u in ctx.units_at.get(t, ()) if rules.is_combat[u]]
         defenders = [u for u in defenders if u not in ctx.neutralised]

@@ -112,7 +112,7 @@ class MapQuestions:
     def _hostility(self, state: WargameState) -> dict[tuple[str, str], bool]:
         peoples = self.b.peoples
         key = (
-            tuple(state.alignment.get(p) for p in peoples),
+            tuple(map(state.alignment.get, peoples)),
             state.west_invaded,
             state.gaul_invaded,
         )
