@@ -63,7 +63,16 @@ class Combat(RulesBase):
         # Each unit's side (``side``), looked up once: the loop below asks it of every unit.
         alignment, people_of = state.alignment, self.people_of
         side_of = {u: alignment.get(people_of[u], NEUTRAL) for u in state.pos}
+        # The hexes next to a unit that may still attack: no other hex has an attacker.
+        ready = [
+            h
+            for h, a in ctx.combat_at.items()
+            if side_of[a] == side and a not in fought and a not in ctx.neutralised
+        ]
+        reach = {n for h in ready for n in self.b.neighbours[h]}
         for t, units in ctx.units_at.items():
+            if t not in reach:
+                continue
             defenders = [
                 u for u in units if side_of[u] not in (side, NEUTRAL) and u not in ctx.neutralised
             ]

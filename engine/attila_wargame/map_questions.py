@@ -226,7 +226,7 @@ class MapQuestions:
         people = self.people_of[unit]
         if not self.b.passable[h]:
             return IMPASSABLE
-        if not self.may_enter_land(ctx, people, h):
+        if self.b.empire[h] in ctx.forbidden.get(people, ()):  # ``may_enter_land``, inlined
             return CLOSED_TERRITORY
         side = state.alignment.get(people)
         combat = self.is_combat[unit]
@@ -240,7 +240,7 @@ class MapQuestions:
                     return NEUTRALISED
             elif self.side(state, other) != side:
                 return ENEMY_OR_NEUTRAL
-        if combat and not self.may_occupy_city(state, people, h):
+        if combat and h in self.b.city_at and not self.may_occupy_city(state, people, h):
             return CITY_NOT_YET
         return None
 
