@@ -1,9 +1,10 @@
-"""What makes the wargame bots' moves cheaper changes none of them (engine/attila_wargame/bot.py,
-docs/bots.md "Cost of a wargame game"): a copied state shares no container with its original;
-the march's plan, read by people and by unit, is the pull less crowd and distance of every
-city the unit may enter; the crowd by a city counts the Barbarian combat units within one hex;
-the evaluation's nearest "+" city of a region is the nearest of its cities; the events a
-determinizer reads are read afresh unless they continue a list read before."""
+"""What makes the wargame bots' moves cheaper changes none of them (engine/attila_wargame/bot.py;
+docs/bots.md, "A wargame game for half the CPU, the same moves"): a copied state shares no
+container with its original; the march's plan, read by people and by unit, is the pull less
+crowd and distance of every city the unit may enter; the crowd by a city counts the Barbarian
+combat units within one hex; the evaluation's nearest "+" city of a region is the nearest of
+its cities; the events a determinizer reads are read afresh unless they continue a list read
+before."""
 
 from __future__ import annotations
 
