@@ -213,8 +213,13 @@ def _wargame_march(game: Any, state: Any, seat: int, legal: list[Any], rng: rand
     if not objectives:
         return End() if End() in legal else rng.choice(legal)
 
+    distances: dict[int, int] = {}  # a unit's hex is asked once per step it may take
+
     def nearest(h: int) -> int:
-        return min(int(board.distance(h, c)) for c in objectives)
+        got = distances.get(h)
+        if got is None:
+            got = distances[h] = min(int(board.distance(h, c)) for c in objectives)
+        return got
 
     steps = [a for a in legal if isinstance(a, Move) and rules.is_combat[a.unit]]
     gains = [nearest(state.pos[m.unit]) - nearest(m.path[-1]) for m in steps]

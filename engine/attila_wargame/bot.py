@@ -21,17 +21,16 @@ from __future__ import annotations
 
 import math
 import random
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
-from copy import deepcopy
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
 from engine.attila_wargame.actions import Attack, Move, WargameAction
 from engine.attila_wargame.board import City
 from engine.attila_wargame.game import GAME, WargameGame
-from engine.attila_wargame.map_questions import BARBARIAN, ROMAN
+from engine.attila_wargame.map_questions import BARBARIAN, ROMAN, Ctx
 from engine.attila_wargame.state import (
     ADVANCE,
     BATTLE_CARD,
@@ -101,7 +100,7 @@ class Determinizer:
         }
         state.temp_devastated = [hx[h] for h in view["devastated"]["temporary"]]
         state.perm_devastated = [hx[h] for h in view["devastated"]["permanent"]]
-        state.moved = {u: deepcopy(e["moved"]) for u, e in units.items() if "moved" in e}
+        state.moved = {u: _copy_moved(e["moved"]) for u, e in units.items() if "moved" in e}
         state.attila_trail = [hx[h] for h in view["attila_trail"]]
         state.fought = list(view["fought"])
         state.attacked = list(view["attacked"])
@@ -113,13 +112,15 @@ class Determinizer:
         state.lugdunum_done = view["lugdunum_council_done"]
         state.sides_at_west_invasion = dict(view["sides_at_west_invasion"])
         state.result = view["result"]
+        first_combat: dict[int, str] = {}
+        for u, h in state.pos.items():
+            if rules.is_combat[u]:
+                first_combat.setdefault(h, u)
         for city in b.cities:  # only the VICTORY_CITY_HOLD_TEST alternative reads it
-            here = [u for u, h in state.pos.items() if h == city.hex and rules.is_combat[u]]
-            if here:
-                state.last_in_city[city.id] = rules.side(state, here[0])
-        refs = [str(e.data.get("ref", "")) for e in events]
-        state.battles = _last_number(refs, "battle-")
-        state.councils = _last_number(refs, "council-")
+            here = first_combat.get(city.hex)
+            if here is not None:
+                state.last_in_city[city.id] = rules.side(state, here)
+        state.battles, state.councils, hit = EVENT_FACTS.read(events)
         self.open_cards: list[tuple[str, tuple[str, ...]]] = []  # (seat, cards) to draw
         battle = view["battle"]
         if battle is not None:
@@ -154,7 +155,6 @@ class Determinizer:
         state.notes = {"written": {str(s): True for s in notes["written"]}, **notes["known"]}
         state.notes_fired = list(notes["fired"])
         ctx = rules.ctx(state)
-        hit = {str(e.data.get("unit")) for e in events if e.kind == "siege_loss"}
         state.siege_hit = [
             u for u in rules.order if u in hit and u in state.pos and rules.besieged(state, ctx, u)
         ]
@@ -231,8 +231,68 @@ def _number(ref: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-def _last_number(refs: Sequence[str], prefix: str) -> int:
-    return max((_number(r) for r in refs if r.startswith(prefix)), default=0)
+def _from_events(events: Sequence[Event]) -> tuple[int, int, set[str]]:
+    """The highest battle and council numbers the events' refs name (0 for none), and the
+    units the events say suffered a siege loss; in one pass, as a game's events run to
+    thousands."""
+    battles = councils = 0
+    hit: set[str] = set()
+    for event in events:
+        data = event.data
+        if "ref" in data:
+            ref = str(data["ref"])
+            if ref.startswith("battle-"):
+                battles = max(battles, _number(ref))
+            elif ref.startswith("council-"):
+                councils = max(councils, _number(ref))
+        if event.kind == "siege_loss":
+            hit.add(str(data.get("unit")))
+    return battles, councils, hit
+
+
+@dataclass(frozen=True)
+class _Read:
+    """``_from_events``' answer for the events ``events`` (a copy of the list read)."""
+
+    events: list[Event]
+    battles: int
+    councils: int
+    hit: frozenset[str]
+
+
+class EventFacts:
+    """``_from_events`` over a seat's events, reading only those added since a list it read
+    before: a seat's events grow by a few a move, to thousands a game, and every move of a
+    bot or a baseline determinizes afresh. It keeps the last ``KEPT`` lists read; one serves
+    when the events begin with exactly its events (the lists' items compared as ``==`` on
+    lists does, the same objects at once), else the events are read from the start."""
+
+    KEPT = 4
+
+    def __init__(self) -> None:
+        self.kept: tuple[_Read, ...] = ()
+
+    def read(self, events: Sequence[Event]) -> tuple[int, int, set[str]]:
+        events = list(events)
+        kept = self.kept  # replaced whole, never changed: one read of it is consistent
+        base: _Read | None = None
+        for old in kept:
+            n = len(old.events)
+            longer = base is None or n > len(base.events)
+            if longer and n <= len(events) and events[:n] == old.events:
+                base = old
+        start = 0 if base is None else len(base.events)
+        battles, councils, hit = _from_events(events[start:])
+        if base is not None:
+            battles, councils = max(battles, base.battles), max(councils, base.councils)
+            hit |= base.hit
+        read = _Read(events, battles, councils, frozenset(hit))
+        self.kept = (read, *(old for old in kept if old is not base))[: self.KEPT]
+        return battles, councils, hit
+
+
+#: The determinizers' reader of events (one per process).
+EVENT_FACTS = EventFacts()
 
 
 def copy_state(state: WargameState) -> WargameState:
@@ -249,20 +309,39 @@ def copy_state(state: WargameState) -> WargameState:
         frozen=dict(state.frozen),
         temp_devastated=list(state.temp_devastated),
         perm_devastated=list(state.perm_devastated),
-        # Each entry is {used, stopped, run: [rivers]} (``_take_step``): copied by hand, as
-        # deepcopy was a third of a march's trial on the web table (targets.py).
-        moved={u: {**m, "run": list(m["run"])} for u, m in state.moved.items()},
+        moved={u: _copy_moved(m) for u, m in state.moved.items()},
         attila_trail=list(state.attila_trail),
         fought=list(state.fought),
         attacked=list(state.attacked),
-        battle=deepcopy(state.battle),
-        council=deepcopy(state.council),
-        notes=deepcopy(state.notes),
+        battle=None if state.battle is None else _copy_battle(state.battle),
+        council=None
+        if state.council is None
+        else replace(state.council, cards=dict(state.council.cards)),
+        notes={k: dict(v) if isinstance(v, dict) else v for k, v in state.notes.items()},
         notes_fired=list(state.notes_fired),
         taken=list(state.taken),
         last_in_city=dict(state.last_in_city),
         sides_at_west_invasion=dict(state.sides_at_west_invasion),
         resigned=list(state.resigned),
+    )
+
+
+def _copy_moved(moved: Mapping[str, Any]) -> dict[str, Any]:
+    """A unit's movement this phase, {used, stopped, run: [rivers]} (``_take_step``), copied
+    by hand: deepcopy was a third of a march's trial on the web table (targets.py)."""
+    return {**moved, "run": list(moved["run"])}
+
+
+def _copy_battle(battle: Battle) -> Battle:
+    return replace(
+        battle,
+        attackers=list(battle.attackers),
+        defenders=list(battle.defenders),
+        cards=dict(battle.cards),
+        losers=list(battle.losers),
+        retreating=list(battle.retreating),
+        vacated=list(battle.vacated),
+        origin=dict(battle.origin),
     )
 
 
@@ -310,10 +389,8 @@ class WargameBot:
         ]
         for region in REGIONS:
             if region not in held:
-                x -= 0.04 * min(
-                    (self._distance(c.hex)[h] for c in self.targets[region] for h in barbarians),
-                    default=FAR,
-                )
+                nearest = _region_distances(region)
+                x -= 0.04 * min((nearest[h] for h in barbarians), default=FAR)
         strength = {BARBARIAN: 0, ROMAN: 0}
         for u, cf in state.cf.items():
             side = rules.side(state, u)
@@ -328,9 +405,6 @@ class WargameBot:
         out = [0.0, 0.0]
         out[self.barbarian_seat], out[1 - self.barbarian_seat] = p, 1 - p
         return out
-
-    def _distance(self, target: int) -> list[int]:
-        return _distances(target)
 
     # -- moves ------------------------------------------------------------------------------
 
@@ -351,20 +425,25 @@ class WargameBot:
             # levels take the best; ``end`` (0) comes before every losing exchange. In the
             # search's tree (the other side's attacks after a battle) it orders the widening,
             # which at random played 1:3 assaults on walled cities a few iterations in.
-            return [self.attack_value(state, a) if isinstance(a, Attack) else 0.0 for a in legal]
+            ctx = self.game.rules.ctx(state)
+            return [
+                self.attack_value(state, a, ctx) if isinstance(a, Attack) else 0.0 for a in legal
+            ]
         if state.step != MOVEMENT:
             return None
         potential = Potential(self, state, seat)
         # ``end`` (0) wins over steps that change nothing, so a phase ends once nothing gains.
         return [potential.gain(a) - 1e-6 if isinstance(a, Move) else 0.0 for a in legal]
 
-    def attack_value(self, state: WargameState, attack: Attack) -> float:
+    def attack_value(self, state: WargameState, attack: Attack, ctx: Ctx | None = None) -> float:
         """The attack's expected exchange, in combat-factor points, over the nine pairs of
         battle cards taken as equally likely: points the defenders lose (2 more for a unit
         eliminated) less those the attackers lose, 1 for the defenders' retreat, -0.5 for the
-        attackers', and a fifth of a city's value when its garrison is likely to leave it."""
+        attackers', and a fifth of a city's value when its garrison is likely to leave it.
+        ``ctx``: the rules' lookup tables of ``state``, when the caller has them."""
         rules, b = self.game.rules, self.b
-        ctx = rules.ctx(state)
+        if ctx is None:
+            ctx = rules.ctx(state)
         t = attack.target
         defenders = [u for u in ctx.units_at.get(t, ()) if rules.is_combat[u]]
         defenders = [u for u in defenders if u not in ctx.neutralised]
@@ -444,6 +523,10 @@ class Potential:
         if self.side == BARBARIAN:
             self.plan = self._barbarian_plan(free)
         self.planned: dict[tuple[str, int], float] = {}
+        # What ``_planned`` reads, by people and army, and by unit.
+        self.open_plans: dict[tuple[str, bool], list[tuple[int, float]]] = {}
+        self.unit_plans: dict[str, list[tuple[float, list[int]]]] = {}
+        self.mates_field: dict[tuple[str, int], float] = {}
         self.own_combat: dict[str, list[int]] = {}
         for u, h in state.pos.items():
             if rules.is_combat[u] and rules.side(state, u) == self.side:
@@ -466,6 +549,7 @@ class Potential:
         ]
         out = []
         self.crowd: dict[int, int] = {}
+        standing = Counter(barbarians)
         for c in free:
             pull = c.value / 4
             if c.region in REGIONS and c.region not in held:
@@ -474,7 +558,8 @@ class Potential:
             if garrison is not None:
                 pull -= GARRISON_PULL * rules.strength(state, ctx, garrison, defending=True)
             out.append((c.hex, pull))
-            self.crowd[c.hex] = sum(1 for h in barbarians if b.distance(h, c.hex) <= 1)
+            # Within one hex: the city's own hex and its neighbours.
+            self.crowd[c.hex] = standing[c.hex] + sum(standing[n] for n in b.neighbours[c.hex])
         return out
 
     def _west_army(self) -> set[str]:
@@ -505,23 +590,44 @@ class Potential:
         got = self.planned.get((unit, h))
         if got is not None:
             return got
-        rules, b, state = self.rules, self.bot.b, self.state
-        assert self.plan is not None
-        people = rules.people_of[unit]
-        at = state.pos[unit]
-        west = unit in self.west_army
         best = -float(FAR)
-        for city, pull in self.plan:
-            if west and b.city_at[city].region not in WEST_REGIONS:
-                continue
-            if not rules.may_enter_land(self.ctx, people, city):
-                continue
-            if not rules.may_occupy_city(state, people, city):
-                continue
-            crowd = self.crowd[city] - (1 if b.distance(at, city) <= 1 else 0)
-            best = max(best, pull - CROWD_PULL * crowd - _distances(city)[h])
+        for base, dist in self._unit_plan(unit):
+            best = max(best, base - dist[h])
         self.planned[(unit, h)] = best
         return best
+
+    def _unit_plan(self, unit: str) -> list[tuple[float, list[int]]]:
+        """(pull less crowd, distances to it) of each city ``unit`` may enter (``_planned``)."""
+        got = self.unit_plans.get(unit)
+        if got is not None:
+            return got
+        b = self.bot.b
+        at = self.state.pos[unit]
+        got = []
+        for city, pull in self._open_plan(self.rules.people_of[unit], unit in self.west_army):
+            crowd = self.crowd[city] - (1 if b.distance(at, city) <= 1 else 0)
+            got.append((pull - CROWD_PULL * crowd, _distances(city)))
+        self.unit_plans[unit] = got
+        return got
+
+    def _open_plan(self, people: str, west: bool) -> list[tuple[int, float]]:
+        """The plan's (city hex, pull) that ``people`` may enter (the western army: in Gaul
+        and Italy only)."""
+        key = (people, west)
+        got = self.open_plans.get(key)
+        if got is not None:
+            return got
+        rules, b, state = self.rules, self.bot.b, self.state
+        assert self.plan is not None
+        got = [
+            (city, pull)
+            for city, pull in self.plan
+            if (not west or b.city_at[city].region in WEST_REGIONS)
+            and rules.may_enter_land(self.ctx, people, city)
+            and rules.may_occupy_city(state, people, city)
+        ]
+        self.open_plans[key] = got
+        return got
 
     def gain(self, move: Move) -> float:
         at = self.state.pos[move.unit]
@@ -531,9 +637,13 @@ class Potential:
         rules, b = self.rules, self.bot.b
         people = rules.people_of[unit]
         if not rules.is_combat[unit]:
-            everyone = [x for hexes in self.own_combat.values() for x in hexes]
-            mates = self.own_combat.get(people) or everyone
-            return -0.5 * min((b.distance(h, m) for m in mates), default=0)
+            got = self.mates_field.get((people, h))
+            if got is None:
+                everyone = [x for hexes in self.own_combat.values() for x in hexes]
+                mates = self.own_combat.get(people) or everyone
+                got = -0.5 * min((b.distance(h, m) for m in mates), default=0)
+                self.mates_field[(people, h)] = got
+            return got
         city = b.city_at.get(h)
         best = self.field.get(h) if self.plan is None else self._planned(unit, h)
         if best is None:
@@ -553,6 +663,15 @@ def _exchange(result: str, attackers: list[int], defenders: list[int]) -> float:
     losers = defenders if result[0] == "D" else attackers
     lost = sum(min(points, cf) + (2.0 if cf <= points else 0.0) for cf in losers)
     return lost if result[0] == "D" else -lost
+
+
+@cache
+def _region_distances(region: str) -> tuple[int, ...]:
+    """Hexes from each hex to the nearest "+" city of a victory region (``_distances``; FAR
+    when none can be reached)."""
+    b = GAME.board
+    targets = [_distances(c.hex) for c in b.cities if c.plus and c.region == region]
+    return tuple(min((d[h] for d in targets), default=FAR) for h in range(len(b.labels)))
 
 
 @cache

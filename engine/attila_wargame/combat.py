@@ -60,11 +60,21 @@ class Combat(RulesBase):
         cities = self.b.city_at
         options: dict[int, tuple[str, ...]] = {}
         owed_by: dict[str, set[int]] = {}
+        # Each unit's side (``side``), looked up once: the loop below asks it of every unit.
+        alignment, people_of = state.alignment, self.people_of
+        side_of = {u: alignment.get(people_of[u], NEUTRAL) for u in state.pos}
+        # The hexes next to a unit that may still attack: no other hex has an attacker.
+        ready = [
+            h
+            for h, a in ctx.combat_at.items()
+            if side_of[a] == side and a not in fought and a not in ctx.neutralised
+        ]
+        reach = {n for h in ready for n in self.b.neighbours[h]}
         for t, units in ctx.units_at.items():
+            if t not in reach:
+                continue
             defenders = [
-                u
-                for u in units
-                if self.side(state, u) not in (side, NEUTRAL) and u not in ctx.neutralised
+                u for u in units if side_of[u] not in (side, NEUTRAL) and u not in ctx.neutralised
             ]
             if not defenders or any(u in attacked for u in defenders):
                 continue
@@ -74,7 +84,7 @@ class Combat(RulesBase):
             eligible = []
             for n in self.b.neighbours[t]:
                 a = ctx.combat_at.get(n)
-                if a is None or a in fought or a in ctx.neutralised or self.side(state, a) != side:
+                if a is None or a in fought or a in ctx.neutralised or side_of[a] != side:
                     continue
                 if any(self.contact(ctx, a, n, d, t) for d in (combat or defenders)):
                     eligible.append(a)

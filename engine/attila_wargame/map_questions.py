@@ -61,11 +61,16 @@ class MapQuestions:
         return state.alignment.get(self.people_of[unit], NEUTRAL)
 
     def ctx(self, state: WargameState) -> Ctx:
+        is_combat = self.is_combat
         combat_at: dict[int, str] = {}
         units_at: dict[int, list[str]] = {}
         for unit, h in state.pos.items():
-            units_at.setdefault(h, []).append(unit)
-            if self.is_combat[unit]:
+            here = units_at.get(h)
+            if here is None:
+                units_at[h] = [unit]
+            else:
+                here.append(unit)
+            if is_combat[unit]:
                 combat_at[h] = unit
         return Ctx(
             combat_at,
@@ -107,7 +112,7 @@ class MapQuestions:
     def _hostility(self, state: WargameState) -> dict[tuple[str, str], bool]:
         peoples = self.b.peoples
         key = (
-            tuple(state.alignment.get(p) for p in peoples),
+            tuple(map(state.alignment.get, peoples)),
             state.west_invaded,
             state.gaul_invaded,
         )
@@ -221,7 +226,7 @@ class MapQuestions:
         people = self.people_of[unit]
         if not self.b.passable[h]:
             return IMPASSABLE
-        if not self.may_enter_land(ctx, people, h):
+        if self.b.empire[h] in ctx.forbidden.get(people, ()):  # ``may_enter_land``, inlined
             return CLOSED_TERRITORY
         side = state.alignment.get(people)
         combat = self.is_combat[unit]
@@ -235,7 +240,7 @@ class MapQuestions:
                     return NEUTRALISED
             elif self.side(state, other) != side:
                 return ENEMY_OR_NEUTRAL
-        if combat and not self.may_occupy_city(state, people, h):
+        if combat and h in self.b.city_at and not self.may_occupy_city(state, people, h):
             return CITY_NOT_YET
         return None
 
@@ -330,11 +335,22 @@ class MapQuestions:
 
     def holder(self, state: WargameState, city_id: str) -> str | None:
         """Who holds a city at the end (VICTORY_CITY_HOLD_TEST)."""
+        return self.holders(state).get(city_id)
+
+    def holders(self, state: WargameState) -> dict[str, str]:
+        """Who holds each city held by a side at the end (``holder``), in one pass over the
+        units: the side of the first combat unit not neutralised standing in it (in the
+        units' order on the map), or of the last one to enter, by VICTORY_CITY_HOLD_TEST."""
         if state.options["VICTORY_CITY_HOLD_TEST"] == "last_combat_unit_to_enter":
-            return state.last_in_city.get(city_id)
-        h = self.b.city_by_id[city_id].hex
+            return dict(state.last_in_city)
+        neutralised = set(state.neutralised)
+        first: dict[int, str] = {}
         for u, at in state.pos.items():
-            if at == h and self.is_combat[u] and u not in state.neutralised:
-                side = self.side(state, u)
-                return side if side != NEUTRAL else None
-        return None
+            if self.is_combat[u] and u not in neutralised:
+                first.setdefault(at, u)
+        out = {}
+        for city in self.b.cities:
+            unit = first.get(city.hex)
+            if unit is not None and self.side(state, unit) != NEUTRAL:
+                out[city.id] = self.side(state, unit)
+        return out

@@ -54,9 +54,9 @@ class Movement(RulesBase):
         single steps of one unit (the web table's marches are built from them)."""
         if not self.movable(state, ctx, unit, side):
             return []
-        return [
-            n for n in self.b.neighbours[state.pos[unit]] if self.may_stand(state, ctx, unit, n)
-        ]
+        closed = self.closed_reason  # ``may_stand``, on the move generator's hot path
+        at = state.pos[unit]
+        return [n for n in self.b.neighbours[at] if closed(state, ctx, unit, n) is None]
 
     def _move(self, state: WargameState, seat: int, action: Move, events: list[Event]) -> None:
         unit, path = action.unit, action.path

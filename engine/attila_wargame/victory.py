@@ -45,8 +45,9 @@ class Victory(RulesBase):
         vp = b.vp
         lines: dict[str, int] = {}
         regions: dict[str, list[str]] = {}
+        holders = self.holders(state)
         for city in b.cities:
-            side = self.holder(state, city.id)
+            side = holders.get(city.id)
             if city.plus and side == BARBARIAN:
                 lines[city.id] = city.value
                 if city.region:
