@@ -127,6 +127,11 @@ class GameBot(Protocol[State, Action]):
         """Whether the hard level searches this decision (else it plays as medium)."""
         ...
 
+    def for_level(self, level: Level) -> GameBot[State, Action]:
+        """The rules a level plays by: ``self``, or a variant whose prior differs at that
+        level (the wargame's hard Roman defends the West)."""
+        ...
+
     def continues(self, state: State, seat: int) -> bool:
         """Whether ``seat``'s decision here completes the one just taken (Attila's influence
         after a card), so that medium judges that one by its best completion."""
@@ -184,7 +189,7 @@ def assess(
     every chance is the one-ply evaluation, which can rank two actions otherwise than the
     prior does (the wargame's attacks: the prior weighs the battle's outcomes, the
     evaluation only its odds)."""
-    rules = bot_for(game_id)
+    rules = bot_for(game_id).for_level("hard")
     rng = random.Random(f"{seed}/assess/{seat}")
     det = rules.determinizer(view, events, seat, get_game(game_id).resolve_options(options))
     state = det.sample(rng)
@@ -226,6 +231,9 @@ class Bot(Generic[State, Action]):
     budget: Budget = DEFAULT_BUDGET
     #: Iterations the last ``choose`` of the hard level ran (for the benchmarks).
     last_iterations: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self.rules = self.rules.for_level(self.level)
 
     def choose(
         self,

@@ -31,7 +31,7 @@ from engine.attika.actions import (
 from engine.attika.board import Board, Hex
 from engine.attika.game import GAME, AttikaGame
 from engine.attika.state import BUILD, PLACE_TILE, REVEAL, TURN, AttikaState
-from engine.bots import result_chances, win_chances
+from engine.bots import Level, result_chances, win_chances
 from engine.core import Event
 
 #: Value lead that makes a seat e times likelier to win.
@@ -363,6 +363,9 @@ class AttikaBot:
 
     def searched(self, state: AttikaState, seat: int) -> bool:
         return state.step in (TURN, "place_revealed", PLACE_TILE)
+
+    def for_level(self, level: Level) -> AttikaBot:
+        return self  # every level plays by the same prior
 
     def continues(self, state: AttikaState, seat: int) -> bool:
         return False  # a turn's decisions are many: medium takes them one at a time

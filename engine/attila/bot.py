@@ -39,7 +39,7 @@ from engine.attila.state import (
     Conflict,
 )
 from engine.attila.turns import awards
-from engine.bots import result_chances, win_chances
+from engine.bots import Level, result_chances, win_chances
 from engine.core import Event
 
 #: Points lead that makes a seat e times likelier to win (a typical game ends near 60-90).
@@ -267,6 +267,9 @@ class AttilaBot:
         resolved, which one ply over several determinizations judges, where a search of a
         few hundred iterations mostly adds the noise of its playouts."""
         return state.step != CONFLICT
+
+    def for_level(self, level: Level) -> AttilaBot:
+        return self  # every level plays by the same prior
 
     def continues(self, state: AttilaState, seat: int) -> bool:
         """A card's influence decision completes the card."""

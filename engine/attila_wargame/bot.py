@@ -43,7 +43,7 @@ from engine.attila_wargame.state import (
     Council,
     WargameState,
 )
-from engine.bots import result_chances
+from engine.bots import Level, result_chances
 from engine.core import Event
 
 #: Steps whose every action has one outcome (judged one ply by both levels).
@@ -66,6 +66,15 @@ WEST_ARMY_SHARE = 1 / 3
 #: The regions of the West the western army marches on.
 WEST_REGIONS = ("gaul", "italy")
 HUNS = "huns"
+#: The hard level's Roman defence of the West (``Potential._defence``): from the round before
+#: the Huns may enter it, the garrisons of Gaul and Italy stay, and the Roman units outside
+#: a city are drawn this much harder (in hexes) to the empty cities there nearest a Barbarian
+#: who may take them (this many, held ones counted) and to the Barbarian's only city there.
+THREATENED_CITIES = 4
+DEFENCE_PULL = 8.0
+#: The hard Roman's extra value, in combat points, of an attack on the Barbarian's only city
+#: of Gaul or of Italy (``WargameBot._retaking``).
+RETAKE_BONUS = 3.0
 
 
 def _sigmoid(x: float) -> float:
@@ -351,7 +360,10 @@ class WargameBot:
     playout_depth = 4
     reply_moves = 0
 
-    def __init__(self) -> None:
+    def __init__(self, defends_west: bool = False) -> None:
+        #: Whether the Roman's march defends the cities of the West the Huns may take
+        #: (``Potential._threatened``): the hard level's.
+        self.defends_west = defends_west
         b = self.game.board
         self.b = b
         self.barbarian_seat = self.game.rules.seat_of[BARBARIAN]
@@ -427,7 +439,10 @@ class WargameBot:
             # which at random played 1:3 assaults on walled cities a few iterations in.
             ctx = self.game.rules.ctx(state)
             return [
-                self.attack_value(state, a, ctx) if isinstance(a, Attack) else 0.0 for a in legal
+                self.attack_value(state, a, ctx) + self._retaking(state, seat, a)
+                if isinstance(a, Attack)
+                else 0.0
+                for a in legal
             ]
         if state.step != MOVEMENT:
             return None
@@ -471,6 +486,13 @@ class WargameBot:
                     total += city.value / 5
         return total / 9
 
+    def _retaking(self, state: WargameState, seat: int, attack: Attack) -> float:
+        """``RETAKE_BONUS`` for the hard Roman's attack on the Barbarian's only city of Gaul
+        or of Italy: his regional victory needs it held at the end of round 16."""
+        if not self.defends_west or self.game.rules.seats[seat] != ROMAN:
+            return 0.0
+        return RETAKE_BONUS if attack.target in _only_cities(state) else 0.0
+
     def by_prior(self, state: WargameState, seat: int) -> bool:
         """Movement, the notes and the choice of attack: the attack of the best expected
         exchange, or ``end`` when none is above 0."""
@@ -484,6 +506,9 @@ class WargameBot:
         has one outcome, which medium's one ply judges exactly where the search judged it by
         a few random playouts."""
         return state.step not in (MOVEMENT, NOTES, COMBAT, *SINGLE_OUTCOME)
+
+    def for_level(self, level: Level) -> WargameBot:
+        return HARD_BOT if level == "hard" else BOT
 
     def continues(self, state: WargameState, seat: int) -> bool:
         return False
@@ -522,6 +547,12 @@ class Potential:
         self.plan: list[tuple[int, float]] | None = None
         if self.side == BARBARIAN:
             self.plan = self._barbarian_plan(free)
+        self.defending = False
+        self.threatened: list[int] = []
+        self.retaken: list[int] = []
+        self.defended: dict[tuple[str, int], float] = {}
+        if self.side == ROMAN and bot.defends_west:
+            self._defence()
         self.planned: dict[tuple[str, int], float] = {}
         # What ``_planned`` reads, by people and army, and by unit.
         self.open_plans: dict[tuple[str, bool], list[tuple[int, float]]] = {}
@@ -629,6 +660,67 @@ class Potential:
         self.open_plans[key] = got
         return got
 
+    def _defence(self) -> None:
+        """The hard Roman's plan for the West, from the Roman's last movement before the
+        Huns may enter it (the Barbarian's regional victory needs a city of Gaul and one of
+        Italy held at the end of round 16): ``threatened``, the ``THREATENED_CITIES``
+        cities of Gaul and Italy not the Barbarian's nearest a Barbarian combat unit whose
+        people may take them once the West is invaded (Italy's: the Huns once a city of Gaul
+        is taken, the others once all ten are), and ``retaken``, the Barbarian's city of
+        Gaul or Italy when it is his only one there."""
+        rules, state = self.rules, self.state
+        self.ctx = rules.ctx(state)
+        soon = replace(state, round=state.round + 1, west_invaded=True)
+        ctx_soon = rules.ctx(soon)
+        if not rules.may_enter_land(ctx_soon, HUNS, self.bot.targets["gaul"][0].hex):
+            return
+        self.defending = True
+        self.retaken = _only_cities(state)
+        barbarians = [
+            (rules.people_of[u], h)
+            for u, h in state.pos.items()
+            if rules.is_combat[u] and rules.side(state, u) == BARBARIAN
+        ]
+        threat: list[tuple[int, int]] = []
+        for c in self.bot.b.cities:
+            if c.region not in WEST_REGIONS or self._barbarian_holds(c.hex):
+                continue
+            near = [
+                _distances(c.hex)[h]
+                for people, h in barbarians
+                if rules.may_enter_land(ctx_soon, people, c.hex)
+                and rules.may_occupy_city(soon, people, c.hex)
+            ]
+            if near:
+                threat.append((min(near), c.hex))
+        nearest = [h for _, h in sorted(threat)[:THREATENED_CITIES]]
+        self.threatened = [h for h in nearest if h not in self.combat_at]
+
+    def _barbarian_holds(self, h: int) -> bool:
+        holder = self.combat_at.get(h)
+        return holder is not None and self.rules.side(self.state, holder) == BARBARIAN
+
+    def _defending(self, unit: str, h: int) -> float:
+        """``DEFENCE_PULL`` in a city of Gaul or Italy not the Barbarian's (a garrison there
+        stays), else that less the distance to the nearest threatened empty city or city to
+        retake ``unit``'s people may enter."""
+        city = self.bot.b.city_at.get(h)
+        if city is not None and city.region in WEST_REGIONS and not self._barbarian_holds(h):
+            return DEFENCE_PULL
+        people = self.rules.people_of[unit]
+        got = self.defended.get((people, h))
+        if got is None:
+            got = max(
+                (
+                    DEFENCE_PULL - _distances(target)[h]
+                    for target in (*self.threatened, *self.retaken)
+                    if self.rules.may_enter_land(self.ctx, people, target)
+                ),
+                default=-float(FAR),
+            )
+            self.defended[(people, h)] = got
+        return got
+
     def gain(self, move: Move) -> float:
         at = self.state.pos[move.unit]
         return self.at(move.unit, move.path[-1]) - self.at(move.unit, at)
@@ -650,6 +742,8 @@ class Potential:
             best = self.field[h] = max(
                 (pull - dist[h] for pull, dist in self.pulls), default=-float(FAR)
             )
+        if self.defending:
+            best = max(best, self._defending(unit, h))
         if city is not None and (city.plus or self.side == ROMAN):
             best += 3.0
         return best
@@ -663,6 +757,17 @@ def _exchange(result: str, attackers: list[int], defenders: list[int]) -> float:
     losers = defenders if result[0] == "D" else attackers
     lost = sum(min(points, cf) + (2.0 if cf <= points else 0.0) for cf in losers)
     return lost if result[0] == "D" else -lost
+
+
+def _only_cities(state: WargameState) -> list[int]:
+    """The Barbarian's city of Gaul, and of Italy, where it is his only one there."""
+    held = GAME.rules.score(state)["regions"]
+    b = GAME.board
+    return [
+        b.city_by_id[ids[0]].hex
+        for region, ids in held.items()
+        if region in WEST_REGIONS and len(ids) == 1
+    ]
 
 
 @cache
@@ -691,3 +796,4 @@ def _distances(target: int) -> list[int]:
 
 
 BOT = WargameBot()
+HARD_BOT = WargameBot(defends_west=True)
