@@ -40,7 +40,7 @@ from tests.mail_stack import (
     plain,
     reply_to,
 )
-from tests.notify_stack import NotifyStack, shared_stack
+from tests.notify_stack import NotifyStack
 from tests.receivers import wait_for
 from tests.test_digest import QUIET, _bag_jobs, _run_now, _zone_at_two
 from tests.test_mail_design import inline_pngs
@@ -51,9 +51,10 @@ TOKYO = "Asia/Tokyo"
 
 
 @pytest.fixture(scope="module")
-def stack(play_by_mail_stack: MailStack) -> Iterator[MailStack]:
-    with shared_stack(play_by_mail_stack) as s:
-        yield s
+def stack() -> Iterator[MailStack]:
+    s = MailStack().start()
+    yield s
+    s.stop()
 
 
 def _store(stack: NotifyStack) -> Store:
