@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import requests
@@ -27,6 +28,10 @@ from service.http.app import create_app
 from service.store import Store
 from service.store.redis_server import EPHEMERAL_FLAGS, RedisServer
 from tests.client import Kurier
+
+if TYPE_CHECKING:
+    from tests.mail_stack import MailStack
+    from tests.notify_stack import NotifyStack
 
 ROOT = Path(__file__).resolve().parent.parent
 # Mail notices go out one by one in the tests (a test of batching sets its own window:
@@ -245,3 +250,33 @@ def streams(store: Store) -> Iterator[str]:
         stop(proc)
         log.close()
         sys.stderr.write((tmp / "streams.log").read_text()[-3000:])  # shown if a test failed
+
+
+@pytest.fixture(scope="session")
+def notify_stack() -> Iterator[NotifyStack]:
+    """The default notification stack (tests/notify_stack.py ``NotifyStack()``: a Redis of its
+    own, the API, an SMTP sink, the workers ``kurier run`` starts), one for the whole pytest
+    process, started when a test first asks: a start takes 2.5-3.6 CPU-seconds and 8-15 s, and
+    11 test modules use it as it comes. Each takes it through ``shared_stack``, which empties
+    the sink, so a module reads and counts only its own mails; the players and games in Redis
+    are each module's own (new ids), and a test whose game has deadlines ends it after. A
+    module that configures its stack (other settings, workers of its own, stopping the SMTP
+    sink or a worker for good) starts one of its own. A test that replaces a worker
+    (``stop_worker``, ``start_worker``) leaves the same roles running."""
+    from tests.notify_stack import NotifyStack  # it imports this module
+
+    stack = NotifyStack().start()
+    yield stack
+    stack.stop()
+
+
+@pytest.fixture(scope="session")
+def play_by_mail_stack() -> Iterator[MailStack]:
+    """The default play-by-mail stack (tests/mail_stack.py ``MailStack()``: ``notify_stack``'s
+    parts, its mails with reply addresses, and ``kurier mail-in``), one for the whole pytest
+    process, shared as ``notify_stack`` is by the modules that use it as it comes."""
+    from tests.mail_stack import MailStack  # it imports this module
+
+    stack = MailStack().start()
+    yield stack
+    stack.stop()

@@ -14,10 +14,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
-from rq import Worker
+from rq import Queue, Worker
+from rq.registry import StartedJobRegistry
 from werkzeug.serving import make_server
 
 from service.cli import WORKER_ROLES, worker_options
@@ -29,6 +30,7 @@ from tests.conftest import UNLIMITED, short_tmp
 from tests.receivers import SmtpSink
 
 ROOT = Path(__file__).resolve().parent.parent
+Stack = TypeVar("Stack", bound="NotifyStack")
 
 
 class NotifyStack:
@@ -151,6 +153,34 @@ class NotifyStack:
         assert r.status_code == 200, r.text
         return game_id
 
+    def end_game(self, game_id: str, player: Player) -> None:
+        """``player`` resigns ``game_id``, so that none of its deadlines goes on firing on a
+        stack that later tests share."""
+        r = self.client.call(
+            "POST", f"/v1/games/{game_id}/actions", player, json={"notation": "resign"}
+        )
+        assert r.status_code in (200, 409), r.text  # 409: the game had ended
+        assert self.client.view(game_id)["status"] == "finished"
+
+    def settle(self, seconds: float = 60) -> None:
+        """Wait until no job is queued or running: the mails and webhooks of what earlier
+        tests did (a game ended, a turn passed on) are out. Jobs scheduled for later (a
+        digest's hour, a deadline hours away) stay scheduled."""
+        assert self.store is not None
+        connection = self.store.queue_raw
+        deadline = time.monotonic() + seconds
+        while not _idle(connection):
+            assert time.monotonic() < deadline, f"the workers still busy after {seconds} s"
+            time.sleep(0.05)
+
+    def forget_mails(self) -> None:
+        """Empty the SMTP sink once the stack is idle (``settle``): a module of tests that
+        shares this stack (tests/conftest.py `notify_stack`) reads and counts only the mails
+        its own tests caused."""
+        self.settle()
+        with self.smtp.lock:
+            self.smtp.messages.clear()
+
 
 def _reap(proc: subprocess.Popen[bytes]) -> None:
     """Wait for a worker told to stop; SIGKILL if it has not ended within 30 s."""
@@ -161,18 +191,43 @@ def _reap(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(10)
 
 
+def _idle(connection: Any) -> bool:
+    """No job waits in a queue or runs, and no worker is busy."""
+    queues = Queue.all(connection=connection)
+    if any(q.count or StartedJobRegistry(queue=q).count for q in queues):
+        return False
+    return all(w.get_state() != "busy" for w in Worker.all(connection=connection))
+
+
 def _workers_of(role: tuple[str, ...]) -> int:
     return int(worker_options().parse_args(role[1:]).processes)
 
 
 @contextmanager
-def webhook_stack(**kwargs: Any) -> Iterator[NotifyStack]:
-    """A started ``NotifyStack(**kwargs)`` whose webhooks may go to loopback receivers: its
-    workers allow them (their environment), and so does the API's URL check in this process."""
+def loopback_webhooks() -> Iterator[None]:
+    """The API's URL check in this process allows webhooks to loopback receivers (a stack's
+    workers allow them: their environment)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KURIER_WEBHOOK_ALLOW", "loopback")
+        yield
+
+
+@contextmanager
+def webhook_stack(**kwargs: Any) -> Iterator[NotifyStack]:
+    """A started ``NotifyStack(**kwargs)`` whose webhooks may go to loopback receivers."""
+    with loopback_webhooks():
         stack = NotifyStack(**kwargs).start()
         try:
             yield stack
         finally:
             stack.stop()
+
+
+@contextmanager
+def shared_stack(stack: Stack) -> Iterator[Stack]:
+    """A stack of the session (tests/conftest.py `notify_stack`, `play_by_mail_stack`) for one
+    module: its SMTP sink emptied first, webhooks to loopback receivers allowed while the
+    module runs."""
+    stack.forget_mails()
+    with loopback_webhooks():
+        yield stack

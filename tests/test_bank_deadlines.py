@@ -14,7 +14,7 @@ import pytest
 
 from service.store import queues
 from tests.client import Player
-from tests.notify_stack import NotifyStack
+from tests.notify_stack import NotifyStack, shared_stack
 from tests.receivers import wait_for
 from tests.test_deadlines import (
     LATE,
@@ -40,10 +40,9 @@ def bank(seconds: float, per_move: float = 0.0, cap: float | None = None) -> dic
 
 
 @pytest.fixture(scope="module")
-def module_stack() -> Iterator[NotifyStack]:
-    s = NotifyStack().start()
-    yield s
-    s.stop()
+def module_stack(notify_stack: NotifyStack) -> Iterator[NotifyStack]:
+    with shared_stack(notify_stack) as s:
+        yield s
 
 
 @pytest.fixture

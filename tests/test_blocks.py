@@ -19,7 +19,7 @@ from service.domain import blocks, pairing, tournaments
 from service.store import Store
 from service.store.keys import game_key, player_games_key
 from tests.client import Kurier, Player, problem
-from tests.notify_stack import NotifyStack
+from tests.notify_stack import NotifyStack, shared_stack
 from tests.receivers import wait_for
 from tests.test_streams import Sse
 from tests.test_web_hostile import _signed_in
@@ -172,10 +172,9 @@ def test_no_message_of_the_blocked_player_reaches_the_blocker(
 
 
 @pytest.fixture(scope="module")
-def mail_stack() -> Iterator[NotifyStack]:
-    s = NotifyStack().start()
-    yield s
-    s.stop()
+def mail_stack(notify_stack: NotifyStack) -> Iterator[NotifyStack]:
+    with shared_stack(notify_stack) as s:
+        yield s
 
 
 def test_no_mail_carries_the_blocked_players_message(mail_stack: NotifyStack) -> None:

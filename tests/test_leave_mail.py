@@ -11,6 +11,7 @@ import pytest
 
 from service.domain import leave
 from tests.mail_stack import MailStack, plain, reply_to
+from tests.notify_stack import shared_stack
 from tests.receivers import wait_for
 from tests.test_mail_play import answer_for, new_game, turn
 
@@ -18,10 +19,9 @@ NOTICE_SUBJECT = "an opponent is on leave"
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[MailStack]:
-    s = MailStack().start()
-    yield s
-    s.stop()
+def stack(play_by_mail_stack: MailStack) -> Iterator[MailStack]:
+    with shared_stack(play_by_mail_stack) as s:
+        yield s
 
 
 def _notices(stack: MailStack, address: str, subject: str = NOTICE_SUBJECT) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.notify_stack import NotifyStack
+from tests.notify_stack import NotifyStack, shared_stack
 from tests.receivers import Received, wait_for
 from workers import mail
 
@@ -30,10 +30,9 @@ SHOWN = {name: " ".join(name.replace("\u2028", " ").split()) for name in NAMES}
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[NotifyStack]:
-    s = NotifyStack().start()
-    yield s
-    s.stop()
+def stack(notify_stack: NotifyStack) -> Iterator[NotifyStack]:
+    with shared_stack(notify_stack) as s:
+        yield s
 
 
 def _received(stack: NotifyStack, address: str) -> list[Received]:

@@ -21,7 +21,7 @@ from service.common import i18n
 from service.pictures import png as picture_png
 from tests.client import Kurier, play_to_end
 from tests.mail_stack import legal_moves, plain
-from tests.notify_stack import NotifyStack
+from tests.notify_stack import NotifyStack, shared_stack
 from tests.receivers import wait_for
 from workers import mail, mailview
 
@@ -31,10 +31,9 @@ PYTHON_LITERAL = re.compile(r"\[\s*(\d|'|\")|\{\s*['\"]")
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[NotifyStack]:
-    s = NotifyStack().start()
-    yield s
-    s.stop()
+def stack(notify_stack: NotifyStack) -> Iterator[NotifyStack]:
+    with shared_stack(notify_stack) as s:
+        yield s
 
 
 def turn_mail(stack: NotifyStack, address: str, version: int) -> EmailMessage:

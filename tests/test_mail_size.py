@@ -30,7 +30,7 @@ from service.pictures.attila_wargame_map import Frame, H, R
 from service.store import Store
 from service.store.record import GameRecord
 from tests.client import Kurier, Player
-from tests.notify_stack import NotifyStack
+from tests.notify_stack import NotifyStack, shared_stack
 from tests.receivers import wait_for
 from tests.test_mail_design import inline_pngs, turn_mail
 from workers import mailview
@@ -43,12 +43,11 @@ SMALL_GAMES = {"attila": 150_000, "attika": 170_000}
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[NotifyStack]:
+def stack(notify_stack: NotifyStack) -> Iterator[NotifyStack]:
     if picture_png.missing_fonts():
         pytest.skip("the DejaVu fonts are not installed")
-    s = NotifyStack().start()
-    yield s
-    s.stop()
+    with shared_stack(notify_stack) as s:
+        yield s
 
 
 def _act(k: Kurier, game_id: str, players: list[Player], rng: random.Random, steps: int) -> int:

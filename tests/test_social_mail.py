@@ -10,15 +10,15 @@ from collections.abc import Iterator
 import pytest
 
 from tests.mail_stack import MailStack, plain, reply_to
+from tests.notify_stack import shared_stack
 from tests.receivers import wait_for
 from tests.test_mail_play import answer_for, new_game, turn
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[MailStack]:
-    s = MailStack().start()
-    yield s
-    s.stop()
+def stack(play_by_mail_stack: MailStack) -> Iterator[MailStack]:
+    with shared_stack(play_by_mail_stack) as s:
+        yield s
 
 
 def test_a_suspended_player_plays_nothing_by_mail_and_a_blocked_one_says_nothing(

@@ -168,8 +168,9 @@ def test_a_players_inbox_stream_sees_moves_and_messages_on_every_topology(store:
     game_id, seated = started_attila(store)
     (reader, token), (writer, _) = seated
     chunks: list[str] = []
-    # A short life: the stream ends on its own before the topology is torn down.
-    timing = streams.Timing(heartbeat=0.5, lifetime=6.0)
+    # It ends when the reader's token is revoked (below), within a heartbeat; its life is
+    # longer than the bounded waits of this test, so only the revocation can end it in time.
+    timing = streams.Timing(heartbeat=0.5, lifetime=60.0)
     caller = streams.Caller(store.tokens.key_of(token), reader["id"])
     inbox = streams.inbox_stream(store, caller, None, timing)
     following = threading.Thread(target=lambda: chunks.extend(inbox), daemon=True)
@@ -185,8 +186,10 @@ def test_a_players_inbox_stream_sees_moves_and_messages_on_every_topology(store:
     posted = messages.post(store, writer, game_id, "over the slots", None)
     wait_for(lambda: _sse_events(chunks, "message"), 10, "the message")
     assert [m["id"] for m in _sse_events(chunks, "message")] == [posted["id"]]
-    following.join(15)
-    assert not following.is_alive()
+    (first_token,) = store.tokens.listed(reader["id"])
+    assert store.tokens.revoke(reader["id"], first_token["id"])
+    following.join(10)
+    assert not following.is_alive(), "the stream went on after its token was revoked"
 
 
 def test_a_worker_told_to_stop_stops_at_once(topology: Topology, store: Store) -> None:

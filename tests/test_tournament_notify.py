@@ -11,13 +11,13 @@ from collections.abc import Iterator
 import pytest
 
 from service.domain import tournaments
-from tests.notify_stack import NotifyStack, webhook_stack
+from tests.notify_stack import NotifyStack, shared_stack
 from tests.receivers import HookSink, wait_for
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[NotifyStack]:
-    with webhook_stack() as s:
+def stack(notify_stack: NotifyStack) -> Iterator[NotifyStack]:
+    with shared_stack(notify_stack) as s:
         yield s
 
 

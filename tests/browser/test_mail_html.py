@@ -20,7 +20,7 @@ import pytest
 
 from engine.core import SYSTEM
 from service.pictures import png as picture_png
-from tests.notify_stack import NotifyStack
+from tests.notify_stack import NotifyStack, shared_stack
 from tests.test_mail_design import inline_pngs, next_turn, turn_mail
 
 DOCS_PICTURES = Path(__file__).resolve().parents[2] / "docs" / "pictures"
@@ -33,17 +33,14 @@ def pictures(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def mailed_html() -> Iterator[dict[str, str]]:
+def mailed_html(notify_stack: NotifyStack) -> dict[str, str]:
     """The HTML part of a real turn mail by language (the reader's ``language``), its cid:
     pictures as data: URLs."""
     if picture_png.missing_fonts():
         pytest.skip("the DejaVu fonts are not installed")
-    stack = NotifyStack().start()
-    try:
+    with shared_stack(notify_stack) as stack:
         mailed = {lang: _mailed(stack, lang) for lang in ("en", "de")}
-        yield {**mailed, "wargame": _mailed_wargame(stack)}
-    finally:
-        stack.stop()
+        return {**mailed, "wargame": _mailed_wargame(stack)}
 
 
 @pytest.fixture(scope="module")
