@@ -438,8 +438,9 @@ class WargameBot:
             # search's tree (the other side's attacks after a battle) it orders the widening,
             # which at random played 1:3 assaults on walled cities a few iterations in.
             ctx = self.game.rules.ctx(state)
+            retaken = self._retake_targets(state, seat)
             return [
-                self.attack_value(state, a, ctx) + self._retaking(state, seat, a)
+                self.attack_value(state, a, ctx) + self._retaking(state, seat, a, retaken)
                 if isinstance(a, Attack)
                 else 0.0
                 for a in legal
@@ -486,12 +487,26 @@ class WargameBot:
                     total += city.value / 5
         return total / 9
 
-    def _retaking(self, state: WargameState, seat: int, attack: Attack) -> float:
+    def _retaking(
+        self,
+        state: WargameState,
+        seat: int,
+        attack: Attack,
+        retaken: Sequence[int] | None = None,
+    ) -> float:
         """``RETAKE_BONUS`` for the hard Roman's attack on the Barbarian's only city of Gaul
-        or of Italy: his regional victory needs it held at the end of round 16."""
+        or of Italy: his regional victory needs it held at the end of round 16. ``retaken``:
+        ``_retake_targets`` of ``state`` and ``seat``, when the caller has them."""
+        if retaken is None:
+            retaken = self._retake_targets(state, seat)
+        return RETAKE_BONUS if attack.target in retaken else 0.0
+
+    def _retake_targets(self, state: WargameState, seat: int) -> list[int]:
+        """The cities whose attack ``_retaking`` values more: none but for the hard Roman
+        (the score they come from is read once for all of a phase's attacks)."""
         if not self.defends_west or self.game.rules.seats[seat] != ROMAN:
-            return 0.0
-        return RETAKE_BONUS if attack.target in _only_cities(state) else 0.0
+            return []
+        return _only_cities(state)
 
     def by_prior(self, state: WargameState, seat: int) -> bool:
         """Movement, the notes and the choice of attack: the attack of the best expected
