@@ -351,6 +351,7 @@ class MapQuestions:
         out = {}
         for city in self.b.cities:
             unit = first.get(city.hex)
-            if unit is not None and self.side(state, unit) != NEUTRAL:
-                out[city.id] = self.side(state, unit)
+            side = NEUTRAL if unit is None else self.side(state, unit)
+            if side != NEUTRAL:
+                out[city.id] = side
         return out
