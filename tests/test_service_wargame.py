@@ -215,9 +215,12 @@ def _play(
     secrets: list[Secret] = []
     checked = 0
     deadline = time.monotonic() + MAX_SECONDS
+    # The game is read as the seat that moved last (a side makes several decisions in a row):
+    # its view says whom the game waits for, and is the mover's own view when it moves again.
+    seat = 0
     for count in range(MAX_ACTIONS):
         assert time.monotonic() < deadline, f"not finished after {count} actions"
-        game = k.view(game_id)
+        game = k.view(game_id, players[seat])
         if game["status"] == "finished" or _resolved_enough(game, secrets, resolutions):
             return game, secrets, checked
         humans = [d for d in game["waiting_for"] if d["seat"] >= 0]
@@ -225,11 +228,14 @@ def _play(
             assert {d["kind"] for d in game["waiting_for"]} == {"resolve"}
             wait_for_version(k, game_id, game["version"], deadline)
             continue
-        seat = humans[0]["seat"]
+        if humans[0]["seat"] != seat:
+            seat = humans[0]["seat"]
+            game = k.view(game_id, players[seat])
+            assert seat in {d["seat"] for d in game["waiting_for"]}, game["waiting_for"]
         player = players[seat]
         legal = k.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
         assert legal["actions"], legal
-        mine = k.view(game_id, player)["view"]
+        mine = game["view"]
         choice = policy.choose(mine, seat, legal)
         body = {"notation": choice["notation"]} if count % 2 else {"action": choice["action"]}
         r = k.call("POST", f"/v1/games/{game_id}/actions", player, json=body)
@@ -311,7 +317,9 @@ def check_complete_wargame(kurier: Kurier) -> None:
     the record replayed to the same end."""
     started = time.monotonic()
     game_id, players = kurier.new_game(2, seed="wargame-http", game_type="attila-wargame")
-    policy = Policy(random.Random(17), suborned="OST-1")
+    # Two pushes a phase bring the sides into contact for 9 battles over the 16 rounds in this
+    # seeded game (four: the same kinds of step, 2.5 times the actions).
+    policy = Policy(random.Random(17), suborned="OST-1", pushes=2)
     final, secrets, checked = _play(kurier, game_id, players, policy)
 
     # The game reached its end: round 16 played out, a winner named.
@@ -388,4 +396,7 @@ def check_complete_wargame(kurier: Kurier) -> None:
     winner = "Roman" if final["result"]["winner_side"] == "roman" else "Barbarian"
     assert f"The {winner} player wins" in r.text
     elapsed = time.monotonic() - started
-    print(f"wargame over HTTP: {len(log)} log entries, {len(secrets)} sealed, {elapsed:.1f} s")
+    print(
+        f"wargame over HTTP: {len(log)} log entries, {len(secrets)} sealed, "
+        f"{len(battle_refs)} battles, {elapsed:.1f} s"
+    )
