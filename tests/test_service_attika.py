@@ -55,17 +55,22 @@ def play_attika(k: Kurier, game_id: str, players: list[Player], rng: random.Rand
     played: Played | None = None
     kinds: dict[str, int] = {}
     views: dict[int, dict[int | None, dict[str, Any]]] = {}
+    # The game's status, version and whom it waits for: the spectator's view at each snapshot,
+    # else the last move's answer (its `waiting_for` is the view's).
+    game: dict[str, Any] = {}
     for step in range(MAX_STEPS):
         assert time.monotonic() < deadline, f"game not finished after {step} moves"
         if step % CHECK_EVERY == 0:
             snap = _snapshot(k, game_id, players)
             views[snap[None]["version"]] = {s: v["view"] for s, v in snap.items()}
-        view = k.view(game_id)
-        if view["status"] == "finished":
-            played = Played(view, kinds)
+            game = snap[None]
+            if game["status"] != "finished":  # Attika: always exactly the active seat
+                assert [d["seat"] for d in game["waiting_for"]] == [game["view"]["active"]]
+        if game["status"] == "finished":
+            played = Played(k.view(game_id), kinds)
             break
-        (decision,) = view["waiting_for"]  # Attika: always exactly the active seat
-        assert decision["kind"] == "move" and decision["seat"] == view["view"]["active"]
+        (decision,) = game["waiting_for"]
+        assert decision["kind"] == "move", decision
         player = players[decision["seat"]]
         r = k.call("GET", f"/v1/games/{game_id}/legal-actions", player)
         assert r.status_code == 200, r.text
@@ -86,9 +91,11 @@ def play_attika(k: Kurier, game_id: str, players: list[Player], rng: random.Rand
             f"/v1/games/{game_id}/actions",
             player,
             json=body,
-            headers={"If-Match": f'"{view["version"]}"'},
+            headers={"If-Match": f'"{game["version"]}"'},
         )
         assert r.status_code == 200, r.text
+        sent, game = game["version"], r.json()
+        assert game["version"] == sent + 1, game
     assert played is not None, f"game not finished within {MAX_STEPS} moves"
     snap = _snapshot(k, game_id, players)
     views[snap[None]["version"]] = {s: v["view"] for s, v in snap.items()}
