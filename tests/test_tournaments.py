@@ -214,9 +214,20 @@ def test_one_round_paired_once_by_concurrent_runs(kurier: Kurier, store: Store) 
 # -- a whole tournament played by random movers over HTTP --------------------------------------
 
 
-def _move_once(kurier: Kurier, game_id: str, seated: dict[str, Player], rng: random.Random) -> str:
-    """One random legal action in ``game_id`` if it waits for a player: the game's status."""
-    view = kurier.view(game_id)
+def _move_once(
+    kurier: Kurier,
+    game_id: str,
+    seated: dict[str, Player],
+    rng: random.Random,
+    known: dict[str, Json],
+) -> str:
+    """One random legal action in ``game_id`` if it waits for a player: the game's status.
+    ``known`` holds each game's last view, brought up to date by each move's answer (its
+    status, version and `waiting_for`, the view's); the game is read again when the answer
+    leaves it to the worker (a resolution) or the worker moved it first (412)."""
+    view = known.get(game_id)
+    if view is None or not any(d["seat"] >= 0 for d in view["waiting_for"]):
+        view = known[game_id] = kurier.view(game_id)
     humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
     if view["status"] != "active" or not humans:
         return str(view["status"])
@@ -232,6 +243,11 @@ def _move_once(kurier: Kurier, game_id: str, seated: dict[str, Player], rng: ran
         headers={"If-Match": f'"{view["version"]}"'},
     )
     assert r.status_code in (200, 202, 412), r.text  # 412: the worker resolved meanwhile
+    if r.status_code == 412:
+        del known[game_id]
+    else:
+        answer = r.json()
+        known[game_id] = view | {k: answer[k] for k in ("status", "version", "waiting_for")}
     return "active"
 
 
@@ -247,6 +263,7 @@ def test_nine_players_swiss_in_threes_played_to_the_end(kurier: Kurier, store: S
 
     deadline = time.monotonic() + 600
     seen_rounds = set()
+    known: dict[str, Json] = {}
     for _ in range(100_000):  # bounded: every pass moves each game in play once
         assert time.monotonic() < deadline, "the tournament did not end in time"
         shown = _get(kurier, tid)
@@ -255,7 +272,7 @@ def test_nine_players_swiss_in_threes_played_to_the_end(kurier: Kurier, store: S
         current = shown["played_rounds"][-1]
         seen_rounds.add(current["number"])
         moving = [t["game_id"] for t in current["tables"] if not t["finished"]]
-        statuses = [_move_once(kurier, g, entrants, rng) for g in moving if g]
+        statuses = [_move_once(kurier, g, entrants, rng, known) for g in moving if g]
         if all(s == "finished" for s in statuses):
             time.sleep(0.1)  # the worker records the results and pairs the next round
     shown = _get(kurier, tid)
