@@ -238,13 +238,13 @@ def test_three_players_play_attila_on_the_board(
             continue
         decision = humans[0]
         checked = conflicts and parts > confirms and undo_once[0] and shot
-        if checked and offered_kinds(kurier, game_id, players[decision["seat"]]) <= clicked:
+        offered = legal_notations(kurier, game_id, players[decision["seat"]]) if checked else []
+        if checked and {kind_of(move) for move in offered} <= clicked:
             # Every kind of part this decision offers was sent from a page already: the move
             # goes through the API, the service's path a Confirm takes too, while the players'
             # pages are away (the spectator's follows every move).
             park(pages, parked)
-            play_by_api(kurier, game_id, players[decision["seat"]], rng)
-            view = committed(kurier, game_id, view, lambda: "a move sent through the API")
+            view = play_by_api(kurier, game_id, players[decision["seat"]], rng.choice(offered))
             continue
         page = pages[decision["seat"]]
         if decision["seat"] in parked:
@@ -287,10 +287,10 @@ def kind_of(notation: str) -> str:
     return "people" if len(word) == 1 and word.isupper() else word
 
 
-def offered_kinds(kurier: Kurier, game_id: str, player: Player) -> set[str]:
-    """The kinds of move (kind_of) ``player`` may make now."""
+def legal_notations(kurier: Kurier, game_id: str, player: Player) -> list[str]:
+    """The moves ``player`` may make now, in notation."""
     legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
-    return {kind_of(action["notation"]) for action in legal["actions"]}
+    return [action["notation"] for action in legal["actions"]]
 
 
 def park(pages: list[Any], parked: set[int]) -> None:
@@ -301,12 +301,12 @@ def park(pages: list[Any], parked: set[int]) -> None:
             parked.add(seat)
 
 
-def play_by_api(kurier: Kurier, game_id: str, player: Player, rng: random.Random) -> None:
-    """One of ``player``'s legal moves, at random, sent through the API."""
-    legal = kurier.call("GET", f"/v1/games/{game_id}/legal-actions", player).json()
-    notation = rng.choice(legal["actions"])["notation"]
+def play_by_api(kurier: Kurier, game_id: str, player: Player, notation: str) -> dict[str, Any]:
+    """``player``'s move sent through the API; its answer: the game's new version, status and
+    whom it waits for (as its view says them)."""
     r = kurier.call("POST", f"/v1/games/{game_id}/actions", player, json={"notation": notation})
     assert r.status_code in (200, 202), r.text
+    return dict(r.json())
 
 
 def _play_one(kurier: Kurier, game_id: str, players: list[Player]) -> int:
