@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -21,6 +22,8 @@ from urllib.parse import parse_qs
 import pytest
 
 from engine import get_game
+from engine.attila_wargame.targets import march
+from service.store import Store
 from tests.browser.conftest import SHOTS, navigate
 from tests.browser.test_web_seats import _signed_in
 from tests.browser.test_web_table import _idle, _phone, _spectator, committed, shows_version
@@ -96,10 +99,15 @@ def _button(page: Any, text: str) -> Any:
 
 
 def _one_decision(
-    page: Any, step: str, marched: set[tuple[int, int]], key: tuple[int, int], shots: str | None
+    page: Any,
+    step: str,
+    marched: set[tuple[int, int]],
+    key: tuple[int, int],
+    shots: str | None,
+    reach: Callable[[str], dict[str, str]],
 ) -> str:
     """Stage one decision's parts by clicks on the map and the phase's buttons (``key``: the
-    seat and the round; one march each)."""
+    seat and the round; one march each, its counter chosen by ``reach``: _march)."""
     _idle(page)
     if step == "secret_notes":
         units = _pickable(page)
@@ -110,7 +118,7 @@ def _one_decision(
         return "note"
     if step == "movement":
         if key not in marched:
-            _march(page, shots)
+            _march(page, shots, reach)
             marched.add(key)
             return "march"
         _press(page, _button(page, "End the phase"))
@@ -164,45 +172,65 @@ def _attack(page: Any, shots: str | None) -> str:
     return "attack2" if len(chosen["attackers"]) >= 2 and owed else "attack"
 
 
-def _far(page: Any, zoc: bool) -> str | None:
+def _far(lit: dict[str, str], zoc: bool) -> str | None:
     """The farthest lit hex 2 to 6 hexes away (``zoc``: one where the march stops in an enemy
-    zone of control, so that a battle is owed), from what each lit hex says."""
-    lit = _lit(page)
+    zone of control, so that a battle is owed), from what each lit hex says (``_lit``)."""
     costs = {h: int(t.split(": ")[1].split(" ")[0]) for h, t in lit.items()}
     far = [h for h, c in costs.items() if 2 <= c <= 6 and (not zoc or "zone" in lit[h])]
     return max(far, key=costs.__getitem__) if far else None
 
 
-def _march(page: Any, shots: str | None) -> None:
-    """Pick counters up until one can march 2 to 6 hexes into an enemy zone of control (else
-    the first that can march as far); tap that hex: its path is drawn and its steps staged,
-    one action each."""
-    fallback = None
+def _reaches(store: Store, game_id: str, seat: int) -> Callable[[str], dict[str, str]]:
+    """What the lit hexes of a counter of ``seat`` picked up now say (``_lit``: "3908: 3 —
+    enemy zone of control"), from the march question the page asks the server when a counter is
+    picked up (the game's ``march``, engine/attila_wargame/targets.py), asked here on the
+    game's state as the server asks it (the state read at the first question: a march only)."""
+    game = get_game("attila-wargame")
+    states: list[Any] = []
+
+    def reach(unit: str) -> dict[str, str]:
+        if not states:
+            states.append(game.load(store.get_game(game_id).state))
+        found = march(game.rules, states[0], seat, unit.removeprefix("unit-"))["reach"]
+        return {
+            h: f"{h}: {r['cost']}" + (f" \u2014 {r['stop']}" if r["stop"] else "")
+            for h, r in found.items()
+        }
+
+    return reach
+
+
+def _march(page: Any, shots: str | None, reach: Callable[[str], dict[str, str]]) -> None:
+    """Pick up the first counter that can march 2 to 6 hexes into an enemy zone of control
+    (else the first that can march as far), chosen from what each counter's lit hexes would say
+    (``reach``); tap that hex: its path is drawn and its steps staged, one action each. When
+    it is not the first counter, the first is picked up and put down again before it, both
+    showing the lit hexes ``reach`` said."""
     units = _pickable(page)[:30]
-    for unit in [*units, None]:
-        if unit is None:
-            assert fallback, "no counter can march two hexes"
-            unit = fallback
-        _tap(page, unit, page.locator(f"[id='{unit}']"), 3)
-        page.wait_for_selector(f"#wg-under[data-march='{unit[5:]}']", state="attached")
-        best = _far(page, zoc=unit != fallback)
-        if best is None and unit == fallback:
-            best = _far(page, zoc=False)
-        if best is None:
-            fallback = fallback or (unit if _far(page, zoc=False) else None)
-            _tap(page, unit, page.locator(f"[id='{unit}']"), 3)  # put it down again
-            continue
-        cost = int(_lit(page)[best].split(": ")[1].split(" ")[0])
-        if shots:
-            page.evaluate("([id, s]) => window.kurier.board.show(id, s)", [f"hex-{best}", 3])
-            _shot(page, f"wargame-{shots}-march-lit")
-        _tap(page, f"hex-{best}", page.locator(f"#wg-under .wg-lit[data-hex='{best}']"), 3)
-        _idle(page)
-        assert len(page.evaluate("window.kurier.board.staged()")) == cost
-        assert page.locator("#wg-overlay .wg-path").count() >= 1  # the path drawn
-        if shots:
-            _shot(page, f"wargame-{shots}-march-staged")
-        return
+    lits = {unit: reach(unit) for unit in units}
+    into_zones = [unit for unit in units if _far(lits[unit], zoc=True)]
+    far = [unit for unit in units if _far(lits[unit], zoc=False)]
+    assert far, "no counter can march two hexes"
+    unit = (into_zones or far)[0]
+    tried = [units[0], unit] if unit != units[0] else [unit]
+    for picked in tried:
+        _tap(page, picked, page.locator(f"[id='{picked}']"), 3)
+        page.wait_for_selector(f"#wg-under[data-march='{picked[5:]}']", state="attached")
+        assert _lit(page) == lits[picked]
+        if picked != unit:
+            _tap(page, picked, page.locator(f"[id='{picked}']"), 3)  # put it down again
+    best = _far(lits[unit], zoc=bool(into_zones))
+    assert best is not None
+    cost = int(lits[unit][best].split(": ")[1].split(" ")[0])
+    if shots:
+        page.evaluate("([id, s]) => window.kurier.board.show(id, s)", [f"hex-{best}", 3])
+        _shot(page, f"wargame-{shots}-march-lit")
+    _tap(page, f"hex-{best}", page.locator(f"#wg-under .wg-lit[data-hex='{best}']"), 3)
+    _idle(page)
+    assert len(page.evaluate("window.kurier.board.staged()")) == cost
+    assert page.locator("#wg-overlay .wg-path").count() >= 1  # the path drawn
+    if shots:
+        _shot(page, f"wargame-{shots}-march-staged")
 
 
 def _watch(pages: list[Any]) -> tuple[list[list[str]], list[str]]:
@@ -254,7 +282,12 @@ def _send_by_api(kurier: Kurier, game_id: str, player: Player) -> str:
 
 
 def test_two_players_play_the_wargame_on_the_map_until_each_side_marched_twice(
-    browser: Any, base_url: str, worker: Any, streams: str, monkeypatch: pytest.MonkeyPatch
+    browser: Any,
+    base_url: str,
+    worker: Any,
+    streams: str,
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Each page is loaded once and follows the game's stream, as in production: a decision
     # shows in place as soon as it is committed (a load of the map per decision cost more).
@@ -325,7 +358,8 @@ def test_two_players_play_the_wargame_on_the_map_until_each_side_marched_twice(
         shots = size if first or (step == "combat" and size not in shot) else None
         if step == "combat" and shots:
             shot.add(size)
-        done.append(_one_decision(page, step, marched, key, shots))
+        reach = _reaches(store, game_id, seat)
+        done.append(_one_decision(page, step, marched, key, shots, reach))
         acted.append((seat, done[-1]))
         _idle(page)
         page.locator(".confirm-bar .confirm").click()
