@@ -178,22 +178,26 @@ def play_to_end(
     max_seconds: float = 240,
 ) -> tuple[dict[str, Any], Verifier, int]:
     """Play random legal moves (from legal-actions) until the game ends; follow the log as a
-    spectator and verify every reveal. Returns the final view, the verifier, sealed count."""
+    spectator and verify every reveal. Returns the final view, the verifier, sealed count.
+    Between moves the game's status, version and whom it waits for are the last move's answer
+    (its `waiting_for` is the view's); the view is read at the start, after a resolution and
+    at the end."""
     verifier = Verifier(game_id)
     cursor = 0
     sealed = 0
     deadline = time.monotonic() + max_seconds
+    view = k.view(game_id)
     for _ in range(max_steps):
         assert time.monotonic() < deadline, "game did not finish in time"
-        view = k.view(game_id)
         for entry in _events_after(k, game_id, cursor):
             verifier.note_entry(entry)
             cursor = entry["version"]
         if view["status"] == "finished":
-            return view, verifier, sealed
+            return k.view(game_id), verifier, sealed
         humans = [d for d in view["waiting_for"] if d["seat"] >= 0]
         if not humans:  # the worker owes a resolution: wait for the version to move
             wait_for_version(k, game_id, view["version"], deadline)
+            view = k.view(game_id)
             continue
         decision = rng.choice(humans)
         player = players[decision["seat"]]
@@ -219,6 +223,8 @@ def play_to_end(
             assert mine == got["commitment"]
         else:
             assert r.status_code == 200, r.text
+        sent, view = view["version"], r.json()
+        assert view["version"] == sent + 1 and "waiting_for" in view, view
     raise AssertionError("game did not finish within max_steps")
 
 
