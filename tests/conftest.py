@@ -50,7 +50,8 @@ UNLIMITED = {"RATE_LIMIT": "1000000/minute", "SIGNUP_RATE_LIMIT": "1000000/minut
 #: already played through the API, 2026-11-29 evening; the hostile forms and the bots' service
 #: tests from a per-file profile of the parallel part, 2026-11-29 night, test_service_attika.py
 #: down with its 2-player game gone, 2026-11-30, the hostile forms down with half their posts
-#: gone, 2026-11-30, docs/performance.md's fourth round). Under `--dist loadfile` a free xdist
+#: gone, 2026-11-30, docs/performance.md's fourth round; the bots' table, the tournament and the
+#: wargame over HTTP down after the fifth round). Under `--dist loadfile` a free xdist
 #: process takes the next file in this order. xdist's own order (most tests first) queued the
 #: few-test whole-game files (1-3 tests of 2-7 minutes each) among the last, where one alone
 #: can outlast everything else.
@@ -59,14 +60,14 @@ LONGEST_FIRST = (
     "tests/test_benchmarks.py",
     "tests/browser/test_web_wargame_table.py",
     "tests/browser/test_web_axe.py",
-    "tests/test_bots_service.py",
-    "tests/test_tournaments.py",
     "tests/browser/test_web_table.py",
     "tests/browser/test_web_full_games.py",
     "tests/test_mail_german.py",
     "tests/browser/test_web_attika_table.py",
-    "tests/test_service_wargame.py",
+    "tests/test_bots_service.py",
+    "tests/test_tournaments.py",
     "tests/test_service_attika.py",
+    "tests/test_service_wargame.py",
     "tests/test_web_hostile.py",
     "tests/browser/test_web_club.py",
     "tests/test_profiles.py",
