@@ -8,7 +8,8 @@ step by step; the Roman at 1280 px and the Barbarian at 390×844 with touch; a s
 response is scanned for the secret notes and the battle cards before they are revealed. A side's
 battle cards after its first go through the API, and once every kind of decision but the second
 round's marches has been clicked, so do the decisions before the last march (the page of the
-side that marched twice parked)."""
+side that marched twice parked). A march's counter is chosen from the march question the page
+asks when a counter is picked up, asked by the test on the game's state, then picked up."""
 
 from __future__ import annotations
 
