@@ -4,6 +4,8 @@ version, in light (every rule) and dark (the rules on colours): no violation of 
 or "critical". Every page is checked at 1280 px; at 390 px, every page but those whose narrow
 layout another page checked at that width shows too (``NARROW_TOO``: the watched games show
 their players' pages' bar, one-column table and map; the signed-out lobby the lobby's bar).
+The pages seen with one token (or none) are loaded one after another in one browser context,
+signed in by the sign-in form's post, its viewport set to each width before the page loads.
 
 axe is served to the test page only: Playwright answers a same-origin URL the app does not have
 with the package's file, so the page's strict CSP (script-src 'self', no inline script) stays
@@ -54,18 +56,12 @@ NARROW_TOO = (
 )
 
 
-def _violations(
-    page: Any, base_url: str, axe_source: str, rules: list[str] | None = None
-) -> list[str]:
+def _violations(page: Any, axe_source: str, rules: list[str] | None = None) -> list[str]:
     """The serious and critical violations on ``page`` as it is shown now (of ``rules`` only,
-    if given); axe is added to the page once (the dark scheme's check runs it again on the
-    same page)."""
+    if given); axe is added to the page once a load (the dark scheme's check runs it again on
+    the same page)."""
     if not page.evaluate("() => typeof axe !== 'undefined'"):
-        page.route(
-            base_url + AXE_PATH,
-            lambda route: route.fulfill(body=axe_source, content_type="application/javascript"),
-        )
-        page.add_script_tag(url=base_url + AXE_PATH)
+        page.add_script_tag(url=AXE_PATH)
     found = page.evaluate(_RUN_AXE, rules)
     return [
         f"{v['id']} ({v['impact']}): {v['help']} — "
@@ -75,14 +71,19 @@ def _violations(
     ]
 
 
-def _signed_in(browser: Any, base_url: str, token: str | None, width: int) -> Any:
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
+def _tab(browser: Any, base_url: str, token: str | None, axe_source: str) -> Any:
+    """A page in a context of its own, signed in with ``token`` if given (the sign-in form's
+    post, made by the context: its session cookie is the context's), on which axe is served at
+    ``AXE_PATH``. The pages checked with the same token share it, at every width."""
+    context = browser.new_context(base_url=base_url)
     if token is not None:
-        page.goto(base_url + "/")
-        page.locator("form[action='/signin/token'] input[name=token]").fill(token)
-        page.locator("form[action='/signin/token'] button").click()
-        page.wait_for_selector("text=Your games")
+        answer = context.request.post("/signin/token", form={"token": token}, max_redirects=0)
+        assert answer.status in (302, 303), answer.text()
+    page = context.new_page()
+    page.route(
+        base_url + AXE_PATH,
+        lambda route: route.fulfill(body=axe_source, content_type="application/javascript"),
+    )
     return page
 
 
@@ -122,18 +123,23 @@ def test_no_serious_accessibility_violations(
         ("the end", ended.tokens[0], f"/games/{ended.game_id}"),
         ("a replayed version", ended.tokens[0], f"/games/{ended.game_id}/replay/{last - 3}"),
     ]
+    tabs = {token: _tab(browser, base_url, token, axe_source) for _, token, _ in pages}
     found = []
     for width in (1280, 390):
         for name, token, path in pages:
             if width < 1280 and name not in NARROW_TOO:
                 continue
-            page = _signed_in(browser, base_url, token, width)
-            page.goto(base_url + path)
+            page = tabs[token]
+            page.set_viewport_size({"width": width, "height": 900})
+            page.goto(path)
+            signed_in = page.locator("form[action='/signout']").count() == 1
+            assert signed_in == (token is not None), f"{name}: signed in {signed_in}"
             for scheme, rules in (("light", None), ("dark", COLOUR_RULES)):
                 page.emulate_media(color_scheme=scheme)
                 found += [
                     f"{name} at {width} px, {scheme}: {v}"
-                    for v in _violations(page, base_url, axe_source, rules)
+                    for v in _violations(page, axe_source, rules)
                 ]
-            page.context.close()
+    for page in tabs.values():
+        page.context.close()
     assert found == [], "\n".join(found)
