@@ -10,7 +10,7 @@ and the rating histories are what rating real games writes); one player also in 
 more (a long rating plot) and in ``--real`` games played to their end with random legal moves
 and rated by the worker (recent games, stats, reliability). Then each URL is requested one at
 a time, ``--requests`` times, and its latency printed (loopback: the server's time and one
-hop), after 20 requests of each URL to warm every gunicorn process up; then the pages once
+hop), after ``--warmup`` requests of each URL to warm every gunicorn process up; then the pages once
 more in this process (Flask's test client on the same Redis), timed as CPU time of the thread:
 the server's own work per page, whatever else runs on the machine.
 
@@ -103,10 +103,14 @@ def main() -> None:
     parser.add_argument("--real", type=int, default=3, help="real games of the profiled one")
     parser.add_argument("--requests", type=int, default=300, help="per measured URL (≤ 5000)")
     parser.add_argument(
+        "--warmup", type=int, default=20, help="unmeasured requests per URL first (smoke run: 1)"
+    )
+    parser.add_argument(
         "--web-workers", type=int, default=0, help="gunicorn processes (0: the default)"
     )
     args = parser.parse_args()
     args.requests = max(1, min(args.requests, 5000))
+    args.warmup = max(1, min(args.warmup, 1000))
     stack_args = argparse.Namespace(
         workers=1, web_workers=args.web_workers or None, web_threads=4, streams=0
     )
@@ -139,7 +143,7 @@ def main() -> None:
         print(f"{args.players} rated players; {args.requests} requests per URL, one at a time")
         worst = 0.0
         for path in urls.values():  # every gunicorn process renders each page once first
-            timed(session, stack.base + path, 20)
+            timed(session, stack.base + path, args.warmup)
         for label, path in urls.items():
             times = timed(session, stack.base + path, args.requests)
             p95 = percentile([t * 1000 for t in times], 0.95)

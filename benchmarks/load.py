@@ -382,7 +382,7 @@ async def bench(args: argparse.Namespace, stack: Stack) -> None:
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
         client = Client(session, stack.base)
         await wait_ready(client)
-        rtt = redis_round_trips(stack.redis.url)
+        rtt = redis_round_trips(stack.redis.url, args.pings)
         print(f"redis     PING round trip: {latency_line(rtt)}", flush=True)
 
         db = redis.Redis.from_url(stack.redis.url)
@@ -563,6 +563,9 @@ def main() -> None:
         "--games: all of them, from their start)",
     )
     parser.add_argument("--scripts", type=int, default=50, help="distinct game scripts")
+    parser.add_argument(
+        "--pings", type=int, default=5000, help="Redis PING round trips timed (smoke run: 50)"
+    )
     parser.add_argument("--workers", type=int, default=1, help="rq worker processes")
     parser.add_argument("--keep-log", type=Path, help="copy the stack's log here at the end")
     parser.add_argument(
@@ -582,6 +585,7 @@ def main() -> None:
     args.streams = min(max(args.streams, 0), 5000)
     args.games = min(args.games, 5000)
     args.seconds = min(args.seconds, 300.0)
+    args.pings = min(max(args.pings, 1), 100_000)
     stack = Stack(args)
     stack.start()
     try:

@@ -150,9 +150,9 @@ class Api:
 
 
 def timed(http: requests.Session, url: str, args: argparse.Namespace, **kw: Any) -> Timed:
-    """``url`` requested one at a time after 5 unmeasured requests (warm caches)."""
+    """``url`` requested one at a time after ``--warmup`` unmeasured requests (warm caches)."""
     size = 0
-    for _ in range(5):
+    for _ in range(args.warmup):
         r = http.get(url, timeout=30, **kw)
         assert r.status_code == 200, (url, r.status_code, r.text[:300])
         size = len(r.content)
@@ -374,6 +374,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=300, help="per measured URL (≤ 5000)")
     parser.add_argument("--seconds", type=float, default=20.0, help="per measured URL (≤ 120)")
+    parser.add_argument(
+        "--warmup", type=int, default=5, help="unmeasured requests per URL first (smoke run: 1)"
+    )
     parser.add_argument("--moves", type=int, default=30, help="moves played before measuring")
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--games", default=",".join(game_ids()), help="game types, comma-separated")
@@ -401,6 +404,7 @@ def main() -> None:
     args.browser_moves = min(max(args.browser_moves, 0), 500)
     args.streams = 1 if args.browser_moves else 0
     args.requests = min(max(args.requests, 1), 5000)
+    args.warmup = min(max(args.warmup, 1), 100)
     args.seconds = min(args.seconds, 120.0)
     args.moves = min(args.moves, 500)
     args.other_games = min(max(args.other_games, 0), 5000)

@@ -420,6 +420,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=3000, help="per kind and pass (≤ 20000)")
     parser.add_argument("--seconds", type=float, default=20.0, help="per kind, both passes")
     parser.add_argument("--games", type=int, default=300, help="games the moves are spread over")
+    parser.add_argument(
+        "--warmup", type=int, default=200, help="unmeasured requests of each app first (smoke: 5)"
+    )
     parser.add_argument("--interval", type=float, default=0.001, help="CPU seconds per sample")
     parser.add_argument(
         "--detail", type=int, default=0, help="show the N most frequent leaves of every part"
@@ -427,14 +430,15 @@ def main() -> None:
     args = parser.parse_args()
     args.requests = min(args.requests, 20_000)
     args.seconds = min(args.seconds, 120.0)
+    args.warmup = min(max(args.warmup, 1), 20_000)
 
     with app_on_redis("kur-profile-") as app:
         from benchmarks.bare_app import app as bare_app  # after the environment, like the app
 
         games = Games(app, args.games)
         token = games.tables[0][1][0]
-        timed(app, me_requests(token, 200, time.monotonic() + 5), None)  # warm up
-        timed(bare_app, bare_requests(200, time.monotonic() + 5), None)
+        timed(app, me_requests(token, args.warmup, time.monotonic() + 5), None)  # warm up
+        timed(bare_app, bare_requests(args.warmup, time.monotonic() + 5), None)
         profile(
             "GET /bare (the bare framework: Flask, one Redis GET)", bare_app, bare_requests, args
         )

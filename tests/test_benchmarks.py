@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The smoke run's phases of benchmarks/load.py, in seconds: each phase runs, and briefly.
+LOAD_PHASE = 0.5
 
 
 def _run(script: str, *args: str, timeout: int) -> str:
@@ -34,9 +36,9 @@ def test_load_benchmark_smoke_run() -> None:
     out = _run(
         "benchmarks/load.py",
         # 12 games: saturate plays the first 2 (one per loop in flight), which a loop may
-        # play out before its 1 s is over; open needs games of its own.
-        *("--games", "12", "--players", "2", "--seconds", "1", "--rate", "30"),
-        "--saturate-games=2",
+        # play out before its phase is over; open needs games of its own.
+        *("--games", "12", "--players", "2", "--seconds", str(LOAD_PHASE), "--rate", "30"),
+        *("--saturate-games=2", "--pings", "50"),
         *("--concurrency", "2", "--connections", "8", "--web-workers", "1"),
         *("--web-threads", "2", "--scripts", "3", "--streams", "4"),
         timeout=180,
@@ -67,7 +69,8 @@ def test_load_benchmark_smoke_run() -> None:
     # A phase lasts its --seconds even when a loop plays all its games out before the end
     # (a short game per loop). It slept a phase's length, so 2 s took 3.5.
     saturate = next(line for line in out.splitlines() if line.startswith("saturate"))
-    assert float(re.search(r"in flight for ([\d.]+) s", saturate).group(1)) < 1.5, saturate
+    in_flight = float(re.search(r"in flight for ([\d.]+) s", saturate).group(1))
+    assert in_flight < LOAD_PHASE * 1.5, saturate
     assert re.search(r"KiB  kurier:game:\{\*\}:events", out), out
     # The bare framework answered, and the closed-loop phases are set against it.
     bare = next(line for line in out.splitlines() if line.startswith("bare"))
@@ -91,7 +94,7 @@ def test_profile_request_smoke_run() -> None:
     """benchmarks/profile_request.py profiles the three kinds of request and splits their CPU."""
     out = _run(
         "benchmarks/profile_request.py",
-        *("--requests", "40", "--seconds", "6", "--games", "2"),
+        *("--requests", "40", "--seconds", "6", "--games", "2", "--warmup", "5"),
         timeout=120,
     )
     for title in ("GET /bare", "GET /v1/me", "POST /v1/games/{id}/actions"):
@@ -120,8 +123,8 @@ def test_pages_benchmark_smoke_run() -> None:
     against the bare app, and the bytes are counted with the page's CSS and JS."""
     out = _run(
         "benchmarks/pages.py",
-        *("--requests", "3", "--seconds", "2", "--moves", "4", "--web-workers", "1"),
-        *("--other-games", "5", "--browser-moves", "2"),
+        *("--requests", "1", "--warmup", "1", "--moves", "4", "--web-workers", "1"),
+        *("--other-games", "5", "--browser-moves", "1"),
         timeout=240,
     )
     assert re.search(r"^bare .* p95 [\d.]+ ms", out, re.M), out
@@ -157,8 +160,8 @@ def test_club_benchmark_smoke_run() -> None:
     profile and leaderboard pages and their API answers measured."""
     out = _run(
         "benchmarks/club.py",
-        *("--players", "40", "--history", "5", "--real", "1", "--requests", "3"),
-        *("--web-workers", "1"),
+        *("--players", "40", "--history", "5", "--real", "1", "--requests", "1"),
+        *("--warmup", "1", "--web-workers", "1"),
         timeout=300,
     )
     assert "seeded 40 players" in out, out
@@ -172,7 +175,7 @@ def test_peer_benchmark_smoke_run() -> None:
     it is not run here): both phases report, every move accepted, the table printed."""
     out = _run(
         "benchmarks/peer.py",
-        *("--only", "kurier", "--games", "6", "--seconds", "1", "--warmup", "0.5"),
+        *("--only", "kurier", "--games", "6", "--seconds", "1", "--warmup", "0"),
         *("--rate", "20", "--concurrency", "2", "--web-workers", "1", "--web-threads", "2"),
         *("--scripts", "2"),
         timeout=120,
