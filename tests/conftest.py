@@ -51,18 +51,18 @@ UNLIMITED = {"RATE_LIMIT": "1000000/minute", "SIGNUP_RATE_LIMIT": "1000000/minut
 #: tests from a per-file profile of the parallel part, 2026-11-29 night, test_service_attika.py
 #: down with its 2-player game gone, 2026-11-30, the hostile forms down with half their posts
 #: gone, 2026-11-30, docs/performance.md's fourth round; the bots' table, the tournament and the
-#: wargame over HTTP down after the fifth round). Under `--dist loadfile` a free xdist
-#: process takes the next file in this order. xdist's own order (most tests first) queued the
-#: few-test whole-game files (1-3 tests of 2-7 minutes each) among the last, where one alone
-#: can outlast everything else.
+#: wargame over HTTP down after the fifth round, axe's page checks after the sixth). Under
+#: `--dist loadfile` a free xdist process takes the next file in this order. xdist's own order
+#: (most tests first) queued the few-test whole-game files (1-3 tests of 2-7 minutes each)
+#: among the last, where one alone can outlast everything else.
 LONGEST_FIRST = (
     "tests/test_topologies.py",
     "tests/test_benchmarks.py",
     "tests/browser/test_web_wargame_table.py",
-    "tests/browser/test_web_axe.py",
     "tests/browser/test_web_table.py",
     "tests/browser/test_web_full_games.py",
     "tests/test_mail_german.py",
+    "tests/browser/test_web_axe.py",
     "tests/browser/test_web_attika_table.py",
     "tests/test_bots_service.py",
     "tests/test_tournaments.py",
