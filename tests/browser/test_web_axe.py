@@ -56,12 +56,20 @@ NARROW_TOO = (
 )
 
 
-def _violations(page: Any, axe_source: str, rules: list[str] | None = None) -> list[str]:
+def _violations(
+    page: Any, base_url: str, axe_source: str, rules: list[str] | None = None
+) -> list[str]:
     """The serious and critical violations on ``page`` as it is shown now (of ``rules`` only,
     if given); axe is added to the page once a load (the dark scheme's check runs it again on
     the same page)."""
     if not page.evaluate("() => typeof axe !== 'undefined'"):
-        page.add_script_tag(url=AXE_PATH)
+        url = base_url + AXE_PATH
+        page.unroute(url)  # a page loaded before in this tab has it served already
+        page.route(
+            url,
+            lambda route: route.fulfill(body=axe_source, content_type="application/javascript"),
+        )
+        page.add_script_tag(url=url)
     found = page.evaluate(_RUN_AXE, rules)
     return [
         f"{v['id']} ({v['impact']}): {v['help']} — "
@@ -71,20 +79,15 @@ def _violations(page: Any, axe_source: str, rules: list[str] | None = None) -> l
     ]
 
 
-def _tab(browser: Any, base_url: str, token: str | None, axe_source: str) -> Any:
+def _tab(browser: Any, base_url: str, token: str | None) -> Any:
     """A page in a context of its own, signed in with ``token`` if given (the sign-in form's
-    post, made by the context: its session cookie is the context's), on which axe is served at
-    ``AXE_PATH``. The pages checked with the same token share it, at every width."""
+    post, made by the context: its session cookie is the context's). The pages checked with
+    the same token share it, at every width."""
     context = browser.new_context(base_url=base_url)
     if token is not None:
         answer = context.request.post("/signin/token", form={"token": token}, max_redirects=0)
         assert answer.status in (302, 303), answer.text()
-    page = context.new_page()
-    page.route(
-        base_url + AXE_PATH,
-        lambda route: route.fulfill(body=axe_source, content_type="application/javascript"),
-    )
-    return page
+    return context.new_page()
 
 
 def _finished(store: Store) -> Table:
@@ -123,7 +126,7 @@ def test_no_serious_accessibility_violations(
         ("the end", ended.tokens[0], f"/games/{ended.game_id}"),
         ("a replayed version", ended.tokens[0], f"/games/{ended.game_id}/replay/{last - 3}"),
     ]
-    tabs = {token: _tab(browser, base_url, token, axe_source) for _, token, _ in pages}
+    tabs = {token: _tab(browser, base_url, token) for _, token, _ in pages}
     found = []
     for width in (1280, 390):
         for name, token, path in pages:
@@ -138,7 +141,7 @@ def test_no_serious_accessibility_violations(
                 page.emulate_media(color_scheme=scheme)
                 found += [
                     f"{name} at {width} px, {scheme}: {v}"
-                    for v in _violations(page, axe_source, rules)
+                    for v in _violations(page, base_url, axe_source, rules)
                 ]
     for page in tabs.values():
         page.context.close()
