@@ -75,6 +75,13 @@ DEFENCE_PULL = 8.0
 #: The hard Roman's extra value, in combat points, of an attack on the Barbarian's only city
 #: of Gaul or of Italy (``WargameBot._retaking``).
 RETAKE_BONUS = 3.0
+#: The hard Roman's hold on a city with one land hex next to it (Costantinopolis): its march's
+#: extra pull, in hexes of the potential, on that hex (a Roman combat unit standing there keeps
+#: every attacker by land from the city until it is beaten; ``Potential.defending_gates``), and
+#: the combat points an attack costs it for each attacker that leaves a city to fight
+#: (``WargameBot._sallying``: a garrison worn down outside its walls loses the city).
+GATE_PULL = 10.0
+SALLY_COST = 3.0
 
 
 def _sigmoid(x: float) -> float:
@@ -368,6 +375,8 @@ class WargameBot:
         self.b = b
         self.barbarian_seat = self.game.rules.seat_of[BARBARIAN]
         self.targets = {r: [c for c in b.cities if c.plus and c.region == r] for r in REGIONS}
+        #: The hex of each city's only land approach, by the city's hex.
+        self.gates = _gates()
 
     def copy(self, state: WargameState) -> WargameState:
         return copy_state(state)
@@ -440,7 +449,9 @@ class WargameBot:
             ctx = self.game.rules.ctx(state)
             retaken = self._retake_targets(state, seat)
             return [
-                self.attack_value(state, a, ctx) + self._retaking(state, seat, a, retaken)
+                self.attack_value(state, a, ctx)
+                + self._retaking(state, seat, a, retaken)
+                - self._sallying(state, seat, a)
                 if isinstance(a, Attack)
                 else 0.0
                 for a in legal
@@ -504,9 +515,20 @@ class WargameBot:
     def _retake_targets(self, state: WargameState, seat: int) -> list[int]:
         """The cities whose attack ``_retaking`` values more: none but for the hard Roman
         (the score they come from is read once for all of a phase's attacks)."""
-        if not self.defends_west or self.game.rules.seats[seat] != ROMAN:
+        if not self._hard_roman(seat):
             return []
         return _only_cities(state)
+
+    def _sallying(self, state: WargameState, seat: int, attack: Attack) -> float:
+        """``SALLY_COST`` for each of the hard Roman's attackers standing in a city (an attack
+        out of a city is voluntary: its garrison need not wear itself down outside)."""
+        if not self._hard_roman(seat):
+            return 0.0
+        cities = self.b.city_at
+        return SALLY_COST * sum(1 for u in attack.attackers if state.pos[u] in cities)
+
+    def _hard_roman(self, seat: int) -> bool:
+        return self.defends_west and self.game.rules.seats[seat] == ROMAN
 
     def by_prior(self, state: WargameState, seat: int) -> bool:
         """Movement, the notes and the choice of attack: the attack of the best expected
@@ -566,8 +588,14 @@ class Potential:
         self.threatened: list[int] = []
         self.retaken: list[int] = []
         self.defended: dict[tuple[str, int], float] = {}
+        #: The hard Roman's gates (``GATE_PULL``): the approaches of its cities not the
+        #: Barbarian's.
+        self.defending_gates: frozenset[int] = frozenset()
         if self.side == ROMAN and bot.defends_west:
             self._defence()
+            self.defending_gates = frozenset(
+                gate for gate, city in bot.gates.items() if not self._barbarian_holds(city)
+            )
         self.planned: dict[tuple[str, int], float] = {}
         # What ``_planned`` reads, by people and army, and by unit.
         self.open_plans: dict[tuple[str, bool], list[tuple[int, float]]] = {}
@@ -759,6 +787,8 @@ class Potential:
             )
         if self.defending:
             best = max(best, self._defending(unit, h))
+        if h in self.defending_gates:
+            best += GATE_PULL
         if city is not None and (city.plus or self.side == ROMAN):
             best += 3.0
         return best
@@ -783,6 +813,18 @@ def _only_cities(state: WargameState) -> list[int]:
         for region, ids in held.items()
         if region in WEST_REGIONS and len(ids) == 1
     ]
+
+
+def _gates() -> dict[int, int]:
+    """The hex of each city's only land approach (the city's one neighbour on land in play),
+    by the city's hex: Costantinopolis's."""
+    b = GAME.board
+    out = {}
+    for c in b.cities:
+        land = [n for n in b.neighbours[c.hex] if b.passable[n]]
+        if len(land) == 1:
+            out[land[0]] = c.hex
+    return out
 
 
 @cache
