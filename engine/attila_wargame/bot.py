@@ -14,7 +14,9 @@ Roman ones to the cities they garrison; command units to their own combat units)
 the phase when no step improves it. Both take attacks by the prior too (their expected
 exchange over the nine pairs of battle cards) and end a combat phase when none is worth it,
 and judge a push, a retreat or an advance one ply. The hard level searches the rest (battle
-and council cards, convening, raze).
+and council cards, convening, raze). The hard Roman also defends the West from round 8
+(``Potential._defence``), holds Costantinopolis's one land approach (``GATE_PULL``) and keeps
+its garrisons from sallying out of their cities (``SALLY_COST``).
 """
 
 from __future__ import annotations
