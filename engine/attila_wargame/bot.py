@@ -377,7 +377,7 @@ class WargameBot:
         self.b = b
         self.barbarian_seat = self.game.rules.seat_of[BARBARIAN]
         self.targets = {r: [c for c in b.cities if c.plus and c.region == r] for r in REGIONS}
-        #: The hex of each city's only land approach, by the city's hex.
+        #: The hex of each city with one land approach, by the hex of that approach.
         self.gates = _gates()
 
     def copy(self, state: WargameState) -> WargameState:
@@ -818,8 +818,8 @@ def _only_cities(state: WargameState) -> list[int]:
 
 
 def _gates() -> dict[int, int]:
-    """The hex of each city's only land approach (the city's one neighbour on land in play),
-    by the city's hex: Costantinopolis's."""
+    """The hex of each city whose only neighbour on land in play is one hex (its gate), by
+    the gate's hex: Costantinopolis, by 4418."""
     b = GAME.board
     out = {}
     for c in b.cities:
