@@ -27,7 +27,7 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -60,6 +60,16 @@ def wait_http(url: str, seconds: float = 60) -> None:
     raise SystemExit(f"{url} did not answer within {seconds} s")
 
 
+def _wait_for(done: Callable[[], bool], seconds: float) -> bool:
+    """Whether ``done()`` came true within ``seconds`` (the greenlets read on meanwhile)."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            return False
+        gevent.sleep(0.05)
+    return True
+
+
 class Listener:
     """One open stream, read line by line; records when each version arrived."""
 
@@ -69,6 +79,7 @@ class Listener:
         request = f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"
         self.sock.sendall(request.encode())
         self.game_id, self.arrivals = game_id, arrivals
+        self.newest = 0  # the newest version it received
 
     def run(self) -> None:
         buffer = b""
@@ -83,6 +94,7 @@ class Listener:
                 if line.startswith(b"id: "):
                     version = int(line[4:])
                     self.arrivals.setdefault((self.game_id, version), []).append(now)
+                    self.newest = max(self.newest, version)
 
 
 class Lean:
@@ -246,6 +258,7 @@ def run(api: str, stream_port: int, streams: int, args: argparse.Namespace, cpu:
         return session.request(method, api + path, headers=headers, timeout=30, **kw)  # type: ignore[arg-type]  # kw: request's keywords
 
     games: list[tuple[str, list[str]]] = []
+    versions: dict[str, int] = {}  # each game's version once started
     for g in range(max(args.games, 1)):
         tokens = [
             call("POST", "/v1/players", json={"name": f"B{g}-{i}"}).json()["token"]
@@ -259,13 +272,16 @@ def run(api: str, stream_port: int, streams: int, args: argparse.Namespace, cpu:
                 token,
                 json={"invite_code": created["invite_code"]},
             )
-        call("POST", f"/v1/games/{created['id']}/start", tokens[0])
+        started_at = call("POST", f"/v1/games/{created['id']}/start", tokens[0]).json()
         games.append((created["id"], tokens))
+        versions[created["id"]] = started_at["version"]
     arrivals: dict[tuple[str, int], list[float]] = {}
     listeners = [Listener(stream_port, games[i % len(games)][0], arrivals) for i in range(streams)]
     per_game = {gid: sum(1 for li in listeners if li.game_id == gid) for gid, _ in games}
     readers = [gevent.spawn(li.run) for li in listeners]
-    gevent.sleep(3)  # every stream has sent its backlog
+    backlog = _wait_for(lambda: all(li.newest >= versions[li.game_id] for li in listeners), 10)
+    if not backlog:
+        raise SystemExit("the streams did not send their backlogs within 10 s")
     committed: dict[tuple[str, int], tuple[float, float]] = {}
     tally: dict[str, int] = {}  # slots that made no move, by why
     cpu_before = cpu.sample()["streams"]
@@ -281,7 +297,13 @@ def run(api: str, stream_port: int, streams: int, args: argparse.Namespace, cpu:
     # The rate is over the movers' time only: not the wait for the last events below (moves/s
     # printed before 2026-11-25 divided by about 33 s instead of 30, a tenth too low).
     elapsed = time.monotonic() - started
-    gevent.sleep(3)  # the last events arrive
+    expected = sum(per_game[gid] for gid, _ in committed)
+
+    def delivered() -> int:
+        return sum(len(arrivals.get(key, ())) for key in committed)
+
+    _wait_for(lambda: delivered() >= expected, 3)  # the last events arrive
+    window = time.monotonic() - started
     stream_cpu = cpu.sample()["streams"] - cpu_before  # the stream server's processes
     # The commit lies between the request's sending and its answer: two bounds per event.
     upper = [
@@ -295,7 +317,6 @@ def run(api: str, stream_port: int, streams: int, args: argparse.Namespace, cpu:
         for arrived in arrivals.get(key, [])
     ]
     latencies = upper
-    expected = sum(per_game[gid] for gid, _ in committed)
     gevent.killall(readers, timeout=5)
     for li in listeners:
         li.sock.close()
@@ -310,8 +331,8 @@ def run(api: str, stream_port: int, streams: int, args: argparse.Namespace, cpu:
         "events_expected": expected, "events_delivered": len(latencies),
         "ms_from_request_sent": pct(upper), "ms_from_answer_received": pct(lower),
         "slots_without_a_move": tally,
-        # Its CPU over the moves and the 3 s after, per event it delivered.
-        "stream_server_cpu_cores": round(stream_cpu / (elapsed + 3), 3),
+        # Its CPU over the moves and the wait for their last events, per event it delivered.
+        "stream_server_cpu_cores": round(stream_cpu / window, 3),
         "stream_server_cpu_ms_per_event": round(stream_cpu * 1000 / max(len(latencies), 1), 3),
     }))  # fmt: skip
     return 0 if len(latencies) == expected else 1
