@@ -530,6 +530,8 @@ class WargameBot:
         return SALLY_COST * sum(1 for u in attack.attackers if state.pos[u] in cities)
 
     def _hard_roman(self, seat: int) -> bool:
+        """Whether ``seat`` is the Roman of the hard level (the West's defence, the gate, the
+        sally cost)."""
         return self.defends_west and self.game.rules.seats[seat] == ROMAN
 
     def by_prior(self, state: WargameState, seat: int) -> bool:
@@ -593,7 +595,7 @@ class Potential:
         #: The hard Roman's gates (``GATE_PULL``): the approaches of its cities not the
         #: Barbarian's.
         self.defending_gates: frozenset[int] = frozenset()
-        if self.side == ROMAN and bot.defends_west:
+        if bot._hard_roman(seat):
             self._defence()
             self.defending_gates = frozenset(
                 gate for gate, city in bot.gates.items() if not self._barbarian_holds(city)
